@@ -1,0 +1,55 @@
+"""Shared timing helpers for the benchmarks: medians of whole-process runs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def lessonloop_command() -> list[str]:
+    """The installed console script when present, else ``python -m lessonloop``."""
+    script = shutil.which("lessonloop", path=str(Path(sys.executable).parent))
+    return [script] if script else [sys.executable, "-m", "lessonloop"]
+
+
+def timed_process(command: list[str], env: dict | None = None, cwd: str | None = None) -> tuple[float, float, int]:
+    """Wall seconds, peak RSS in MB (largest process in the tree) and exit code of one run."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr.read().decode(errors="replace"))
+    proc.stderr.close()
+    return elapsed, usage.ru_maxrss / 1024, proc.returncode
+
+
+def median_runs(command: list[str], runs: int, fresh_home: bool = False,
+                extra_env: dict | None = None, empty_cwd: bool = False) -> dict:
+    times, peaks = [], []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="lessonloop-bench-") as tmp:
+            env = dict(os.environ, **(extra_env or {}))
+            if fresh_home:
+                env["LESSONLOOP_HOME"] = str(Path(tmp) / "home")
+            elapsed, peak, code = timed_process(command, env, cwd=tmp if empty_cwd else None)
+            if code != 0:
+                raise SystemExit(f"benchmark command failed ({code}): {' '.join(command)}")
+            times.append(elapsed)
+            peaks.append(peak)
+    return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
+            "peak_mb": statistics.median(peaks), "runs": runs}
+
+
+def verdict(value: float, target: float) -> str:
+    return "OK" if value <= target else "OVER TARGET"

@@ -1,0 +1,68 @@
+"""Command-line interface. ``main`` turns every failure into one line and an exit code."""
+
+from __future__ import annotations
+
+import sys
+
+from .. import paths
+from ..errors import EXIT_FAILURE, EXIT_USAGE, LessonloopError
+
+
+def _click_exceptions():
+    try:
+        from typer._click import exceptions  # Typer ≥ 0.23 vendors Click
+    except ImportError:  # pragma: no cover - older Typer depends on Click
+        from click import exceptions
+    return exceptions
+
+
+def _log_internal_error() -> str:
+    import traceback
+
+    try:
+        log_dir = paths.home() / "logs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        with open(log_dir / "errors.log", "a", encoding="utf-8") as handle:
+            handle.write(traceback.format_exc() + "\n")
+        return f" (details in {log_dir / 'errors.log'})"
+    except OSError:
+        return ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .output import error_line
+
+    import typer
+    from typer.main import get_command
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in argv
+    click_exceptions = _click_exceptions()
+    try:
+        from .app import app
+
+        result = get_command(app).main(args=argv, prog_name="lessonloop", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.Abort:
+        error_line("aborted", as_json)
+        return EXIT_FAILURE
+    except getattr(click_exceptions, "NoArgsIsHelpError", ()) as exc:
+        sys.stdout.write(exc.ctx.get_help() + "\n")
+        return 0
+    except click_exceptions.ClickException as exc:
+        error_line(exc.format_message(), as_json)
+        return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else EXIT_FAILURE
+    except LessonloopError as exc:
+        error_line(exc.message, as_json)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        error_line("interrupted", as_json)
+        return EXIT_FAILURE
+    except BrokenPipeError:
+        return EXIT_FAILURE
+    except Exception as exc:  # a bug: still one line for the user, the traceback to the log
+        where = _log_internal_error()
+        error_line(f"internal error: {exc.__class__.__name__}: {exc}{where}", as_json)
+        return EXIT_FAILURE

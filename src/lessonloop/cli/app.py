@@ -1,0 +1,21 @@
+"""The ``lessonloop`` command: a Typer app whose commands live one group per module."""
+
+from __future__ import annotations
+
+import typer
+
+from . import inspect as inspect_commands
+from . import run as run_commands
+from . import scenarios as scenario_commands
+
+app = typer.Typer(
+    name="lessonloop",
+    help="A local-first harness that makes AI agents better with every run and every session.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+for module in (run_commands, inspect_commands, scenario_commands):
+    module.register(app)

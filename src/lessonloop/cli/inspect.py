@@ -1,0 +1,251 @@
+"""Read-only commands: ``status``, ``show``, ``list``, ``watch``, ``export``.
+
+They open the database read-only, so they work on a read-only copy and never block a run.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Optional
+
+import typer
+
+from .. import paths
+from ..errors import NotFoundError, UsageError
+from .output import fmt, generation_line, generation_object, print_json, run_object
+
+
+def _open():
+    from ..store import open_store
+
+    return open_store(readonly=True)
+
+
+def _open_for_run(run_id: str):
+    try:
+        return _open()
+    except NotFoundError:
+        raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)") from None
+
+
+def _load(store, run_id: str):
+    from ..store import runs as run_store
+
+    run = run_store.get_run(store, run_id)
+    return run, run_store.generations(store, run_id)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def status(
+        run_id: str = typer.Argument(..., help="Run id (see `lessonloop list`)."),
+        as_json: bool = typer.Option(False, "--json", help="Print run-status-v1 JSON."),
+    ) -> None:
+        """Show a run's state and every generation's score and gate decision."""
+        with _open_for_run(run_id) as store:
+            run, gens = _load(store, run_id)
+        run_obj = run_object(run, gens)
+        if as_json:
+            print_json({
+                "run": run_obj,
+                "latest_generation": generation_object(gens[-1]) if gens else None,
+                "runtime_session": None,
+                "progress_report": {
+                    "generations_completed": len(gens),
+                    "target_generations": run["target_generations"],
+                    "percent": round(100 * len(gens) / max(1, run["target_generations"]), 1),
+                    "best_score": run_obj["best_score"],
+                    "current_elo": run_obj["current_elo"],
+                },
+                "generations": [generation_object(g) for g in gens],
+            })
+            return
+        reason = f" ({run['stop_reason']})" if run["stop_reason"] else ""
+        lines = [
+            f"run {run['run_id']}  scenario {run['scenario']}  status {run['status']}{reason}",
+            f"provider {run['provider']}  generations {len(gens)}/{run['target_generations']}  "
+            f"best {fmt(run_obj['best_score'])}  elo {fmt(run_obj['current_elo'], '.1f')}",
+        ]
+        lines += [generation_line(dict(g)) for g in gens]
+        sys.stdout.write("\n".join(lines) + "\n")
+
+    @app.command()
+    def show(
+        run_id: str = typer.Argument(..., help="Run id."),
+        generation: Optional[int] = typer.Option(None, "--generation", "-g", help="Generation index (default: latest)."),
+        best: bool = typer.Option(False, "--best", help="The advanced generation with the highest score."),
+        as_json: bool = typer.Option(False, "--json", help="Print run-show-v1 JSON."),
+    ) -> None:
+        """Show one generation: its strategy, scores, gate decisions and analysis."""
+        from ..store import runs as run_store
+
+        if best and generation is not None:
+            raise UsageError("use either --generation or --best, not both")
+        with _open_for_run(run_id) as store:
+            run, gens = _load(store, run_id)
+            if not gens:
+                raise NotFoundError(f"run {run_id!r} has no completed generation yet")
+            if best:
+                advanced = [g for g in gens if g["gate_decision"] == "advance"]
+                if not advanced:
+                    raise NotFoundError(f"run {run_id!r} has no advanced generation yet")
+                chosen = max(advanced, key=lambda g: (g["mean_score"], -g["generation_index"]))
+            elif generation is None:
+                chosen = gens[-1]
+            else:
+                found = [g for g in gens if g["generation_index"] == generation]
+                if not found:
+                    raise NotFoundError(
+                        f"run {run_id!r} has no generation {generation} "
+                        f"(completed: 1..{len(gens)})"
+                    )
+                chosen = found[0]
+            index = chosen["generation_index"]
+            decisions = [dict(d) for d in run_store.gate_decisions(store, run_id)
+                         if d["generation_index"] == index]
+            match_rows = run_store.matches(store, run_id, index)
+        gen_obj = generation_object(chosen, with_strategy=True)
+        gen_obj["gate_decisions"] = [
+            {k: d[k] for k in ("attempt", "decision", "rationale", "mean_delta", "wins",
+                               "losses", "holdout_delta")} for d in decisions]
+        gen_obj["matches"] = [
+            {"attempt": m["attempt"], "phase": m["phase"], "side": m["side"], "seed": m["seed"],
+             "score": m["score"], "error": m["error"]} for m in match_rows]
+        if as_json:
+            print_json({"run": run_object(run, gens), "generation": gen_obj, "runtime_session": None})
+            return
+        lines = [generation_line(gen_obj), "strategy: " + json.dumps(gen_obj["strategy"], sort_keys=True)]
+        lines += [f"  attempt {d['attempt']}: {d['decision']} — {d['rationale']}"
+                  for d in gen_obj["gate_decisions"]]
+        lines += ["", gen_obj["analysis"].rstrip()]
+        sys.stdout.write("\n".join(lines) + "\n")
+
+    @app.command(name="list")
+    def list_runs(
+        as_json: bool = typer.Option(False, "--json", help="Print a JSON list of runs."),
+    ) -> None:
+        """List runs, newest first."""
+        from ..store import runs as run_store
+
+        try:
+            store = _open()
+        except NotFoundError:
+            runs = []
+        else:
+            with store:
+                runs = [run_object(r, run_store.generations(store, r["run_id"]))
+                        for r in run_store.list_runs(store)]
+        if as_json:
+            print_json(runs)
+            return
+        if not runs:
+            sys.stdout.write("no runs yet: try `lessonloop run grid_ctf --iterations 30`\n")
+            return
+        for r in runs:
+            sys.stdout.write(
+                f"{r['run_id']}  {r['scenario']:<12} {r['status']:<9} "
+                f"{r['generations_completed']}/{r['target_generations']}  best {fmt(r['best_score'])}  "
+                f"{r['created_at']}\n"
+            )
+
+    @app.command()
+    def watch(
+        run_id: str = typer.Argument(..., help="Run id."),
+        ndjson: bool = typer.Option(False, "--ndjson", "--json", help="Print raw events, one JSON per line."),
+        interval: float = typer.Option(0.25, "--interval", help="Seconds between polls."),
+    ) -> None:
+        """Follow a run's events until it ends (prints what happened so far if it is not running)."""
+        from ..loop.events import TERMINAL_EVENTS, read_events
+        from ..loop.runner import is_active
+
+        with _open_for_run(run_id) as store:
+            run, _ = _load(store, run_id)
+        run_dir = paths.run_dir(run_id)
+        events_path = run_dir / "events.ndjson"
+
+        def emit(events: list[dict]) -> bool:
+            for event in events:
+                if ndjson:
+                    sys.stdout.write(json.dumps(event, sort_keys=True) + "\n")
+                else:
+                    sys.stdout.write(_describe(event, run["target_generations"]) + "\n")
+                sys.stdout.flush()
+                if event["event"] in TERMINAL_EVENTS:
+                    return True
+            return False
+
+        offset = 0
+        while True:
+            events, offset = read_events(events_path, offset)
+            if emit(events):
+                return
+            if not events and not is_active(run_dir):
+                late, offset = read_events(events_path, offset)  # written just before unlock
+                if not emit(late) and not ndjson:
+                    sys.stdout.write(f"run {run_id} is not running (resume it with "
+                                     f"`lessonloop resume {run_id}`)\n")
+                return
+            if not events:
+                time.sleep(interval)
+
+    @app.command()
+    def export(
+        run_id: str = typer.Argument(..., help="Run id."),
+        format: str = typer.Option("json", "--format", help="json (training-jsonl arrives with the learning loop)."),
+        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to a file instead of stdout."),
+        as_json: bool = typer.Option(False, "--json", help="Errors as JSON (the export itself is always JSON)."),
+    ) -> None:
+        """Export a run: every generation with its matches, gate decisions and role outputs."""
+        from ..store import runs as run_store
+
+        if format == "training-jsonl":
+            raise UsageError("--format training-jsonl is not available yet (it needs redacted "
+                             "lessons from the learning loop); use --format json")
+        if format != "json":
+            raise UsageError(f"unknown export format {format!r}; use json")
+        with _open_for_run(run_id) as store:
+            run, gens = _load(store, run_id)
+            decisions = run_store.gate_decisions(store, run_id)
+            document = {"run": run_object(run, gens), "generations": []}
+            for g in gens:
+                index = g["generation_index"]
+                obj = generation_object(g, with_strategy=True)
+                obj["gate_decisions"] = [dict(d) for d in decisions if d["generation_index"] == index]
+                obj["matches"] = [_match_object(m) for m in run_store.matches(store, run_id, index)]
+                obj["role_outputs"] = [dict(o) for o in run_store.role_outputs(store, run_id, index)]
+                document["generations"].append(obj)
+        text = json.dumps(document, indent=2) + "\n"
+        if output:
+            from pathlib import Path
+
+            from ..loop.artifacts import atomic_write
+
+            try:
+                atomic_write(Path(output), text)
+            except OSError as exc:
+                raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+        else:
+            sys.stdout.write(text)
+
+
+def _match_object(row) -> dict:
+    match = dict(row)
+    match["dimensions"] = json.loads(match.pop("dimensions_json"))
+    return match
+
+
+def _describe(event: dict, target: int) -> str:
+    payload = event.get("payload", {})
+    name = event.get("event")
+    if name == "generation_completed":
+        return generation_line(payload, target)
+    if name in ("run_started", "run_resumed"):
+        return (f"{name.replace('_', ' ')}: {payload.get('scenario')} "
+                f"({payload.get('completed_generations', 0)}/{payload.get('target_generations')} done)")
+    if name and name.startswith("run_"):
+        reason = f" ({payload['reason']})" if payload.get("reason") else ""
+        return (f"{name.replace('_', ' ')}{reason}: {payload.get('generations_executed')} generations, "
+                f"best {fmt(payload.get('best_score'))}")
+    return f"{name} {json.dumps(payload, sort_keys=True)}"

@@ -1,0 +1,152 @@
+"""``scenarios`` and ``evaluate``: what can be played, and how a given strategy scores."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..errors import EXIT_USAGE, UsageError
+from .output import error_line, print_json
+
+MAX_SEEDS = 10_000
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``A..B`` (inclusive), ``A,B,C`` or a single ``A``."""
+    try:
+        if ".." in text:
+            low, high = (int(part) for part in text.split("..", 1))
+            if high < low:
+                raise UsageError(f"--seeds {text!r}: the end is before the start")
+            seeds = list(range(low, high + 1))
+        else:
+            seeds = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(f"--seeds {text!r}: expected A..B, A,B,C or A (integers)") from None
+    if not seeds:
+        raise UsageError("--seeds is empty")
+    if len(seeds) > MAX_SEEDS:
+        raise UsageError(f"--seeds covers {len(seeds)} seeds; at most {MAX_SEEDS} per call")
+    if any(seed < 0 for seed in seeds):
+        raise UsageError("--seeds must be non-negative")
+    return seeds
+
+
+def _parse_strategy(text: str, where: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{where} must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def _read_strategies(path: str) -> list[dict]:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise UsageError(f"strategies file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read strategies file {path}: {exc}") from None
+    strategies = [_parse_strategy(line, f"{path} line {number}")
+                  for number, line in enumerate(lines, 1) if line.strip()]
+    if not strategies:
+        raise UsageError(f"strategies file {path} holds no strategy")
+    return strategies
+
+
+def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[int],
+                        timeout: float = 10.0) -> list[dict]:
+    """Score each strategy on each seed in worker processes; invalid ones are not played."""
+    from ..loop.pool import MatchPool
+    from ..scenarios import registry
+
+    scenario = registry.load(scenario_name)
+    checked = []
+    for strategy in strategies:
+        try:
+            problems = [str(p) for p in scenario.validate(strategy)]
+        except Exception as exc:
+            problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
+        checked.append((strategy, problems))
+    jobs = [(s, seed) for s, problems in checked if not problems for seed in seeds]
+    with MatchPool(registry.canonical_reference(scenario_name), timeout=timeout) as pool:
+        results = iter(pool.play(jobs) if jobs else [])
+    report = []
+    for strategy, problems in checked:
+        entry = {"strategy": strategy, "seeds": seeds, "scores": [], "mean_score": None,
+                 "dimensions": {}, "valid": not problems, "problems": problems}
+        if not problems:
+            played = [next(results) for _ in seeds]
+            entry["scores"] = [r.score for r in played]
+            entry["mean_score"] = sum(entry["scores"]) / len(played)
+            totals: dict[str, list[float]] = {}
+            for r in played:
+                for key, value in r.dimensions.items():
+                    totals.setdefault(key, []).append(value)
+            entry["dimensions"] = {k: sum(v) / len(v) for k, v in totals.items()}
+            errors = [f"seed {r.seed}: {r.error}" for r in played if r.error]
+            if errors:
+                entry["errors"] = errors
+        report.append(entry)
+    return report
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def scenarios(
+        as_json: bool = typer.Option(False, "--json", help="Print name, description and strategy schema."),
+    ) -> None:
+        """List the scenarios you can run (built-ins and installed plugins)."""
+        from ..scenarios import registry
+
+        items = []
+        for name in registry.available_names():
+            scenario = registry.load(name)
+            items.append({"name": name, "description": scenario.description,
+                          "strategy_schema": scenario.strategy_schema})
+        if as_json:
+            print_json(items)
+            return
+        for item in items:
+            params = ", ".join(item["strategy_schema"].get("properties", {}))
+            summary = item["description"].strip().split(". ")[0].rstrip(".")
+            sys.stdout.write(f"{item['name']:<14} {summary}.\n{'':<14} parameters: {params}\n")
+
+    @app.command()
+    def evaluate(
+        scenario: str = typer.Argument(..., help="Scenario name or path/file.py:ClassName."),
+        strategy: Optional[str] = typer.Option(None, "--strategy", help="One strategy as a JSON object."),
+        strategies: Optional[str] = typer.Option(None, "--strategies", help="A JSONL file, one strategy per line."),
+        seeds: str = typer.Option("1..5", "--seeds", help="Seeds: A..B (inclusive), A,B,C or A."),
+        match_timeout: float = typer.Option(10.0, "--match-timeout", help="Seconds before a match is killed."),
+        as_json: bool = typer.Option(False, "--json", help="Print results as JSON."),
+    ) -> None:
+        """Score strategies on chosen seeds: per-seed scores, mean and dimensions."""
+        if (strategy is None) == (strategies is None):
+            raise UsageError("give exactly one of --strategy JSON or --strategies FILE.jsonl")
+        seed_list = parse_seeds(seeds)
+        items = [_parse_strategy(strategy, "--strategy")] if strategy is not None else _read_strategies(strategies)
+        report = evaluate_strategies(scenario, items, seed_list, match_timeout)
+        if as_json:
+            print_json(report if strategies is not None else report[0])
+        else:
+            for entry in report:
+                head = json.dumps(entry["strategy"], sort_keys=True)
+                if not entry["valid"]:
+                    sys.stdout.write(f"{head}\n  invalid: {'; '.join(entry['problems'])}\n")
+                    continue
+                dims = ", ".join(f"{k} {v:.4f}" for k, v in entry["dimensions"].items())
+                scores = " ".join(f"{s:.4f}" for s in entry["scores"])
+                sys.stdout.write(f"{head}\n  mean {entry['mean_score']:.4f} over {len(seed_list)} "
+                                 f"seeds  [{dims}]\n  scores: {scores}\n")
+        invalid = [e for e in report if not e["valid"]]
+        if invalid:
+            error_line(f"{len(invalid)} of {len(report)} strategies failed validation: "
+                       f"{'; '.join(invalid[0]['problems'])}", as_json)
+            raise typer.Exit(EXIT_USAGE)

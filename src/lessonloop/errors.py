@@ -1,0 +1,36 @@
+"""Errors a user can act on: each carries its exit code and a one-line message."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+class LessonloopError(Exception):
+    """An error reported to the user as one line, never as a traceback."""
+
+    exit_code = EXIT_FAILURE
+
+    def __init__(self, message: str, exit_code: int | None = None):
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class UsageError(LessonloopError):
+    """The user's arguments are wrong (exit code 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+class NotFoundError(LessonloopError):
+    """A run, generation or file the user named does not exist (exit code 1)."""
+
+
+class StoreError(LessonloopError):
+    """The database cannot be opened, read or written (exit code 1)."""

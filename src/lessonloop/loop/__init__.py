@@ -1,0 +1,1 @@
+"""The generation loop: context, attempt, paired tournament, gate, reflection, persistence."""

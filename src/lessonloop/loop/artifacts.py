@@ -1,0 +1,104 @@
+"""Files a run leaves for people and tools: per-generation artifacts and ``report.md``.
+
+Everything here is derived from the database, so a crash between the commit and the files
+is repaired on resume by writing them again. Writes are atomic (temp file, then rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Iterable
+
+from ..store.runs import loads
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def generation_dir(run_dir: Path, generation_index: int) -> Path:
+    return run_dir / "generations" / str(generation_index)
+
+
+def has_generation_artifacts(run_dir: Path, generation_index: int) -> bool:
+    return (generation_dir(run_dir, generation_index) / "score.json").exists()
+
+
+def write_generation(run_dir: Path, generation, matches: Iterable) -> None:
+    """Write strategy.json, analysis.md, context.json, then score.json (the completion mark)."""
+    folder = generation_dir(run_dir, generation["generation_index"])
+    atomic_write(folder / "strategy.json", json.dumps(loads(generation["strategy_json"]), indent=2) + "\n")
+    atomic_write(folder / "analysis.md", generation["analysis"])
+    atomic_write(folder / "context.json", json.dumps(loads(generation["context_json"]), indent=2) + "\n")
+    score = {
+        "generation_index": generation["generation_index"],
+        "mean_score": generation["mean_score"],
+        "incumbent_score": generation["incumbent_score"],
+        "mean_delta": generation["mean_delta"],
+        "best_score": generation["best_score"],
+        "elo": generation["elo"],
+        "wins": generation["wins"],
+        "losses": generation["losses"],
+        "ties": generation["ties"],
+        "gate_decision": generation["gate_decision"],
+        "evaluator_epoch": generation["evaluator_epoch"],
+        "dimensions": loads(generation["dimensions_json"]),
+        "matches": [
+            {"attempt": m["attempt"], "phase": m["phase"], "side": m["side"], "seed": m["seed"],
+             "score": m["score"], "dimensions": loads(m["dimensions_json"]), "error": m["error"]}
+            for m in matches
+        ],
+    }
+    atomic_write(folder / "score.json", json.dumps(score, indent=2) + "\n")
+
+
+def _fmt(value: float | None, spec: str = ".4f") -> str:
+    return "–" if value is None else format(value, spec)
+
+
+def write_report(run_dir: Path, run, generations: list, decisions: list) -> Path:
+    lines = [
+        f"# Run {run['run_id']}",
+        "",
+        f"- Scenario: `{run['scenario']}`",
+        f"- Status: **{run['status']}**" + (f" ({run['stop_reason']})" if run["stop_reason"] else ""),
+        f"- Provider: `{run['provider']}`, seed {run['seed']}",
+        f"- Generations: {len(generations)} of {run['target_generations']}",
+        "",
+        "## Generations",
+        "",
+        "| gen | score | incumbent | paired delta | W-L-T | gate | Elo |",
+        "|---:|---:|---:|---:|:---:|:---|---:|",
+    ]
+    for g in generations:
+        lines.append(
+            f"| {g['generation_index']} | {_fmt(g['mean_score'])} | {_fmt(g['incumbent_score'])} | "
+            f"{_fmt(g['mean_delta'], '+.4f')} | {g['wins']}-{g['losses']}-{g['ties']} | "
+            f"{g['gate_decision']} | {g['elo']:.1f} |"
+        )
+    advanced = [g for g in generations if g["gate_decision"] == "advance"]
+    lines += ["", "## Best strategy", ""]
+    if advanced:
+        best = max(advanced, key=lambda g: (g["mean_score"], -g["generation_index"]))
+        lines += [
+            f"Generation {best['generation_index']}, mean score {best['mean_score']:.4f}:",
+            "",
+            "```json",
+            json.dumps(loads(best["strategy_json"]), indent=2),
+            "```",
+        ]
+    else:
+        lines.append("No strategy has advanced yet.")
+    lines += ["", "## Gate history", ""]
+    for d in decisions:
+        lines.append(
+            f"- gen {d['generation_index']} attempt {d['attempt']}: **{d['decision']}** — {d['rationale']}"
+        )
+    path = run_dir / "report.md"
+    atomic_write(path, "\n".join(lines) + "\n")
+    return path

@@ -1,0 +1,177 @@
+"""Matches run in worker processes; a match that overruns its time limit kills its worker.
+
+Each worker leads its own process group, so whatever a scenario spawns dies with it, and
+terminal Ctrl-C reaches only the parent, which shuts the workers down cleanly. Workers exit
+when the parent disappears (their pipe reaches EOF, and on Linux a parent-death signal).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
+
+from ..scenarios import registry
+from ..scenarios.base import check_result
+
+
+@dataclass
+class MatchResult:
+    seed: int
+    score: float
+    dimensions: dict = field(default_factory=dict)
+    summary: str | None = None
+    error: str | None = None
+    duration_ms: float = 0.0
+
+
+def _die_with_parent() -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
+def _worker_main(conn: Connection, scenario_ref: str) -> None:
+    os.setpgid(0, 0)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    scenario = registry.load(scenario_ref)
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        job_id, strategy, seed = job
+        started = time.perf_counter()
+        try:
+            outcome = ("ok", check_result(scenario.play(strategy, seed)))
+        except Exception as exc:
+            outcome = ("error", f"{exc.__class__.__name__}: {exc}")
+        try:
+            conn.send((job_id, outcome, (time.perf_counter() - started) * 1000))
+        except (OSError, ValueError):
+            return
+
+
+class _Worker:
+    def __init__(self, context, scenario_ref: str):
+        self.conn, child = context.Pipe()
+        self.process = context.Process(
+            target=_worker_main, args=(child, scenario_ref), daemon=True
+        )
+        self.process.start()
+        child.close()
+        self.job: tuple | None = None
+        self.deadline = 0.0
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.kill()
+        except (OSError, ValueError):
+            pass
+        self.process.join(timeout=2)
+        self.conn.close()
+
+
+class MatchPool:
+    """A small pool of scenario workers with per-match deadlines."""
+
+    def __init__(self, scenario_ref: str, workers: int = 0, timeout: float = 10.0):
+        methods = multiprocessing.get_all_start_methods()
+        self.context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        self.scenario_ref = scenario_ref
+        self.size = workers or max(1, min(2, os.cpu_count() or 1))
+        self.timeout = timeout
+        self.workers: list[_Worker] = []
+
+    def _ensure_workers(self, wanted: int) -> None:
+        while len(self.workers) < min(self.size, wanted):
+            self.workers.append(_Worker(self.context, self.scenario_ref))
+
+    def play(self, jobs: list[tuple[dict, int]]) -> list[MatchResult]:
+        """Play (strategy, seed) jobs; results come back in job order."""
+        results: list[MatchResult | None] = [None] * len(jobs)
+        pending = list(enumerate(jobs))
+        pending.reverse()
+        self._ensure_workers(len(jobs))
+        while pending or any(w.job for w in self.workers):
+            for worker in self.workers:
+                if worker.job is None and pending:
+                    job_id, (strategy, seed) = pending.pop()
+                    worker.job = (job_id, seed)
+                    worker.deadline = time.monotonic() + self.timeout
+                    worker.conn.send((job_id, strategy, seed))
+            busy = [w for w in self.workers if w.job is not None]
+            remaining = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+            ready = wait([w.conn for w in busy], timeout=remaining)
+            for worker in busy:
+                if worker.conn in ready:
+                    self._collect(worker, results)
+                elif time.monotonic() >= worker.deadline:
+                    job_id, seed = worker.job
+                    results[job_id] = MatchResult(
+                        seed, 0.0, error=f"timed out after {self.timeout:g}s; worker killed",
+                        duration_ms=self.timeout * 1000,
+                    )
+                    self._replace(worker)
+        return results  # type: ignore[return-value]
+
+    def _collect(self, worker: _Worker, results: list) -> None:
+        job_id, seed = worker.job
+        try:
+            _, outcome, duration = worker.conn.recv()
+        except (EOFError, OSError):
+            worker.process.join(timeout=1)
+            code = worker.process.exitcode
+            results[job_id] = MatchResult(seed, 0.0, error=f"worker died (exit code {code})")
+            self._replace(worker)
+            return
+        worker.job = None
+        status, payload = outcome
+        if status == "ok":
+            results[job_id] = MatchResult(
+                seed, payload["score"], payload["dimensions"], payload["summary"],
+                duration_ms=duration,
+            )
+        else:
+            results[job_id] = MatchResult(seed, 0.0, error=payload, duration_ms=duration)
+
+    def _replace(self, worker: _Worker) -> None:
+        worker.kill()
+        index = self.workers.index(worker)
+        self.workers[index] = _Worker(self.context, self.scenario_ref)
+
+    def close(self) -> None:
+        for worker in self.workers:
+            try:
+                worker.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for worker in self.workers:
+            worker.process.join(timeout=1)
+            if worker.process.is_alive():
+                worker.kill()
+            else:
+                worker.conn.close()
+        self.workers = []
+
+    def __enter__(self) -> "MatchPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,452 @@
+"""The generation loop for scenarios, resumable after any crash.
+
+For each generation: build the context, ask the competitor (translator if needed), validate,
+play a paired tournament against the incumbent, gate (advance / retry / rollback, holdout
+check before any advance), reflect (analyst, coach, curator), then persist everything in one
+transaction before writing artifacts and events. A crash loses at most the generation in
+flight; resuming redoes it with the same seeds, so the run ends as if never interrupted.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import secrets
+import signal
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterator
+
+from .. import paths
+from ..errors import LessonloopError, UsageError
+from ..providers.base import Request
+from ..providers.registry import get_provider
+from ..scenarios import registry
+from ..store import runs as run_store
+from ..store.db import Store
+from ..timeutil import utc_now
+from . import artifacts, elo, gate, prompts, seeds
+from .events import EventLog
+from .pool import MatchPool, MatchResult
+from .translator import find_strategy
+
+
+@dataclass
+class RunOptions:
+    """Settings fixed when a run is created; a resumed run keeps its own."""
+
+    provider: str = "local"
+    matches: int = 5
+    seed: int = 0
+    max_retries: int = 2
+    min_delta: float = 0.005
+    match_timeout: float = 10.0
+    workers: int = 0
+
+
+class RunStopped(LessonloopError):
+    """The user interrupted the run; it is marked ``stopped`` and can be resumed."""
+
+
+def new_run_id() -> str:
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    return f"run-{stamp}-{secrets.token_hex(3)}"
+
+
+def create_or_reuse(store: Store, scenario_name: str, iterations: int, options: RunOptions,
+                    run_id: str | None = None) -> str:
+    """Create a run, or return ``run_id`` when it already exists (re-running resumes it)."""
+    if iterations < 1:
+        raise UsageError("--iterations must be at least 1")
+    if run_id is not None:
+        if not run_id.replace("-", "").replace("_", "").isalnum():
+            raise UsageError(f"invalid run id {run_id!r}: use letters, digits, '-' and '_'")
+        existing = run_store.find_run(store, run_id)
+        if existing is not None:
+            reference = registry.canonical_reference(scenario_name)
+            if reference not in (existing["scenario"], existing["scenario_ref"]):
+                raise UsageError(
+                    f"run {run_id!r} is a {existing['scenario']!r} run, not {scenario_name!r}"
+                )
+            if iterations != existing["target_generations"]:
+                run_store.set_status(store, run_id, existing["status"], existing["stop_reason"],
+                                     target_generations=iterations)
+            return run_id
+    scenario = registry.load(scenario_name)
+    get_provider(options.provider)  # fail on a bad provider before anything is created
+    run_id = run_id or new_run_id()
+    run_store.create_run(
+        store, run_id=run_id, scenario=scenario.name,
+        scenario_ref=registry.canonical_reference(scenario_name),
+        target_generations=iterations, provider=options.provider, seed=options.seed,
+        config=asdict(options),
+    )
+    return run_id
+
+
+@contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """Hold the run's lock file; the OS releases it if this process dies."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    handle = open(run_dir / "run.lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise LessonloopError(f"run {run_dir.name} is already running in another process") from None
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        yield
+    finally:
+        handle.close()
+
+
+def is_active(run_dir: Path) -> bool:
+    """True while some process holds the run's lock."""
+    lock = run_dir / "run.lock"
+    if not lock.exists():
+        return False
+    with open(lock, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        return False
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+class Runner:
+    def __init__(self, store: Store, run_id: str,
+                 observer: Callable[[dict], None] | None = None):
+        self.store = store
+        self.run = run_store.get_run(store, run_id)
+        self.run_id = run_id
+        self.options = RunOptions(**json.loads(self.run["config_json"]))
+        self.run_dir = paths.run_dir(run_id)
+        self.observer = observer or (lambda event: None)
+
+    def _emit(self, event: str, **payload: object) -> None:
+        self.observer(self.events.emit(event, **payload))
+
+    def execute(self) -> dict:
+        with run_lock(self.run_dir), _sigterm_as_interrupt():
+            self.events = EventLog(self.run_dir / "events.ndjson")
+            self.scenario = registry.load(self.run["scenario_ref"])
+            self.provider = get_provider(self.options.provider)
+            self.epoch = registry.evaluator_epoch(self.scenario)
+            done = run_store.generations(self.store, self.run_id)
+            self._repair_artifacts(done)
+            self._restore(done)
+            target = self.run["target_generations"]
+            first = len(done) + 1
+            self._emit("run_resumed" if done or self.run["status"] != "created" else "run_started",
+                       scenario=self.scenario.name, target_generations=target,
+                       completed_generations=len(done), provider=self.provider.name)
+            run_store.set_status(self.store, self.run_id, "running")
+            pool = MatchPool(self.run["scenario_ref"], self.options.workers,
+                             self.options.match_timeout)
+            try:
+                for index in range(first, target + 1):
+                    self._generation(pool, index)
+            except KeyboardInterrupt:
+                self._finish("stopped", "interrupted by the user")
+                raise RunStopped(
+                    f"run {self.run_id} stopped; continue with `lessonloop resume {self.run_id}`"
+                ) from None
+            except LessonloopError as exc:
+                self._finish("failed", str(exc))
+                raise
+            except Exception as exc:
+                self._finish("failed", f"{exc.__class__.__name__}: {exc}")
+                raise
+            finally:
+                pool.close()
+            self._finish("completed", None)
+        return self.summary()
+
+    # state --------------------------------------------------------------------------------
+    def _restore(self, done: list) -> None:
+        self.incumbent: dict | None = None
+        self.elo = elo.START
+        self.best_score = 0.0
+        self.trajectory: list[dict] = []
+        self.last_analysis = ""
+        for g in done:
+            self._advance_state(g["generation_index"], run_store.loads(g["strategy_json"]),
+                                g["mean_score"], g["mean_delta"], g["gate_decision"],
+                                g["elo"], g["best_score"], g["analysis"])
+
+    def _advance_state(self, index, strategy, mean_score, mean_delta, decision, rating,
+                       best_score, analysis) -> None:
+        if decision == gate.ADVANCE:
+            self.incumbent = {"strategy": strategy, "score": mean_score}
+        self.elo, self.best_score, self.last_analysis = rating, best_score, analysis
+        self.trajectory.append({"generation": index, "strategy": strategy,
+                                "mean_score": mean_score, "mean_delta": mean_delta,
+                                "gate_decision": decision})
+
+    def _repair_artifacts(self, done: list) -> None:
+        for g in done:
+            if not artifacts.has_generation_artifacts(self.run_dir, g["generation_index"]):
+                artifacts.write_generation(
+                    self.run_dir, g, run_store.matches(self.store, self.run_id, g["generation_index"])
+                )
+
+    # one generation -----------------------------------------------------------------------
+    def _generation(self, pool: MatchPool, index: int) -> None:
+        started = time.perf_counter()
+        created_at = utc_now()
+        self._emit("generation_started", generation=index)
+        calls: list[dict] = []
+        match_rows: list[dict] = []
+        decisions: list[dict] = []
+        tried: list[dict] = []
+        failure = ""
+        final = None  # (strategy, challenger results, incumbent results, paired, decision)
+        for attempt in range(self.options.max_retries + 1):
+            retries_left = self.options.max_retries - attempt
+            ctx = prompts.Context(
+                scenario=self.scenario.name, description=self.scenario.description,
+                strategy_schema=self.scenario.strategy_schema, generation=index, attempt=attempt,
+                incumbent=self.incumbent, trajectory=self.trajectory,
+                last_analysis=self.last_analysis, failure_report=failure, tried=tried,
+            )
+            manifest = ctx.manifest()
+            strategy, problem = self._attempt_strategy(ctx, calls)
+            if strategy is None:
+                decision = gate.invalid(problem, retries_left)
+                decisions.append(self._decision_row(attempt, decision))
+                failure = f"Attempt {attempt} was rejected: {problem}."
+                if decision.decision == gate.ROLLBACK:
+                    break
+                continue
+            tried.append(strategy)
+            outcome = self._tournament(pool, index, attempt, strategy, retries_left, match_rows)
+            decision, paired, holdout = outcome["decision"], outcome["paired"], outcome["holdout"]
+            decisions.append(self._decision_row(attempt, decision, paired, holdout))
+            final = (strategy, outcome, manifest)
+            if decision.decision != gate.RETRY:
+                break
+            failure = (
+                f"Attempt {attempt} with strategy {json.dumps(strategy, sort_keys=True)} "
+                f"was not accepted: {decision.rationale}. Dimension means: challenger "
+                f"{_fmt_dims(outcome['challenger_dims'])}, incumbent "
+                f"{_fmt_dims(outcome['incumbent_dims'])}. Try a different direction."
+            )
+        self._finish_generation(index, started, created_at, final, decisions, calls,
+                                match_rows, manifest if final is None else final[2])
+
+    def _attempt_strategy(self, ctx: prompts.Context, calls: list) -> tuple[dict | None, str]:
+        system, user = prompts.competitor(ctx)
+        text = self._call("competitor", ctx, system, user, calls)
+        strategy = find_strategy(text, self.scenario.strategy_schema)
+        if strategy is None:
+            system, user = prompts.translator(text, self.scenario.strategy_schema)
+            strategy = find_strategy(self._call("translator", ctx, system, user, calls),
+                                     self.scenario.strategy_schema)
+        if strategy is None:
+            return None, "no strategy JSON object found in the competitor's answer"
+        try:
+            problems = self.scenario.validate(strategy)
+        except Exception as exc:
+            problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
+        if problems:
+            return None, "invalid strategy: " + "; ".join(map(str, problems))
+        return strategy, ""
+
+    def _call(self, role: str, ctx: prompts.Context, system: str, user: str, calls: list) -> str:
+        request = Request(role=role, system=system, messages=[{"role": "user", "content": user}],
+                          seed=seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, role))
+        completion = self.provider.complete(request)
+        calls.append({
+            "attempt": ctx.attempt, "role": role, "prompt": f"{system}\n\n{user}",
+            "output": completion.text, "provider": self.provider.name, "model": completion.model,
+            "input_tokens": completion.input_tokens, "output_tokens": completion.output_tokens,
+            "latency_ms": completion.latency_ms, "created_at": utc_now(),
+        })
+        return completion.text
+
+    def _play(self, pool: MatchPool, jobs: list, attempt: int, phase: str, sides: list,
+              match_rows: list) -> list[MatchResult]:
+        results = pool.play(jobs)
+        for side, result in zip(sides, results):
+            match_rows.append({"attempt": attempt, "phase": phase, "side": side,
+                               "seed": result.seed, "score": result.score,
+                               "dimensions": result.dimensions, "summary": result.summary,
+                               "error": result.error, "duration_ms": result.duration_ms})
+        return results
+
+    def _tournament(self, pool, index, attempt, strategy, retries_left, match_rows) -> dict:
+        n = self.options.matches
+        train = seeds.training_seeds(self.run["seed"], index, attempt, n)
+        if self.incumbent is None:
+            results = self._play(pool, [(strategy, s) for s in train], attempt, "train",
+                                 ["challenger"] * n, match_rows)
+            ok = [r for r in results if r.error is None]
+            if ok:
+                decision = gate.Decision(gate.ADVANCE, "no incumbent yet: the first valid "
+                                         "strategy becomes the incumbent")
+            else:
+                decision = gate.invalid("every match of the strategy failed", retries_left)
+            return {"decision": decision, "paired": None, "holdout": None,
+                    "challenger": results, "incumbent": [],
+                    "challenger_dims": _mean_dims(results), "incumbent_dims": {}}
+        incumbent = self.incumbent["strategy"]
+        jobs = [(strategy, s) for s in train] + [(incumbent, s) for s in train]
+        results = self._play(pool, jobs, attempt, "train",
+                             ["challenger"] * n + ["incumbent"] * n, match_rows)
+        mine, theirs = results[:n], results[n:]
+        paired = gate.PairedResult.from_pairs([(a.score, b.score) for a, b in zip(mine, theirs)])
+        holdout = None
+        if paired.clears(self.options.min_delta):
+            held = seeds.holdout_seeds(self.run["seed"], index, attempt, n)
+            jobs = [(strategy, s) for s in held] + [(incumbent, s) for s in held]
+            hold = self._play(pool, jobs, attempt, "holdout",
+                              ["challenger"] * n + ["incumbent"] * n, match_rows)
+            holdout = gate.PairedResult.from_pairs(
+                [(a.score, b.score) for a, b in zip(hold[:n], hold[n:])])
+        decision = gate.decide(paired, holdout, self.options.min_delta, retries_left)
+        return {"decision": decision, "paired": paired, "holdout": holdout,
+                "challenger": mine, "incumbent": theirs,
+                "challenger_dims": _mean_dims(mine), "incumbent_dims": _mean_dims(theirs)}
+
+    @staticmethod
+    def _decision_row(attempt, decision, paired=None, holdout=None) -> dict:
+        return {"attempt": attempt, "decision": decision.decision, "rationale": decision.rationale,
+                "mean_delta": paired.mean_delta if paired else None,
+                "wins": paired.wins if paired else 0, "losses": paired.losses if paired else 0,
+                "holdout_delta": holdout.mean_delta if holdout else None,
+                "created_at": utc_now()}
+
+    def _finish_generation(self, index, started, created_at, final, decisions, calls,
+                           match_rows, manifest) -> None:
+        last = decisions[-1]
+        if final is None:  # no attempt produced a playable strategy
+            strategy, outcome = None, None
+            mean_score, incumbent_score, paired = 0.0, None, None
+            dims: dict = {}
+        else:
+            strategy, outcome, _ = final
+            mean_score = _mean([r.score for r in outcome["challenger"]])
+            incumbent_score = _mean([r.score for r in outcome["incumbent"]]) if outcome["incumbent"] else None
+            paired = outcome["paired"]
+            dims = outcome["challenger_dims"]
+        decision = last["decision"]
+        rating = self.elo
+        if outcome is not None and paired is not None:
+            pairs = [(a.score, b.score) for a, b in zip(outcome["challenger"], outcome["incumbent"])]
+            challenger_rating, incumbent_rating = elo.update_from_pairs(self.elo, self.elo, pairs)
+            rating = challenger_rating if decision == gate.ADVANCE else incumbent_rating
+        best = max(self.best_score, mean_score) if decision == gate.ADVANCE else self.best_score
+        reflection_ctx = prompts.Context(
+            scenario=self.scenario.name, description=self.scenario.description,
+            strategy_schema=self.scenario.strategy_schema, generation=index,
+            attempt=last["attempt"], incumbent=self.incumbent, trajectory=self.trajectory,
+        )
+        summary = {
+            "decision": decision, "rationale": last["rationale"],
+            "challenger": strategy,
+            "incumbent": self.incumbent["strategy"] if self.incumbent else None,
+            "challenger_score": mean_score, "incumbent_score": incumbent_score,
+            "mean_delta": paired.mean_delta if paired else None,
+            "wins": paired.wins if paired else 0, "losses": paired.losses if paired else 0,
+            "challenger_dimensions": dims,
+            "incumbent_dimensions": outcome["incumbent_dims"] if outcome else {},
+        }
+        analysis = self._call("analyst", reflection_ctx, *prompts.analyst(reflection_ctx, summary), calls)
+        coach_text = self._call("coach", reflection_ctx,
+                                *prompts.coach(reflection_ctx, summary, analysis), calls)
+        edits = _edits(coach_text)
+        self._call("curator", reflection_ctx, *prompts.curator(reflection_ctx, edits), calls)
+        record = run_store.GenerationRecord(
+            run_id=self.run_id, generation_index=index, attempts=len(decisions),
+            strategy=strategy, mean_score=mean_score, incumbent_score=incumbent_score,
+            mean_delta=paired.mean_delta if paired else None, best_score=best, elo=rating,
+            wins=paired.wins if paired else 0, losses=paired.losses if paired else 0,
+            ties=paired.ties if paired else 0,
+            quarantined=sum(1 for m in match_rows if m["error"]),
+            gate_decision=decision, evaluator_epoch=self.epoch, dimensions=dims,
+            context=manifest, analysis=analysis,
+            duration_seconds=round(time.perf_counter() - started, 4), created_at=created_at,
+            matches=match_rows, role_calls=calls, decisions=decisions,
+        )
+        run_store.save_generation(self.store, record)
+        self._advance_state(index, strategy, mean_score, record.mean_delta, decision, rating,
+                            best, analysis)
+        saved = run_store.generations(self.store, self.run_id)[-1]
+        artifacts.write_generation(self.run_dir, saved, run_store.matches(self.store, self.run_id, index))
+        self._emit("generation_completed", generation=index, mean_score=mean_score,
+                   incumbent_score=incumbent_score, mean_delta=record.mean_delta,
+                   gate_decision=decision, rationale=last["rationale"], elo=rating,
+                   best_score=best, attempts=len(decisions), quarantined=record.quarantined)
+
+    def _finish(self, status: str, reason: str | None) -> None:
+        run_store.set_status(self.store, self.run_id, status, reason)
+        self.run = run_store.get_run(self.store, self.run_id)
+        artifacts.write_report(self.run_dir, self.run, run_store.generations(self.store, self.run_id),
+                               run_store.gate_decisions(self.store, self.run_id))
+        self._emit(f"run_{status}", reason=reason, **self.summary())
+
+    def summary(self) -> dict:
+        return run_summary(self.store, self.run_id)
+
+
+def run_summary(store: Store, run_id: str) -> dict:
+    """The ``run --json`` shape."""
+    run = run_store.get_run(store, run_id)
+    done = run_store.generations(store, run_id)
+    return {
+        "run_id": run_id,
+        "scenario": run["scenario"],
+        "generations_executed": len(done),
+        "best_score": max((g["best_score"] for g in done), default=0.0),
+        "current_elo": done[-1]["elo"] if done else elo.START,
+        "status": run["status"],
+    }
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _mean_dims(results: list[MatchResult]) -> dict[str, float]:
+    totals: dict[str, list[float]] = {}
+    for result in results:
+        for key, value in result.dimensions.items():
+            totals.setdefault(key, []).append(value)
+    return {key: round(_mean(values), 6) for key, values in totals.items()}
+
+
+def _fmt_dims(dims: dict) -> str:
+    return ", ".join(f"{k} {v:.3f}" for k, v in dims.items()) or "none"
+
+
+def _edits(coach_text: str) -> list:
+    from .translator import json_objects
+
+    for candidate in reversed(json_objects(coach_text)):
+        if isinstance(candidate.get("edits"), list):
+            return candidate["edits"]
+    return []

@@ -1,0 +1,51 @@
+"""The one provider protocol: a request in, a completion out.
+
+Every role (competitor, translator, analyst, coach, curator, judge) calls a provider the same
+way, whether it is the offline ``local`` agent, a ``scripted`` replay or a hosted model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+ROLES = ("competitor", "translator", "analyst", "coach", "curator")
+
+
+@dataclass
+class Request:
+    role: str
+    system: str
+    messages: list[dict[str, str]]
+    model: str | None = None
+    temperature: float = 0.7
+    max_tokens: int = 2048
+    json_schema: dict | None = None
+    timeout: float = 60.0
+    seed: int | None = None
+
+    @property
+    def prompt(self) -> str:
+        """The text of the last user message: what the role is asked now."""
+        for message in reversed(self.messages):
+            if message.get("role") == "user":
+                return message.get("content", "")
+        return ""
+
+
+@dataclass
+class Completion:
+    text: str
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    latency_ms: float = 0.0
+    cost: float | None = None
+    parsed: Any = field(default=None)
+
+
+@runtime_checkable
+class Provider(Protocol):
+    name: str
+
+    def complete(self, request: Request) -> Completion: ...

@@ -1,0 +1,1 @@
+"""Scenarios: the base interface, the registry and the built-in games."""

@@ -1,0 +1,101 @@
+"""A strategy's parameter space read from its JSON Schema: sample, perturb, describe.
+
+Numbers and integers need ``minimum``/``maximum``; booleans and enums are supported too.
+The offline agent searches this space; it works for any scenario, not only the built-ins.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import LessonloopError
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    kind: str  # "number", "integer", "boolean", "enum", "const"
+    low: float = 0.0
+    high: float = 0.0
+    choices: tuple = ()
+
+    def sample(self, rng: random.Random) -> Any:
+        if self.kind == "number":
+            return round(rng.uniform(self.low, self.high), 4)
+        if self.kind == "integer":
+            return rng.randint(int(self.low), int(self.high))
+        if self.kind == "boolean":
+            return rng.random() < 0.5
+        return rng.choice(self.choices)
+
+    def perturb(self, value: Any, step: float, rng: random.Random) -> Any:
+        """Move ``value`` by a Gaussian step of ``step`` × range, kept inside the bounds."""
+        if self.kind in ("number", "integer"):
+            span = self.high - self.low
+            current = value if isinstance(value, (int, float)) else (self.low + self.high) / 2
+            moved = min(self.high, max(self.low, current + rng.gauss(0.0, step * span)))
+            if self.kind == "integer":
+                moved = int(round(moved))
+                if moved == current and span >= 1:
+                    moved = int(min(self.high, max(self.low, current + rng.choice((-1, 1)))))
+                return moved
+            return round(moved, 4)
+        if self.kind == "boolean":
+            return (not value) if rng.random() < max(step, 0.1) else bool(value)
+        if self.kind == "enum" and rng.random() < max(step, 0.1):
+            return rng.choice(self.choices)
+        return value if value in self.choices else self.choices[0]
+
+
+def parameters(schema: dict) -> list[Parameter]:
+    """The searchable parameters of an object schema, in property order."""
+    properties = schema.get("properties")
+    if schema.get("type") != "object" or not isinstance(properties, dict):
+        raise LessonloopError("strategy schema must be an object schema with properties")
+    result = []
+    for name, spec in properties.items():
+        if not isinstance(spec, dict):
+            raise LessonloopError(f"strategy schema property {name!r} is not an object")
+        result.append(_parameter(name, spec))
+    return result
+
+
+def _parameter(name: str, spec: dict) -> Parameter:
+    if "const" in spec:
+        return Parameter(name, "const", choices=(spec["const"],))
+    if "enum" in spec:
+        return Parameter(name, "enum", choices=tuple(spec["enum"]))
+    kind = spec.get("type")
+    if kind in ("number", "integer"):
+        if "minimum" not in spec or "maximum" not in spec:
+            raise LessonloopError(
+                f"strategy schema property {name!r} needs minimum and maximum to be searched"
+            )
+        low, high = spec["minimum"], spec["maximum"]
+        if kind == "integer":
+            low, high = int(low), int(high)
+        return Parameter(name, kind, float(low), float(high))
+    if kind == "boolean":
+        return Parameter(name, "boolean")
+    raise LessonloopError(
+        f"strategy schema property {name!r} has type {kind!r}; the offline agent searches "
+        "numbers, integers, booleans, enums and consts"
+    )
+
+
+def sample(schema: dict, rng: random.Random) -> dict:
+    return {p.name: p.sample(rng) for p in parameters(schema)}
+
+
+def perturb(strategy: dict, schema: dict, step: float, rng: random.Random) -> dict:
+    """A neighbour of ``strategy``: a random non-empty subset of parameters moved by ``step``."""
+    params = [p for p in parameters(schema) if p.kind != "const"]
+    result = {p.name: strategy.get(p.name, p.sample(rng)) for p in parameters(schema)}
+    if not params:
+        return result
+    count = max(1, min(len(params), int(rng.expovariate(1.0)) + 1))
+    for p in rng.sample(params, count):
+        result[p.name] = p.perturb(result[p.name], step, rng)
+    return result

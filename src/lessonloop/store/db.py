@@ -1,0 +1,188 @@
+"""One way to open the SQLite store: WAL, busy timeout, retry with backoff, clear errors.
+
+Writers use :meth:`Store.transaction` (``BEGIN IMMEDIATE``, retried with jittered exponential
+backoff while another process holds the write lock), so concurrent runs and hooks lose nothing.
+Inspection commands open the file read-only, so they also work on a read-only copy.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from .. import paths
+from ..errors import NotFoundError, StoreError
+from . import migrations
+
+BUSY_TIMEOUT_MS = 5000
+RETRY_ATTEMPTS = 8
+RETRY_BASE_SECONDS = 0.05
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def describe_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """Turn an sqlite3 error into one line a user can act on."""
+    text = str(exc)
+    lower = text.lower()
+    if "not a database" in lower or "malformed" in lower or "corrupt" in lower:
+        return StoreError(
+            f"database {path} is corrupt or not a lessonloop database ({text}); "
+            "move it aside to start afresh"
+        )
+    if "readonly" in lower or "read-only" in lower:
+        return StoreError(
+            f"database {path} is read-only; inspection commands still work, "
+            "but this command needs to write (check the file's permissions or LESSONLOOP_HOME)"
+        )
+    if "unable to open" in lower:
+        return StoreError(f"cannot open database {path} ({text}); check LESSONLOOP_HOME")
+    if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+        return StoreError(f"database {path} stayed locked by another process ({text}); try again")
+    return StoreError(f"database error in {path}: {text}")
+
+
+def begin_immediate(conn: sqlite3.Connection) -> None:
+    """Take the write lock, retrying with jittered exponential backoff while others hold it."""
+    for attempt in range(RETRY_ATTEMPTS):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_busy(exc) or attempt == RETRY_ATTEMPTS - 1:
+                raise
+            time.sleep(RETRY_BASE_SECONDS * (2**attempt) * (0.5 + random.random()))
+
+
+class Store:
+    """A connection to the lessonloop database with retrying transactions."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, readonly: bool):
+        self.conn = conn
+        self.path = path
+        self.readonly = readonly
+        conn.row_factory = sqlite3.Row
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """A short write transaction; busy errors at BEGIN are retried with backoff."""
+        if self.readonly:
+            raise StoreError(f"database {self.path} was opened read-only")
+        try:
+            begin_immediate(self.conn)
+        except sqlite3.Error as exc:
+            raise describe_error(self.path, exc) from None
+        try:
+            yield self.conn
+            self.conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise describe_error(self.path, exc) from None
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise describe_error(self.path, exc) from None
+
+    def query_one(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+        rows = self.query(sql, params)
+        return rows[0] if rows else None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _connect(target: str, uri: bool) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, uri=uri,
+        check_same_thread=False,
+    )
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _open_writable(path: Path) -> Store:
+    try:
+        conn = _connect(str(path), uri=False)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrations.migrate(conn, begin_immediate)
+    except sqlite3.Error as exc:
+        raise describe_error(path, exc) from None
+    return Store(conn, path, readonly=False)
+
+
+def _open_readonly(path: Path) -> Store:
+    """Read-only, falling back to ``immutable`` when the directory forbids WAL's shm file."""
+    last_error: sqlite3.Error | None = None
+    for flags in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            conn = _connect(f"{path.as_uri()}?{flags}", uri=True)
+            version = migrations.current_version(conn)
+        except sqlite3.Error as exc:
+            last_error = exc
+            if "not a database" in str(exc).lower() or "malformed" in str(exc).lower():
+                break
+            continue
+        if version < migrations.LATEST_VERSION:
+            conn.close()
+            return _upgrade_then_reopen(path)
+        return Store(conn, path, readonly=True)
+    assert last_error is not None
+    raise describe_error(path, last_error)
+
+
+def _upgrade_then_reopen(path: Path) -> Store:
+    try:
+        _open_writable(path).close()
+    except StoreError as exc:
+        raise StoreError(
+            f"database {path} uses an older schema and cannot be upgraded here: {exc}"
+        ) from None
+    return _open_readonly(path)
+
+
+def open_store(root: Path | None = None, *, readonly: bool = False) -> Store:
+    """Open the store under the lessonloop home.
+
+    Writers create the home and database on first use; readers require it to exist.
+    """
+    root = root or paths.home()
+    path = paths.db_path(root)
+    if readonly:
+        try:
+            found = path.exists()
+        except OSError as exc:
+            raise StoreError(f"cannot access {path}: {exc.strerror or exc}") from None
+        if not found:
+            raise NotFoundError(f"no lessonloop database at {path} (nothing has run here yet)")
+        return _open_readonly(path)
+    paths.ensure_home(root)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise describe_error(path, sqlite3.OperationalError("attempt to write a readonly database"))
+    return _open_writable(path)

@@ -1,0 +1,166 @@
+"""Forward-only schema migrations, each a plain function, recorded in ``schema_migrations``.
+
+Add a migration by appending a function to ``MIGRATIONS``; never edit or reorder old ones.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+from ..timeutil import utc_now
+
+
+def _execute_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run DDL statement by statement: ``executescript`` would commit the open transaction."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _001_runs(conn: sqlite3.Connection) -> None:
+    _execute_script(
+        conn,
+        """
+        CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY,
+            scenario TEXT NOT NULL,
+            scenario_ref TEXT NOT NULL,
+            target_generations INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            config_json TEXT NOT NULL,
+            stop_reason TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE generations (
+            run_id TEXT NOT NULL REFERENCES runs(run_id),
+            generation_index INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            strategy_json TEXT,
+            mean_score REAL NOT NULL,
+            incumbent_score REAL,
+            mean_delta REAL,
+            best_score REAL NOT NULL,
+            elo REAL NOT NULL,
+            wins INTEGER NOT NULL,
+            losses INTEGER NOT NULL,
+            ties INTEGER NOT NULL,
+            quarantined INTEGER NOT NULL,
+            gate_decision TEXT NOT NULL,
+            evaluator_epoch TEXT,
+            dimensions_json TEXT NOT NULL,
+            context_json TEXT NOT NULL,
+            analysis TEXT NOT NULL,
+            duration_seconds REAL NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, generation_index)
+        );
+        CREATE TABLE matches (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            generation_index INTEGER NOT NULL,
+            attempt INTEGER NOT NULL,
+            phase TEXT NOT NULL,
+            side TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            score REAL NOT NULL,
+            dimensions_json TEXT NOT NULL,
+            summary TEXT,
+            error TEXT,
+            duration_ms REAL NOT NULL
+        );
+        CREATE INDEX matches_by_generation ON matches (run_id, generation_index);
+        CREATE TABLE role_outputs (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            generation_index INTEGER NOT NULL,
+            attempt INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            prompt TEXT NOT NULL,
+            output TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX role_outputs_by_generation ON role_outputs (run_id, generation_index);
+        CREATE TABLE role_metrics (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            generation_index INTEGER NOT NULL,
+            attempt INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT,
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            latency_ms REAL NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX role_metrics_by_run ON role_metrics (run_id);
+        CREATE TABLE gate_decisions (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            generation_index INTEGER NOT NULL,
+            attempt INTEGER NOT NULL,
+            decision TEXT NOT NULL,
+            rationale TEXT NOT NULL,
+            mean_delta REAL,
+            wins INTEGER NOT NULL,
+            losses INTEGER NOT NULL,
+            holdout_delta REAL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX gate_decisions_by_generation ON gate_decisions (run_id, generation_index);
+        """
+    )
+
+
+MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
+    (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
+]
+
+LATEST_VERSION = MIGRATIONS[-1][0]
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return 0
+    row = conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+    return row[0] or 0
+
+
+def migrate(conn: sqlite3.Connection, begin: Callable[[sqlite3.Connection], None]) -> list[int]:
+    """Apply pending migrations, each in its own transaction; return the versions applied.
+
+    ``begin`` opens a write transaction (the store passes its retrying ``BEGIN IMMEDIATE``).
+    """
+    applied: list[int] = []
+    if current_version(conn) >= LATEST_VERSION:
+        return applied
+    for version, name, apply in MIGRATIONS:
+        begin(conn)
+        try:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            if current_version(conn) >= version:
+                conn.execute("ROLLBACK")
+                continue
+            apply(conn)
+            conn.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (version, name, utc_now()),
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        applied.append(version)
+    return applied

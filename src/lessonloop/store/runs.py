@@ -1,0 +1,170 @@
+"""Runs and everything a generation leaves behind: reads, and the one write per generation."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import NotFoundError
+from ..timeutil import utc_now
+from .db import Store
+
+
+@dataclass
+class GenerationRecord:
+    """Everything one generation persists, written in a single transaction."""
+
+    run_id: str
+    generation_index: int
+    attempts: int
+    strategy: dict | None
+    mean_score: float
+    incumbent_score: float | None
+    mean_delta: float | None
+    best_score: float
+    elo: float
+    wins: int
+    losses: int
+    ties: int
+    quarantined: int
+    gate_decision: str
+    evaluator_epoch: str
+    dimensions: dict
+    context: dict
+    analysis: str
+    duration_seconds: float
+    created_at: str
+    matches: list[dict] = field(default_factory=list)
+    role_calls: list[dict] = field(default_factory=list)
+    decisions: list[dict] = field(default_factory=list)
+
+
+def create_run(store: Store, *, run_id: str, scenario: str, scenario_ref: str,
+               target_generations: int, provider: str, seed: int, config: dict) -> None:
+    now = utc_now()
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO runs (run_id, scenario, scenario_ref, target_generations, status, "
+            "provider, seed, config_json, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, 'created', ?, ?, ?, ?, ?)",
+            (run_id, scenario, scenario_ref, target_generations, provider, seed,
+             json.dumps(config, sort_keys=True), now, now),
+        )
+
+
+def get_run(store: Store, run_id: str) -> sqlite3.Row:
+    row = store.query_one("SELECT * FROM runs WHERE run_id = ?", (run_id,))
+    if row is None:
+        raise NotFoundError(f"unknown run id {run_id!r} (see `lessonloop list`)")
+    return row
+
+
+def find_run(store: Store, run_id: str) -> sqlite3.Row | None:
+    return store.query_one("SELECT * FROM runs WHERE run_id = ?", (run_id,))
+
+
+def list_runs(store: Store) -> list[sqlite3.Row]:
+    return store.query("SELECT * FROM runs ORDER BY created_at DESC, run_id DESC")
+
+
+def set_status(store: Store, run_id: str, status: str, reason: str | None = None,
+               target_generations: int | None = None) -> None:
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE runs SET status = ?, stop_reason = ?, updated_at = ?, "
+            "target_generations = COALESCE(?, target_generations) WHERE run_id = ?",
+            (status, reason, utc_now(), target_generations, run_id),
+        )
+
+
+def generations(store: Store, run_id: str) -> list[sqlite3.Row]:
+    return store.query(
+        "SELECT * FROM generations WHERE run_id = ? ORDER BY generation_index", (run_id,)
+    )
+
+
+def matches(store: Store, run_id: str, generation_index: int) -> list[sqlite3.Row]:
+    return store.query(
+        "SELECT * FROM matches WHERE run_id = ? AND generation_index = ? ORDER BY id",
+        (run_id, generation_index),
+    )
+
+
+def gate_decisions(store: Store, run_id: str) -> list[sqlite3.Row]:
+    return store.query(
+        "SELECT * FROM gate_decisions WHERE run_id = ? ORDER BY generation_index, attempt, id",
+        (run_id,),
+    )
+
+
+def role_outputs(store: Store, run_id: str, generation_index: int | None = None) -> list[sqlite3.Row]:
+    if generation_index is None:
+        return store.query("SELECT * FROM role_outputs WHERE run_id = ? ORDER BY id", (run_id,))
+    return store.query(
+        "SELECT * FROM role_outputs WHERE run_id = ? AND generation_index = ? ORDER BY id",
+        (run_id, generation_index),
+    )
+
+
+def role_metrics(store: Store, run_id: str) -> list[sqlite3.Row]:
+    return store.query("SELECT * FROM role_metrics WHERE run_id = ? ORDER BY id", (run_id,))
+
+
+def save_generation(store: Store, record: GenerationRecord) -> None:
+    """Write a generation with its matches, role calls and gate decisions atomically."""
+    now = utc_now()
+    r = record
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO generations (run_id, generation_index, status, attempts, strategy_json, "
+            "mean_score, incumbent_score, mean_delta, best_score, elo, wins, losses, ties, "
+            "quarantined, gate_decision, evaluator_epoch, dimensions_json, context_json, analysis, "
+            "duration_seconds, created_at, updated_at) "
+            "VALUES (?, ?, 'completed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (r.run_id, r.generation_index, r.attempts, _dump(r.strategy), r.mean_score,
+             r.incumbent_score, r.mean_delta, r.best_score, r.elo, r.wins, r.losses, r.ties,
+             r.quarantined, r.gate_decision, r.evaluator_epoch, _dump(r.dimensions),
+             _dump(r.context), r.analysis, r.duration_seconds, r.created_at, now),
+        )
+        conn.executemany(
+            "INSERT INTO matches (run_id, generation_index, attempt, phase, side, seed, score, "
+            "dimensions_json, summary, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(r.run_id, r.generation_index, m["attempt"], m["phase"], m["side"], m["seed"],
+              m["score"], _dump(m["dimensions"]), m.get("summary"), m.get("error"),
+              m["duration_ms"]) for m in r.matches],
+        )
+        conn.executemany(
+            "INSERT INTO role_outputs (run_id, generation_index, attempt, role, prompt, output, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(r.run_id, r.generation_index, c["attempt"], c["role"], c["prompt"], c["output"],
+              c["created_at"]) for c in r.role_calls],
+        )
+        conn.executemany(
+            "INSERT INTO role_metrics (run_id, generation_index, attempt, role, provider, model, "
+            "input_tokens, output_tokens, latency_ms, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(r.run_id, r.generation_index, c["attempt"], c["role"], c["provider"], c["model"],
+              c["input_tokens"], c["output_tokens"], c["latency_ms"], c["created_at"])
+             for c in r.role_calls],
+        )
+        conn.executemany(
+            "INSERT INTO gate_decisions (run_id, generation_index, attempt, decision, rationale, "
+            "mean_delta, wins, losses, holdout_delta, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(r.run_id, r.generation_index, d["attempt"], d["decision"], d["rationale"],
+              d.get("mean_delta"), d.get("wins", 0), d.get("losses", 0), d.get("holdout_delta"),
+              d["created_at"]) for d in r.decisions],
+        )
+        conn.execute(
+            "UPDATE runs SET status = 'running', updated_at = ? WHERE run_id = ?", (now, r.run_id)
+        )
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True)
+
+
+def loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)

@@ -1,0 +1,91 @@
+"""Shared fixtures: an isolated lessonloop home and ways to call the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+CONTRACTS = Path(__file__).resolve().parent / "contracts" / "autocontext-cli"
+PLUGIN = f"{FIXTURES / 'plugin_scenario.py'}:Archery"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self):
+        return json.loads(self.out)
+
+    def error(self) -> dict:
+        lines = [line for line in self.err.splitlines() if line.strip()]
+        assert len(lines) == 1, f"expected one error line, got: {self.err!r}"
+        return json.loads(lines[0])
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    root = tmp_path / "home"
+    monkeypatch.setenv("LESSONLOOP_HOME", str(root))
+    monkeypatch.delenv("LESSONLOOP_PROVIDER", raising=False)
+    return root
+
+
+@pytest.fixture
+def cli(home, capsys):
+    """Run the CLI in-process; returns exit code, stdout and stderr."""
+    from lessonloop.cli import main
+
+    def invoke(*args: str) -> Result:
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return invoke
+
+
+def subprocess_env(home: Path, **extra: str) -> dict:
+    env = dict(os.environ)
+    env["LESSONLOOP_HOME"] = str(home)
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("LESSONLOOP_PROVIDER", None)
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def run_cli(home):
+    """Run the CLI as a separate process (for signals, tracebacks and real exits)."""
+
+    def invoke(*args: str, env: dict | None = None, timeout: float = 120) -> Result:
+        proc = subprocess.run(
+            [sys.executable, "-m", "lessonloop", *map(str, args)],
+            capture_output=True, text=True, timeout=timeout,
+            env=env or subprocess_env(home), stdin=subprocess.DEVNULL,
+        )
+        return Result(proc.returncode, proc.stdout, proc.stderr)
+
+    return invoke
+
+
+def contract_validator(name: str):
+    """A validator for one of the autocontext CLI schemas, resolving their cross-references."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    registry = Registry()
+    for path in CONTRACTS.glob("*.schema.json"):
+        schema = json.loads(path.read_text())
+        registry = registry.with_resource(path.name, Resource.from_contents(schema))
+    schema = json.loads((CONTRACTS / name).read_text())
+    return Draft202012Validator(schema, registry=registry)

@@ -1,0 +1,25 @@
+"""The translator finds strategy JSON in prose before any provider is asked."""
+
+from lessonloop.loop.translator import find_strategy, json_objects
+
+SCHEMA = {"type": "object", "properties": {"aim": {}, "draw": {}}}
+
+
+def test_finds_fenced_json_amid_prose():
+    text = 'I think {this} is best.\n```json\n{"aim": 0.3, "draw": 0.5}\n```\nGood luck!'
+    assert find_strategy(text, SCHEMA) == {"aim": 0.3, "draw": 0.5}
+
+
+def test_prefers_the_object_matching_the_schema_and_the_last_on_ties():
+    text = '{"note": 1} first {"aim": 0.1, "draw": 0.2} then revised {"aim": 0.4, "draw": 0.9}'
+    assert find_strategy(text, SCHEMA) == {"aim": 0.4, "draw": 0.9}
+
+
+def test_returns_none_without_a_matching_object():
+    assert find_strategy("no json here", SCHEMA) is None
+    assert find_strategy('{"other": 1}', SCHEMA) is None
+    assert find_strategy('{"aim": 0.1,', SCHEMA) is None
+
+
+def test_nested_objects_are_not_split():
+    assert json_objects('x {"a": {"b": 1}} y') == [{"a": {"b": 1}}]
