@@ -1,0 +1,1 @@
+"""Providers: one protocol, one registry; local and scripted built in."""
