@@ -184,3 +184,16 @@ def test_a_second_process_cannot_run_the_same_run_concurrently(home, run_cli):
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
+
+
+def test_watch_follows_a_live_run_to_its_end(home, run_cli):
+    proc = _start(home, "run", "negotiation", "--iterations", 40, "--run-id", "live")
+    events = home / "runs" / "live" / "events.ndjson"
+    _wait_for_event(events, lambda e: e["event"] == "run_started")
+    watched = run_cli("watch", "live", "--ndjson")
+    proc.wait(60)
+    assert watched.code == 0, watched.err
+    seen = [json.loads(line) for line in watched.out.splitlines()]
+    assert seen[-1]["event"] == "run_completed"
+    assert [e["seq"] for e in seen] == list(range(1, len(seen) + 1))
+    assert sum(e["event"] == "generation_completed" for e in seen) == 40

@@ -32,7 +32,7 @@ from ..timeutil import utc_now
 from . import artifacts, elo, gate, prompts, seeds
 from .events import EventLog
 from .pool import MatchPool, MatchResult
-from .translator import find_strategy
+from .translator import find_strategy, json_objects
 
 
 @dataclass
@@ -444,8 +444,7 @@ def _fmt_dims(dims: dict) -> str:
 
 
 def _edits(coach_text: str) -> list:
-    from .translator import json_objects
-
+    """The coach's proposed edits: the last JSON object in its answer with an ``edits`` list."""
     for candidate in reversed(json_objects(coach_text)):
         if isinstance(candidate.get("edits"), list):
             return candidate["edits"]

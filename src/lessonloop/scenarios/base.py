@@ -12,6 +12,7 @@ and a terminal test, but nothing in lessonloop depends on that richer form.
 from __future__ import annotations
 
 import math
+import numbers
 import random
 from typing import Any, Protocol, runtime_checkable
 
@@ -42,12 +43,20 @@ def schema_problems(strategy: Any, schema: dict) -> list[str]:
     return problems
 
 
+def _is_number(value: Any) -> bool:
+    """Real numbers of any kind (numpy scalars included), but not booleans."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def check_result(result: Any) -> dict:
-    """Validate what ``play`` returned; raise ValueError naming the first problem."""
+    """Validate what ``play`` returned; raise ValueError naming the first problem.
+
+    The replay is checked but not returned: it stays in the worker instead of crossing the pipe.
+    """
     if not isinstance(result, dict):
         raise ValueError(f"play() returned {type(result).__name__}, expected a dict")
     score = result.get("score")
-    if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+    if not _is_number(score) or not math.isfinite(score):
         raise ValueError(f"play() returned score={score!r}, expected a finite number")
     if not 0.0 <= score <= 1.0:
         raise ValueError(f"play() returned score={score}, outside [0, 1]")
@@ -56,16 +65,16 @@ def check_result(result: Any) -> dict:
         raise ValueError("play() returned dimensions that are not a mapping")
     clean_dimensions = {}
     for key, value in dimensions.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        if not _is_number(value) or not 0.0 <= value <= 1.0:
             raise ValueError(f"play() returned dimension {key!r}={value!r}, outside [0, 1]")
         clean_dimensions[str(key)] = float(value)
+    if "replay" in result and not isinstance(result["replay"], list):
+        raise ValueError("play() returned a replay that is not a list")
     summary = result.get("summary")
-    replay = result.get("replay")
     return {
         "score": float(score),
         "dimensions": clean_dimensions,
         "summary": str(summary) if summary is not None else None,
-        "replay": replay if isinstance(replay, list) else None,
     }
 
 

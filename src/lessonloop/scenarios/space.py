@@ -79,9 +79,11 @@ def _parameter(name: str, spec: dict) -> Parameter:
         return Parameter(name, kind, float(low), float(high))
     if kind == "boolean":
         return Parameter(name, "boolean")
+    if "default" in spec:  # anything else the agent cannot search keeps its default
+        return Parameter(name, "const", choices=(spec["default"],))
     raise LessonloopError(
         f"strategy schema property {name!r} has type {kind!r}; the offline agent searches "
-        "numbers, integers, booleans, enums and consts"
+        "bounded numbers and integers, booleans, enums, consts and properties with a default"
     )
 
 
