@@ -30,6 +30,8 @@ def run_dir(run_id: str, root: Path | None = None) -> Path:
 def ensure_home(root: Path | None = None) -> Path:
     """Create the root (with a ``.gitignore`` of ``*``) or fail with a one-line reason."""
     root = root or home()
+    if root.exists() and not root.is_dir():
+        raise LessonloopError(f"the lessonloop home {root} is not a directory (check LESSONLOOP_HOME)")
     try:
         root.mkdir(parents=True, exist_ok=True)
         gitignore = root / ".gitignore"

@@ -74,9 +74,8 @@ def test_list_on_a_fresh_home_is_empty(cli):
 
 
 def test_evaluate_is_deterministic_per_seeds_and_varies_across_seeds(cli, tmp_path):
-    strategy = json.dumps({"aggression": 0.5, "stealth": 0.5, "defense_radius": 3,
-                           "retreat_threshold": 0.3})
     schema = {s["name"]: s for s in cli("scenarios", "--json").json()}["grid_ctf"]["strategy_schema"]
+    assert all(v["type"] in ("number", "integer") for v in schema["properties"].values())
     strategy = json.dumps({k: (v["minimum"] + v["maximum"]) / 2 if v["type"] == "number"
                            else (v["minimum"] + v["maximum"]) // 2
                            for k, v in schema["properties"].items()})
@@ -102,14 +101,27 @@ def test_a_plugin_scenario_in_minimal_form_runs(cli):
 
 BAD_INPUTS = [
     (("run", "nope", "--iterations", 3), 2, "valid scenarios: grid_ctf, negotiation"),
-    (("run", "grid_ctf", "--iterations", 0), 2, "at least 1"),
+    (("run", "grid_ctf", "--iterations", 0), 2, "--iterations must be between 1"),
+    (("run", "grid_ctf", "--iterations", "99999999999999999999"), 2, "--iterations must be between"),
+    (("run", "grid_ctf", "--match-timeout", "inf"), 2, "--match-timeout"),
+    (("run", "grid_ctf", "--min-delta", "nan"), 2, "--min-delta"),
+    (("run", "grid_ctf", "--matches", 0), 2, "--matches"),
+    (("run", "grid_ctf", "--run-id", "x" * 300), 2, "invalid run id"),
+    (("run", "grid_ctf", "--run-id", "-oops"), 2, "invalid run id"),
+    (("run", "grid_ctf", "--provider", "bogus"), 2, "unknown provider"),
     (("evaluate", "grid_ctf", "--strategy", "{bad json"), 2, "not valid JSON"),
     (("evaluate", "grid_ctf", "--strategy", "[1, 2]"), 2, "JSON object"),
+    (("evaluate", "grid_ctf", "--strategy", '{"aggression": NaN}'), 2, "NaN is not a JSON number"),
     (("evaluate", "grid_ctf", "--strategy", '{"aggression": 7}'), 2, "failed validation"),
     (("evaluate", "grid_ctf", "--strategy", "{}", "--seeds", "9..1"), 2, "--seeds"),
+    (("evaluate", "grid_ctf", "--strategy", "{}", "--seeds", "1..99999999999"), 2, "at most"),
+    (("evaluate", "grid_ctf", "--strategy", "{}", "--match-timeout", 0), 2, "--match-timeout"),
+    (("evaluate", "grid_ctf"), 2, "exactly one of"),
     (("status", "no-such-run"), 1, "unknown run id"),
     (("show", "no-such-run"), 1, "unknown run id"),
     (("resume", "no-such-run"), 1, "unknown run id"),
+    (("watch", "no-such-run"), 1, "unknown run id"),
+    (("export", "no-such-run"), 1, "unknown run id"),
     (("run", f"{FIXTURES / 'misbehaving_scenario.py'}:Incomplete"), 1, "lacks: strategy_schema, play"),
     (("run", "/no/such/file.py:Thing"), 2, "not found"),
     (("run", "grid_ctf", "--bogus-flag"), 2, "bogus"),
@@ -150,10 +162,65 @@ def test_unwritable_home_for_run(cli, home, monkeypatch, tmp_path):
 def test_no_traceback_reaches_the_user_from_a_real_process(run_cli, home):
     home.mkdir(parents=True)
     (home / "lessonloop.db").write_text("corrupt")
-    for args in (("status", "x", "--json"), ("run", "nope"), ("evaluate", "grid_ctf", "--strategy", "{")):
+    for args, code in ((("status", "x", "--json"), 1), (("run", "nope"), 2),
+                       (("evaluate", "grid_ctf", "--strategy", "{"), 2)):
         result = run_cli(*args)
-        assert result.code in (1, 2)
+        assert result.code == code
         assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
+
+
+def test_home_that_is_a_file_is_named_for_every_command(cli, monkeypatch, tmp_path):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("LESSONLOOP_HOME", str(blocker))
+    for args in (("run", "grid_ctf", "--iterations", 1), ("status", "x"), ("list",)):
+        result = cli(*args, "--json")
+        assert result.code == 1 and "not a directory" in result.error()["error"]
+
+
+def test_rerunning_a_run_id_resumes_it_and_refuses_conflicting_settings(cli, finished):
+    other = cli("run", "negotiation", "--run-id", "done", "--json")
+    assert other.code == 2 and "is a 'grid_ctf' run" in other.error()["error"]
+    seed = cli("run", "grid_ctf", "--run-id", "done", "--seed", 99, "--json")
+    assert seed.code == 2 and "keeps the settings" in seed.error()["error"]
+    lower = cli("run", "grid_ctf", "--run-id", "done", "--iterations", 2, "--json")
+    assert lower.code == 2 and "cannot be lower" in lower.error()["error"]
+    assert cli("status", "done", "--json").json()["run"]["target_generations"] == 4
+    again = cli("run", "grid_ctf", "--run-id", "done", "--json")
+    assert again.code == 0 and again.json()["generations_executed"] == 4
+    extended = cli("run", "grid_ctf", "--run-id", "done", "--iterations", 6, "--json")
+    assert extended.code == 0 and extended.json()["generations_executed"] == 6
+    watched = [json.loads(line) for line in cli("watch", "done", "--ndjson").out.splitlines()]
+    completed = [e["payload"]["generation"] for e in watched if e["event"] == "generation_completed"]
+    assert completed == [1, 2, 3, 4, 5, 6], "watch follows a resumed run to its real end"
+
+
+def test_export_to_a_file_never_writes_through_special_files(cli, finished, tmp_path):
+    target = tmp_path / "out.json"
+    assert cli("export", "done", "-o", target).code == 0
+    assert json.loads(target.read_text())["run"]["run_id"] == "done"
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    refused = cli("export", "done", "-o", link, "--json")
+    assert refused.code == 2 and "not a regular file" in refused.error()["error"]
+    missing_dir = cli("export", "done", "-o", tmp_path / "nope" / "x.json", "--json")
+    assert missing_dir.code == 2 and not (tmp_path / "nope").exists()
+
+
+def test_a_scenario_whose_matches_all_fail_fails_the_run_and_evaluate(cli):
+    crasher = f"{FIXTURES / 'misbehaving_scenario.py'}:AlwaysFails"
+    run = cli("run", crasher, "--iterations", 2, "--json")
+    assert run.code == 1 and "every match in generation 1 failed" in run.error()["error"]
+    evaluated = cli("evaluate", crasher, "--strategy", '{"x": 0.5}', "--seeds", "1..3")
+    assert evaluated.code == 1 and "failed: seed 1: RuntimeError" in evaluated.out
+    assert "3 matches failed" in evaluated.err
+
+
+def test_a_scenario_the_offline_agent_cannot_search_is_refused_before_a_run_exists(cli):
+    wordy = f"{FIXTURES / 'misbehaving_scenario.py'}:Wordy"
+    result = cli("run", wordy, "--iterations", 2, "--json")
+    assert result.code == 1 and "has type 'string'" in result.error()["error"]
+    assert cli("list", "--json").json() == []
 
 
 def test_help_lists_every_command(run_cli):
@@ -161,3 +228,46 @@ def test_help_lists_every_command(run_cli):
     assert result.code == 0
     for command in ("run", "resume", "status", "show", "list", "watch", "export", "scenarios", "evaluate"):
         assert re.search(rf"^\s+{command}\s", result.out, re.M), command
+
+
+def test_read_only_database_inspects_but_run_refuses(tmp_path):
+    """Run as an unprivileged user so that file permissions apply even when tests run as root."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    from ..conftest import ROOT
+
+    prefix = [] if os.geteuid() != 0 else (
+        [shutil.which("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups"]
+        if shutil.which("setpriv") else None)
+    if prefix is None:
+        pytest.skip("needs setpriv to drop root privileges")
+    base = tempfile.mkdtemp(prefix="lessonloop-ro-cli-")
+    home = os.path.join(base, "home")
+    env = dict(os.environ, LESSONLOOP_HOME=home, PYTHONPATH=str(ROOT / "src"))
+
+    def lessonloop(*args, as_user=True):
+        command = (prefix if as_user else []) + [sys.executable, "-m", "lessonloop", *map(str, args)]
+        return subprocess.run(command, capture_output=True, text=True, env=env, cwd="/")
+
+    try:
+        os.chmod(base, 0o755)
+        made = lessonloop("run", "negotiation", "--iterations", 2, "--run-id", "ro", "--json", as_user=False)
+        assert made.returncode == 0, made.stderr
+        os.chmod(os.path.join(home, "lessonloop.db"), 0o444)
+        os.chmod(home, 0o555)
+        status = lessonloop("status", "ro", "--json")
+        assert status.returncode == 0, status.stderr
+        assert json.loads(status.stdout)["progress_report"]["generations_completed"] == 2
+        assert lessonloop("show", "ro", "--best", "--json").returncode == 0
+        assert json.loads(lessonloop("list", "--json").stdout)[0]["run_id"] == "ro"
+        refused = lessonloop("run", "negotiation", "--iterations", 1, "--json")
+        assert refused.returncode == 1
+        assert "Traceback" not in refused.stderr
+        assert "cannot write" in json.loads(refused.stderr)["error"]
+    finally:
+        os.chmod(home, 0o755)
+        shutil.rmtree(base)

@@ -47,9 +47,10 @@ def test_holdout_seeds_never_overlap_training_seeds_and_rotate():
     assert seeds.training_seeds(7, 1, 0, 5) != seeds.training_seeds(8, 1, 0, 5)
 
 
-def test_elo_rewards_winning_pairs_and_conserves_points():
-    a, b = elo.update_from_pairs(1000, 1000, [(0.7, 0.5), (0.6, 0.5), (0.4, 0.5)])
-    assert a > 1000 > b
-    assert abs((a + b) - 2000) < 1e-9
-    same = elo.update_from_pairs(1000, 1000, [(0.5, 0.5)])
-    assert same == (1000, 1000)
+def test_elo_rises_only_on_advances_by_the_measured_margin():
+    assert elo.after_generation(1000, False, 0, 5, 0) == 1000
+    assert elo.after_generation(1000, True, 0, 0, 0) == 1000
+    narrow = elo.after_generation(1000, True, 3, 2, 0)
+    clear = elo.after_generation(1000, True, 5, 0, 0)
+    assert 1000 < narrow < clear < 1000 + 500
+    assert elo.performance_gain(2, 2, 1) == 0

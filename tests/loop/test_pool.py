@@ -65,3 +65,13 @@ def test_errors_crashes_and_bad_results_are_recorded_not_raised():
     assert "worker died" in by_seed[4].error
     assert "outside [0, 1]" in by_seed[6].error
     assert by_seed[8].error is None
+
+
+def test_a_worker_that_dies_while_idle_is_replaced():
+    jobs = [({"x": 0.5}, seed) for seed in (2, 8)]
+    with MatchPool(f"{MISBEHAVING}:Crasher", workers=1) as pool:
+        pool.play(jobs[:1])
+        os.kill(pool.workers[0].process.pid, 9)
+        pool.workers[0].process.join(5)
+        results = pool.play(jobs)
+    assert [r.error for r in results] == [None, None]

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from lessonloop.loop.runner import RunOptions, Runner, create_or_reuse
+from lessonloop.loop.runner import Runner, create_or_reuse
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
 
@@ -20,7 +20,7 @@ from ..conftest import PLUGIN, subprocess_env
 
 def _run(scenario: str, iterations: int, **options) -> str:
     with open_store() as store:
-        run_id = create_or_reuse(store, scenario, iterations, RunOptions(**options))
+        run_id = create_or_reuse(store, scenario, iterations, options)
         Runner(store, run_id).execute()
     return run_id
 
@@ -135,6 +135,7 @@ def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(ho
     _wait_for_event(events, lambda e: e["event"] == kill_at and e["payload"].get("generation") == 7)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(10)
+    assert run_cli("status", "crashy", "--json").json()["run"]["status"] == "interrupted"
     before = len(_generations("crashy"))
     assert 6 <= before < target
     resumed = run_cli("resume", "crashy", "--json")
@@ -144,9 +145,10 @@ def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(ho
     assert [g["generation_index"] for g in gens] == list(range(1, target + 1))
     report = (home / "runs" / "crashy" / "report.md").read_text()
     assert all(f"\n| {i} |" in report for i in range(1, target + 1))
-    lines = events.read_text().splitlines()
-    seqs = [json.loads(line)["seq"] for line in lines]
-    assert seqs == sorted(set(seqs))
+    logged = [json.loads(line) for line in events.read_text().splitlines()]
+    assert [e["seq"] for e in logged] == list(range(1, len(logged) + 1))
+    completed = [e["payload"]["generation"] for e in logged if e["event"] == "generation_completed"]
+    assert completed == list(range(1, target + 1)), "each generation's event exactly once"
     # the resumed run equals an uninterrupted run with the same seed
     clean = run_cli("run", "grid_ctf", "--iterations", target, "--seed", 11, "--run-id", "clean", "--json")
     assert clean.code == 0, clean.err
@@ -197,3 +199,31 @@ def test_watch_follows_a_live_run_to_its_end(home, run_cli):
     assert seen[-1]["event"] == "run_completed"
     assert [e["seq"] for e in seen] == list(range(1, len(seen) + 1))
     assert sum(e["event"] == "generation_completed" for e in seen) == 40
+
+
+def test_a_crash_between_commit_and_files_is_repaired_on_resume(home, monkeypatch):
+    from lessonloop.loop import artifacts, runner
+
+    run_id = _run(PLUGIN, 2, seed=2)
+    real_write = artifacts.write_generation
+
+    def crash_on_third(run_dir, generation, matches):
+        if generation["generation_index"] == 3:
+            raise KeyboardInterrupt  # stands in for a kill right after the commit
+        real_write(run_dir, generation, matches)
+
+    monkeypatch.setattr(runner.artifacts, "write_generation", crash_on_third)
+    with open_store() as store:
+        with pytest.raises(runner.RunStopped):
+            Runner(store, run_id).execute(target=4)
+    monkeypatch.setattr(runner.artifacts, "write_generation", real_write)
+    assert len(_generations(run_id)) == 3
+    with open_store() as store:
+        Runner(store, run_id).execute()
+    run_dir = home / "runs" / run_id
+    assert (run_dir / "generations" / "3" / "score.json").exists()
+    logged = [json.loads(line) for line in (run_dir / "events.ndjson").read_text().splitlines()]
+    completed = [e["payload"]["generation"] for e in logged if e["event"] == "generation_completed"]
+    assert completed == [1, 2, 3, 4]
+    assert [e["payload"].get("recovered") for e in logged
+            if e["event"] == "generation_completed"] == [None, None, True, None]

@@ -64,11 +64,13 @@ def test_busy_writer_waits_and_retries_instead_of_failing(home, monkeypatch):
     started = time.monotonic()
     with open_store() as store:
         with store.transaction() as conn:
-            conn.execute("INSERT INTO schema_migrations VALUES (1000, 'after wait', 'now')")
+            conn.execute(
+                "INSERT INTO role_metrics (run_id, generation_index, attempt, role, provider, "
+                "latency_ms, created_at) VALUES ('after-wait', 1, 0, 'coach', 'local', 0, 'now')")
     released.join()
     assert time.monotonic() - started >= 0.3
     with open_store(readonly=True) as store:
-        assert store.query_one("SELECT name FROM schema_migrations WHERE version = 1000")[0] == "after wait"
+        assert store.query_one("SELECT COUNT(*) FROM role_metrics WHERE run_id = 'after-wait'")[0] == 1
 
 
 def _writer(home: str, worker: int, count: int) -> None:
@@ -145,3 +147,20 @@ def test_read_only_database_still_inspects_but_refuses_writes(monkeypatch, read_
     assert lines[0] == "0"
     assert lines[1].startswith("refused:")
     assert ("read-only" in lines[1]) if read_only == "file" else ("cannot write" in lines[1])
+
+
+def test_a_database_from_a_newer_version_is_refused_by_readers_and_writers(home):
+    with open_store() as store:
+        with store.transaction() as conn:
+            conn.execute("INSERT INTO schema_migrations VALUES (999, 'future', 'later')")
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match="newer lessonloop"):
+            open_store(readonly=readonly)
+
+
+def test_an_empty_database_file_is_not_data_and_readers_do_not_touch_it(home):
+    home.mkdir(parents=True)
+    (home / "lessonloop.db").write_bytes(b"")
+    with pytest.raises(NotFoundError):
+        open_store(readonly=True)
+    assert (home / "lessonloop.db").read_bytes() == b""

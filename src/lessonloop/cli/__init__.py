@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     from typer.main import get_command
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in argv
+    as_json = "--json" in argv or "--ndjson" in argv
     click_exceptions = _click_exceptions()
     try:
         from .app import app
@@ -60,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         error_line("interrupted", as_json)
         return EXIT_FAILURE
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
+        error_line("output closed before it was complete", as_json)
         return EXIT_FAILURE
     except Exception as exc:  # a bug: still one line for the user, the traceback to the log
         where = _log_internal_error()

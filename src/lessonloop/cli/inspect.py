@@ -30,11 +30,41 @@ def _open_for_run(run_id: str):
         raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)") from None
 
 
+def _run_object(run, gens) -> dict:
+    from ..loop.runner import is_active
+
+    return run_object(run, gens, active=is_active(paths.run_dir(run["run_id"])))
+
+
 def _load(store, run_id: str):
     from ..store import runs as run_store
 
     run = run_store.get_run(store, run_id)
     return run, run_store.generations(store, run_id)
+
+
+def _select(run_id: str, gens: list, generation: Optional[int], best: bool):
+    from ..store.runs import best_generation
+
+    if not gens:
+        raise NotFoundError(f"run {run_id!r} has no completed generation yet")
+    if best:
+        chosen = best_generation(gens)
+        if chosen is None:
+            raise NotFoundError(f"run {run_id!r} has no advanced generation yet")
+        return chosen
+    if generation is None:
+        return gens[-1]
+    for g in gens:
+        if g["generation_index"] == generation:
+            return g
+    raise NotFoundError(f"run {run_id!r} has no generation {generation} (completed: 1..{len(gens)})")
+
+
+def _match_object(row) -> dict:
+    match = dict(row)
+    match["dimensions"] = json.loads(match.pop("dimensions_json"))
+    return match
 
 
 def register(app: typer.Typer) -> None:
@@ -46,7 +76,7 @@ def register(app: typer.Typer) -> None:
         """Show a run's state and every generation's score and gate decision."""
         with _open_for_run(run_id) as store:
             run, gens = _load(store, run_id)
-        run_obj = run_object(run, gens)
+        run_obj = _run_object(run, gens)
         if as_json:
             print_json({
                 "run": run_obj,
@@ -62,9 +92,9 @@ def register(app: typer.Typer) -> None:
                 "generations": [generation_object(g) for g in gens],
             })
             return
-        reason = f" ({run['stop_reason']})" if run["stop_reason"] else ""
+        reason = f" ({run_obj['stop_reason']})" if run_obj["stop_reason"] else ""
         lines = [
-            f"run {run['run_id']}  scenario {run['scenario']}  status {run['status']}{reason}",
+            f"run {run['run_id']}  scenario {run['scenario']}  status {run_obj['status']}{reason}",
             f"provider {run['provider']}  generations {len(gens)}/{run['target_generations']}  "
             f"best {fmt(run_obj['best_score'])}  elo {fmt(run_obj['current_elo'], '.1f')}",
         ]
@@ -85,25 +115,9 @@ def register(app: typer.Typer) -> None:
             raise UsageError("use either --generation or --best, not both")
         with _open_for_run(run_id) as store:
             run, gens = _load(store, run_id)
-            if not gens:
-                raise NotFoundError(f"run {run_id!r} has no completed generation yet")
-            if best:
-                advanced = [g for g in gens if g["gate_decision"] == "advance"]
-                if not advanced:
-                    raise NotFoundError(f"run {run_id!r} has no advanced generation yet")
-                chosen = max(advanced, key=lambda g: (g["mean_score"], -g["generation_index"]))
-            elif generation is None:
-                chosen = gens[-1]
-            else:
-                found = [g for g in gens if g["generation_index"] == generation]
-                if not found:
-                    raise NotFoundError(
-                        f"run {run_id!r} has no generation {generation} "
-                        f"(completed: 1..{len(gens)})"
-                    )
-                chosen = found[0]
+            chosen = _select(run_id, gens, generation, best)
             index = chosen["generation_index"]
-            decisions = [dict(d) for d in run_store.gate_decisions(store, run_id)
+            decisions = [d for d in run_store.gate_decisions(store, run_id)
                          if d["generation_index"] == index]
             match_rows = run_store.matches(store, run_id, index)
         gen_obj = generation_object(chosen, with_strategy=True)
@@ -111,10 +125,10 @@ def register(app: typer.Typer) -> None:
             {k: d[k] for k in ("attempt", "decision", "rationale", "mean_delta", "wins",
                                "losses", "holdout_delta")} for d in decisions]
         gen_obj["matches"] = [
-            {"attempt": m["attempt"], "phase": m["phase"], "side": m["side"], "seed": m["seed"],
-             "score": m["score"], "error": m["error"]} for m in match_rows]
+            {k: m[k] for k in ("attempt", "phase", "side", "seed", "score", "error")}
+            for m in match_rows]
         if as_json:
-            print_json({"run": run_object(run, gens), "generation": gen_obj, "runtime_session": None})
+            print_json({"run": _run_object(run, gens), "generation": gen_obj, "runtime_session": None})
             return
         lines = [generation_line(gen_obj), "strategy: " + json.dumps(gen_obj["strategy"], sort_keys=True)]
         lines += [f"  attempt {d['attempt']}: {d['decision']} — {d['rationale']}"
@@ -135,7 +149,7 @@ def register(app: typer.Typer) -> None:
             runs = []
         else:
             with store:
-                runs = [run_object(r, run_store.generations(store, r["run_id"]))
+                runs = [_run_object(r, run_store.generations(store, r["run_id"]))
                         for r in run_store.list_runs(store)]
         if as_json:
             print_json(runs)
@@ -145,7 +159,7 @@ def register(app: typer.Typer) -> None:
             return
         for r in runs:
             sys.stdout.write(
-                f"{r['run_id']}  {r['scenario']:<12} {r['status']:<9} "
+                f"{r['run_id']}  {r['scenario']:<12} {r['status']:<11} "
                 f"{r['generations_completed']}/{r['target_generations']}  best {fmt(r['best_score'])}  "
                 f"{r['created_at']}\n"
             )
@@ -156,39 +170,35 @@ def register(app: typer.Typer) -> None:
         ndjson: bool = typer.Option(False, "--ndjson", "--json", help="Print raw events, one JSON per line."),
         interval: float = typer.Option(0.25, "--interval", help="Seconds between polls."),
     ) -> None:
-        """Follow a run's events until it ends (prints what happened so far if it is not running)."""
-        from ..loop.events import TERMINAL_EVENTS, read_events
+        """Follow a run's events while it runs; print what happened so far when it is not running."""
+        from ..loop.events import read_events
         from ..loop.runner import is_active
 
         with _open_for_run(run_id) as store:
             run, _ = _load(store, run_id)
         run_dir = paths.run_dir(run_id)
         events_path = run_dir / "events.ndjson"
-
-        def emit(events: list[dict]) -> bool:
-            for event in events:
-                if ndjson:
-                    sys.stdout.write(json.dumps(event, sort_keys=True) + "\n")
-                else:
-                    sys.stdout.write(_describe(event, run["target_generations"]) + "\n")
-                sys.stdout.flush()
-                if event["event"] in TERMINAL_EVENTS:
-                    return True
-            return False
-
-        offset = 0
+        offset, last = 0, None
         while True:
             events, offset = read_events(events_path, offset)
-            if emit(events):
-                return
-            if not events and not is_active(run_dir):
-                late, offset = read_events(events_path, offset)  # written just before unlock
-                if not emit(late) and not ndjson:
+            for event in events:
+                last = event
+                text = json.dumps(event, sort_keys=True) if ndjson else _describe(event, run["target_generations"])
+                if text:
+                    sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+            if events:
+                continue
+            if not is_active(run_dir):
+                events, offset = read_events(events_path, offset)  # written just before unlock
+                if events:
+                    continue
+                if not ndjson and (last is None or not last["event"].startswith("run_")
+                                   or last["event"] in ("run_started", "run_resumed")):
                     sys.stdout.write(f"run {run_id} is not running (resume it with "
                                      f"`lessonloop resume {run_id}`)\n")
                 return
-            if not events:
-                time.sleep(interval)
+            time.sleep(max(0.01, interval))
 
     @app.command()
     def export(
@@ -208,7 +218,7 @@ def register(app: typer.Typer) -> None:
         with _open_for_run(run_id) as store:
             run, gens = _load(store, run_id)
             decisions = run_store.gate_decisions(store, run_id)
-            document = {"run": run_object(run, gens), "generations": []}
+            document = {"run": _run_object(run, gens), "generations": []}
             for g in gens:
                 index = g["generation_index"]
                 obj = generation_object(g, with_strategy=True)
@@ -217,26 +227,34 @@ def register(app: typer.Typer) -> None:
                 obj["role_outputs"] = [dict(o) for o in run_store.role_outputs(store, run_id, index)]
                 document["generations"].append(obj)
         text = json.dumps(document, indent=2) + "\n"
-        if output:
-            from pathlib import Path
-
-            from ..loop.artifacts import atomic_write
-
-            try:
-                atomic_write(Path(output), text)
-            except OSError as exc:
-                raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
-        else:
+        if output is None:
             sys.stdout.write(text)
+            return
+        if not output:
+            raise UsageError("--output needs a file name")
+        if not _is_regular_or_missing(output):
+            raise UsageError(f"refusing to write {output}: it exists and is not a regular file")
+        try:
+            with open(output, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
-def _match_object(row) -> dict:
-    match = dict(row)
-    match["dimensions"] = json.loads(match.pop("dimensions_json"))
-    return match
+def _is_regular_or_missing(path: str) -> bool:
+    """Never write through a symlink, device or directory the user may not have meant."""
+    import os
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return True
+    return stat.S_ISREG(mode)
 
 
-def _describe(event: dict, target: int) -> str:
+def _describe(event: dict, target: int) -> str | None:
+    """A human line for an event, or None for events that only matter to machines."""
     payload = event.get("payload", {})
     name = event.get("event")
     if name == "generation_completed":
@@ -248,4 +266,4 @@ def _describe(event: dict, target: int) -> str:
         reason = f" ({payload['reason']})" if payload.get("reason") else ""
         return (f"{name.replace('_', ' ')}{reason}: {payload.get('generations_executed')} generations, "
                 f"best {fmt(payload.get('best_score'))}")
-    return f"{name} {json.dumps(payload, sort_keys=True)}"
+    return None

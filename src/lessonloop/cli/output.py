@@ -28,22 +28,32 @@ def error_line(message: str, as_json: bool) -> None:
     sys.stderr.flush()
 
 
-def run_object(run, generations: list) -> dict:
-    """A run as in run-status-v1 ``$defs/run``, plus lessonloop's own fields."""
+def run_object(run, generations: list, active: bool) -> dict:
+    """A run as in run-status-v1 ``$defs/run``, plus lessonloop's own fields.
+
+    A run marked ``running`` whose process is gone (no one holds its lock) is reported as
+    ``interrupted``, so a crash does not look like progress.
+    """
+    from ..store.runs import best_score as best_of
+
+    best_score = best_of(generations)
+    status, reason = run["status"], run["stop_reason"]
+    if status == "running" and not active:
+        status, reason = "interrupted", "the process running it is gone; resume it to continue"
     return {
         "run_id": run["run_id"],
         "scenario": run["scenario"],
         "target_generations": run["target_generations"],
         "executor_mode": EXECUTOR_MODE,
-        "status": run["status"],
+        "status": status,
         "agent_provider": run["provider"],
         "created_at": run["created_at"],
         "updated_at": run["updated_at"],
         "scenario_ref": run["scenario_ref"],
         "seed": run["seed"],
-        "stop_reason": run["stop_reason"],
+        "stop_reason": reason,
         "generations_completed": len(generations),
-        "best_score": max((g["best_score"] for g in generations), default=0.0),
+        "best_score": best_score,
         "current_elo": generations[-1]["elo"] if generations else None,
     }
 

@@ -9,15 +9,15 @@ from typing import Optional
 import typer
 
 from .. import paths
-from ..errors import UsageError
 from .output import generation_line, print_json
 
 
 class _PlainProgress:
     """A line per generation, for pipes, logs and CI."""
 
-    def __init__(self, target: int):
+    def __init__(self, target: int, quiet: bool = False):
         self.target = target
+        self.quiet = quiet
 
     def __enter__(self):
         return self
@@ -26,7 +26,7 @@ class _PlainProgress:
         return None
 
     def __call__(self, event: dict) -> None:
-        if event["event"] == "generation_completed":
+        if event["event"] == "generation_completed" and not self.quiet:
             sys.stdout.write(generation_line(event["payload"], self.target) + "\n")
             sys.stdout.flush()
 
@@ -59,24 +59,20 @@ class _RichProgress(_PlainProgress):
             self.progress.advance(self.task)
 
 
-class _Silent(_PlainProgress):
-    def __init__(self):
-        pass
-
-    def __call__(self, event: dict) -> None:
-        return None
+DEFAULT_ITERATIONS = 10
 
 
-def _execute(store, run_id: str, as_json: bool) -> None:
+def _execute(store, run_id: str, as_json: bool, target: int | None = None) -> None:
     from ..loop.runner import Runner
 
     runner = Runner(store, run_id)
-    display = _Silent() if as_json else (
-        _RichProgress(runner.run["target_generations"]) if sys.stdout.isatty()
-        else _PlainProgress(runner.run["target_generations"]))
+    total = target or runner.run["target_generations"]
+    display = _PlainProgress(total, quiet=as_json)
+    if sys.stdout.isatty() and not as_json:
+        display = _RichProgress(total)
     with display:
         runner.observer = display
-        summary = runner.execute()
+        summary = runner.execute(target)
     if as_json:
         print_json(summary)
     else:
@@ -92,39 +88,41 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def run(
         scenario: str = typer.Argument(..., help="Built-in name, entry point, or path/file.py:ClassName."),
-        iterations: int = typer.Option(10, "--iterations", "-n", help="Generations to run."),
-        provider: Optional[str] = typer.Option(None, "--provider", help="local (default) or scripted:FILE."),
-        matches: int = typer.Option(5, "--matches", help="Paired matches per attempt."),
-        seed: int = typer.Option(0, "--seed", help="Run seed: same seed, same run."),
+        iterations: Optional[int] = typer.Option(None, "--iterations", "-n", help="Generations to run [default: 10]."),
+        provider: Optional[str] = typer.Option(None, "--provider", help="local (default, or $LESSONLOOP_PROVIDER) or scripted:FILE."),
+        matches: Optional[int] = typer.Option(None, "--matches", help="Paired matches per attempt [default: 5]."),
+        seed: Optional[int] = typer.Option(None, "--seed", help="Run seed: same seed, same run [default: 0]."),
         run_id: Optional[str] = typer.Option(None, "--run-id", help="Name the run; an existing id resumes it."),
-        fresh: bool = typer.Option(False, "--fresh", help="Start without carried-over knowledge (runs start fresh until knowledge carry-over lands)."),
-        max_retries: int = typer.Option(2, "--max-retries", help="Retries per generation before a rollback."),
-        min_delta: float = typer.Option(0.005, "--min-delta", help="Mean paired delta needed to advance."),
-        match_timeout: float = typer.Option(10.0, "--match-timeout", help="Seconds before a match's worker is killed."),
+        max_retries: Optional[int] = typer.Option(None, "--max-retries", help="Retries per generation before a rollback [default: 2]."),
+        min_delta: Optional[float] = typer.Option(None, "--min-delta", help="Mean paired delta needed to advance [default: 0.005]."),
+        match_timeout: Optional[float] = typer.Option(None, "--match-timeout", help="Seconds before a match's worker is killed [default: 10]."),
+        workers: Optional[int] = typer.Option(None, "--workers", help="Match worker processes [default: 0 = up to 2]."),
         as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
     ) -> None:
-        """Run N generations of a scenario (offline by default) and report the best strategy."""
-        from ..loop.runner import RunOptions, create_or_reuse
+        """Run N generations of a scenario (offline by default) and report the best strategy.
+
+        Re-running an existing --run-id resumes it (a larger --iterations extends it).
+        """
+        from ..loop.runner import RunOptions, check_iterations, create_or_reuse
         from ..scenarios import registry
         from ..store import open_store
+        from ..store import runs as run_store
 
-        if iterations < 1:
-            raise UsageError("--iterations must be at least 1")
-        if matches < 1:
-            raise UsageError("--matches must be at least 1")
-        if max_retries < 0:
-            raise UsageError("--max-retries cannot be negative")
-        if match_timeout <= 0:
-            raise UsageError("--match-timeout must be positive")
+        given = {"provider": provider, "matches": matches, "seed": seed, "max_retries": max_retries,
+                 "min_delta": min_delta, "match_timeout": match_timeout, "workers": workers}
+        overrides = {name: value for name, value in given.items() if value is not None}
+        if iterations is not None:
+            check_iterations(iterations)
+        RunOptions(**overrides).check()
         registry.load(scenario)  # an unknown scenario fails before anything is written
-        options = RunOptions(
-            provider=provider or os.environ.get("LESSONLOOP_PROVIDER") or "local",
-            matches=matches, seed=seed, max_retries=max_retries, min_delta=min_delta,
-            match_timeout=match_timeout,
-        )
         with open_store() as store:
-            rid = create_or_reuse(store, scenario, iterations, options, run_id)
-            _execute(store, rid, as_json)
+            existing = run_store.find_run(store, run_id) if run_id else None
+            if existing is None and "provider" not in overrides and os.environ.get("LESSONLOOP_PROVIDER"):
+                overrides["provider"] = os.environ["LESSONLOOP_PROVIDER"]
+            target = iterations if iterations is not None else (
+                existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS)
+            rid = create_or_reuse(store, scenario, target, overrides, run_id)
+            _execute(store, rid, as_json, target)
 
     @app.command()
     def resume(

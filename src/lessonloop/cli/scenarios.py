@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from ..errors import EXIT_USAGE, UsageError
+from ..errors import EXIT_FAILURE, EXIT_USAGE, UsageError
 from .output import error_line, print_json
 
 MAX_SEEDS = 10_000
@@ -22,25 +23,34 @@ def parse_seeds(text: str) -> list[int]:
             low, high = (int(part) for part in text.split("..", 1))
             if high < low:
                 raise UsageError(f"--seeds {text!r}: the end is before the start")
-            seeds = list(range(low, high + 1))
+            count = high - low + 1
+            seeds = range(low, high + 1)
         else:
             seeds = [int(part) for part in text.split(",") if part.strip()]
+            count = len(seeds)
     except ValueError:
         raise UsageError(f"--seeds {text!r}: expected A..B, A,B,C or A (integers)") from None
-    if not seeds:
+    if count == 0:
         raise UsageError("--seeds is empty")
-    if len(seeds) > MAX_SEEDS:
-        raise UsageError(f"--seeds covers {len(seeds)} seeds; at most {MAX_SEEDS} per call")
-    if any(seed < 0 for seed in seeds):
-        raise UsageError("--seeds must be non-negative")
+    if count > MAX_SEEDS:
+        raise UsageError(f"--seeds covers {count} seeds; at most {MAX_SEEDS} per call")
+    seeds = list(seeds)
+    if min(seeds) < 0 or max(seeds) >= 2**63:
+        raise UsageError("--seeds must be non-negative 64-bit integers")
     return seeds
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _parse_strategy(text: str, where: str) -> dict:
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:
+        raise UsageError(f"{where} is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
         raise UsageError(f"{where} must be a JSON object, got {type(value).__name__}")
     return value
@@ -48,7 +58,7 @@ def _parse_strategy(text: str, where: str) -> dict:
 
 def _read_strategies(path: str) -> list[dict]:
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
     except FileNotFoundError:
         raise UsageError(f"strategies file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -63,7 +73,7 @@ def _read_strategies(path: str) -> list[dict]:
 def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[int],
                         timeout: float = 10.0) -> list[dict]:
     """Score each strategy on each seed in worker processes; invalid ones are not played."""
-    from ..loop.pool import MatchPool
+    from ..loop.pool import MatchPool, mean_dimensions
     from ..scenarios import registry
 
     scenario = registry.load(scenario_name)
@@ -85,11 +95,7 @@ def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[
             played = [next(results) for _ in seeds]
             entry["scores"] = [r.score for r in played]
             entry["mean_score"] = sum(entry["scores"]) / len(played)
-            totals: dict[str, list[float]] = {}
-            for r in played:
-                for key, value in r.dimensions.items():
-                    totals.setdefault(key, []).append(value)
-            entry["dimensions"] = {k: sum(v) / len(v) for k, v in totals.items()}
+            entry["dimensions"] = mean_dimensions(played)
             errors = [f"seed {r.seed}: {r.error}" for r in played if r.error]
             if errors:
                 entry["errors"] = errors
@@ -130,6 +136,8 @@ def register(app: typer.Typer) -> None:
         """Score strategies on chosen seeds: per-seed scores, mean and dimensions."""
         if (strategy is None) == (strategies is None):
             raise UsageError("give exactly one of --strategy JSON or --strategies FILE.jsonl")
+        if not (math.isfinite(match_timeout) and 0 < match_timeout <= 3600):
+            raise UsageError("--match-timeout must be between 0 and 3600 seconds")
         seed_list = parse_seeds(seeds)
         items = [_parse_strategy(strategy, "--strategy")] if strategy is not None else _read_strategies(strategies)
         report = evaluate_strategies(scenario, items, seed_list, match_timeout)
@@ -145,8 +153,14 @@ def register(app: typer.Typer) -> None:
                 scores = " ".join(f"{s:.4f}" for s in entry["scores"])
                 sys.stdout.write(f"{head}\n  mean {entry['mean_score']:.4f} over {len(seed_list)} "
                                  f"seeds  [{dims}]\n  scores: {scores}\n")
+                for error in entry.get("errors", []):
+                    sys.stdout.write(f"  failed: {error}\n")
         invalid = [e for e in report if not e["valid"]]
         if invalid:
             error_line(f"{len(invalid)} of {len(report)} strategies failed validation: "
                        f"{'; '.join(invalid[0]['problems'])}", as_json)
             raise typer.Exit(EXIT_USAGE)
+        failed = [error for e in report for error in e.get("errors", [])]
+        if failed:
+            error_line(f"{len(failed)} matches failed (scored 0): {failed[0]}", as_json)
+            raise typer.Exit(EXIT_FAILURE)

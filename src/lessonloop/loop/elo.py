@@ -1,25 +1,28 @@
-"""Elo ratings updated from paired match outcomes."""
+"""Elo of the incumbent line, anchored at the first strategy and measured from paired outcomes.
+
+Each advance adds the Elo difference implied by the challenger's share of the pairs it
+played against the incumbent (a performance rating, smoothed so 5/5 is not infinite).
+Rollbacks leave the rating alone, so it does not inflate from challengers that were thrown
+away, and it rises only when a challenger measurably beat the strategy before it.
+"""
 
 from __future__ import annotations
 
+import math
+
 START = 1000.0
-K_FACTOR = 24.0
+SCALE = 400.0
 
 
-def expected(rating: float, opponent: float) -> float:
-    return 1.0 / (1.0 + 10 ** ((opponent - rating) / 400.0))
+def performance_gain(wins: int, losses: int, ties: int) -> float:
+    """Elo difference of the winner over the loser implied by a pair record."""
+    games = wins + losses + ties
+    share = (wins + 0.5 * ties + 0.5) / (games + 1)
+    return SCALE * math.log10(share / (1 - share))
 
 
-def update(rating: float, opponent: float, outcome: float, k: float = K_FACTOR) -> tuple[float, float]:
-    """Ratings after one game; ``outcome`` is 1 win, 0.5 draw, 0 loss for ``rating``'s side."""
-    change = k * (outcome - expected(rating, opponent))
-    return rating + change, opponent - change
-
-
-def update_from_pairs(
-    challenger: float, incumbent: float, pairs: list[tuple[float, float]]
-) -> tuple[float, float]:
-    for mine, theirs in pairs:
-        outcome = 1.0 if mine > theirs else 0.0 if mine < theirs else 0.5
-        challenger, incumbent = update(challenger, incumbent, outcome)
-    return challenger, incumbent
+def after_generation(rating: float, advanced: bool, wins: int, losses: int, ties: int) -> float:
+    """The incumbent line's rating after a generation's gate decision."""
+    if not advanced or wins + losses + ties == 0:
+        return rating
+    return rating + performance_gain(wins, losses, ties)

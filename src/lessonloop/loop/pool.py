@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
+from ..errors import LessonloopError
 from ..scenarios import registry
 from ..scenarios.base import check_result
 
@@ -27,6 +28,22 @@ class MatchResult:
     summary: str | None = None
     error: str | None = None
     duration_ms: float = 0.0
+
+
+def mean_dimensions(results: list[MatchResult]) -> dict[str, float]:
+    """Per-dimension means over the matches that completed."""
+    totals: dict[str, list[float]] = {}
+    for result in results:
+        if result.error is None:
+            for key, value in result.dimensions.items():
+                totals.setdefault(key, []).append(value)
+    return {key: round(sum(values) / len(values), 6) for key, values in totals.items()}
+
+
+def mean_score(results: list[MatchResult]) -> float:
+    """Mean score over the matches that completed (0 when none did)."""
+    scores = [r.score for r in results if r.error is None]
+    return sum(scores) / len(scores) if scores else 0.0
 
 
 def _die_with_parent() -> None:
@@ -110,12 +127,10 @@ class MatchPool:
         pending.reverse()
         self._ensure_workers(len(jobs))
         while pending or any(w.job for w in self.workers):
-            for worker in self.workers:
+            for index, worker in enumerate(self.workers):
                 if worker.job is None and pending:
                     job_id, (strategy, seed) = pending.pop()
-                    worker.job = (job_id, seed)
-                    worker.deadline = time.monotonic() + self.timeout
-                    worker.conn.send((job_id, strategy, seed))
+                    self._dispatch(index, job_id, strategy, seed)
             busy = [w for w in self.workers if w.job is not None]
             remaining = max(0.0, min(w.deadline for w in busy) - time.monotonic())
             ready = wait([w.conn for w in busy], timeout=remaining)
@@ -130,6 +145,20 @@ class MatchPool:
                     )
                     self._replace(worker)
         return results  # type: ignore[return-value]
+
+    def _dispatch(self, index: int, job_id: int, strategy: dict, seed: int) -> None:
+        """Send a job; a worker that died while idle is replaced and the job sent again."""
+        for _ in range(2):
+            worker = self.workers[index]
+            try:
+                worker.conn.send((job_id, strategy, seed))
+            except (OSError, ValueError):
+                self._replace(worker)
+                continue
+            worker.job = (job_id, seed)
+            worker.deadline = time.monotonic() + self.timeout
+            return
+        raise LessonloopError("match workers keep dying before they can start a match")
 
     def _collect(self, worker: _Worker, results: list) -> None:
         job_id, seed = worker.job

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
+import re
 import secrets
 import signal
 import time
@@ -25,13 +27,14 @@ from .. import paths
 from ..errors import LessonloopError, UsageError
 from ..providers.base import Request
 from ..providers.registry import get_provider
-from ..scenarios import registry
+from ..scenarios import registry, space
 from ..store import runs as run_store
 from ..store.db import Store
 from ..timeutil import utc_now
 from . import artifacts, elo, gate, prompts, seeds
-from .events import EventLog
-from .pool import MatchPool, MatchResult
+from .events import EventLog, read_events
+from .pool import MatchPool, MatchResult, mean_dimensions
+from .pool import mean_score as pool_mean_score
 from .translator import find_strategy, json_objects
 
 
@@ -47,6 +50,31 @@ class RunOptions:
     match_timeout: float = 10.0
     workers: int = 0
 
+    def check(self) -> "RunOptions":
+        """Reject values no run can use, with the flag's name in the message."""
+        if not 1 <= self.matches <= MAX_MATCHES:
+            raise UsageError(f"--matches must be between 1 and {MAX_MATCHES}")
+        if not 0 <= self.max_retries <= MAX_RETRIES:
+            raise UsageError(f"--max-retries must be between 0 and {MAX_RETRIES}")
+        if not (math.isfinite(self.min_delta) and 0 <= self.min_delta < 1):
+            raise UsageError("--min-delta must be a number in [0, 1)")
+        if not (math.isfinite(self.match_timeout) and 0 < self.match_timeout <= MAX_TIMEOUT):
+            raise UsageError(f"--match-timeout must be between 0 and {MAX_TIMEOUT:g} seconds")
+        if not 0 <= self.workers <= MAX_WORKERS:
+            raise UsageError(f"--workers must be between 0 (automatic) and {MAX_WORKERS}")
+        if not 0 <= self.seed < 2**63:
+            raise UsageError("--seed must be a non-negative 64-bit integer")
+        return self
+
+
+MAX_ITERATIONS = 100_000
+MAX_MATCHES = 1_000
+MAX_RETRIES = 20
+MAX_TIMEOUT = 3600.0
+MAX_WORKERS = 64
+LOCK_WAIT_SECONDS = 0.5
+RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
 
 class RunStopped(LessonloopError):
     """The user interrupted the run; it is marked ``stopped`` and can be resumed."""
@@ -57,14 +85,24 @@ def new_run_id() -> str:
     return f"run-{stamp}-{secrets.token_hex(3)}"
 
 
-def create_or_reuse(store: Store, scenario_name: str, iterations: int, options: RunOptions,
-                    run_id: str | None = None) -> str:
-    """Create a run, or return ``run_id`` when it already exists (re-running resumes it)."""
-    if iterations < 1:
-        raise UsageError("--iterations must be at least 1")
+def check_iterations(iterations: int) -> None:
+    if not 1 <= iterations <= MAX_ITERATIONS:
+        raise UsageError(f"--iterations must be between 1 and {MAX_ITERATIONS}")
+
+
+def create_or_reuse(store: Store, scenario_name: str, iterations: int,
+                    overrides: dict | None = None, run_id: str | None = None) -> str:
+    """Create a run, or return ``run_id`` when it already exists (re-running resumes it).
+
+    ``overrides`` are the options the user gave explicitly; an existing run keeps its own
+    settings, so a conflicting override is refused rather than silently ignored.
+    """
+    check_iterations(iterations)
+    overrides = overrides or {}
     if run_id is not None:
-        if not run_id.replace("-", "").replace("_", "").isalnum():
-            raise UsageError(f"invalid run id {run_id!r}: use letters, digits, '-' and '_'")
+        if not RUN_ID.match(run_id):
+            raise UsageError(f"invalid run id {run_id!r}: 1-64 letters, digits, '-' or '_', "
+                             "starting with a letter or digit")
         existing = run_store.find_run(store, run_id)
         if existing is not None:
             reference = registry.canonical_reference(scenario_name)
@@ -72,12 +110,18 @@ def create_or_reuse(store: Store, scenario_name: str, iterations: int, options: 
                 raise UsageError(
                     f"run {run_id!r} is a {existing['scenario']!r} run, not {scenario_name!r}"
                 )
-            if iterations != existing["target_generations"]:
-                run_store.set_status(store, run_id, existing["status"], existing["stop_reason"],
-                                     target_generations=iterations)
+            stored = json.loads(existing["config_json"])
+            for name, value in overrides.items():
+                if stored.get(name) != value:
+                    flag = "--" + name.replace("_", "-")
+                    raise UsageError(f"run {run_id!r} keeps the settings it was created with "
+                                     f"({flag} {stored.get(name)}); drop {flag} or start a new run")
             return run_id
+    options = RunOptions(**overrides).check()
     scenario = registry.load(scenario_name)
-    get_provider(options.provider)  # fail on a bad provider before anything is created
+    provider = get_provider(options.provider)  # a bad provider fails before anything is created
+    if provider.name == "local":
+        space.parameters(scenario.strategy_schema)  # the offline agent must be able to search it
     run_id = run_id or new_run_id()
     run_store.create_run(
         store, run_id=run_id, scenario=scenario.name,
@@ -90,14 +134,23 @@ def create_or_reuse(store: Store, scenario_name: str, iterations: int, options: 
 
 @contextmanager
 def run_lock(run_dir: Path) -> Iterator[None]:
-    """Hold the run's lock file; the OS releases it if this process dies."""
+    """Hold the run's lock file; the OS releases it if this process dies.
+
+    A brief wait covers ``watch`` or ``status`` probing the lock at the same instant.
+    """
     run_dir.mkdir(parents=True, exist_ok=True)
     handle = open(run_dir / "run.lock", "a+")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise LessonloopError(f"run {run_dir.name} is already running in another process") from None
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                handle.close()
+                raise LessonloopError(
+                    f"run {run_dir.name} is already running in another process") from None
+            time.sleep(0.02)
     try:
         handle.seek(0)
         handle.truncate()
@@ -109,13 +162,14 @@ def run_lock(run_dir: Path) -> Iterator[None]:
 
 
 def is_active(run_dir: Path) -> bool:
-    """True while some process holds the run's lock."""
-    lock = run_dir / "run.lock"
-    if not lock.exists():
+    """True while some process holds the run's lock (probed read-only, never blocking)."""
+    try:
+        handle = open(run_dir / "run.lock", "r")
+    except OSError:
         return False
-    with open(lock, "a+") as handle:
+    with handle:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
             return True
         return False
@@ -150,14 +204,22 @@ class Runner:
     def _emit(self, event: str, **payload: object) -> None:
         self.observer(self.events.emit(event, **payload))
 
-    def execute(self) -> dict:
+    def execute(self, target: int | None = None) -> dict:
+        """Run the remaining generations (up to ``target`` when given) and return the summary."""
         with run_lock(self.run_dir), _sigterm_as_interrupt():
+            done = run_store.generations(self.store, self.run_id)
+            if target is not None and target != self.run["target_generations"]:
+                if target < len(done):
+                    raise UsageError(f"run {self.run_id} already has {len(done)} generations; "
+                                     f"--iterations cannot be lower")
+                run_store.set_status(self.store, self.run_id, self.run["status"],
+                                     self.run["stop_reason"], target_generations=target)
+                self.run = run_store.get_run(self.store, self.run_id)
             self.events = EventLog(self.run_dir / "events.ndjson")
             self.scenario = registry.load(self.run["scenario_ref"])
             self.provider = get_provider(self.options.provider)
             self.epoch = registry.evaluator_epoch(self.scenario)
-            done = run_store.generations(self.store, self.run_id)
-            self._repair_artifacts(done)
+            self._repair(done)
             self._restore(done)
             target = self.run["target_generations"]
             first = len(done) + 1
@@ -207,12 +269,16 @@ class Runner:
                                 "mean_score": mean_score, "mean_delta": mean_delta,
                                 "gate_decision": decision})
 
-    def _repair_artifacts(self, done: list) -> None:
+    def _repair(self, done: list) -> None:
+        """After a crash between a generation's commit and its files, write what is missing."""
+        events, _ = read_events(self.events.path)
+        logged = {e["payload"].get("generation") for e in events if e["event"] == "generation_completed"}
         for g in done:
-            if not artifacts.has_generation_artifacts(self.run_dir, g["generation_index"]):
-                artifacts.write_generation(
-                    self.run_dir, g, run_store.matches(self.store, self.run_id, g["generation_index"])
-                )
+            index = g["generation_index"]
+            if not artifacts.has_generation_artifacts(self.run_dir, index):
+                artifacts.write_generation(self.run_dir, g, run_store.matches(self.store, self.run_id, index))
+            if index not in logged:
+                self._emit("generation_completed", **_completed_payload(g), recovered=True)
 
     # one generation -----------------------------------------------------------------------
     def _generation(self, pool: MatchPool, index: int) -> None:
@@ -298,39 +364,45 @@ class Runner:
                                "error": result.error, "duration_ms": result.duration_ms})
         return results
 
+    def _paired_play(self, pool, strategy, incumbent, seed_list, attempt, phase,
+                     match_rows) -> tuple[list[MatchResult], list[MatchResult], gate.PairedResult | None]:
+        """Both sides on the same seeds; pairs with a failed match on either side are dropped."""
+        n = len(seed_list)
+        jobs = [(strategy, s) for s in seed_list] + [(incumbent, s) for s in seed_list]
+        results = self._play(pool, jobs, attempt, phase, ["challenger"] * n + ["incumbent"] * n,
+                             match_rows)
+        mine, theirs = results[:n], results[n:]
+        pairs = [(a.score, b.score) for a, b in zip(mine, theirs) if a.error is None and b.error is None]
+        return mine, theirs, gate.PairedResult.from_pairs(pairs) if pairs else None
+
     def _tournament(self, pool, index, attempt, strategy, retries_left, match_rows) -> dict:
-        n = self.options.matches
-        train = seeds.training_seeds(self.run["seed"], index, attempt, n)
+        train = seeds.training_seeds(self.run["seed"], index, attempt, self.options.matches)
+        paired = holdout = None
         if self.incumbent is None:
-            results = self._play(pool, [(strategy, s) for s in train], attempt, "train",
-                                 ["challenger"] * n, match_rows)
-            ok = [r for r in results if r.error is None]
-            if ok:
+            mine = self._play(pool, [(strategy, s) for s in train], attempt, "train",
+                              ["challenger"] * len(train), match_rows)
+            theirs: list[MatchResult] = []
+            if any(r.error is None for r in mine):
                 decision = gate.Decision(gate.ADVANCE, "no incumbent yet: the first valid "
                                          "strategy becomes the incumbent")
             else:
-                decision = gate.invalid("every match of the strategy failed", retries_left)
-            return {"decision": decision, "paired": None, "holdout": None,
-                    "challenger": results, "incumbent": [],
-                    "challenger_dims": _mean_dims(results), "incumbent_dims": {}}
-        incumbent = self.incumbent["strategy"]
-        jobs = [(strategy, s) for s in train] + [(incumbent, s) for s in train]
-        results = self._play(pool, jobs, attempt, "train",
-                             ["challenger"] * n + ["incumbent"] * n, match_rows)
-        mine, theirs = results[:n], results[n:]
-        paired = gate.PairedResult.from_pairs([(a.score, b.score) for a, b in zip(mine, theirs)])
-        holdout = None
-        if paired.clears(self.options.min_delta):
-            held = seeds.holdout_seeds(self.run["seed"], index, attempt, n)
-            jobs = [(strategy, s) for s in held] + [(incumbent, s) for s in held]
-            hold = self._play(pool, jobs, attempt, "holdout",
-                              ["challenger"] * n + ["incumbent"] * n, match_rows)
-            holdout = gate.PairedResult.from_pairs(
-                [(a.score, b.score) for a, b in zip(hold[:n], hold[n:])])
-        decision = gate.decide(paired, holdout, self.options.min_delta, retries_left)
+                decision = gate.invalid(f"every match failed ({_first_error(mine)})", retries_left)
+        else:
+            incumbent = self.incumbent["strategy"]
+            mine, theirs, paired = self._paired_play(pool, strategy, incumbent, train, attempt,
+                                                     "train", match_rows)
+            if paired is None:
+                decision = gate.invalid(
+                    f"every pair had a failed match ({_first_error(mine + theirs)})", retries_left)
+            else:
+                if paired.clears(self.options.min_delta):
+                    held = seeds.holdout_seeds(self.run["seed"], index, attempt, len(train))
+                    *_, holdout = self._paired_play(pool, strategy, incumbent, held, attempt,
+                                                    "holdout", match_rows)
+                decision = gate.decide(paired, holdout, self.options.min_delta, retries_left)
         return {"decision": decision, "paired": paired, "holdout": holdout,
                 "challenger": mine, "incumbent": theirs,
-                "challenger_dims": _mean_dims(mine), "incumbent_dims": _mean_dims(theirs)}
+                "challenger_dims": mean_dimensions(mine), "incumbent_dims": mean_dimensions(theirs)}
 
     @staticmethod
     def _decision_row(attempt, decision, paired=None, holdout=None) -> dict:
@@ -342,6 +414,9 @@ class Runner:
 
     def _finish_generation(self, index, started, created_at, final, decisions, calls,
                            match_rows, manifest) -> None:
+        if match_rows and all(m["error"] for m in match_rows):
+            raise LessonloopError(f"every match in generation {index} failed; the scenario is "
+                                  f"broken: {match_rows[0]['error']}")
         last = decisions[-1]
         if final is None:  # no attempt produced a playable strategy
             strategy, outcome = None, None
@@ -349,16 +424,15 @@ class Runner:
             dims: dict = {}
         else:
             strategy, outcome, _ = final
-            mean_score = _mean([r.score for r in outcome["challenger"]])
-            incumbent_score = _mean([r.score for r in outcome["incumbent"]]) if outcome["incumbent"] else None
+            mean_score = pool_mean_score(outcome["challenger"])
+            incumbent_score = pool_mean_score(outcome["incumbent"]) if outcome["incumbent"] else None
             paired = outcome["paired"]
             dims = outcome["challenger_dims"]
         decision = last["decision"]
         rating = self.elo
-        if outcome is not None and paired is not None:
-            pairs = [(a.score, b.score) for a, b in zip(outcome["challenger"], outcome["incumbent"])]
-            challenger_rating, incumbent_rating = elo.update_from_pairs(self.elo, self.elo, pairs)
-            rating = challenger_rating if decision == gate.ADVANCE else incumbent_rating
+        if paired is not None:
+            rating = elo.after_generation(self.elo, decision == gate.ADVANCE,
+                                          paired.wins, paired.losses, paired.ties)
         best = max(self.best_score, mean_score) if decision == gate.ADVANCE else self.best_score
         reflection_ctx = prompts.Context(
             scenario=self.scenario.name, description=self.scenario.description,
@@ -395,12 +469,9 @@ class Runner:
         run_store.save_generation(self.store, record)
         self._advance_state(index, strategy, mean_score, record.mean_delta, decision, rating,
                             best, analysis)
-        saved = run_store.generations(self.store, self.run_id)[-1]
+        saved = run_store.get_generation(self.store, self.run_id, index)
         artifacts.write_generation(self.run_dir, saved, run_store.matches(self.store, self.run_id, index))
-        self._emit("generation_completed", generation=index, mean_score=mean_score,
-                   incumbent_score=incumbent_score, mean_delta=record.mean_delta,
-                   gate_decision=decision, rationale=last["rationale"], elo=rating,
-                   best_score=best, attempts=len(decisions), quarantined=record.quarantined)
+        self._emit("generation_completed", **_completed_payload(saved), rationale=last["rationale"])
 
     def _finish(self, status: str, reason: str | None) -> None:
         run_store.set_status(self.store, self.run_id, status, reason)
@@ -421,22 +492,22 @@ def run_summary(store: Store, run_id: str) -> dict:
         "run_id": run_id,
         "scenario": run["scenario"],
         "generations_executed": len(done),
-        "best_score": max((g["best_score"] for g in done), default=0.0),
-        "current_elo": done[-1]["elo"] if done else elo.START,
+        "best_score": run_store.best_score(done),
+        "current_elo": run_store.current_elo(done),
         "status": run["status"],
     }
 
 
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
+def _completed_payload(g) -> dict:
+    """The ``generation_completed`` event, built from the stored row."""
+    return {"generation": g["generation_index"], "mean_score": g["mean_score"],
+            "incumbent_score": g["incumbent_score"], "mean_delta": g["mean_delta"],
+            "gate_decision": g["gate_decision"], "elo": g["elo"], "best_score": g["best_score"],
+            "attempts": g["attempts"], "quarantined": g["quarantined"]}
 
 
-def _mean_dims(results: list[MatchResult]) -> dict[str, float]:
-    totals: dict[str, list[float]] = {}
-    for result in results:
-        for key, value in result.dimensions.items():
-            totals.setdefault(key, []).append(value)
-    return {key: round(_mean(values), 6) for key, values in totals.items()}
+def _first_error(results: list[MatchResult]) -> str:
+    return next((r.error for r in results if r.error), "no error recorded")
 
 
 def _fmt_dims(dims: dict) -> str:

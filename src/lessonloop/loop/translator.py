@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
-_decoder = json.JSONDecoder()
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)  # NaN/Infinity are not strategies
 
 
 def json_objects(text: str) -> list[dict]:
@@ -14,7 +18,7 @@ def json_objects(text: str) -> list[dict]:
     while position != -1:
         try:
             value, end = _decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
+        except ValueError:  # includes JSONDecodeError
             position = text.find("{", position + 1)
             continue
         if isinstance(value, dict):

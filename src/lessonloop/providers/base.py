@@ -9,9 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-ROLES = ("competitor", "translator", "analyst", "coach", "curator")
-
-
 @dataclass
 class Request:
     role: str

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..errors import LessonloopError, UsageError
-from .base import REQUIRED_ATTRIBUTES, REQUIRED_METHODS
+from .base import REQUIRED_ATTRIBUTES, REQUIRED_METHODS, Scenario
 
 ENTRY_POINT_GROUP = "lessonloop.scenarios"
 BUILTINS = {
@@ -22,7 +22,7 @@ BUILTINS = {
     "negotiation": "lessonloop.scenarios.negotiation:Negotiation",
 }
 
-_cache: dict[str, object] = {}
+_cache: dict[str, Scenario] = {}
 
 
 def _entry_points() -> dict[str, object]:
@@ -48,7 +48,7 @@ def canonical_reference(name: str) -> str:
     return name
 
 
-def load(name: str) -> object:
+def load(name: str) -> Scenario:
     """Return an instance of the scenario called ``name`` (cached per process)."""
     reference = canonical_reference(name)
     if reference not in _cache:
@@ -101,7 +101,7 @@ def _class_from_file(reference: str) -> type:
     return cls
 
 
-def _instantiate(cls: object, reference: str) -> object:
+def _instantiate(cls: object, reference: str) -> Scenario:
     try:
         scenario = cls() if inspect.isclass(cls) else cls
     except Exception as exc:
@@ -115,7 +115,7 @@ def _instantiate(cls: object, reference: str) -> object:
     return scenario
 
 
-def evaluator_epoch(scenario: object) -> str:
+def evaluator_epoch(scenario: Scenario) -> str:
     """A short hash of what defines scoring, so only comparable scores are compared."""
     import json
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import sqlite3
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -131,6 +132,7 @@ def _open_writable(path: Path) -> Store:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        _check_not_newer(path, migrations.current_version(conn))
         migrations.migrate(conn, begin_immediate)
     except sqlite3.Error as exc:
         raise describe_error(path, exc) from None
@@ -149,12 +151,36 @@ def _open_readonly(path: Path) -> Store:
             if "not a database" in str(exc).lower() or "malformed" in str(exc).lower():
                 break
             continue
-        if version < migrations.LATEST_VERSION:
+        _check_not_newer(path, version)
+        if version == 0:
+            conn.close()
+            raise NotFoundError(f"{path} holds no lessonloop data yet (nothing has run here)")
+        if version < migrations.LATEST_VERSION:  # an older lessonloop wrote it: upgrade once
             conn.close()
             return _upgrade_then_reopen(path)
+        if "immutable" in flags and _wal_has_data(path):
+            sys.stderr.write(
+                f"warning: {path.parent} is read-only, so changes still in "
+                f"{path.name}-wal are not shown\n"
+            )
         return Store(conn, path, readonly=True)
     assert last_error is not None
     raise describe_error(path, last_error)
+
+
+def _check_not_newer(path: Path, version: int) -> None:
+    if version > migrations.LATEST_VERSION:
+        raise StoreError(
+            f"database {path} was written by a newer lessonloop (schema {version}, this version "
+            f"knows {migrations.LATEST_VERSION}); upgrade lessonloop"
+        )
+
+
+def _wal_has_data(path: Path) -> bool:
+    try:
+        return path.with_name(path.name + "-wal").stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _upgrade_then_reopen(path: Path) -> Store:
@@ -175,6 +201,8 @@ def open_store(root: Path | None = None, *, readonly: bool = False) -> Store:
     root = root or paths.home()
     path = paths.db_path(root)
     if readonly:
+        if root.exists() and not root.is_dir():
+            raise StoreError(f"the lessonloop home {root} is not a directory (check LESSONLOOP_HOME)")
         try:
             found = path.exists()
         except OSError as exc:

@@ -54,15 +54,15 @@ def create_run(store: Store, *, run_id: str, scenario: str, scenario_ref: str,
         )
 
 
+def find_run(store: Store, run_id: str) -> sqlite3.Row | None:
+    return store.query_one("SELECT * FROM runs WHERE run_id = ?", (run_id,))
+
+
 def get_run(store: Store, run_id: str) -> sqlite3.Row:
-    row = store.query_one("SELECT * FROM runs WHERE run_id = ?", (run_id,))
+    row = find_run(store, run_id)
     if row is None:
         raise NotFoundError(f"unknown run id {run_id!r} (see `lessonloop list`)")
     return row
-
-
-def find_run(store: Store, run_id: str) -> sqlite3.Row | None:
-    return store.query_one("SELECT * FROM runs WHERE run_id = ?", (run_id,))
 
 
 def list_runs(store: Store) -> list[sqlite3.Row]:
@@ -83,6 +83,28 @@ def generations(store: Store, run_id: str) -> list[sqlite3.Row]:
     return store.query(
         "SELECT * FROM generations WHERE run_id = ? ORDER BY generation_index", (run_id,)
     )
+
+
+def get_generation(store: Store, run_id: str, generation_index: int) -> sqlite3.Row | None:
+    return store.query_one(
+        "SELECT * FROM generations WHERE run_id = ? AND generation_index = ?",
+        (run_id, generation_index),
+    )
+
+
+def best_generation(generations: list) -> sqlite3.Row | None:
+    """The advanced generation with the highest mean score (the earliest on ties)."""
+    advanced = [g for g in generations if g["gate_decision"] == "advance"]
+    return max(advanced, key=lambda g: (g["mean_score"], -g["generation_index"]), default=None)
+
+
+def best_score(generations: list) -> float:
+    best = best_generation(generations)
+    return best["mean_score"] if best is not None else 0.0
+
+
+def current_elo(generations: list) -> float | None:
+    return generations[-1]["elo"] if generations else None
 
 
 def matches(store: Store, run_id: str, generation_index: int) -> list[sqlite3.Row]:
