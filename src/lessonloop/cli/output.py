@@ -10,10 +10,6 @@ from typing import Any
 EXECUTOR_MODE = "local"
 
 
-def loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
 def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=2, sort_keys=False) + "\n")
     sys.stdout.flush()
@@ -60,6 +56,8 @@ def run_object(run, generations: list, active: bool) -> dict:
 
 def generation_object(g, *, with_strategy: bool = False) -> dict:
     """A generation as in run-status-v1 ``$defs/generation``, plus lessonloop's own fields."""
+    from ..store.runs import loads
+
     obj = {
         "generation_index": g["generation_index"],
         "mean_score": g["mean_score"],

@@ -74,13 +74,23 @@ def _trajectory_line(entry: dict) -> str:
     )
 
 
+def _user(sections: dict[str, str], state: dict) -> str:
+    """Markdown sections for a model, then the state block for the offline agent."""
+    body = "\n\n".join(f"## {title}\n{text}" for title, text in sections.items())
+    return f"{body}\n\n{state_block.render(state)}"
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, indent=2, sort_keys=True)
+
+
 def competitor(ctx: Context) -> tuple[str, str]:
     system = (
         f"You are the competitor in the scenario '{ctx.scenario}'. Propose one strategy that "
         "beats the incumbent. Reply with a short rationale and the strategy as one JSON object "
         "in a ```json block, matching the strategy interface exactly."
     )
-    sections = [f"## {name.replace('_', ' ').title()}\n{text}" for name, text in ctx.components().items()]
+    sections = {name.replace("_", " ").title(): text for name, text in ctx.components().items()}
     state = {
         "role": "competitor",
         "generation": ctx.generation,
@@ -91,7 +101,7 @@ def competitor(ctx: Context) -> tuple[str, str]:
         "tried": ctx.tried,
         "failure": ctx.failure_report or None,
     }
-    return system, "\n\n".join(sections) + "\n\n" + state_block.render(state)
+    return system, _user(sections, state)
 
 
 def translator(text: str, schema: dict) -> tuple[str, str]:
@@ -99,11 +109,8 @@ def translator(text: str, schema: dict) -> tuple[str, str]:
         "You are the translator. Extract the strategy described in the text as one JSON object "
         "matching the schema. Reply with the JSON object only."
     )
-    user = (
-        f"## Schema\n{json.dumps(schema, indent=2, sort_keys=True)}\n\n## Text\n{text}\n\n"
-        + state_block.render({"role": "translator", "strategy_schema": schema, "text": text})
-    )
-    return system, user
+    return system, _user({"Schema": _dump(schema), "Text": text},
+                         {"role": "translator", "strategy_schema": schema, "text": text})
 
 
 def analyst(ctx: Context, outcome: dict) -> tuple[str, str]:
@@ -111,12 +118,8 @@ def analyst(ctx: Context, outcome: dict) -> tuple[str, str]:
         "You are the analyst. Explain what changed between the challenger and the incumbent, "
         "which dimensions moved, and why, in a few Markdown bullets."
     )
-    user = (
-        f"## Scenario\n{ctx.scenario}: {ctx.description}\n\n## Outcome\n"
-        f"{json.dumps(outcome, indent=2, sort_keys=True)}\n\n"
-        + state_block.render({"role": "analyst", "generation": ctx.generation, "outcome": outcome})
-    )
-    return system, user
+    return system, _user({"Scenario": f"{ctx.scenario}: {ctx.description}", "Outcome": _dump(outcome)},
+                         {"role": "analyst", "generation": ctx.generation, "outcome": outcome})
 
 
 def coach(ctx: Context, outcome: dict, analysis: str) -> tuple[str, str]:
@@ -125,11 +128,8 @@ def coach(ctx: Context, outcome: dict, analysis: str) -> tuple[str, str]:
         '{"edits": [{"op": "add_bullet|update_bullet|remove_bullet|add_hint|add_dead_end", '
         '"text": "...", "tags": ["..."]}]}. Keep only lessons the evidence supports.'
     )
-    user = (
-        f"## Analysis\n{analysis}\n\n## Outcome\n{json.dumps(outcome, indent=2, sort_keys=True)}\n\n"
-        + state_block.render({"role": "coach", "generation": ctx.generation, "outcome": outcome})
-    )
-    return system, user
+    return system, _user({"Analysis": analysis, "Outcome": _dump(outcome)},
+                         {"role": "coach", "generation": ctx.generation, "outcome": outcome})
 
 
 def curator(ctx: Context, edits: list) -> tuple[str, str]:
@@ -137,8 +137,5 @@ def curator(ctx: Context, edits: list) -> tuple[str, str]:
         "You are the curator. For each proposed edit decide accept, merge or reject, as a JSON "
         'block {"decisions": [{"index": 0, "decision": "accept|merge|reject", "reason": "..."}]}.'
     )
-    user = (
-        f"## Proposed edits\n{json.dumps(edits, indent=2)}\n\n"
-        + state_block.render({"role": "curator", "generation": ctx.generation, "edits": edits})
-    )
-    return system, user
+    return system, _user({"Proposed edits": _dump(edits)},
+                         {"role": "curator", "generation": ctx.generation, "edits": edits})

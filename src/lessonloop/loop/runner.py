@@ -290,7 +290,7 @@ class Runner:
         decisions: list[dict] = []
         tried: list[dict] = []
         failure = ""
-        final = None  # (strategy, challenger results, incumbent results, paired, decision)
+        final = None  # (strategy, tournament outcome, context manifest) of the last played attempt
         for attempt in range(self.options.max_retries + 1):
             retries_left = self.options.max_retries - attempt
             ctx = prompts.Context(
