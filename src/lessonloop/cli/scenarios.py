@@ -73,7 +73,7 @@ def _read_strategies(path: str) -> list[dict]:
 def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[int],
                         timeout: float = 10.0) -> list[dict]:
     """Score each strategy on each seed in worker processes; invalid ones are not played."""
-    from ..loop.pool import MatchPool, mean_dimensions
+    from ..loop.pool import MatchPool, mean_dimensions, mean_score
     from ..scenarios import registry
 
     scenario = registry.load(scenario_name)
@@ -93,8 +93,9 @@ def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[
                  "dimensions": {}, "valid": not problems, "problems": problems}
         if not problems:
             played = [next(results) for _ in seeds]
-            entry["scores"] = [r.score for r in played]
-            entry["mean_score"] = sum(entry["scores"]) / len(played)
+            completed = [r for r in played if r.error is None]
+            entry["scores"] = [None if r.error else r.score for r in played]
+            entry["mean_score"] = mean_score(completed) if completed else None
             entry["dimensions"] = mean_dimensions(played)
             errors = [f"seed {r.seed}: {r.error}" for r in played if r.error]
             if errors:
@@ -150,8 +151,9 @@ def register(app: typer.Typer) -> None:
                     sys.stdout.write(f"{head}\n  invalid: {'; '.join(entry['problems'])}\n")
                     continue
                 dims = ", ".join(f"{k} {v:.4f}" for k, v in entry["dimensions"].items())
-                scores = " ".join(f"{s:.4f}" for s in entry["scores"])
-                sys.stdout.write(f"{head}\n  mean {entry['mean_score']:.4f} over {len(seed_list)} "
+                scores = " ".join("failed" if s is None else f"{s:.4f}" for s in entry["scores"])
+                mean = "n/a" if entry["mean_score"] is None else f"{entry['mean_score']:.4f}"
+                sys.stdout.write(f"{head}\n  mean {mean} over {len(seed_list)} "
                                  f"seeds  [{dims}]\n  scores: {scores}\n")
                 for error in entry.get("errors", []):
                     sys.stdout.write(f"  failed: {error}\n")

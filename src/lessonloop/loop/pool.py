@@ -37,7 +37,7 @@ def mean_dimensions(results: list[MatchResult]) -> dict[str, float]:
         if result.error is None:
             for key, value in result.dimensions.items():
                 totals.setdefault(key, []).append(value)
-    return {key: round(sum(values) / len(values), 6) for key, values in totals.items()}
+    return {key: sum(values) / len(values) for key, values in totals.items()}
 
 
 def mean_score(results: list[MatchResult]) -> float:
