@@ -10,7 +10,7 @@ def pr(*deltas):
 def test_clear_gain_that_holds_on_holdout_advances():
     decision = gate.decide(pr(0.05, 0.04, 0.06, -0.01, 0.02), pr(0.03, 0.01), 0.005, 2)
     assert decision.decision == gate.ADVANCE
-    assert "won 4/5" in decision.rationale and "holdout" in decision.rationale
+    assert "won 4, lost 1 of 5" in decision.rationale and "holdout" in decision.rationale
 
 
 def test_gain_that_fails_on_holdout_is_retried_then_rolled_back():
@@ -30,6 +30,11 @@ def test_mean_gain_from_one_lucky_seed_does_not_advance():
 
 def test_delta_below_threshold_does_not_advance():
     assert not pr(0.001, 0.002, 0.001).clears(0.005)
+
+
+def test_ties_decide_nothing_but_losses_count():
+    assert pr(0.05, 0.04, 0, 0, 0).clears(0.005)
+    assert not pr(0.05, 0.04, -0.01, -0.01, 0).clears(0.005)
 
 
 def test_invalid_attempt_retries_while_retries_remain():

@@ -149,11 +149,17 @@ def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(ho
     assert [e["seq"] for e in logged] == list(range(1, len(logged) + 1))
     completed = [e["payload"]["generation"] for e in logged if e["event"] == "generation_completed"]
     assert completed == list(range(1, target + 1)), "each generation's event exactly once"
-    # the resumed run equals an uninterrupted run with the same seed
-    clean = run_cli("run", "grid_ctf", "--iterations", target, "--seed", 11, "--run-id", "clean", "--json")
+    # the resumed run equals an uninterrupted run with the same seed in an untouched home
+    other = home.parent / "other-home"
+    clean = run_cli("run", "grid_ctf", "--iterations", target, "--seed", 11, "--run-id", "crashy",
+                    "--json", env=subprocess_env(other))
     assert clean.code == 0, clean.err
-    assert [(g["mean_score"], g["gate_decision"]) for g in _generations("clean")] == \
-        [(g["mean_score"], g["gate_decision"]) for g in gens]
+    with open_store(other, readonly=True) as store:
+        uninterrupted = run_store.generations(store, "crashy")
+    assert [(g["mean_score"], g["gate_decision"], g["strategy_json"]) for g in uninterrupted] == \
+        [(g["mean_score"], g["gate_decision"], g["strategy_json"]) for g in gens]
+    assert (other / "knowledge" / "grid_ctf" / "playbook.md").read_text() == \
+        (home / "knowledge" / "grid_ctf" / "playbook.md").read_text(), "same lessons learned"
 
 
 def test_ctrl_c_stops_cleanly_and_the_run_resumes(home, run_cli):

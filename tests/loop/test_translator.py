@@ -1,6 +1,7 @@
 """The translator finds strategy JSON in prose before any provider is asked."""
 
-from lessonloop.loop.translator import find_strategy, json_objects
+from lessonloop.json_blocks import find_block, json_objects
+from lessonloop.loop.translator import find_strategy
 
 SCHEMA = {"type": "object", "properties": {"aim": {}, "draw": {}}}
 
@@ -23,3 +24,11 @@ def test_returns_none_without_a_matching_object():
 
 def test_nested_objects_are_not_split():
     assert json_objects('x {"a": {"b": 1}} y') == [{"a": {"b": 1}}]
+
+
+def test_blocks_are_found_tolerantly():
+    text = 'Here you go:\n```\n{"edits": [{"op": "add_bullet", "text": "x",},],}\n```\nthanks'
+    assert find_block(text, "edits") == {"edits": [{"op": "add_bullet", "text": "x"}]}
+    assert find_block('{"a": 1} {"edits": []} {"b": 2}', "edits") == {"edits": []}
+    assert find_block("no block", "edits") is None
+    assert json_objects('{"x": NaN} {"y": 1}') == [{"y": 1}]

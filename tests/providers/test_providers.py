@@ -48,16 +48,58 @@ def test_local_competitor_explores_valid_seeded_strategies_for_any_schema():
     state = {"role": "competitor", "strategy_schema": SCHEMA, "incumbent": None, "attempt": 0}
     first = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(20)]
     assert all(schema_problems(s, SCHEMA) == [] for s in first)
-    assert len({json.dumps(s, sort_keys=True) for s in first}) == 20
+    assert len({json.dumps(s, sort_keys=True) for s in first}) >= 15
     assert first[3] == find_strategy(ask(local, "competitor", state, 3), SCHEMA)
     incumbent = first[0]
-    state["incumbent"] = {"strategy": incumbent, "score": 0.5}
-    state["tried"] = [first[1]]
+    state.update(attempt=0, incumbent={"strategy": incumbent, "score": 0.5},
+                 tried=[{"strategy": first[1], "mean_delta": None}])
     nearby = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(30)]
     assert all(schema_problems(s, SCHEMA) == [] for s in nearby)
-    assert all(s != incumbent for s in nearby)
+    assert all(s != incumbent and s != first[1] for s in nearby)
     close = sum(abs(s["rate"] - incumbent["rate"]) < 0.8 for s in nearby)
     assert close >= 25, "a search step stays near the incumbent"
+
+
+def test_local_competitor_follows_playbook_targets_and_directions_and_avoids_dead_ends():
+    local = get_provider("local")
+    playbook = [{"id": 1, "summary": "t", "tags": ["target:rate=1.7", "target:units=5"], "helpful": 2, "harmful": 0},
+                {"id": 2, "summary": "d", "tags": ["direction:rate:down"], "helpful": 1, "harmful": 0},
+                {"id": 3, "summary": "bad", "tags": ["target:rate=0.1"], "helpful": 0, "harmful": 4}]
+    state = {"strategy_schema": SCHEMA, "incumbent": None, "attempt": 0, "playbook": playbook}
+    start = find_strategy(ask(local, "competitor", state), SCHEMA)
+    assert start["rate"] == 1.7 and start["units"] == 5, "a fresh start begins at the playbook's targets"
+    incumbent = dict(start, rate=1.0)
+    state.update(incumbent={"strategy": incumbent, "score": 0.5}, playbook=playbook[1:])
+    moves = [find_strategy(ask(local, "competitor", state, seed), SCHEMA)["rate"] - 1.0 for seed in range(60)]
+    moved = [m for m in moves if m]
+    assert sum(m < 0 for m in moved) > sum(m > 0 for m in moved), "direction:rate:down biases moves down"
+    dead = dict(incumbent, rate=1.0)
+    state.update(incumbent={"strategy": dict(incumbent, units=1), "score": 0.5}, dead_ends=[dead])
+    for seed in range(30):
+        proposal = find_strategy(ask(local, "competitor", state, seed), SCHEMA)
+        assert proposal != dead
+
+
+def test_a_retry_mirrors_a_losing_move_and_extends_a_gaining_one():
+    local = get_provider("local")
+    incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}
+    tried = {"strategy": dict(incumbent, rate=1.2, units=4), "mean_delta": -0.05}
+    state = {"strategy_schema": SCHEMA, "incumbent": {"strategy": incumbent, "score": 0.5},
+             "attempt": 1, "tried": [tried]}
+    mirrored = find_strategy(ask(local, "competitor", state), SCHEMA)
+    assert mirrored == dict(incumbent, rate=0.8, units=2)
+    tried["mean_delta"] = 0.01
+    pushed = find_strategy(ask(local, "competitor", state), SCHEMA)
+    assert pushed == dict(incumbent, rate=1.3, units=4)  # 3 + 1.5 × 1, rounded half to even
+
+
+def test_adaptive_step_grows_on_success_and_shrinks_on_failure():
+    from lessonloop.providers.local import BASE_STEP, MAX_STEP, MIN_STEP, adaptive_step
+
+    assert adaptive_step([]) == BASE_STEP
+    assert adaptive_step(["advance"] * 3) > BASE_STEP
+    assert adaptive_step(["rollback"] * 3) < BASE_STEP
+    assert adaptive_step(["advance"] * 50) == MAX_STEP and adaptive_step(["rollback"] * 50) == MIN_STEP
 
 
 def test_local_requires_a_state_block():
@@ -72,23 +114,53 @@ def test_local_translator_reads_key_value_prose():
     assert json.loads(text) == {"rate": 1.5, "units": 3, "bold": True, "mode": "b"}
 
 
-def test_local_analyst_coach_and_curator_reason_from_the_outcome():
-    local = get_provider("local")
+def block(text, key):
+    from lessonloop.json_blocks import find_block
+
+    return find_block(text, key)[key]
+
+
+def test_local_analyst_measures_deltas_and_sensitivities():
     outcome = {
         "decision": "rollback", "rationale": "lost", "challenger": {"rate": 1.0, "units": 2},
         "incumbent": {"rate": 0.5, "units": 2}, "challenger_score": 0.4, "incumbent_score": 0.5,
         "challenger_dimensions": {"speed": 0.8, "safety": 0.2},
         "incumbent_dimensions": {"speed": 0.6, "safety": 0.5},
     }
-    analysis = ask(local, "analyst", {"generation": 3, "outcome": outcome})
+    trajectory = [{"strategy": {"rate": 1.0 + d, "units": 2}, "compared_to": {"rate": 1.0, "units": 2},
+                   "mean_delta": d / 2} for d in (0.2, -0.4, 0.6, 0.1)]
+    analysis = ask(get_provider("local"), "analyst", {"generation": 3, "outcome": outcome,
+                                                     "trajectory": trajectory, "strategy_schema": SCHEMA})
     assert "rate 0.5 → 1.0" in analysis and "speed +0.2000" in analysis and "safety -0.3000" in analysis
-    edits = json.loads(ask(local, "coach", {"outcome": outcome}).split("```json\n")[1].split("```")[0])["edits"]
-    ops = [e["op"] for e in edits]
-    assert ops == ["add_hint", "add_dead_end"]
-    assert "param:rate" in edits[0]["tags"] and "direction:up" in edits[0]["tags"]
-    curated = ask(local, "curator", {"edits": edits + [edits[0], {"op": "bogus", "text": "x"}]})
-    decisions = [d["decision"] for d in json.loads(curated.split("```json\n")[1].split("```")[0])["decisions"]]
-    assert decisions == ["accept", "accept", "reject", "reject"]
+    sens = block(analysis, "sensitivities")
+    assert sens["rate"] == {"slope": 1.0, "n": 4}, "delta = 0.5 × change in rate = 1.0 per full range"
+    assert "units" not in sens
+
+
+def test_local_coach_writes_targets_and_directions_and_updates_instead_of_piling_up():
+    local = get_provider("local")
+    outcome = {"decision": "advance", "rationale": "won", "challenger": {"rate": 1.2, "units": 3},
+               "incumbent": {"rate": 1.0, "units": 3}, "challenger_score": 0.6}
+    analysis = '```json\n{"sensitivities": {"rate": {"slope": 0.3, "n": 4}, "units": {"slope": 0.01, "n": 9}}}\n```'
+    state = {"generation": 4, "outcome": outcome, "analysis": analysis, "strategy_schema": SCHEMA,
+             "playbook": [{"id": 7, "summary": "old", "tags": ["target:rate=1.0"]},
+                          {"id": 8, "summary": "old dir", "tags": ["direction:rate:down"]}]}
+    edits = block(ask(local, "coach", state), "edits")
+    ops = {(e["op"], e.get("id")) for e in edits}
+    assert ("update_bullet", 7) in ops, "the rate target is updated in place"
+    assert ("add_bullet", None) in ops and ("remove_bullet", 8) in ops
+    tags = [t for e in edits for t in e.get("tags", [])]
+    assert "target:rate=1.2" in tags and "target:units=3" in tags and "direction:rate:up" in tags
+    assert not any("direction:units" in t for t in tags), "an insignificant slope teaches nothing"
+
+
+def test_local_curator_accepts_new_merges_known_and_rejects_bad_edits():
+    state = {"playbook": [{"id": 7, "summary": "Keep guards home", "tags": []}], "edits": [
+        {"op": "add_bullet", "text": "New idea"}, {"op": "add_bullet", "text": "keep guards home"},
+        {"op": "update_bullet", "id": 99, "text": "x"}, {"op": "bogus", "text": "x"},
+        {"op": "remove_bullet", "id": 7, "text": "obsolete"}]}
+    decisions = [d["decision"] for d in block(ask(get_provider("local"), "curator", state), "decisions")]
+    assert decisions == ["accept", "merge", "reject", "reject", "accept"]
 
 
 def test_space_rejects_unbounded_numbers_with_a_clear_message():

@@ -22,8 +22,10 @@ def _log_internal_error() -> str:
     try:
         log_dir = paths.home() / "logs"
         log_dir.mkdir(parents=True, exist_ok=True)
+        from ..safety.redact import redact
+
         with open(log_dir / "errors.log", "a", encoding="utf-8") as handle:
-            handle.write(traceback.format_exc() + "\n")
+            handle.write(redact(traceback.format_exc()) + "\n")
         return f" (details in {log_dir / 'errors.log'})"
     except OSError:
         return ""

@@ -203,30 +203,20 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def export(
         run_id: str = typer.Argument(..., help="Run id."),
-        format: str = typer.Option("json", "--format", help="json (training-jsonl arrives with the learning loop)."),
+        format: str = typer.Option("json", "--format", help="json (everything) or training-jsonl (prompt/completion of kept generations)."),
         output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to a file instead of stdout."),
         as_json: bool = typer.Option(False, "--json", help="Errors as JSON (the export itself is always JSON)."),
     ) -> None:
-        """Export a run: every generation with its matches, gate decisions and role outputs."""
-        from ..store import runs as run_store
-
-        if format == "training-jsonl":
-            raise UsageError("--format training-jsonl is not available yet (it needs redacted "
-                             "lessons from the learning loop); use --format json")
-        if format != "json":
-            raise UsageError(f"unknown export format {format!r}; use json")
+        """Export a run: everything as JSON, or training records of the generations it kept."""
+        if format not in ("json", "training-jsonl"):
+            raise UsageError(f"unknown export format {format!r}; use json or training-jsonl")
         with _open_for_run(run_id) as store:
             run, gens = _load(store, run_id)
-            decisions = run_store.gate_decisions(store, run_id)
-            document = {"run": _run_object(run, gens), "generations": []}
-            for g in gens:
-                index = g["generation_index"]
-                obj = generation_object(g, with_strategy=True)
-                obj["gate_decisions"] = [dict(d) for d in decisions if d["generation_index"] == index]
-                obj["matches"] = [_match_object(m) for m in run_store.matches(store, run_id, index)]
-                obj["role_outputs"] = [dict(o) for o in run_store.role_outputs(store, run_id, index)]
-                document["generations"].append(obj)
-        text = json.dumps(document, indent=2) + "\n"
+            if format == "json":
+                text = json.dumps(_export_document(store, run, gens), indent=2) + "\n"
+            else:
+                text = "".join(json.dumps(r, sort_keys=True) + "\n"
+                               for r in _training_records(store, run_id, gens))
         if output is None:
             sys.stdout.write(text)
             return
@@ -239,6 +229,43 @@ def register(app: typer.Typer) -> None:
                 handle.write(text)
         except OSError as exc:
             raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+
+
+def _export_document(store, run, gens) -> dict:
+    from ..store import runs as run_store
+
+    decisions = run_store.gate_decisions(store, run["run_id"])
+    document = {"run": _run_object(run, gens), "generations": []}
+    for g in gens:
+        index = g["generation_index"]
+        obj = generation_object(g, with_strategy=True)
+        obj["gate_decisions"] = [dict(d) for d in decisions if d["generation_index"] == index]
+        obj["matches"] = [_match_object(m) for m in run_store.matches(store, run["run_id"], index)]
+        obj["role_outputs"] = [dict(o) for o in run_store.role_outputs(store, run["run_id"], index)]
+        document["generations"].append(obj)
+    return document
+
+
+def _training_records(store, run_id: str, gens) -> list[dict]:
+    """One prompt/completion record per kept (advanced) generation: the competitor call that
+    produced the strategy that advanced. Redacted again on the way out."""
+    from ..safety.redact import redact
+    from ..store import runs as run_store
+
+    records = []
+    for g in gens:
+        if g["gate_decision"] != "advance":
+            continue
+        index = g["generation_index"]
+        final_attempt = g["attempts"] - 1
+        calls = [o for o in run_store.role_outputs(store, run_id, index)
+                 if o["role"] == "competitor" and o["attempt"] == final_attempt]
+        if not calls:
+            continue
+        records.append({"prompt": redact(calls[-1]["prompt"]), "completion": redact(calls[-1]["output"]),
+                        "run_id": run_id, "generation": index, "score": g["mean_score"],
+                        "paired_delta": g["mean_delta"]})
+    return records
 
 
 def _is_regular_or_missing(path: str) -> bool:

@@ -16,7 +16,9 @@ def print_json(value: Any) -> None:
 
 
 def error_line(message: str, as_json: bool) -> None:
-    message = " ".join(str(message).split()) or "unknown error"
+    from ..safety.redact import redact
+
+    message = " ".join(redact(str(message)).split()) or "unknown error"
     if as_json:
         sys.stderr.write(json.dumps({"error": message}) + "\n")
     else:

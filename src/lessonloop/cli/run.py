@@ -97,6 +97,10 @@ def register(app: typer.Typer) -> None:
         min_delta: Optional[float] = typer.Option(None, "--min-delta", help="Mean paired delta needed to advance [default: 0.005]."),
         match_timeout: Optional[float] = typer.Option(None, "--match-timeout", help="Seconds before a match's worker is killed [default: 10]."),
         workers: Optional[int] = typer.Option(None, "--workers", help="Match worker processes [default: 0 = up to 2]."),
+        no_incumbent: bool = typer.Option(False, "--no-incumbent", help="Start from a fresh strategy, not the best known one (keeps the playbook)."),
+        no_knowledge: bool = typer.Option(False, "--no-knowledge", help="Leave the playbook, hints and dead ends out of the context."),
+        fresh: bool = typer.Option(False, "--fresh", help="Both: no carried-over strategy and no knowledge in the context."),
+        context_budget: Optional[int] = typer.Option(None, "--context-budget", help="Token budget of the competitor's context [default: 6000]."),
         as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
     ) -> None:
         """Run N generations of a scenario (offline by default) and report the best strategy.
@@ -109,7 +113,10 @@ def register(app: typer.Typer) -> None:
         from ..store import runs as run_store
 
         given = {"provider": provider, "matches": matches, "seed": seed, "max_retries": max_retries,
-                 "min_delta": min_delta, "match_timeout": match_timeout, "workers": workers}
+                 "min_delta": min_delta, "match_timeout": match_timeout, "workers": workers,
+                 "context_budget": context_budget,
+                 "carry_incumbent": False if (no_incumbent or fresh) else None,
+                 "knowledge": False if (no_knowledge or fresh) else None}
         overrides = {name: value for name, value in given.items() if value is not None}
         if iterations is not None:
             check_iterations(iterations)

@@ -7,18 +7,11 @@ is repaired on resume by writing them again. Writes are atomic (temp file, then 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Iterable
 
+from ..files import atomic_write
 from ..store.runs import loads
-
-
-def atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def generation_dir(run_dir: Path, generation_index: int) -> Path:
@@ -30,11 +23,18 @@ def has_generation_artifacts(run_dir: Path, generation_index: int) -> bool:
 
 
 def write_generation(run_dir: Path, generation, matches: Iterable) -> None:
-    """Write strategy.json, analysis.md, context.json, then score.json (the completion mark)."""
+    """Write strategy.json, analysis.md, context.json, then score.json atomically.
+
+    score.json is the completion mark: a crash before it means all four are written again on
+    resume, so only it needs the rename.
+    """
     folder = generation_dir(run_dir, generation["generation_index"])
-    atomic_write(folder / "strategy.json", json.dumps(loads(generation["strategy_json"]), indent=2) + "\n")
-    atomic_write(folder / "analysis.md", generation["analysis"])
-    atomic_write(folder / "context.json", json.dumps(loads(generation["context_json"]), indent=2) + "\n")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "strategy.json").write_text(
+        json.dumps(loads(generation["strategy_json"]), indent=2) + "\n", encoding="utf-8")
+    (folder / "analysis.md").write_text(generation["analysis"], encoding="utf-8")
+    (folder / "context.json").write_text(
+        json.dumps(loads(generation["context_json"]), indent=2) + "\n", encoding="utf-8")
     score = {
         "generation_index": generation["generation_index"],
         "mean_score": generation["mean_score"],

@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+from ..safety.redact import redact_obj
 from ..timeutil import utc_now
 
 TERMINAL_EVENTS = ("run_completed", "run_stopped", "run_failed")
@@ -38,7 +39,7 @@ class EventLog:
 
     def emit(self, event: str, **payload: object) -> dict:
         self.seq += 1
-        record = {"seq": self.seq, "ts": utc_now(), "event": event, "payload": payload}
+        record = {"seq": self.seq, "ts": utc_now(), "event": event, "payload": redact_obj(payload)}
         line = (json.dumps(record, sort_keys=True) + "\n").encode()
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:

@@ -1,7 +1,8 @@
 """The gate: advance, retry with a failure report, or roll back — always with a rationale.
 
 A challenger advances only when its mean paired delta over the incumbent clears ``min_delta``,
-it wins most pairs, and the gain holds on holdout seeds the loop never trained on. Paired
+it wins more pairs than it loses (a tie, common in discrete games, decides nothing), and the
+gain holds on holdout seeds the loop never trained on. Paired
 deltas on shared seeds cancel seed luck, unlike comparing best-of-N noisy matches.
 """
 
@@ -32,7 +33,8 @@ class PairedResult:
         )
 
     def clears(self, min_delta: float) -> bool:
-        return self.mean_delta > min_delta and self.wins * 2 > self.wins + self.losses + self.ties
+        """Mean gain above ``min_delta`` and more pairs won than lost (ties decide nothing)."""
+        return self.mean_delta > min_delta and self.wins > self.losses
 
 
 @dataclass
@@ -48,7 +50,7 @@ def decide(
     pairs = train.wins + train.losses + train.ties
     summary = (
         f"mean paired delta {train.mean_delta:+.4f} (min {min_delta:+.4f}), "
-        f"won {train.wins}/{pairs} pairs"
+        f"won {train.wins}, lost {train.losses} of {pairs} pairs"
     )
     if train.clears(min_delta):
         if holdout is not None and holdout.mean_delta > 0:

@@ -25,6 +25,9 @@ from typing import Callable, Iterator
 
 from .. import paths
 from ..errors import LessonloopError, UsageError
+from ..knowledge import admission
+from ..knowledge import entries as knowledge_entries
+from ..knowledge.render import render_scope
 from ..providers.base import Request
 from ..providers.registry import get_provider
 from ..scenarios import registry, space
@@ -32,10 +35,12 @@ from ..store import runs as run_store
 from ..store.db import Store
 from ..timeutil import utc_now
 from . import artifacts, elo, gate, prompts, seeds
+from .context import TOKEN_BUDGET, Context
 from .events import EventLog, read_events
 from .pool import MatchPool, MatchResult, mean_dimensions
 from .pool import mean_score as pool_mean_score
-from .translator import find_strategy, json_objects
+from ..json_blocks import find_block
+from .translator import find_strategy
 
 
 @dataclass
@@ -49,6 +54,10 @@ class RunOptions:
     min_delta: float = 0.005
     match_timeout: float = 10.0
     workers: int = 0
+    knowledge: bool = True  # playbook, hints and dead ends in the context (--no-knowledge)
+    carry_incumbent: bool = True  # start from the best known strategy (--no-incumbent)
+    context_budget: int = TOKEN_BUDGET
+    start_incumbent: dict | None = None  # fixed when the run is created, so resume agrees
 
     def check(self) -> "RunOptions":
         """Reject values no run can use, with the flag's name in the message."""
@@ -64,6 +73,8 @@ class RunOptions:
             raise UsageError(f"--workers must be between 0 (automatic) and {MAX_WORKERS}")
         if not 0 <= self.seed < 2**63:
             raise UsageError("--seed must be a non-negative 64-bit integer")
+        if not 200 <= self.context_budget <= 1_000_000:
+            raise UsageError("--context-budget must be between 200 and 1000000 tokens")
         return self
 
 
@@ -72,7 +83,9 @@ MAX_MATCHES = 1_000
 MAX_RETRIES = 20
 MAX_TIMEOUT = 3600.0
 MAX_WORKERS = 64
+FLAGS = {"carry_incumbent": "--no-incumbent/--fresh", "knowledge": "--no-knowledge/--fresh"}
 LOCK_WAIT_SECONDS = 0.5
+DEAD_ENDS_IN_CONTEXT = 20
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
@@ -113,15 +126,17 @@ def create_or_reuse(store: Store, scenario_name: str, iterations: int,
             stored = json.loads(existing["config_json"])
             for name, value in overrides.items():
                 if stored.get(name) != value:
-                    flag = "--" + name.replace("_", "-")
+                    flag = FLAGS.get(name, "--" + name.replace("_", "-"))
                     raise UsageError(f"run {run_id!r} keeps the settings it was created with "
-                                     f"({flag} {stored.get(name)}); drop {flag} or start a new run")
+                                     f"({name} = {stored.get(name)}); drop {flag} or start a new run")
             return run_id
     options = RunOptions(**overrides).check()
     scenario = registry.load(scenario_name)
     provider = get_provider(options.provider)  # a bad provider fails before anything is created
     if provider.name == "local":
         space.parameters(scenario.strategy_schema)  # the offline agent must be able to search it
+    if options.carry_incumbent:
+        options.start_incumbent = best_known_strategy(store, scenario)
     run_id = run_id or new_run_id()
     run_store.create_run(
         store, run_id=run_id, scenario=scenario.name,
@@ -130,6 +145,30 @@ def create_or_reuse(store: Store, scenario_name: str, iterations: int,
         config=asdict(options),
     )
     return run_id
+
+
+def best_known_strategy(store: Store, scenario) -> dict | None:
+    """The incumbent a finished or stopped earlier run of this scenario ended with.
+
+    Each run's last advance beat the strategy it started from on paired and holdout seeds,
+    so the most recent run's final incumbent is the best known one.
+    """
+    epoch = registry.evaluator_epoch(scenario)
+    row = store.query_one(
+        "SELECT g.run_id, g.generation_index, g.strategy_json, g.mean_score FROM generations g "
+        "JOIN runs r ON r.run_id = g.run_id WHERE r.scenario = ? AND g.evaluator_epoch = ? "
+        "AND g.gate_decision = 'advance' ORDER BY r.created_at DESC, g.generation_index DESC "
+        "LIMIT 1", (scenario.name, epoch))
+    if row is None:
+        return None
+    strategy = json.loads(row["strategy_json"])
+    try:
+        if scenario.validate(strategy):
+            return None
+    except Exception:
+        return None
+    return {"strategy": strategy, "score": row["mean_score"],
+            "from_run": row["run_id"], "generation": row["generation_index"]}
 
 
 @contextmanager
@@ -219,6 +258,7 @@ class Runner:
             self.scenario = registry.load(self.run["scenario_ref"])
             self.provider = get_provider(self.options.provider)
             self.epoch = registry.evaluator_epoch(self.scenario)
+            self.scope = knowledge_entries.scenario_scope(self.scenario.name)
             self._repair(done)
             self._restore(done)
             target = self.run["target_generations"]
@@ -250,7 +290,9 @@ class Runner:
 
     # state --------------------------------------------------------------------------------
     def _restore(self, done: list) -> None:
-        self.incumbent: dict | None = None
+        start = self.options.start_incumbent
+        self.incumbent: dict | None = (
+            {"strategy": start["strategy"], "score": start["score"]} if start else None)
         self.elo = elo.START
         self.best_score = 0.0
         self.trajectory: list[dict] = []
@@ -262,12 +304,13 @@ class Runner:
 
     def _advance_state(self, index, strategy, mean_score, mean_delta, decision, rating,
                        best_score, analysis) -> None:
+        compared_to = self.incumbent["strategy"] if self.incumbent else None
         if decision == gate.ADVANCE:
             self.incumbent = {"strategy": strategy, "score": mean_score}
         self.elo, self.best_score, self.last_analysis = rating, best_score, analysis
         self.trajectory.append({"generation": index, "strategy": strategy,
-                                "mean_score": mean_score, "mean_delta": mean_delta,
-                                "gate_decision": decision})
+                                "compared_to": compared_to, "mean_score": mean_score,
+                                "mean_delta": mean_delta, "gate_decision": decision})
 
     def _repair(self, done: list) -> None:
         """After a crash between a generation's commit and its files, write what is missing."""
@@ -291,13 +334,15 @@ class Runner:
         tried: list[dict] = []
         failure = ""
         final = None  # (strategy, tournament outcome, context manifest) of the last played attempt
+        knowledge = self._knowledge() if self.options.knowledge else {}
         for attempt in range(self.options.max_retries + 1):
             retries_left = self.options.max_retries - attempt
-            ctx = prompts.Context(
+            ctx = Context(
                 scenario=self.scenario.name, description=self.scenario.description,
                 strategy_schema=self.scenario.strategy_schema, generation=index, attempt=attempt,
                 incumbent=self.incumbent, trajectory=self.trajectory,
                 last_analysis=self.last_analysis, failure_report=failure, tried=tried,
+                budget=self.options.context_budget, **knowledge,
             )
             manifest = ctx.manifest()
             strategy, problem = self._attempt_strategy(ctx, calls)
@@ -308,9 +353,9 @@ class Runner:
                 if decision.decision == gate.ROLLBACK:
                     break
                 continue
-            tried.append(strategy)
             outcome = self._tournament(pool, index, attempt, strategy, retries_left, match_rows)
             decision, paired, holdout = outcome["decision"], outcome["paired"], outcome["holdout"]
+            tried.append({"strategy": strategy, "mean_delta": paired.mean_delta if paired else None})
             decisions.append(self._decision_row(attempt, decision, paired, holdout))
             final = (strategy, outcome, manifest)
             if decision.decision != gate.RETRY:
@@ -324,7 +369,15 @@ class Runner:
         self._finish_generation(index, started, created_at, final, decisions, calls,
                                 match_rows, manifest if final is None else final[2])
 
-    def _attempt_strategy(self, ctx: prompts.Context, calls: list) -> tuple[dict | None, str]:
+    def _knowledge(self) -> dict:
+        """The scenario's active playbook (ranked), hints and most recent dead ends."""
+        entries = knowledge_entries.active(self.store, self.scope)
+        by_kind = {kind: [e for e in entries if e.kind == kind] for kind in ("bullet", "hint", "dead_end")}
+        return {"playbook": knowledge_entries.ranked(by_kind["bullet"]),
+                "hints": knowledge_entries.ranked(by_kind["hint"]),
+                "dead_ends": by_kind["dead_end"][-DEAD_ENDS_IN_CONTEXT:]}
+
+    def _attempt_strategy(self, ctx: Context, calls: list) -> tuple[dict | None, str]:
         system, user = prompts.competitor(ctx)
         text = self._call("competitor", ctx, system, user, calls)
         strategy = find_strategy(text, self.scenario.strategy_schema)
@@ -342,7 +395,7 @@ class Runner:
             return None, "invalid strategy: " + "; ".join(map(str, problems))
         return strategy, ""
 
-    def _call(self, role: str, ctx: prompts.Context, system: str, user: str, calls: list) -> str:
+    def _call(self, role: str, ctx: Context, system: str, user: str, calls: list) -> str:
         request = Request(role=role, system=system, messages=[{"role": "user", "content": user}],
                           seed=seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, role))
         completion = self.provider.complete(request)
@@ -434,10 +487,11 @@ class Runner:
             rating = elo.after_generation(self.elo, decision == gate.ADVANCE,
                                           paired.wins, paired.losses, paired.ties)
         best = max(self.best_score, mean_score) if decision == gate.ADVANCE else self.best_score
-        reflection_ctx = prompts.Context(
+        reflection_ctx = Context(
             scenario=self.scenario.name, description=self.scenario.description,
             strategy_schema=self.scenario.strategy_schema, generation=index,
             attempt=last["attempt"], incumbent=self.incumbent, trajectory=self.trajectory,
+            playbook=self._knowledge()["playbook"],
         )
         summary = {
             "decision": decision, "rationale": last["rationale"],
@@ -449,11 +503,13 @@ class Runner:
             "challenger_dimensions": dims,
             "incumbent_dimensions": outcome["incumbent_dims"] if outcome else {},
         }
-        analysis = self._call("analyst", reflection_ctx, *prompts.analyst(reflection_ctx, summary), calls)
+        analysis = self._call("analyst", reflection_ctx,
+                              *prompts.analyst(reflection_ctx, summary), calls)
         coach_text = self._call("coach", reflection_ctx,
                                 *prompts.coach(reflection_ctx, summary, analysis), calls)
         edits = _edits(coach_text)
-        self._call("curator", reflection_ctx, *prompts.curator(reflection_ctx, edits), calls)
+        curator_text = self._call("curator", reflection_ctx,
+                                  *prompts.curator(reflection_ctx, edits), calls)
         record = run_store.GenerationRecord(
             run_id=self.run_id, generation_index=index, attempts=len(decisions),
             strategy=strategy, mean_score=mean_score, incumbent_score=incumbent_score,
@@ -466,12 +522,48 @@ class Runner:
             duration_seconds=round(time.perf_counter() - started, 4), created_at=created_at,
             matches=match_rows, role_calls=calls, decisions=decisions,
         )
-        run_store.save_generation(self.store, record)
+        with self.store.transaction():  # the generation and what it taught, atomically
+            run_store.save_generation(self.store, record)
+            self._learn(index, decision, summary, manifest, edits, curator_text)
+        render_scope(self.store, self.scope)
         self._advance_state(index, strategy, mean_score, record.mean_delta, decision, rating,
                             best, analysis)
         saved = run_store.get_generation(self.store, self.run_id, index)
         artifacts.write_generation(self.run_dir, saved, run_store.matches(self.store, self.run_id, index))
         self._emit("generation_completed", **_completed_payload(saved), rationale=last["rationale"])
+
+    def _learn(self, index: int, decision: str, summary: dict, manifest: dict, edits: list,
+               curator_text: str) -> None:
+        """Evidence for the bullets in context, a dead end for a rolled-back strategy, and the
+        coach's edits the curator accepted — all through admission."""
+        where = {"run_id": self.run_id, "generation_index": index}
+        in_context = manifest.get("knowledge", {}).get("playbook", [])
+        if decision in (gate.ADVANCE, gate.ROLLBACK) and in_context:
+            admission.record_evidence(self.store, in_context, decision == gate.ADVANCE,
+                                      render_views=False, **where)
+        proposals = []
+        if decision == gate.ROLLBACK and summary["challenger"] is not None and summary["incumbent"]:
+            proposals.append(admission.Proposal(
+                kind="dead_end", scope=self.scope, source="evidence",
+                summary=(f"Rolled back: scored {summary['challenger_score']:.4f} against the "
+                         f"incumbent's {summary['incumbent_score'] or 0:.4f}"),
+                content=json.dumps(summary["challenger"], sort_keys=True),
+                tags=["dead-end", f"score:{summary['challenger_score']:.4f}"],
+                detail=summary["rationale"], **where))
+        verdicts = _curator_verdicts(curator_text, len(edits))
+        for edit, verdict in zip(edits, verdicts):
+            proposal = _proposal_from_edit(edit, verdict, self.scope, where)
+            if proposal is None:
+                continue
+            target = edit.get("id")
+            if edit.get("op") == "update_bullet" and isinstance(target, int):
+                admission.update(self.store, target, proposal, render_views=False)
+            elif edit.get("op") == "remove_bullet" and isinstance(target, int):
+                admission.retire(self.store, target, f"coach: {proposal.summary}", render_views=False)
+            elif edit.get("op") in EDIT_KINDS:
+                proposals.append(proposal)
+        if proposals:
+            admission.admit(self.store, proposals, render_views=False)
 
     def _finish(self, status: str, reason: str | None) -> None:
         run_store.set_status(self.store, self.run_id, status, reason)
@@ -514,9 +606,37 @@ def _fmt_dims(dims: dict) -> str:
     return ", ".join(f"{k} {v:.3f}" for k, v in dims.items()) or "none"
 
 
+EDIT_KINDS = {"add_bullet": "bullet", "add_hint": "hint", "add_dead_end": "dead_end"}
+
+
+def _curator_verdicts(text: str, count: int) -> list[str]:
+    """The curator's decision per edit index; edits it did not mention are rejected."""
+    block = find_block(text, "decisions") or {}
+    verdicts = ["reject"] * count
+    for item in block.get("decisions", []) if isinstance(block.get("decisions"), list) else []:
+        if isinstance(item, dict) and isinstance(item.get("index"), int) and 0 <= item["index"] < count:
+            verdict = str(item.get("decision", "reject")).lower()
+            verdicts[item["index"]] = verdict if verdict in ("accept", "merge") else "reject"
+    return verdicts
+
+
+def _proposal_from_edit(edit, verdict: str, scope: str, where: dict):
+    """An admission proposal for an accepted coach edit (None when rejected or malformed)."""
+    if verdict == "reject" or not isinstance(edit, dict):
+        return None
+    text = str(edit.get("text") or edit.get("summary") or "").strip()
+    if not text:
+        return None
+    tags = edit.get("tags") if isinstance(edit.get("tags"), list) else []
+    kind = EDIT_KINDS.get(edit.get("op"), "bullet")
+    return admission.Proposal(
+        kind=kind, scope=scope, summary=text, content=text if len(text) > 120 else "",
+        why=str(edit.get("why") or ""), how_to_apply=str(edit.get("how_to_apply") or ""),
+        tags=[str(t) for t in tags], source="coach", approved_by=verdict, **where)
+
+
 def _edits(coach_text: str) -> list:
-    """The coach's proposed edits: the last JSON object in its answer with an ``edits`` list."""
-    for candidate in reversed(json_objects(coach_text)):
-        if isinstance(candidate.get("edits"), list):
-            return candidate["edits"]
-    return []
+    """The coach's proposed edits, found tolerantly in its answer."""
+    block = find_block(coach_text, "edits") or {}
+    return block["edits"] if isinstance(block.get("edits"), list) else []
+

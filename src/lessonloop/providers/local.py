@@ -1,26 +1,46 @@
 """The offline agent: a real player for every role, with no model and no network.
 
 It reads the machine-readable state block of each prompt (see ``state_block``) and answers
-as the role asks: the competitor takes a seeded search step around the incumbent, the
-translator pulls ``key: value`` pairs out of prose, the analyst measures dimension deltas and
-parameter changes, the coach turns them into proposed knowledge edits, and the curator
-accepts well-formed, distinct edits.
+as the role asks:
+
+- competitor: a seeded (1+1) evolution step around the incumbent. The step grows after
+  advances and shrinks after rollbacks (about one success in three keeps it steady). A retry
+  mirrors a move that lost or pushes further along one that gained. Playbook bullets steer it:
+  ``target:<param>=<value>`` tags give the starting point and a pull, ``direction:<param>:up|
+  down`` tags bias the sign of a move. With no incumbent and no targets it starts from a
+  seeded random point. It never proposes the incumbent, a strategy already tried this
+  generation, or one next to a dead end.
+- translator: pulls ``key: value`` pairs for the schema's properties out of prose.
+- analyst: dimension deltas of this generation, and each parameter's sensitivity over the
+  whole trajectory (paired score change per full range of the parameter, least squares).
+- coach: turns the incumbent's values into ``target`` bullets and significant sensitivities
+  into ``direction`` bullets, updating or replacing the playbook's entries instead of piling up.
+- curator: accepts well-formed edits that are new and refer to real entries.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 import time
 
 from .. import state_block
+from ..json_blocks import find_block
 from ..errors import LessonloopError
 from ..scenarios import space
 from .base import Completion, Request
 
-BASE_STEP = 0.15
-SIGNIFICANT = 0.01
+BASE_STEP, MIN_STEP, MAX_STEP = 0.15, 0.03, 0.35
+GROW, SHRINK = 1.25, 0.9
+TARGET_PULL = 0.3
+DIRECTION_BIAS = 0.7
+TRUST = 0.2  # smoothed success rate below which a bullet's guidance is ignored
+DEAD_END_RADIUS = 0.01  # normalized distance under which a proposal counts as a known dead end
+SIGNIFICANT_DELTA = 0.01
+SIGNIFICANT_SLOPE, MIN_CHANGES = 0.05, 3
+EDIT_OPS = ("add_bullet", "update_bullet", "remove_bullet", "add_hint", "add_dead_end")
 
 
 class LocalProvider:
@@ -43,35 +63,41 @@ class LocalProvider:
     def _competitor(self, state: dict, request: Request) -> str:
         rng = random.Random(request.seed)
         schema = state["strategy_schema"]
+        params = space.parameters(schema)
         incumbent = state.get("incumbent")
-        tried = [json.dumps(s, sort_keys=True) for s in state.get("tried", [])]
         attempt = int(state.get("attempt", 0))
-        step = BASE_STEP * (1 + 0.5 * attempt)
-        proposal = None
-        for _ in range(20):
+        step = adaptive_step(state.get("decisions", []))
+        targets, directions = guidance(state.get("playbook", []), params)
+        tried = [t for t in state.get("tried", []) if isinstance(t, dict) and "strategy" in t]
+        avoid = [json.dumps(t["strategy"], sort_keys=True) for t in tried]
+        if incumbent:
+            avoid.append(json.dumps(incumbent["strategy"], sort_keys=True))
+        dead_ends = state.get("dead_ends", [])
+        start = {**space.center(schema), **targets} if targets else space.sample(schema, rng)
+        how = ""
+        candidate = start
+        for tries in range(30):
             if incumbent is None:
-                candidate = space.sample(schema, rng)
+                candidate = start if tries == 0 and attempt == 0 else \
+                    guided_step(start, params, max(step, 0.25), {}, {}, rng)
+                how = "playbook targets" if targets else "a seeded random point"
+            elif tries == 0 and tried:
+                candidate, how = follow_up(incumbent["strategy"], tried[-1], params)
             else:
-                candidate = space.perturb(incumbent["strategy"], schema, step, rng)
-            if json.dumps(candidate, sort_keys=True) not in tried and (
-                incumbent is None or candidate != incumbent["strategy"]
-            ):
-                proposal = candidate
+                candidate = guided_step(incumbent["strategy"], params, step, directions, targets, rng)
+                how = f"a step of {step:.3f}"
+            if json.dumps(candidate, sort_keys=True) not in avoid and not near_any(
+                    candidate, dead_ends, params):
                 break
-        proposal = proposal or candidate
         if incumbent is None:
-            reason = "No incumbent yet: a seeded random point in the strategy space."
+            reason = f"No incumbent yet: starting from {how}."
         else:
-            changed = [
-                f"{key} {incumbent['strategy'].get(key)} -> {value}"
-                for key, value in proposal.items()
-                if incumbent["strategy"].get(key) != value
-            ]
-            reason = (
-                f"Search step {step:.2f} around the incumbent (score "
-                f"{incumbent.get('score', 0):.4f}); changed: {', '.join(changed) or 'nothing'}."
-            )
-        return f"{reason}\n\n```json\n{json.dumps(proposal, indent=2)}\n```\n"
+            changed = [f"{k} {incumbent['strategy'].get(k)} -> {v}" for k, v in candidate.items()
+                       if incumbent["strategy"].get(k) != v]
+            reason = (f"From the incumbent (score {incumbent.get('score', 0):.4f}) by {how}, "
+                      f"guided by {len(targets)} targets and {len(directions)} directions; "
+                      f"changed: {', '.join(changed) or 'nothing'}.")
+        return f"{reason}\n\n```json\n{json.dumps(candidate, indent=2)}\n```\n"
 
     # translator ---------------------------------------------------------------------------
     def _translator(self, state: dict, request: Request) -> str:
@@ -99,70 +125,219 @@ class LocalProvider:
         lines.append(f"- Gate: **{outcome['decision']}** ({outcome['rationale']})")
         if outcome.get("incumbent") is None:
             lines.append(f"- First strategy scored {outcome['challenger_score']:.4f}.")
-            return "\n".join(lines) + "\n"
-        changes = _changes(outcome["incumbent"], outcome["challenger"])
-        if changes:
-            lines.append("- Changed: " + ", ".join(f"{k} {a} → {b}" for k, a, b in changes))
-        deltas = _dimension_deltas(outcome)
-        if deltas:
-            lines.append(
-                "- Dimension deltas (challenger − incumbent): "
-                + ", ".join(f"{k} {v:+.4f}" for k, v in deltas.items())
-            )
-        gains = [k for k, v in deltas.items() if v > SIGNIFICANT]
-        losses = [k for k, v in deltas.items() if v < -SIGNIFICANT]
-        if gains or losses:
-            lines.append(
-                f"- Reading: the change helped {', '.join(gains) or 'no dimension'} "
-                f"and hurt {', '.join(losses) or 'no dimension'}."
-            )
         else:
-            lines.append("- Reading: no dimension moved by more than 0.01; the change was neutral.")
+            changes = _changes(outcome["incumbent"], outcome.get("challenger") or {})
+            if changes:
+                lines.append("- Changed: " + ", ".join(f"{k} {a} → {b}" for k, a, b in changes))
+            deltas = _dimension_deltas(outcome)
+            if deltas:
+                lines.append("- Dimension deltas (challenger − incumbent): "
+                             + ", ".join(f"{k} {v:+.4f}" for k, v in deltas.items()))
+            gains = [k for k, v in deltas.items() if v > SIGNIFICANT_DELTA]
+            losses = [k for k, v in deltas.items() if v < -SIGNIFICANT_DELTA]
+            lines.append(f"- Reading: the change helped {', '.join(gains) or 'no dimension'} and "
+                         f"hurt {', '.join(losses) or 'no dimension'}.")
+        sens = sensitivities(state.get("trajectory", []), state.get("strategy_schema", {}))
+        if sens:
+            lines.append("- Sensitivities over the run (paired score change per full range): "
+                         + ", ".join(f"{k} {v['slope']:+.3f} (n={v['n']})" for k, v in sens.items()))
+        lines += ["", "```json", json.dumps({"sensitivities": sens}, sort_keys=True), "```"]
         return "\n".join(lines) + "\n"
 
     # coach --------------------------------------------------------------------------------
     def _coach(self, state: dict, request: Request) -> str:
         outcome = state["outcome"]
-        edits = []
-        if outcome.get("incumbent") is not None and outcome.get("challenger") is not None:
-            changes = _changes(outcome["incumbent"], outcome["challenger"])
-            deltas = _dimension_deltas(outcome)
-            moved = [k for k, v in deltas.items() if abs(v) > SIGNIFICANT]
-            for name, before, after in changes:
+        playbook = state.get("playbook", [])
+        params = {p.name: p for p in space.parameters(state["strategy_schema"])
+                  if p.kind in ("number", "integer")}
+        edits: list[dict] = []
+        if outcome["decision"] == "advance" and outcome.get("challenger"):
+            for name, value in outcome["challenger"].items():
+                if name in params:
+                    edits.extend(_target_edit(playbook, name, value, state.get("generation")))
+        sens = _sensitivities_from(state.get("analysis", ""))
+        for name, fit in sens.items():
+            if name in params and fit["n"] >= MIN_CHANGES and abs(fit["slope"]) >= SIGNIFICANT_SLOPE:
+                edits.extend(_direction_edits(playbook, name, fit))
+        if outcome["decision"] == "rollback" and outcome.get("incumbent") and outcome.get("challenger"):
+            for name, before, after in _changes(outcome["incumbent"], outcome["challenger"]):
                 direction = _direction(before, after)
-                effect = ", ".join(f"{k} {deltas[k]:+.3f}" for k in moved) or "no clear effect"
-                tags = [f"param:{name}", f"direction:{direction}"]
-                if outcome["decision"] == "advance":
-                    edits.append({"op": "add_bullet", "text": (
-                        f"Moving {name} {direction} ({before} → {after}) helped: {effect}."),
-                        "tags": tags + ["evidence:advance"]})
-                elif outcome["decision"] == "rollback":
-                    edits.append({"op": "add_hint", "text": (
-                        f"Moving {name} {direction} ({before} → {after}) did not help: {effect}."),
-                        "tags": tags + ["evidence:rollback"]})
-        if outcome["decision"] == "rollback" and outcome.get("challenger") is not None:
-            edits.append({"op": "add_dead_end", "text": (
-                f"Strategy {json.dumps(outcome['challenger'], sort_keys=True)} scored "
-                f"{outcome['challenger_score']:.4f}, below the incumbent."), "tags": ["dead-end"]})
+                edits.append({"op": "add_hint", "tags": [f"param:{name}", f"tried:{name}:{direction}"],
+                              "text": f"A move of {name} {direction} from the incumbent was rolled "
+                                      "back: look elsewhere first."})
         return "```json\n" + json.dumps({"edits": edits}, indent=2) + "\n```\n"
 
     # curator ------------------------------------------------------------------------------
     def _curator(self, state: dict, request: Request) -> str:
-        seen = set()
+        known = {e["id"]: e for e in state.get("playbook", [])}
+        seen = {e["summary"].strip().lower() for e in known.values()}
         decisions = []
         for index, edit in enumerate(state.get("edits", [])):
+            decision, reason = "accept", "well-formed and new"
             text = str(edit.get("text", "")).strip() if isinstance(edit, dict) else ""
             op = edit.get("op") if isinstance(edit, dict) else None
-            key = (op, text.lower())
-            if op not in ("add_bullet", "update_bullet", "remove_bullet", "add_hint",
-                          "add_dead_end") or not text:
-                decisions.append({"index": index, "decision": "reject", "reason": "malformed"})
-            elif key in seen:
-                decisions.append({"index": index, "decision": "reject", "reason": "duplicate"})
-            else:
-                seen.add(key)
-                decisions.append({"index": index, "decision": "accept", "reason": "well-formed"})
+            if op not in EDIT_OPS or not text:
+                decision, reason = "reject", "malformed"
+            elif op in ("update_bullet", "remove_bullet") and edit.get("id") not in known:
+                decision, reason = "reject", "refers to no playbook entry"
+            elif op != "remove_bullet" and text.lower() in seen:
+                decision, reason = "merge", "same as an existing entry: reinforce it"
+            seen.add(text.lower())
+            decisions.append({"index": index, "decision": decision, "reason": reason})
         return "```json\n" + json.dumps({"decisions": decisions}, indent=2) + "\n```\n"
+
+
+# search -------------------------------------------------------------------------------------
+def adaptive_step(decisions: list[str]) -> float:
+    """Grow after each advance, shrink after each rollback (steady near one success in three)."""
+    step = BASE_STEP
+    for decision in decisions:
+        step *= GROW if decision == "advance" else SHRINK if decision == "rollback" else 1.0
+        step = min(MAX_STEP, max(MIN_STEP, step))
+    return step
+
+
+def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
+    """(targets, directions) from playbook tags; entries that mostly fail are ignored and,
+    between rivals, the one with more net evidence wins."""
+    numeric = {p.name: p for p in params if p.kind in ("number", "integer")}
+    targets: dict[str, tuple[int, float]] = {}
+    directions: dict[str, tuple[int, int]] = {}
+    for entry in playbook:
+        helpful, harmful = int(entry.get("helpful", 0)), int(entry.get("harmful", 0))
+        evidence = helpful - harmful
+        if (helpful + 1) / (helpful + harmful + 2) < TRUST:
+            continue
+        for tag in entry.get("tags", []):
+            kind, _, rest = str(tag).partition(":")
+            if kind == "target":
+                name, _, value = rest.partition("=")
+                if name in numeric:
+                    try:
+                        number = float(value)
+                    except ValueError:
+                        continue
+                    if math.isfinite(number) and (name not in targets or evidence > targets[name][0]):
+                        targets[name] = (evidence, numeric[name].clip(number))
+            elif kind == "direction":
+                name, _, way = rest.partition(":")
+                if name in numeric and way in ("up", "down"):
+                    if name not in directions or evidence > directions[name][0]:
+                        directions[name] = (evidence, 1 if way == "up" else -1)
+    return ({k: v for k, (_, v) in targets.items()}, {k: v for k, (_, v) in directions.items()})
+
+
+def guided_step(base: dict, params: list, step: float, directions: dict, targets: dict,
+                rng: random.Random) -> dict:
+    """Move a random subset of parameters: Gaussian steps, biased by directions and targets."""
+    result = {p.name: base.get(p.name, p.sample(rng)) for p in params}
+    movable = [p for p in params if p.kind != "const"]
+    if not movable:
+        return result
+    count = max(1, min(len(movable), int(rng.expovariate(1.0)) + 1))
+    for p in rng.sample(movable, count):
+        if p.kind not in ("number", "integer"):
+            result[p.name] = p.perturb(result[p.name], step, rng)
+            continue
+        span = p.high - p.low
+        move = rng.gauss(0.0, step * span)
+        if p.name in directions and rng.random() < DIRECTION_BIAS:
+            move = abs(move) * directions[p.name]
+        if p.name in targets:
+            move += TARGET_PULL * (targets[p.name] - result[p.name])
+        result[p.name] = p.nudge(result[p.name], move, rng)
+    return result
+
+
+def follow_up(incumbent: dict, last: dict, params: list) -> tuple[dict, str]:
+    """After a failed attempt: mirror a move that lost, or push further along one that gained."""
+    factor = -1.0 if (last.get("mean_delta") or 0) < 0 else 1.5
+    result = dict(incumbent)
+    for p in params:
+        a, b = incumbent.get(p.name), last["strategy"].get(p.name)
+        if p.kind in ("number", "integer") and isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            result[p.name] = p.clip(a + factor * (b - a))
+    return result, ("the mirror of the move that lost" if factor < 0
+                    else "pushing further along the move that gained")
+
+
+def near_any(strategy: dict, others: list[dict], params: list) -> bool:
+    numeric = [p for p in params if p.kind in ("number", "integer")]
+    for other in others:
+        if not isinstance(other, dict) or set(other) != set(strategy):
+            continue
+        if all(strategy[p.name] == other[p.name] for p in params if p.kind not in ("number", "integer")):
+            gap = max((abs(float(strategy[p.name]) - float(other[p.name])) / (p.high - p.low or 1)
+                       for p in numeric if isinstance(other.get(p.name), (int, float))), default=0.0)
+            if gap < DEAD_END_RADIUS:
+                return True
+    return False
+
+
+# analysis -----------------------------------------------------------------------------------
+def sensitivities(trajectory: list[dict], schema: dict) -> dict[str, dict]:
+    """Least-squares slope of paired delta on each parameter's normalized change."""
+    try:
+        params = [p for p in space.parameters(schema) if p.kind in ("number", "integer")]
+    except LessonloopError:
+        return {}
+    result = {}
+    for p in params:
+        sxy = sxx = 0.0
+        n = 0
+        for entry in trajectory:
+            mine, theirs, delta = entry.get("strategy"), entry.get("compared_to"), entry.get("mean_delta")
+            if not (isinstance(mine, dict) and isinstance(theirs, dict) and isinstance(delta, (int, float))):
+                continue
+            a, b = mine.get(p.name), theirs.get(p.name)
+            if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or a == b:
+                continue
+            dx = (a - b) / (p.high - p.low or 1)
+            sxy += dx * delta
+            sxx += dx * dx
+            n += 1
+        if n:
+            result[p.name] = {"slope": round(sxy / sxx, 4), "n": n}
+    return result
+
+
+def _sensitivities_from(analysis: str) -> dict:
+    block = find_block(analysis or "", "sensitivities") or {}
+    sens = block.get("sensitivities")
+    if not isinstance(sens, dict):
+        return {}
+    return {k: v for k, v in sens.items() if isinstance(v, dict)
+            and isinstance(v.get("slope"), (int, float)) and isinstance(v.get("n"), int)}
+
+
+def _target_edit(playbook: list[dict], name: str, value, generation) -> list[dict]:
+    text = f"Best-known {name}: {value} (incumbent after generation {generation})"
+    tags = [f"param:{name}", f"target:{name}={value}"]
+    for entry in playbook:
+        old = [t for t in entry.get("tags", []) if str(t).startswith(f"target:{name}=")]
+        if old:
+            if old[0] == f"target:{name}={value}":
+                return []
+            return [{"op": "update_bullet", "id": entry["id"], "text": text, "tags": tags}]
+    return [{"op": "add_bullet", "text": text, "tags": tags}]
+
+
+def _direction_edits(playbook: list[dict], name: str, fit: dict) -> list[dict]:
+    way = "up" if fit["slope"] > 0 else "down"
+    other = "down" if way == "up" else "up"
+    edits = []
+    for entry in playbook:
+        tags = entry.get("tags", [])
+        if f"direction:{name}:{way}" in tags:
+            return []
+        if f"direction:{name}:{other}" in tags:
+            edits.append({"op": "remove_bullet", "id": entry["id"],
+                          "text": f"Superseded: {name} now measures {way}"})
+    verb = "Raising" if way == "up" else "Lowering"
+    edits.append({"op": "add_bullet", "tags": [f"param:{name}", f"direction:{name}:{way}"],
+                  "text": f"{verb} {name} tends to raise the score "
+                          f"(slope {fit['slope']:+.3f} per full range over {fit['n']} changes)"})
+    return edits
 
 
 def _changes(before: dict, after: dict) -> list[tuple[str, object, object]]:

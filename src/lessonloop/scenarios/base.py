@@ -11,6 +11,8 @@ and a terminal test, but nothing in lessonloop depends on that richer form.
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 import numbers
 import random
@@ -33,14 +35,20 @@ class Scenario(Protocol):
 
 def schema_problems(strategy: Any, schema: dict) -> list[str]:
     """Return human-readable problems of ``strategy`` against a JSON Schema (empty when valid)."""
-    from jsonschema import Draft202012Validator  # lazy: only paid when a strategy is checked
-
-    validator = Draft202012Validator(schema)
+    validator = _validator(json.dumps(schema, sort_keys=True))
     problems = []
     for error in sorted(validator.iter_errors(strategy), key=lambda e: list(e.absolute_path)):
         where = "/".join(str(p) for p in error.absolute_path) or "strategy"
         problems.append(f"{where}: {error.message}")
     return problems
+
+
+@functools.lru_cache(maxsize=64)
+def _validator(schema_text: str):
+    """One compiled validator per schema (building one costs more than validating)."""
+    from jsonschema import Draft202012Validator  # lazy: only paid when a strategy is checked
+
+    return Draft202012Validator(json.loads(schema_text))
 
 
 def _is_number(value: Any) -> bool:

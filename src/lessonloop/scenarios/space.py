@@ -30,6 +30,26 @@ class Parameter:
             return rng.random() < 0.5
         return rng.choice(self.choices)
 
+    def clip(self, value: float) -> float:
+        """``value`` kept inside the bounds (and whole for integers)."""
+        value = min(self.high, max(self.low, value))
+        return int(round(value)) if self.kind == "integer" else round(value, 4)
+
+    def nudge(self, value: Any, move: float, rng: random.Random) -> Any:
+        """A numeric value moved by ``move``; an integer moves at least one step when asked."""
+        current = value if isinstance(value, (int, float)) else (self.low + self.high) / 2
+        moved = self.clip(current + move)
+        if self.kind == "integer" and moved == current and move and self.high > self.low:
+            moved = self.clip(current + (1 if move > 0 else -1))
+        return moved
+
+    def center(self) -> Any:
+        if self.kind in ("number", "integer"):
+            return self.clip((self.low + self.high) / 2)
+        if self.kind == "boolean":
+            return False
+        return self.choices[0]
+
     def perturb(self, value: Any, step: float, rng: random.Random) -> Any:
         """Move ``value`` by a Gaussian step of ``step`` × range, kept inside the bounds."""
         if self.kind in ("number", "integer"):
@@ -101,3 +121,8 @@ def perturb(strategy: dict, schema: dict, step: float, rng: random.Random) -> di
     for p in rng.sample(params, count):
         result[p.name] = p.perturb(result[p.name], step, rng)
     return result
+
+
+def center(schema: dict) -> dict:
+    """The middle of the space: a principled first guess when nothing is known yet."""
+    return {p.name: p.center() for p in parameters(schema)}

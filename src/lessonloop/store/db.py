@@ -74,9 +74,16 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A short write transaction; busy errors at BEGIN are retried with backoff."""
+        """A short write transaction; busy errors at BEGIN are retried with backoff.
+
+        Inside an open transaction it joins it, so callers can group several writers
+        (a generation and the knowledge it changes) into one atomic commit.
+        """
         if self.readonly:
             raise StoreError(f"database {self.path} was opened read-only")
+        if self.conn.in_transaction:
+            yield self.conn
+            return
         try:
             begin_immediate(self.conn)
         except sqlite3.Error as exc:

@@ -118,8 +118,74 @@ def _001_runs(conn: sqlite3.Connection) -> None:
     )
 
 
+def _002_knowledge(conn: sqlite3.Connection) -> None:
+    """Knowledge entries, their provenance and audit trail, and an FTS5 index kept by triggers."""
+    statements = [
+        """CREATE TABLE knowledge (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            content TEXT NOT NULL DEFAULT '',
+            why TEXT NOT NULL DEFAULT '',
+            how_to_apply TEXT NOT NULL DEFAULT '',
+            tags_json TEXT NOT NULL DEFAULT '[]',
+            fingerprint TEXT NOT NULL,
+            helpful INTEGER NOT NULL DEFAULT 0,
+            harmful INTEGER NOT NULL DEFAULT 0,
+            seen INTEGER NOT NULL DEFAULT 1,
+            author TEXT NOT NULL DEFAULT 'auto',
+            status TEXT NOT NULL DEFAULT 'active',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX knowledge_by_scope ON knowledge (scope, kind, status)",
+        "CREATE INDEX knowledge_by_fingerprint ON knowledge (scope, fingerprint)",
+        """CREATE VIRTUAL TABLE knowledge_fts USING fts5(
+            summary, content, tags_json, content='knowledge', content_rowid='id',
+            tokenize='unicode61 remove_diacritics 2'
+        )""",
+        """CREATE TRIGGER knowledge_fts_insert AFTER INSERT ON knowledge BEGIN
+            INSERT INTO knowledge_fts (rowid, summary, content, tags_json)
+            VALUES (new.id, new.summary, new.content, new.tags_json);
+        END""",
+        """CREATE TRIGGER knowledge_fts_delete AFTER DELETE ON knowledge BEGIN
+            INSERT INTO knowledge_fts (knowledge_fts, rowid, summary, content, tags_json)
+            VALUES ('delete', old.id, old.summary, old.content, old.tags_json);
+        END""",
+        """CREATE TRIGGER knowledge_fts_update AFTER UPDATE OF summary, content, tags_json
+        ON knowledge BEGIN
+            INSERT INTO knowledge_fts (knowledge_fts, rowid, summary, content, tags_json)
+            VALUES ('delete', old.id, old.summary, old.content, old.tags_json);
+            INSERT INTO knowledge_fts (rowid, summary, content, tags_json)
+            VALUES (new.id, new.summary, new.content, new.tags_json);
+        END""",
+        """CREATE TABLE knowledge_provenance (
+            id INTEGER PRIMARY KEY,
+            knowledge_id INTEGER NOT NULL REFERENCES knowledge(id) ON DELETE CASCADE,
+            source TEXT NOT NULL,
+            run_id TEXT,
+            generation_index INTEGER,
+            session_id TEXT,
+            detail TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX knowledge_provenance_by_entry ON knowledge_provenance (knowledge_id)",
+        """CREATE TABLE knowledge_events (
+            id INTEGER PRIMARY KEY,
+            knowledge_id INTEGER,
+            action TEXT NOT NULL,
+            detail TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL
+        )""",
+    ]
+    for statement in statements:
+        conn.execute(statement)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
+    (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

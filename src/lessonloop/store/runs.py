@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import NotFoundError
+from ..safety.redact import redact, redact_obj
 from ..timeutil import utc_now
 from .db import Store
 
@@ -71,6 +72,7 @@ def list_runs(store: Store) -> list[sqlite3.Row]:
 
 def set_status(store: Store, run_id: str, status: str, reason: str | None = None,
                target_generations: int | None = None) -> None:
+    reason = redact(reason) if reason else reason
     with store.transaction() as conn:
         conn.execute(
             "UPDATE runs SET status = ?, stop_reason = ?, updated_at = ?, "
@@ -135,9 +137,13 @@ def role_metrics(store: Store, run_id: str) -> list[sqlite3.Row]:
 
 
 def save_generation(store: Store, record: GenerationRecord) -> None:
-    """Write a generation with its matches, role calls and gate decisions atomically."""
+    """Write a generation with its matches, role calls and gate decisions atomically.
+
+    Everything is redacted first: role prompts and outputs, analyses and match errors are
+    free text that may quote a secret.
+    """
     now = utc_now()
-    r = record
+    r = _redacted(record)
     with store.transaction() as conn:
         conn.execute(
             "INSERT INTO generations (run_id, generation_index, status, attempts, strategy_json, "
@@ -182,6 +188,23 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
         conn.execute(
             "UPDATE runs SET status = 'running', updated_at = ? WHERE run_id = ?", (now, r.run_id)
         )
+
+
+def _redacted(record: GenerationRecord) -> GenerationRecord:
+    """A copy whose free text (prompts, outputs, analysis, errors, rationales) is redacted."""
+    def clean(text):
+        return redact(text) if isinstance(text, str) else text
+
+    return replace(
+        record,
+        strategy=redact_obj(record.strategy),
+        analysis=clean(record.analysis),
+        matches=[{**m, "summary": clean(m.get("summary")), "error": clean(m.get("error"))}
+                 for m in record.matches],
+        role_calls=[{**c, "prompt": clean(c["prompt"]), "output": clean(c["output"])}
+                    for c in record.role_calls],
+        decisions=[{**d, "rationale": clean(d["rationale"])} for d in record.decisions],
+    )
 
 
 def _dump(value: Any) -> str | None:

@@ -1,0 +1,41 @@
+"""Finding JSON objects inside free text: model answers, prose with fenced blocks."""
+
+from __future__ import annotations
+
+import json
+import re
+
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)  # NaN/Infinity are not data
+
+
+def json_objects(text: str) -> list[dict]:
+    """Every top-level JSON object embedded in ``text``, in order of appearance."""
+    found = []
+    position = text.find("{")
+    while position != -1:
+        try:
+            value, end = _decoder.raw_decode(text, position)
+        except ValueError:  # includes JSONDecodeError
+            position = text.find("{", position + 1)
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        position = text.find("{", end)
+    return found
+
+
+def find_block(text: str, key: str) -> dict | None:
+    """The last JSON object in ``text`` holding ``key``: fenced or not, prose around it,
+    trailing commas forgiven."""
+    for candidate_text in (text, _TRAILING_COMMA.sub(r"\1", text)):
+        for candidate in reversed(json_objects(candidate_text)):
+            if key in candidate:
+                return candidate
+    return None

@@ -1,0 +1,1 @@
+"""Knowledge: entries, the one admission gate that writes them, search and Markdown views."""

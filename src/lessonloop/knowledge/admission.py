@@ -1,0 +1,270 @@
+"""Admission: the single path by which anything becomes, changes or leaves knowledge.
+
+Every write to the knowledge tables is in this module (a test enforces it). A proposal is
+redacted before anything else (so truncation can never reveal part of a secret), sanitized,
+capped, checked against its source's policy, deduplicated (exact normalized match, then BM25
+within its scope) and written with its provenance and an audit event in one transaction;
+the scope's Markdown views are then rendered again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..errors import UsageError
+from ..safety.caps import CONTENT_MAX, HOW_MAX, SUMMARY_MAX, WHY_MAX, cap
+from ..safety.redact import redact
+from ..safety.sanitize import sanitize
+from ..store.db import Store
+from ..timeutil import utc_now
+from . import render
+from .entries import AUTHORS, KINDS, Entry, fingerprint, get, words
+
+SIMILARITY = 0.8  # token overlap (Jaccard) at which a BM25 candidate counts as the same lesson
+CANDIDATES = 5
+TAG_MAX, TAGS_MAX = 64, 16
+SOURCES = ("coach", "evidence", "user", "session", "mcp", "import")
+# A search step succeeds about one time in three by design, so most generations roll back and
+# every bullet in context collects harmful counts. A bullet retires only when it does clearly
+# worse than that: at least six outcomes and fewer than one advance in five.
+RETIRE_MIN_OUTCOMES = 6
+RETIRE_MAX_SUCCESS = 0.2
+
+
+@dataclass
+class Proposal:
+    kind: str
+    scope: str
+    summary: str
+    content: str = ""
+    why: str = ""
+    how_to_apply: str = ""
+    tags: list[str] = field(default_factory=list)
+    author: str = "auto"
+    source: str = "coach"
+    run_id: str | None = None
+    generation_index: int | None = None
+    session_id: str | None = None
+    detail: str = ""
+    approved_by: str | None = None  # the curator's decision, or "consent" for session memories
+
+
+@dataclass
+class Outcome:
+    action: str  # added, reinforced, updated, retired, rejected
+    entry_id: int | None
+    reason: str = ""
+
+
+def clean(text: str, limit: int) -> str:
+    """Redact first, then sanitize, then cap: the order that keeps secrets out."""
+    return cap(sanitize(redact(text or "")).strip(), limit)
+
+
+def prepare(p: Proposal) -> Proposal:
+    tags = []
+    for tag in p.tags[:TAGS_MAX]:
+        tag = clean(str(tag), TAG_MAX)
+        if tag and tag not in tags:
+            tags.append(tag)
+    return replace(p, summary=clean(p.summary, SUMMARY_MAX), content=clean(p.content, CONTENT_MAX),
+                   why=clean(p.why, WHY_MAX), how_to_apply=clean(p.how_to_apply, HOW_MAX),
+                   tags=tags, detail=clean(p.detail, CONTENT_MAX))
+
+
+def _policy_problem(p: Proposal) -> str | None:
+    """Why the proposal's source may not write it, or None when it may."""
+    if p.kind not in KINDS:
+        return f"unknown kind {p.kind!r}"
+    if p.author not in AUTHORS or p.source not in SOURCES:
+        return f"unknown author or source ({p.author!r}, {p.source!r})"
+    if not p.summary:
+        return "empty summary"
+    if p.source == "coach" and p.approved_by not in ("accept", "merge"):
+        return "coach edits need the curator's acceptance"
+    if p.source == "session" and p.approved_by != "consent":
+        return "session memories need the user's consent"
+    if p.source == "user" and p.author != "user":
+        return "user-sourced entries are user-authored"
+    return None
+
+
+def admit(store: Store, proposals: list[Proposal], root: Path | None = None,
+          render_views: bool = True) -> list[Outcome]:
+    """Admit proposals in one transaction, then render the Markdown views they touched.
+
+    Inside a caller's transaction the writes join it; pass ``render_views=False`` and render
+    after the caller commits.
+    """
+    outcomes = []
+    scopes = set()
+    with store.transaction() as conn:
+        for raw in proposals:
+            p = prepare(raw)
+            problem = _policy_problem(p)
+            if problem:
+                outcomes.append(Outcome("rejected", None, problem))
+                _event(conn, None, "reject", f"{p.source}: {problem}: {p.summary}")
+                continue
+            outcomes.append(_admit_one(conn, p))
+            scopes.add(p.scope)
+    if render_views:
+        for scope in scopes:
+            render.render_scope(store, scope, root)
+    return outcomes
+
+
+def _admit_one(conn, p: Proposal) -> Outcome:
+    key = fingerprint(p.kind, p.summary, p.content)
+    row = conn.execute(
+        "SELECT id, status FROM knowledge WHERE scope = ? AND fingerprint = ? ORDER BY id LIMIT 1",
+        (p.scope, key)).fetchone()
+    duplicate = row["id"] if row else None
+    reason = "same normalized text"
+    if duplicate is None and p.kind != "dead_end":
+        duplicate = _near_duplicate(conn, p)
+        reason = "BM25 near-duplicate"
+    now = utc_now()
+    if duplicate is not None:
+        conn.execute("UPDATE knowledge SET seen = seen + 1, updated_at = ? WHERE id = ?",
+                     (now, duplicate))
+        _provenance(conn, duplicate, p, now)
+        _event(conn, duplicate, "reinforce", f"{p.source}: {reason}")
+        return Outcome("reinforced", duplicate, reason)
+    cursor = conn.execute(
+        "INSERT INTO knowledge (kind, scope, summary, content, why, how_to_apply, tags_json, "
+        "fingerprint, author, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (p.kind, p.scope, p.summary, p.content, p.why, p.how_to_apply, json.dumps(p.tags),
+         key, p.author, now, now))
+    entry_id = cursor.lastrowid
+    _provenance(conn, entry_id, p, now)
+    _event(conn, entry_id, "add", f"{p.source}: {p.kind}")
+    return Outcome("added", entry_id)
+
+
+def _near_duplicate(conn, p: Proposal) -> int | None:
+    """The most similar active entry of the same scope and kind, found with FTS5 BM25."""
+    mine = set(words(f"{p.summary} {p.content}"))
+    if not mine:
+        return None
+    query = " OR ".join(f'"{w}"' for w in sorted(mine))
+    rows = conn.execute(
+        "SELECT k.id, k.summary, k.content FROM knowledge_fts f JOIN knowledge k ON k.id = f.rowid "
+        "WHERE knowledge_fts MATCH ? AND k.scope = ? AND k.kind = ? AND k.status = 'active' "
+        "ORDER BY bm25(knowledge_fts) LIMIT ?", (query, p.scope, p.kind, CANDIDATES)).fetchall()
+    for row in rows:
+        theirs = set(words(f"{row['summary']} {row['content']}"))
+        if len(mine & theirs) / len(mine | theirs) >= SIMILARITY:
+            return row["id"]
+    return None
+
+
+def _provenance(conn, entry_id: int, p: Proposal, now: str) -> None:
+    conn.execute(
+        "INSERT INTO knowledge_provenance (knowledge_id, source, run_id, generation_index, "
+        "session_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (entry_id, p.source, p.run_id, p.generation_index, p.session_id, p.detail, now))
+
+
+def _event(conn, entry_id: int | None, action: str, detail: str) -> None:
+    conn.execute("INSERT INTO knowledge_events (knowledge_id, action, detail, created_at) "
+                 "VALUES (?, ?, ?, ?)", (entry_id, action, clean(detail, CONTENT_MAX), utc_now()))
+
+
+def update(store: Store, entry_id: int, p: Proposal, root: Path | None = None,
+           render_views: bool = True) -> Outcome:
+    """Rewrite an entry's text; automatic edits never overwrite what a user wrote."""
+    current = get(store, entry_id)
+    if current is None or current.status != "active":
+        return Outcome("rejected", entry_id, "no such active entry")
+    p = prepare(p)
+    problem = _policy_problem(p)
+    if problem is None and current.author == "user" and p.author != "user":
+        problem = "user-authored entries are never overwritten by automatic ones"
+    if problem:
+        return Outcome("rejected", entry_id, problem)
+    now = utc_now()
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE knowledge SET summary = ?, content = ?, why = ?, how_to_apply = ?, "
+            "tags_json = ?, fingerprint = ?, updated_at = ? WHERE id = ?",
+            (p.summary, p.content or current.content, p.why or current.why,
+             p.how_to_apply or current.how_to_apply, json.dumps(p.tags or current.tags),
+             fingerprint(current.kind, p.summary, p.content or current.content), now, entry_id))
+        _provenance(conn, entry_id, p, now)
+        _event(conn, entry_id, "update", f"{p.source}: {p.summary}")
+    if render_views:
+        render.render_scope(store, current.scope, root)
+    return Outcome("updated", entry_id)
+
+
+def retire(store: Store, entry_id: int, reason: str, *, by_user: bool = False,
+           root: Path | None = None, render_views: bool = True) -> Outcome:
+    """Take an entry out of use (it stays for the audit trail)."""
+    current = get(store, entry_id)
+    if current is None or current.status != "active":
+        return Outcome("rejected", entry_id, "no such active entry")
+    if current.author == "user" and not by_user:
+        return Outcome("rejected", entry_id, "only the user retires user-authored entries")
+    with store.transaction() as conn:
+        conn.execute("UPDATE knowledge SET status = 'retired', updated_at = ? WHERE id = ?",
+                     (utc_now(), entry_id))
+        _event(conn, entry_id, "retire", reason)
+    if render_views:
+        render.render_scope(store, current.scope, root)
+    return Outcome("retired", entry_id, reason)
+
+
+def forget(store: Store, entry_id: int, root: Path | None = None) -> Outcome:
+    """Delete an entry and its provenance for good (the user's choice); the audit keeps a note."""
+    current = get(store, entry_id)
+    if current is None:
+        raise UsageError(f"unknown knowledge id {entry_id}")
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM knowledge_provenance WHERE knowledge_id = ?", (entry_id,))
+        conn.execute("DELETE FROM knowledge WHERE id = ?", (entry_id,))
+        _event(conn, entry_id, "forget", f"{current.kind} in {current.scope}")
+    render.render_scope(store, current.scope, root)
+    return Outcome("forgotten", entry_id)
+
+
+def record_evidence(store: Store, entry_ids: list[int], helpful: bool, *, run_id: str,
+                    generation_index: int, root: Path | None = None,
+                    render_views: bool = True) -> list[int]:
+    """Count a generation's outcome for the bullets in its context; return the ids retired.
+
+    A bullet that keeps hurting (see ``RETIRE_MIN_OUTCOMES``) becomes a dead end.
+    """
+    if not entry_ids:
+        return []
+    column = "helpful" if helpful else "harmful"
+    now = utc_now()
+    retired: list[int] = []
+    scopes = set()
+    with store.transaction() as conn:
+        for entry_id in entry_ids:
+            changed = conn.execute(
+                f"UPDATE knowledge SET {column} = {column} + 1, updated_at = ? "
+                "WHERE id = ? AND status = 'active' AND kind = 'bullet'", (now, entry_id)).rowcount
+            if not changed:
+                continue
+            _event(conn, entry_id, column, f"run {run_id} generation {generation_index}")
+            row = conn.execute("SELECT * FROM knowledge WHERE id = ?", (entry_id,)).fetchone()
+            scopes.add(row["scope"])
+            entry = Entry.from_row(row)
+            outcomes = entry.helpful + entry.harmful
+            if (entry.kind == "bullet" and entry.author == "auto" and outcomes >= RETIRE_MIN_OUTCOMES
+                    and entry.helpful < RETIRE_MAX_SUCCESS * outcomes):
+                summary = clean(f"Retired lesson: {entry.summary}", SUMMARY_MAX)
+                conn.execute(
+                    "UPDATE knowledge SET kind = 'dead_end', summary = ?, fingerprint = ?, "
+                    "updated_at = ? WHERE id = ?",
+                    (summary, fingerprint("dead_end", summary, entry.content), now, entry_id))
+                _event(conn, entry_id, "retire", f"harmful {entry.harmful} vs helpful {entry.helpful}")
+                retired.append(entry_id)
+    if render_views:
+        for scope in scopes:
+            render.render_scope(store, scope, root)
+    return retired

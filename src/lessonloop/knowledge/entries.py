@@ -1,0 +1,105 @@
+"""Reading knowledge entries: kinds, scopes, normalization and queries (no writes here)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+
+from ..store.db import Store
+
+KINDS = ("bullet", "hint", "dead_end", "pattern", "decision", "preference", "observation")
+AUTHORS = ("auto", "user")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+
+
+def scenario_scope(name: str) -> str:
+    return f"scenario:{name}"
+
+
+def scope_dirname(scope: str) -> str:
+    """The folder under ``knowledge/``: a scenario's own name, otherwise the scope made safe."""
+    kind, _, name = scope.partition(":")
+    text = name if kind == "scenario" and name else scope
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "default"
+
+
+def words(text: str, keep_numbers: bool = False) -> list[str]:
+    """Lowercased words; numbers dropped unless kept, so "x to 0.7" and "x to 0.8" match."""
+    text = text.lower()
+    if keep_numbers:
+        return _WORD.findall(_NUMBER.sub(lambda m: f" n{float(m.group()):.2f} ".replace(".", "p"), text))
+    return _WORD.findall(_NUMBER.sub(" ", text))
+
+
+def fingerprint(kind: str, summary: str, content: str) -> str:
+    """Exact-duplicate key over the normalized words. A dead end is its strategy, so its
+    numbers count (to two decimals); for lessons they do not."""
+    normalized = " ".join(words(f"{summary} {content}", keep_numbers=kind == "dead_end"))
+    return hashlib.sha256(f"{kind}|{normalized}".encode()).hexdigest()[:32]
+
+
+@dataclass
+class Entry:
+    id: int
+    kind: str
+    scope: str
+    summary: str
+    content: str
+    why: str
+    how_to_apply: str
+    tags: list[str] = field(default_factory=list)
+    helpful: int = 0
+    harmful: int = 0
+    seen: int = 1
+    author: str = "auto"
+    status: str = "active"
+    created_at: str = ""
+    updated_at: str = ""
+
+    @classmethod
+    def from_row(cls, row) -> "Entry":
+        return cls(id=row["id"], kind=row["kind"], scope=row["scope"], summary=row["summary"],
+                   content=row["content"], why=row["why"], how_to_apply=row["how_to_apply"],
+                   tags=json.loads(row["tags_json"]), helpful=row["helpful"],
+                   harmful=row["harmful"], seen=row["seen"], author=row["author"],
+                   status=row["status"], created_at=row["created_at"],
+                   updated_at=row["updated_at"])
+
+    @property
+    def evidence(self) -> int:
+        return self.helpful - self.harmful
+
+    def tag_values(self, prefix: str) -> list[str]:
+        """Values of tags shaped ``prefix:value``."""
+        return [t[len(prefix) + 1:] for t in self.tags if t.startswith(prefix + ":")]
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in (
+            "id", "kind", "scope", "summary", "content", "why", "how_to_apply", "tags",
+            "helpful", "harmful", "seen", "author", "status", "created_at", "updated_at")}
+
+
+def ranked(entries: list[Entry]) -> list[Entry]:
+    """Most useful first: evidence (helpful − harmful), then how often seen, then newest."""
+    return sorted(entries, key=lambda e: (-e.evidence, -e.seen, -e.id))
+
+
+def active(store: Store, scope: str, kinds: tuple[str, ...] = KINDS) -> list[Entry]:
+    marks = ",".join("?" * len(kinds))
+    rows = store.query(
+        f"SELECT * FROM knowledge WHERE scope = ? AND status = 'active' AND kind IN ({marks}) "
+        "ORDER BY id", (scope, *kinds))
+    return [Entry.from_row(r) for r in rows]
+
+
+def get(store: Store, entry_id: int) -> Entry | None:
+    row = store.query_one("SELECT * FROM knowledge WHERE id = ?", (entry_id,))
+    return Entry.from_row(row) if row else None
+
+
+def provenance(store: Store, entry_id: int) -> list[dict]:
+    return [dict(r) for r in store.query(
+        "SELECT * FROM knowledge_provenance WHERE knowledge_id = ? ORDER BY id", (entry_id,))]

@@ -1,0 +1,48 @@
+"""Markdown views of a scope's knowledge, rendered again after every change.
+
+``knowledge/<scope>/playbook.md`` (bullets ranked by evidence, with their counts),
+``hints.md``, ``dead_ends.md`` and, for session memories, ``knowledge.md``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import paths
+from ..files import atomic_write
+from ..store.db import Store
+from .entries import Entry, active, ranked, scope_dirname
+
+VIEWS = {
+    "playbook.md": ("Playbook", ("bullet",)),
+    "hints.md": ("Hints", ("hint",)),
+    "dead_ends.md": ("Dead ends", ("dead_end",)),
+    "knowledge.md": ("Knowledge", ("pattern", "decision", "preference", "observation")),
+}
+
+
+def _line(entry: Entry) -> str:
+    counts = f"+{entry.helpful}/-{entry.harmful}, seen {entry.seen}"
+    tags = f" `{' '.join(entry.tags)}`" if entry.tags else ""
+    body = f"- [{entry.id}] {entry.summary} ({counts}){tags}"
+    if entry.content and entry.content != entry.summary:
+        body += "\n  " + entry.content.replace("\n", "\n  ")
+    return body
+
+
+def knowledge_dir(scope: str, root: Path | None = None) -> Path:
+    return (root or paths.home()) / "knowledge" / scope_dirname(scope)
+
+
+def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
+    """Write every view of ``scope`` (empty views say so) and return the folder."""
+    folder = knowledge_dir(scope, root)
+    entries = active(store, scope)
+    for filename, (title, kinds) in VIEWS.items():
+        chosen = ranked([e for e in entries if e.kind in kinds])
+        if not chosen and filename == "knowledge.md" and not (folder / filename).exists():
+            continue
+        lines = [f"# {title} — {scope}", ""]
+        lines += [_line(e) for e in chosen] or ["(none yet)"]
+        atomic_write(folder / filename, "\n".join(lines) + "\n")
+    return folder

@@ -1,0 +1,83 @@
+"""Codepoint-safe truncation with a visible marker.
+
+``cap`` never splits a surrogate pair, a base character from its combining marks (or a ZWJ /
+variation-selector / emoji-modifier sequence, or a regional-indicator flag pair), and never
+leaves half of a ``[REDACTED:...]`` marker: the cut moves back to before such a sequence.
+Redaction must run *before* ``cap`` (DESIGN §6), so a secret is already a marker when it is cut.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from .redact import MARKER_RE
+
+__all__ = ["CONTENT_MAX", "HOW_MAX", "SUMMARY_MAX", "TRUNCATION_MARKER", "WHY_MAX", "cap"]
+
+SUMMARY_MAX = 120
+CONTENT_MAX = 4096
+WHY_MAX = 1024
+HOW_MAX = 1024
+TRUNCATION_MARKER = "…[truncated]"
+
+_MARKER_MAX = 64   # longer than any "[REDACTED:<family>]"
+_ZWJ = "\u200d"
+
+
+def _extends_previous(c: str) -> bool:
+    """True for a character that belongs to the character cluster before it."""
+    o = ord(c)
+    return (
+        unicodedata.combining(c) != 0
+        or unicodedata.category(c) in ("Mn", "Mc", "Me")
+        or c == _ZWJ
+        or 0xFE00 <= o <= 0xFE0F or 0xE0100 <= o <= 0xE01EF      # variation selectors
+        or 0x1F3FB <= o <= 0x1F3FF                                # emoji skin-tone modifiers
+        or 0xDC00 <= o <= 0xDFFF                                  # low surrogate of a pair
+    )
+
+
+def _is_ri(c: str) -> bool:
+    return 0x1F1E6 <= ord(c) <= 0x1F1FF
+
+
+def _safe_cut(text: str, cut: int) -> int:
+    """The largest index <= cut at which ``text`` can be cut without breaking a sequence."""
+    while cut > 0:
+        before = cut
+        # Half a [REDACTED:...] marker: cut before the marker.
+        lo = max(0, cut - _MARKER_MAX)
+        for m in MARKER_RE.finditer(text, lo, min(len(text), cut + _MARKER_MAX)):
+            if m.start() < cut < m.end():
+                cut = m.start()
+                break
+        # Combining marks, ZWJ sequences, surrogate pairs: cut before the base character.
+        while 0 < cut < len(text) and (_extends_previous(text[cut]) or text[cut - 1] == _ZWJ):
+            cut -= 1
+        # A regional-indicator pair (a flag): keep pairs whole.
+        if 0 < cut < len(text) and _is_ri(text[cut]) and _is_ri(text[cut - 1]):
+            run = 0
+            while cut - run > 0 and _is_ri(text[cut - run - 1]):
+                run += 1
+            if run % 2:
+                cut -= 1
+        if cut == before:
+            return cut
+    return 0
+
+
+def cap(text: str, limit: int, marker: str = TRUNCATION_MARKER) -> str:
+    """``text`` if it has at most ``limit`` codepoints, else a safe prefix plus ``marker``.
+
+    The result never exceeds ``limit`` codepoints. When ``limit`` is too small to hold the
+    marker at all, the result is a safe prefix of ``text`` without the marker.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"cap() needs str, not {type(text).__name__}")
+    if limit < 0:
+        raise ValueError("limit must be >= 0")
+    if len(text) <= limit:
+        return text
+    if len(marker) > limit:
+        return text[:_safe_cut(text, limit)]
+    return text[:_safe_cut(text, limit - len(marker))] + marker

@@ -1,0 +1,151 @@
+"""Admission is the one gate into knowledge: redact, sanitize, cap, dedupe, policy, audit."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from lessonloop.knowledge import admission, entries, search
+from lessonloop.knowledge.admission import Proposal
+from lessonloop.store import open_store
+
+SCOPE = "scenario:grid_ctf"
+SRC = Path(__file__).resolve().parents[2] / "src" / "lessonloop"
+
+
+def bullet(summary, **extra):
+    return Proposal(kind="bullet", scope=SCOPE, summary=summary, approved_by="accept",
+                    run_id="r1", generation_index=1, **extra)
+
+
+@pytest.fixture
+def store(home):
+    with open_store() as s:
+        yield s
+
+
+def count(store, table="knowledge"):
+    return store.query_one(f"SELECT COUNT(*) FROM {table}")[0]
+
+
+def test_only_admission_writes_the_knowledge_tables():
+    writes = re.compile(r"(INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+knowledge",
+                        re.IGNORECASE)
+    allowed = {SRC / "knowledge" / "admission.py", SRC / "store" / "migrations.py"}
+    offenders = [str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
+                 if p not in allowed and writes.search(p.read_text())]
+    assert offenders == []
+
+
+def test_a_new_lesson_is_added_with_provenance_and_an_audit_event(store, home):
+    [outcome] = admission.admit(store, [bullet("Raise aggression when capture lags", tags=["param:aggression"])])
+    assert outcome.action == "added"
+    entry = entries.get(store, outcome.entry_id)
+    assert entry.kind == "bullet" and entry.tags == ["param:aggression"] and entry.seen == 1
+    [prov] = entries.provenance(store, entry.id)
+    assert prov["source"] == "coach" and prov["run_id"] == "r1" and prov["generation_index"] == 1
+    assert store.query_one("SELECT action FROM knowledge_events WHERE knowledge_id = ?", (entry.id,))[0] == "add"
+    playbook = (home / "knowledge" / "grid_ctf" / "playbook.md").read_text()
+    assert f"[{entry.id}] Raise aggression when capture lags (+0/-0, seen 1)" in playbook
+    assert (home / "knowledge" / "grid_ctf" / "dead_ends.md").read_text().endswith("(none yet)\n")
+
+
+def test_duplicates_reinforce_instead_of_adding_rows(store):
+    first = admission.admit(store, [bullet("Moving aggression up (0.42 → 0.55) helped: capture +0.080")])[0]
+    again = admission.admit(store, [bullet("moving aggression UP (0.55 → 0.61) helped:  capture +0.020")])[0]
+    near = admission.admit(store, [bullet("Moving aggression up clearly helped capture")])[0]
+    other = admission.admit(store, [bullet("Lower stealth costs defense")])[0]
+    assert (again.action, again.entry_id) == ("reinforced", first.entry_id)
+    assert again.reason == "same normalized text"
+    assert near.action == "reinforced" and near.reason == "BM25 near-duplicate"
+    assert other.action == "added"
+    assert count(store) == 2
+    assert entries.get(store, first.entry_id).seen == 3
+    assert len(entries.provenance(store, first.entry_id)) == 3
+
+
+def test_dead_ends_with_different_strategies_stay_separate(store):
+    proposals = [Proposal(kind="dead_end", scope=SCOPE, source="evidence",
+                          summary=f"Strategy scored {score}", content=f'{{"aggression": {value}}}')
+                 for value, score in ((0.1, 0.3), (0.9, 0.4), (0.1, 0.3))]
+    actions = [o.action for o in admission.admit(store, proposals)]
+    assert actions == ["added", "added", "reinforced"]
+
+
+def test_secrets_are_redacted_before_capping_so_no_prefix_survives(store, home):
+    secret = "ghp_" + "Z9" * 18
+    summary = "x" * 110 + " token " + secret
+    [outcome] = admission.admit(store, [bullet(summary, content=f"use {secret} here",
+                                                why=f"password=hunter2hunter2 {secret}")])
+    entry = entries.get(store, outcome.entry_id)
+    for field in (entry.summary, entry.content, entry.why):
+        assert "ghp_" not in field and "Z9Z9" not in field and "hunter2" not in field
+    assert len(entry.summary) <= 120
+    for path in home.rglob("*"):
+        if path.is_file():
+            assert b"Z9Z9Z9" not in path.read_bytes(), path
+
+
+def test_control_and_bidi_characters_are_stripped(store):
+    [outcome] = admission.admit(store, [bullet("safe\u202e lesson\x07 here")])
+    assert entries.get(store, outcome.entry_id).summary == "safe lesson here"
+
+
+def test_source_policy(store):
+    unapproved = Proposal(kind="bullet", scope=SCOPE, summary="sneaky", source="coach")
+    no_consent = Proposal(kind="preference", scope="project", summary="tabs", source="session")
+    bad_kind = Proposal(kind="rumour", scope=SCOPE, summary="x", approved_by="accept")
+    outcomes = admission.admit(store, [unapproved, no_consent, bad_kind])
+    assert [o.action for o in outcomes] == ["rejected"] * 3
+    assert "curator" in outcomes[0].reason and "consent" in outcomes[1].reason
+    assert count(store) == 0
+    assert count(store, "knowledge_events") == 3
+
+
+def test_user_entries_are_never_overwritten_or_retired_by_automatic_ones(store):
+    [mine] = admission.admit(store, [Proposal(kind="bullet", scope=SCOPE, summary="Keep two guards",
+                                              author="user", source="user")])
+    changed = admission.update(store, mine.entry_id, bullet("Keep zero guards"))
+    assert changed.action == "rejected" and "never overwritten" in changed.reason
+    assert admission.retire(store, mine.entry_id, "auto cleanup").action == "rejected"
+    assert entries.get(store, mine.entry_id).summary == "Keep two guards"
+    assert admission.retire(store, mine.entry_id, "user said so", by_user=True).action == "retired"
+
+
+def test_harmful_bullets_retire_to_dead_ends(store, home):
+    [o, ok] = admission.admit(store, [bullet("Always max stealth"), bullet("Guard the flag")])
+    admission.record_evidence(store, [o.entry_id, ok.entry_id], True, run_id="r", generation_index=1)
+    retired = []
+    for g in range(2, 9):
+        retired += admission.record_evidence(store, [o.entry_id], False, run_id="r", generation_index=g)
+        helped = g % 3 == 0  # about one advance in three: an ordinary search
+        retired += admission.record_evidence(store, [ok.entry_id], helped, run_id="r", generation_index=g)
+    entry = entries.get(store, o.entry_id)
+    assert retired == [o.entry_id], "only the bullet that does clearly worse than search retires"
+    assert entry.kind == "dead_end" and entry.helpful == 1 and entry.harmful == 5
+    assert entries.get(store, ok.entry_id).kind == "bullet"
+    admission.record_evidence(store, [o.entry_id], False, run_id="r", generation_index=9)
+    assert entries.get(store, o.entry_id).harmful == 5, "dead ends collect no further evidence"
+    assert "Retired lesson: Always max stealth" in (home / "knowledge" / "grid_ctf" / "dead_ends.md").read_text()
+    playbook = (home / "knowledge" / "grid_ctf" / "playbook.md").read_text()
+    assert "Always max stealth" not in playbook and "Guard the flag (+3/-5, seen 1)" in playbook
+
+
+def test_forget_removes_the_row_its_provenance_and_its_markdown_line(store, home):
+    [o] = admission.admit(store, [bullet("Forget me")])
+    admission.forget(store, o.entry_id)
+    assert entries.get(store, o.entry_id) is None and count(store, "knowledge_provenance") == 0
+    assert "Forget me" not in (home / "knowledge" / "grid_ctf" / "playbook.md").read_text()
+
+
+def test_search_ranks_by_bm25_and_evidence(store):
+    outcomes = admission.admit(store, [bullet("Guards near the flag stop raids"),
+                                       bullet("Stealthy attackers reach the flag"),
+                                       bullet("Negotiate slowly with patient buyers")])
+    admission.record_evidence(store, [outcomes[1].entry_id], True, run_id="r", generation_index=1)
+    found = [e.summary for e, _ in search.search(store, "flag", scope=SCOPE)]
+    assert found == ["Stealthy attackers reach the flag", "Guards near the flag stop raids"]
+    assert search.search(store, "   ") == []
+    assert search.search(store, 'quote " and OR NOT (', scope=SCOPE) == []

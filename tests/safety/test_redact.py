@@ -1,0 +1,599 @@
+"""The one redactor: every family, the IJFW gaps, false positives, idempotence, truncation,
+structures and linear time.
+
+Fake secrets are assembled from pieces at run time so this file holds no secret-shaped string.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import string
+import time
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from lessonloop.safety import FAMILIES, cap, find_secrets, redact, redact_obj
+from lessonloop.safety.redact import MARKER_RE
+
+ALNUM = string.ascii_letters + string.digits
+B64URL = ALNUM + "-_"
+B64 = ALNUM + "+/"
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+HEX = "0123456789abcdef"
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def chars(alphabet: str, n: int, min_size: int | None = None) -> st.SearchStrategy[str]:
+    return st.text(alphabet=alphabet, min_size=n if min_size is None else min_size, max_size=n)
+
+
+def mixed(alphabet: str, n: int) -> st.SearchStrategy[str]:
+    """A random body that, like every real key, has upper and lower case letters and a digit."""
+    return chars(alphabet, n - 3).map(lambda s: "Q7" + s + "x")
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def M(family: str) -> str:
+    return f"[REDACTED:{family}]"
+
+
+def assert_gone(out: str, secret: str, family: str | None = None) -> None:
+    assert secret not in out, out
+    # no readable run of the secret survives either (8 chars is far below any key's length)
+    if len(secret) >= 16:
+        for i in range(0, len(secret) - 8):
+            assert secret[i:i + 8] not in out or secret[i:i + 8] in {"password", "PASSWORD"}, \
+                (secret[i:i + 8], out)
+    if family is not None:
+        assert M(family) in out, out
+
+
+# --------------------------------------------------------------------------------------------
+# Every family: (family, strategy of (text, secret)), realistic contexts
+
+
+def _ctx(*templates: str):
+    return st.sampled_from(templates)
+
+
+def _case(secret_st, templates):
+    return st.tuples(secret_st, _ctx(*templates)).map(lambda p: (p[1].format(s=p[0]), p[0]))
+
+
+JWT_HEADER = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
+
+PEM_KINDS = ["RSA ", "EC ", "DSA ", "OPENSSH ", "ENCRYPTED ", ""]
+
+
+def pem_block(kind: str, body_lines: list[str]) -> str:
+    return (f"-----BEGIN {kind}PRIVATE KEY-----\n" + "\n".join(body_lines)
+            + f"\n-----END {kind}PRIVATE KEY-----")
+
+
+CASES: dict[str, st.SearchStrategy[tuple[str, str]]] = {
+    "anthropic-api-key": _case(
+        mixed(B64URL, 93).map(lambda b: "sk-" + "ant-api03-" + b + "AA"),
+        ["ANTHROPIC_API_KEY={s}", "client = Anthropic(api_key=\"{s}\")", "using key {s} now"]),
+    "openai-api-key": _case(
+        st.one_of(mixed(B64URL, 120).map(lambda b: "sk-" + "proj-" + b),
+                  st.tuples(mixed(ALNUM, 20), mixed(ALNUM, 20)).map(
+                      lambda p: "sk-" + p[0] + "T3Blbk" + "FJ" + p[1])),
+        ["OPENAI_API_KEY={s}", "openai.api_key = '{s}'", "header x-key {s} sent"]),
+    "github-token": _case(
+        st.one_of(st.tuples(st.sampled_from("pousr"), mixed(ALNUM, 36)).map(
+                      lambda p: "gh" + p[0] + "_" + p[1]),
+                  st.tuples(mixed(ALNUM, 22), mixed(ALNUM, 59)).map(
+                      lambda p: "github" + "_pat_" + p[0] + "_" + p[1])),
+        ["GITHUB_TOKEN={s}", "git clone https://x-access-token:{s}@github.com/o/r.git",
+         "Authorization: token {s}", "found {s} in .env"]),
+    "gitlab-token": _case(
+        mixed(B64URL, 20).map(lambda b: "gl" + "pat-" + b),
+        ["CI_JOB_TOKEN was {s}", "export GITLAB_TOKEN={s}", "PRIVATE-TOKEN: {s}"]),
+    "aws-access-key": _case(
+        st.tuples(st.sampled_from(["AK", "AS"]), chars(UPPER_DIGITS, 16)).map(
+            lambda p: p[0] + "IA" + p[1]),
+        ["aws_access_key_id = {s}", "AccessKeyId: {s}", "key {s} leaked"]),
+    "aws-secret-key": _case(
+        mixed(B64, 40),
+        ["AWS_SECRET_ACCESS_KEY={s}", "aws_secret_access_key: {s}", "aws_secret_access_key = {s}",
+         '"SecretAccessKey": "{s}"', "export AWS_SECRET_ACCESS_KEY=\"{s}\""]),
+    "bearer-token": _case(
+        mixed(B64URL + ".~", 40),
+        ["Authorization: Bearer {s}", "curl -H 'Authorization: Bearer {s}' https://api",
+         "sent Bearer {s} to the api", '{{"headers": {{"authorization": "bearer {s}"}}}}']),
+    "basic-auth": _case(
+        st.tuples(chars(string.ascii_lowercase, 6), mixed(ALNUM, 14)).map(
+            lambda p: base64.b64encode(f"{p[0]}:{p[1]}".encode()).decode()),
+        ["Authorization: Basic {s}", "auth header Basic {s} rejected"]),
+    "authorization-header": _case(
+        mixed(ALNUM, 32),
+        ["Authorization: ApiKey {s}", 'Authorization: Digest username="bob", response="{s}"',
+         "Authorization: {s}"]),
+    "slack-token": _case(
+        st.tuples(st.sampled_from("bpars"), chars(string.digits, 12), mixed(ALNUM, 24)).map(
+            lambda p: "xox" + p[0] + "-" + p[1] + "-" + p[2]),
+        ["SLACK_BOT_TOKEN={s}", "slack token {s} revoked"]),
+    "slack-webhook": _case(
+        st.tuples(chars(UPPER_DIGITS, 8), chars(UPPER_DIGITS, 8), mixed(ALNUM, 24)).map(
+            lambda p: f"https://hooks.slack.com/services/T{p[0]}/B{p[1]}/{p[2]}"),
+        ["webhook: {s}", "posting to {s} failed"]),
+    "discord-webhook": _case(
+        st.tuples(chars(string.digits, 18), mixed(B64URL, 68)).map(
+            lambda p: f"https://discord.com/api/webhooks/{p[0]}/{p[1]}"),
+        ["DISCORD_WEBHOOK={s}", "posting to {s}"]),
+    "teams-webhook": _case(
+        st.tuples(chars(HEX, 32), chars(HEX, 32)).map(
+            lambda p: f"https://contoso.webhook.office.com/webhookb2/{p[0][:8]}-{p[0][8:12]}@"
+                      f"{p[1][:8]}/IncomingWebhook/{p[1]}/{p[0][12:]}"),
+        ["teams: {s}", "POST {s} -> 200"]),
+    "stripe-key": _case(
+        st.tuples(st.sampled_from(["sk_", "rk_"]), st.sampled_from(["live_", "test_"]),
+                  mixed(ALNUM, 24)).map(lambda p: p[0] + p[1] + p[2]),
+        ["STRIPE_KEY={s}", "stripe.api_key = '{s}'", "used {s}"]),
+    "npm-token": _case(
+        mixed(ALNUM, 36).map(lambda b: "npm" + "_" + b),
+        ["//registry.npmjs.org/:_authToken={s}", "NPM_TOKEN={s}", "token {s}"]),
+    "pypi-token": _case(
+        mixed(B64URL, 60).map(lambda b: "pypi-" + "AgEIcHlwaS5vcmc" + b),
+        ["password = {s}", "TWINE_PASSWORD={s}", "upload with {s}"]),
+    "huggingface-token": _case(
+        mixed(ALNUM, 34).map(lambda b: "hf" + "_" + b),
+        ["HF_TOKEN={s}", "login(token='{s}')", "hub token {s}"]),
+    "azure-storage-key": _case(
+        mixed(B64, 86).map(lambda b: b + "=="),
+        ["DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={s};EndpointSuffix=core.windows.net",
+         "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;SharedAccessKey={s}"]),
+    "google-api-key": _case(
+        mixed(B64URL, 35).map(lambda b: "AI" + "za" + b),
+        ["GOOGLE_API_KEY={s}", "maps?key={s}&q=1", "key {s}"]),
+    "google-oauth": _case(
+        st.one_of(mixed(B64URL, 28).map(lambda b: "GOCSPX" + "-" + b),
+                  mixed(B64URL, 100).map(lambda b: "ya29" + "." + b)),
+        ['"client_secret": "{s}"', "access {s} expired"]),
+    "sentry-dsn": _case(
+        chars(HEX, 32),
+        ["SENTRY_DSN=https://{s}@o123456.ingest.sentry.io/4504",
+         'sentry_sdk.init(dsn="https://{s}@o123456.ingest.sentry.io/4504")',
+         "dsn https://{s}@sentry.example.com/12"]),
+    "cloudflare-token": _case(
+        mixed(ALNUM, 40),
+        ["CF_API_TOKEN={s}", "CLOUDFLARE_API_TOKEN: {s}", "export CLOUDFLARE_API_KEY='{s}'"]),
+    "jwt": _case(
+        st.tuples(chars(ALNUM, 12), mixed(B64URL, 43)).map(
+            lambda p: JWT_HEADER + "." + b64url(json.dumps({"sub": p[0], "iat": 1}).encode())
+            + "." + p[1]),
+        ["got {s} back", "jwt={s}", "cookie session {s};"]),
+    "private-key": _case(
+        st.tuples(st.sampled_from(PEM_KINDS), st.lists(mixed(B64, 64), min_size=2, max_size=5)).map(
+            lambda p: pem_block(p[0], p[1])),
+        ["key file:\n{s}\nend", '{{"private_key": "{s}"}}', "{s}"]),
+    "url-signature": _case(
+        mixed(ALNUM + "%", 44),
+        ["https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&sr=b&sig={s}",
+         "https://s3.amazonaws.com/b/k?X-Amz-Credential=x&X-Amz-Signature={s}"]),
+    "url-credentials": _case(
+        mixed(ALNUM + "!~*", 16),
+        ["postgres://app:{s}@db.internal:5432/app", "https://user:{s}@github.com/org/repo.git",
+         "amqp://guest:{s}@rabbit/", "mongodb+srv://admin:{s}@cluster0.mongodb.net/db",
+         "DATABASE_URL=mysql://root:{s}@localhost/app"]),
+    "password": _case(
+        mixed(ALNUM + "!#%^*", 14),
+        ["password: {s}", "DB_PASSWORD={s}", '{{"password": "{s}"}}', "mysql --password={s} db",
+         "login --password {s}", "password = \"{s}\"", "  passwd: '{s}'", "PGPASSWORD={s} psql",
+         "<password>{s}</password>", "connect(user='u', password='{s}')"]),
+    "generic-secret": _case(
+        mixed(ALNUM, 24),
+        ["token={s}", "api_key: {s}", 'client_secret = "{s}"', "--token={s}", "--api-key {s}",
+         '"session_key": "{s}"', "credentials: {s}", "X-Api-Key: {s}", "auth: {s}",
+         "private_key = '{s}'", "access_key={s}", "apikey={s}", "SECRET_KEY = '{s}'"]),
+}
+
+
+def test_every_family_has_a_case():
+    assert set(CASES) == set(FAMILIES)
+
+
+@pytest.mark.parametrize("family", sorted(CASES))
+@SETTINGS
+@given(data=st.data())
+def test_family_true_positive(family, data):
+    text, secret = data.draw(CASES[family])
+    out = redact(text)
+    assert_gone(out, secret, family)
+
+
+@pytest.mark.parametrize("family", sorted(CASES))
+@SETTINGS
+@given(data=st.data())
+def test_family_found_in_surrounding_text_and_reported(family, data):
+    text, secret = data.draw(CASES[family])
+    before = data.draw(st.sampled_from(["", "log: ", "Error at step 3:\n", "  - "]))
+    after = data.draw(st.sampled_from(["", "\n", " (retrying)", "\nnext line"]))
+    full = before + text + after
+    out = redact(full)
+    assert_gone(out, secret, family)
+    found = find_secrets(full)
+    assert any(s <= full.index(secret) and full.index(secret) + len(secret) <= e
+               for _, s, e in found), found
+    assert all(f in FAMILIES for f, _, _ in found)
+
+
+# --------------------------------------------------------------------------------------------
+# The gaps ANCHORS.md lists for IJFW's redactor, one test each
+
+
+def test_ijfw_gap_aws_secret_access_key_assignment():
+    secret = "wJalrXUtnFEMI" + "/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+    for text in (f"AWS_SECRET_ACCESS_KEY={secret}", f"aws_secret_access_key: {secret}",
+                 f"[default]\naws_secret_access_key = {secret}\n"):
+        out = redact(text)
+        assert_gone(out, secret, "aws-secret-key")
+        assert "aws_secret_access_key" in out.lower()
+
+
+def test_ijfw_gap_password_colon_value():
+    assert redact("password: x") == "password: " + M("password")
+    assert redact("db:\n  password: hunter2\n") == "db:\n  password: " + M("password") + "\n"
+
+
+def test_ijfw_gap_postgres_url_with_credentials():
+    out = redact("postgres://user:" + "pass" + "@host/db")
+    assert out == "postgres://user:" + M("url-credentials") + "@host/db"
+
+
+def test_ijfw_gap_token_assignment():
+    assert redact("token=" + "abc123def") == "token=" + M("generic-secret")
+
+
+def test_ijfw_gap_bare_jwt():
+    jwt = JWT_HEADER + "." + b64url(b'{"sub":"1234567890"}') + "." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+    assert redact(f"response: {jwt}") == "response: " + M("jwt")
+
+
+@pytest.mark.parametrize("kind", ["OPENSSH ", "EC ", "ENCRYPTED ", "DSA ", "RSA ", "", "PGP "])
+def test_ijfw_gap_openssh_ec_encrypted_private_keys(kind):
+    body = ["b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+            "QyNTUxOQAAACDlOcA8pTZ1pD1D7dUw1CEOmhDtyz9VqOsyHVZq0Aa9kAAAAJg0y1VxNMtV"]
+    block = pem_block(kind, body).replace("PGP PRIVATE KEY-----", "PGP PRIVATE KEY BLOCK-----")
+    out = redact(f"cat ~/.ssh/id\n{block}\n$ ls")
+    assert out == "cat ~/.ssh/id\n" + M("private-key") + "\n$ ls"
+
+
+def test_ijfw_gap_gitlab_glpat():
+    tok = "gl" + "pat-" + "xY9" + "z" * 17
+    assert redact(f"GITLAB_TOKEN is {tok}.") == "GITLAB_TOKEN is " + M("gitlab-token") + "."
+
+
+def test_ijfw_gap_stripe_restricted_rk_live():
+    tok = "rk" + "_live_" + "51H" + "a" * 21
+    assert redact(f"key {tok}") == "key " + M("stripe-key")
+
+
+def test_ijfw_gap_key_cut_short_by_truncation():
+    # IJFW cut captured lines to 200 characters *before* redacting: the head of a key stayed.
+    key = "sk-" + "ant-api03-" + "Ab9" * 31
+    line = "ERROR calling API: " + "x" * 160 + " key=" + key
+    ijfw_order = redact(line[:200])          # what IJFW stored: cut first ...
+    ours = cap(redact(line), 200)             # ... what admission does: redact first
+    assert "sk-ant" not in ours and "Ab9Ab9" not in ours
+    # ... and even text that arrives already cut is caught, down to a short head of the key.
+    assert "Ab9" not in ijfw_order
+    for n in range(len("sk-ant-api03-") + 8, len(key)):
+        assert redact("key " + key[:n]) == "key " + M("anthropic-api-key"), n
+
+
+# --------------------------------------------------------------------------------------------
+# False positives: all of these stay exactly as they are
+
+UNCHANGED = [
+    "The token expired, so enter your password again.",
+    "Tokens are counted per request; a password manager helps.",
+    "Error: invalid token: expected string",
+    "Enter your password:",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b fixes it",
+    "request 123e4567-e89b-12d3-a456-426614174000 failed",
+    "see /usr/lib/python3/secrets.py and src/auth/token.py and C:\\Users\\me\\passwords.txt",
+    "password = get_password()",
+    "api_key = os.environ[\"OPENAI_API_KEY\"]",
+    "token = os.getenv('GITHUB_TOKEN')",
+    "const token = process.env.TOKEN",
+    "token = await fetchToken()",
+    "self.token = token",
+    "client = Client(api_key=api_key, password=password)",
+    "def login(username: str, password: str) -> bool:",
+    "password: Optional[str] = None",
+    "if not token:\n    raise AuthError()",
+    "if password != expected:",
+    "token = None",
+    'password = ""',
+    "password: ''",
+    '{"api_key": null, "token": "", "secret": false}',
+    "token: <your-token>",
+    "api_key: YOUR_API_KEY",
+    "password: ***",
+    "password: ${DB_PASSWORD}",
+    "token: ${{ secrets.GITHUB_TOKEN }}",
+    "password=[REDACTED:password]",
+    "max_tokens = 1024",
+    '{"prompt_tokens": 10, "completion_tokens": 20}',
+    "token_count: 512",
+    "tokenizer = AutoTokenizer.from_pretrained(name)",
+    'author = "Jane Doe"',
+    "authors: [a, b]",
+    "auth_method: oauth",
+    "token_type: bearer",
+    "password_min_length: 12",
+    "secrets: inherit",
+    "PWD=/home/user/project",
+    "task-list and risk-assessment-framework-2024 and sk-learn",
+    "desk-top-application-framework-version-two",
+    "except KeyError:\n    pass",
+    "git push -u origin main",
+    "docker run -u 1000:1000 image",
+    "Bearer tokens are sent in the Authorization header.",
+    "Use basic authentication for the admin page.",
+    "https://example.com/path?email=a@b.com",
+    "ssh://git@github.com/org/repo.git",
+    "git@github.com:org/repo.git",
+    "https://docs.python.org/3/library/secrets.html#secrets.token_hex",
+    "<input type=\"password\" name=\"password\">",
+    ".password-field { color: red; }",
+    "| api_key | string | required |",
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "header eyJhbGciOiJIUzI1NiJ9 alone is not a token",
+    "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+    "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----",
+    "export PATH=/usr/local/bin:$PATH",
+    "AKIA is the prefix of AWS access key ids",
+    "sort -u names.txt",
+    "the author field and the authority section",
+    "bypass the cache; passed 3 tests",
+]
+
+
+@pytest.mark.parametrize("text", UNCHANGED)
+def test_false_positives_stay_unchanged(text):
+    assert redact(text) == text
+    assert find_secrets(text) == []
+
+
+def test_python_literal_is_redacted_but_a_call_is_not():
+    assert redact('password = "hunter2"') == 'password = "' + M("password") + '"'
+    assert redact("password = get_password()") == "password = get_password()"
+    assert redact('token: str = "abc123"') == 'token: str = "' + M("generic-secret") + '"'
+
+
+def test_name_is_kept_and_only_the_value_goes():
+    text = 'DB_HOST=db\nDB_PASSWORD=s3cr3t!\nAPI_TOKEN="t0k3n-value"\n--api-key=abc123 --verbose'
+    assert redact(text) == ("DB_HOST=db\nDB_PASSWORD=" + M("password") + "\nAPI_TOKEN=\""
+                            + M("generic-secret") + "\"\n--api-key=" + M("generic-secret")
+                            + " --verbose")
+
+
+def test_connection_string_and_query_keep_neighbours():
+    assert redact("Server=db;User Id=sa;Password=Pa55w0rd;Database=app") == \
+        "Server=db;User Id=sa;Password=" + M("password") + ";Database=app"
+    assert redact("https://api.example.com/v1?token=abc123&page=2") == \
+        "https://api.example.com/v1?token=" + M("generic-secret") + "&page=2"
+
+
+def test_yaml_multiword_password_and_block_scalar():
+    assert redact("db:\n  password: correct horse battery staple\n  host: x") == \
+        "db:\n  password: " + M("password") + "\n  host: x"
+    out = redact("creds:\n  secret: |\n    line-one-abc\n    line-two-def\n  user: bob")
+    assert "line-one" not in out and "line-two" not in out and "user: bob" in out
+
+
+def test_json_escaped_inside_a_string():
+    text = '{"body": "{\\"password\\": \\"hunter2\\", \\"user\\": \\"bob\\"}"}'
+    out = redact(text)
+    assert "hunter2" not in out and "bob" in out and M("password") in out
+
+
+def test_unterminated_quoted_value_goes_to_end_of_line():
+    assert redact('password = "hunter2 and more\nnext') == 'password = "' + M("password") + "\nnext"
+
+
+# --------------------------------------------------------------------------------------------
+# Idempotence
+
+_SECRET_SAMPLES = st.one_of(*CASES.values()).map(lambda p: p[0])
+_FILLER = st.one_of(
+    st.text(max_size=20),
+    st.sampled_from([" ", "\n", "=", ": ", '"', "password", "token=", "Bearer ", "://", "@", "-",
+                     "[REDACTED:jwt]", "[REDACTED:", "eyJ", "-----BEGIN ", "AKIA", "sk-", "ghp_",
+                     "x", "A", "_", "  key: ", "--token ", "Authorization: ", "postgres://u:"]),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_FILLER, _SECRET_SAMPLES, st.text(alphabet=B64URL, max_size=30)),
+                max_size=12).map("".join))
+def test_redaction_is_idempotent(text):
+    once = redact(text)
+    assert redact(once) == once
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.text(alphabet=string.ascii_letters + " .,\n", max_size=40),
+                          st.sampled_from(sorted(CASES)).flatmap(lambda f: CASES[f])),
+                min_size=1, max_size=5))
+def test_many_secrets_in_prose_are_all_removed(parts):
+    text = "".join(f"{prose} \n{t}\n " for prose, (t, _) in parts)
+    out = redact(text)
+    for _, (_, secret) in parts:
+        assert secret not in out
+    assert redact(out) == out
+
+
+@SETTINGS
+@given(st.text())
+def test_arbitrary_text_is_a_string_and_idempotent(text):
+    once = redact(text)
+    assert isinstance(once, str)
+    assert redact(once) == once
+
+
+# --------------------------------------------------------------------------------------------
+# Truncation: redaction runs first, so cutting never reveals a prefix
+
+
+@SETTINGS
+@given(data=st.data())
+def test_redact_then_cap_never_reveals_a_prefix(data):
+    family = data.draw(st.sampled_from(sorted(CASES)))
+    text, secret = data.draw(CASES[family])
+    pad = data.draw(st.integers(min_value=0, max_value=150))
+    full = "x" * pad + " " + text + " tail"
+    redacted = redact(full)
+    for limit in range(0, len(redacted) + 2):
+        out = cap(redacted, limit)
+        assert len(out) <= limit
+        for i in range(0, max(0, len(secret) - 6)):
+            chunk = secret[i:i + 6]
+            if chunk not in full[:pad + 1] and chunk not in redacted:
+                assert chunk not in out
+        for m in MARKER_RE.finditer(out):
+            assert m.group()[10:-1] in FAMILIES
+        assert "[REDACTED" not in MARKER_RE.sub("", out)
+
+
+@pytest.mark.parametrize("kind", PEM_KINDS)
+def test_redacting_a_truncated_pem_block_still_removes_it(kind):
+    body = ["MIIEowIBAAKCAQEA" + "q" * 48, "Zx9" * 21 + "k", "Yw8" * 21 + "j"]
+    block = pem_block(kind, body)
+    header_end = block.index("\n") + 1
+    for cut in range(header_end - 1, len(block), 7):
+        text = "before\n" + block[:cut]
+        out = redact(text)
+        assert out == "before\n" + M("private-key"), (cut, out)
+    # and a block whose BEGIN line was cut off (text truncated from the front)
+    tail = block[header_end + 5:]
+    out = redact(tail + "\nafter")
+    assert out == M("private-key") + "\nafter"
+    assert "Zx9" not in out and "Yw8" not in out
+
+
+def test_truncated_url_credentials_and_quoted_values_are_caught():
+    assert redact("postgres://app:s3cr") == "postgres://app:" + M("url-credentials")
+    assert redact('"password": "hunt') == '"password": "' + M("password")
+    assert redact("http://localhost:8080") == "http://localhost:8080"
+
+
+# --------------------------------------------------------------------------------------------
+# Structures
+
+
+def test_redact_obj_nested():
+    gh = "ghp_" + "Ab1" * 12
+    value = {
+        "tool_input": {"command": f"curl -H 'Authorization: Bearer {gh}' https://api"},
+        "env": [("GITHUB_TOKEN", gh), ("HOME", "/home/u")],
+        "password": "hunter2",
+        "api_key": 12345,
+        "token": None,
+        "secret": "",
+        "enabled": True,
+        "count": 3,
+        "nested": [{"client_secret": "abc"}, {"note": "no secret here"}],
+        gh: "used as a key",
+    }
+    out = redact_obj(value)
+    flat = json.dumps(out)
+    assert gh not in flat and "hunter2" not in flat and "12345" not in flat and '"abc"' not in flat
+    assert out["password"] == M("password")
+    assert out["api_key"] == M("generic-secret")
+    assert out["token"] is None and out["secret"] == "" and out["enabled"] is True and out["count"] == 3
+    assert out["nested"][0]["client_secret"] == M("generic-secret")
+    assert out["nested"][1] == {"note": "no secret here"}
+    assert isinstance(out["env"], list) and isinstance(out["env"][0], tuple)
+    assert out["env"][0] == ("GITHUB_TOKEN", M("github-token"))
+    assert out["env"][1] == ("HOME", "/home/u")
+    assert M("github-token") in out
+    assert value["password"] == "hunter2"          # a new object: the input is untouched
+    assert redact_obj(out) == out
+
+
+def test_redact_obj_scalars_and_other_objects():
+    assert redact_obj("token=abc123") == "token=" + M("generic-secret")
+    assert redact_obj(5) == 5 and redact_obj(None) is None
+    marker_obj = object()
+    assert redact_obj([marker_obj])[0] is marker_obj
+
+
+def test_non_string_is_rejected():
+    with pytest.raises(TypeError):
+        redact(b"token=abc")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------------------------
+# Linear time: no catastrophic backtracking
+
+PATHOLOGICAL = {
+    "assignments": "a=" * 25_000,
+    "jwt-heads": "eyJ" * 17_000,
+    "pem-begins": "-----BEGIN" * 5_000,
+    "pem-headers": "-----BEGIN RSA PRIVATE KEY-----\n" * 1_600,
+    "mixed": ("a=" + "eyJ" + "-----BEGIN ") * 3_500,
+    "token-assignments": "token=" * 9_000,
+    "password-colons": "password: " * 5_000,
+    "url-fragments": "a://b:c" * 7_000,
+    "url-userinfo": "x://a:b@" * 6_000,
+    "sk-dashes": "sk-" * 17_000,
+    "ghp": "ghp_" * 12_000,
+    "jwt-dots": "eyJaaaaaaa." * 5_000,
+    "escaped-quotes": 'password="' + 'a\\"' * 17_000,
+    "bearer": "Bearer " * 7_000,
+    "authorization": "Authorization: " * 3_500,
+    "long-key": "x" * 50_000 + "token=1",
+    "token-run": "token" * 10_000,
+    "pem-ends": "-----END RSA PRIVATE KEY-----" * 1_700,
+    "b64-then-end": "A" * 50_000 + "\n-----END PRIVATE KEY-----",
+    "akia": "AKIA" * 12_500,
+    "slack": "xoxb-" * 10_000,
+    "yaml-blocks": "password: |\n" * 4_000,
+    "templates": "${" * 25_000,
+    "colons": ":" * 50_000,
+    "ats": "@" * 50_000,
+    "curl-users": " -u a:" * 8_000,
+    "basic": "Basic " + "QUFB" * 12_000,
+    "signatures": "?sig=" * 10_000,
+    "key-words": "api_key api_key=" * 3_000,
+    "long-value": "password=" + "p" * 50_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
+def test_pathological_input_is_fast(name):
+    text = PATHOLOGICAL[name]
+    t0 = time.perf_counter()
+    out = redact(text)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 1.0, f"{name}: {elapsed:.2f}s"
+    assert redact(out) == out
+
+
+def test_ordinary_100kb_is_quick():
+    # A loose guard (the target is a few milliseconds); catches accidental quadratic paths.
+    chunk = ("def handler(event, context):\n    data = json.loads(event['body'])\n"
+             "    return {'status': 200, 'items': [x.id for x in data]}\n"
+             "The generation loop keeps lessons that measurably help — and discards dead ends.\n"
+             "See https://example.com/docs/page?id=42 for details; commit 3f786850e387550f.\n")
+    text = (chunk * (100_000 // len(chunk) + 1))[:100_000]
+    redact(text)
+    best = min(_timed(redact, text) for _ in range(5))
+    assert redact(text) == text
+    assert best < 0.25, best
+
+
+def _timed(fn, arg) -> float:
+    t0 = time.perf_counter()
+    fn(arg)
+    return time.perf_counter() - t0
