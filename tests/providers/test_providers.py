@@ -97,9 +97,11 @@ def test_adaptive_step_grows_on_success_and_shrinks_on_failure():
     from lessonloop.providers.local import BASE_STEP, MAX_STEP, MIN_STEP, adaptive_step
 
     assert adaptive_step([]) == BASE_STEP
-    assert adaptive_step(["advance"] * 3) > BASE_STEP
-    assert adaptive_step(["rollback"] * 3) < BASE_STEP
-    assert adaptive_step(["advance"] * 50) == MAX_STEP and adaptive_step(["rollback"] * 50) == MIN_STEP
+    assert adaptive_step([["advance", 0.02]] * 3) > BASE_STEP
+    assert adaptive_step([["rollback", -0.01]] * 3) < BASE_STEP
+    assert adaptive_step([["rollback", 0.0]] * 3) > BASE_STEP, "a plateau (all ties) widens the search"
+    assert adaptive_step([["advance", 0.1]] * 50) == MAX_STEP
+    assert adaptive_step([["rollback", -0.1]] * 50) == MIN_STEP
 
 
 def test_local_requires_a_state_block():

@@ -19,7 +19,7 @@ BIDI = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\
 ZERO_WIDTH = ["\u200b", "\u200c", "\u200d", "\ufeff", "\u2060"]
 C0 = [chr(c) for c in range(0x20) if chr(c) not in "\t\n\r"] + ["\x7f"]
 C1 = [chr(c) for c in range(0x80, 0xA0)]
-TAGS = ["\U000e0001", "\U000e0041", "\U000e007f"]
+TAGS = [chr(c) for c in range(0xE0000, 0xE0080)]      # invisible "tag" characters
 REMOVED = set(BIDI + ZERO_WIDTH + C0 + C1 + TAGS + ["\r"])
 
 
@@ -33,7 +33,7 @@ def test_trojan_source_bidi_controls_are_removed():
     assert sanitize(text) == 'access_level = "user // Check if admin "'
 
 
-@pytest.mark.parametrize("ch", BIDI + ZERO_WIDTH + C0 + C1 + TAGS)
+@pytest.mark.parametrize("ch", BIDI + ZERO_WIDTH + C0 + C1 + TAGS[::31])
 def test_each_removed_character(ch):
     assert sanitize(f"a{ch}b") == "ab"
 
@@ -88,7 +88,6 @@ def test_constants():
 
 def test_short_text_is_unchanged_and_long_text_gets_the_marker():
     assert cap("hello", 5) == "hello"
-    assert cap("hello world", 10) == "…[truncated]"[:0] + cap("hello world", 10)
     out = cap("x" * 200, SUMMARY_MAX)
     assert len(out) == SUMMARY_MAX and out.endswith(TRUNCATION_MARKER)
     assert out == "x" * (SUMMARY_MAX - len(TRUNCATION_MARKER)) + TRUNCATION_MARKER
@@ -97,7 +96,7 @@ def test_short_text_is_unchanged_and_long_text_gets_the_marker():
 
 def test_limit_smaller_than_the_marker_gives_a_bare_prefix():
     assert cap("abcdefghijklmnopqrstuvwxyz", 3) == "abc"
-    assert cap("abc", 0) == "abc"[:0] + cap("abc", 0)
+    assert cap("hello world", 10) == "hello worl"      # the 12-char marker does not fit
     assert cap("abc", 0) == ""
     with pytest.raises(ValueError):
         cap("abc", -1)
@@ -185,7 +184,7 @@ def test_cap_properties(text, limit, marker):
     k = len(body)
     for m in MARKER_RE.finditer(text):                        # no broken [REDACTED:...] token
         assert not (m.start() < k < m.end()), (text, k)
-    if k < len(text):
+    if 0 < k < len(text):                                     # (cutting at 0 is always safe)
         nxt = text[k]
         assert unicodedata.combining(nxt) == 0 and unicodedata.category(nxt) not in ("Mn", "Me", "Mc")
         assert nxt != "\u200d" and not (k and text[k - 1] == "\u200d")
@@ -198,3 +197,10 @@ def test_clean_redacts_before_it_cuts():
     assert len(out) <= SUMMARY_MAX
     assert "ghp_" not in out and "Zq7" not in out
     assert clean("a\u202eb token=abc123") == "ab token=[REDACTED:generic-secret]"
+
+
+def test_clean_catches_a_key_hidden_by_an_invisible_character():
+    key = "ghp_" + "Zq7" * 12
+    hidden = key[:6] + "\u200b" + key[6:]
+    assert clean(f"token {hidden}") == "token [REDACTED:github-token]"
+    assert clean(f"x\u202e{key}") == "x[REDACTED:github-token]"

@@ -94,7 +94,7 @@ def register(app: typer.Typer) -> None:
         seed: Optional[int] = typer.Option(None, "--seed", help="Run seed: same seed, same run [default: 0]."),
         run_id: Optional[str] = typer.Option(None, "--run-id", help="Name the run; an existing id resumes it."),
         max_retries: Optional[int] = typer.Option(None, "--max-retries", help="Retries per generation before a rollback [default: 2]."),
-        min_delta: Optional[float] = typer.Option(None, "--min-delta", help="Mean paired delta needed to advance [default: 0.005]."),
+        min_delta: Optional[float] = typer.Option(None, "--min-delta", help="Mean paired delta needed to advance [default: 0.002]."),
         match_timeout: Optional[float] = typer.Option(None, "--match-timeout", help="Seconds before a match's worker is killed [default: 10]."),
         workers: Optional[int] = typer.Option(None, "--workers", help="Match worker processes [default: 0 = up to 2]."),
         no_incumbent: bool = typer.Option(False, "--no-incumbent", help="Start from a fresh strategy, not the best known one (keeps the playbook)."),

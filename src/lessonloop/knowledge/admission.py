@@ -14,9 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import UsageError
-from ..safety.caps import CONTENT_MAX, HOW_MAX, SUMMARY_MAX, WHY_MAX, cap
-from ..safety.redact import redact
-from ..safety.sanitize import sanitize
+from ..safety import CONTENT_MAX, HOW_MAX, SUMMARY_MAX, WHY_MAX
+from ..safety import clean as safe_clean
 from ..store.db import Store
 from ..timeutil import utc_now
 from . import render
@@ -60,7 +59,7 @@ class Outcome:
 
 def clean(text: str, limit: int) -> str:
     """Redact first, then sanitize, then cap: the order that keeps secrets out."""
-    return cap(sanitize(redact(text or "")).strip(), limit)
+    return safe_clean((text or "").strip(), limit).strip()
 
 
 def prepare(p: Proposal) -> Proposal:

@@ -34,15 +34,23 @@ def knowledge_dir(scope: str, root: Path | None = None) -> Path:
     return (root or paths.home()) / "knowledge" / scope_dirname(scope)
 
 
+_written: dict[Path, str] = {}  # what this process last wrote where, to skip unchanged views
+
+
 def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
     """Write every view of ``scope`` (empty views say so) and return the folder."""
     folder = knowledge_dir(scope, root)
     entries = active(store, scope)
     for filename, (title, kinds) in VIEWS.items():
         chosen = ranked([e for e in entries if e.kind in kinds])
-        if not chosen and filename == "knowledge.md" and not (folder / filename).exists():
+        path = folder / filename
+        if not chosen and filename == "knowledge.md" and not path.exists():
             continue
         lines = [f"# {title} — {scope}", ""]
         lines += [_line(e) for e in chosen] or ["(none yet)"]
-        atomic_write(folder / filename, "\n".join(lines) + "\n")
+        text = "\n".join(lines) + "\n"
+        if _written.get(path) == text and path.exists():
+            continue
+        atomic_write(path, text)
+        _written[path] = text
     return folder

@@ -51,7 +51,7 @@ class RunOptions:
     matches: int = 5
     seed: int = 0
     max_retries: int = 2
-    min_delta: float = 0.005
+    min_delta: float = 0.002
     match_timeout: float = 10.0
     workers: int = 0
     knowledge: bool = True  # playbook, hints and dead ends in the context (--no-knowledge)

@@ -32,8 +32,8 @@ from ..errors import LessonloopError
 from ..scenarios import space
 from .base import Completion, Request
 
-BASE_STEP, MIN_STEP, MAX_STEP = 0.15, 0.03, 0.35
-GROW, SHRINK = 1.25, 0.9
+BASE_STEP, MIN_STEP, MAX_STEP = 0.25, 0.04, 0.4
+GROW, SHRINK, PLATEAU_GROW = 1.25, 0.9, 1.1
 TARGET_PULL = 0.3
 DIRECTION_BIAS = 0.7
 TRUST = 0.2  # smoothed success rate below which a bullet's guidance is ignored
@@ -66,7 +66,7 @@ class LocalProvider:
         params = space.parameters(schema)
         incumbent = state.get("incumbent")
         attempt = int(state.get("attempt", 0))
-        step = adaptive_step(state.get("decisions", []))
+        step = adaptive_step(state.get("history", []))
         targets, directions = guidance(state.get("playbook", []), params)
         tried = [t for t in state.get("tried", []) if isinstance(t, dict) and "strategy" in t]
         avoid = [json.dumps(t["strategy"], sort_keys=True) for t in tried]
@@ -188,11 +188,19 @@ class LocalProvider:
 
 
 # search -------------------------------------------------------------------------------------
-def adaptive_step(decisions: list[str]) -> float:
-    """Grow after each advance, shrink after each rollback (steady near one success in three)."""
+def adaptive_step(history: list) -> float:
+    """Grow after an advance, shrink after a rollback (steady near one success in three).
+
+    A rollback where every pair tied carried no signal (the move stayed on a plateau), so the
+    step grows then too: smaller moves would only tie again.
+    """
     step = BASE_STEP
-    for decision in decisions:
-        step *= GROW if decision == "advance" else SHRINK if decision == "rollback" else 1.0
+    for item in history:
+        decision, delta = (item[0], item[1]) if isinstance(item, (list, tuple)) else (item, None)
+        if decision == "advance":
+            step *= GROW
+        elif decision == "rollback":
+            step *= PLATEAU_GROW if not delta else SHRINK
         step = min(MAX_STEP, max(MIN_STEP, step))
     return step
 

@@ -17,6 +17,13 @@ __all__ = [
 
 
 def clean(text: str, limit: int | None = None) -> str:
-    """Redact, then sanitize, then (when ``limit`` is given) cap: the admission order."""
-    text = sanitize(redact(text))
+    """Redact, then sanitize, then (when ``limit`` is given) cap: the admission order.
+
+    When sanitizing changed the text it is redacted once more: a key split by an invisible
+    character (``ghp_<U+200B>…``) only becomes recognisable once that character is gone.
+    """
+    redacted = redact(text)
+    text = sanitize(redacted)
+    if text != redacted:
+        text = redact(text)
     return text if limit is None else cap(text, limit)

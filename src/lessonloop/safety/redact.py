@@ -296,7 +296,7 @@ def _token_rules(sc: _Scan, out: list[Span]) -> None:
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----")
-_PEM_BODY = _ALNUM | set("+/=\\ \t\r\n")
+_PEM_BODY = _ALNUM | set("+/=\\")
 
 
 def _pem(sc: _Scan, out: list[Span]) -> None:
@@ -320,11 +320,21 @@ def _pem(sc: _Scan, out: list[Span]) -> None:
                 covered = m.end()
     # An END whose BEGIN line was cut off (text truncated from the front): the key body before it.
     for m in ends:
-        i = m.start()
-        j, lim = i, max(0, i - 20000)
-        while j > lim and text[j - 1] in _PEM_BODY:
-            j -= 1
-        out.append((j, m.end(), prio))
+        out.append((_pem_body_start(text, m.start()), m.end(), prio))
+
+
+def _pem_body_start(text: str, i: int) -> int:
+    """Start of the base64 lines (or one JSON-escaped line) that end at ``i``."""
+    j, lim = i, max(0, i - 20000)
+    while j > lim and text[j - 1] in _PEM_BODY:           # this line, "\\n" escapes included
+        j -= 1
+    while j > lim and text[j - 1] == "\n":                # whole base64 lines above it
+        k = text.rfind("\n", 0, j - 1) + 1
+        line = text[k:j - 1].rstrip("\r")
+        if len(line) < 4 or any(c not in _PEM_BODY for c in line):
+            break
+        j = k
+    return j
 
 
 # --------------------------------------------------------------------------------------------
@@ -504,14 +514,15 @@ _NOT_SECRET_AFTER = frozenset({
     "label", "placeholder", "help", "description", "desc", "strength", "regex", "pattern",
     "rotation", "reset", "retries", "attempts", "location", "backend", "algorithm", "alg",
     "scheme", "version", "at", "in", "seconds", "sec", "ms", "duration", "interval", "window",
-    "rate", "style", "class", "visible", "input", "prompt", "text", "message", "msg", "error",
+    "rate", "style", "class", "visible", "prompt", "message", "msg", "error",
     "errors", "status", "state", "flow", "page", "form", "route", "handler", "validator",
     "validation", "check", "changed", "updated", "created", "modified", "encoding", "bits",
     "complexity", "mask", "masked", "hidden", "shown", "manager", "store", "vault",
 })
+# (Words that only precede flags and counts: "reset_password_token" or "use_auth_token" can
+# hold a real secret, so "reset"/"use"/"new" are deliberately not here.)
 _NOT_SECRET_BEFORE = frozenset({"max", "min", "num", "count", "total", "n", "show", "hide", "has",
-                                "is", "use", "no", "skip", "require", "requires", "enable",
-                                "forgot", "reset", "change", "new_"})
+                                "is", "no", "skip", "require", "requires", "enable"})
 
 _NON_SECRET_VALUES = frozenset({
     "", "null", "none", "nil", "true", "false", "yes", "no", "on", "off", "undefined", "inherit",
@@ -686,6 +697,8 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
             return None                                # password = password: a variable
     if key.lower().strip("-") in ("pwd", "oldpwd") and v[:1] in ("/", "~", "."):
         return None                                    # the shell's working directory
+    if key.lower() == "pass" and v.isdigit():
+        return None                                    # "pass: 3  fail: 1" is a count
     end = j + len(v)
     if family == "password" and sep == ":" and _line_prefix_blank(text, ks):
         end = len(text[:_line_end(text, j)].rstrip())  # "password: correct horse battery"
@@ -808,15 +821,34 @@ def _collect(text: str, skip: frozenset = frozenset()) -> tuple[list[Span], froz
     return merged, next_skip
 
 
+# Every needle and needle-less regex any pass looks for: no finding is possible without one.
+_TRIGGERS: frozenset = frozenset(
+    {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
+    | {".com/webhook", "-----", "://", "-u", b"bearer", b"basic", b"sig=", b"signature="}
+    | set(_KEY_NEEDLES))
+
+
+_STR_NEEDLES = tuple(sorted(n for n in _TRIGGERS if isinstance(n, str)))
+_FOLDED_NEEDLES = tuple(sorted(n.decode() for n in _TRIGGERS if isinstance(n, bytes)))
+_NEEDLELESS = tuple(n for n in _TRIGGERS if isinstance(n, re.Pattern))
+
+
+def _may_hold_secret(text: str) -> bool:
+    """False when no pass could find anything: none of the needles occurs (bytes needles
+    case-insensitively) and no needle-less regex matches. Substring tests run at C speed, so
+    ordinary text is returned without the full scan."""
+    if any(n in text for n in _STR_NEEDLES):
+        return True
+    low = text.lower()
+    return any(n in low for n in _FOLDED_NEEDLES) or any(r.search(text) for r in _NEEDLELESS)
+
+
 def _needles_in_markers() -> frozenset:
     """Needles and token regexes that occur inside some marker: always rescanned."""
     markers = " ".join(marker(f) for f in FAMILIES)
     low = markers.lower().encode()
-    needles: set = {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
-    needles |= {".com/webhook", "-----", "://", "-u", b"bearer", b"basic", b"sig=", b"signature="}
-    needles |= set(_KEY_NEEDLES)
     inside = set()
-    for n in needles:
+    for n in _TRIGGERS:
         if isinstance(n, re.Pattern):
             hit = n.search(markers) is not None
         elif isinstance(n, bytes):
@@ -857,6 +889,8 @@ def redact(text: str) -> str:
     """``text`` with every recognised secret replaced by ``[REDACTED:<family>]``."""
     if not isinstance(text, str):
         raise TypeError(f"redact() needs str, not {type(text).__name__}")
+    if not _may_hold_secret(text):
+        return text
     skip: frozenset = frozenset()
     for _ in range(_MAX_PASSES):
         spans, skip = _collect(text, skip)
@@ -875,12 +909,28 @@ def _secret_key(key: Any) -> str | None:
     return _classify(k)
 
 
+def _secret_value(family: str, key: str, v: Any) -> bool:
+    if isinstance(v, str):
+        t = v.strip()
+        if not t or _placeholder(t) or MARKER_RE.fullmatch(t):
+            return False
+        if family in ("generic-secret", "cloudflare-token"):
+            return len(t) >= 8 and not any(c.isspace() for c in t)
+        return True
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return family == "password" and key.strip().lower() != "pass"
+    return False
+
+
 def redact_obj(value: Any) -> Any:
     """A copy of ``value`` with every string inside dicts, lists, tuples and sets redacted.
 
-    A string (or number) stored under a secret-looking key (``{"password": "hunter2"}``) is
-    replaced whole: in a structure the key is the only context saying the value is a secret.
-    Keys are redacted too. Other objects are returned unchanged.
+    A value stored under a secret-looking key (``{"password": "hunter2"}``) is replaced whole:
+    in a structure the key is the only context saying the value is a secret. Under generic
+    names (token, secret, api_key, ...) that takes a string of 8+ characters without spaces,
+    so a tokenizer's ``{"token": "Hello", "logprob": -0.3}`` stays; under password names any
+    string, or a number (a PIN), except for a bare ``pass`` count. Keys are redacted too.
+    Other objects are returned unchanged.
     """
     if isinstance(value, str):
         return redact(value)
@@ -888,14 +938,8 @@ def redact_obj(value: Any) -> Any:
         out = {}
         for k, v in value.items():
             family = _secret_key(k)
-            new_key = redact_obj(k)
-            if family and isinstance(v, str) and v.strip() and not _placeholder(v.strip()) \
-                    and not MARKER_RE.fullmatch(v):
-                out[new_key] = marker(family)
-            elif family and isinstance(v, (int, float)) and not isinstance(v, bool):
-                out[new_key] = marker(family)
-            else:
-                out[new_key] = redact_obj(v)
+            out[redact_obj(k)] = marker(family) if family and _secret_value(family, k, v) \
+                else redact_obj(v)
         return out
     if isinstance(value, list):
         return [redact_obj(v) for v in value]
