@@ -208,28 +208,45 @@ def test_watch_follows_a_live_run_to_its_end(home, run_cli):
 
 
 def test_a_crash_between_commit_and_files_is_repaired_on_resume(home, monkeypatch):
-    from lessonloop.loop import artifacts, runner
+    from lessonloop.loop import runner
 
-    run_id = _run(PLUGIN, 2, seed=2)
-    real_write = artifacts.write_generation
+    real_write, real_emit = runner.artifacts.write_generation, runner.Runner._emit
 
-    def crash_on_third(run_dir, generation, matches):
-        if generation["generation_index"] == 3:
-            raise KeyboardInterrupt  # stands in for a kill right after the commit
-        real_write(run_dir, generation, matches)
+    def lose_third_files(run_dir, generation, matches):
+        if generation["generation_index"] != 3:  # as if killed right after generation 3's commit
+            real_write(run_dir, generation, matches)
 
-    monkeypatch.setattr(runner.artifacts, "write_generation", crash_on_third)
-    with open_store() as store:
-        with pytest.raises(runner.RunStopped):
-            Runner(store, run_id).execute(target=4)
+    def lose_third_event(self, event, **payload):
+        if not (event == "generation_completed" and payload.get("generation") == 3):
+            real_emit(self, event, **payload)
+
+    monkeypatch.setattr(runner.artifacts, "write_generation", lose_third_files)
+    monkeypatch.setattr(runner.Runner, "_emit", lose_third_event)
+    run_id = _run(PLUGIN, 4, seed=2)
+    run_dir = home / "runs" / run_id
+    assert not (run_dir / "generations" / "3" / "score.json").exists()
     monkeypatch.setattr(runner.artifacts, "write_generation", real_write)
-    assert len(_generations(run_id)) == 3
+    monkeypatch.setattr(runner.Runner, "_emit", real_emit)
     with open_store() as store:
         Runner(store, run_id).execute()
-    run_dir = home / "runs" / run_id
+    assert len(_generations(run_id)) == 4
     assert (run_dir / "generations" / "3" / "score.json").exists()
     logged = [json.loads(line) for line in (run_dir / "events.ndjson").read_text().splitlines()]
     completed = [e["payload"]["generation"] for e in logged if e["event"] == "generation_completed"]
-    assert completed == [1, 2, 3, 4]
+    assert sorted(completed) == [1, 2, 3, 4]
     assert [e["payload"].get("recovered") for e in logged
-            if e["event"] == "generation_completed"] == [None, None, True, None]
+            if e["event"] == "generation_completed" and e["payload"]["generation"] == 3] == [True]
+
+
+def test_a_failed_file_write_fails_the_run_instead_of_passing_silently(home, monkeypatch):
+    from lessonloop.loop import runner
+
+    def broken(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(runner.artifacts, "write_generation", broken)
+    with open_store() as store:
+        run_id = create_or_reuse(store, PLUGIN, 3, {"seed": 1})
+        with pytest.raises(OSError):
+            Runner(store, run_id).execute()
+        assert run_store.get_run(store, run_id)["status"] == "failed"

@@ -242,27 +242,32 @@ def record_evidence(store: Store, entry_ids: list[int], helpful: bool, *, run_id
     now = utc_now()
     retired: list[int] = []
     scopes = set()
+    marks = ",".join("?" * len(entry_ids))
+    detail = f"run {run_id} generation {generation_index}"
     with store.transaction() as conn:
-        for entry_id in entry_ids:
-            changed = conn.execute(
-                f"UPDATE knowledge SET {column} = {column} + 1, updated_at = ? "
-                "WHERE id = ? AND status = 'active' AND kind = 'bullet'", (now, entry_id)).rowcount
-            if not changed:
-                continue
-            _event(conn, entry_id, column, f"run {run_id} generation {generation_index}")
-            row = conn.execute("SELECT * FROM knowledge WHERE id = ?", (entry_id,)).fetchone()
+        rows = conn.execute(f"SELECT id FROM knowledge WHERE id IN ({marks}) AND status = 'active' "
+                            "AND kind = 'bullet'", entry_ids).fetchall()
+        ids = [row["id"] for row in rows]
+        marks = ",".join("?" * len(ids))
+        conn.execute(f"UPDATE knowledge SET {column} = {column} + 1, updated_at = ? "
+                     f"WHERE id IN ({marks})", (now, *ids))
+        rows = conn.execute(f"SELECT * FROM knowledge WHERE id IN ({marks})", ids).fetchall()
+        conn.executemany(
+            "INSERT INTO knowledge_events (knowledge_id, action, detail, created_at) VALUES (?, ?, ?, ?)",
+            [(row["id"], column, detail, now) for row in rows])
+        for row in rows:
             scopes.add(row["scope"])
             entry = Entry.from_row(row)
             outcomes = entry.helpful + entry.harmful
-            if (entry.kind == "bullet" and entry.author == "auto" and outcomes >= RETIRE_MIN_OUTCOMES
+            if (entry.author == "auto" and outcomes >= RETIRE_MIN_OUTCOMES
                     and entry.helpful < RETIRE_MAX_SUCCESS * outcomes):
                 summary = clean(f"Retired lesson: {entry.summary}", SUMMARY_MAX)
                 conn.execute(
                     "UPDATE knowledge SET kind = 'dead_end', summary = ?, fingerprint = ?, "
                     "updated_at = ? WHERE id = ?",
-                    (summary, fingerprint("dead_end", summary, entry.content), now, entry_id))
-                _event(conn, entry_id, "retire", f"harmful {entry.harmful} vs helpful {entry.helpful}")
-                retired.append(entry_id)
+                    (summary, fingerprint("dead_end", summary, entry.content), now, entry.id))
+                _event(conn, entry.id, "retire", f"harmful {entry.harmful} vs helpful {entry.helpful}")
+                retired.append(entry.id)
     if render_views:
         for scope in scopes:
             render.render_scope(store, scope, root)

@@ -37,10 +37,11 @@ def knowledge_dir(scope: str, root: Path | None = None) -> Path:
 _written: dict[Path, str] = {}  # what this process last wrote where, to skip unchanged views
 
 
-def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
-    """Write every view of ``scope`` (empty views say so) and return the folder."""
+def view_texts(store: Store, scope: str, root: Path | None = None) -> dict[Path, str]:
+    """The text of every view of ``scope`` (empty views say so), keyed by its path."""
     folder = knowledge_dir(scope, root)
     entries = active(store, scope)
+    texts = {}
     for filename, (title, kinds) in VIEWS.items():
         chosen = ranked([e for e in entries if e.kind in kinds])
         path = folder / filename
@@ -48,9 +49,20 @@ def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
             continue
         lines = [f"# {title} — {scope}", ""]
         lines += [_line(e) for e in chosen] or ["(none yet)"]
-        text = "\n".join(lines) + "\n"
+        texts[path] = "\n".join(lines) + "\n"
+    return texts
+
+
+def write_views(texts: dict[Path, str]) -> None:
+    """Write the views that changed since this process last wrote them."""
+    for path, text in texts.items():
         if _written.get(path) == text and path.exists():
             continue
         atomic_write(path, text)
         _written[path] = text
-    return folder
+
+
+def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
+    """Render every view of ``scope`` now and return its folder."""
+    write_views(view_texts(store, scope, root))
+    return knowledge_dir(scope, root)

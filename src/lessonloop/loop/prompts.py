@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from .. import state_block
-from .context import FENCE_NOTE, Context, entry_line, fence, trajectory_line
+from .context import FENCE_NOTE, Context, entry_line, fence, strategy_interface, trajectory_line
 
 def _user(sections: dict[str, str], state: dict) -> str:
     """Markdown sections for a model, then the state block for the offline agent."""
@@ -32,8 +32,8 @@ def translator(text: str, schema: dict) -> tuple[str, str]:
         "You are the translator. Extract the strategy described in the text as one JSON object "
         "matching the schema. Reply with the JSON object only."
     )
-    return system, _user({"Schema": _dump(schema), "Text": text},
-                         {"role": "translator", "strategy_schema": schema, "text": text})
+    return system, _user({"Schema": _dump(strategy_interface(schema)), "Text": text},
+                         {"role": "translator", "strategy_schema": strategy_interface(schema), "text": text})
 
 
 def analyst(ctx: Context, outcome: dict) -> tuple[str, str]:
@@ -48,7 +48,7 @@ def analyst(ctx: Context, outcome: dict) -> tuple[str, str]:
         {"Scenario": f"{ctx.scenario}: {ctx.description}", "Outcome": _dump(outcome),
          "Trajectory": trajectory},
         {"role": "analyst", "generation": ctx.generation, "outcome": outcome,
-         "strategy_schema": ctx.strategy_schema, "trajectory": ctx.trajectory})
+         "strategy_schema": strategy_interface(ctx.strategy_schema), "trajectory": ctx.trajectory})
 
 
 def coach(ctx: Context, outcome: dict, analysis: str) -> tuple[str, str]:
@@ -65,7 +65,7 @@ def coach(ctx: Context, outcome: dict, analysis: str) -> tuple[str, str]:
         {"Analysis": fence("analysis", analysis), "Outcome": _dump(outcome),
          "Playbook": fence("playbook", "\n".join(entry_line(e) for e in ctx.playbook) or "(empty)")},
         {"role": "coach", "generation": ctx.generation, "outcome": outcome, "analysis": analysis,
-         "playbook": playbook, "strategy_schema": ctx.strategy_schema})
+         "playbook": playbook, "strategy_schema": strategy_interface(ctx.strategy_schema)})
 
 
 def curator(ctx: Context, edits: list) -> tuple[str, str]:

@@ -17,6 +17,7 @@ import re
 import secrets
 import signal
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -27,7 +28,7 @@ from .. import paths
 from ..errors import LessonloopError, UsageError
 from ..knowledge import admission
 from ..knowledge import entries as knowledge_entries
-from ..knowledge.render import render_scope
+from ..knowledge.render import render_scope, view_texts, write_views
 from ..providers.base import Request
 from ..providers.registry import get_provider
 from ..scenarios import registry, space
@@ -260,6 +261,7 @@ class Runner:
             self.epoch = registry.evaluator_epoch(self.scenario)
             self.scope = knowledge_entries.scenario_scope(self.scenario.name)
             self._repair(done)
+            render_scope(self.store, self.scope)
             self._restore(done)
             target = self.run["target_generations"]
             first = len(done) + 1
@@ -269,9 +271,14 @@ class Runner:
             run_store.set_status(self.store, self.run_id, "running")
             pool = MatchPool(self.run["scenario_ref"], self.options.workers,
                              self.options.match_timeout)
+            # Derived files (artifacts, Markdown views) are written off the critical path, while
+            # the next generation's matches run; all of them can be rebuilt from the database.
+            self.files = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lessonloop-files")
+            self.pending_files: list[Future] = []
             try:
                 for index in range(first, target + 1):
                     self._generation(pool, index)
+                self._drain_files()
             except KeyboardInterrupt:
                 self._finish("stopped", "interrupted by the user")
                 raise RunStopped(
@@ -285,6 +292,7 @@ class Runner:
                 raise
             finally:
                 pool.close()
+                self.files.shutdown(wait=True)
             self._finish("completed", None)
         return self.summary()
 
@@ -335,6 +343,7 @@ class Runner:
         failure = ""
         final = None  # (strategy, tournament outcome, context manifest) of the last played attempt
         knowledge = self._knowledge() if self.options.knowledge else {}
+        self._playbook_now = knowledge.get("playbook") if knowledge else None
         for attempt in range(self.options.max_retries + 1):
             retries_left = self.options.max_retries - attempt
             ctx = Context(
@@ -491,7 +500,8 @@ class Runner:
             scenario=self.scenario.name, description=self.scenario.description,
             strategy_schema=self.scenario.strategy_schema, generation=index,
             attempt=last["attempt"], incumbent=self.incumbent, trajectory=self.trajectory,
-            playbook=self._knowledge()["playbook"],
+            playbook=self._playbook_now if self._playbook_now is not None
+            else self._knowledge()["playbook"],
         )
         summary = {
             "decision": decision, "rationale": last["rationale"],
@@ -525,12 +535,27 @@ class Runner:
         with self.store.transaction():  # the generation and what it taught, atomically
             run_store.save_generation(self.store, record)
             self._learn(index, decision, summary, manifest, edits, curator_text)
-        render_scope(self.store, self.scope)
+        self._write_later(write_views, view_texts(self.store, self.scope))
         self._advance_state(index, strategy, mean_score, record.mean_delta, decision, rating,
                             best, analysis)
         saved = run_store.get_generation(self.store, self.run_id, index)
-        artifacts.write_generation(self.run_dir, saved, run_store.matches(self.store, self.run_id, index))
+        self._write_later(artifacts.write_generation, self.run_dir, saved,
+                          run_store.matches(self.store, self.run_id, index))
         self._emit("generation_completed", **_completed_payload(saved), rationale=last["rationale"])
+
+    def _write_later(self, write: Callable, *args) -> None:
+        """Queue a derived-file write; a failed earlier write surfaces here, not silently."""
+        self._drain_files(wait=False)
+        self.pending_files.append(self.files.submit(write, *args))
+
+    def _drain_files(self, wait: bool = True) -> None:
+        still = []
+        for future in self.pending_files:
+            if wait or future.done():
+                future.result()  # re-raises the write's error
+            else:
+                still.append(future)
+        self.pending_files = still
 
     def _learn(self, index: int, decision: str, summary: dict, manifest: dict, edits: list,
                curator_text: str) -> None:

@@ -828,16 +828,20 @@ _TRIGGERS: frozenset = frozenset(
     | set(_KEY_NEEDLES))
 
 
-_STR_NEEDLES = tuple(sorted(n for n in _TRIGGERS if isinstance(n, str)))
+# "-u" only counts at the start or after whitespace (``curl -u user:pass``): as a regex it
+# does not send every hyphenated word down the full scan.
+_STR_NEEDLES = tuple(sorted(n for n in _TRIGGERS if isinstance(n, str) and n != "-u"))
 _FOLDED_NEEDLES = tuple(sorted(n.decode() for n in _TRIGGERS if isinstance(n, bytes)))
 _NEEDLELESS = tuple(n for n in _TRIGGERS if isinstance(n, re.Pattern))
+_CURL_USER_NEEDLES = (" -u", "\t-u", "\n-u", "\r-u", "\f-u", "\v-u")
 
 
 def _may_hold_secret(text: str) -> bool:
     """False when no pass could find anything: none of the needles occurs (bytes needles
     case-insensitively) and no needle-less regex matches. Substring tests run at C speed, so
     ordinary text is returned without the full scan."""
-    if any(n in text for n in _STR_NEEDLES):
+    if any(n in text for n in _STR_NEEDLES) or text.startswith("-u") or any(
+            n in text for n in _CURL_USER_NEEDLES):
         return True
     low = text.lower()
     return any(n in low for n in _FOLDED_NEEDLES) or any(r.search(text) for r in _NEEDLELESS)
