@@ -15,14 +15,18 @@ def _reject_constant(name: str) -> None:
 _decoder = json.JSONDecoder(parse_constant=_reject_constant)  # NaN/Infinity are not data
 
 
+MAX_SCAN = 200_000  # characters of an answer searched for JSON; models do not need more
+
+
 def json_objects(text: str) -> list[dict]:
     """Every top-level JSON object embedded in ``text``, in order of appearance."""
+    text = text[:MAX_SCAN]
     found = []
     position = text.find("{")
     while position != -1:
         try:
             value, end = _decoder.raw_decode(text, position)
-        except ValueError:  # includes JSONDecodeError
+        except (ValueError, RecursionError):  # malformed, or nested beyond reason
             position = text.find("{", position + 1)
             continue
         if isinstance(value, dict):

@@ -149,3 +149,49 @@ def test_search_ranks_by_bm25_and_evidence(store):
     assert found == ["Stealthy attackers reach the flag", "Guards near the flag stop raids"]
     assert search.search(store, "   ") == []
     assert search.search(store, 'quote " and OR NOT (', scope=SCOPE) == []
+
+
+def test_lessons_about_different_parameters_stay_separate(store):
+    raise_a = bullet("Raising aggression tends to raise the score (slope +0.2 per full range over 4 changes)",
+                     tags=["param:aggression", "direction:aggression:up"])
+    raise_s = bullet("Raising stealth tends to raise the score (slope +0.3 per full range over 5 changes)",
+                     tags=["param:stealth", "direction:stealth:up"])
+    outcomes = admission.admit(store, [raise_a, raise_s])
+    assert [o.action for o in outcomes] == ["added", "added"]
+    target_low = bullet("Best-known x: 0.2", tags=["target:x=0.2"])
+    target_high = bullet("Best-known x: 0.9", tags=["target:x=0.9"])
+    assert [o.action for o in admission.admit(store, [target_low, target_high])] == ["added", "added"]
+
+
+def test_dead_ends_are_their_strategy_at_full_precision(store):
+    def dead(value, score):
+        return Proposal(kind="dead_end", scope=SCOPE, source="evidence",
+                        summary=f"Rolled back: scored {score}", content=f'{{"x": {value}}}')
+
+    actions = [o.action for o in admission.admit(store, [dead(0.701, 0.3), dead(0.704, 0.3), dead(0.701, 0.5)])]
+    assert actions == ["added", "added", "reinforced"], "close strategies differ; a rescore does not"
+
+
+def test_a_retired_entry_does_not_swallow_a_new_proposal(store):
+    [o] = admission.admit(store, [bullet("Keep a reserve")])
+    admission.retire(store, o.entry_id, "obsolete")
+    [again] = admission.admit(store, [bullet("Keep a reserve")])
+    assert again.action == "added" and again.entry_id != o.entry_id
+
+
+def test_coach_edits_cannot_reach_other_scopes_or_kinds(store):
+    [pref] = admission.admit(store, [Proposal(kind="preference", scope="project", summary="Use tabs",
+                                              source="session", approved_by="consent")])
+    [hint] = admission.admit(store, [Proposal(kind="hint", scope=SCOPE, summary="Scout first",
+                                              approved_by="accept")])
+    assert admission.update(store, pref.entry_id, bullet("Best-known x: 0.9")).action == "rejected"
+    assert admission.retire(store, hint.entry_id, "coach", scope=SCOPE, kind="bullet").action == "rejected"
+    assert entries.get(store, pref.entry_id).summary == "Use tabs"
+    assert entries.get(store, hint.entry_id).status == "active"
+
+
+def test_refused_text_is_not_kept_in_the_audit(store):
+    admission.admit(store, [Proposal(kind="preference", scope="project", source="session",
+                                     summary="My home address is 12 Elm St")])
+    details = [r[0] for r in store.query("SELECT detail FROM knowledge_events")]
+    assert details and not any("Elm" in d for d in details)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from lessonloop.knowledge import entries
 from lessonloop.knowledge.entries import Entry
@@ -25,7 +26,8 @@ def test_a_run_leaves_a_playbook_with_evidence_dead_ends_and_provenance(home):
     _run("grid_ctf", 20, seed=4)
     folder = home / "knowledge" / "grid_ctf"
     playbook = (folder / "playbook.md").read_text()
-    assert "target:aggression=" in playbook and "(+" in playbook and "seen" in playbook
+    assert "target:aggression=" in playbook
+    assert re.search(r"\(\+\d+/-\d+, seen \d+\)", playbook), "bullets show their evidence"
     dead_ends = (folder / "dead_ends.md").read_text()
     assert "Rolled back: scored" in dead_ends and '"aggression":' in dead_ends
     with open_store(readonly=True) as store:

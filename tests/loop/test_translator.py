@@ -32,3 +32,9 @@ def test_blocks_are_found_tolerantly():
     assert find_block('{"a": 1} {"edits": []} {"b": 2}', "edits") == {"edits": []}
     assert find_block("no block", "edits") is None
     assert json_objects('{"x": NaN} {"y": 1}') == [{"y": 1}]
+
+
+def test_pathological_answers_do_not_break_parsing():
+    assert json_objects('{"a": ' * 3000) == []
+    assert find_block("{" * 50_000 + '{"edits": []}', "edits") == {"edits": []}
+    assert find_block('x {"edits": [1]}', "edits") == {"edits": [1]}

@@ -103,9 +103,9 @@ def admit(store: Store, proposals: list[Proposal], root: Path | None = None,
         for raw in proposals:
             p = prepare(raw)
             problem = _policy_problem(p)
-            if problem:
+            if problem:  # the audit keeps why, never the refused text itself
                 outcomes.append(Outcome("rejected", None, problem))
-                _event(conn, None, "reject", f"{p.source}: {problem}: {p.summary}")
+                _event(conn, None, "reject", f"{p.source}: {problem}")
                 continue
             outcomes.append(_admit_one(conn, p))
             scopes.add(p.scope)
@@ -116,10 +116,10 @@ def admit(store: Store, proposals: list[Proposal], root: Path | None = None,
 
 
 def _admit_one(conn, p: Proposal) -> Outcome:
-    key = fingerprint(p.kind, p.summary, p.content)
+    key = fingerprint(p.kind, p.summary, p.content, p.tags)
     row = conn.execute(
-        "SELECT id, status FROM knowledge WHERE scope = ? AND fingerprint = ? ORDER BY id LIMIT 1",
-        (p.scope, key)).fetchone()
+        "SELECT id FROM knowledge WHERE scope = ? AND fingerprint = ? AND status = 'active' "
+        "ORDER BY id LIMIT 1", (p.scope, key)).fetchone()
     duplicate = row["id"] if row else None
     reason = "same normalized text"
     if duplicate is None and p.kind != "dead_end":
@@ -144,16 +144,23 @@ def _admit_one(conn, p: Proposal) -> Outcome:
 
 
 def _near_duplicate(conn, p: Proposal) -> int | None:
-    """The most similar active entry of the same scope and kind, found with FTS5 BM25."""
+    """The most similar active entry of the same scope, kind and tags, found with FTS5 BM25.
+
+    Tags must match exactly: "raising stealth helps" and "raising aggression helps" share most
+    of their words but are different lessons, and their tags say so.
+    """
     mine = set(words(f"{p.summary} {p.content}"))
     if not mine:
         return None
     query = " OR ".join(f'"{w}"' for w in sorted(mine))
     rows = conn.execute(
-        "SELECT k.id, k.summary, k.content FROM knowledge_fts f JOIN knowledge k ON k.id = f.rowid "
-        "WHERE knowledge_fts MATCH ? AND k.scope = ? AND k.kind = ? AND k.status = 'active' "
-        "ORDER BY bm25(knowledge_fts) LIMIT ?", (query, p.scope, p.kind, CANDIDATES)).fetchall()
+        "SELECT k.id, k.summary, k.content, k.tags_json FROM knowledge_fts f "
+        "JOIN knowledge k ON k.id = f.rowid WHERE knowledge_fts MATCH ? AND k.scope = ? "
+        "AND k.kind = ? AND k.status = 'active' ORDER BY bm25(knowledge_fts) LIMIT ?",
+        (query, p.scope, p.kind, CANDIDATES)).fetchall()
     for row in rows:
+        if sorted(json.loads(row["tags_json"])) != sorted(p.tags):
+            continue
         theirs = set(words(f"{row['summary']} {row['content']}"))
         if len(mine & theirs) / len(mine | theirs) >= SIMILARITY:
             return row["id"]
@@ -174,12 +181,15 @@ def _event(conn, entry_id: int | None, action: str, detail: str) -> None:
 
 def update(store: Store, entry_id: int, p: Proposal, root: Path | None = None,
            render_views: bool = True) -> Outcome:
-    """Rewrite an entry's text; automatic edits never overwrite what a user wrote."""
+    """Rewrite an entry of the proposal's scope and kind; automatic edits never overwrite what a
+    user wrote."""
     current = get(store, entry_id)
     if current is None or current.status != "active":
         return Outcome("rejected", entry_id, "no such active entry")
     p = prepare(p)
     problem = _policy_problem(p)
+    if problem is None and (current.scope, current.kind) != (p.scope, p.kind):
+        problem = f"entry {entry_id} is a {current.kind} of {current.scope}, not a {p.kind} of {p.scope}"
     if problem is None and current.author == "user" and p.author != "user":
         problem = "user-authored entries are never overwritten by automatic ones"
     if problem:
@@ -191,22 +201,27 @@ def update(store: Store, entry_id: int, p: Proposal, root: Path | None = None,
             "tags_json = ?, fingerprint = ?, updated_at = ? WHERE id = ?",
             (p.summary, p.content or current.content, p.why or current.why,
              p.how_to_apply or current.how_to_apply, json.dumps(p.tags or current.tags),
-             fingerprint(current.kind, p.summary, p.content or current.content), now, entry_id))
+             fingerprint(current.kind, p.summary, p.content or current.content,
+                         p.tags or current.tags), now, entry_id))
         _provenance(conn, entry_id, p, now)
-        _event(conn, entry_id, "update", f"{p.source}: {p.summary}")
+        _event(conn, entry_id, "update", f"{p.source}")
     if render_views:
         render.render_scope(store, current.scope, root)
     return Outcome("updated", entry_id)
 
 
 def retire(store: Store, entry_id: int, reason: str, *, by_user: bool = False,
-           root: Path | None = None, render_views: bool = True) -> Outcome:
-    """Take an entry out of use (it stays for the audit trail)."""
+           scope: str | None = None, kind: str | None = None, root: Path | None = None,
+           render_views: bool = True) -> Outcome:
+    """Take an entry out of use (it stays for the audit trail). ``scope``/``kind``, when given,
+    must match: an automatic caller retires only what it owns."""
     current = get(store, entry_id)
     if current is None or current.status != "active":
         return Outcome("rejected", entry_id, "no such active entry")
     if current.author == "user" and not by_user:
         return Outcome("rejected", entry_id, "only the user retires user-authored entries")
+    if (scope and current.scope != scope) or (kind and current.kind != kind):
+        return Outcome("rejected", entry_id, f"entry {entry_id} is a {current.kind} of {current.scope}")
     with store.transaction() as conn:
         conn.execute("UPDATE knowledge SET status = 'retired', updated_at = ? WHERE id = ?",
                      (utc_now(), entry_id))
@@ -224,6 +239,7 @@ def forget(store: Store, entry_id: int, root: Path | None = None) -> Outcome:
     with store.transaction() as conn:
         conn.execute("DELETE FROM knowledge_provenance WHERE knowledge_id = ?", (entry_id,))
         conn.execute("DELETE FROM knowledge WHERE id = ?", (entry_id,))
+        conn.execute("UPDATE knowledge_events SET detail = '' WHERE knowledge_id = ?", (entry_id,))
         _event(conn, entry_id, "forget", f"{current.kind} in {current.scope}")
     render.render_scope(store, current.scope, root)
     return Outcome("forgotten", entry_id)
@@ -265,7 +281,8 @@ def record_evidence(store: Store, entry_ids: list[int], helpful: bool, *, run_id
                 conn.execute(
                     "UPDATE knowledge SET kind = 'dead_end', summary = ?, fingerprint = ?, "
                     "updated_at = ? WHERE id = ?",
-                    (summary, fingerprint("dead_end", summary, entry.content), now, entry.id))
+                    (summary, fingerprint("dead_end", summary, entry.content, entry.tags),
+                     now, entry.id))
                 _event(conn, entry.id, "retire", f"harmful {entry.harmful} vs helpful {entry.helpful}")
                 retired.append(entry.id)
     if render_views:

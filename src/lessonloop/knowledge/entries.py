@@ -34,10 +34,17 @@ def words(text: str, keep_numbers: bool = False) -> list[str]:
     return _WORD.findall(_NUMBER.sub(" ", text))
 
 
-def fingerprint(kind: str, summary: str, content: str) -> str:
-    """Exact-duplicate key over the normalized words. A dead end is its strategy, so its
-    numbers count (to two decimals); for lessons they do not."""
-    normalized = " ".join(words(f"{summary} {content}", keep_numbers=kind == "dead_end"))
+def fingerprint(kind: str, summary: str, content: str, tags: list[str] | None = None) -> str:
+    """Exact-duplicate key. A lesson is its words (numbers set aside, so "x to 0.7" and "x to
+    0.8" match) plus its machine-readable tags, which carry the values agents act on; a dead end
+    is the strategy it records, at full precision, whatever score it was given."""
+    if kind == "dead_end":
+        try:
+            normalized = json.dumps(json.loads(content), sort_keys=True)
+        except (json.JSONDecodeError, TypeError):
+            normalized = " ".join(words(f"{summary} {content}", keep_numbers=True))
+    else:
+        normalized = " ".join(words(f"{summary} {content}")) + " | " + " ".join(sorted(tags or []))
     return hashlib.sha256(f"{kind}|{normalized}".encode()).hexdigest()[:32]
 
 

@@ -34,9 +34,6 @@ def knowledge_dir(scope: str, root: Path | None = None) -> Path:
     return (root or paths.home()) / "knowledge" / scope_dirname(scope)
 
 
-_written: dict[Path, str] = {}  # what this process last wrote where, to skip unchanged views
-
-
 def view_texts(store: Store, scope: str, root: Path | None = None) -> dict[Path, str]:
     """The text of every view of ``scope`` (empty views say so), keyed by its path."""
     folder = knowledge_dir(scope, root)
@@ -54,12 +51,8 @@ def view_texts(store: Store, scope: str, root: Path | None = None) -> dict[Path,
 
 
 def write_views(texts: dict[Path, str]) -> None:
-    """Write the views that changed since this process last wrote them."""
     for path, text in texts.items():
-        if _written.get(path) == text and path.exists():
-            continue
         atomic_write(path, text)
-        _written[path] = text
 
 
 def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:

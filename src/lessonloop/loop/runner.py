@@ -86,7 +86,8 @@ MAX_TIMEOUT = 3600.0
 MAX_WORKERS = 64
 FLAGS = {"carry_incumbent": "--no-incumbent/--fresh", "knowledge": "--no-knowledge/--fresh"}
 LOCK_WAIT_SECONDS = 0.5
-DEAD_ENDS_IN_CONTEXT = 20
+DEAD_ENDS_IN_CONTEXT = 20  # the most recent; all of them stay in dead_ends.md
+HINTS_IN_CONTEXT = 20  # the strongest
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
@@ -149,27 +150,29 @@ def create_or_reuse(store: Store, scenario_name: str, iterations: int,
 
 
 def best_known_strategy(store: Store, scenario) -> dict | None:
-    """The incumbent a finished or stopped earlier run of this scenario ended with.
+    """The strongest final incumbent among earlier runs of this scenario that are not running.
 
-    Each run's last advance beat the strategy it started from on paired and holdout seeds,
-    so the most recent run's final incumbent is the best known one.
+    A run's final incumbent beat every strategy before it in that run on paired and holdout
+    seeds; between runs, the one that scored highest when it advanced wins.
     """
     epoch = registry.evaluator_epoch(scenario)
-    row = store.query_one(
+    rows = store.query(
         "SELECT g.run_id, g.generation_index, g.strategy_json, g.mean_score FROM generations g "
         "JOIN runs r ON r.run_id = g.run_id WHERE r.scenario = ? AND g.evaluator_epoch = ? "
-        "AND g.gate_decision = 'advance' ORDER BY r.created_at DESC, g.generation_index DESC "
-        "LIMIT 1", (scenario.name, epoch))
-    if row is None:
-        return None
-    strategy = json.loads(row["strategy_json"])
-    try:
-        if scenario.validate(strategy):
-            return None
-    except Exception:
-        return None
-    return {"strategy": strategy, "score": row["mean_score"],
-            "from_run": row["run_id"], "generation": row["generation_index"]}
+        "AND r.status NOT IN ('running', 'created') AND g.gate_decision = 'advance' "
+        "AND g.generation_index = (SELECT MAX(h.generation_index) FROM generations h "
+        "WHERE h.run_id = g.run_id AND h.gate_decision = 'advance') "
+        "ORDER BY g.mean_score DESC, r.created_at DESC", (scenario.name, epoch))
+    for row in rows:
+        strategy = json.loads(row["strategy_json"])
+        try:
+            if scenario.validate(strategy):
+                continue
+        except Exception:
+            continue
+        return {"strategy": strategy, "score": row["mean_score"],
+                "from_run": row["run_id"], "generation": row["generation_index"]}
+    return None
 
 
 @contextmanager
@@ -271,8 +274,8 @@ class Runner:
             run_store.set_status(self.store, self.run_id, "running")
             pool = MatchPool(self.run["scenario_ref"], self.options.workers,
                              self.options.match_timeout)
-            # Derived files (artifacts, Markdown views) are written off the critical path, while
-            # the next generation's matches run; all of them can be rebuilt from the database.
+            # The Markdown views are written off the critical path, while the next generation's
+            # matches run; they are derived from the database and rendered again on resume.
             self.files = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lessonloop-files")
             self.pending_files: list[Future] = []
             try:
@@ -280,14 +283,17 @@ class Runner:
                     self._generation(pool, index)
                 self._drain_files()
             except KeyboardInterrupt:
+                self._settle_files()
                 self._finish("stopped", "interrupted by the user")
                 raise RunStopped(
                     f"run {self.run_id} stopped; continue with `lessonloop resume {self.run_id}`"
                 ) from None
             except LessonloopError as exc:
+                self._settle_files()
                 self._finish("failed", str(exc))
                 raise
             except Exception as exc:
+                self._settle_files()
                 self._finish("failed", f"{exc.__class__.__name__}: {exc}")
                 raise
             finally:
@@ -343,7 +349,6 @@ class Runner:
         failure = ""
         final = None  # (strategy, tournament outcome, context manifest) of the last played attempt
         knowledge = self._knowledge() if self.options.knowledge else {}
-        self._playbook_now = knowledge.get("playbook") if knowledge else None
         for attempt in range(self.options.max_retries + 1):
             retries_left = self.options.max_retries - attempt
             ctx = Context(
@@ -376,14 +381,16 @@ class Runner:
                 f"{_fmt_dims(outcome['incumbent_dims'])}. Try a different direction."
             )
         self._finish_generation(index, started, created_at, final, decisions, calls,
-                                match_rows, manifest if final is None else final[2])
+                                match_rows, manifest if final is None else final[2],
+                                knowledge.get("playbook", []))
 
     def _knowledge(self) -> dict:
-        """The scenario's active playbook (ranked), hints and most recent dead ends."""
+        """The scenario's active playbook (ranked), its strongest hints and most recent dead
+        ends. Both caps are selection at load time; the budget never trims what is loaded."""
         entries = knowledge_entries.active(self.store, self.scope)
         by_kind = {kind: [e for e in entries if e.kind == kind] for kind in ("bullet", "hint", "dead_end")}
         return {"playbook": knowledge_entries.ranked(by_kind["bullet"]),
-                "hints": knowledge_entries.ranked(by_kind["hint"]),
+                "hints": knowledge_entries.ranked(by_kind["hint"])[:HINTS_IN_CONTEXT],
                 "dead_ends": by_kind["dead_end"][-DEAD_ENDS_IN_CONTEXT:]}
 
     def _attempt_strategy(self, ctx: Context, calls: list) -> tuple[dict | None, str]:
@@ -475,7 +482,7 @@ class Runner:
                 "created_at": utc_now()}
 
     def _finish_generation(self, index, started, created_at, final, decisions, calls,
-                           match_rows, manifest) -> None:
+                           match_rows, manifest, playbook) -> None:
         if match_rows and all(m["error"] for m in match_rows):
             raise LessonloopError(f"every match in generation {index} failed; the scenario is "
                                   f"broken: {match_rows[0]['error']}")
@@ -500,8 +507,7 @@ class Runner:
             scenario=self.scenario.name, description=self.scenario.description,
             strategy_schema=self.scenario.strategy_schema, generation=index,
             attempt=last["attempt"], incumbent=self.incumbent, trajectory=self.trajectory,
-            playbook=self._playbook_now if self._playbook_now is not None
-            else self._knowledge()["playbook"],
+            playbook=playbook,
         )
         summary = {
             "decision": decision, "rationale": last["rationale"],
@@ -534,19 +540,32 @@ class Runner:
         )
         with self.store.transaction():  # the generation and what it taught, atomically
             run_store.save_generation(self.store, record)
-            self._learn(index, decision, summary, manifest, edits, curator_text)
-        self._write_later(write_views, view_texts(self.store, self.scope))
-        self._advance_state(index, strategy, mean_score, record.mean_delta, decision, rating,
-                            best, analysis)
+            if self.options.knowledge:  # a run that reads no knowledge writes none either
+                self._learn(index, decision, paired is not None, summary, manifest, edits,
+                            curator_text)
         saved = run_store.get_generation(self.store, self.run_id, index)
-        self._write_later(artifacts.write_generation, self.run_dir, saved,
-                          run_store.matches(self.store, self.run_id, index))
+        # continue from what was stored (redacted), so a resumed run sees exactly the same
+        self._advance_state(index, run_store.loads(saved["strategy_json"]), mean_score,
+                            record.mean_delta, decision, rating, best, saved["analysis"])
+        artifacts.write_generation(self.run_dir, saved, run_store.matches(self.store, self.run_id, index))
+        if self.options.knowledge:
+            self._write_later(write_views, view_texts(self.store, self.scope))
         self._emit("generation_completed", **_completed_payload(saved), rationale=last["rationale"])
 
     def _write_later(self, write: Callable, *args) -> None:
         """Queue a derived-file write; a failed earlier write surfaces here, not silently."""
         self._drain_files(wait=False)
         self.pending_files.append(self.files.submit(write, *args))
+
+    def _settle_files(self) -> None:
+        """On the way out after an error: let queued writes finish; their own errors matter
+        less than the one being reported."""
+        for future in self.pending_files:
+            try:
+                future.result()
+            except Exception:
+                pass
+        self.pending_files = []
 
     def _drain_files(self, wait: bool = True) -> None:
         still = []
@@ -557,13 +576,14 @@ class Runner:
                 still.append(future)
         self.pending_files = still
 
-    def _learn(self, index: int, decision: str, summary: dict, manifest: dict, edits: list,
-               curator_text: str) -> None:
-        """Evidence for the bullets in context, a dead end for a rolled-back strategy, and the
-        coach's edits the curator accepted — all through admission."""
+    def _learn(self, index: int, decision: str, compared: bool, summary: dict, manifest: dict,
+               edits: list, curator_text: str) -> None:
+        """Evidence for the bullets in context (only when the gate compared challenger and
+        incumbent), a dead end for a rolled-back strategy, and the coach's edits the curator
+        accepted — all through admission."""
         where = {"run_id": self.run_id, "generation_index": index}
         in_context = manifest.get("knowledge", {}).get("playbook", [])
-        if decision in (gate.ADVANCE, gate.ROLLBACK) and in_context:
+        if compared and decision in (gate.ADVANCE, gate.ROLLBACK) and in_context:
             admission.record_evidence(self.store, in_context, decision == gate.ADVANCE,
                                       render_views=False, **where)
         proposals = []
@@ -580,11 +600,12 @@ class Runner:
             proposal = _proposal_from_edit(edit, verdict, self.scope, where)
             if proposal is None:
                 continue
-            target = edit.get("id")
-            if edit.get("op") == "update_bullet" and isinstance(target, int):
+            target = _entry_id(edit.get("id"))
+            if edit.get("op") == "update_bullet" and target is not None:
                 admission.update(self.store, target, proposal, render_views=False)
-            elif edit.get("op") == "remove_bullet" and isinstance(target, int):
-                admission.retire(self.store, target, f"coach: {proposal.summary}", render_views=False)
+            elif edit.get("op") == "remove_bullet" and target is not None:
+                admission.retire(self.store, target, f"coach: {proposal.summary}", scope=self.scope,
+                                 kind="bullet", render_views=False)
             elif edit.get("op") in EDIT_KINDS:
                 proposals.append(proposal)
         if proposals:
@@ -632,6 +653,17 @@ def _fmt_dims(dims: dict) -> str:
 
 
 EDIT_KINDS = {"add_bullet": "bullet", "add_hint": "hint", "add_dead_end": "dead_end"}
+
+
+def _entry_id(value) -> int | None:
+    """A knowledge id as a model may write it: 12 or "12"."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
 
 
 def _curator_verdicts(text: str, count: int) -> list[str]:
