@@ -12,7 +12,7 @@ import string
 import time
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lessonloop.safety import FAMILIES, cap, find_secrets, redact, redact_obj
