@@ -243,8 +243,18 @@ class Runner:
         self.options = RunOptions(**json.loads(self.run["config_json"]))
         self.run_dir = paths.run_dir(run_id)
         self.observer = observer or (lambda event: None)
+        self.files: ThreadPoolExecutor | None = None
+        self.pending_files: list[Future] = []
 
     def _emit(self, event: str, **payload: object) -> None:
+        """Append an event. While generations run, events share the file writer's queue, so
+        each generation's event lands after its artifacts and events keep their order."""
+        if self.files is not None:
+            self._write_later(self._emit_now, event, payload)
+        else:
+            self._emit_now(event, payload)
+
+    def _emit_now(self, event: str, payload: dict) -> None:
         self.observer(self.events.emit(event, **payload))
 
     def execute(self, target: int | None = None) -> dict:
@@ -274,10 +284,10 @@ class Runner:
             run_store.set_status(self.store, self.run_id, "running")
             pool = MatchPool(self.run["scenario_ref"], self.options.workers,
                              self.options.match_timeout)
-            # The Markdown views are written off the critical path, while the next generation's
-            # matches run; they are derived from the database and rendered again on resume.
+            # Artifacts, Markdown views and events are written in order by one thread, off the
+            # critical path, while the next generation's matches run. All are derived from the
+            # database: resume writes whatever a crash left unwritten.
             self.files = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lessonloop-files")
-            self.pending_files: list[Future] = []
             try:
                 for index in range(first, target + 1):
                     self._generation(pool, index)
@@ -298,7 +308,9 @@ class Runner:
                 raise
             finally:
                 pool.close()
-                self.files.shutdown(wait=True)
+                if self.files is not None:
+                    self.files.shutdown(wait=True)
+                    self.files = None
             self._finish("completed", None)
         return self.summary()
 
@@ -547,7 +559,8 @@ class Runner:
         # continue from what was stored (redacted), so a resumed run sees exactly the same
         self._advance_state(index, run_store.loads(saved["strategy_json"]), mean_score,
                             record.mean_delta, decision, rating, best, saved["analysis"])
-        artifacts.write_generation(self.run_dir, saved, run_store.matches(self.store, self.run_id, index))
+        self._write_later(artifacts.write_generation, self.run_dir, saved,
+                          run_store.matches(self.store, self.run_id, index))
         if self.options.knowledge:
             self._write_later(write_views, view_texts(self.store, self.scope))
         self._emit("generation_completed", **_completed_payload(saved), rationale=last["rationale"])
@@ -558,14 +571,17 @@ class Runner:
         self.pending_files.append(self.files.submit(write, *args))
 
     def _settle_files(self) -> None:
-        """On the way out after an error: let queued writes finish; their own errors matter
-        less than the one being reported."""
+        """On the way out after an error: let queued writes finish (their own errors matter
+        less than the one being reported) and stop the writer, so what follows is direct."""
         for future in self.pending_files:
             try:
                 future.result()
             except Exception:
                 pass
         self.pending_files = []
+        if self.files is not None:
+            self.files.shutdown(wait=True)
+            self.files = None
 
     def _drain_files(self, wait: bool = True) -> None:
         still = []
