@@ -88,6 +88,7 @@ FLAGS = {"carry_incumbent": "--no-incumbent/--fresh", "knowledge": "--no-knowled
 LOCK_WAIT_SECONDS = 0.5
 DEAD_ENDS_IN_CONTEXT = 20  # the most recent; all of them stay in dead_ends.md
 HINTS_IN_CONTEXT = 20  # the strongest
+HOLDOUT_FACTOR = 2  # holdout pairs per training pair: a false advance costs more than a check
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
@@ -477,7 +478,8 @@ class Runner:
                     f"every pair had a failed match ({_first_error(mine + theirs)})", retries_left)
             else:
                 if paired.clears(self.options.min_delta):
-                    held = seeds.holdout_seeds(self.run["seed"], index, attempt, len(train))
+                    held = seeds.holdout_seeds(self.run["seed"], index, attempt,
+                                               HOLDOUT_FACTOR * len(train))
                     *_, holdout = self._paired_play(pool, strategy, incumbent, held, attempt,
                                                     "holdout", match_rows)
                 decision = gate.decide(paired, holdout, self.options.min_delta, retries_left)
