@@ -96,12 +96,15 @@ def test_a_retry_mirrors_a_losing_move_and_extends_a_gaining_one():
 def test_adaptive_step_grows_on_success_and_shrinks_on_failure():
     from lessonloop.providers.local import BASE_STEP, MAX_STEP, MIN_STEP, adaptive_step
 
+    def gens(decision, delta, n):
+        return [{"gate_decision": decision, "mean_delta": delta}] * n
+
     assert adaptive_step([]) == BASE_STEP
-    assert adaptive_step([["advance", 0.02]] * 3) > BASE_STEP
-    assert adaptive_step([["rollback", -0.01]] * 3) < BASE_STEP
-    assert adaptive_step([["rollback", 0.0]] * 3) > BASE_STEP, "a plateau (all ties) widens the search"
-    assert adaptive_step([["advance", 0.1]] * 50) == MAX_STEP
-    assert adaptive_step([["rollback", -0.1]] * 50) == MIN_STEP
+    assert adaptive_step(gens("advance", 0.02, 3)) > BASE_STEP
+    assert adaptive_step(gens("rollback", -0.01, 3)) < BASE_STEP
+    assert adaptive_step(gens("rollback", 0.0, 3)) > BASE_STEP, "a plateau (all ties) widens the search"
+    assert adaptive_step(gens("advance", 0.1, 50)) == MAX_STEP
+    assert adaptive_step(gens("rollback", -0.1, 50)) == MIN_STEP
 
 
 def test_local_requires_a_state_block():

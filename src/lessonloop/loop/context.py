@@ -153,16 +153,17 @@ class Context:
 
     def state(self) -> dict:
         """The machine-readable block: what a non-LLM agent needs to act."""
-        _, bullets, trajectory, _ = self.assembled
+        _, bullets, _, _ = self.assembled
         return {
             "role": "competitor",
             "generation": self.generation,
             "attempt": self.attempt,
             "strategy_schema": strategy_interface(self.strategy_schema),
             "incumbent": self.incumbent,
-            "trajectory": trajectory,
-            "history": [[t["gate_decision"], t.get("mean_delta")]
-                        for t in self.trajectory[-DECISION_HISTORY:]],
+            # scores and decisions only: the strategies are in the prose trajectory above
+            "trajectory": [{k: t.get(k) for k in ("generation", "mean_score", "mean_delta",
+                                                  "gate_decision")}
+                           for t in self.trajectory[-DECISION_HISTORY:]],
             "tried": self.tried,
             "failure": self.failure_report or None,
             "playbook": [{"id": e.id, "summary": e.summary, "tags": e.tags,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from .. import state_block
-from .context import FENCE_NOTE, Context, entry_line, fence, strategy_interface, trajectory_line
+from .context import (FENCE_NOTE, TRAJECTORY_LENGTH, Context, entry_line, fence, strategy_interface,
+                      trajectory_line)
 
 def _user(sections: dict[str, str], state: dict) -> str:
     """Markdown sections for a model, then the state block for the offline agent."""
@@ -43,7 +44,8 @@ def analyst(ctx: Context, outcome: dict) -> tuple[str, str]:
         "parameter affects the score over the whole trajectory, as a JSON block "
         '{"sensitivities": {"<parameter>": {"slope": <score change per full range>, "n": <changes seen>}}}.'
     )
-    trajectory = "\n".join(trajectory_line(t) for t in ctx.trajectory) or "(first generation)"
+    recent = ctx.trajectory[-TRAJECTORY_LENGTH:]
+    trajectory = "\n".join(trajectory_line(t) for t in recent) or "(first generation)"
     return system, _user(
         {"Scenario": f"{ctx.scenario}: {ctx.description}", "Outcome": _dump(outcome),
          "Trajectory": trajectory},

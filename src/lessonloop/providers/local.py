@@ -66,7 +66,7 @@ class LocalProvider:
         params = space.parameters(schema)
         incumbent = state.get("incumbent")
         attempt = int(state.get("attempt", 0))
-        step = adaptive_step(state.get("history", []))
+        step = adaptive_step(state.get("trajectory", []))
         targets, directions = guidance(state.get("playbook", []), params)
         tried = [t for t in state.get("tried", []) if isinstance(t, dict) and "strategy" in t]
         avoid = [json.dumps(t["strategy"], sort_keys=True) for t in tried]
@@ -188,15 +188,15 @@ class LocalProvider:
 
 
 # search -------------------------------------------------------------------------------------
-def adaptive_step(history: list) -> float:
+def adaptive_step(trajectory: list) -> float:
     """Grow after an advance, shrink after a rollback (steady near one success in three).
 
     A rollback where every pair tied carried no signal (the move stayed on a plateau), so the
     step grows then too: smaller moves would only tie again.
     """
     step = BASE_STEP
-    for item in history:
-        decision, delta = (item[0], item[1]) if isinstance(item, (list, tuple)) else (item, None)
+    for entry in trajectory:
+        decision, delta = entry.get("gate_decision"), entry.get("mean_delta")
         if decision == "advance":
             step *= GROW
         elif decision == "rollback":
