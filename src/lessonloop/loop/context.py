@@ -56,6 +56,12 @@ def entry_line(entry: Entry) -> str:
     return f"- ({entry.id}; +{entry.helpful}/-{entry.harmful}) {entry.summary}{tags}"
 
 
+def entry_state(entry: Entry) -> dict:
+    """A knowledge entry as the machine-readable block shows it."""
+    return {"id": entry.id, "summary": entry.summary, "tags": entry.tags,
+            "helpful": entry.helpful, "harmful": entry.harmful}
+
+
 def trajectory_line(entry: dict) -> str:
     delta = entry.get("mean_delta")
     delta_text = f"{delta:+.4f}" if isinstance(delta, (int, float)) else "n/a"
@@ -166,9 +172,8 @@ class Context:
                            for t in self.trajectory[-DECISION_HISTORY:]],
             "tried": self.tried,
             "failure": self.failure_report or None,
-            "playbook": [{"id": e.id, "summary": e.summary, "tags": e.tags,
-                          "helpful": e.helpful, "harmful": e.harmful} for e in bullets],
-            "hints": [{"id": e.id, "summary": e.summary, "tags": e.tags} for e in self.hints],
+            "playbook": [entry_state(e) for e in bullets],
+            "hints": [entry_state(e) for e in self.hints],
             "dead_ends": [s for s in map(dead_end_strategy, self.dead_ends) if s is not None],
         }
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from .. import state_block
-from .context import (FENCE_NOTE, TRAJECTORY_LENGTH, Context, entry_line, fence, strategy_interface,
-                      trajectory_line)
+from .context import (FENCE_NOTE, TRAJECTORY_LENGTH, Context, entry_line, entry_state, fence,
+                      strategy_interface, trajectory_line)
 
 def _user(sections: dict[str, str], state: dict) -> str:
     """Markdown sections for a model, then the state block for the offline agent."""
@@ -61,8 +61,7 @@ def coach(ctx: Context, outcome: dict, analysis: str) -> tuple[str, str]:
         "the evidence supports; tag bullets with param:<name>, direction:<name>:up|down and "
         f"target:<name>=<value> so agents without a model can use them. {FENCE_NOTE}"
     )
-    playbook = [{"id": e.id, "summary": e.summary, "tags": e.tags, "helpful": e.helpful,
-                 "harmful": e.harmful} for e in ctx.playbook]
+    playbook = [entry_state(e) for e in ctx.playbook]
     return system, _user(
         {"Analysis": fence("analysis", analysis), "Outcome": _dump(outcome),
          "Playbook": fence("playbook", "\n".join(entry_line(e) for e in ctx.playbook) or "(empty)")},
@@ -76,7 +75,7 @@ def curator(ctx: Context, edits: list) -> tuple[str, str]:
         'block {"decisions": [{"index": 0, "decision": "accept|merge|reject", "reason": "..."}]}. '
         "Reject edits that are vague, contradict stronger evidence, or repeat the playbook."
     )
-    playbook = [{"id": e.id, "summary": e.summary, "tags": e.tags} for e in ctx.playbook]
+    playbook = [entry_state(e) for e in ctx.playbook]
     return system, _user(
         {"Proposed edits": _dump(edits),
          "Playbook": fence("playbook", "\n".join(entry_line(e) for e in ctx.playbook) or "(empty)")},

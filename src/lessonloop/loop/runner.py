@@ -26,6 +26,7 @@ from typing import Callable, Iterator
 
 from .. import paths
 from ..errors import LessonloopError, UsageError
+from ..json_blocks import find_block
 from ..knowledge import admission
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import render_scope, view_texts, write_views
@@ -40,7 +41,6 @@ from .context import TOKEN_BUDGET, Context
 from .events import EventLog, read_events
 from .pool import MatchPool, MatchResult, mean_dimensions
 from .pool import mean_score as pool_mean_score
-from ..json_blocks import find_block
 from .translator import find_strategy
 
 
@@ -292,26 +292,24 @@ class Runner:
             try:
                 for index in range(first, target + 1):
                     self._generation(pool, index)
-                self._drain_files()
+                self._close_files(raise_errors=True)
             except KeyboardInterrupt:
-                self._settle_files()
+                self._close_files(raise_errors=False)
                 self._finish("stopped", "interrupted by the user")
                 raise RunStopped(
                     f"run {self.run_id} stopped; continue with `lessonloop resume {self.run_id}`"
                 ) from None
             except LessonloopError as exc:
-                self._settle_files()
+                self._close_files(raise_errors=False)
                 self._finish("failed", str(exc))
                 raise
             except Exception as exc:
-                self._settle_files()
+                self._close_files(raise_errors=False)
                 self._finish("failed", f"{exc.__class__.__name__}: {exc}")
                 raise
             finally:
                 pool.close()
-                if self.files is not None:
-                    self.files.shutdown(wait=True)
-                    self.files = None
+                self._close_files(raise_errors=False)
             self._finish("completed", None)
         return self.summary()
 
@@ -569,30 +567,25 @@ class Runner:
 
     def _write_later(self, write: Callable, *args) -> None:
         """Queue a derived-file write; a failed earlier write surfaces here, not silently."""
-        self._drain_files(wait=False)
+        for future in [f for f in self.pending_files if f.done()]:
+            self.pending_files.remove(future)
+            future.result()  # re-raises the write's error
         self.pending_files.append(self.files.submit(write, *args))
 
-    def _settle_files(self) -> None:
-        """On the way out after an error: let queued writes finish (their own errors matter
-        less than the one being reported) and stop the writer, so what follows is direct."""
-        for future in self.pending_files:
-            try:
-                future.result()
-            except Exception:
-                pass
-        self.pending_files = []
+    def _close_files(self, raise_errors: bool) -> None:
+        """Let queued writes finish and stop the writer, so what follows is written directly.
+
+        After a successful run a failed write is an error; on the way out after another error
+        it matters less than the one being reported.
+        """
+        pending, self.pending_files = self.pending_files, []
         if self.files is not None:
             self.files.shutdown(wait=True)
             self.files = None
-
-    def _drain_files(self, wait: bool = True) -> None:
-        still = []
-        for future in self.pending_files:
-            if wait or future.done():
-                future.result()  # re-raises the write's error
-            else:
-                still.append(future)
-        self.pending_files = still
+        for future in pending:
+            error = future.exception()
+            if error is not None and raise_errors:
+                raise error
 
     def _learn(self, index: int, decision: str, compared: bool, summary: dict, manifest: dict,
                edits: list, curator_text: str) -> None:

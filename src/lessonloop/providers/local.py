@@ -79,12 +79,12 @@ class LocalProvider:
         for tries in range(30):
             if incumbent is None:
                 candidate = start if tries == 0 and attempt == 0 else \
-                    guided_step(start, params, max(step, 0.25), {}, {}, rng)
+                    guided_step(start, schema, max(step, 0.25), {}, {}, rng)
                 how = "playbook targets" if targets else "a seeded random point"
             elif tries == 0 and tried:
                 candidate, how = follow_up(incumbent["strategy"], tried[-1], params)
             else:
-                candidate = guided_step(incumbent["strategy"], params, step, directions, targets, rng)
+                candidate = guided_step(incumbent["strategy"], schema, step, directions, targets, rng)
                 how = f"a step of {step:.3f}"
             if json.dumps(candidate, sort_keys=True) not in avoid and not near_any(
                     candidate, dead_ends, params):
@@ -235,26 +235,17 @@ def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
     return ({k: v for k, (_, v) in targets.items()}, {k: v for k, (_, v) in directions.items()})
 
 
-def guided_step(base: dict, params: list, step: float, directions: dict, targets: dict,
+def guided_step(base: dict, schema: dict, step: float, directions: dict, targets: dict,
                 rng: random.Random) -> dict:
-    """Move a random subset of parameters: Gaussian steps, biased by directions and targets."""
-    result = {p.name: base.get(p.name, p.sample(rng)) for p in params}
-    movable = [p for p in params if p.kind != "const"]
-    if not movable:
-        return result
-    count = max(1, min(len(movable), int(rng.expovariate(1.0)) + 1))
-    for p in rng.sample(movable, count):
-        if p.kind not in ("number", "integer"):
-            result[p.name] = p.perturb(result[p.name], step, rng)
-            continue
-        span = p.high - p.low
-        move = rng.gauss(0.0, step * span)
+    """A search step whose moves lean toward playbook directions and targets."""
+    def shape(p, move: float, current: float) -> float:
         if p.name in directions and rng.random() < DIRECTION_BIAS:
             move = abs(move) * directions[p.name]
         if p.name in targets:
-            move += TARGET_PULL * (targets[p.name] - result[p.name])
-        result[p.name] = p.nudge(result[p.name], move, rng)
-    return result
+            move += TARGET_PULL * (targets[p.name] - current)
+        return move
+
+    return space.perturb(base, schema, step, rng, shape)
 
 
 def follow_up(incumbent: dict, last: dict, params: list) -> tuple[dict, str]:

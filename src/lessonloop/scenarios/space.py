@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import LessonloopError
 
@@ -50,18 +50,8 @@ class Parameter:
             return False
         return self.choices[0]
 
-    def perturb(self, value: Any, step: float, rng: random.Random) -> Any:
-        """Move ``value`` by a Gaussian step of ``step`` × range, kept inside the bounds."""
-        if self.kind in ("number", "integer"):
-            span = self.high - self.low
-            current = value if isinstance(value, (int, float)) else (self.low + self.high) / 2
-            moved = min(self.high, max(self.low, current + rng.gauss(0.0, step * span)))
-            if self.kind == "integer":
-                moved = int(round(moved))
-                if moved == current and span >= 1:
-                    moved = int(min(self.high, max(self.low, current + rng.choice((-1, 1)))))
-                return moved
-            return round(moved, 4)
+    def flip(self, value: Any, step: float, rng: random.Random) -> Any:
+        """A boolean or enum changed with a probability that grows with ``step``."""
         if self.kind == "boolean":
             return (not value) if rng.random() < max(step, 0.1) else bool(value)
         if self.kind == "enum" and rng.random() < max(step, 0.1):
@@ -111,15 +101,28 @@ def sample(schema: dict, rng: random.Random) -> dict:
     return {p.name: p.sample(rng) for p in parameters(schema)}
 
 
-def perturb(strategy: dict, schema: dict, step: float, rng: random.Random) -> dict:
-    """A neighbour of ``strategy``: a random non-empty subset of parameters moved by ``step``."""
-    params = [p for p in parameters(schema) if p.kind != "const"]
-    result = {p.name: strategy.get(p.name, p.sample(rng)) for p in parameters(schema)}
-    if not params:
+def perturb(strategy: dict, schema: dict, step: float, rng: random.Random,
+            shape: Callable[[Parameter, float, float], float] | None = None) -> dict:
+    """A neighbour of ``strategy``: a random non-empty subset of parameters moved.
+
+    Numbers move by a Gaussian step of ``step`` × their range, which ``shape(parameter, move,
+    current)`` may bend (a searcher's preferred direction, a pull toward a target); booleans
+    and enums flip with a probability that grows with ``step``.
+    """
+    params = parameters(schema)
+    result = {p.name: strategy.get(p.name, p.sample(rng)) for p in params}
+    movable = [p for p in params if p.kind != "const"]
+    if not movable:
         return result
-    count = max(1, min(len(params), int(rng.expovariate(1.0)) + 1))
-    for p in rng.sample(params, count):
-        result[p.name] = p.perturb(result[p.name], step, rng)
+    count = max(1, min(len(movable), int(rng.expovariate(1.0)) + 1))
+    for p in rng.sample(movable, count):
+        if p.kind not in ("number", "integer"):
+            result[p.name] = p.flip(result[p.name], step, rng)
+            continue
+        move = rng.gauss(0.0, step * (p.high - p.low))
+        if shape is not None:
+            move = shape(p, move, result[p.name])
+        result[p.name] = p.nudge(result[p.name], move, rng)
     return result
 
 
