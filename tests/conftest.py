@@ -32,11 +32,18 @@ class Result:
         return json.loads(lines[0])
 
 
+def _settings_from_outside(environ) -> list[str]:
+    """Variables of the developer's shell that would reroute providers inside a test."""
+    return [name for name in environ if name.startswith("LESSONLOOP_") and name != "LESSONLOOP_HOME"
+            or name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")]
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
     root = tmp_path / "home"
     monkeypatch.setenv("LESSONLOOP_HOME", str(root))
-    monkeypatch.delenv("LESSONLOOP_PROVIDER", raising=False)
+    for name in _settings_from_outside(os.environ):
+        monkeypatch.delenv(name)
     return root
 
 
@@ -58,7 +65,8 @@ def subprocess_env(home: Path, **extra: str) -> dict:
     env = dict(os.environ)
     env["LESSONLOOP_HOME"] = str(home)
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("LESSONLOOP_PROVIDER", None)
+    for name in _settings_from_outside(env):
+        del env[name]
     env.update(extra)
     return env
 

@@ -33,3 +33,11 @@ class NotFoundError(LessonloopError):
 
 class StoreError(LessonloopError):
     """The database cannot be opened, read or written (exit code 1)."""
+
+
+class ProviderError(LessonloopError):
+    """A model endpoint refused, failed or answered nonsense after any retries (exit code 1)."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status  # the HTTP status when the endpoint answered with an error

@@ -6,5 +6,4 @@ from datetime import datetime, timezone
 
 
 def utc_now() -> str:
-    now = datetime.now(timezone.utc)
-    return now.strftime("%Y-%m-%dT%H:%M:%S.") + f"{now.microsecond // 1000:03d}Z"
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"

@@ -226,8 +226,24 @@ def test_a_scenario_the_offline_agent_cannot_search_is_refused_before_a_run_exis
 def test_help_lists_every_command(run_cli):
     result = run_cli("--help")
     assert result.code == 0
-    for command in ("run", "resume", "status", "show", "list", "watch", "export", "scenarios", "evaluate"):
+    for command in ("run", "resume", "status", "show", "list", "watch", "export", "scenarios",
+                    "evaluate", "doctor", "usage"):
         assert re.search(rf"^\s+{command}\s", result.out, re.M), command
+
+
+def test_help_imports_no_provider_sdk(home):
+    """The SDKs cost most of a second to import: only a route that uses one may pay it."""
+    import subprocess
+    import sys
+
+    from ..conftest import subprocess_env
+
+    probe = ("import sys\nfrom lessonloop.cli import main\ntry:\n    main(['--help'])\n"
+             "except SystemExit:\n    pass\nprint(sorted(m for m in ('anthropic', 'openai', "
+             "'httpx', 'httpx2', 'jsonschema') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env=subprocess_env(home), timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_read_only_database_inspects_but_run_refuses(tmp_path):

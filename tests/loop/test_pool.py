@@ -35,6 +35,21 @@ def test_results_come_back_in_job_order_and_are_deterministic():
     assert all(r.error is None and 0 <= r.score <= 1 for r in first)
 
 
+def test_the_callers_work_runs_while_matches_play_and_changes_no_result():
+    jobs = [({"aim": 0.2, "draw": 0.5}, seed) for seed in range(6)]
+    units = []
+
+    def one_unit() -> bool:  # three units of work, one per call
+        units.append(len(units))
+        return len(units) < 3
+
+    with MatchPool(PLUGIN, workers=2) as pool:
+        plain = pool.play(jobs)
+        overlapped = pool.play(jobs, while_waiting=one_unit)
+    assert units == [0, 1, 2], "all the work is done, and none of it twice"
+    assert [r.score for r in overlapped] == [r.score for r in plain]
+
+
 def test_overrunning_match_is_killed_with_its_children(tmp_path, monkeypatch):
     pidfile = tmp_path / "child.pid"
     monkeypatch.setenv("SLEEPER_PIDFILE", str(pidfile))

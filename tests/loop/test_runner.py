@@ -49,7 +49,7 @@ def test_run_persists_each_generation_once_with_artifacts_and_events(home):
     report = (run_dir / "report.md").read_text()
     assert all(f"| {i} |" in report for i in range(1, 7))
     with open_store(readonly=True) as store:
-        roles = {r["role"] for r in run_store.role_metrics(store, run_id)}
+        roles = {r["role"] for r in run_store.provider_calls(store, run_id)}
         decisions = run_store.gate_decisions(store, run_id)
     assert roles >= {"competitor", "analyst", "coach", "curator"}
     assert all(d["rationale"] for d in decisions)
@@ -250,3 +250,25 @@ def test_a_failed_file_write_fails_the_run_instead_of_passing_silently(home, mon
         with pytest.raises(OSError):
             Runner(store, run_id).execute()
         assert run_store.get_run(store, run_id)["status"] == "failed"
+
+
+def test_a_generations_files_and_event_are_written_before_the_next_one_ends(home, monkeypatch):
+    """Derived writes wait for the next matches, but never for more than one generation."""
+    from lessonloop.loop import runner
+
+    written = []
+    real = runner.Runner._finish_generation
+
+    def finish(self, index, *args):
+        real(self, index, *args)
+        if index > 1:
+            previous = self.run_dir / "generations" / str(index - 1) / "score.json"
+            logged = [json.loads(line)["payload"].get("generation")
+                      for line in (self.run_dir / "events.ndjson").read_text().splitlines()
+                      if '"generation_completed"' in line]
+            written.append((previous.exists(), index - 1 in logged))
+
+    monkeypatch.setattr(runner.Runner, "_finish_generation", finish)
+    run_id = _run(PLUGIN, 4, seed=1)
+    assert written == [(True, True)] * 3
+    assert len(_generations(run_id)) == 4

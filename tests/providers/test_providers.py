@@ -11,7 +11,9 @@ from lessonloop import state_block
 from lessonloop.errors import LessonloopError, UsageError
 from lessonloop.loop.translator import find_strategy
 from lessonloop.providers.base import Request
-from lessonloop.providers.registry import get_provider
+from lessonloop import config
+from lessonloop.errors import ProviderError
+from lessonloop.providers.registry import build
 from lessonloop.scenarios import space
 from lessonloop.scenarios.base import schema_problems
 
@@ -28,16 +30,21 @@ SCHEMA = {
 }
 
 
+def get_provider(spec: str):
+    settings = config.load(flags={"PROVIDER": spec}, environ={})
+    return build(settings.route("competitor"), settings)
+
+
 def ask(provider, role, state, seed=1):
     return provider.complete(Request(role=role, system="", seed=seed, messages=[
         {"role": "user", "content": "prose\n" + state_block.render(state)}])).text
 
 
-def test_registry_names_valid_providers_for_unknown_and_planned_ones():
+def test_registry_names_valid_providers_and_what_a_route_lacks():
     assert get_provider("local").name == "local"
-    with pytest.raises(UsageError, match="local, scripted"):
+    with pytest.raises(UsageError, match="local, scripted, anthropic, openai, ollama, vllm"):
         get_provider("nonsense")
-    with pytest.raises(UsageError, match="not available"):
+    with pytest.raises(ProviderError, match="needs a model"):
         get_provider("anthropic")
     with pytest.raises(UsageError, match="response file"):
         get_provider("scripted")

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lessonloop.safety import FAMILIES, cap, find_secrets, redact, redact_obj
-from lessonloop.safety.redact import MARKER_RE
+from lessonloop.safety.redact import MARKER_RE, _collect, _may_hold_secret
 
 ALNUM = string.ascii_letters + string.digits
 B64URL = ALNUM + "-_"
@@ -411,6 +411,10 @@ def test_yaml_multiword_password_and_block_scalar():
     ('curl -H "X-Api-Key: abc123" https://x', 'curl -H "X-Api-Key: ' + M("generic-secret") + '" https://x'),
     ("echo \"password=abc123\"", "echo \"password=" + M("password") + "\""),
     ("curl -u admin:hunter2 https://x", "curl -u admin:" + M("basic-auth") + " https://x"),
+    # no other needle on the line: the prefilter itself must send these to the full scan
+    ("curl --user admin:hunter2", "curl --user admin:" + M("basic-auth")),
+    ("curl --user=admin:hunter2", "curl --user=admin:" + M("basic-auth")),
+    ("run\n-u admin:hunter2", "run\n-u admin:" + M("basic-auth")),
     ("reset_password_token=abc123", "reset_password_token=" + M("password")),
     ("<password>hunter2</password>", "<password>" + M("password") + "</password>"),
     ("redis://:s3cret@localhost:6379", "redis://:" + M("url-credentials") + "@localhost:6379"),
@@ -468,6 +472,18 @@ def test_arbitrary_text_is_a_string_and_idempotent(text):
     once = redact(text)
     assert isinstance(once, str)
     assert redact(once) == once
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_FILLER, _SECRET_SAMPLES, st.text(alphabet=B64URL, max_size=30),
+                          st.sampled_from(["\n", "\r", "\v", " -u ", "--user ", "\u2028"])),
+                max_size=12).map("".join))
+def test_the_line_by_line_prefilter_never_skips_a_finding(text):
+    """The prefilter checks lines separately (and caches them): whatever the full scan finds,
+    in a fresh text or in one whose lines were seen before, it must not wave through."""
+    if _collect(text)[0]:
+        assert _may_hold_secret(text)
+        assert _may_hold_secret("seen before\n" + text)
 
 
 # --------------------------------------------------------------------------------------------

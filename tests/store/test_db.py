@@ -27,7 +27,7 @@ def test_first_open_creates_home_gitignore_wal_and_records_migrations(home):
     assert (home / "lessonloop.db").exists()
     assert mode == "wal"
     assert versions == [v for v, _, _ in migrations.MIGRATIONS]
-    assert {"runs", "generations", "matches", "role_outputs", "role_metrics",
+    assert {"runs", "generations", "matches", "role_outputs", "provider_calls",
             "gate_decisions"} <= tables
 
 
@@ -65,12 +65,12 @@ def test_busy_writer_waits_and_retries_instead_of_failing(home, monkeypatch):
     with open_store() as store:
         with store.transaction() as conn:
             conn.execute(
-                "INSERT INTO role_metrics (run_id, generation_index, attempt, role, provider, "
+                "INSERT INTO provider_calls (run_id, generation_index, attempt, role, provider, "
                 "latency_ms, created_at) VALUES ('after-wait', 1, 0, 'coach', 'local', 0, 'now')")
     released.join()
     assert time.monotonic() - started >= 0.3
     with open_store(readonly=True) as store:
-        assert store.query_one("SELECT COUNT(*) FROM role_metrics WHERE run_id = 'after-wait'")[0] == 1
+        assert store.query_one("SELECT COUNT(*) FROM provider_calls WHERE run_id = 'after-wait'")[0] == 1
 
 
 def _writer(home: str, worker: int, count: int) -> None:
@@ -79,7 +79,7 @@ def _writer(home: str, worker: int, count: int) -> None:
         for i in range(count):
             with store.transaction() as conn:
                 conn.execute(
-                    "INSERT INTO role_metrics (run_id, generation_index, attempt, role, provider, "
+                    "INSERT INTO provider_calls (run_id, generation_index, attempt, role, provider, "
                     "latency_ms, created_at) VALUES (?, ?, 0, 'coach', 'local', 0, 'now')",
                     (f"w{worker}", i),
                 )
@@ -95,7 +95,7 @@ def test_concurrent_writers_lose_nothing(home):
         p.join(60)
         assert p.exitcode == 0
     with open_store(readonly=True) as store:
-        assert store.query_one("SELECT COUNT(*) FROM role_metrics")[0] == 6 * 40
+        assert store.query_one("SELECT COUNT(*) FROM provider_calls")[0] == 6 * 40
 
 
 def test_corrupt_database_gives_one_clear_error(home):
@@ -164,3 +164,25 @@ def test_an_empty_database_file_is_not_data_and_readers_do_not_touch_it(home):
     with pytest.raises(NotFoundError):
         open_store(readonly=True)
     assert (home / "lessonloop.db").read_bytes() == b""
+
+
+def test_migration_3_moves_role_metrics_into_the_call_ledger(home):
+    home.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(home / "lessonloop.db", isolation_level=None)
+    for version, _, apply in migrations.MIGRATIONS[:2]:  # a database as version 2 left it
+        conn.execute("BEGIN")
+        if version == 1:
+            conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+                         "name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+        apply(conn)
+        conn.execute("INSERT INTO schema_migrations VALUES (?, 'old', 'then')", (version,))
+        conn.execute("COMMIT")
+    conn.execute("INSERT INTO role_metrics (run_id, generation_index, attempt, role, provider, "
+                 "input_tokens, output_tokens, latency_ms, created_at) "
+                 "VALUES ('old', 1, 0, 'coach', 'local', NULL, NULL, 1.5, 'then')")
+    conn.close()
+    with open_store() as store:
+        rows = [dict(r) for r in store.query("SELECT * FROM provider_calls")]
+        tables = {r["name"] for r in store.query("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert "role_metrics" not in tables
+    assert [(r["run_id"], r["role"], r["calls"], r["cost"]) for r in rows] == [("old", "coach", 1, 0.0)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from . import inspect as inspect_commands
+from . import providers as provider_commands
 from . import run as run_commands
 from . import scenarios as scenario_commands
 
@@ -17,5 +18,5 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-for module in (run_commands, inspect_commands, scenario_commands):
+for module in (run_commands, inspect_commands, scenario_commands, provider_commands):
     module.register(app)

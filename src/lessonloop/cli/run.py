@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Optional
 
@@ -89,7 +88,10 @@ def register(app: typer.Typer) -> None:
     def run(
         scenario: str = typer.Argument(..., help="Built-in name, entry point, or path/file.py:ClassName."),
         iterations: Optional[int] = typer.Option(None, "--iterations", "-n", help="Generations to run [default: 10]."),
-        provider: Optional[str] = typer.Option(None, "--provider", help="local (default, or $LESSONLOOP_PROVIDER) or scripted:FILE."),
+        provider: Optional[str] = typer.Option(None, "--provider", help="local (default), scripted:FILE, anthropic, openai, ollama or vllm; every role [default: config, then $LESSONLOOP_PROVIDER]."),
+        model: Optional[str] = typer.Option(None, "--model", help="Model for the provider (or provider:model in --provider)."),
+        max_calls: Optional[int] = typer.Option(None, "--max-calls", help="Stop the run cleanly after this many provider calls."),
+        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Stop the run cleanly once this many tokens (in + out) are spent."),
         matches: Optional[int] = typer.Option(None, "--matches", help="Paired matches per attempt [default: 5]."),
         seed: Optional[int] = typer.Option(None, "--seed", help="Run seed: same seed, same run [default: 0]."),
         run_id: Optional[str] = typer.Option(None, "--run-id", help="Name the run; an existing id resumes it."),
@@ -112,7 +114,8 @@ def register(app: typer.Typer) -> None:
         from ..store import open_store
         from ..store import runs as run_store
 
-        given = {"provider": provider, "matches": matches, "seed": seed, "max_retries": max_retries,
+        given = {"provider": provider, "model": model, "max_calls": max_calls,
+                 "max_tokens": max_tokens, "matches": matches, "seed": seed, "max_retries": max_retries,
                  "min_delta": min_delta, "match_timeout": match_timeout, "workers": workers,
                  "context_budget": context_budget,
                  "carry_incumbent": False if (no_incumbent or fresh) else None,
@@ -124,8 +127,6 @@ def register(app: typer.Typer) -> None:
         registry.load(scenario)  # an unknown scenario fails before anything is written
         with open_store() as store:
             existing = run_store.find_run(store, run_id) if run_id else None
-            if existing is None and "provider" not in overrides and os.environ.get("LESSONLOOP_PROVIDER"):
-                overrides["provider"] = os.environ["LESSONLOOP_PROVIDER"]
             target = iterations if iterations is not None else (
                 existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS)
             rid = create_or_reuse(store, scenario, target, overrides, run_id)
@@ -134,12 +135,20 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def resume(
         run_id: str = typer.Argument(..., help="The run to continue."),
+        max_calls: Optional[int] = typer.Option(None, "--max-calls", help="A new call budget for the whole run."),
+        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="A new token budget for the whole run."),
         as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
     ) -> None:
         """Continue a stopped, failed or crashed run; finished generations are not redone."""
+        from ..loop.runner import create_or_reuse
         from ..store import open_store
         from ..store import runs as run_store
 
+        budgets = {name: value for name, value in
+                   (("max_calls", max_calls), ("max_tokens", max_tokens)) if value is not None}
         with open_store() as store:
-            run_store.get_run(store, run_id)
+            run = run_store.get_run(store, run_id)
+            if budgets:
+                create_or_reuse(store, run["scenario_ref"], run["target_generations"], budgets,
+                                run_id)
             _execute(store, run_id, as_json)

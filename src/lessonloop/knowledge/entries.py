@@ -7,6 +7,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from .. import canonical
 from ..store.db import Store
 
 KINDS = ("bullet", "hint", "dead_end", "pattern", "decision", "preference", "observation")
@@ -40,7 +41,7 @@ def fingerprint(kind: str, summary: str, content: str, tags: list[str] | None = 
     is the strategy it records, at full precision, whatever score it was given."""
     if kind == "dead_end":
         try:
-            normalized = json.dumps(json.loads(content), sort_keys=True)
+            normalized = canonical.dumps(json.loads(content))
         except (json.JSONDecodeError, TypeError):
             normalized = " ".join(words(f"{summary} {content}", keep_numbers=True))
     else:

@@ -34,10 +34,10 @@ def knowledge_dir(scope: str, root: Path | None = None) -> Path:
     return (root or paths.home()) / "knowledge" / scope_dirname(scope)
 
 
-def view_texts(store: Store, scope: str, root: Path | None = None) -> dict[Path, str]:
-    """The text of every view of ``scope`` (empty views say so), keyed by its path."""
+def view_texts(scope: str, entries: list[Entry], root: Path | None = None) -> dict[Path, str]:
+    """The text of every view of ``scope`` (empty views say so) from its active ``entries``,
+    keyed by its path."""
     folder = knowledge_dir(scope, root)
-    entries = active(store, scope)
     texts = {}
     for filename, (title, kinds) in VIEWS.items():
         chosen = ranked([e for e in entries if e.kind in kinds])
@@ -57,5 +57,5 @@ def write_views(texts: dict[Path, str]) -> None:
 
 def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
     """Render every view of ``scope`` now and return its folder."""
-    write_views(view_texts(store, scope, root))
+    write_views(view_texts(scope, active(store, scope), root))
     return knowledge_dir(scope, root)

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .. import canonical
 from ..knowledge.entries import Entry
 
 TOKEN_BUDGET = 6000
@@ -67,7 +68,7 @@ def trajectory_line(entry: dict) -> str:
     delta_text = f"{delta:+.4f}" if isinstance(delta, (int, float)) else "n/a"
     return (
         f"gen {entry['generation']}: score {entry['mean_score']:.4f}, paired delta {delta_text}, "
-        f"gate {entry['gate_decision']}, strategy {json.dumps(entry.get('strategy'), sort_keys=True)}"
+        f"gate {entry['gate_decision']}, strategy {canonical.dumps(entry.get('strategy'))}"
     )
 
 
@@ -124,7 +125,7 @@ class Context:
     def _components(self, bullets, trajectory, analysis) -> dict[str, str]:
         parts = {
             "rules": self.description,
-            "strategy_interface": _schema_text(json.dumps(self.strategy_schema, sort_keys=True)),
+            "strategy_interface": _schema_text(canonical.dumps(self.strategy_schema)),
             "evaluation": (
                 "Each strategy plays paired matches against the incumbent on shared seeds. "
                 "A match returns a score in [0, 1] with named dimensions. The challenger "
@@ -133,7 +134,7 @@ class Context:
             ),
         }
         if self.incumbent:
-            parts["incumbent"] = json.dumps(self.incumbent, sort_keys=True)
+            parts["incumbent"] = canonical.dumps(self.incumbent)
         if bullets:
             parts["playbook"] = fence("playbook", "\n".join(entry_line(e) for e in bullets))
         if self.hints:

@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+from .. import canonical
 from ..safety.redact import redact_obj
 from ..timeutil import utc_now
 
@@ -40,7 +41,7 @@ class EventLog:
     def emit(self, event: str, **payload: object) -> dict:
         self.seq += 1
         record = {"seq": self.seq, "ts": utc_now(), "event": event, "payload": redact_obj(payload)}
-        line = (json.dumps(record, sort_keys=True) + "\n").encode()
+        line = (canonical.dumps(record) + "\n").encode()
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, line)

@@ -13,6 +13,7 @@ import signal
 import sys
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 from multiprocessing.connection import Connection, wait
 
 from ..errors import LessonloopError
@@ -120,8 +121,14 @@ class MatchPool:
         while len(self.workers) < min(self.size, wanted):
             self.workers.append(_Worker(self.context, self.scenario_ref))
 
-    def play(self, jobs: list[tuple[dict, int]]) -> list[MatchResult]:
-        """Play (strategy, seed) jobs; results come back in job order."""
+    def play(self, jobs: list[tuple[dict, int]],
+             while_waiting: Callable[[], bool] | None = None) -> list[MatchResult]:
+        """Play (strategy, seed) jobs; results come back in job order.
+
+        While every worker is busy and no result is back, ``while_waiting`` does one unit of
+        the caller's own work (returning whether more remains), so that work overlaps the
+        matches instead of competing with them for the interpreter.
+        """
         results: list[MatchResult | None] = [None] * len(jobs)
         pending = list(enumerate(jobs))
         pending.reverse()
@@ -131,6 +138,11 @@ class MatchPool:
                 if worker.job is None and pending:
                     job_id, (strategy, seed) = pending.pop()
                     self._dispatch(index, job_id, strategy, seed)
+            if while_waiting is not None and not wait([w.conn for w in self.workers if w.job],
+                                                      timeout=0):
+                if not while_waiting():
+                    while_waiting = None
+                continue
             busy = [w for w in self.workers if w.job is not None]
             remaining = max(0.0, min(w.deadline for w in busy) - time.monotonic())
             ready = wait([w.conn for w in busy], timeout=remaining)

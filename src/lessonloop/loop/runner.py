@@ -17,21 +17,21 @@ import re
 import secrets
 import signal
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from collections import deque
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .. import paths
+from .. import canonical, config, paths
 from ..errors import LessonloopError, UsageError
 from ..json_blocks import find_block
 from ..knowledge import admission
 from ..knowledge import entries as knowledge_entries
-from ..knowledge.render import render_scope, view_texts, write_views
+from ..knowledge.render import view_texts, write_views
 from ..providers.base import Request
-from ..providers.registry import get_provider
+from ..providers.registry import build_routes
 from ..scenarios import registry, space
 from ..store import runs as run_store
 from ..store.db import Store
@@ -48,7 +48,8 @@ from .translator import find_strategy
 class RunOptions:
     """Settings fixed when a run is created; a resumed run keeps its own."""
 
-    provider: str = "local"
+    provider: str | None = None  # --provider; None: from config, environment or "local"
+    model: str | None = None  # --model
     matches: int = 5
     seed: int = 0
     max_retries: int = 2
@@ -59,6 +60,9 @@ class RunOptions:
     carry_incumbent: bool = True  # start from the best known strategy (--no-incumbent)
     context_budget: int = TOKEN_BUDGET
     start_incumbent: dict | None = None  # fixed when the run is created, so resume agrees
+    routes: dict | None = None  # role -> {provider, model, base_url}, resolved at creation
+    max_calls: int | None = None  # budget: provider calls for the whole run (--max-calls)
+    max_tokens: int | None = None  # budget: input + output tokens (--max-tokens)
 
     def check(self) -> "RunOptions":
         """Reject values no run can use, with the flag's name in the message."""
@@ -76,6 +80,10 @@ class RunOptions:
             raise UsageError("--seed must be a non-negative 64-bit integer")
         if not 200 <= self.context_budget <= 1_000_000:
             raise UsageError("--context-budget must be between 200 and 1000000 tokens")
+        for name in BUDGETS:
+            value = getattr(self, name)
+            if value is not None and not 1 <= value <= 10**12:
+                raise UsageError(f"--{name.replace('_', '-')} must be a positive integer")
         return self
 
 
@@ -85,6 +93,7 @@ MAX_RETRIES = 20
 MAX_TIMEOUT = 3600.0
 MAX_WORKERS = 64
 FLAGS = {"carry_incumbent": "--no-incumbent/--fresh", "knowledge": "--no-knowledge/--fresh"}
+BUDGETS = ("max_calls", "max_tokens")  # limits, not semantics: a resumed run may raise them
 LOCK_WAIT_SECONDS = 0.5
 DEAD_ENDS_IN_CONTEXT = 20  # the most recent; all of them stay in dead_ends.md
 HINTS_IN_CONTEXT = 20  # the strongest
@@ -94,6 +103,10 @@ RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 class RunStopped(LessonloopError):
     """The user interrupted the run; it is marked ``stopped`` and can be resumed."""
+
+
+class BudgetSpent(LessonloopError):
+    """The run's call or token budget is used up: it stops cleanly as ``stopped``."""
 
 
 def new_run_id() -> str:
@@ -127,17 +140,25 @@ def create_or_reuse(store: Store, scenario_name: str, iterations: int,
                     f"run {run_id!r} is a {existing['scenario']!r} run, not {scenario_name!r}"
                 )
             stored = json.loads(existing["config_json"])
+            budgets = {name: overrides.pop(name) for name in BUDGETS if name in overrides}
             for name, value in overrides.items():
                 if stored.get(name) != value:
                     flag = FLAGS.get(name, "--" + name.replace("_", "-"))
                     raise UsageError(f"run {run_id!r} keeps the settings it was created with "
                                      f"({name} = {stored.get(name)}); drop {flag} or start a new run")
+            if budgets:
+                RunOptions(**budgets).check()
+                run_store.update_config(store, run_id, {**stored, **budgets})
             return run_id
     options = RunOptions(**overrides).check()
     scenario = registry.load(scenario_name)
-    provider = get_provider(options.provider)  # a bad provider fails before anything is created
-    if provider.name == "local":
+    settings = config.load(flags={"PROVIDER": options.provider, "MODEL": options.model})
+    routes = settings.routes()
+    providers = build_routes(routes, settings)  # a bad route fails before anything is created
+    if providers["competitor"].name == "local":
         space.parameters(scenario.strategy_schema)  # the offline agent must be able to search it
+    options.routes = {role: route.to_dict() for role, route in routes.items()}
+    options.provider, options.model = routes["competitor"].provider, routes["competitor"].model
     if options.carry_incumbent:
         options.start_incumbent = best_known_strategy(store, scenario)
     run_id = run_id or new_run_id()
@@ -244,13 +265,17 @@ class Runner:
         self.options = RunOptions(**json.loads(self.run["config_json"]))
         self.run_dir = paths.run_dir(run_id)
         self.observer = observer or (lambda event: None)
-        self.files: ThreadPoolExecutor | None = None
-        self.pending_files: list[Future] = []
+        # derived files and events waiting to be written while the next matches play
+        self.deferred: deque[tuple[Callable, tuple]] = deque()
+        self.deferring = False
+        # the scope's active knowledge as of the last generation's end, and the views written
+        self.entries: list[knowledge_entries.Entry] = []
+        self.views: dict[Path, str] = {}
 
     def _emit(self, event: str, **payload: object) -> None:
-        """Append an event. While generations run, events share the file writer's queue, so
+        """Append an event. While generations run, events share the deferred-write queue, so
         each generation's event lands after its artifacts and events keep their order."""
-        if self.files is not None:
+        if self.deferring:
             self._write_later(self._emit_now, event, payload)
         else:
             self._emit_now(event, payload)
@@ -271,24 +296,25 @@ class Runner:
                 self.run = run_store.get_run(self.store, self.run_id)
             self.events = EventLog(self.run_dir / "events.ndjson")
             self.scenario = registry.load(self.run["scenario_ref"])
-            self.provider = get_provider(self.options.provider)
+            self.providers = build_routes(self._routes(), config.load())
+            self.spent = run_store.usage_totals(self.store, self.run_id)
             self.epoch = registry.evaluator_epoch(self.scenario)
             self.scope = knowledge_entries.scenario_scope(self.scenario.name)
             self._repair(done)
-            render_scope(self.store, self.scope)
+            self._refresh_knowledge(write=write_views)
             self._restore(done)
             target = self.run["target_generations"]
             first = len(done) + 1
             self._emit("run_resumed" if done or self.run["status"] != "created" else "run_started",
                        scenario=self.scenario.name, target_generations=target,
-                       completed_generations=len(done), provider=self.provider.name)
+                       completed_generations=len(done), provider=self.options.provider or "local")
             run_store.set_status(self.store, self.run_id, "running")
             pool = MatchPool(self.run["scenario_ref"], self.options.workers,
                              self.options.match_timeout)
-            # Artifacts, Markdown views and events are written in order by one thread, off the
-            # critical path, while the next generation's matches run. All are derived from the
-            # database: resume writes whatever a crash left unwritten.
-            self.files = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lessonloop-files")
+            # Artifacts, Markdown views and events are written in order while the next
+            # generation's matches run. All are derived from the database: resume writes
+            # whatever a crash left unwritten.
+            self.deferring = True
             try:
                 for index in range(first, target + 1):
                     self._generation(pool, index)
@@ -299,6 +325,10 @@ class Runner:
                 raise RunStopped(
                     f"run {self.run_id} stopped; continue with `lessonloop resume {self.run_id}`"
                 ) from None
+            except BudgetSpent as exc:  # a limit the user set: a clean stop, not a failure
+                self._close_files(raise_errors=True)
+                self._finish("stopped", str(exc))
+                return self.summary()
             except LessonloopError as exc:
                 self._close_files(raise_errors=False)
                 self._finish("failed", str(exc))
@@ -386,7 +416,7 @@ class Runner:
             if decision.decision != gate.RETRY:
                 break
             failure = (
-                f"Attempt {attempt} with strategy {json.dumps(strategy, sort_keys=True)} "
+                f"Attempt {attempt} with strategy {canonical.dumps(strategy)} "
                 f"was not accepted: {decision.rationale}. Dimension means: challenger "
                 f"{_fmt_dims(outcome['challenger_dims'])}, incumbent "
                 f"{_fmt_dims(outcome['incumbent_dims'])}. Try a different direction."
@@ -395,10 +425,20 @@ class Runner:
                                 match_rows, manifest if final is None else final[2],
                                 knowledge.get("playbook", []))
 
+    def _refresh_knowledge(self, write: Callable[[dict], None]) -> None:
+        """Read the scope's active knowledge once (for the views now and the next generation's
+        context) and write the views whose text changed."""
+        self.entries = knowledge_entries.active(self.store, self.scope)
+        changed = {path: text for path, text in view_texts(self.scope, self.entries).items()
+                   if self.views.get(path) != text}
+        if changed:
+            self.views.update(changed)
+            write(changed)
+
     def _knowledge(self) -> dict:
         """The scenario's active playbook (ranked), its strongest hints and most recent dead
         ends. Both caps are selection at load time; the budget never trims what is loaded."""
-        entries = knowledge_entries.active(self.store, self.scope)
+        entries = self.entries
         by_kind = {kind: [e for e in entries if e.kind == kind] for kind in ("bullet", "hint", "dead_end")}
         return {"playbook": knowledge_entries.ranked(by_kind["bullet"]),
                 "hints": knowledge_entries.ranked(by_kind["hint"])[:HINTS_IN_CONTEXT],
@@ -423,20 +463,38 @@ class Runner:
         return strategy, ""
 
     def _call(self, role: str, ctx: Context, system: str, user: str, calls: list) -> str:
+        """One provider call: within the budget, recorded for usage the moment it returns."""
+        self._check_budget()
+        provider = self.providers[role]
         request = Request(role=role, system=system, messages=[{"role": "user", "content": user}],
                           seed=seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, role))
-        completion = self.provider.complete(request)
-        calls.append({
-            "attempt": ctx.attempt, "role": role, "prompt": f"{system}\n\n{user}",
-            "output": completion.text, "provider": self.provider.name, "model": completion.model,
-            "input_tokens": completion.input_tokens, "output_tokens": completion.output_tokens,
-            "latency_ms": completion.latency_ms, "created_at": utc_now(),
-        })
+        completion = provider.complete(request)
+        run_store.record_call(self.store, self.run_id, ctx.generation, ctx.attempt, role,
+                              provider.name, completion)
+        self.spent["calls"] += completion.calls
+        self.spent["tokens"] += (completion.input_tokens or 0) + (completion.output_tokens or 0)
+        calls.append({"attempt": ctx.attempt, "role": role, "prompt": f"{system}\n\n{user}",
+                      "output": completion.text, "created_at": utc_now()})
         return completion.text
+
+    def _check_budget(self) -> None:
+        limits = {"calls": self.options.max_calls, "tokens": self.options.max_tokens}
+        for what, limit in limits.items():
+            if limit is not None and self.spent[what] >= limit:
+                flag = f"--max-{what}"
+                raise BudgetSpent(f"{what} budget spent ({self.spent[what]} of {limit} {what}); "
+                                  f"continue with `lessonloop resume {self.run_id} {flag} N`")
+
+    def _routes(self) -> dict[str, config.Route]:
+        """The routes fixed at creation (a run from before routing sends every role to its
+        one provider)."""
+        if self.options.routes:
+            return {role: config.Route(**route) for role, route in self.options.routes.items()}
+        return {role: config.Route(self.options.provider or "local") for role in config.ROLES}
 
     def _play(self, pool: MatchPool, jobs: list, attempt: int, phase: str, sides: list,
               match_rows: list) -> list[MatchResult]:
-        results = pool.play(jobs)
+        results = pool.play(jobs, while_waiting=self._write_one if self.deferred else None)
         for side, result in zip(sides, results):
             match_rows.append({"attempt": attempt, "phase": phase, "side": side,
                                "seed": result.seed, "score": result.score,
@@ -495,6 +553,7 @@ class Runner:
 
     def _finish_generation(self, index, started, created_at, final, decisions, calls,
                            match_rows, manifest, playbook) -> None:
+        self._write_all()  # what the matches left no time for: files lag one generation at most
         if match_rows and all(m["error"] for m in match_rows):
             raise LessonloopError(f"every match in generation {index} failed; the scenario is "
                                   f"broken: {match_rows[0]['error']}")
@@ -562,30 +621,36 @@ class Runner:
         self._write_later(artifacts.write_generation, self.run_dir, saved,
                           run_store.matches(self.store, self.run_id, index))
         if self.options.knowledge:
-            self._write_later(write_views, view_texts(self.store, self.scope))
+            self._refresh_knowledge(write=lambda texts: self._write_later(write_views, texts))
         self._emit("generation_completed", **_completed_payload(saved), rationale=last["rationale"])
 
     def _write_later(self, write: Callable, *args) -> None:
-        """Queue a derived-file write; a failed earlier write surfaces here, not silently."""
-        for future in [f for f in self.pending_files if f.done()]:
-            self.pending_files.remove(future)
-            future.result()  # re-raises the write's error
-        self.pending_files.append(self.files.submit(write, *args))
+        """Queue a derived-file write or event for the next wait on matches."""
+        self.deferred.append((write, args))
+
+    def _write_one(self) -> bool:
+        """Do the oldest queued write; True while more remain."""
+        if self.deferred:
+            write, args = self.deferred.popleft()
+            write(*args)
+        return bool(self.deferred)
+
+    def _write_all(self) -> None:
+        while self._write_one():
+            pass
 
     def _close_files(self, raise_errors: bool) -> None:
-        """Let queued writes finish and stop the writer, so what follows is written directly.
+        """Write what is still queued, so what follows is written directly.
 
         After a successful run a failed write is an error; on the way out after another error
-        it matters less than the one being reported.
+        it matters less than the one being reported, and the other writes are still tried.
         """
-        pending, self.pending_files = self.pending_files, []
-        if self.files is not None:
-            self.files.shutdown(wait=True)
-            self.files = None
-        for future in pending:
-            error = future.exception()
-            if error is not None and raise_errors:
-                raise error
+        self.deferring = False
+        if raise_errors:
+            self._write_all()
+        while self.deferred:
+            with suppress(Exception):
+                self._write_one()
 
     def _learn(self, index: int, decision: str, compared: bool, summary: dict, manifest: dict,
                edits: list, curator_text: str) -> None:
@@ -603,7 +668,7 @@ class Runner:
                 kind="dead_end", scope=self.scope, source="evidence",
                 summary=(f"Rolled back: scored {summary['challenger_score']:.4f} against the "
                          f"incumbent's {summary['incumbent_score'] or 0:.4f}"),
-                content=json.dumps(summary["challenger"], sort_keys=True),
+                content=canonical.dumps(summary["challenger"]),
                 tags=["dead-end", f"score:{summary['challenger_score']:.4f}"],
                 detail=summary["rationale"], **where))
         verdicts = _curator_verdicts(curator_text, len(edits))

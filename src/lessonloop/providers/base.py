@@ -37,8 +37,10 @@ class Completion:
     input_tokens: int | None = None
     output_tokens: int | None = None
     latency_ms: float = 0.0
-    cost: float | None = None
-    parsed: Any = field(default=None)
+    cost: float | None = None  # USD; None when the model's price is unknown
+    parsed: Any = field(default=None)  # the validated JSON when the request gave a schema
+    calls: int = 1  # requests the endpoint answered (a schema repair makes it two)
+    retries: int = 0  # requests retried after a 429, 5xx, timeout or connection error
 
 
 @runtime_checkable

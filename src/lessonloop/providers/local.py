@@ -26,7 +26,7 @@ import random
 import re
 import time
 
-from .. import state_block
+from .. import canonical, state_block
 from ..json_blocks import find_block
 from ..errors import LessonloopError
 from ..scenarios import space
@@ -57,7 +57,7 @@ class LocalProvider:
         if handler is None:
             raise LessonloopError(f"the local provider has no behaviour for role {request.role!r}")
         text = handler(state, request)
-        return Completion(text=text, latency_ms=(time.perf_counter() - started) * 1000)
+        return Completion(text=text, latency_ms=(time.perf_counter() - started) * 1000, cost=0.0)
 
     # competitor ---------------------------------------------------------------------------
     def _competitor(self, state: dict, request: Request) -> str:
@@ -69,9 +69,9 @@ class LocalProvider:
         step = adaptive_step(state.get("trajectory", []))
         targets, directions = guidance(state.get("playbook", []), params)
         tried = [t for t in state.get("tried", []) if isinstance(t, dict) and "strategy" in t]
-        avoid = [json.dumps(t["strategy"], sort_keys=True) for t in tried]
+        avoid = [canonical.dumps(t["strategy"]) for t in tried]
         if incumbent:
-            avoid.append(json.dumps(incumbent["strategy"], sort_keys=True))
+            avoid.append(canonical.dumps(incumbent["strategy"]))
         dead_ends = state.get("dead_ends", [])
         start = {**space.center(schema), **targets} if targets else space.sample(schema, rng)
         how = ""
@@ -86,7 +86,7 @@ class LocalProvider:
             else:
                 candidate = guided_step(incumbent["strategy"], schema, step, directions, targets, rng)
                 how = f"a step of {step:.3f}"
-            if json.dumps(candidate, sort_keys=True) not in avoid and not near_any(
+            if canonical.dumps(candidate) not in avoid and not near_any(
                     candidate, dead_ends, params):
                 break
         if incumbent is None:
@@ -141,7 +141,7 @@ class LocalProvider:
         if sens:
             lines.append("- Sensitivities over the run (paired score change per full range): "
                          + ", ".join(f"{k} {v['slope']:+.3f} (n={v['n']})" for k, v in sens.items()))
-        lines += ["", "```json", json.dumps({"sensitivities": sens}, sort_keys=True), "```"]
+        lines += ["", "```json", canonical.dumps({"sensitivities": sens}), "```"]
         return "\n".join(lines) + "\n"
 
     # coach --------------------------------------------------------------------------------

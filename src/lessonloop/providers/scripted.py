@@ -64,4 +64,5 @@ class ScriptedProvider:
                 )
             index = len(items) - 1 if self.on_exhausted == "repeat_last" else index % len(items)
         self.cursors[key] = self.cursors.get(key, 0) + 1
-        return Completion(text=items[index], latency_ms=(time.perf_counter() - started) * 1000)
+        return Completion(text=items[index], latency_ms=(time.perf_counter() - started) * 1000,
+                          cost=0.0)

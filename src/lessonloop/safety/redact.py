@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from typing import Any, Callable, Iterator, NamedTuple
 
@@ -828,23 +829,37 @@ _TRIGGERS: frozenset = frozenset(
     | set(_KEY_NEEDLES))
 
 
-# "-u" only counts at the start or after whitespace (``curl -u user:pass``): as a regex it
-# does not send every hyphenated word down the full scan.
+# "-u" only counts at the start or after whitespace (``curl -u user:pass``, ``--user``): as a
+# regex it does not send every hyphenated word down the full scan.
 _STR_NEEDLES = tuple(sorted(n for n in _TRIGGERS if isinstance(n, str) and n != "-u"))
 _FOLDED_NEEDLES = tuple(sorted(n.decode() for n in _TRIGGERS if isinstance(n, bytes)))
 _NEEDLELESS = tuple(n for n in _TRIGGERS if isinstance(n, re.Pattern))
-_CURL_USER_NEEDLES = (" -u", "\t-u", "\n-u", "\r-u", "\f-u", "\v-u")
+_CURL_USER_FLAG = re.compile(r"(?:^|\s)--?u")
 
 
 def _may_hold_secret(text: str) -> bool:
     """False when no pass could find anything: none of the needles occurs (bytes needles
-    case-insensitively) and no needle-less regex matches. Substring tests run at C speed, so
-    ordinary text is returned without the full scan."""
-    if any(n in text for n in _STR_NEEDLES) or text.startswith("-u") or any(
-            n in text for n in _CURL_USER_NEEDLES):
+    case-insensitively) and no needle-less regex matches.
+
+    No needle and no needle-less regex spans a newline, so the test runs line by line, and a
+    line seen before (prompts repeat most of theirs between calls) costs a dictionary lookup.
+    """
+    return any(_line_may_hold_secret(line) if len(line) <= _CACHED_LINE_CHARS
+               else _scan_line(line) for line in text.split("\n"))
+
+
+_CACHED_LINE_CHARS = 2000  # bounds the cache's memory at a few megabytes
+
+
+def _scan_line(line: str) -> bool:
+    """Substring tests run at C speed, so ordinary text is returned without the full scan."""
+    if any(n in line for n in _STR_NEEDLES) or ("-u" in line and _CURL_USER_FLAG.search(line)):
         return True
-    low = text.lower()
-    return any(n in low for n in _FOLDED_NEEDLES) or any(r.search(text) for r in _NEEDLELESS)
+    low = line.lower()
+    return any(n in low for n in _FOLDED_NEEDLES) or any(r.search(line) for r in _NEEDLELESS)
+
+
+_line_may_hold_secret = functools.lru_cache(maxsize=4096)(_scan_line)
 
 
 def _needles_in_markers() -> frozenset:

@@ -18,6 +18,8 @@ import numbers
 import random
 from typing import Any, Protocol, runtime_checkable
 
+from .. import canonical
+
 REQUIRED_ATTRIBUTES = ("name", "description", "strategy_schema")
 REQUIRED_METHODS = ("validate", "play")
 
@@ -35,7 +37,7 @@ class Scenario(Protocol):
 
 def schema_problems(strategy: Any, schema: dict) -> list[str]:
     """Return human-readable problems of ``strategy`` against a JSON Schema (empty when valid)."""
-    validator = _validator(json.dumps(schema, sort_keys=True))
+    validator = _validator(canonical.dumps(schema))
     problems = []
     for error in sorted(validator.iter_errors(strategy), key=lambda e: list(e.absolute_path)):
         where = "/".join(str(p) for p in error.absolute_path) or "strategy"

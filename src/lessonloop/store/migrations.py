@@ -183,9 +183,39 @@ def _002_knowledge(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _003_provider_calls(conn: sqlite3.Connection) -> None:
+    """The usage ledger: one row per provider call, written when the call returns (not with
+    its generation), with cost; run and generation are empty for calls outside a run."""
+    _execute_script(conn, """
+        CREATE TABLE provider_calls (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT,
+            generation_index INTEGER,
+            attempt INTEGER,
+            role TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT,
+            input_tokens INTEGER,
+            output_tokens INTEGER,
+            calls INTEGER NOT NULL DEFAULT 1,
+            retries INTEGER NOT NULL DEFAULT 0,
+            latency_ms REAL NOT NULL,
+            cost REAL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX provider_calls_by_run ON provider_calls (run_id);
+        INSERT INTO provider_calls (run_id, generation_index, attempt, role, provider, model,
+            input_tokens, output_tokens, latency_ms, cost, created_at)
+            SELECT run_id, generation_index, attempt, role, provider, model, input_tokens,
+                   output_tokens, latency_ms, 0.0, created_at FROM role_metrics;
+        DROP TABLE role_metrics
+        """)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
+    (3, "provider call ledger with cost (replaces role_metrics)", _003_provider_calls),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

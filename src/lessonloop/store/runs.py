@@ -7,6 +7,7 @@ import sqlite3
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .. import canonical
 from ..errors import NotFoundError
 from ..safety.redact import redact, redact_obj
 from ..timeutil import utc_now
@@ -51,7 +52,7 @@ def create_run(store: Store, *, run_id: str, scenario: str, scenario_ref: str,
             "provider, seed, config_json, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, 'created', ?, ?, ?, ?, ?)",
             (run_id, scenario, scenario_ref, target_generations, provider, seed,
-             json.dumps(config, sort_keys=True), now, now),
+             canonical.dumps(config), now, now),
         )
 
 
@@ -132,12 +133,42 @@ def role_outputs(store: Store, run_id: str, generation_index: int | None = None)
     )
 
 
-def role_metrics(store: Store, run_id: str) -> list[sqlite3.Row]:
-    return store.query("SELECT * FROM role_metrics WHERE run_id = ? ORDER BY id", (run_id,))
+def provider_calls(store: Store, run_id: str) -> list[sqlite3.Row]:
+    return store.query("SELECT * FROM provider_calls WHERE run_id = ? ORDER BY id", (run_id,))
+
+
+def record_call(store: Store, run_id: str | None, generation_index: int | None,
+                attempt: int | None, role: str, provider: str, completion) -> None:
+    """Put one answered call in the usage ledger now, so a crash cannot hide what it cost."""
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO provider_calls (run_id, generation_index, attempt, role, provider, model, "
+            "input_tokens, output_tokens, calls, retries, latency_ms, cost, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, generation_index, attempt, role, provider, completion.model,
+             completion.input_tokens, completion.output_tokens, completion.calls,
+             completion.retries, round(completion.latency_ms, 3), completion.cost, utc_now()),
+        )
+
+
+def usage_totals(store: Store, run_id: str) -> dict[str, int]:
+    """Calls and tokens a run has spent so far, for its budget."""
+    row = store.query_one(
+        "SELECT COALESCE(SUM(calls), 0) AS calls, "
+        "COALESCE(SUM(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), 0) AS tokens "
+        "FROM provider_calls WHERE run_id = ?", (run_id,))
+    return {"calls": row["calls"], "tokens": row["tokens"]}
+
+
+def update_config(store: Store, run_id: str, config: dict) -> None:
+    with store.transaction() as conn:
+        conn.execute("UPDATE runs SET config_json = ?, updated_at = ? WHERE run_id = ?",
+                     (canonical.dumps(config), utc_now(), run_id))
 
 
 def save_generation(store: Store, record: GenerationRecord) -> None:
-    """Write a generation with its matches, role calls and gate decisions atomically.
+    """Write a generation with its matches, role prompts and outputs and gate decisions
+    atomically (the calls' usage is already in the ledger).
 
     Everything is redacted first: role prompts and outputs, analyses and match errors are
     free text that may quote a secret.
@@ -170,14 +201,6 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
               c["created_at"]) for c in r.role_calls],
         )
         conn.executemany(
-            "INSERT INTO role_metrics (run_id, generation_index, attempt, role, provider, model, "
-            "input_tokens, output_tokens, latency_ms, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(r.run_id, r.generation_index, c["attempt"], c["role"], c["provider"], c["model"],
-              c["input_tokens"], c["output_tokens"], c["latency_ms"], c["created_at"])
-             for c in r.role_calls],
-        )
-        conn.executemany(
             "INSERT INTO gate_decisions (run_id, generation_index, attempt, decision, rationale, "
             "mean_delta, wins, losses, holdout_delta, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -208,7 +231,7 @@ def _redacted(record: GenerationRecord) -> GenerationRecord:
 
 
 def _dump(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, sort_keys=True)
+    return None if value is None else canonical.dumps(value)
 
 
 def loads(text: str | None) -> Any:

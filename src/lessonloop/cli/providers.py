@@ -1,0 +1,146 @@
+"""``doctor`` (routes, endpoints, config, store) and ``usage`` (calls, tokens, cost)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Optional
+
+import typer
+
+from .output import print_json
+
+
+def _endpoint(route, roles: list[str], settings) -> dict:
+    """Build the route's provider (offline mode, model, key and SDK are checked there) and ask
+    the endpoint whether it answers. Never prints or returns a key."""
+    from ..errors import LessonloopError
+    from ..providers.registry import build
+
+    key_source = settings.api_key(route)[1] if route.base_url else None
+    report = {"provider": route.provider, "model": route.model, "base_url": route.base_url,
+              "roles": roles, "key": key_source, "ok": False, "detail": ""}
+    try:
+        provider = build(route, settings)
+        check = getattr(provider, "check", None)
+        report["detail"] = check() if check else "built in; nothing to reach"
+        report["ok"] = True
+    except LessonloopError as exc:
+        report["detail"] = exc.message
+    return report
+
+
+def _store_check() -> dict:
+    from .. import paths
+    from ..errors import LessonloopError
+    from ..store import open_store
+
+    path = paths.db_path(paths.home())
+    if not path.exists():
+        return {"path": str(path), "ok": True, "detail": "no database yet; the first run creates it"}
+    try:
+        with open_store(readonly=True) as store:
+            verdict = store.query_one("PRAGMA quick_check")[0]
+    except LessonloopError as exc:
+        return {"path": str(path), "ok": False, "detail": exc.message}
+    return {"path": str(path), "ok": verdict == "ok",
+            "detail": "integrity ok" if verdict == "ok" else f"integrity check failed: {verdict}"}
+
+
+def _usage(rows) -> dict:
+    """Totals over ledger rows; cost is null as soon as one call's price is unknown."""
+    def total(selected) -> dict:
+        costs = [r["cost"] for r in selected]
+        unpriced = sum(r["calls"] for r in selected if r["cost"] is None)
+        return {"calls": sum(r["calls"] for r in selected),
+                "input_tokens": sum(r["input_tokens"] or 0 for r in selected),
+                "output_tokens": sum(r["output_tokens"] or 0 for r in selected),
+                "cost": None if unpriced else round(sum(costs), 8),
+                "unpriced_calls": unpriced,
+                "retries": sum(r["retries"] for r in selected)}
+
+    result = total(rows)
+    result["by_role"] = {role: total([r for r in rows if r["role"] == role])
+                         for role in sorted({r["role"] for r in rows})}
+    result["by_model"] = {model: total([r for r in rows if (r["model"] or r["provider"]) == model])
+                          for model in sorted({r["model"] or r["provider"] for r in rows})}
+    return result
+
+
+def _money(cost: float | None) -> str:
+    return "unknown" if cost is None else f"${cost:.4f}"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def doctor(
+        provider: Optional[str] = typer.Option(None, "--provider", help="Check this provider for every role instead."),
+        model: Optional[str] = typer.Option(None, "--model", help="Check with this model."),
+        as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    ) -> None:
+        """Show each role's route and whether its endpoint answers; check config and store."""
+        from .. import config
+
+        settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
+        routes = settings.routes()
+        grouped: dict = {}
+        for role, route in routes.items():
+            grouped.setdefault(route, []).append(role)
+        endpoints = [_endpoint(route, roles, settings) for route, roles in grouped.items()]
+        path = config.config_path()
+        report = {
+            "routes": {role: route.to_dict() for role, route in routes.items()},
+            "endpoints": endpoints,
+            "offline": settings.offline,
+            "config": {"path": str(path), "exists": path.exists()},
+            "store": _store_check(),
+        }
+        report["ok"] = all(e["ok"] for e in endpoints) and report["store"]["ok"]
+        if as_json:
+            print_json(report)
+        else:
+            out = [f"config: {path}" + ("" if path.exists() else " (none; defaults apply)"),
+                   f"offline mode: {'on' if settings.offline else 'off'}", "routes:"]
+            for role, route in routes.items():
+                target = " ".join(p for p in (route.provider, route.model, route.base_url) if p)
+                out.append(f"  {role:<11} {target}")
+            out.append("endpoints:")
+            for e in endpoints:
+                key = f", key from {e['key']}" if e["key"] else ""
+                where = " ".join(p for p in (e["provider"], e["base_url"]) if p)
+                out.append(f"  {'ok  ' if e['ok'] else 'FAIL'} {where}{key}: {e['detail']}")
+            store = report["store"]
+            out.append(f"store: {'ok  ' if store['ok'] else 'FAIL'} {store['path']}: {store['detail']}")
+            sys.stdout.write("\n".join(out) + "\n")
+        if not report["ok"]:
+            raise typer.Exit(1)
+
+    @app.command()
+    def usage(
+        run_id: Optional[str] = typer.Option(None, "--run", help="Only this run's calls."),
+        as_json: bool = typer.Option(False, "--json", help="Print the totals as JSON."),
+    ) -> None:
+        """Provider calls, tokens and cost, in total and per role (all runs, or one)."""
+        from ..store import open_store
+        from ..store import runs as run_store
+
+        with open_store(readonly=True) as store:
+            if run_id is not None:
+                run_store.get_run(store, run_id)
+                rows = run_store.provider_calls(store, run_id)
+            else:
+                rows = store.query("SELECT * FROM provider_calls ORDER BY id")
+        report = _usage(rows)
+        if as_json:
+            print_json(report)
+            return
+        out = [f"{report['calls']} calls, {report['input_tokens']} tokens in, "
+               f"{report['output_tokens']} out, {report['retries']} retries, cost "
+               f"{_money(report['cost'])}"]
+        for role, part in report["by_role"].items():
+            out.append(f"  {role:<11} {part['calls']:>5} calls {part['input_tokens']:>9} in "
+                       f"{part['output_tokens']:>9} out  {_money(part['cost'])}")
+        if report["unpriced_calls"]:
+            out.append(f"{report['unpriced_calls']} calls used a model with no known price: add "
+                       'it as [prices."MODEL"] input and output (USD per million tokens) in '
+                       "config.toml")
+        sys.stdout.write("\n".join(out) + "\n")

@@ -1,0 +1,259 @@
+"""One settings object: defaults < ``.lessonloop/config.toml`` < environment < flags.
+
+Keys are the environment's without the ``LESSONLOOP_`` prefix: ``PROVIDER``, ``MODEL``,
+``BASE_URL``, ``API_KEY``, ``OFFLINE``, ``TIMEOUT``, ``MAX_RETRIES`` and, per role,
+``<ROLE>_PROVIDER``, ``<ROLE>_MODEL``, ``<ROLE>_BASE_URL``. The config file may spell them in
+lower case, as ``LESSONLOOP_…`` names, or per role as ``[roles.coach]`` tables; it also holds
+``[prices."model"]`` tables (USD per million input and output tokens).
+
+Within one layer a role's own key beats the global one; a higher layer beats a lower one. The
+global model, base URL and key go with the global provider: a role routed elsewhere does not
+inherit them.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import os
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Mapping
+from urllib.parse import urlsplit
+
+from . import paths
+from .errors import UsageError
+
+ROLES = ("competitor", "translator", "analyst", "coach", "curator", "judge")
+PROVIDERS = ("local", "scripted", "anthropic", "openai", "ollama", "vllm")
+REMOTE = ("anthropic", "openai", "ollama", "vllm")  # providers that talk to an endpoint
+DEFAULT_BASE_URLS = {
+    "anthropic": "https://api.anthropic.com",
+    "openai": "https://api.openai.com/v1",
+    "ollama": "http://localhost:11434/v1",
+    "vllm": "http://localhost:8000/v1",
+}
+KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+ROLE_FIELDS = ("PROVIDER", "MODEL", "BASE_URL")
+GLOBAL_KEYS = ROLE_FIELDS + ("API_KEY", "OFFLINE", "TIMEOUT", "MAX_RETRIES")
+KNOWN_KEYS = frozenset(GLOBAL_KEYS) | {f"{r.upper()}_{f}" for r in ROLES for f in ROLE_FIELDS}
+DEFAULTS = {"PROVIDER": "local", "OFFLINE": "0", "TIMEOUT": "60", "MAX_RETRIES": "4"}
+
+# USD per million tokens (input, output): published list prices, for the cost column. Extend
+# or correct them in config.toml; a model not listed has no cost (null), never a guess.
+PRICES: dict[str, tuple[float, float]] = {
+    "claude-opus-4-5": (5.0, 25.0),
+    "claude-sonnet-4-5": (3.0, 15.0),
+    "claude-haiku-4-5": (1.0, 5.0),
+    "gpt-4o": (2.5, 10.0),
+    "gpt-4o-mini": (0.15, 0.6),
+    "gpt-4.1": (2.0, 8.0),
+    "gpt-4.1-mini": (0.4, 1.6),
+}
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where one role's calls go. Never holds a key: routes are stored and printed."""
+
+    provider: str  # a name from PROVIDERS, or scripted:FILE
+    model: str | None = None
+    base_url: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.provider.partition(":")[0]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Settings:
+    layers: list[tuple[str, dict[str, str]]]  # (source name, flat keys), lowest first
+    prices: dict[str, tuple[float, float]]
+    environ: Mapping[str, str]
+
+    def value(self, key: str, default: str | None = None) -> str | None:
+        return self.lookup(key)[0] or default
+
+    def lookup(self, *keys: str) -> tuple[str | None, str | None]:
+        """The first of ``keys`` set in the highest layer, and that layer's name."""
+        for source, layer in reversed(self.layers):
+            for key in keys:
+                if layer.get(key) not in (None, ""):
+                    return layer[key], source
+        return None, None
+
+    def route(self, role: str) -> Route:
+        prefix = role.upper() + "_"
+        provider, _ = self.lookup(prefix + "PROVIDER", "PROVIDER")
+        provider = (provider or "local").strip()
+        global_provider = (self.value("PROVIDER") or "local").strip()
+        shared = provider == global_provider  # the global model and URL go with this provider
+        model, _ = self.lookup(prefix + "MODEL", *(["MODEL"] if shared else []))
+        base_url, _ = self.lookup(prefix + "BASE_URL", *(["BASE_URL"] if shared else []))
+        name, _, argument = provider.partition(":")
+        name = name.lower()
+        if name not in PROVIDERS:
+            raise UsageError(f"unknown provider {provider!r} for the {role}; valid providers: "
+                             f"{', '.join(PROVIDERS)}")
+        if name in REMOTE:
+            if argument:  # openai:gpt-4o-mini is shorthand for the provider and its model
+                model, argument = argument, ""
+            base_url = (base_url or DEFAULT_BASE_URLS[name]).rstrip("/")
+            return Route(name, model, base_url)
+        if name == "scripted":
+            argument = argument or self.environ.get("LESSONLOOP_SCRIPT", "")
+            return Route(f"scripted:{argument}" if argument else "scripted")
+        return Route(name)
+
+    def routes(self) -> dict[str, Route]:
+        return {role: self.route(role) for role in ROLES}
+
+    def api_key(self, route: Route) -> tuple[str | None, str | None]:
+        """The key for ``route`` and where it came from (the name, never the value).
+
+        ``LESSONLOOP_API_KEY`` belongs to the global provider (or to any remote one when the
+        global provider is local); otherwise the provider's own variable. Presets for local
+        servers never fall back to ``OPENAI_API_KEY``, so that key cannot leak to them.
+        """
+        global_kind = (self.value("PROVIDER") or "local").partition(":")[0].lower()
+        if route.kind == global_kind or global_kind not in REMOTE:
+            key, source = self.lookup("API_KEY")
+            if key:
+                return key, "LESSONLOOP_API_KEY" if source == "environment" else source
+        variable = KEY_VARIABLES.get(route.kind)
+        if variable and self.environ.get(variable):
+            return self.environ[variable], variable
+        return None, None
+
+    @property
+    def offline(self) -> bool:
+        return (self.value("OFFLINE") or "0").strip().lower() in ("1", "true", "yes", "on")
+
+    @property
+    def timeout(self) -> float:
+        return _number("TIMEOUT", self.value("TIMEOUT"), 0.1, 3600)
+
+    @property
+    def max_retries(self) -> int:
+        return int(_number("MAX_RETRIES", self.value("MAX_RETRIES"), 0, 20))
+
+    def cost(self, model: str | None, input_tokens: int | None,
+             output_tokens: int | None) -> float | None:
+        """USD for one call, or None when the model's price or the token counts are unknown."""
+        price = self.prices.get(model or "")
+        if price is None or input_tokens is None or output_tokens is None:
+            return None
+        return round((input_tokens * price[0] + output_tokens * price[1]) / 1_000_000, 8)
+
+    def check_reachable(self, route: Route) -> None:
+        """Offline mode refuses a non-loopback endpoint before anything connects to it."""
+        if self.offline and route.base_url and not is_loopback(route.base_url):
+            raise UsageError(f"offline mode (LESSONLOOP_OFFLINE=1) refuses {route.base_url} for "
+                             f"provider {route.provider}: only loopback endpoints are allowed")
+
+
+def _number(key: str, text: str | None, low: float, high: float) -> float:
+    try:
+        value = float(text or "")
+    except ValueError:
+        value = math.nan
+    if not low <= value <= high:  # also false for NaN
+        raise UsageError(f"LESSONLOOP_{key} must be a number between {low:g} and {high:g}, "
+                         f"not {text!r}")
+    return value
+
+
+def is_loopback(url: str) -> bool:
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def config_path(root: Path | None = None) -> Path:
+    return (root or paths.home()) / "config.toml"
+
+
+def _file_layer(path: Path) -> tuple[dict[str, str], dict[str, tuple[float, float]]]:
+    """The config file's keys (flattened like the environment's) and its price table."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path} is not valid TOML: {exc}") from None
+    flat: dict[str, str] = {}
+    prices: dict[str, tuple[float, float]] = {}
+    for key, value in data.items():
+        if key == "prices":
+            prices = _prices(path, value)
+        elif key == "roles" and isinstance(value, dict):
+            for role, table in value.items():
+                _role_table(path, role, table, flat)
+        elif key.lower() in ROLES and isinstance(value, dict):
+            _role_table(path, key.lower(), value, flat)
+        else:
+            _set(path, key, value, flat)
+    return flat, prices
+
+
+def _role_table(path: Path, role: str, table: object, flat: dict) -> None:
+    if role not in ROLES or not isinstance(table, dict):
+        raise UsageError(f"{path}: [roles.{role}] must be a table for one of {', '.join(ROLES)}")
+    for key, value in table.items():
+        _set(path, f"{role}_{key}", value, flat)
+
+
+def _set(path: Path, key: str, value: object, flat: dict) -> None:
+    name = key.upper().removeprefix("LESSONLOOP_")
+    if name not in KNOWN_KEYS:
+        raise UsageError(f"{path}: unknown setting {key!r}; known: "
+                         f"{', '.join(k.lower() for k in GLOBAL_KEYS)} and per role "
+                         f"[roles.<role>] provider, model, base_url")
+    if isinstance(value, bool):
+        value = "1" if value else "0"
+    if not isinstance(value, (str, int, float)):
+        raise UsageError(f"{path}: {key} must be a string or a number")
+    flat[name] = str(value)
+
+
+def _prices(path: Path, table: object) -> dict[str, tuple[float, float]]:
+    if not isinstance(table, dict):
+        raise UsageError(f'{path}: [prices."model"] tables need input and output per million tokens')
+    prices = {}
+    for model, price in table.items():
+        try:
+            low, high = float(price["input"]), float(price["output"])
+        except (TypeError, KeyError, ValueError):
+            raise UsageError(f'{path}: [prices."{model}"] needs numbers input and output '
+                             "(USD per million tokens)") from None
+        if not (0 <= low < math.inf and 0 <= high < math.inf):
+            raise UsageError(f'{path}: [prices."{model}"] prices must be non-negative')
+        prices[model] = (low, high)
+    return prices
+
+
+def _environment_layer(environ: Mapping[str, str]) -> dict[str, str]:
+    return {key: environ[f"LESSONLOOP_{key}"] for key in KNOWN_KEYS
+            if f"LESSONLOOP_{key}" in environ}
+
+
+def load(flags: Mapping[str, str | None] | None = None, environ: Mapping[str, str] | None = None,
+         root: Path | None = None) -> Settings:
+    """Settings from every layer. ``flags`` uses the same keys (``PROVIDER``, ``MODEL``)."""
+    environ = os.environ if environ is None else environ
+    path = config_path(root)
+    from_file, prices = _file_layer(path)
+    layers = [("default", dict(DEFAULTS)), (str(path), from_file),
+              ("environment", _environment_layer(environ)),
+              ("flag", {k: str(v) for k, v in (flags or {}).items() if v is not None})]
+    return Settings(layers=layers, prices={**PRICES, **prices}, environ=environ)

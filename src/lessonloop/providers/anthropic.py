@@ -1,0 +1,64 @@
+"""Anthropic's Messages API through the official SDK (the ``anthropic`` extra)."""
+
+from __future__ import annotations
+
+import json
+
+from ..config import Route, Settings
+from ..errors import ProviderError, UsageError
+from . import retry
+from .base import Request
+from .hosted import Exchange, HostedProvider
+
+TOOL = "respond"  # structured output: the model must call this tool with the answer as input
+
+
+def _sdk():
+    try:
+        import anthropic
+    except ImportError:
+        raise UsageError("the anthropic provider needs its SDK: pip install "
+                         "'lessonloop[anthropic]'") from None
+    return anthropic
+
+
+class AnthropicProvider(HostedProvider):
+    def __init__(self, route: Route, settings: Settings):
+        super().__init__(route, settings)
+        self.sdk = _sdk()
+        self.client = self.sdk.Anthropic(api_key=self.api_key, base_url=route.base_url,
+                                         max_retries=0, timeout=settings.timeout)
+
+    def _send(self, send):
+        return retry.call(send, sdk=self.sdk, where=self.where, key_hint=self.key_hint,
+                          model=self.route.model, max_retries=self.settings.max_retries)
+
+    def _exchange(self, request: Request, messages: list[dict]) -> Exchange:
+        # No temperature: recent SDKs and models no longer take sampling parameters here.
+        arguments = dict(model=self.route.model, max_tokens=request.max_tokens,
+                         system=request.system, messages=messages,
+                         timeout=min(request.timeout, self.settings.timeout))
+        if request.json_schema is not None:
+            arguments["tools"] = [{"name": TOOL, "description": "Give the answer.",
+                                   "input_schema": request.json_schema}]
+            arguments["tool_choice"] = {"type": "tool", "name": TOOL}
+        message, retries = self._send(lambda: self.client.messages.create(**arguments))
+        content = getattr(message, "content", None)
+        if not isinstance(content, list):  # the SDK hands back what it could not parse
+            raise ProviderError(f"{self.where} sent a malformed response: no message content")
+        text = "".join(getattr(block, "text", "") for block in content
+                       if getattr(block, "type", None) == "text")
+        parsed = next((block.input for block in content
+                       if getattr(block, "type", None) == "tool_use"), None)
+        if parsed is not None and not text:
+            text = json.dumps(parsed, sort_keys=True)
+        usage = getattr(message, "usage", None)
+        return Exchange(text=text, parsed=parsed, model=getattr(message, "model", None),
+                        input_tokens=getattr(usage, "input_tokens", None),
+                        output_tokens=getattr(usage, "output_tokens", None), retries=retries)
+
+    def check(self) -> str:
+        page, _ = retry.call(lambda: self.client.models.list(limit=20, timeout=5.0),
+                             sdk=self.sdk, where=self.where, key_hint=self.key_hint,
+                             model=self.route.model, max_retries=0)
+        return f"answers; {len(page.data)} models listed"

@@ -1,0 +1,118 @@
+"""What every provider behind an HTTP endpoint shares: a key, retries, JSON-schema answers
+validated (with one repair round), usage and cost on the completion.
+
+Subclasses say how one exchange goes over their wire format (``_exchange``) and how to ask
+the endpoint whether it answers (``check``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+from ..config import KEY_VARIABLES, Route, Settings, is_loopback
+from ..errors import ProviderError
+from ..json_blocks import json_objects
+from ..scenarios.base import schema_problems
+from .base import Completion, Request
+
+
+@dataclass
+class Exchange:
+    """One answered request: what came back and what it used."""
+
+    text: str
+    parsed: object = None  # the JSON the endpoint returned natively (tool input, JSON mode)
+    model: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    retries: int = 0
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return None if a is None and b is None else (a or 0) + (b or 0)
+
+
+class HostedProvider:
+    """A provider that reaches a model over HTTP through an official SDK."""
+
+    name = "hosted"
+
+    def __init__(self, route: Route, settings: Settings):
+        if not route.model:
+            role_hint = "--model, LESSONLOOP_MODEL or LESSONLOOP_<ROLE>_MODEL"
+            raise ProviderError(f"provider {route.provider} needs a model name: set {role_hint}")
+        settings.check_reachable(route)
+        self.route = route
+        self.settings = settings
+        self.name = route.provider
+        key, source = settings.api_key(route)
+        variable = KEY_VARIABLES.get(route.kind)
+        self.key_hint = source or "LESSONLOOP_API_KEY" + (f" or {variable}" if variable else "")
+        if key is None:
+            if route.kind in KEY_VARIABLES and not is_loopback(route.base_url or ""):
+                raise ProviderError(f"provider {route.provider} needs an API key: set "
+                                    f"{self.key_hint}")
+            key = "not-needed"  # local servers ignore it; the SDKs insist on one
+        self.api_key = key
+        self.where = f"{route.provider} at {route.base_url}"
+
+    # subclasses ---------------------------------------------------------------------------
+    def _exchange(self, request: Request, messages: list[dict]) -> Exchange:
+        raise NotImplementedError
+
+    def check(self) -> str:
+        """Ask the endpoint for its models; a one-line answer, or ProviderError."""
+        raise NotImplementedError
+
+    # the protocol -------------------------------------------------------------------------
+    def complete(self, request: Request) -> Completion:
+        started = time.perf_counter()
+        reply = self._exchange(request, request.messages)
+        calls, retries = 1, reply.retries
+        input_tokens, output_tokens = reply.input_tokens, reply.output_tokens
+        parsed = None
+        if request.json_schema is not None:
+            parsed, problems = self._conforming(reply, request.json_schema)
+            if problems:  # one repair round, then a clear error
+                repair = [*request.messages, {"role": "assistant", "content": reply.text},
+                          {"role": "user", "content": (
+                              "That reply does not match the required JSON Schema: "
+                              + "; ".join(problems[:5])
+                              + ". Reply again with only the corrected JSON object.")}]
+                reply = self._exchange(request, repair)
+                calls, retries = calls + 1, retries + reply.retries
+                input_tokens = _add(input_tokens, reply.input_tokens)
+                output_tokens = _add(output_tokens, reply.output_tokens)
+                parsed, problems = self._conforming(reply, request.json_schema)
+                if problems:
+                    raise ProviderError(f"{self.where} did not answer JSON matching the schema "
+                                        f"after one repair attempt: {problems[0]}")
+        model = reply.model or self.route.model
+        return Completion(
+            text=reply.text, model=model, input_tokens=input_tokens,
+            output_tokens=output_tokens, latency_ms=(time.perf_counter() - started) * 1000,
+            cost=self.settings.cost(model, input_tokens, output_tokens), parsed=parsed,
+            calls=calls, retries=retries,
+        )
+
+    @staticmethod
+    def _conforming(reply: Exchange, schema: dict) -> tuple[object, list[str]]:
+        """The reply's JSON and what is wrong with it against ``schema`` (empty when fine)."""
+        value = reply.parsed
+        if value is None:
+            try:
+                value = json.loads(reply.text)
+            except (json.JSONDecodeError, TypeError):
+                found = json_objects(reply.text or "")
+                if not found:
+                    return None, ["the reply holds no JSON object"]
+                value = found[0]
+        return value, [str(p) for p in schema_problems(value, schema)]
+
+    @staticmethod
+    def schema_instruction(schema: dict) -> str:
+        """For endpoints without native structured output: the schema, in words."""
+        return ("Reply with only one JSON object, no prose, that is valid against this JSON "
+                f"Schema:\n{json.dumps(schema, sort_keys=True)}")

@@ -1,0 +1,70 @@
+"""Any OpenAI-compatible Chat Completions endpoint through the official SDK (the ``openai``
+extra): OpenAI, Ollama, vLLM, llama.cpp server, LM Studio, OpenRouter."""
+
+from __future__ import annotations
+
+from ..config import Route, Settings
+from ..errors import ProviderError, UsageError
+from . import retry
+from .base import Request
+from .hosted import Exchange, HostedProvider
+
+
+def _sdk():
+    try:
+        import openai
+    except ImportError:
+        raise UsageError("the openai provider needs its SDK: pip install "
+                         "'lessonloop[openai]'") from None
+    return openai
+
+
+class OpenAIProvider(HostedProvider):
+    def __init__(self, route: Route, settings: Settings):
+        super().__init__(route, settings)
+        self.sdk = _sdk()
+        self.client = self.sdk.OpenAI(api_key=self.api_key, base_url=route.base_url,
+                                      max_retries=0, timeout=settings.timeout)
+        self.native_schema = True  # until the endpoint says it does not support response_format
+
+    def _send(self, send):
+        return retry.call(send, sdk=self.sdk, where=self.where, key_hint=self.key_hint,
+                          model=self.route.model, max_retries=self.settings.max_retries)
+
+    def _exchange(self, request: Request, messages: list[dict]) -> Exchange:
+        system = request.system
+        arguments = dict(model=self.route.model, max_tokens=request.max_tokens,
+                         temperature=request.temperature,
+                         timeout=min(request.timeout, self.settings.timeout))
+        if request.seed is not None:
+            arguments["seed"] = request.seed
+        if request.json_schema is not None:
+            if self.native_schema:
+                arguments["response_format"] = {"type": "json_schema", "json_schema": {
+                    "name": "response", "schema": request.json_schema}}
+            else:
+                system = f"{system}\n\n{self.schema_instruction(request.json_schema)}"
+        chat = [{"role": "system", "content": system}, *messages] if system else list(messages)
+        try:
+            response, retries = self._send(
+                lambda: self.client.chat.completions.create(messages=chat, **arguments))
+        except ProviderError as exc:
+            if exc.status not in (400, 422) or "response_format" not in arguments:
+                raise
+            self.native_schema = False  # say it in words from now on; validation still applies
+            return self._exchange(request, messages)
+        choices = getattr(response, "choices", None)
+        message = getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
+        if message is None:  # the SDK hands back what it could not parse
+            raise ProviderError(f"{self.where} sent a malformed response: no choices")
+        text = getattr(message, "content", None) or ""
+        usage = getattr(response, "usage", None)
+        return Exchange(text=text, model=getattr(response, "model", None),
+                        input_tokens=getattr(usage, "prompt_tokens", None),
+                        output_tokens=getattr(usage, "completion_tokens", None), retries=retries)
+
+    def check(self) -> str:
+        page, _ = retry.call(lambda: self.client.models.list(timeout=5.0), sdk=self.sdk,
+                             where=self.where, key_hint=self.key_hint, model=self.route.model,
+                             max_retries=0)
+        return f"answers; {len(page.data)} models listed"

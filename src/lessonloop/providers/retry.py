@@ -1,0 +1,101 @@
+"""Calling a hosted endpoint through its SDK: retries, backoff and errors a user can act on.
+
+Both official SDKs raise the same shapes (``APIStatusError`` with ``status_code`` and the
+response headers, ``APIConnectionError`` for network trouble and timeouts), so one policy
+serves them. The SDKs' own retries are turned off: this is the only retry loop, so what is
+retried, how long it waits and what gets counted are the same for every provider.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import re
+import time
+from types import ModuleType
+from typing import Callable, TypeVar
+
+from ..errors import ProviderError
+from ..safety import redact
+
+T = TypeVar("T")
+
+BASE_DELAY, MAX_DELAY = 0.5, 30.0  # seconds; the n-th retry waits up to BASE_DELAY * 2**n
+MAX_RETRY_AFTER = 120.0  # a server asking for longer than this is treated as unavailable
+
+
+def retryable(status: int) -> bool:
+    return status in (408, 409, 429) or status >= 500
+
+
+def retry_after(headers) -> float | None:
+    """Seconds a server asked us to wait (``retry-after-ms``, ``retry-after`` in seconds or as
+    an HTTP date), or None."""
+    if headers is None:
+        return None
+    try:
+        milliseconds = headers.get("retry-after-ms")
+        if milliseconds is not None:
+            return max(0.0, float(milliseconds) / 1000)
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(value)
+            return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def backoff(retry: int, rng: random.Random) -> float:
+    """Exponential backoff with full jitter: spreads clients that failed together."""
+    return rng.uniform(0, min(MAX_DELAY, BASE_DELAY * 2 ** retry))
+
+
+def _detail(exc: BaseException) -> str:
+    """The server's or library's message as one redacted, capped line."""
+    text = getattr(exc, "message", None) or str(exc) or exc.__class__.__name__
+    return redact(re.sub(r"\s+", " ", str(text)).strip())[:300]
+
+
+def call(send: Callable[[], T], *, sdk: ModuleType, where: str, key_hint: str, model: str | None,
+         max_retries: int, sleep: Callable[[float], None] = time.sleep,
+         rng: random.Random | None = None) -> tuple[T, int]:
+    """``send()`` with retries on 429, 5xx and connection errors; returns (result, retries).
+
+    ``where`` names the endpoint in messages (provider and base URL); ``key_hint`` names the
+    variable that holds the key, never the key.
+    """
+    rng = rng or random.Random()
+    retries = 0
+    while True:
+        try:
+            return send(), retries
+        except sdk.APIStatusError as exc:
+            status = exc.status_code
+            if status == 401:
+                raise ProviderError(f"{where} rejected the API key (401): check {key_hint}") from None
+            if status == 403:
+                raise ProviderError(f"{where} refused access (403): the key lacks permission "
+                                    f"for model {model!r}: {_detail(exc)}") from None
+            if status == 404:
+                raise ProviderError(f"{where} has no such model or endpoint (404): check the "
+                                    f"model {model!r} and the base URL") from None
+            if not retryable(status):
+                raise ProviderError(f"{where} refused the request ({status}): {_detail(exc)}",
+                                    status) from None
+            wait = retry_after(getattr(exc.response, "headers", None))
+            problem = f"{status}: {_detail(exc)}"
+        except sdk.APIConnectionError as exc:  # includes timeouts
+            wait = None
+            problem = ("timed out" if isinstance(exc, sdk.APITimeoutError)
+                       else f"connection failed: {_detail(exc)}")
+        except (ValueError, sdk.APIResponseValidationError) as exc:  # a body that is not JSON
+            raise ProviderError(f"{where} sent a malformed response: {_detail(exc)}") from None
+        if retries >= max_retries or (wait is not None and wait > MAX_RETRY_AFTER):
+            tries = "once" if retries == 0 else f"{retries + 1} times"
+            raise ProviderError(f"{where} failed ({problem}); tried {tries}, giving up")
+        sleep(wait if wait is not None else backoff(retries, rng))
+        retries += 1

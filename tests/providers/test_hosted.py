@@ -1,0 +1,225 @@
+"""Hosted providers through the real SDKs against loopback servers in both wire formats:
+success, JSON-schema output, 429 with Retry-After, 500 then success, 401, a timeout, a
+malformed body; plus offline mode, missing extras and cost."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+
+import pytest
+
+from lessonloop import config
+from lessonloop.errors import ProviderError, UsageError
+from lessonloop.providers.base import Request
+from lessonloop.providers.registry import build
+
+from .fake_servers import (FakeServer, Reply, anthropic_error, anthropic_message,
+                           openai_completion, openai_error)
+
+SCHEMA = {"type": "object", "properties": {"answer": {"type": "integer"}},
+          "required": ["answer"], "additionalProperties": False}
+KINDS = ("anthropic", "openai")
+
+
+def success(kind: str, text: str = "ok", **usage) -> Reply:
+    body = anthropic_message(text, **usage) if kind == "anthropic" else openai_completion(text, **usage)
+    return Reply(body=body)
+
+
+def error(kind: str, status: int, message: str = "nope", **options) -> Reply:
+    return (anthropic_error if kind == "anthropic" else openai_error)(status, message, **options)
+
+
+def provider_for(kind: str, server: FakeServer, **environment):
+    """A provider routed to ``server`` the way a user would route it: by environment."""
+    base_url = server.base_url + ("/v1" if kind == "openai" else "")
+    env = {"LESSONLOOP_PROVIDER": kind, "LESSONLOOP_MODEL": f"{kind}-test-model",
+           "LESSONLOOP_BASE_URL": base_url, "LESSONLOOP_API_KEY": "sk-test-key-123",
+           "LESSONLOOP_MAX_RETRIES": "3", **environment}
+    settings = config.load(environ=env)
+    return build(settings.route("competitor"), settings)
+
+
+def ask(provider, text: str = "hello", **options):
+    return provider.complete(Request(role="competitor", system="be brief",
+                                     messages=[{"role": "user", "content": text}], **options))
+
+
+@pytest.fixture
+def server(home):
+    with FakeServer() as running:
+        yield running
+
+
+def completions(server: FakeServer) -> list:
+    return [r for r in server.received if r.method == "POST"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_call_returns_text_usage_model_and_sends_the_key(kind, server):
+    server.queue(success(kind, "pong", **({"input_tokens": 12, "output_tokens": 3}
+                                          if kind == "anthropic" else
+                                          {"prompt_tokens": 12, "completion_tokens": 3})))
+    completion = ask(provider_for(kind, server), "ping")
+    assert completion.text == "pong"
+    assert (completion.input_tokens, completion.output_tokens) == (12, 3)
+    assert completion.model and completion.calls == 1 and completion.retries == 0
+    assert completion.cost is None, "a model without a price has no cost, not a guess"
+    request = completions(server)[0]
+    assert "ping" in request.text and "be brief" in request.text
+    sent_key = request.headers.get("x-api-key") or request.headers.get("authorization")
+    assert "sk-test-key-123" in sent_key
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cost_comes_from_the_price_table_the_user_extends(kind, server, home):
+    home.mkdir(parents=True, exist_ok=True)
+    model = "claude-test" if kind == "anthropic" else "gpt-test"  # what the servers answer with
+    (home / "config.toml").write_text(f'[prices."{model}"]\ninput = 2.0\noutput = 10.0\n')
+    server.queue(success(kind))
+    completion = ask(provider_for(kind, server))
+    assert completion.model == model
+    tokens_in, tokens_out = completion.input_tokens, completion.output_tokens
+    assert completion.cost == pytest.approx((tokens_in * 2.0 + tokens_out * 10.0) / 1e6)
+
+
+def test_anthropic_json_schema_output_uses_a_forced_tool(server):
+    server.queue(Reply(body=anthropic_message(tool_input={"answer": 42})))
+    completion = ask(provider_for("anthropic", server), json_schema=SCHEMA)
+    assert completion.parsed == {"answer": 42}
+    body = completions(server)[0].body
+    assert body["tool_choice"]["type"] == "tool" and body["tools"][0]["input_schema"] == SCHEMA
+
+
+def test_openai_json_schema_output_uses_response_format(server):
+    server.queue(success("openai", '{"answer": 7}'))
+    completion = ask(provider_for("openai", server), json_schema=SCHEMA)
+    assert completion.parsed == {"answer": 7}
+    assert completions(server)[0].body["response_format"]["json_schema"]["schema"] == SCHEMA
+
+
+def test_an_endpoint_without_response_format_gets_the_schema_in_words(server):
+    server.queue(error("openai", 400, "response_format is not supported"),
+                 success("openai", 'Sure! {"answer": 3}'))
+    completion = ask(provider_for("openai", server), json_schema=SCHEMA)
+    assert completion.parsed == {"answer": 3}
+    retry = completions(server)[1].body
+    assert "response_format" not in retry and "JSON Schema" in retry["messages"][0]["content"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_answer_off_the_schema_gets_one_repair_round_then_a_clear_error(kind, server):
+    wrong = (Reply(body=anthropic_message(tool_input={"answer": "many"})) if kind == "anthropic"
+             else success(kind, '{"answer": "many"}'))
+    right = (Reply(body=anthropic_message(tool_input={"answer": 5})) if kind == "anthropic"
+             else success(kind, '{"answer": 5}'))
+    provider = provider_for(kind, server)
+    server.queue(wrong, right)
+    completion = ask(provider, json_schema=SCHEMA)
+    assert completion.parsed == {"answer": 5} and completion.calls == 2
+    assert "does not match" in completions(server)[1].text
+    server.queue(wrong, wrong)
+    with pytest.raises(ProviderError, match="after one repair attempt"):
+        ask(provider, json_schema=SCHEMA)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_429_waits_as_long_as_retry_after_says_then_succeeds(kind, server):
+    server.queue(error(kind, 429, "slow down", headers={"retry-after": "1"}), success(kind, "done"))
+    started = time.monotonic()
+    completion = ask(provider_for(kind, server))
+    assert time.monotonic() - started >= 0.95
+    assert completion.text == "done" and completion.retries == 1 and completion.calls == 1
+    assert len(completions(server)) == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_server_error_is_retried_with_backoff(kind, server):
+    server.queue(error(kind, 500, "boom"), error(kind, 503, "busy"), success(kind, "fine"))
+    completion = ask(provider_for(kind, server))
+    assert completion.text == "fine" and completion.retries == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_wrong_key_fails_at_once_with_a_clear_error_and_no_retry(kind, server):
+    server.queue(error(kind, 401, "invalid x-api-key"))
+    with pytest.raises(ProviderError, match=r"rejected the API key \(401\): check LESSONLOOP_API_KEY"):
+        ask(provider_for(kind, server))
+    assert len(completions(server)) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_unknown_model_is_not_retried(kind, server):
+    server.queue(error(kind, 404, "model not found"))
+    with pytest.raises(ProviderError, match="404.*model"):
+        ask(provider_for(kind, server))
+    assert len(completions(server)) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_timeout_is_retried_then_reported(kind, server):
+    server.queue(Reply(body=anthropic_message() if kind == "anthropic" else openai_completion(),
+                       delay=2.0), Reply(body={}, delay=2.0))
+    provider = provider_for(kind, server, LESSONLOOP_TIMEOUT="0.3", LESSONLOOP_MAX_RETRIES="1")
+    started = time.monotonic()
+    with pytest.raises(ProviderError, match="timed out.*tried 2 times"):
+        ask(provider)
+    assert time.monotonic() - started < 2.5
+    assert len(completions(server)) == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("reply", [
+    Reply(body="<html>not json</html>", headers={"content-type": "application/json"}),
+    Reply(body="<html>a proxy page</html>", headers={"content-type": "text/html"}),
+    Reply(body={"unexpected": 1}),
+], ids=["not-json", "html", "wrong-shape"])
+def test_a_malformed_body_is_a_clear_error(kind, reply, server):
+    server.queue(reply)
+    with pytest.raises(ProviderError, match="malformed"):
+        ask(provider_for(kind, server, LESSONLOOP_MAX_RETRIES="0"))
+
+
+def test_offline_mode_refuses_a_remote_endpoint_before_connecting(monkeypatch):
+    def no_connections(*args, **kwargs):
+        raise AssertionError("offline mode must not open a connection")
+
+    monkeypatch.setattr(socket, "create_connection", no_connections)
+    monkeypatch.setattr(socket.socket, "connect", no_connections)
+    env = {"LESSONLOOP_OFFLINE": "1", "LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_MODEL": "m",
+           "LESSONLOOP_BASE_URL": "https://models.example.com/v1", "LESSONLOOP_API_KEY": "k"}
+    settings = config.load(environ=env)
+    with pytest.raises(UsageError, match="offline mode .* refuses https://models.example.com/v1"):
+        build(settings.route("coach"), settings)
+    anthropic = config.load(environ={**env, "LESSONLOOP_PROVIDER": "anthropic",
+                                     "LESSONLOOP_BASE_URL": ""})
+    with pytest.raises(UsageError, match="refuses https://api.anthropic.com"):
+        build(anthropic.route("coach"), anthropic)
+
+
+def test_offline_mode_allows_loopback(server):
+    server.queue(success("openai", "local answer"))
+    completion = ask(provider_for("openai", server, LESSONLOOP_OFFLINE="1"))
+    assert completion.text == "local answer"
+
+
+def test_a_missing_sdk_gives_a_one_line_install_hint(monkeypatch, server):
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # import fails as if not installed
+    with pytest.raises(UsageError, match=r"pip install 'lessonloop\[anthropic\]'"):
+        provider_for("anthropic", server)
+
+
+def test_a_remote_endpoint_without_a_key_says_which_variable_to_set():
+    settings = config.load(environ={"LESSONLOOP_PROVIDER": "anthropic",
+                                    "LESSONLOOP_MODEL": "claude-haiku-4-5"})
+    with pytest.raises(ProviderError, match="set LESSONLOOP_API_KEY or ANTHROPIC_API_KEY"):
+        build(settings.route("coach"), settings)
+
+
+def test_errors_from_the_server_never_echo_a_key(server):
+    server.queue(error("openai", 400, "bad request for key sk-proj-abcdefghijklmnopqrstuvwx1234"))
+    with pytest.raises(ProviderError) as caught:
+        ask(provider_for("openai", server))
+    assert "abcdefghijklmnop" not in str(caught.value)
