@@ -26,8 +26,11 @@ class AnthropicProvider(HostedProvider):
     def __init__(self, route: Route, settings: Settings):
         super().__init__(route, settings)
         self.sdk = _sdk()
+        # Recent SDKs send the key only as a bearer token; servers built to the documented
+        # wire format look for x-api-key, so it goes in both.
         self.client = self.sdk.Anthropic(api_key=self.api_key, base_url=route.base_url,
-                                         max_retries=0, timeout=settings.timeout)
+                                         max_retries=0, timeout=settings.timeout,
+                                         default_headers={"x-api-key": self.api_key})
 
     def _send(self, send):
         return retry.call(send, sdk=self.sdk, where=self.where, key_hint=self.key_hint,

@@ -25,33 +25,41 @@ class OpenAIProvider(HostedProvider):
         self.sdk = _sdk()
         self.client = self.sdk.OpenAI(api_key=self.api_key, base_url=route.base_url,
                                       max_retries=0, timeout=settings.timeout)
-        self.native_schema = True  # until the endpoint says it does not support response_format
+        # Optional arguments an endpoint refused (400/422 naming them): left out from then on.
+        # Reasoning models want max_completion_tokens and no temperature; some local servers
+        # know neither seed nor response_format (the schema is then said in words).
+        self.refused: set[str] = set()
 
     def _send(self, send):
         return retry.call(send, sdk=self.sdk, where=self.where, key_hint=self.key_hint,
                           model=self.route.model, max_retries=self.settings.max_retries)
 
-    def _exchange(self, request: Request, messages: list[dict]) -> Exchange:
-        system = request.system
-        arguments = dict(model=self.route.model, max_tokens=request.max_tokens,
-                         temperature=request.temperature,
-                         timeout=min(request.timeout, self.settings.timeout))
-        if request.seed is not None:
-            arguments["seed"] = request.seed
+    def _arguments(self, request: Request) -> dict:
+        optional = {"max_tokens": request.max_tokens, "temperature": request.temperature,
+                    "seed": request.seed}
         if request.json_schema is not None:
-            if self.native_schema:
-                arguments["response_format"] = {"type": "json_schema", "json_schema": {
-                    "name": "response", "schema": request.json_schema}}
-            else:
-                system = f"{system}\n\n{self.schema_instruction(request.json_schema)}"
+            optional["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "response", "schema": request.json_schema}}
+        if "max_tokens" in self.refused:
+            optional["max_completion_tokens"] = optional.pop("max_tokens")
+        return {name: value for name, value in optional.items()
+                if value is not None and name not in self.refused}
+
+    def _exchange(self, request: Request, messages: list[dict]) -> Exchange:
+        arguments = self._arguments(request)
+        system = request.system
+        if request.json_schema is not None and "response_format" not in arguments:
+            system = f"{system}\n\n{self.schema_instruction(request.json_schema)}"
         chat = [{"role": "system", "content": system}, *messages] if system else list(messages)
+        timeout = min(request.timeout, self.settings.timeout)
         try:
-            response, retries = self._send(
-                lambda: self.client.chat.completions.create(messages=chat, **arguments))
+            response, retries = self._send(lambda: self.client.chat.completions.create(
+                model=self.route.model, messages=chat, timeout=timeout, **arguments))
         except ProviderError as exc:
-            if exc.status not in (400, 422) or "response_format" not in arguments:
+            refused = [name for name in arguments if name in exc.message]
+            if exc.status not in (400, 422) or not refused:
                 raise
-            self.native_schema = False  # say it in words from now on; validation still applies
+            self.refused.update(refused)
             return self._exchange(request, messages)
         choices = getattr(response, "choices", None)
         message = getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
