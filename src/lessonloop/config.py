@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import os
+import re
 import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -91,7 +92,10 @@ class Settings:
         provider, _ = self.lookup(prefix + "PROVIDER", "PROVIDER")
         provider = (provider or "local").strip()
         global_provider = (self.value("PROVIDER") or "local").strip()
-        shared = provider == global_provider  # the global model and URL go with this provider
+        # the global model and URL go with the global provider, or with any remote one when
+        # the global provider is local (the same rule as for the key)
+        shared = (provider == global_provider
+                  or global_provider.partition(":")[0].lower() not in REMOTE)
         model, _ = self.lookup(prefix + "MODEL", *(["MODEL"] if shared else []))
         base_url, _ = self.lookup(prefix + "BASE_URL", *(["BASE_URL"] if shared else []))
         name, _, argument = provider.partition(":")
@@ -102,7 +106,9 @@ class Settings:
         if name in REMOTE:
             if argument:  # openai:gpt-4o-mini is shorthand for the provider and its model
                 model, argument = argument, ""
-            base_url = (base_url or DEFAULT_BASE_URLS[name]).rstrip("/")
+            base_url = _checked_url((base_url or DEFAULT_BASE_URLS[name]).rstrip("/"), role)
+            if name == "anthropic" and base_url.endswith("/v1"):
+                base_url = base_url[:-3]  # the SDK adds /v1/messages itself
             return Route(name, model, base_url)
         if name == "scripted":
             argument = argument or self.environ.get("LESSONLOOP_SCRIPT", "")
@@ -141,19 +147,32 @@ class Settings:
     def max_retries(self) -> int:
         return int(_number("MAX_RETRIES", self.value("MAX_RETRIES"), 0, 20))
 
-    def cost(self, model: str | None, input_tokens: int | None,
+    def cost(self, models: tuple[str | None, ...], input_tokens: int | None,
              output_tokens: int | None) -> float | None:
-        """USD for one call, or None when the model's price or the token counts are unknown."""
-        price = self.prices.get(model or "")
+        """USD for one call, or None when the price (of the first known of ``models``: the
+        answering model, then the requested one) or the token counts are unknown."""
+        price = self.price(*models)
         if price is None or input_tokens is None or output_tokens is None:
             return None
         return round((input_tokens * price[0] + output_tokens * price[1]) / 1_000_000, 8)
+
+    def price(self, *models: str | None) -> tuple[float, float] | None:
+        """The first model's price that is known, also under its name without a date suffix
+        (endpoints answer with snapshots such as gpt-4o-mini-2024-07-18)."""
+        for model in models:
+            for name in (model or "", _DATED.sub("", model or "")):
+                if name in self.prices:
+                    return self.prices[name]
+        return None
 
     def check_reachable(self, route: Route) -> None:
         """Offline mode refuses a non-loopback endpoint before anything connects to it."""
         if self.offline and route.base_url and not is_loopback(route.base_url):
             raise UsageError(f"offline mode (LESSONLOOP_OFFLINE=1) refuses {route.base_url} for "
                              f"provider {route.provider}: only loopback endpoints are allowed")
+
+
+_DATED = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8})$")
 
 
 def _number(key: str, text: str | None, low: float, high: float) -> float:
@@ -165,6 +184,17 @@ def _number(key: str, text: str | None, low: float, high: float) -> float:
         raise UsageError(f"LESSONLOOP_{key} must be a number between {low:g} and {high:g}, "
                          f"not {text!r}")
     return value
+
+
+def _checked_url(url: str, role: str) -> str:
+    try:
+        parts = urlsplit(url)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        valid = False
+    if not valid:
+        raise UsageError(f"the base URL for the {role} is not an http(s) URL: {url!r}")
+    return url
 
 
 def is_loopback(url: str) -> bool:

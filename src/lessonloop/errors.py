@@ -41,3 +41,8 @@ class ProviderError(LessonloopError):
     def __init__(self, message: str, status: int | None = None):
         super().__init__(message)
         self.status = status  # the HTTP status when the endpoint answered with an error
+
+
+class OffSchemaError(ProviderError):
+    """The endpoint answered, but not with JSON matching the requested schema (after the one
+    repair round)."""

@@ -227,7 +227,7 @@ def test_help_lists_every_command(run_cli):
     result = run_cli("--help")
     assert result.code == 0
     for command in ("run", "resume", "status", "show", "list", "watch", "export", "scenarios",
-                    "evaluate", "doctor", "usage"):
+                    "evaluate", "doctor", "usage", "improve", "judge", "solve"):
         assert re.search(rf"^\s+{command}\s", result.out, re.M), command
 
 
@@ -240,7 +240,7 @@ def test_help_imports_no_provider_sdk(home):
 
     probe = ("import sys\nfrom lessonloop.cli import main\ntry:\n    main(['--help'])\n"
              "except SystemExit:\n    pass\nprint(sorted(m for m in ('anthropic', 'openai', "
-             "'httpx', 'httpx2', 'jsonschema') if m in sys.modules))")
+             "'httpx', 'httpx2', 'jsonschema', 'pydantic', 'yaml') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           env=subprocess_env(home), timeout=60)
     assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -242,3 +242,47 @@ def test_errors_from_the_server_never_echo_a_key(server):
     with pytest.raises(ProviderError) as caught:
         ask(provider_for("openai", server))
     assert "abcdefghijklmnop" not in str(caught.value)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_key_echoed_by_the_server_is_cut_from_the_error(kind, server):
+    server.queue(error(kind, 500, "upstream said: bad key hunter2-local-secret"))
+    with pytest.raises(ProviderError) as caught:
+        ask(provider_for(kind, server, LESSONLOOP_API_KEY="hunter2-local-secret",
+                         LESSONLOOP_MAX_RETRIES="0"))
+    assert "hunter2" not in str(caught.value) and "[REDACTED:api-key]" in str(caught.value)
+
+
+def test_offline_mode_ignores_proxy_settings_that_would_leave_the_machine(server, monkeypatch):
+    with FakeServer() as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.base_url)
+        monkeypatch.setenv("http_proxy", proxy.base_url)
+        server.queue(success("openai", "direct"))
+        completion = ask(provider_for("openai", server, LESSONLOOP_OFFLINE="1"))
+        assert completion.text == "direct" and proxy.received == []
+
+
+def test_the_price_of_a_dated_snapshot_is_its_models(server):
+    server.queue(Reply(body=openai_completion(model="gpt-4o-mini-2024-07-18", prompt_tokens=1000,
+                                              completion_tokens=1000)))
+    completion = ask(provider_for("openai", server, LESSONLOOP_MODEL="gpt-4o-mini"))
+    assert completion.cost == pytest.approx((1000 * 0.15 + 1000 * 0.6) / 1e6)
+
+
+def test_routes_follow_the_documented_precedence():
+    env = {"LESSONLOOP_COACH_PROVIDER": "openai", "LESSONLOOP_MODEL": "m-global",
+           "LESSONLOOP_BASE_URL": "http://127.0.0.1:1234/v1"}
+    coach = config.load(environ=env).route("coach")
+    assert (coach.provider, coach.model, coach.base_url) == ("openai", "m-global",
+                                                             "http://127.0.0.1:1234/v1")
+    mixed = config.load(environ={**env, "LESSONLOOP_PROVIDER": "ollama"})
+    assert mixed.route("coach").model is None, "the global model belongs to the global provider"
+    assert mixed.route("analyst").model == "m-global"
+    flagged = config.load(flags={"PROVIDER": "anthropic:claude-x"}, environ=env)
+    assert flagged.route("coach") == config.Route("anthropic", "claude-x", "http://127.0.0.1:1234")
+    v1 = config.load(environ={"LESSONLOOP_PROVIDER": "anthropic",
+                              "LESSONLOOP_BASE_URL": "http://127.0.0.1:9/v1/"})
+    assert v1.route("judge").base_url == "http://127.0.0.1:9"
+    with pytest.raises(UsageError, match="not an http"):
+        config.load(environ={"LESSONLOOP_PROVIDER": "openai",
+                             "LESSONLOOP_BASE_URL": "http://[::1/v1"}).route("judge")

@@ -8,6 +8,7 @@ from . import inspect as inspect_commands
 from . import providers as provider_commands
 from . import run as run_commands
 from . import scenarios as scenario_commands
+from . import tasks as task_commands
 
 app = typer.Typer(
     name="lessonloop",
@@ -18,5 +19,6 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-for module in (run_commands, inspect_commands, scenario_commands, provider_commands):
+for module in (run_commands, inspect_commands, scenario_commands, task_commands,
+               provider_commands):
     module.register(app)

@@ -148,6 +148,13 @@ def register(app: typer.Typer) -> None:
                    (("max_calls", max_calls), ("max_tokens", max_tokens)) if value is not None}
         with open_store() as store:
             run = run_store.get_run(store, run_id)
+            if run["scenario"].startswith("task:"):  # an improve run: continue its rounds
+                from ..tasks import spec as task_spec
+                from .tasks import _improve
+
+                spec, path = task_spec.read(run["scenario_ref"])
+                _improve(store, spec, path, None, None, run_id, as_json)
+                return
             if budgets:
                 create_or_reuse(store, run["scenario_ref"], run["target_generations"], budgets,
                                 run_id)

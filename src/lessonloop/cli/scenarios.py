@@ -74,13 +74,13 @@ def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[
                         timeout: float = 10.0) -> list[dict]:
     """Score each strategy on each seed in worker processes; invalid ones are not played."""
     from ..loop.pool import MatchPool, mean_dimensions, mean_score
-    from ..scenarios import registry
+    from ..scenarios import code, registry
 
     scenario = registry.load(scenario_name)
     checked = []
     for strategy in strategies:
         try:
-            problems = [str(p) for p in scenario.validate(strategy)]
+            problems = code.problems(scenario, strategy)
         except Exception as exc:
             problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
         checked.append((strategy, problems))

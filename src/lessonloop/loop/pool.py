@@ -17,7 +17,7 @@ from typing import Callable
 from multiprocessing.connection import Connection, wait
 
 from ..errors import LessonloopError
-from ..scenarios import registry
+from ..scenarios import code, registry
 from ..scenarios.base import check_result
 
 
@@ -73,6 +73,8 @@ def _worker_main(conn: Connection, scenario_ref: str) -> None:
         job_id, strategy, seed = job
         started = time.perf_counter()
         try:
+            if code.is_code(strategy):  # the source runs in the sandbox, never in this worker
+                strategy = code.parameters(scenario, strategy, seed)
             outcome = ("ok", check_result(scenario.play(strategy, seed)))
         except Exception as exc:
             outcome = ("error", f"{exc.__class__.__name__}: {exc}")

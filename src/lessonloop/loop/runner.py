@@ -26,18 +26,17 @@ from typing import Callable, Iterator
 
 from .. import canonical, config, paths
 from ..errors import LessonloopError, UsageError
-from ..json_blocks import find_block
-from ..knowledge import admission
+from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts, write_views
 from ..providers.base import Request
 from ..providers.registry import build_routes
-from ..scenarios import registry, space
+from ..scenarios import code, registry, space
 from ..store import runs as run_store
 from ..store.db import Store
 from ..timeutil import utc_now
 from . import artifacts, elo, gate, prompts, seeds
-from .context import TOKEN_BUDGET, Context
+from .context import TOKEN_BUDGET, Context, estimate_tokens
 from .events import EventLog, read_events
 from .pool import MatchPool, MatchResult, mean_dimensions
 from .pool import mean_score as pool_mean_score
@@ -188,7 +187,7 @@ def best_known_strategy(store: Store, scenario) -> dict | None:
     for row in rows:
         strategy = json.loads(row["strategy_json"])
         try:
-            if scenario.validate(strategy):
+            if code.problems(scenario, strategy):
                 continue
         except Exception:
             continue
@@ -455,7 +454,7 @@ class Runner:
         if strategy is None:
             return None, "no strategy JSON object found in the competitor's answer"
         try:
-            problems = self.scenario.validate(strategy)
+            problems = code.problems(self.scenario, strategy)
         except Exception as exc:
             problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
         if problems:
@@ -472,7 +471,12 @@ class Runner:
         run_store.record_call(self.store, self.run_id, ctx.generation, ctx.attempt, role,
                               provider.name, completion)
         self.spent["calls"] += completion.calls
-        self.spent["tokens"] += (completion.input_tokens or 0) + (completion.output_tokens or 0)
+        # an endpoint that reports no usage is estimated, so a token budget still holds
+        self.spent["tokens"] += (
+            (completion.input_tokens if completion.input_tokens is not None
+             else estimate_tokens(system + user))
+            + (completion.output_tokens if completion.output_tokens is not None
+               else estimate_tokens(completion.text)))
         calls.append({"attempt": ctx.attempt, "role": role, "prompt": f"{system}\n\n{user}",
                       "output": completion.text, "created_at": utc_now()})
         return completion.text
@@ -594,9 +598,9 @@ class Runner:
                               *prompts.analyst(reflection_ctx, summary), calls)
         coach_text = self._call("coach", reflection_ctx,
                                 *prompts.coach(reflection_ctx, summary, analysis), calls)
-        edits = _edits(coach_text)
+        proposed = edits.proposed(coach_text)
         curator_text = self._call("curator", reflection_ctx,
-                                  *prompts.curator(reflection_ctx, edits), calls)
+                                  *prompts.curator(reflection_ctx, proposed), calls)
         record = run_store.GenerationRecord(
             run_id=self.run_id, generation_index=index, attempts=len(decisions),
             strategy=strategy, mean_score=mean_score, incumbent_score=incumbent_score,
@@ -612,7 +616,7 @@ class Runner:
         with self.store.transaction():  # the generation and what it taught, atomically
             run_store.save_generation(self.store, record)
             if self.options.knowledge:  # a run that reads no knowledge writes none either
-                self._learn(index, decision, paired is not None, summary, manifest, edits,
+                self._learn(index, decision, paired is not None, summary, manifest, proposed,
                             curator_text)
         saved = run_store.get_generation(self.store, self.run_id, index)
         # continue from what was stored (redacted), so a resumed run sees exactly the same
@@ -653,7 +657,7 @@ class Runner:
                 self._write_one()
 
     def _learn(self, index: int, decision: str, compared: bool, summary: dict, manifest: dict,
-               edits: list, curator_text: str) -> None:
+               proposed: list, curator_text: str) -> None:
         """Evidence for the bullets in context (only when the gate compared challenger and
         incumbent), a dead end for a rolled-back strategy, and the coach's edits the curator
         accepted — all through admission."""
@@ -671,21 +675,7 @@ class Runner:
                 content=canonical.dumps(summary["challenger"]),
                 tags=["dead-end", f"score:{summary['challenger_score']:.4f}"],
                 detail=summary["rationale"], **where))
-        verdicts = _curator_verdicts(curator_text, len(edits))
-        for edit, verdict in zip(edits, verdicts):
-            proposal = _proposal_from_edit(edit, verdict, self.scope, where)
-            if proposal is None:
-                continue
-            target = _entry_id(edit.get("id"))
-            if edit.get("op") == "update_bullet" and target is not None:
-                admission.update(self.store, target, proposal, render_views=False)
-            elif edit.get("op") == "remove_bullet" and target is not None:
-                admission.retire(self.store, target, f"coach: {proposal.summary}", scope=self.scope,
-                                 kind="bullet", render_views=False)
-            elif edit.get("op") in EDIT_KINDS:
-                proposals.append(proposal)
-        if proposals:
-            admission.admit(self.store, proposals, render_views=False)
+        edits.apply(self.store, self.scope, proposed, curator_text, where, proposals)
 
     def _finish(self, status: str, reason: str | None) -> None:
         run_store.set_status(self.store, self.run_id, status, reason)
@@ -726,50 +716,3 @@ def _first_error(results: list[MatchResult]) -> str:
 
 def _fmt_dims(dims: dict) -> str:
     return ", ".join(f"{k} {v:.3f}" for k, v in dims.items()) or "none"
-
-
-EDIT_KINDS = {"add_bullet": "bullet", "add_hint": "hint", "add_dead_end": "dead_end"}
-
-
-def _entry_id(value) -> int | None:
-    """A knowledge id as a model may write it: 12 or "12"."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return None
-
-
-def _curator_verdicts(text: str, count: int) -> list[str]:
-    """The curator's decision per edit index; edits it did not mention are rejected."""
-    block = find_block(text, "decisions") or {}
-    verdicts = ["reject"] * count
-    for item in block.get("decisions", []) if isinstance(block.get("decisions"), list) else []:
-        if isinstance(item, dict) and isinstance(item.get("index"), int) and 0 <= item["index"] < count:
-            verdict = str(item.get("decision", "reject")).lower()
-            verdicts[item["index"]] = verdict if verdict in ("accept", "merge") else "reject"
-    return verdicts
-
-
-def _proposal_from_edit(edit, verdict: str, scope: str, where: dict):
-    """An admission proposal for an accepted coach edit (None when rejected or malformed)."""
-    if verdict == "reject" or not isinstance(edit, dict):
-        return None
-    text = str(edit.get("text") or edit.get("summary") or "").strip()
-    if not text:
-        return None
-    tags = edit.get("tags") if isinstance(edit.get("tags"), list) else []
-    kind = EDIT_KINDS.get(edit.get("op"), "bullet")
-    return admission.Proposal(
-        kind=kind, scope=scope, summary=text, content=text if len(text) > 120 else "",
-        why=str(edit.get("why") or ""), how_to_apply=str(edit.get("how_to_apply") or ""),
-        tags=[str(t) for t in tags], source="coach", approved_by=verdict, **where)
-
-
-def _edits(coach_text: str) -> list:
-    """The coach's proposed edits, found tolerantly in its answer."""
-    block = find_block(coach_text, "edits") or {}
-    return block["edits"] if isinstance(block.get("edits"), list) else []
-

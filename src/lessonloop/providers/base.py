@@ -18,7 +18,7 @@ class Request:
     temperature: float = 0.7
     max_tokens: int = 2048
     json_schema: dict | None = None
-    timeout: float = 60.0
+    timeout: float | None = None  # seconds; None: the configured LESSONLOOP_TIMEOUT
     seed: int | None = None
 
     @property

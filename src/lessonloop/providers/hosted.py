@@ -12,9 +12,10 @@ import time
 from dataclasses import dataclass
 
 from ..config import KEY_VARIABLES, Route, Settings, is_loopback
-from ..errors import ProviderError
+from ..errors import OffSchemaError, ProviderError, UsageError
 from ..json_blocks import json_objects
 from ..scenarios.base import schema_problems
+from . import retry
 from .base import Completion, Request
 
 
@@ -28,6 +29,15 @@ class Exchange:
     input_tokens: int | None = None
     output_tokens: int | None = None
     retries: int = 0
+
+
+def import_sdk(name: str):
+    """The SDK module, or a one-line install hint when its extra is missing."""
+    try:
+        return __import__(name)
+    except ImportError:
+        raise UsageError(f"the {name} provider needs its SDK: pip install "
+                         f"'lessonloop[{name}]'") from None
 
 
 def _add(a: int | None, b: int | None) -> int | None:
@@ -58,13 +68,41 @@ class HostedProvider:
         self.api_key = key
         self.where = f"{route.provider} at {route.base_url}"
 
+    def client_options(self) -> dict:
+        """Offline, the client must not leave loopback: no proxy from the environment, no
+        redirect to another host."""
+        if not self.settings.offline:
+            return {}
+        return {"http_client": self.sdk.DefaultHttpxClient(trust_env=False,
+                                                           follow_redirects=False)}
+
+    def timeout(self, request: Request) -> float:
+        return request.timeout or self.settings.timeout
+
+    def send(self, send, max_retries: int | None = None):
+        """``send()`` under the one retry policy; the key is scrubbed from any message."""
+        return retry.call(send, sdk=self.sdk, where=self.where, key_hint=self.key_hint,
+                          model=self.route.model, secret=self.api_key,
+                          max_retries=self.settings.max_retries if max_retries is None
+                          else max_retries)
+
     # subclasses ---------------------------------------------------------------------------
     def _exchange(self, request: Request, messages: list[dict]) -> Exchange:
         raise NotImplementedError
 
-    def check(self) -> str:
-        """Ask the endpoint for its models; a one-line answer, or ProviderError."""
+    def _list_models(self):
         raise NotImplementedError
+
+    def check(self) -> str:
+        """Whether the endpoint answers (with its model list, when it has one); a key it
+        rejects is a failure, an endpoint without a model list is not."""
+        try:
+            page, _ = self.send(self._list_models, max_retries=0)
+        except ProviderError as exc:
+            if exc.status is not None and exc.status not in (401, 403):
+                return f"answers (no model list: {exc.status})"
+            raise
+        return f"answers; {len(getattr(page, 'data', None) or [])} models listed"
 
     # the protocol -------------------------------------------------------------------------
     def complete(self, request: Request) -> Completion:
@@ -87,13 +125,14 @@ class HostedProvider:
                 output_tokens = _add(output_tokens, reply.output_tokens)
                 parsed, problems = self._conforming(reply, request.json_schema)
                 if problems:
-                    raise ProviderError(f"{self.where} did not answer JSON matching the schema "
+                    raise OffSchemaError(f"{self.where} did not answer JSON matching the schema "
                                         f"after one repair attempt: {problems[0]}")
         model = reply.model or self.route.model
         return Completion(
             text=reply.text, model=model, input_tokens=input_tokens,
             output_tokens=output_tokens, latency_ms=(time.perf_counter() - started) * 1000,
-            cost=self.settings.cost(model, input_tokens, output_tokens), parsed=parsed,
+            cost=self.settings.cost((model, self.route.model), input_tokens, output_tokens),
+            parsed=parsed,
             calls=calls, retries=retries,
         )
 

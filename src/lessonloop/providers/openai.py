@@ -4,35 +4,22 @@ extra): OpenAI, Ollama, vLLM, llama.cpp server, LM Studio, OpenRouter."""
 from __future__ import annotations
 
 from ..config import Route, Settings
-from ..errors import ProviderError, UsageError
-from . import retry
+from ..errors import ProviderError
 from .base import Request
-from .hosted import Exchange, HostedProvider
-
-
-def _sdk():
-    try:
-        import openai
-    except ImportError:
-        raise UsageError("the openai provider needs its SDK: pip install "
-                         "'lessonloop[openai]'") from None
-    return openai
+from .hosted import Exchange, HostedProvider, import_sdk
 
 
 class OpenAIProvider(HostedProvider):
     def __init__(self, route: Route, settings: Settings):
         super().__init__(route, settings)
-        self.sdk = _sdk()
+        self.sdk = import_sdk("openai")
         self.client = self.sdk.OpenAI(api_key=self.api_key, base_url=route.base_url,
-                                      max_retries=0, timeout=settings.timeout)
+                                      max_retries=0, timeout=settings.timeout,
+                                      **self.client_options())
         # Optional arguments an endpoint refused (400/422 naming them): left out from then on.
         # Reasoning models want max_completion_tokens and no temperature; some local servers
         # know neither seed nor response_format (the schema is then said in words).
         self.refused: set[str] = set()
-
-    def _send(self, send):
-        return retry.call(send, sdk=self.sdk, where=self.where, key_hint=self.key_hint,
-                          model=self.route.model, max_retries=self.settings.max_retries)
 
     def _arguments(self, request: Request) -> dict:
         optional = {"max_tokens": request.max_tokens, "temperature": request.temperature,
@@ -51,10 +38,10 @@ class OpenAIProvider(HostedProvider):
         if request.json_schema is not None and "response_format" not in arguments:
             system = f"{system}\n\n{self.schema_instruction(request.json_schema)}"
         chat = [{"role": "system", "content": system}, *messages] if system else list(messages)
-        timeout = min(request.timeout, self.settings.timeout)
         try:
-            response, retries = self._send(lambda: self.client.chat.completions.create(
-                model=self.route.model, messages=chat, timeout=timeout, **arguments))
+            response, retries = self.send(lambda: self.client.chat.completions.create(
+                model=self.route.model, messages=chat, timeout=self.timeout(request),
+                **arguments))
         except ProviderError as exc:
             refused = [name for name in arguments if name in exc.message]
             if exc.status not in (400, 422) or not refused:
@@ -71,8 +58,5 @@ class OpenAIProvider(HostedProvider):
                         input_tokens=getattr(usage, "prompt_tokens", None),
                         output_tokens=getattr(usage, "completion_tokens", None), retries=retries)
 
-    def check(self) -> str:
-        page, _ = retry.call(lambda: self.client.models.list(timeout=5.0), sdk=self.sdk,
-                             where=self.where, key_hint=self.key_hint, model=self.route.model,
-                             max_retries=0)
-        return f"answers; {len(page.data)} models listed"
+    def _list_models(self):
+        return self.client.models.list(timeout=5.0)

@@ -54,47 +54,57 @@ def backoff(retry: int, rng: random.Random) -> float:
     return rng.uniform(0, min(MAX_DELAY, BASE_DELAY * 2 ** retry))
 
 
-def _detail(exc: BaseException) -> str:
-    """The server's or library's message as one redacted, capped line."""
-    text = getattr(exc, "message", None) or str(exc) or exc.__class__.__name__
-    return redact(re.sub(r"\s+", " ", str(text)).strip())[:300]
+def _detail(exc: BaseException, secret: str | None) -> str:
+    """The server's or library's message as one redacted, capped line; the key itself is cut
+    out literally first (a server may echo any key, in any shape)."""
+    text = str(getattr(exc, "message", None) or str(exc) or exc.__class__.__name__)
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "[REDACTED:api-key]")
+    return redact(re.sub(r"\s+", " ", text).strip())[:300]
 
 
 def call(send: Callable[[], T], *, sdk: ModuleType, where: str, key_hint: str, model: str | None,
-         max_retries: int, sleep: Callable[[float], None] = time.sleep,
+         max_retries: int, secret: str | None = None, sleep: Callable[[float], None] = time.sleep,
          rng: random.Random | None = None) -> tuple[T, int]:
     """``send()`` with retries on 429, 5xx and connection errors; returns (result, retries).
 
     ``where`` names the endpoint in messages (provider and base URL); ``key_hint`` names the
-    variable that holds the key, never the key.
+    variable that holds the key, never the key. A timeout is retried once at most: a slow
+    server given the same work again only gets slower.
     """
     rng = rng or random.Random()
-    retries = 0
+    retries = timeouts = 0
     while True:
         try:
             return send(), retries
         except sdk.APIStatusError as exc:
             status = exc.status_code
             if status == 401:
-                raise ProviderError(f"{where} rejected the API key (401): check {key_hint}") from None
+                raise ProviderError(f"{where} rejected the API key (401): check {key_hint}",
+                                    status) from None
             if status == 403:
                 raise ProviderError(f"{where} refused access (403): the key lacks permission "
-                                    f"for model {model!r}: {_detail(exc)}") from None
+                                    f"for model {model!r}: {_detail(exc, secret)}", status) from None
             if status == 404:
                 raise ProviderError(f"{where} has no such model or endpoint (404): check the "
-                                    f"model {model!r} and the base URL") from None
+                                    f"model {model!r} and the base URL", status) from None
             if not retryable(status):
-                raise ProviderError(f"{where} refused the request ({status}): {_detail(exc)}",
-                                    status) from None
+                raise ProviderError(f"{where} refused the request ({status}): "
+                                    f"{_detail(exc, secret)}", status) from None
             wait = retry_after(getattr(exc.response, "headers", None))
-            problem = f"{status}: {_detail(exc)}"
+            problem = f"{status}: {_detail(exc, secret)}"
         except sdk.APIConnectionError as exc:  # includes timeouts
             wait = None
-            problem = ("timed out" if isinstance(exc, sdk.APITimeoutError)
-                       else f"connection failed: {_detail(exc)}")
+            timed_out = isinstance(exc, sdk.APITimeoutError)
+            timeouts += timed_out
+            problem = "timed out" if timed_out else f"connection failed: {_detail(exc, secret)}"
         except (ValueError, sdk.APIResponseValidationError) as exc:  # a body that is not JSON
-            raise ProviderError(f"{where} sent a malformed response: {_detail(exc)}") from None
-        if retries >= max_retries or (wait is not None and wait > MAX_RETRY_AFTER):
+            raise ProviderError(f"{where} sent a malformed response: "
+                                f"{_detail(exc, secret)}") from None
+        if wait is not None and wait > MAX_RETRY_AFTER:
+            raise ProviderError(f"{where} failed ({problem}) and asked to wait {wait:.0f} s, "
+                                f"longer than {MAX_RETRY_AFTER:.0f} s; try again later")
+        if retries >= max_retries or timeouts > 1:
             tries = "once" if retries == 0 else f"{retries + 1} times"
             raise ProviderError(f"{where} failed ({problem}); tried {tries}, giving up")
         sleep(wait if wait is not None else backoff(retries, rng))

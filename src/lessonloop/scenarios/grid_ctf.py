@@ -326,6 +326,7 @@ class GridCTF(TurnBasedScenario):
         f"{1 - FLOOR:.2f} * dimension) ** weight - {FLOOR}) / {1 - FLOOR:.2f}, with weights "
         f"capture {W_CAPTURE}, defense {W_DEFENSE}, survival {W_SURVIVAL}."
     )
+    accepts_code = True  # {"__code__": ...} strategies, run in the sandbox per match
     strategy_schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",

@@ -97,6 +97,7 @@ class Negotiation(TurnBasedScenario):
         "negotiations held that closed; reputation = final reputation. Score = 0.7 * profit + "
         "0.15 * deal_rate + 0.15 * reputation."
     )
+    accepts_code = True  # {"__code__": ...} strategies, run in the sandbox per match
     strategy_schema = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",

@@ -212,10 +212,28 @@ def _003_provider_calls(conn: sqlite3.Connection) -> None:
         """)
 
 
+def _004_verdicts(conn: sqlite3.Connection) -> None:
+    """The judge's verdict cache: one per evaluator epoch and output."""
+    _execute_script(conn, """
+        CREATE TABLE verdicts (
+            epoch TEXT NOT NULL,
+            output_sha256 TEXT NOT NULL,
+            score REAL NOT NULL,
+            dimensions_json TEXT NOT NULL,
+            reasoning TEXT NOT NULL,
+            samples INTEGER NOT NULL,
+            disagreement INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (epoch, output_sha256)
+        )
+        """)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
     (3, "provider call ledger with cost (replaces role_metrics)", _003_provider_calls),
+    (4, "judge verdict cache per evaluator epoch", _004_verdicts),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

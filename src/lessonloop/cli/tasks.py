@@ -1,0 +1,127 @@
+"""``improve``, ``judge`` and ``solve``: agent tasks scored by verifiers and judges."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .output import print_json
+
+
+def _improve(store, spec, path: Path, provider, model, run_id, as_json: bool) -> None:
+    from ..tasks import improve
+
+    def show(event: dict) -> None:
+        if event["event"] == "generation_completed" and not as_json:
+            p = event["payload"]
+            sys.stdout.write(f"round {p['generation']}: score {p['mean_score']:.4f} "
+                             f"({p['gate_decision']}) — {p.get('rationale', '')}\n")
+            sys.stdout.flush()
+
+    summary = improve.start(store, spec, path, provider, model, run_id, observer=show)
+    if as_json:
+        print_json(summary)
+    else:
+        sys.stdout.write(f"run {summary['run_id']} {summary['status']}: {summary['stop_reason']}; "
+                         f"best score {summary['best_score']:.4f}\n")
+        if summary["best_output"]:
+            sys.stdout.write(f"best output: {summary['best_output']}\n")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def improve(
+        task: Path = typer.Argument(..., help="A task file (YAML or JSON)."),
+        provider: Optional[str] = typer.Option(None, "--provider", help="Provider for every role (see `lessonloop doctor`)."),
+        model: Optional[str] = typer.Option(None, "--model", help="Model for the provider."),
+        run_id: Optional[str] = typer.Option(None, "--run-id", help="Name the run; an existing id continues it."),
+        as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    ) -> None:
+        """Improve an output round by round: generate, verify, judge, revise with the feedback."""
+        from ..store import open_store
+        from ..tasks import spec as task_spec
+
+        spec, path = task_spec.read(task)
+        with open_store() as store:
+            _improve(store, spec, path, provider, model, run_id, as_json)
+
+    @app.command()
+    def judge(
+        task: Path = typer.Argument(..., help="A task file (YAML or JSON)."),
+        output: Path = typer.Option(..., "--output", help="The output to score."),
+        provider: Optional[str] = typer.Option(None, "--provider", help="Judge provider (default: the judge route)."),
+        model: Optional[str] = typer.Option(None, "--model", help="Judge model."),
+        as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
+    ) -> None:
+        """Score one output: verifier (offline) and, for a task with a rubric, the judge."""
+        from .. import config
+        from ..errors import UsageError
+        from ..providers.registry import build
+        from ..store import open_store
+        from ..store import runs as run_store
+        from ..tasks import evaluate, judge as task_judge, spec as task_spec
+
+        spec, path = task_spec.read(task)
+        try:
+            text = output.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UsageError(f"output file not found: {output}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read output file {output}: {exc}") from None
+        settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
+        route = settings.route("judge")
+        if spec.needs_judge and route.kind == "local":
+            raise UsageError(f"task {spec.name!r} has a rubric, so judging it needs a model: set "
+                             "--provider or LESSONLOOP_JUDGE_PROVIDER (`lessonloop doctor` shows "
+                             "the routes)")
+        with open_store() as store:
+            scorer = None
+            if spec.needs_judge:
+                provider_ = build(route, settings)
+                scorer = task_judge.Judge(spec, provider_, route, store, on_call=lambda c: (
+                    run_store.record_call(store, None, None, None, "judge", provider_.name, c)))
+            result = evaluate.evaluate(spec, text, path.parent, scorer,
+                                       task_judge.epoch(spec, route))
+        if as_json:
+            print_json(result.to_dict())
+        else:
+            verifier = {None: "none", True: "passed", False: "FAILED"}[result.passed_verifier]
+            sys.stdout.write(f"score {result.score:.4f} (verifier {verifier}; epoch {result.epoch})\n")
+            for name, value in result.dimensions.items():
+                sys.stdout.write(f"  {name}: {value:.3f}\n")
+            if result.reasoning:
+                sys.stdout.write(f"{result.reasoning}\n")
+
+    @app.command()
+    def solve(
+        goal: str = typer.Argument(..., help="What you want an agent to get good at."),
+        provider: Optional[str] = typer.Option(None, "--provider", help="Provider for every role."),
+        model: Optional[str] = typer.Option(None, "--model", help="Model for the provider."),
+        as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    ) -> None:
+        """Have a model design a task for GOAL (saved under .lessonloop/tasks/), then improve it."""
+        from .. import config
+        from ..errors import UsageError
+        from ..providers.registry import build
+        from ..store import open_store
+        from ..store import runs as run_store
+        from ..tasks import solve as task_solve
+        from ..tasks.spec import dump
+
+        settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
+        route = settings.route("competitor")
+        if route.kind == "local":
+            raise UsageError("solve needs a model to design the task: set --provider (e.g. "
+                             "--provider ollama --model llama3.2, or scripted:FILE.json) or "
+                             "LESSONLOOP_PROVIDER")
+        designer = build(route, settings)
+        with open_store() as store:
+            spec = task_solve.design(goal, designer, on_call=lambda c: run_store.record_call(
+                store, None, None, None, "designer", designer.name, c))
+            path = task_solve.save(spec)
+            (sys.stderr if as_json else sys.stdout).write(
+                f"designed task saved to {path}:\n{dump(spec)}\n")
+            _improve(store, spec, path.resolve(), provider, model, None, as_json)
