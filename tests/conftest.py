@@ -34,8 +34,9 @@ class Result:
 
 def _settings_from_outside(environ) -> list[str]:
     """Variables of the developer's shell that would reroute providers inside a test."""
-    return [name for name in environ if name.startswith("LESSONLOOP_") and name != "LESSONLOOP_HOME"
-            or name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")]
+    return [name for name in environ if name.startswith("LESSONLOOP_")
+            and name not in ("LESSONLOOP_HOME", "LESSONLOOP_USER_HOME")
+            or name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CLAUDE_PROJECT_DIR")]
 
 
 @pytest.fixture
@@ -44,6 +45,8 @@ def home(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("LESSONLOOP_HOME", str(root))
     for name in _settings_from_outside(os.environ):
         monkeypatch.delenv(name)
+    monkeypatch.setenv("LESSONLOOP_USER_HOME", str(tmp_path / "user-home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     return root
 
 
@@ -64,6 +67,7 @@ def cli(home, capsys):
 def subprocess_env(home: Path, **extra: str) -> dict:
     env = dict(os.environ)
     env["LESSONLOOP_HOME"] = str(home)
+    env.setdefault("LESSONLOOP_USER_HOME", str(home.parent / "user-home"))
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     for name in _settings_from_outside(env):
         del env[name]

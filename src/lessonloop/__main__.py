@@ -6,6 +6,10 @@ import sys
 
 
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "hook":  # the hot path: no CLI stack
+        from .memory.hooks import main as hook_main
+
+        sys.exit(hook_main(sys.argv[2:]))
     from .cli import main as cli_main
 
     sys.exit(cli_main())

@@ -15,6 +15,27 @@ def home() -> Path:
     return Path(os.environ.get("LESSONLOOP_HOME") or ".lessonloop").expanduser().absolute()
 
 
+def user_home() -> Path:
+    """The user-level root for cross-project preferences: ``$LESSONLOOP_USER_HOME`` or
+    ``~/.lessonloop``."""
+    return Path(os.environ.get("LESSONLOOP_USER_HOME") or "~/.lessonloop").expanduser().absolute()
+
+
+def project_home(cwd: str | None = None) -> Path:
+    """The home of the project a hook fires in: ``$LESSONLOOP_HOME``, else ``.lessonloop`` in
+    ``$CLAUDE_PROJECT_DIR`` or the payload's ``cwd`` (hooks do not always run there)."""
+    if os.environ.get("LESSONLOOP_HOME"):
+        return home()
+    base = os.environ.get("CLAUDE_PROJECT_DIR") or cwd or "."
+    return (Path(base).expanduser() / ".lessonloop").absolute()
+
+
+def session_dir(session_id: str, root: Path | None = None) -> Path:
+    """``sessions/<session_id>/``: one folder per session, so sessions share no file."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)[:128].strip(".")
+    return (root or home()) / "sessions" / (safe or "unknown")
+
+
 def db_path(root: Path | None = None) -> Path:
     return (root or home()) / DB_NAME
 

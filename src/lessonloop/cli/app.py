@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from . import inspect as inspect_commands
+from . import memory as memory_commands
 from . import providers as provider_commands
 from . import run as run_commands
 from . import scenarios as scenario_commands
@@ -20,5 +21,5 @@ app = typer.Typer(
 )
 
 for module in (run_commands, inspect_commands, scenario_commands, task_commands,
-               provider_commands):
+               memory_commands, provider_commands):
     module.register(app)

@@ -29,16 +29,17 @@ def _endpoint(route, roles: list[str], settings) -> dict:
     return report
 
 
-def _store_check() -> dict:
+def _store_check(root) -> dict:
+    """Integrity of the store under ``root`` (``PRAGMA quick_check``)."""
     from .. import paths
     from ..errors import LessonloopError
     from ..store import open_store
 
-    path = paths.db_path(paths.home())
+    path = paths.db_path(root)
     if not path.exists():
         return {"path": str(path), "ok": True, "detail": "no database yet; the first run creates it"}
     try:
-        with open_store(readonly=True) as store:
+        with open_store(root, readonly=True) as store:
             verdict = store.query_one("PRAGMA quick_check")[0]
     except LessonloopError as exc:
         return {"path": str(path), "ok": False, "detail": exc.message}
@@ -77,8 +78,8 @@ def register(app: typer.Typer) -> None:
         model: Optional[str] = typer.Option(None, "--model", help="Check with this model."),
         as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     ) -> None:
-        """Show each role's route and whether its endpoint answers; check config and store."""
-        from .. import config
+        """Show each role's route and whether its endpoint answers; check config and stores."""
+        from .. import config, paths
 
         settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
         routes = settings.routes()
@@ -92,9 +93,11 @@ def register(app: typer.Typer) -> None:
             "endpoints": endpoints,
             "offline": settings.offline,
             "config": {"path": str(path), "exists": path.exists()},
-            "store": _store_check(),
+            "store": _store_check(paths.home()),
+            "user_store": _store_check(paths.user_home()),
         }
-        report["ok"] = all(e["ok"] for e in endpoints) and report["store"]["ok"]
+        report["ok"] = (all(e["ok"] for e in endpoints) and report["store"]["ok"]
+                        and report["user_store"]["ok"])
         if as_json:
             print_json(report)
         else:
@@ -108,8 +111,10 @@ def register(app: typer.Typer) -> None:
                 key = f", key from {e['key']}" if e["key"] else ""
                 where = " ".join(p for p in (e["provider"], e["base_url"]) if p)
                 out.append(f"  {'ok  ' if e['ok'] else 'FAIL'} {where}{key}: {e['detail']}")
-            store = report["store"]
-            out.append(f"store: {'ok  ' if store['ok'] else 'FAIL'} {store['path']}: {store['detail']}")
+            for name in ("store", "user_store"):
+                store = report[name]
+                out.append(f"{name.replace('_', ' ')}: {'ok  ' if store['ok'] else 'FAIL'} "
+                           f"{store['path']}: {store['detail']}")
             sys.stdout.write("\n".join(out) + "\n")
         if not report["ok"]:
             raise typer.Exit(1)

@@ -245,6 +245,38 @@ def forget(store: Store, entry_id: int, root: Path | None = None) -> Outcome:
     return Outcome("forgotten", entry_id)
 
 
+def prune(store: Store, scope: str, kinds: tuple[str, ...], *, older_than_days: float | None,
+          keep_at_most: int | None, root: Path | None = None) -> int:
+    """Delete automatic entries of ``scope`` not touched for ``older_than_days`` and the
+    lowest-ranked ones beyond ``keep_at_most``; user-authored entries always stay. Returns how
+    many were deleted (the audit keeps a note of each)."""
+    from datetime import datetime, timedelta, timezone
+
+    marks = ",".join("?" * len(kinds))
+    rows = store.query(
+        f"SELECT * FROM knowledge WHERE scope = ? AND kind IN ({marks}) AND author = 'auto' "
+        "ORDER BY (helpful - harmful) DESC, seen DESC, updated_at DESC, id DESC", (scope, *kinds))
+    doomed = []
+    if older_than_days is not None:
+        cutoff = (datetime.now(timezone.utc) - timedelta(days=older_than_days)).strftime(
+            "%Y-%m-%dT%H:%M:%S")
+        doomed += [r["id"] for r in rows if r["updated_at"][:19] <= cutoff]
+    if keep_at_most is not None:
+        users = store.query_one(f"SELECT COUNT(*) FROM knowledge WHERE scope = ? AND kind IN "
+                                f"({marks}) AND author = 'user'", (scope, *kinds))[0]
+        room = max(0, keep_at_most - users)
+        doomed += [r["id"] for r in rows[room:] if r["id"] not in doomed]
+    if not doomed:
+        return 0
+    with store.transaction() as conn:
+        for entry_id in doomed:
+            conn.execute("DELETE FROM knowledge_provenance WHERE knowledge_id = ?", (entry_id,))
+            conn.execute("DELETE FROM knowledge WHERE id = ?", (entry_id,))
+            _event(conn, entry_id, "prune", f"in {scope}")
+    render.render_scope(store, scope, root)
+    return len(doomed)
+
+
 def record_evidence(store: Store, entry_ids: list[int], helpful: bool, *, run_id: str,
                     generation_index: int, root: Path | None = None,
                     render_views: bool = True) -> list[int]:

@@ -114,6 +114,13 @@ class Store:
         rows = self.query(sql, params)
         return rows[0] if rows else None
 
+    def vacuum(self) -> None:
+        """Give deleted rows' space back to the file system (housekeeping after a prune)."""
+        try:
+            self.conn.execute("VACUUM")
+        except sqlite3.Error as exc:
+            raise describe_error(self.path, exc) from None
+
     def close(self) -> None:
         self.conn.close()
 

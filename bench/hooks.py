@@ -1,0 +1,55 @@
+"""`lessonloop hook post-tool-use` on a typical payload: median wall time of the whole process
+(target ≤ 40 ms). The reference implementation spawns several node processes per call; it is
+not installable here, so there is no side-by-side number.
+
+Usage: python bench/hooks.py [RUNS]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from common import lessonloop_command, verdict
+
+TARGET_MS = 40
+PAYLOAD = {
+    "session_id": "bench-session", "transcript_path": "/tmp/none.jsonl", "cwd": "/tmp",
+    "hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "toolu_01",
+    "tool_input": {"command": "pytest -q tests/test_api.py", "description": "Run the API tests"},
+    "tool_response": {"stdout": "F..\n" + "=" * 40 + "\nE   AssertionError: expected 200, got 500\n"
+                      "tests/test_api.py:42: AssertionError\n1 failed, 2 passed in 0.31s\n",
+                      "stderr": "", "interrupted": False, "isImage": False},
+}
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 31
+    data = json.dumps(PAYLOAD).encode()
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, LESSONLOOP_HOME=os.path.join(tmp, "home"))
+        command = lessonloop_command() + ["hook", "post-tool-use"]
+        times = []
+        for attempt in range(runs + 3):
+            started = time.perf_counter()
+            done = subprocess.run(command, input=data, env=env, capture_output=True)
+            elapsed = (time.perf_counter() - started) * 1000
+            if done.returncode != 0:
+                raise SystemExit(f"hook failed: {done.stderr.decode()}")
+            if attempt >= 3:  # the first runs warm the file cache and .pyc files
+                times.append(elapsed)
+        captured = os.path.join(tmp, "home", "sessions", "bench-session", "signals.jsonl")
+        lines = sum(1 for _ in open(captured)) if os.path.exists(captured) else 0
+    ms = statistics.median(times)
+    print(f"lessonloop hook post-tool-use: median {ms:.1f} ms over {runs} runs (min "
+          f"{min(times):.1f}, max {max(times):.1f}); {lines} signals captured; "
+          f"target ≤ {TARGET_MS} ms: {verdict(ms, TARGET_MS)}")
+
+
+if __name__ == "__main__":
+    main()

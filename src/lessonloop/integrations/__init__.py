@@ -1,0 +1,1 @@
+"""Integrations with agents that lessonloop plugs into."""

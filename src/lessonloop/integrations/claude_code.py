@@ -1,0 +1,114 @@
+"""Install and uninstall lessonloop's hooks in Claude Code's settings.
+
+Merges into ``.claude/settings.json`` (project) or ``~/.claude/settings.json`` (user): our
+entries are recognised by their command (``lessonloop hook ...``), added once, and removed
+alone; everything else in the file is preserved, and a timestamped backup is written first.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import UsageError
+from ..files import atomic_write
+
+# Claude Code event -> (our hook event, matcher or None, timeout in seconds)
+HOOKS = {
+    "SessionStart": ("session-start", None, 10),
+    "UserPromptSubmit": ("user-prompt-submit", None, 5),
+    "PostToolUse": ("post-tool-use", "*", 5),
+    "PreCompact": ("pre-compact", None, 60),
+    "SessionEnd": ("session-end", None, 60),
+}
+MARK = "lessonloop hook "
+
+
+def settings_path(scope: str, project: Path | None = None) -> Path:
+    if scope == "user":
+        return Path("~/.claude/settings.json").expanduser()
+    if scope == "project":
+        return (project or Path.cwd()) / ".claude" / "settings.json"
+    raise UsageError(f"--scope is project or user, not {scope!r}")
+
+
+def command() -> str:
+    """How Claude Code should start us: the console script when it is on PATH."""
+    script = shutil.which("lessonloop")
+    return "lessonloop" if script else f"{sys.executable} -m lessonloop"
+
+
+def _load(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path} is not valid JSON ({exc}); fix or move it first") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{path} must hold a JSON object")
+    return value
+
+
+def _ours(entry: object) -> bool:
+    return isinstance(entry, dict) and any(
+        isinstance(h, dict) and MARK in str(h.get("command", "")) for h in entry.get("hooks", []))
+
+
+def _write(path: Path, settings: dict) -> Path | None:
+    """Back up the current file (if any), then write the new one atomically."""
+    backup = None
+    if path.exists():
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        backup = path.with_name(f"{path.name}.lessonloop-backup-{stamp}")
+        shutil.copy2(path, backup)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(settings, indent=2) + "\n")
+    return backup
+
+
+def install(path: Path) -> dict:
+    """Add our hooks once (a second install refreshes them); returns what changed."""
+    settings = _load(path)
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise UsageError(f"{path}: \"hooks\" must be an object")
+    base = command()
+    added = []
+    for event, (ours, matcher, timeout) in HOOKS.items():
+        entries = hooks.setdefault(event, [])
+        if not isinstance(entries, list):
+            raise UsageError(f"{path}: hooks.{event} must be a list")
+        entries[:] = [e for e in entries if not _ours(e)]  # refresh ours, keep the rest
+        entry: dict = {"hooks": [{"type": "command", "command": f"{base} hook {ours}",
+                                  "timeout": timeout}]}
+        if matcher is not None:
+            entry = {"matcher": matcher, **entry}
+        entries.append(entry)
+        added.append(event)
+    backup = _write(path, settings)
+    return {"settings": str(path), "backup": str(backup) if backup else None, "events": added}
+
+
+def uninstall(path: Path) -> dict:
+    """Remove only our entries; memories and everything else stay."""
+    settings = _load(path)
+    hooks = settings.get("hooks")
+    removed = []
+    if isinstance(hooks, dict):
+        for event in list(hooks):
+            entries = hooks[event]
+            if isinstance(entries, list) and any(_ours(e) for e in entries):
+                hooks[event] = [e for e in entries if not _ours(e)]
+                removed.append(event)
+                if not hooks[event]:
+                    del hooks[event]
+        if not hooks:
+            del settings["hooks"]
+    backup = _write(path, settings) if removed else None
+    return {"settings": str(path), "backup": str(backup) if backup else None, "removed": removed}

@@ -1,0 +1,1 @@
+"""Session memory for coding agents: hooks capture, memorize distils, recall brings back."""

@@ -1,0 +1,57 @@
+"""Session captures: one JSON object per line in ``sessions/<id>/<name>.jsonl``.
+
+Hooks of one session may run at the same time (Claude Code runs matching hooks in parallel),
+so every record is one ``write`` of one whole line to a file opened for appending, under an
+exclusive ``flock``: concurrent writers interleave whole lines and lose none. Standard library
+only — this runs inside hook processes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+
+MAX_RECORD = 16_000  # bytes per line; the fields were capped before, this is a backstop
+
+
+def append(path: Path, record: dict) -> None:
+    """Append ``record`` as one line (the caller redacted and capped its text)."""
+    line = json.dumps(record, ensure_ascii=False, sort_keys=True)
+    data = (line if len(line) <= MAX_RECORD else json.dumps(
+        {"type": record.get("type"), "dropped": "record too large"})).encode() + b"\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read(path: Path) -> list[dict]:
+    """Every complete, well-formed record (a torn or corrupt line is skipped)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return []
+    records = []
+    for line in data.splitlines():
+        try:
+            value = json.loads(line)
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+    return records
+
+
+def mark_once(path: Path) -> bool:
+    """Create ``path`` if absent; True only for the one caller that created it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return False
+    return True

@@ -1,0 +1,47 @@
+"""Consent to automatic memories: ``automem-consent.json`` in the project's home.
+
+``{"consented": true|false, "at": ISO}``, or ``"ask"`` to be asked again. Missing or ``ask``:
+nothing is synthesized and the user is told once per session how to answer; ``false``:
+nothing at all. Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+FILE = "automem-consent.json"
+ANSWERS = {"yes": True, "no": False, "ask": "ask"}
+HOW_TO_ANSWER = ("lessonloop can turn this session's errors, fixes and stated preferences into "
+                 "local memories (redacted, nothing leaves the machine unless you configure a "
+                 "model). Allow it with `lessonloop memory consent yes` (or `no`; `ask` to be "
+                 "asked again).")
+
+
+def state(root: Path) -> str:
+    """``yes``, ``no``, ``ask`` or ``missing`` (an unreadable file counts as missing)."""
+    try:
+        value = json.loads((root / FILE).read_text(encoding="utf-8")).get("consented")
+    except (OSError, ValueError, AttributeError):
+        return "missing"
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    return "ask" if value == "ask" else "missing"
+
+
+def record(root: Path, answer: str) -> Path:
+    """Write the user's answer (``yes``, ``no`` or ``ask``) atomically."""
+    if answer not in ANSWERS:
+        raise ValueError(f"consent is yes, no or ask, not {answer!r}")
+    root.mkdir(parents=True, exist_ok=True)
+    at = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    path = root / FILE
+    temporary = path.with_name(f".{FILE}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps({"consented": ANSWERS[answer], "at": at}) + "\n",
+                         encoding="utf-8")
+    os.replace(temporary, path)
+    return path
