@@ -242,3 +242,30 @@ def test_the_verifier_report_reaches_the_next_round_without_keys(cli, tmp_path, 
     assert cli("improve", task, "--provider", provider, "--run-id", "leak").code == 0
     analysis = (home / "runs" / "leak" / "generations" / "1" / "analysis.md").read_text()
     assert "Verifier FAILED" in analysis and secret not in analysis
+
+
+def test_resume_keeps_the_task_the_run_started_with(cli, tmp_path, monkeypatch):
+    task = tmp_path / "t.yaml"
+    task.write_text("name: keep\nprompt: say ok\nverifier:\n  command: \"grep -q ok\"\n"
+                    "max_rounds: 3\nthreshold: 1\n")
+    provider = script(tmp_path, competitor=["no", "ok", "ok"])
+    from lessonloop.tasks import improve
+
+    real_round = improve.TaskRun._round
+    calls = {"n": 0}
+
+    def stop_after_one(self, index):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        real_round(self, index)
+
+    monkeypatch.setattr(improve.TaskRun, "_round", stop_after_one)
+    cli("improve", task, "--provider", provider, "--run-id", "keep")
+    monkeypatch.setattr(improve.TaskRun, "_round", real_round)
+    task.write_text("name: keep\nprompt: changed\nverifier:\n  command: \"grep -q zzz\"\n")
+    script(tmp_path, competitor=["ok", "ok"])
+    resumed = cli("resume", "keep", "--json")
+    assert resumed.code == 0, resumed.err
+    epochs = {g["evaluator_epoch"] for g in cli("status", "keep", "--json").json()["generations"]}
+    assert len(epochs) == 1, "one run, one scale"

@@ -149,11 +149,14 @@ def register(app: typer.Typer) -> None:
         with open_store() as store:
             run = run_store.get_run(store, run_id)
             if run["scenario"].startswith("task:"):  # an improve run: continue its rounds
-                from ..tasks import spec as task_spec
+                from pathlib import Path
+
+                from ..tasks.spec import parse
                 from .tasks import _improve
 
-                spec, path = task_spec.read(run["scenario_ref"])
-                _improve(store, spec, path, None, None, run_id, as_json)
+                stored = run_store.loads(run["config_json"])["task"]
+                spec = parse(stored, f"the task stored with run {run_id}")
+                _improve(store, spec, Path(run["scenario_ref"]), None, None, run_id, as_json)
                 return
             if budgets:
                 create_or_reuse(store, run["scenario_ref"], run["target_generations"], budgets,

@@ -12,6 +12,7 @@ from .output import print_json
 
 
 def _improve(store, spec, path: Path, provider, model, run_id, as_json: bool) -> None:
+    from ..errors import LessonloopError
     from ..tasks import improve
 
     def show(event: dict) -> None:
@@ -22,6 +23,8 @@ def _improve(store, spec, path: Path, provider, model, run_id, as_json: bool) ->
             sys.stdout.flush()
 
     summary = improve.start(store, spec, path, provider, model, run_id, observer=show)
+    if summary["status"] == "failed":
+        raise LessonloopError(f"run {summary['run_id']} failed: {summary['stop_reason']}")
     if as_json:
         print_json(summary)
     else:
@@ -58,7 +61,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Score one output: verifier (offline) and, for a task with a rubric, the judge."""
         from .. import config
-        from ..errors import UsageError
+        from ..errors import LessonloopError, UsageError
         from ..providers.registry import build
         from ..store import open_store
         from ..store import runs as run_store
@@ -85,6 +88,8 @@ def register(app: typer.Typer) -> None:
                     run_store.record_call(store, None, None, None, "judge", provider_.name, c)))
             result = evaluate.evaluate(spec, text, path.parent, scorer,
                                        task_judge.epoch(spec, route))
+        if result.judge_failed:
+            raise LessonloopError(f"no verdict: {result.reasoning}")
         if as_json:
             print_json(result.to_dict())
         else:

@@ -52,6 +52,7 @@ _KILL_GRACE = 0.5       # at most this long to kill what is left (then 0.4 s mor
 _SLACK = 4096           # bytes read past output_bytes: context for the redactor, never shown
 _CHUNK = 1 << 16
 _MIB = 1 << 20
+_PAGE = os.sysconf("SC_PAGE_SIZE")
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 _REPORT_TAIL = 2000     # characters of each stream in Outcome.report()
 
@@ -79,10 +80,11 @@ class Limits:
 
 @dataclass
 class Outcome:
-    """How a run ended. ``killed`` is None, "timeout", "too many processes", or the name of
-    the signal that ended the command ("SIGXFSZ", "SIGXCPU", "SIGKILL", "SIGSEGV", ...)."""
+    """How a run ended. ``killed`` is None, "timeout", "too many processes", "too much
+    memory", "left N processes running" (they were killed then), or the name of the signal
+    that ended the command ("SIGXFSZ", "SIGXCPU", "SIGKILL", "SIGSEGV", ...)."""
 
-    exit_code: int | None        # None when it was killed
+    exit_code: int | None        # None when the command did not exit by itself
     stdout: str                  # capped, then redacted (secrets replaced by [REDACTED:...])
     stderr: str
     killed: str | None
@@ -196,9 +198,15 @@ def _run_supervised(argv: list[str], workdir: str, stdin: bytes | None,
     sel.register(status_r, selectors.EVENT_READ, None)
     tracker = _Tracker(proc.pid, workdir)
     try:
-        killed, status = _watch(sel, tracker, start + limits.timeout, limits.max_processes)
-        if killed is None and tracker.scan(limit=limits.max_processes) is None:
-            killed = "too many processes"        # a fork bomb whose first process returned
+        killed, status = _watch(sel, tracker, start + limits.timeout, limits)
+        if killed is None and status is not None:
+            # A command must finish its work before it exits: what it leaves running (a
+            # fork bomb whose first process returned, a forgotten daemon) fails the run.
+            left = tracker.scan(limit=limits.max_processes)
+            if left is None:
+                killed = "too many processes"
+            elif left:
+                killed = f"left {len(left)} process{'es' if len(left) > 1 else ''} running"
     finally:
         # Kill what is left while the supervisor (alive, or a zombie not yet reaped) anchors
         # the process tree and keeps its pid, session and group ids from being reused.
@@ -216,14 +224,15 @@ def _run_supervised(argv: list[str], workdir: str, stdin: bytes | None,
         proc.stderr.close()
 
     exit_code = None
-    if killed is None:
-        if status is not None:
-            code = os.waitstatus_to_exitcode(status)
-            exit_code, killed = (code, None) if code >= 0 else (None, _signal_name(-code))
-        elif proc.returncode < 0:                # the command killed its supervisor
-            killed = _signal_name(-proc.returncode)
-        else:
-            killed = "supervisor died"
+    if status is not None:                       # the command itself ended
+        code = os.waitstatus_to_exitcode(status)
+        if code >= 0:
+            exit_code = code
+        elif killed is None:
+            killed = _signal_name(-code)
+    elif killed is None:
+        # the command killed its supervisor, or the supervisor died without reporting
+        killed = _signal_name(-proc.returncode) if proc.returncode < 0 else "supervisor died"
     return Outcome(exit_code=exit_code, stdout=out.text(), stderr=err.text(), killed=killed,
                    duration=time.monotonic() - start)
 
@@ -262,9 +271,10 @@ def _start(argv: list[str], workdir: str, stdin: bytes | None,
 
 
 def _watch(sel: selectors.BaseSelector, tracker: _Tracker, deadline: float,
-           max_processes: int) -> tuple[str | None, int | None]:
+           limits: Limits) -> tuple[str | None, int | None]:
     """Read output and count processes until the command ends, the supervisor dies, the
-    deadline passes or there are too many processes: ``(killed, wait status)``.
+    deadline passes, or there are too many processes or they hold too much memory together
+    (RLIMIT_AS bounds each one only): ``(killed, wait status)``.
 
     One thread and a selector: no deadlock when both pipes fill, and a flood is read (and
     dropped past the cap) as fast as it comes.
@@ -275,9 +285,11 @@ def _watch(sel: selectors.BaseSelector, tracker: _Tracker, deadline: float,
         if now >= deadline:
             return "timeout", None
         if now >= next_scan:
-            members = tracker.scan(limit=max_processes)
-            if members is None or len(members) > max_processes:
+            members = tracker.scan(limit=limits.max_processes)
+            if members is None or len(members) > limits.max_processes:
                 return "too many processes", None
+            if tracker.resident > limits.memory_mb * _MIB:
+                return "too much memory", None
             # Where /proc is long a scan costs more: keep the watching under ~1/3 of a core.
             next_scan = now + min(max(_POLL, 2 * (time.monotonic() - now)), _POLL_MAX)
         for key, _ in sel.select(min(next_scan, deadline) - time.monotonic()):
@@ -317,6 +329,7 @@ class _Proc(NamedTuple):
     pgrp: int
     session: int
     start: int          # clock ticks after boot: tells a reused pid from the process we saw
+    rss: int            # resident pages
 
 
 def _read_stat(pid: int) -> _Proc | None:
@@ -332,9 +345,9 @@ def _read_stat(pid: int) -> _Proc | None:
         os.close(fd)
     # The command name (field 2) may hold spaces and parentheses: parse after the last ')'.
     f = data[data.rfind(b")") + 2:].split()
-    if len(f) < 20:
+    if len(f) < 22:
         return None
-    return _Proc(f[0], int(f[1]), int(f[2]), int(f[3]), int(f[19]))
+    return _Proc(f[0], int(f[1]), int(f[2]), int(f[3]), int(f[19]), int(f[21]))
 
 
 class _Tracker:
@@ -353,6 +366,7 @@ class _Tracker:
         self.env_mark = f"TMPDIR={workdir}".encode()
         self.known: dict[int, int] = {}   # pid -> start time
         self.groups: set[int] = set()     # their process groups (not the supervisor's)
+        self.resident = 0                 # bytes the live members hold in RAM together
 
     def scan(self, limit: int | None = None) -> dict[int, int] | None:
         """Live members, excluding the supervisor: pid -> process group.
@@ -399,6 +413,7 @@ class _Tracker:
         self.known = {pid: procs[pid].start for pid in seen if pid in procs}
         live = {pid: procs[pid].pgrp for pid in self.known if procs[pid].state not in _DEAD}
         self.groups = set(live.values()) - {self.root}
+        self.resident = sum(procs[pid].rss for pid in live) * _PAGE
         return live
 
     def _pids(self) -> list[int]:

@@ -96,8 +96,8 @@ def evaluate(spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None,
         passed = outcome.passed
         feedback.append(f"Verifier {'passed' if passed else 'FAILED'}: {outcome.report()}")
         if not passed:
-            return Evaluation(0.0, False, reasoning="the verifier failed", epoch=epoch,
-                              feedback="\n".join(feedback))
+            return Evaluation(0.0, False, reasoning=f"the verifier failed: {outcome.report()}",
+                              epoch=epoch, feedback="\n".join(feedback))
     if judge is None:
         checked = "the verifier passed" if spec.verifier else "the output matches its schema"
         return Evaluation(1.0, passed, reasoning=checked, epoch=epoch,
@@ -107,8 +107,13 @@ def evaluate(spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None,
     except JudgeFailed as exc:
         return Evaluation(0.0, passed, reasoning=exc.message, epoch=epoch,
                           feedback="\n".join(feedback + [exc.message]), judge_failed=True)
+    reasoning = verdict.reasoning
+    if verdict.disagreement:
+        spread = ", ".join(f"{s:.2f}" for s in verdict.sample_scores)
+        reasoning = (f"[the {verdict.samples} judge samples disagree: {spread}] "
+                     f"{reasoning}").strip()
     feedback.append(f"Judge: score {verdict.score:.3f}; "
                     + ", ".join(f"{k} {v:.2f}" for k, v in verdict.dimensions.items())
-                    + f". {verdict.reasoning}")
-    return Evaluation(verdict.score, passed, verdict.dimensions, verdict.reasoning, epoch,
+                    + f". {reasoning}")
+    return Evaluation(verdict.score, passed, verdict.dimensions, reasoning, epoch,
                       "\n".join(feedback), disagreement=verdict.disagreement)

@@ -31,7 +31,7 @@ from ..store.db import Store
 from ..timeutil import utc_now
 from .evaluate import Evaluation, evaluate, extract
 from .judge import Judge, epoch
-from .spec import TaskSpec
+from .spec import TaskSpec, parse
 
 PLATEAU_ROUNDS = 3  # rounds without a better score before the loop stops
 JUDGE_FAILURES = 2  # consecutive rounds whose verdict could not be read
@@ -350,6 +350,8 @@ def start(store: Store, spec: TaskSpec, task_path: Path, provider: str | None = 
             raise UsageError(f"run {run_id!r} is a {existing['scenario']!r} run, not task "
                              f"{spec.name!r}")
         stored = run_store.loads(existing["config_json"])
+        # the spec the run started with: an edited task file would change the scale (epoch)
+        spec = parse(stored["task"], f"the task stored with run {run_id}")
         routes = {role: config.Route(**r) for role, r in stored["routes"].items()}
         settings = config.load()
         providers = build_routes(routes, settings)

@@ -50,7 +50,10 @@ def epoch(spec: TaskSpec, route: Route | None) -> str:
     """What fixes the scale: the rubric and the judge (a verifier-only task: its command)."""
     basis = {"rubric": [d.model_dump() for d in spec.rubric or []],
              "judge": [route.provider, route.model] if route and spec.needs_judge else None,
-             "verifier": spec.verifier.command if spec.verifier and not spec.needs_judge else None}
+             "verifier": spec.verifier.command if spec.verifier else None,
+             # what else the score depends on: the verdict cache must not outlive them
+             "checks": [spec.required_strings, spec.required_concepts, spec.reference,
+                        spec.json_schema, spec.output_format]}
     return hashlib.sha256(canonical.dumps(basis).encode()).hexdigest()[:16]
 
 
