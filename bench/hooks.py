@@ -33,6 +33,8 @@ def main() -> None:
     data = json.dumps(PAYLOAD).encode()
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, LESSONLOOP_HOME=os.path.join(tmp, "home"))
+        # an installed package has its bytecode compiled; let the warm-up runs write it here too
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         command = lessonloop_command() + ["hook", "post-tool-use"]
         times = []
         for attempt in range(runs + 3):

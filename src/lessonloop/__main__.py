@@ -10,6 +10,16 @@ def main() -> None:
         from .memory.hooks import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
+    if sys.argv[1:] == ["mcp"]:  # the server's start-up is dominated by the SDK: skip Typer
+        from .errors import LessonloopError
+        from .mcp.server import serve
+
+        try:
+            serve()
+        except LessonloopError as exc:
+            sys.stderr.write(f"error: {exc.message}\n")
+            sys.exit(exc.exit_code)
+        sys.exit(0)
     from .cli import main as cli_main
 
     sys.exit(cli_main())

@@ -1,39 +1,57 @@
-"""Where everything lives: one root, moved by the single variable LESSONLOOP_HOME."""
+"""Where everything lives: one root, moved by the single variable LESSONLOOP_HOME.
+
+``pathlib`` is imported where a ``Path`` is made, not at import: the hook hot path works with
+plain strings (``project_root``, ``session_name``) and does not pay for it.
+"""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from .errors import LessonloopError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DB_NAME = "lessonloop.db"
 
 
 def home() -> Path:
     """The lessonloop root: ``$LESSONLOOP_HOME`` or ``./.lessonloop``, made absolute."""
+    from pathlib import Path
+
     return Path(os.environ.get("LESSONLOOP_HOME") or ".lessonloop").expanduser().absolute()
 
 
 def user_home() -> Path:
     """The user-level root for cross-project preferences: ``$LESSONLOOP_USER_HOME`` or
     ``~/.lessonloop``."""
+    from pathlib import Path
+
     return Path(os.environ.get("LESSONLOOP_USER_HOME") or "~/.lessonloop").expanduser().absolute()
 
 
-def project_home(cwd: str | None = None) -> Path:
-    """The home of the project a hook fires in: ``$LESSONLOOP_HOME``, else ``.lessonloop`` in
-    ``$CLAUDE_PROJECT_DIR`` or the payload's ``cwd`` (hooks do not always run there)."""
-    if os.environ.get("LESSONLOOP_HOME"):
-        return home()
-    base = os.environ.get("CLAUDE_PROJECT_DIR") or cwd or "."
-    return (Path(base).expanduser() / ".lessonloop").absolute()
+def project_root(cwd: str | None = None) -> str:
+    """The home of the project a hook fires in, as a string: ``$LESSONLOOP_HOME``, else
+    ``.lessonloop`` in ``$CLAUDE_PROJECT_DIR`` or the payload's ``cwd`` (hooks do not always
+    run in the project's folder)."""
+    base = os.environ.get("LESSONLOOP_HOME")
+    if not base:
+        base = os.path.join(os.environ.get("CLAUDE_PROJECT_DIR") or cwd or ".", ".lessonloop")
+    return os.path.abspath(os.path.expanduser(base))
+
+
+def session_name(session_id: str) -> str:
+    """The folder name of a session under ``sessions/``: one folder per session, so sessions
+    share no file; nothing in the id can climb out of it."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)[:128].strip(".")
+    return safe or "unknown"
 
 
 def session_dir(session_id: str, root: Path | None = None) -> Path:
-    """``sessions/<session_id>/``: one folder per session, so sessions share no file."""
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)[:128].strip(".")
-    return (root or home()) / "sessions" / (safe or "unknown")
+    """``sessions/<session_id>/`` under ``root`` (the home by default)."""
+    return (root or home()) / "sessions" / session_name(session_id)
 
 
 def db_path(root: Path | None = None) -> Path:

@@ -28,9 +28,12 @@ def test_install_merges_idempotently_and_uninstall_removes_only_ours(cli, tmp_pa
     for event in ("SessionStart", "UserPromptSubmit", "SessionEnd", "PreCompact"):
         assert any("lessonloop hook" in h["command"] for e in installed["hooks"][event]
                    for h in e["hooks"])
+    server = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["lessonloop"]
+    assert server["args"][-1] == "mcp" and first["mcp"].endswith(".mcp.json")
     removed = cli("uninstall", "claude-code", "--json").json()
-    assert set(removed["removed"]) >= {"PostToolUse", "SessionStart"}
+    assert set(removed["removed"]) >= {"PostToolUse", "SessionStart", ".mcp.json: mcpServers.lessonloop"}
     assert json.loads(settings.read_text()) == theirs
+    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"] == {}
 
 
 def test_a_broken_settings_file_is_refused_not_overwritten(cli, tmp_path, monkeypatch):
@@ -47,5 +50,8 @@ def test_a_broken_settings_file_is_refused_not_overwritten(cli, tmp_path, monkey
 def test_user_scope_writes_the_home_settings(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     assert claude_code.settings_path("user") == tmp_path / ".claude" / "settings.json"
+    (tmp_path / ".claude.json").write_text(json.dumps({"numStartups": 7, "mcpServers": {"x": {}}}))
     assert cli("install", "claude-code", "--scope", "user").code == 0
     assert (tmp_path / ".claude" / "settings.json").exists()
+    state = json.loads((tmp_path / ".claude.json").read_text())
+    assert state["numStartups"] == 7 and set(state["mcpServers"]) == {"x", "lessonloop"}

@@ -1,8 +1,10 @@
-"""Install and uninstall lessonloop's hooks in Claude Code's settings.
+"""Install and uninstall lessonloop's hooks and MCP server in Claude Code's settings.
 
-Merges into ``.claude/settings.json`` (project) or ``~/.claude/settings.json`` (user): our
-entries are recognised by their command (``lessonloop hook ...``), added once, and removed
-alone; everything else in the file is preserved, and a timestamped backup is written first.
+Hooks merge into ``.claude/settings.json`` (project) or ``~/.claude/settings.json`` (user); the
+MCP server into ``.mcp.json`` at the project root or the ``mcpServers`` of ``~/.claude.json``
+(when the ``mcp`` extra is installed). Our entries are recognised by their command
+(``lessonloop hook ...``) or name (``lessonloop``), added once and removed alone; everything
+else in each file is preserved, and a timestamped backup of a file is written before changing it.
 """
 
 from __future__ import annotations
@@ -25,6 +27,15 @@ HOOKS = {
     "SessionEnd": ("session-end", None, 60),
 }
 MARK = "lessonloop hook "
+
+
+SERVER = "lessonloop"
+
+
+def mcp_path(scope: str, project: Path | None = None) -> Path:
+    if scope == "user":
+        return Path("~/.claude.json").expanduser()
+    return (project or Path.cwd()) / ".mcp.json"
 
 
 def settings_path(scope: str, project: Path | None = None) -> Path:
@@ -72,8 +83,9 @@ def _write(path: Path, settings: dict) -> Path | None:
     return backup
 
 
-def install(path: Path) -> dict:
-    """Add our hooks once (a second install refreshes them); returns what changed."""
+def install(path: Path, mcp_config: Path | None = None) -> dict:
+    """Add our hooks (and, given ``mcp_config`` and the SDK, the MCP server) once; a second
+    install refreshes them. Returns what changed."""
     settings = _load(path)
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -92,10 +104,26 @@ def install(path: Path) -> dict:
         entries.append(entry)
         added.append(event)
     backup = _write(path, settings)
-    return {"settings": str(path), "backup": str(backup) if backup else None, "events": added}
+    result = {"settings": str(path), "backup": str(backup) if backup else None, "events": added,
+              "mcp": None}
+    if mcp_config is not None:
+        import importlib.util
+
+        if importlib.util.find_spec("mcp") is None:
+            result["mcp"] = "not registered: pip install 'lessonloop[mcp]' first"
+        else:
+            config = _load(mcp_config)
+            servers = config.setdefault("mcpServers", {})
+            if not isinstance(servers, dict):
+                raise UsageError(f"{mcp_config}: \"mcpServers\" must be an object")
+            parts = base.split()
+            servers[SERVER] = {"type": "stdio", "command": parts[0], "args": [*parts[1:], "mcp"]}
+            _write(mcp_config, config)
+            result["mcp"] = str(mcp_config)
+    return result
 
 
-def uninstall(path: Path) -> dict:
+def uninstall(path: Path, mcp_config: Path | None = None) -> dict:
     """Remove only our entries; memories and everything else stay."""
     settings = _load(path)
     hooks = settings.get("hooks")
@@ -111,4 +139,11 @@ def uninstall(path: Path) -> dict:
         if not hooks:
             del settings["hooks"]
     backup = _write(path, settings) if removed else None
+    if mcp_config is not None and mcp_config.exists():
+        config = _load(mcp_config)
+        servers = config.get("mcpServers")
+        if isinstance(servers, dict) and SERVER in servers:
+            del servers[SERVER]
+            _write(mcp_config, config)
+            removed.append(f"{mcp_config.name}: mcpServers.{SERVER}")
     return {"settings": str(path), "backup": str(backup) if backup else None, "removed": removed}

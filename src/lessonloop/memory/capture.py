@@ -11,17 +11,16 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from pathlib import Path
 
 MAX_RECORD = 16_000  # bytes per line; the fields were capped before, this is a backstop
 
 
-def append(path: Path, record: dict) -> None:
+def append(path: str | os.PathLike, record: dict) -> None:
     """Append ``record`` as one line (the caller redacted and capped its text)."""
     line = json.dumps(record, ensure_ascii=False, sort_keys=True)
     data = (line if len(line) <= MAX_RECORD else json.dumps(
         {"type": record.get("type"), "dropped": "record too large"})).encode() + b"\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -30,10 +29,11 @@ def append(path: Path, record: dict) -> None:
         os.close(fd)
 
 
-def read(path: Path) -> list[dict]:
+def read(path: str | os.PathLike) -> list[dict]:
     """Every complete, well-formed record (a torn or corrupt line is skipped)."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError:
         return []
     records = []
@@ -47,9 +47,9 @@ def read(path: Path) -> list[dict]:
     return records
 
 
-def mark_once(path: Path) -> bool:
+def mark_once(path: str | os.PathLike) -> bool:
     """Create ``path`` if absent; True only for the one caller that created it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime, timezone
-from pathlib import Path
 
 FILE = "automem-consent.json"
 ANSWERS = {"yes": True, "no": False, "ask": "ask"}
@@ -20,10 +18,11 @@ HOW_TO_ANSWER = ("lessonloop can turn this session's errors, fixes and stated pr
                  "asked again).")
 
 
-def state(root: Path) -> str:
+def state(root: str | os.PathLike) -> str:
     """``yes``, ``no``, ``ask`` or ``missing`` (an unreadable file counts as missing)."""
     try:
-        value = json.loads((root / FILE).read_text(encoding="utf-8")).get("consented")
+        with open(os.path.join(root, FILE), encoding="utf-8") as handle:
+            value = json.loads(handle.read()).get("consented")
     except (OSError, ValueError, AttributeError):
         return "missing"
     if value is True:
@@ -33,10 +32,14 @@ def state(root: Path) -> str:
     return "ask" if value == "ask" else "missing"
 
 
-def record(root: Path, answer: str) -> Path:
-    """Write the user's answer (``yes``, ``no`` or ``ask``) atomically."""
+def record(root, answer: str):
+    """Write the user's answer (``yes``, ``no`` or ``ask``) atomically; returns the path."""
+    from datetime import datetime, timezone
+    from pathlib import Path
+
     if answer not in ANSWERS:
         raise ValueError(f"consent is yes, no or ask, not {answer!r}")
+    root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     at = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     path = root / FILE

@@ -3,8 +3,9 @@
 Reads the hook's JSON payload on stdin, captures what the session teaches, and prints the hook
 JSON output only when it has something to say. It always exits 0 — a hook never blocks or
 breaks the agent — and its own errors go to ``logs/hooks.log``. The capture paths import the
-standard library and lessonloop's stdlib-only modules, never the CLI stack; only session-end
-and pre-compact (memorize) and session-start (recall) open the store.
+standard library and lessonloop's stdlib-only modules, never the CLI stack, and work with
+plain path strings (no pathlib); only session-end and pre-compact (memorize) and session-start
+(recall) open the store.
 """
 
 from __future__ import annotations
@@ -12,11 +13,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-import traceback
-from pathlib import Path
 
 from .. import paths
-from ..safety.redact import redact
 from ..timeutil import utc_now
 from . import capture, consent
 
@@ -46,44 +44,51 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _consent_notice(root: Path, session: str) -> str | None:
+def _in_session(root: str, payload: dict, name: str) -> str:
+    return os.path.join(root, "sessions", paths.session_name(_session(payload)), name)
+
+
+def _consent_notice(root: str, payload: dict) -> str | None:
     """The how-to-answer line, once per session, while consent is missing or ``ask``."""
     if consent.state(root) in ("missing", "ask") and capture.mark_once(
-            paths.session_dir(session, root) / "consent-notice"):
+            _in_session(root, payload, "consent-notice")):
         return consent.HOW_TO_ANSWER
     return None
 
 
-def _remember_transcript(payload: dict, root: Path) -> None:
+def _remember_transcript(payload: dict, root: str) -> None:
     """Keep the transcript's path, so ``lessonloop memorize --session-id`` can find it later."""
     path = _text(payload.get("transcript_path"))
-    target = paths.session_dir(_session(payload), root) / "transcript_path"
-    if path and not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(path, encoding="utf-8")
+    target = _in_session(root, payload, "transcript_path")
+    if path and not os.path.exists(target):
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w", encoding="utf-8") as handle:
+            handle.write(path)
 
 
-def session_start(payload: dict, root: Path) -> dict | None:
+def session_start(payload: dict, root: str) -> dict | None:
+    from pathlib import Path
+
     from . import recall
 
     output: dict = {}
-    notice = _consent_notice(root, _session(payload))
+    notice = _consent_notice(root, payload)
     if notice:
         output["systemMessage"] = notice
-    block = recall.block(root, paths.user_home())
+    block = recall.block(Path(root), paths.user_home())
     if block:
         output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": block}
     return output or None
 
 
-def user_prompt_submit(payload: dict, root: Path) -> None:
+def user_prompt_submit(payload: dict, root: str) -> None:
     if consent.state(root) == "no":
         return None
     from .signals import prompt_check, prompt_feedback
 
     _remember_transcript(payload, root)
     prompt = _text(payload.get("prompt"))
-    path = paths.session_dir(_session(payload), root) / "feedback.jsonl"
+    path = _in_session(root, payload, "feedback.jsonl")
     at = utc_now()
     for found in prompt_feedback(prompt):
         capture.append(path, {"type": "feedback", "kind": found.kind, "lesson": found.lesson,
@@ -93,15 +98,17 @@ def user_prompt_submit(payload: dict, root: Path) -> None:
     return None
 
 
-def post_tool_use(payload: dict, root: Path) -> None:
+def post_tool_use(payload: dict, root: str) -> None:
     if consent.state(root) == "no":
         return None
     from .signals import tool_errors
 
     _remember_transcript(payload, root)
-    found = tool_errors(_text(payload.get("tool_name")), payload.get("tool_input"),
-                        payload.get("tool_response"))
-    path = paths.session_dir(_session(payload), root) / "signals.jsonl"
+    response = payload.get("tool_response")
+    if response is None and payload.get("error"):  # PostToolUseFailure in newer versions
+        response = {"error": payload["error"], "is_error": True}
+    found = tool_errors(_text(payload.get("tool_name")), payload.get("tool_input"), response)
+    path = _in_session(root, payload, "signals.jsonl")
     at = utc_now()
     for signal in found:
         capture.append(path, {"type": "error", "tool": signal.tool, "line": signal.line,
@@ -110,14 +117,16 @@ def post_tool_use(payload: dict, root: Path) -> None:
     return None
 
 
-def session_end(payload: dict, root: Path) -> dict | None:
+def session_end(payload: dict, root: str) -> dict | None:
     """Memorize the session (session-end and pre-compact): one line when memories were stored."""
+    from pathlib import Path
+
     from . import memorize
 
-    session = _session(payload)
     output: dict = {}
-    notice = _consent_notice(root, session)
-    result = memorize.memorize(session, root, transcript=_text(payload.get("transcript_path")))
+    notice = _consent_notice(root, payload)
+    result = memorize.memorize(_session(payload), Path(root),
+                               transcript=_text(payload.get("transcript_path")))
     message = result.message or notice
     if message:
         output["systemMessage"] = message
@@ -135,16 +144,20 @@ HANDLERS = {
 }
 
 
-def log(root: Path | None, event: str, message: str) -> None:
+def log(root: str | None, event: str, message: str) -> None:
     """One redacted line in ``logs/hooks.log``; the log never grows without bound."""
     try:
-        folder = (root or paths.project_home(None)) / "logs"
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / "hooks.log"
+        from ..safety.redact import redact
+
+        folder = os.path.join(root or paths.project_root(None), "logs")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, "hooks.log")
         line = f"{utc_now()} {event or '-'} {redact(message)}\n".encode("utf-8", "replace")
-        if path.exists() and path.stat().st_size > LOG_MAX:
-            data = path.read_bytes()
-            path.write_bytes(data[len(data) // 2:])
+        if os.path.exists(path) and os.path.getsize(path) > LOG_MAX:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            with open(path, "wb") as handle:
+                handle.write(data[len(data) // 2:])
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line)
@@ -164,7 +177,7 @@ def main(argv: list[str]) -> int:
                              + "); reads the Claude Code hook payload on stdin\n")
             return 0
         payload = _payload()
-        root = paths.project_home(_text(payload.get("cwd")) or None)
+        root = paths.project_root(_text(payload.get("cwd")) or None)
         handler = HANDLERS.get(event)
         if handler is None:
             log(root, event, f"unknown hook event {event!r}; known: {', '.join(EVENTS)}")
@@ -174,8 +187,10 @@ def main(argv: list[str]) -> int:
             sys.stdout.write(json.dumps(output) + "\n")
             sys.stdout.flush()
     except BaseException as exc:  # noqa: BLE001 - the agent must never see a hook fail
+        import traceback
+
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-        at = f" at {Path(where[0].filename).name}:{where[0].lineno}" if where else ""
+        at = f" at {os.path.basename(where[0].filename)}:{where[0].lineno}" if where else ""
         log(root, event, f"{detail}{at}")
     return 0

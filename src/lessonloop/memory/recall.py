@@ -41,7 +41,7 @@ def ranked(entries: list[Entry]) -> list[Entry]:
 
 def _line(entry: Entry) -> str:
     text = f"- [{entry.kind}] {entry.summary}"
-    if entry.how_to_apply:
+    if entry.how_to_apply and entry.author == "user":  # automatic ones say the obvious
         text += f" (when: {entry.how_to_apply[:160]})"
     return text
 

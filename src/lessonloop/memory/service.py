@@ -1,0 +1,221 @@
+"""Memory operations shared by ``lessonloop memory`` and the MCP server: one way to search,
+list, store, forget and recall memories, each in a short-lived store connection.
+
+Memories are knowledge entries of the memory kinds in scope ``project`` (the store under the
+home) or ``user`` (the store under the user root). Writes go through admission; a process-wide
+lock serializes them, so concurrent callers (the MCP server's worker threads) never render a
+stale Markdown view.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+
+from .. import paths
+from ..errors import NotFoundError, UsageError
+
+SCOPES = ("project", "user")
+MAX_SEARCH = 100
+MAX_LISTED = 500
+
+_WRITE_LOCK = threading.Lock()  # one writer at a time: admission renders views after commit
+
+
+def _scope_root(scope: str) -> Path:
+    if scope not in SCOPES:
+        raise UsageError(f"scope is project or user, not {scope!r}")
+    return paths.home() if scope == "project" else paths.user_home()
+
+
+def _memory_roots(scope: str) -> list[tuple[str, Path]]:
+    if scope == "all":
+        return [("project", paths.home()), ("user", paths.user_home())]
+    if scope in SCOPES:
+        return [(scope, _scope_root(scope))]
+    raise UsageError(f"scope is project, user or all, not {scope!r}")
+
+
+@contextlib.contextmanager
+def reading(root: Path):
+    """The store under ``root`` opened read-only, or None while it holds no data yet."""
+    from ..store import open_store
+
+    if not paths.db_path(root).exists():
+        yield None
+        return
+    try:
+        store = open_store(root, readonly=True)
+    except NotFoundError:
+        yield None
+        return
+    with store:
+        yield store
+
+
+@contextlib.contextmanager
+def writing(root: Path | None = None, *, exclusive: bool = True):
+    """The store under ``root`` opened for writing. ``exclusive`` holds the write lock for the
+    whole block (memory writes, whose views are rendered after commit); otherwise only while
+    the home is created and migrated."""
+    from ..store import open_store
+
+    if exclusive:
+        with _WRITE_LOCK, open_store(root) as store:
+            yield store
+        return
+    with _WRITE_LOCK:
+        store = open_store(root)
+    with store:
+        yield store
+
+
+def check_limit(limit: int | None) -> None:
+    if limit is not None and not 1 <= limit <= MAX_LISTED:
+        raise UsageError(f"limit must be between 1 and {MAX_LISTED}")
+
+
+# --------------------------------------------------------------------------------------------
+# Memories (the shapes of `lessonloop memory ... --json`)
+
+
+def memory_object(store, entry, score: float | None = None) -> dict:
+    """A memory as `lessonloop memory ... --json` and the MCP tools print it."""
+    from ..knowledge.entries import provenance
+
+    origin = provenance(store, entry.id)
+    value = {"id": entry.id, "type": entry.kind, "scope": entry.scope, "summary": entry.summary,
+             "content": entry.content, "why": entry.why, "how_to_apply": entry.how_to_apply,
+             "tags": entry.tags, "author": entry.author,
+             "source": origin[0]["source"] if origin else None, "seen": entry.seen,
+             "created_at": entry.created_at}
+    if score is not None:
+        value["score"] = round(score, 4)
+    return value
+
+
+def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dict]:
+    """Memories matching ``query``, best first (BM25 nudged by evidence), over ``scope``."""
+    from ..knowledge.search import search
+    from ..memory.recall import MEMORY_KINDS
+
+    if not 1 <= limit <= MAX_SEARCH:
+        raise UsageError(f"limit must be between 1 and {MAX_SEARCH}")
+    found: list[dict] = []
+    for name, root in _memory_roots(scope):
+        with reading(root) as store:
+            if store is not None:
+                found += [memory_object(store, e, s) for e, s in
+                          search(store, query, scope=name, kinds=MEMORY_KINDS, limit=limit)]
+    found.sort(key=lambda item: -item["score"])
+    return found[:limit]
+
+
+def recent_memories(scope: str = "all", limit: int | None = 50,
+                    automatic_only: bool = False) -> list[dict]:
+    """Active memories, newest first (all of them when ``limit`` is None); ``automatic_only``
+    keeps those not written by the user (what `lessonloop memory audit` reviews)."""
+    from ..knowledge.entries import active
+    from ..memory.recall import MEMORY_KINDS
+
+    check_limit(limit)
+    items: list[dict] = []
+    for name, root in _memory_roots(scope):
+        with reading(root) as store:
+            if store is not None:
+                items += [memory_object(store, e) for e in active(store, name, MEMORY_KINDS)
+                          if e.author == "auto" or not automatic_only]
+    items.sort(key=lambda item: (item["created_at"], item["id"]), reverse=True)
+    return items[:limit]
+
+
+def store_memory(kind: str, summary: str, content: str = "", why: str = "",
+                 how_to_apply: str = "", tags: list[str] | None = None, scope: str = "project",
+                 *, author: str = "auto", source: str = "mcp") -> dict:
+    """Admit one memory (redacted, sanitized, capped, deduplicated) and return it with the
+    admission's action (added or reinforced)."""
+    from ..knowledge import admission
+    from ..knowledge.entries import get
+    from ..memory.recall import MEMORY_KINDS
+
+    if kind not in MEMORY_KINDS:
+        raise UsageError(f"type is one of {', '.join(MEMORY_KINDS)}, not {kind!r}")
+    root = _scope_root(scope)
+    proposal = admission.Proposal(kind=kind, scope=scope, summary=summary, content=content,
+                                  why=why, how_to_apply=how_to_apply, tags=list(tags or []),
+                                  author=author, source=source)
+    with writing(root) as store:
+        outcome = admission.admit(store, [proposal], root)[0]
+        if outcome.action == "rejected":
+            raise UsageError(f"not stored: {outcome.reason}")
+        return {**memory_object(store, get(store, outcome.entry_id)), "action": outcome.action}
+
+
+def forget_memory(entry_id: int, scope: str = "project") -> dict:
+    """Delete one memory for good (and its line in the Markdown view)."""
+    from ..knowledge import admission
+    from ..knowledge.entries import get
+    from ..memory.recall import MEMORY_KINDS
+
+    root = _scope_root(scope)
+    if not paths.db_path(root).exists():
+        raise NotFoundError(f"no {scope} memories yet")
+    with writing(root) as store:
+        entry = get(store, entry_id)
+        if entry is None or entry.scope != scope or entry.kind not in MEMORY_KINDS:
+            raise NotFoundError(f"no {scope} memory with id {entry_id}")
+        admission.forget(store, entry_id, root)
+    return {"forgotten": entry_id, "scope": scope, "summary": entry.summary}
+
+
+def useful_memories(scope: str = "all") -> list[dict]:
+    """Every active memory, most useful first (user-authored, evidence, repeats, recency)."""
+    from ..knowledge.entries import active
+    from .recall import MEMORY_KINDS, ranked
+
+    items: list[dict] = []
+    for name, root in _memory_roots(scope):
+        with reading(root) as store:
+            if store is not None:
+                items += [memory_object(store, e) for e in ranked(active(store, name, MEMORY_KINDS))]
+    return items
+
+
+def memory_history(entry_id: int, scope: str = "project") -> dict:
+    """A memory with its provenance and audit events (``memory why``)."""
+    from ..knowledge.entries import get, provenance
+
+    with reading(_scope_root(scope)) as store:
+        entry = get(store, entry_id) if store is not None else None
+        if entry is None or entry.scope != scope:
+            raise NotFoundError(f"no {scope} memory with id {entry_id} "
+                                "(see `lessonloop memory list`)")
+        return {**memory_object(store, entry), "provenance": provenance(store, entry_id),
+                "events": [dict(r) for r in store.query(
+                    "SELECT action, detail, created_at FROM knowledge_events "
+                    "WHERE knowledge_id = ? ORDER BY id", (entry_id,))]}
+
+
+def prune_memories(scope: str, older_than_days: float | None, keep: int) -> dict[str, int]:
+    """Prune each existing store of ``scope`` (see ``admission.prune``), then VACUUM it."""
+    from ..knowledge import admission
+    from .recall import MEMORY_KINDS
+
+    report = {}
+    for name, root in _memory_roots(scope):
+        if not paths.db_path(root).exists():
+            continue
+        with writing(root) as store:
+            report[name] = admission.prune(store, name, MEMORY_KINDS,
+                                           older_than_days=older_than_days, keep_at_most=keep,
+                                           root=root)
+            store.vacuum()
+    return report
+
+
+def recall_text() -> str:
+    """The block a new session starts with (project memories, then the user's)."""
+    from ..memory.recall import block
+
+    return block(paths.home(), paths.user_home())

@@ -1,0 +1,470 @@
+"""Transcript reader: tolerant parsing, tool calls and prompts, error→fix and correction pairing."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+import string
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lessonloop.memory.signals import Feedback
+from lessonloop.memory.transcript import (Correction, ErrorFix, ToolCall, Transcript, UserMessage,
+                                          read)
+
+OWN = Path(__file__).resolve().parents[1] / "fixtures" / "claude-code"
+SHARED = Path("/work/shared/fixtures/claude-code")
+SESSION = OWN / "session_errors.jsonl"
+
+
+def strings(value, seen=None):
+    """Every string inside dataclasses, dicts, lists and tuples (properties included)."""
+    if isinstance(value, str):
+        yield value
+    elif dataclasses.is_dataclass(value):
+        for f in dataclasses.fields(value):
+            yield from strings(getattr(value, f.name))
+        if isinstance(value, ErrorFix):
+            yield value.lesson
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from strings(k)
+            yield from strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from strings(v)
+
+
+def event(kind: str, content, **extra) -> dict:
+    role = "assistant" if kind == "assistant" else "user"
+    return {"type": kind, "uuid": extra.pop("uuid", secrets.token_hex(4)), "isSidechain": False,
+            "timestamp": "2025-07-01T10:00:00Z", "message": {"role": role, "content": content},
+            **extra}
+
+
+def use(tool_id: str, name: str, tool_input: dict, **extra) -> dict:
+    return event("assistant", [{"type": "tool_use", "id": tool_id, "name": name,
+                                "input": tool_input}], **extra)
+
+
+def result(tool_id: str, content, is_error: bool = False, **extra) -> dict:
+    return event("user", [{"type": "tool_result", "tool_use_id": tool_id, "content": content,
+                           "is_error": is_error}], **extra)
+
+
+def write(path: Path, events) -> Path:
+    path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    return path
+
+
+# ------------------------------------------------------------------------------------------
+# the shared real samples
+
+@pytest.mark.parametrize("name", ["edge_cases.jsonl", "representative_messages.jsonl",
+                                  "session_b.jsonl"])
+def test_shared_samples_parse(name):
+    t = read(SHARED / name)
+    assert isinstance(t, Transcript)
+    for call in t.calls:
+        assert isinstance(call, ToolCall) and call.id and call.name
+    assert all(isinstance(p, UserMessage) and p.text for p in t.prompts)
+    t.error_fixes()
+    t.corrections()
+
+
+def test_representative_sample():
+    t = read(SHARED / "representative_messages.jsonl")
+    assert t.skipped_lines == 0
+    assert [(c.name, c.subject) for c in t.calls] == [
+        ("Edit", "/tmp/decorator_example.py"), ("Bash", "python /tmp/decorator_example.py")]
+    bash = t.calls[1]
+    assert bash.completed and not bash.is_error and bash.errors == []
+    assert bash.result == "Hello, Alice!\nHello, Alice!\nHello, Alice!"
+    assert bash.input == {"command": "python /tmp/decorator_example.py",
+                          "description": "Run the decorator example to show output"}
+    assert bash.timestamp == "2025-06-14T10:03:00Z" and not bash.sidechain
+    assert [p.text.split()[0] for p in t.prompts] == ["Hello", "Great!", "Can", "This"]
+    assert t.prompts[0].text == ("Hello Claude! Can you help me understand how Python decorators "
+                                 "work?")
+    assert [p.index for p in t.prompts] == sorted(p.index for p in t.prompts)
+    assert t.prompts[1].index < t.calls[0].index < t.prompts[2].index
+    assert t.error_fixes() == [] and t.corrections() == []
+
+
+def test_edge_cases_sample():
+    t = read(SHARED / "edge_cases.jsonl")
+    # "massive error", 42 and [1] are not events; {"silly": "this"} is an unknown event
+    assert t.skipped_lines == 3
+    failing = t.calls[0]
+    assert failing.name == "FailingTool" and failing.is_error and failing.completed
+    assert [e.line for e in failing.errors] == [
+        "Error: Tool execution failed with error: Command not found"]
+    assert failing.result == "Error: Tool execution failed with error: Command not found"
+    # the MultiEdit's result line misspells "content": the call stays without a result
+    multi = next(c for c in t.calls if c.name == "MultiEdit")
+    assert not multi.completed and not multi.is_error and multi.subject == "/tmp/complex_example.py"
+    texts = [p.text for p in t.prompts]
+    assert not any(x.startswith(("Caveat:", "<command-name>", "<local-command-stdout>"))
+                   for x in texts)
+    assert "Testing special characters: café, naïve, résumé, 中文, العربية, русский, 🎉 emojis 🚀 " \
+           "and symbols ∑∆√π∞" in texts
+    assert len(texts) == 3 and "wow error" not in texts
+
+
+def test_session_b_sample():
+    t = read(SHARED / "session_b.jsonl")
+    assert [p.text for p in t.prompts] == [
+        "This is from a different session file to test multi-session handling.",
+        "Perfect! This should appear without any session divider above it."]
+    assert t.calls == [] and t.skipped_lines == 0
+
+
+# ------------------------------------------------------------------------------------------
+# the project's own fixture
+
+@pytest.fixture(scope="module")
+def session() -> Transcript:
+    return read(SESSION)
+
+
+def by_id(t: Transcript, tool_id: str) -> ToolCall:
+    return next(c for c in t.calls if c.id == tool_id)
+
+
+def test_calls_and_results(session):
+    names = [(c.id, c.name) for c in session.calls]
+    assert names == [("toolu_01A", "Bash"), ("toolu_01B", "Read"), ("toolu_01C", "Bash"),
+                     ("toolu_01D", "Bash"), ("toolu_01E", "Edit"), ("toolu_01F", "Bash"),
+                     ("toolu_01G", "Edit"), ("toolu_01H", "Read"), ("toolu_01I", "Edit"),
+                     ("toolu_01J", "Task"), ("toolu_02A", "Bash"), ("toolu_02B", "Bash"),
+                     ("toolu_01K", "Bash"), ("toolu_02C", "Bash"), ("toolu_01Z", "Bash")]
+    assert [c.index for c in session.calls] == sorted(c.index for c in session.calls)
+    first = by_id(session, "toolu_01A")
+    assert first.is_error and first.subject == "cd /home/dev/proj && pytest -q tests/test_parser.py"
+    assert first.errors[0].line == "ModuleNotFoundError: No module named 'proj'"
+    assert first.errors[0].normalized == "modulenotfounderror: no module named <q>"
+    assert first.result.startswith("Exit code 1\n") and len(first.result) <= 2000
+    assert first.timestamp.startswith("2025-07-01T10:")
+    fixed = by_id(session, "toolu_01F")
+    assert fixed.completed and not fixed.is_error and fixed.result.endswith("3 passed in 0.05s")
+    unanswered = by_id(session, "toolu_01Z")
+    assert not unanswered.completed and unanswered.result == "" and not unanswered.is_error
+
+
+def test_reads_and_greps_of_error_text_are_not_errors(session):
+    for tool_id in ("toolu_01B", "toolu_01C", "toolu_01E", "toolu_01H", "toolu_01I"):
+        call = by_id(session, tool_id)
+        assert call.completed and not call.is_error and call.errors == [], tool_id
+    assert "ValidationError" in by_id(session, "toolu_01B").result
+
+
+def test_sidechains_are_kept_and_flagged(session):
+    side = [c for c in session.calls if c.sidechain]
+    assert [c.id for c in side] == ["toolu_02A", "toolu_02B", "toolu_02C"]
+    assert len({c.chain for c in side}) == 1 and side[0].chain != ""
+    assert all(c.chain == "" for c in session.calls if not c.sidechain)
+    assert by_id(session, "toolu_02A").errors[0].line == "sh: 1: jest: not found"
+    side_prompts = [p for p in session.prompts if p.sidechain]
+    assert [p.text for p in side_prompts] == ["Run npm test in web/ and report."]
+
+
+def test_prompts_are_the_users_own_words(session):
+    main = [p.text for p in session.prompts if not p.sidechain]
+    assert main[:5] == ["Run the parser tests and fix whatever fails.", "Now reformat parser.py.",
+                        "no, that's wrong \u2014 use tabs not spaces", "What does parse return?",
+                        "don't mock the database in these tests"]
+    assert "I prefer pnpm over npm. Also, from now on we use Postgres 16." in main
+    assert not any(p.startswith(("<command", "<local-command", "Caveat:", "[Request interrupted"))
+                   for p in main)
+    # invalid UTF-8 bytes are replaced, not fatal
+    assert "always run the linter before committing \ufffd\ufffd" in main
+
+
+def test_malformed_and_non_object_lines_are_counted(session):
+    # a cut-short JSON line, "just a string" and [1, 2, 3]; blank lines and unknown types are not
+    assert session.skipped_lines == 3
+
+
+def test_lines_over_the_limit_are_skipped_and_counted():
+    t = read(SESSION, max_line_bytes=4096)
+    small = read(SESSION)
+    assert t.skipped_lines > small.skipped_lines
+    assert not any(p.text.startswith("padding ") for p in t.prompts)
+    assert any(p.text.startswith("padding ") for p in small.prompts)
+
+
+def test_error_fixes(session):
+    fixes = session.error_fixes()
+    pairs = [(f.error.id, f.fix.id) for f in fixes]
+    assert pairs == [("toolu_01A", "toolu_01F"), ("toolu_01D", "toolu_01F"),
+                     ("toolu_01G", "toolu_01I"), ("toolu_02A", "toolu_02C")]
+    assert fixes[0].normalized == fixes[1].normalized == "modulenotfounderror: no module named <q>"
+    assert fixes[0].lesson == ("When `pytest` fails with `modulenotfounderror: no module named <q>`,"
+                               " run `PYTHONPATH=src pytest -q tests/` instead")
+    assert fixes[2].lesson == ("When Edit on `parser.py` fails with `string to replace not found in "
+                               "file.`, re-read the file, then edit again")
+    # the sidechain's failure pairs inside the sidechain, never with the main chain's `npm test`
+    assert fixes[3].fix.sidechain and fixes[3].error.chain == fixes[3].fix.chain
+    assert fixes[3].lesson == ("When `npm test` fails with `sh: <n>: jest: not found`, run "
+                               "`npm install` first")
+    for f in fixes:
+        assert isinstance(f, ErrorFix) and len(f.lesson) <= 120
+        assert f.fix.index > f.error.index
+
+
+def test_corrections_pair_with_the_call_they_corrected(session):
+    found = session.corrections()
+    assert [(c.feedback.lesson, c.corrected.id if c.corrected else None) for c in found] == [
+        ("Use tabs, not spaces", "toolu_01I"),
+        # only a text answer since the previous prompt: nothing to pair with
+        ("Don't mock the database in these tests", None)]
+    assert all(isinstance(c, Correction) and isinstance(c.feedback, Feedback) for c in found)
+
+
+# ------------------------------------------------------------------------------------------
+# pairing rules on small inline transcripts
+
+def test_a_main_chain_error_never_pairs_with_a_sidechain_success(tmp_path):
+    side = {"isSidechain": True}
+    t = read(write(tmp_path / "t.jsonl", [
+        use("a", "Bash", {"command": "npm test"}),
+        result("a", "Exit code 1\nnpm ERR! missing script: test", True),
+        use("b", "Bash", {"command": "npm test"}, **side),
+        result("b", "Tests: 1 passed", **side),
+        use("c", "Bash", {"command": "cd app && npm test"}),
+        result("c", "Tests: 2 passed"),
+    ]))
+    assert [(f.error.id, f.fix.id) for f in t.error_fixes()] == [("a", "c")]
+
+
+def test_fixes_need_the_same_kind_of_call_and_skip_later_failures(tmp_path):
+    t = read(write(tmp_path / "t.jsonl", [
+        use("a", "Bash", {"command": "pytest -q"}),
+        result("a", "Exit code 1\nE   ImportError: cannot import name 'x'", True),
+        use("b", "Bash", {"command": "ruff check ."}),              # other command head
+        result("b", "All checks passed!"),
+        use("c", "Bash", {"command": "pytest -q"}),                 # fails again
+        result("c", "Exit code 1\nE   ImportError: cannot import name 'x'", True),
+        use("d", "Edit", {"file_path": "/p/src/x.py", "old_string": "a", "new_string": "b"}),
+        result("d", "The file /p/src/x.py has been updated."),
+        use("e", "Bash", {"command": "pytest -q"}),
+        result("e", "5 passed in 0.1s"),
+        use("f", "Bash", {"command": "git push"}),                  # never fixed
+        result("f", "Exit code 128\nfatal: no upstream", True),
+        use("g", "Bash", {"command": "git status"}),
+        result("g", "On branch main"),
+    ]))
+    fixes = t.error_fixes()
+    assert [(f.error.id, f.fix.id) for f in fixes] == [("a", "e"), ("c", "e")]
+    assert fixes[1].lesson == ("When `pytest` fails with `importerror: cannot import name <q>`, "
+                               "fix `x.py` and rerun")
+    assert [c.id for c in fixes[1].between] == ["d"]
+
+
+def test_a_fix_by_another_command_in_between(tmp_path):
+    t = read(write(tmp_path / "t.jsonl", [
+        use("a", "Bash", {"command": "python app.py"}),
+        result("a", "Exit code 1\nTraceback (most recent call last):\n  File \"app.py\", line 1\n"
+                    "ModuleNotFoundError: No module named 'requests'", True),
+        use("b", "Bash", {"command": "pip install requests"}),
+        result("b", "Successfully installed requests-2.32.3"),
+        use("c", "Bash", {"command": "python app.py"}),
+        result("c", "ok"),
+    ]))
+    (fix,) = t.error_fixes()
+    assert fix.lesson == ("When `python app.py` fails with `modulenotfounderror: no module named "
+                          "<q>`, run `pip install requests` first")
+
+
+def test_results_before_their_call_and_repeated_calls(tmp_path):
+    t = read(write(tmp_path / "t.jsonl", [
+        result("a", "Exit code 2\nmake: *** [all] Error 2", True),
+        use("a", "Bash", {"command": "make"}),
+        use("a", "Bash", {"command": "make"}),
+        result("a", "fine"),
+    ]))
+    assert len(t.calls) == 1 and t.calls[0].is_error
+    assert t.calls[0].errors[0].line == "make: *** [all] Error 2"
+
+
+def test_a_correction_without_a_call_since_the_previous_prompt(tmp_path):
+    t = read(write(tmp_path / "t.jsonl", [
+        event("user", "Create the config loader."),
+        use("a", "Write", {"file_path": "/p/config.py", "content": "x = 1"}),
+        result("a", "File created successfully at: /p/config.py"),
+        event("user", "No, put the config in pyproject.toml."),
+        event("assistant", [{"type": "text", "text": "Done."}]),
+        event("user", "never use global state"),
+        event("user", [{"type": "text", "text": "that's wrong"}]),
+    ]))
+    found = [(c.feedback.kind, c.feedback.lesson, c.corrected.id if c.corrected else None)
+             for c in t.corrections()]
+    assert found == [("correction", "Put the config in pyproject.toml", "a"),
+                     ("correction", "", None)]
+
+
+def test_meta_and_injected_user_events_are_not_prompts(tmp_path):
+    t = read(write(tmp_path / "t.jsonl", [
+        event("user", "<command-name>/model</command-name>\n<command-args></command-args>"),
+        event("user", "<local-command-stdout>Set model to opus</local-command-stdout>"),
+        event("user", "Caveat: The messages below were generated by the user while running"),
+        event("user", "hidden", isMeta=True),
+        event("user", "This session is being continued from a previous conversation that ran "
+                      "out of context.", isCompactSummary=True),
+        event("user", [{"type": "text", "text": "[Request interrupted by user for tool use]"}]),
+        event("user", "<system-reminder>ctx</system-reminder>\nreal question here"),
+        event("user", [{"type": "image", "source": {}}, {"type": "text", "text": "see image"}]),
+        {"type": "system", "content": "x", "uuid": "s"}, {"type": "summary", "summary": "y"},
+        {"type": "queue-operation", "operation": "enqueue", "content": "never push"},
+        {"type": "user", "message": "error"}, {"type": "assistant", "message": {"content": 5}},
+        {"type": "user", "message": {"content": [None, 5, {"type": "tool_result"}]}},
+    ]))
+    assert [p.text for p in t.prompts] == ["real question here", "see image"]
+    assert t.skipped_lines == 0
+
+
+def test_missing_unreadable_and_empty_inputs(tmp_path):
+    for path in [tmp_path / "missing.jsonl", tmp_path, "", "\x00bad"]:
+        t = read(path)
+        assert (t.calls, t.prompts, t.skipped_lines) == ([], [], 0)
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    assert read(tmp_path / "empty.jsonl").calls == []
+    (tmp_path / "noise.jsonl").write_bytes(b"\xff\xfe\x00\n{\n}\n\n" + b"\x80" * 100)
+    assert read(tmp_path / "noise.jsonl").skipped_lines == 4
+
+
+def test_a_huge_line_is_skipped_without_reading_it_whole(tmp_path):
+    path = tmp_path / "huge.jsonl"
+    with path.open("wb") as f:
+        f.write(json.dumps(event("user", "before")).encode() + b"\n")
+        f.write(b'{"type": "user", "message": {"role": "user", "content": "')
+        for _ in range(24):
+            f.write(b"x" * 1_000_000)
+        f.write(b'"}}\n')
+        f.write(json.dumps(event("user", "after")).encode())   # no final newline
+    tracemalloc.start()
+    t = read(path, max_line_bytes=2_000_000)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert [p.text for p in t.prompts] == ["before", "after"] and t.skipped_lines == 1
+    print(f"peak memory reading a 24 MB line: {peak / 1e6:.1f} MB")
+    assert peak < 12_000_000
+
+
+# ------------------------------------------------------------------------------------------
+# secrets never survive
+
+def test_planted_secrets_never_appear_in_any_field(tmp_path):
+    alnum = string.ascii_letters + string.digits
+    anthropic = "sk-ant-api03-" + "".join(secrets.choice(alnum + "_-") for _ in range(93)) + "AA"
+    github = "ghp_" + "".join(secrets.choice(alnum) for _ in range(36))
+    password = "Tr0ub4dor" + "".join(secrets.choice(alnum) for _ in range(8))
+    text = (OWN / "secrets_template.jsonl").read_text()
+    text = (text.replace("{{ANTHROPIC_KEY}}", anthropic).replace("{{GITHUB_TOKEN}}", github)
+            .replace("{{PASSWORD}}", password))
+    path = tmp_path / "secrets.jsonl"
+    path.write_text(text)
+    t = read(path)
+    assert len(t.calls) == 4 and len(t.prompts) == 2
+    assert t.calls[0].is_error and t.calls[3].is_error
+    everything = list(strings(t)) + list(strings(t.error_fixes())) + list(strings(t.corrections()))
+    assert t.error_fixes() and t.corrections()
+    for secret in (anthropic, github, password):
+        for piece in (secret, secret[-16:], secret[4:20]):
+            leaks = [s for s in everything if piece in s]
+            assert leaks == [], (piece, leaks[:2])
+    joined = "\n".join(everything)
+    assert "[REDACTED:anthropic-api-key]" in joined and "[REDACTED:github-token]" in joined
+    assert "[REDACTED:password]" in joined
+
+
+# ------------------------------------------------------------------------------------------
+# speed
+
+def _big_transcript(path: Path, target: int) -> int:
+    source = "".join(f"def f{i}(x):\n    if x is None:\n        raise ValueError('Error: bad {i}')\n"
+                     f"    return x + {i}\n" for i in range(250))
+    fixture = SESSION.read_bytes().splitlines()
+    size, k = 0, 0
+    with path.open("wb") as f:
+        while size < target:
+            k += 1
+            events = [
+                event("user", f"Please look at module {k} and fix the failing test"),
+                use(f"r{k}", "Read", {"file_path": f"/p/m{k}.py"}),
+                result(f"r{k}", source, toolUseResult={"type": "text", "file": {
+                    "filePath": f"/p/m{k}.py", "content": source}}),
+                use(f"b{k}", "Bash", {"command": f"pytest -q tests/test_m{k}.py"}),
+                result(f"b{k}", "." * 40 + "\n40 passed in 0.5s"),
+            ]
+            lines = [json.dumps(e).encode() for e in events]
+            if k % 10 == 0:   # now and then a session full of failures
+                lines += [line.replace(b"toolu_", b"toolu_%d_" % k) for line in fixture]
+            for line in lines:
+                f.write(line + b"\n")
+                size += len(line) + 1
+    return size
+
+
+def test_a_10_mb_transcript_reads_fast(tmp_path):
+    path = tmp_path / "big.jsonl"
+    size = _big_transcript(path, 10_000_000)
+    start = time.perf_counter()
+    t = read(path)
+    elapsed = time.perf_counter() - start
+    start = time.perf_counter()
+    fixes, corrections = t.error_fixes(), t.corrections()
+    pairing = time.perf_counter() - start
+    print(f"read {size / 1e6:.1f} MB: {elapsed:.3f} s, {len(t.calls)} calls, "
+          f"{len(t.prompts)} prompts; pairing {pairing:.3f} s "
+          f"({len(fixes)} fixes, {len(corrections)} corrections)")
+    assert len(t.calls) > 500 and fixes and corrections
+    assert elapsed < 5
+
+
+def test_a_refused_call_is_neither_a_failure_nor_a_fix_and_what_the_user_said_is_a_prompt(tmp_path):
+    refusal = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
+               "if it was a file edit, the new_string was NOT written to the file). To tell you how "
+               "to proceed, the user said:\nno, don't use sudo for this")
+    t = read(write(tmp_path / "t.jsonl", [
+        use("a", "Bash", {"command": "npm install -g pnpm"}),
+        result("a", "Exit code 243\nnpm ERR! code EACCES", True),
+        use("b", "Bash", {"command": "sudo npm install -g pnpm"}),
+        result("b", refusal, True),
+        use("c", "Bash", {"command": "npm install -g pnpm --prefix ~/.local"}),
+        result("c", "added 1 package"),
+    ]))
+    refused = t.calls[1]
+    assert refused.rejected and not refused.is_error and refused.errors == []
+    assert [(f.error.id, f.fix.id) for f in t.error_fixes()] == [("a", "c")]
+    assert [p.text for p in t.prompts] == ["no, don't use sudo for this"]
+    assert [(c.feedback.lesson, c.corrected.id) for c in t.corrections()] == [
+        ("Don't use sudo for this", "b")]
+
+
+_leaf = st.none() | st.booleans() | st.integers() | st.text(max_size=30) | st.sampled_from(
+    ["user", "assistant", "tool_use", "tool_result", "text", "Bash", "Read", "a", "b",
+     "Exit code 1\nerror: x", "<command-name>x</command-name>", "never push to main"])
+_values = st.recursive(_leaf, lambda children: st.lists(children, max_size=4) | st.dictionaries(
+    st.sampled_from(["type", "message", "content", "id", "name", "input", "tool_use_id",
+                     "is_error", "text", "isSidechain", "uuid", "parentUuid", "toolUseResult",
+                     "stdout", "stderr", "command", "file_path", "isMeta", "agentId",
+                     "timestamp"]), children, max_size=6), max_leaves=25)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_values, max_size=12), st.binary(max_size=64))
+def test_random_content_never_raises(tmp_path, events, noise):
+    path = tmp_path / "fuzz.jsonl"
+    path.write_bytes(b"\n".join(json.dumps(e).encode() for e in events) + b"\n" + noise)
+    t = read(path, max_line_bytes=200)
+    t.error_fixes()
+    t.corrections()
+    for call in t.calls:
+        assert isinstance(call.input, dict) and len(call.result) <= 2000
