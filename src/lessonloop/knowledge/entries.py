@@ -103,6 +103,19 @@ def active(store: Store, scope: str, kinds: tuple[str, ...] = KINDS) -> list[Ent
     return [Entry.from_row(r) for r in rows]
 
 
+def active_top(store: Store, scope: str, kinds: tuple[str, ...],
+               limit: int) -> tuple[list[Entry], int]:
+    """The ``limit`` most useful active entries of ``kinds`` (the ``ranked`` order, in SQL) and
+    how many there are in all."""
+    marks = ",".join("?" * len(kinds))
+    where = f"scope = ? AND status = 'active' AND kind IN ({marks})"
+    rows = store.query(f"SELECT * FROM knowledge WHERE {where} "
+                       "ORDER BY (helpful - harmful) DESC, seen DESC, id DESC LIMIT ?",
+                       (scope, *kinds, limit))
+    total = store.query_one(f"SELECT COUNT(*) FROM knowledge WHERE {where}", (scope, *kinds))[0]
+    return [Entry.from_row(r) for r in rows], total
+
+
 def get(store: Store, entry_id: int) -> Entry | None:
     row = store.query_one("SELECT * FROM knowledge WHERE id = ?", (entry_id,))
     return Entry.from_row(row) if row else None

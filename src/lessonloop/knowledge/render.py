@@ -11,7 +11,9 @@ from pathlib import Path
 from .. import paths
 from ..files import atomic_write
 from ..store.db import Store
-from .entries import Entry, active, ranked, scope_dirname
+from .entries import Entry, active_top, ranked, scope_dirname
+
+VIEW_MAX = 500  # entries listed per view; the rest are counted
 
 VIEWS = {
     "playbook.md": ("Playbook", ("bullet",)),
@@ -34,18 +36,23 @@ def knowledge_dir(scope: str, root: Path | None = None) -> Path:
     return (root or paths.home()) / "knowledge" / scope_dirname(scope)
 
 
-def view_texts(scope: str, entries: list[Entry], root: Path | None = None) -> dict[Path, str]:
+def view_texts(scope: str, entries: list[Entry], root: Path | None = None,
+               totals: dict[str, int] | None = None) -> dict[Path, str]:
     """The text of every view of ``scope`` (empty views say so) from its active ``entries``,
-    keyed by its path."""
+    keyed by its path; a view lists its VIEW_MAX most useful entries and says how many more
+    there are (``totals``: entries per view when ``entries`` holds only the top ones)."""
     folder = knowledge_dir(scope, root)
     texts = {}
     for filename, (title, kinds) in VIEWS.items():
         chosen = ranked([e for e in entries if e.kind in kinds])
+        total = (totals or {}).get(filename, len(chosen))
         path = folder / filename
         if not chosen and filename == "knowledge.md" and not path.exists():
             continue
         lines = [f"# {title} — {scope}", ""]
-        lines += [_line(e) for e in chosen] or ["(none yet)"]
+        lines += [_line(e) for e in chosen[:VIEW_MAX]] or ["(none yet)"]
+        if total > VIEW_MAX:
+            lines += ["", f"…and {total - VIEW_MAX} more (`lessonloop memory list`)."]
         texts[path] = "\n".join(lines) + "\n"
     return texts
 
@@ -56,6 +63,11 @@ def write_views(texts: dict[Path, str]) -> None:
 
 
 def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
-    """Render every view of ``scope`` now and return its folder."""
-    write_views(view_texts(scope, active(store, scope), root))
+    """Render every view of ``scope`` now and return its folder. Only each view's top entries
+    are read, so a scope of 100,000 memories renders as fast as one of a hundred."""
+    entries, totals = [], {}
+    for filename, (_, kinds) in VIEWS.items():
+        top, totals[filename] = active_top(store, scope, kinds, VIEW_MAX)
+        entries += top
+    write_views(view_texts(scope, entries, root, totals))
     return knowledge_dir(scope, root)

@@ -10,6 +10,7 @@ stale Markdown view.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from pathlib import Path
 
@@ -37,21 +38,37 @@ def _memory_roots(scope: str) -> list[tuple[str, Path]]:
     raise UsageError(f"scope is project, user or all, not {scope!r}")
 
 
+_READERS = threading.local()  # per thread: the read-only store of each root, kept open
+
+
 @contextlib.contextmanager
 def reading(root: Path):
-    """The store under ``root`` opened read-only, or None while it holds no data yet."""
+    """The store under ``root`` opened read-only, or None while it holds no data yet.
+
+    The connection is kept for the next call in the same thread (a long-lived process such as
+    the MCP server): SQLite's page cache belongs to the connection, and a cold one makes every
+    search read the index again. In autocommit mode it sees every commit; a database file that
+    was replaced gets a new connection.
+    """
     from ..store import open_store
 
-    if not paths.db_path(root).exists():
-        yield None
-        return
+    path = paths.db_path(root)
     try:
-        store = open_store(root, readonly=True)
-    except NotFoundError:
+        inode = os.stat(path).st_ino
+    except OSError:
         yield None
         return
-    with store:
-        yield store
+    stores = _READERS.__dict__.setdefault("stores", {})
+    kept = stores.get(str(path))
+    if kept is None or kept[1] != inode:
+        if kept is not None:
+            kept[0].close()
+        try:
+            kept = stores[str(path)] = (open_store(root, readonly=True), inode)
+        except NotFoundError:
+            yield None
+            return
+    yield kept[0]
 
 
 @contextlib.contextmanager
@@ -80,19 +97,32 @@ def check_limit(limit: int | None) -> None:
 # Memories (the shapes of `lessonloop memory ... --json`)
 
 
-def memory_object(store, entry, score: float | None = None) -> dict:
-    """A memory as `lessonloop memory ... --json` and the MCP tools print it."""
-    from ..knowledge.entries import provenance
+def memory_objects(store, entries: list, scores: list[float] | None = None) -> list[dict]:
+    """Memories as `lessonloop memory ... --json` and the MCP tools print them; where each
+    came from (its first provenance) is read in one query for all of them."""
+    ids = [e.id for e in entries]
+    sources: dict[int, str] = {}
+    for start in range(0, len(ids), 500):  # within SQLite's limit on query parameters
+        chunk = ids[start:start + 500]
+        for row in store.query(
+                f"SELECT knowledge_id, source FROM knowledge_provenance WHERE knowledge_id IN "
+                f"({','.join('?' * len(chunk))}) ORDER BY id DESC", chunk):
+            sources[row["knowledge_id"]] = row["source"]  # the last assignment is the first
+    values = []
+    for index, entry in enumerate(entries):
+        value = {"id": entry.id, "type": entry.kind, "scope": entry.scope,
+                 "summary": entry.summary, "content": entry.content, "why": entry.why,
+                 "how_to_apply": entry.how_to_apply, "tags": entry.tags, "author": entry.author,
+                 "source": sources.get(entry.id), "seen": entry.seen,
+                 "created_at": entry.created_at}
+        if scores is not None:
+            value["score"] = round(scores[index], 4)
+        values.append(value)
+    return values
 
-    origin = provenance(store, entry.id)
-    value = {"id": entry.id, "type": entry.kind, "scope": entry.scope, "summary": entry.summary,
-             "content": entry.content, "why": entry.why, "how_to_apply": entry.how_to_apply,
-             "tags": entry.tags, "author": entry.author,
-             "source": origin[0]["source"] if origin else None, "seen": entry.seen,
-             "created_at": entry.created_at}
-    if score is not None:
-        value["score"] = round(score, 4)
-    return value
+
+def memory_object(store, entry, score: float | None = None) -> dict:
+    return memory_objects(store, [entry], None if score is None else [score])[0]
 
 
 def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dict]:
@@ -106,8 +136,8 @@ def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dic
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
-                found += [memory_object(store, e, s) for e, s in
-                          search(store, query, scope=name, kinds=MEMORY_KINDS, limit=limit)]
+                hits = search(store, query, scope=name, kinds=MEMORY_KINDS, limit=limit)
+                found += memory_objects(store, [e for e, _ in hits], [s for _, s in hits])
     found.sort(key=lambda item: -item["score"])
     return found[:limit]
 
@@ -124,8 +154,8 @@ def recent_memories(scope: str = "all", limit: int | None = 50,
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
-                items += [memory_object(store, e) for e in active(store, name, MEMORY_KINDS)
-                          if e.author == "auto" or not automatic_only]
+                items += memory_objects(store, [e for e in active(store, name, MEMORY_KINDS)
+                                                if e.author == "auto" or not automatic_only])
     items.sort(key=lambda item: (item["created_at"], item["id"]), reverse=True)
     return items[:limit]
 
@@ -178,7 +208,7 @@ def useful_memories(scope: str = "all") -> list[dict]:
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
-                items += [memory_object(store, e) for e in ranked(active(store, name, MEMORY_KINDS))]
+                items += memory_objects(store, ranked(active(store, name, MEMORY_KINDS)))
     return items
 
 

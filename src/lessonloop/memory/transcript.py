@@ -457,7 +457,9 @@ class _Reader:
                 response = text
         call.errors = tool_errors(call.name, raw, response)
         call.is_error = flagged or bool(call.errors)
-        call.result = _clean(text, RESULT_MAX) if text else ""
+        # only a failure's text is ever used (error lines, lessons): a success keeps none, so a
+        # long session is not redacted twice over for nothing
+        call.result = _clean(text, RESULT_MAX) if text and call.is_error else ""
         call.completed = True
 
 

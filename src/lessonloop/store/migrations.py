@@ -229,11 +229,18 @@ def _004_verdicts(conn: sqlite3.Connection) -> None:
         """)
 
 
+def _005_knowledge_vocab(conn: sqlite3.Connection) -> None:
+    """Document frequencies of the FTS5 index (a view, no data): search drops query terms
+    that most entries contain, which barely change BM25 but make it rank every row."""
+    conn.execute("CREATE VIRTUAL TABLE knowledge_vocab USING fts5vocab(knowledge_fts, 'row')")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
     (3, "provider call ledger with cost (replaces role_metrics)", _003_provider_calls),
     (4, "judge verdict cache per evaluator epoch", _004_verdicts),
+    (5, "FTS5 vocabulary view for search", _005_knowledge_vocab),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
