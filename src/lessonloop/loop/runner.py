@@ -267,6 +267,7 @@ class Runner:
         # derived files and events waiting to be written while the next matches play
         self.deferred: deque[tuple[Callable, tuple]] = deque()
         self.deferring = False
+        self.unrecorded: list[tuple] = []  # in-process providers' calls, not yet in the ledger
         # the scope's active knowledge as of the last generation's end, and the views written
         self.entries: list[knowledge_entries.Entry] = []
         self.views: dict[Path, str] = {}
@@ -468,8 +469,11 @@ class Runner:
         request = Request(role=role, system=system, messages=[{"role": "user", "content": user}],
                           seed=seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, role))
         completion = provider.complete(request)
-        run_store.record_call(self.store, self.run_id, ctx.generation, ctx.attempt, role,
-                              provider.name, completion)
+        call = (self.run_id, ctx.generation, ctx.attempt, role, provider.name, completion)
+        if getattr(provider, "remote", False):  # it may have cost money: on record at once
+            run_store.record_call(self.store, *call)
+        else:  # free and in-process: recorded with its generation (or when the run stops)
+            self.unrecorded.append(call)
         self.spent["calls"] += completion.calls
         # an endpoint that reports no usage is estimated, so a token budget still holds
         self.spent["tokens"] += (
@@ -614,6 +618,7 @@ class Runner:
             matches=match_rows, role_calls=calls, decisions=decisions,
         )
         with self.store.transaction():  # the generation and what it taught, atomically
+            self._record_calls()
             run_store.save_generation(self.store, record)
             if self.options.knowledge:  # a run that reads no knowledge writes none either
                 self._learn(index, decision, paired is not None, summary, manifest, proposed,
@@ -677,7 +682,14 @@ class Runner:
                 detail=summary["rationale"], **where))
         edits.apply(self.store, self.scope, proposed, curator_text, where, proposals)
 
+    def _record_calls(self) -> None:
+        with self.store.transaction():
+            for call in self.unrecorded:
+                run_store.record_call(self.store, *call)
+        self.unrecorded = []
+
     def _finish(self, status: str, reason: str | None) -> None:
+        self._record_calls()
         run_store.set_status(self.store, self.run_id, status, reason)
         self.run = run_store.get_run(self.store, self.run_id)
         artifacts.write_report(self.run_dir, self.run, run_store.generations(self.store, self.run_id),

@@ -48,6 +48,7 @@ class HostedProvider:
     """A provider that reaches a model over HTTP through an official SDK."""
 
     name = "hosted"
+    remote = True  # its calls reach an endpoint (and may cost money): recorded as they return
 
     def __init__(self, route: Route, settings: Settings):
         if not route.model:
