@@ -60,12 +60,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     ) -> None:
         """Score one output: verifier (offline) and, for a task with a rubric, the judge."""
-        from .. import config
         from ..errors import LessonloopError, UsageError
-        from ..providers.registry import build
         from ..store import open_store
-        from ..store import runs as run_store
-        from ..tasks import evaluate, judge as task_judge, spec as task_spec
+        from ..tasks import evaluate, spec as task_spec
 
         spec, path = task_spec.read(task)
         try:
@@ -74,20 +71,8 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"output file not found: {output}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read output file {output}: {exc}") from None
-        settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
-        route = settings.route("judge")
-        if spec.needs_judge and route.kind == "local":
-            raise UsageError(f"task {spec.name!r} has a rubric, so judging it needs a model: set "
-                             "--provider or LESSONLOOP_JUDGE_PROVIDER (`lessonloop doctor` shows "
-                             "the routes)")
         with open_store() as store:
-            scorer = None
-            if spec.needs_judge:
-                provider_ = build(route, settings)
-                scorer = task_judge.Judge(spec, provider_, route, store, on_call=lambda c: (
-                    run_store.record_call(store, None, None, None, "judge", provider_.name, c)))
-            result = evaluate.evaluate(spec, text, path.parent, scorer,
-                                       task_judge.epoch(spec, route))
+            result = evaluate.judge_once(spec, path.parent, text, store, provider, model)
         if result.judge_failed:
             raise LessonloopError(f"no verdict: {result.reasoning}")
         if as_json:

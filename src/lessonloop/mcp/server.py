@@ -202,28 +202,12 @@ def judge_output(task: str, output: str, provider: str | None = None,
                  model: str | None = None) -> dict:
     """Score one output of a task (verifier offline; a rubric needs a judge model), as
     `lessonloop judge TASK --output FILE --json` does."""
-    from .. import config
-    from ..providers.registry import build
-    from ..store import runs as run_store
     from ..tasks import evaluate
-    from ..tasks import judge as task_judge
     from ..tasks import spec as task_spec
 
     spec, path = task_spec.read(task)
-    settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
-    route = settings.route("judge")
-    if spec.needs_judge and route.kind == "local":
-        raise UsageError(f"task {spec.name!r} has a rubric, so judging it needs a model: set "
-                         "--provider or LESSONLOOP_JUDGE_PROVIDER (`lessonloop doctor` shows "
-                         "the routes)")
     with writing(exclusive=False) as store:
-        scorer = None
-        if spec.needs_judge:
-            judge_provider = build(route, settings)
-            scorer = task_judge.Judge(spec, judge_provider, route, store, on_call=lambda c: (
-                run_store.record_call(store, None, None, None, "judge", judge_provider.name, c)))
-        result = evaluate.evaluate(spec, output, path.parent, scorer, task_judge.epoch(spec, route))
-    return result.to_dict()
+        return evaluate.judge_once(spec, path.parent, output, store, provider, model).to_dict()
 
 
 # --------------------------------------------------------------------------------------------

@@ -117,3 +117,28 @@ def evaluate(spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None,
                     + f". {reasoning}")
     return Evaluation(verdict.score, passed, verdict.dimensions, reasoning, epoch,
                       "\n".join(feedback), disagreement=verdict.disagreement)
+
+
+def judge_once(spec: TaskSpec, task_dir: Path, output: str, store, provider: str | None = None,
+               model: str | None = None) -> Evaluation:
+    """``lessonloop judge`` (and the MCP ``judge_output`` tool): score one output with the
+    judge route; a task with a rubric and no judge model is refused in one line."""
+    from .. import config
+    from ..errors import UsageError
+    from ..providers.registry import build
+    from ..store import runs as run_store
+    from .judge import epoch
+
+    settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
+    route = settings.route("judge")
+    if spec.needs_judge and route.kind == "local":
+        raise UsageError(f"task {spec.name!r} has a rubric, so judging it needs a model: set "
+                         "--provider or LESSONLOOP_JUDGE_PROVIDER (`lessonloop doctor` shows "
+                         "the routes)")
+    scorer = None
+    if spec.needs_judge:
+        judge_provider = build(route, settings)
+        scorer = Judge(spec, judge_provider, route, store, on_call=lambda c: run_store.record_call(
+            store, None, None, None, "judge", judge_provider.name, c))
+    return evaluate(spec, output, task_dir, scorer, epoch(spec, route))
+
