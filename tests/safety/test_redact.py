@@ -7,7 +7,9 @@ Fake secrets are assembled from pieces at run time so this file holds no secret-
 from __future__ import annotations
 
 import base64
+import importlib
 import json
+import random
 import string
 import time
 
@@ -16,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lessonloop.safety import FAMILIES, cap, find_secrets, redact, redact_obj
-from lessonloop.safety.redact import MARKER_RE, _collect, _may_hold_secret
+from lessonloop.safety.redact import MARKER_RE, _collect, _looks_random, _may_hold_secret
 
 ALNUM = string.ascii_letters + string.digits
 B64URL = ALNUM + "-_"
@@ -38,6 +40,22 @@ def mixed(alphabet: str, n: int) -> st.SearchStrategy[str]:
 
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def random_token(seed: int, n: int = 40, alphabet: str = ALNUM) -> str:
+    """A really random token (Hypothesis would shrink its own text to "AAAA...")."""
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def random_tokens(n: int = 40, alphabet: str = ALNUM) -> st.SearchStrategy[str]:
+    # the rare random draw that does not look random (a long run of one case, few digits)
+    # is left to test_entropy_fallback_catches_random_tokens
+    return st.integers(0, 2**32).map(lambda seed: random_token(seed, n, alphabet)).filter(_looks_random)
+
+
+def twilio_sid(prefix: str, seed: int = 7) -> str:
+    return prefix + random_token(seed, 32, HEX)
 
 
 def M(family: str) -> str:
@@ -135,6 +153,23 @@ CASES: dict[str, st.SearchStrategy[tuple[str, str]]] = {
             lambda p: f"https://contoso.webhook.office.com/webhookb2/{p[0][:8]}-{p[0][8:12]}@"
                       f"{p[1][:8]}/IncomingWebhook/{p[1]}/{p[0][12:]}"),
         ["teams: {s}", "POST {s} -> 200"]),
+    "sendgrid-key": _case(
+        st.tuples(mixed(B64URL, 22), mixed(B64URL, 43)).map(lambda p: "SG" + "." + p[0] + "." + p[1]),
+        ["SENDGRID_API_KEY={s}", "sg = SendGridAPIClient('{s}')", "mail sent with {s} ok",
+         '{{"sendgrid": {{"key": "{s}"}}}}']),
+    "mailgun-key": _case(
+        st.one_of(chars(HEX, 32).map(lambda h: "key" + "-" + h),
+                  st.tuples(chars(HEX, 32), chars(HEX, 8), chars(HEX, 8)).map("-".join)),
+        ["MAILGUN_API_KEY={s}", "mg = Mailgun(api_key='{s}')", "mailgun {s} rotated",
+         'requests.post(url, auth=("api", "{s}"))']),
+    "twilio-key": st.one_of(
+        _case(chars(HEX, 32),                                           # an auth token
+              ["TWILIO_AUTH_TOKEN={s}", 'client = Client("' + twilio_sid("AC") + '", "{s}")',
+               "curl -u " + twilio_sid("AC") + ":{s} https://api.twilio.com/2010-04-01/Accounts",
+               '{{"account_sid": "' + twilio_sid("AC") + '", "twilio_auth_token": "{s}"}}']),
+        _case(chars(HEX, 32).map(lambda h: "SK" + h),                   # an API key SID
+              ["client = Client('{s}', '" + random_token(3, 32) + "', '" + twilio_sid("AC") + "')",
+               "TWILIO_API_KEY={s}", "api key {s} created"])),
     "stripe-key": _case(
         st.tuples(st.sampled_from(["sk_", "rk_"]), st.sampled_from(["live_", "test_"]),
                   mixed(ALNUM, 24)).map(lambda p: p[0] + p[1] + p[2]),
@@ -190,11 +225,15 @@ CASES: dict[str, st.SearchStrategy[tuple[str, str]]] = {
         ["password: {s}", "DB_PASSWORD={s}", '{{"password": "{s}"}}', "mysql --password={s} db",
          "login --password {s}", "password = \"{s}\"", "  passwd: '{s}'", "PGPASSWORD={s} psql",
          "<password>{s}</password>", "connect(user='u', password='{s}')"]),
-    "generic-secret": _case(
-        mixed(ALNUM, 24),
-        ["token={s}", "api_key: {s}", 'client_secret = "{s}"', "--token={s}", "--api-key {s}",
-         '"session_key": "{s}"', "credentials: {s}", "X-Api-Key: {s}", "auth: {s}",
-         "private_key = '{s}'", "access_key={s}", "apikey={s}", "SECRET_KEY = '{s}'"]),
+    "generic-secret": st.one_of(
+        _case(mixed(ALNUM, 24),
+              ["token={s}", "api_key: {s}", 'client_secret = "{s}"', "--token={s}", "--api-key {s}",
+               '"session_key": "{s}"', "credentials: {s}", "X-Api-Key: {s}", "auth: {s}",
+               "private_key = '{s}'", "access_key={s}", "apikey={s}", "SECRET_KEY = '{s}'"]),
+        # the high-entropy fallback: a random token under a name that does not say "secret"
+        _case(st.one_of(random_tokens(), random_tokens(24), random_tokens(44, B64URL)),
+              ["UPSTREAM_DSN_VALUE={s}", '"upstream": "{s}"', "session: {s}", "--seed={s}",
+               "export BUILD_SEED='{s}'", '{{"c": "cfg:\\n  salt: {s}\\n"}}', "x = Conf(value=\"{s}\")"])),
 }
 
 
@@ -292,6 +331,188 @@ def test_ijfw_gap_key_cut_short_by_truncation():
 
 
 # --------------------------------------------------------------------------------------------
+# The families the issue adds: Twilio, SendGrid, Mailgun; key blocks in JSON
+
+
+def test_twilio_account_sid_alone_is_kept_and_its_auth_token_goes():
+    sid, token = twilio_sid("AC"), random_token(11, 32, HEX)
+    for text in (f"account {sid} is active", f"account_sid = '{sid}'",
+                 f"GET https://api.twilio.com/2010-04-01/Accounts/{sid}/Messages.json"):
+        assert redact(text) == text                     # an account SID identifies, it opens nothing
+    assert redact(f'Client("{sid}", "{token}")') == f'Client("{sid}", "{M("twilio-key")}")'
+    assert redact(f"{sid}:{token}") == f"{sid}:{M('twilio-key')}"
+    assert redact(f"TWILIO_AUTH_TOKEN={token}") == "TWILIO_AUTH_TOKEN=" + M("twilio-key")
+
+
+def test_twilio_api_key_sid_goes_with_its_secret():
+    sk, secret, sid = twilio_sid("SK"), random_token(12, 32), twilio_sid("AC", 8)
+    out = redact(f"client = Client('{sk}', '{secret}', '{sid}')")
+    assert out == "client = Client('" + M("twilio-key") + f"', '{sid}')"   # the SID and its secret
+    assert sk not in out and secret not in out
+    assert redact(f"key {sk}") == "key " + M("twilio-key")
+    assert redact("TWILIO_API_SECRET=" + secret) == "TWILIO_API_SECRET=" + M("twilio-key")
+
+
+def test_sendgrid_and_mailgun_shapes_and_their_look_alikes():
+    sg = "SG" + "." + random_token(1, 22, B64URL) + "." + random_token(2, 43, B64URL)
+    assert redact(f"SENDGRID_API_KEY={sg}") == "SENDGRID_API_KEY=" + M("sendgrid-key")
+    assert redact(f"curl -H 'Authorization: Bearer {sg}' https://api.sendgrid.com/v3/mail/send") == \
+        "curl -H 'Authorization: Bearer " + M("sendgrid-key") + "' https://api.sendgrid.com/v3/mail/send"
+    hex32 = random_token(3, 32, HEX)
+    assert redact("key" + "-" + hex32) == M("mailgun-key")
+    new_style = f"{hex32}-{random_token(4, 8, HEX)}-{random_token(5, 8, HEX)}"
+    assert redact(f"mg key {new_style}") == "mg key " + M("mailgun-key")
+    assert redact(f"MAILGUN_SIGNING_KEY={random_token(6, 40)}") == "MAILGUN_SIGNING_KEY=" + M("mailgun-key")
+    for text in ("MSG.CONFIG.load() and SG.Group are names",
+                 "pubkey-" + hex32,                     # Mailgun's public validation key
+                 "a key-value store; the key-1 entry; monkey-patching",
+                 "uuid 123e4567-e89b-12d3-a456-426614174000 and " + hex32 + "-v2-final"):
+        assert redact(text) == text
+
+
+def test_google_service_account_json_on_one_line():
+    body = "\\n".join(random_token(i, 64, B64) for i in range(5))
+    sa = {"type": "service_account", "project_id": "demo-project",
+          "private_key": "-----BEGIN PRIVATE KEY-----\n" + body.replace("\\n", "\n")
+                         + "\n-----END PRIVATE KEY-----\n",
+          "client_email": "bot@demo-project.iam.gserviceaccount.com", "client_id": "1234567890"}
+    line = json.dumps(sa)                              # the key's newlines are \n escapes
+    out = redact(line)
+    assert "PRIVATE KEY" not in out and random_token(2, 64, B64)[:16] not in out
+    parsed = json.loads(out)                           # still one valid JSON line
+    assert parsed["private_key"].strip() == M("private-key")
+    assert parsed["client_email"] == sa["client_email"] and parsed["project_id"] == "demo-project"
+    assert redact_obj(sa)["private_key"].strip() == M("private-key")
+
+
+def test_pgp_armored_private_key_block():
+    block = ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\n"
+             + "\n".join(random_token(i, 64, B64) for i in range(4))
+             + "\n=" + random_token(9, 4, B64) + "\n-----END PGP PRIVATE KEY BLOCK-----")
+    out = redact(f"gpg --export-secret-keys:\n{block}\ndone")
+    assert out == "gpg --export-secret-keys:\n" + M("private-key") + "\ndone"
+    assert redact("-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQIN\n-----END PGP PUBLIC KEY BLOCK-----") == \
+        "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQIN\n-----END PGP PUBLIC KEY BLOCK-----"
+
+
+# --------------------------------------------------------------------------------------------
+# The high-entropy fallback: NAME = <random token> under any name
+#
+# Policy (see redact.py): the whole value of an assignment, 24-256 token characters, letters and
+# a digit (both cases under 32 characters), random in shape (class changes, few word-like runs,
+# entropy); never hex/UUIDs/digests, paths, URLs, dotted names, well-known id prefixes, base64
+# of prose, nor a value stored under an id/digest/signature/public-key name.
+
+
+@pytest.mark.parametrize("n, alphabet, at_least", [
+    (24, ALNUM, 0.95), (32, ALNUM, 0.98), (40, ALNUM, 0.99), (40, B64, 0.99), (44, B64URL, 0.99),
+    (64, ALNUM, 0.99), (40, string.ascii_lowercase + string.digits, 0.93),
+    (64, string.ascii_uppercase + string.digits, 0.97)])
+def test_entropy_fallback_catches_random_tokens(n, alphabet, at_least):
+    rng = random.Random(n * 31 + len(alphabet))
+    tokens = ["".join(rng.choice(alphabet) for _ in range(n)) for _ in range(400)]
+    caught = 0
+    for i, tok in enumerate(tokens):
+        text = ["UPSTREAM={t}", '"upstream": "{t}"', "upstream: {t}"][i % 3].format(t=tok)
+        out = redact(text)
+        if tok not in out:
+            assert M("generic-secret") in out
+            caught += 1
+    assert caught / len(tokens) >= at_least, caught
+
+
+def test_entropy_fallback_keeps_the_name_and_stays_inside_json():
+    tok = random_token(21)
+    line = json.dumps({"message": {"content": f"set UPSTREAM={tok} and retry\nnext: {tok}"}})
+    out = redact(line)
+    assert tok not in out and json.loads(out)["message"]["content"] == \
+        f"set UPSTREAM={M('generic-secret')} and retry\nnext: {M('generic-secret')}"
+
+
+ENTROPY_KEEPS = [
+    "commit: 3f786850e387550fdab836ed7e6dc881de23001b",
+    "request_id=123e4567-e89b-12d3-a456-426614174000",
+    "digest: sha256:" + "a3f1" * 16,
+    '"integrity": "sha512-Tpp60P6IUJDTuOq/5Z8cdskzJujfwqfOTkrwIwj7IRISpnkJnT6SyJ4PCPnGMoFjC9ddhal5KVIYtAt97ix05A=="',
+    "golang.org/x/text v0.3.0 h1:g61tztE5qeGQ89tm6NTjjM9VPIm088od1l6aSorWRWG=",
+    "path: /home/User/Projects/MyApp2/src/components/Button.tsx",
+    "url = https://github.com/AbC9xYz2/Repo-Name_01/blob/main/src/Example2File.ts",
+    'config = {"model": "claude-sonnet-4-20250514", "version": "1.2.3-alpha.1+build.20250804"}',
+    "color: #1a2B3c; background: rgba(12, 34, 56, 0.5)",
+    "handler = AbstractSingletonProxyFactoryBean2",
+    "logger: lessonloop.safety.redact.RedactorFactory",
+    "name = test_redact_entropy_2024_v3_final_Edition",
+    '{"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "tool_use_id": "toolu_01A09q90qw90lq917835lq9X"}',
+    '"requestId": "req_011CRnAbCdEfGh12345678Xy"',
+    '"uuid": "' + random_token(5) + '", "parentUuid": "' + random_token(6) + '"',
+    '"signature": "' + random_token(7, 120, B64) + '"',
+    "public_key: " + random_token(8, 44, B64),
+    "etag=" + random_token(9, 32),
+    '"data": "' + base64.b64encode(b"This is ordinary prose, not a key at all.").decode() + '"',
+    '"data": "' + random_token(10, 3000, B64) + '"',         # image bytes are no secret
+    "image: ghcr.io/owner/app@sha256:" + "0f" * 32,
+    "arn = arn:aws:iam::123456789012:role/MyDeployRole2025",
+    "timestamp: 2025-08-04T12:34:56.789Z",
+    "x = someObject.someProperty.anotherValue2",
+    "token_count = 4096",
+]
+
+
+@pytest.mark.parametrize("text", ENTROPY_KEEPS)
+def test_entropy_fallback_leaves_ids_digests_paths_and_code(text):
+    assert redact(text) == text
+
+
+def test_a_transcript_line_without_secrets_is_left_alone():
+    line = json.dumps({
+        "parentUuid": "ba2fd4a7-b0f6-47c8-abf6-8c8557dcaf50", "isSidechain": False,
+        "cwd": "/home/dev/projects/lessonloop", "sessionId": "6513270e-269e-4d37-a2a7-4de452e6b438",
+        "version": "1.0.83", "gitBranch": "feature/entropy-fallback-2", "type": "assistant",
+        "requestId": "req_011CRnAbCdEfGh12345678", "timestamp": "2025-08-04T12:39:17.945Z",
+        "message": {"id": "msg_01XFDUDYJgAACzvnptvVoYEL", "model": "claude-sonnet-4-20250514",
+                    "content": [{"type": "tool_use", "id": "toolu_01HyVD2sCkCQ1OWfaBg8oasa",
+                                 "name": "Bash", "input": {"command": "pytest -q tests"}},
+                                {"type": "text", "text": "def login(user: str, password: str) -> str:\n"
+                                 "    token = get_token(user, password)\n    return token\n"}],
+                    "usage": {"input_tokens": 4, "cache_creation_input_tokens": 7012,
+                              "cache_read_input_tokens": 13860, "output_tokens": 1}}})
+    assert redact(line) == line
+
+
+# --------------------------------------------------------------------------------------------
+# Transcript text is JSON: values stop at escapes, JSON lines stay valid
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("x(token=token)\n  File", "x(token=token)\n  File"),
+    ("password=hunter2\nnext", f"password={M('password')}\nnext"),
+    ('TOKEN=abc123" x', f'TOKEN={M("generic-secret")}" x'),
+    ("a\tpassword: s3cret\tb", f"a\tpassword: {M('password')}\tb"),
+    ("password: hunter2\nuser: bob", f"password: {M('password')}\nuser: bob"),
+    ("x\tapi_key=abc123def", f"x\tapi_key={M('generic-secret')}"),
+    ("x\naccess_key: abc123def", f"x\naccess_key: {M('generic-secret')}"),
+    ("db:\n  password: correct horse battery\n  host: x", f"db:\n  password: {M('password')}\n  host: x"),
+    ('Authorization: Digest username="bob", response="6629fae49393a05397450978507c4ef1"\nnext',
+     f"Authorization: Digest {M('authorization-header')}\nnext"),
+    ("curl -u admin:hunter2\nls", f"curl -u admin:{M('basic-auth')}\nls"),
+    ('token: str = "abc123"', f'token: str = "{M("generic-secret")}"'),
+    ('requests.get(url, auth=("bob", "pass123"))', f'requests.get(url, auth=("bob", "{M("generic-secret")}"))'),
+    ('curl -u "admin:hunter2" https://x', f'curl -u "admin:{M("basic-auth")}" https://x'),
+    ('def f(password: str) -> None:\n    x = "hello world"', 'def f(password: str) -> None:\n    x = "hello world"'),
+])
+def test_values_in_json_escaped_text(content, expected):
+    line = json.dumps({"c": content})
+    out = redact(line)
+    assert json.loads(out) == {"c": expected}, out
+
+
+def test_a_key_name_inside_base64_is_no_key():
+    blob = "K9loCq/Bndwk6dV6uj/HN9BJD1IjXoMrMH8T1YfX0InKQXire1iOTOOxrHyPwdJSY1rbNPc0vPYY4Uj4SHjETH=="
+    line = json.dumps({"c": f'"integrity": "sha512-{blob}",\n      "dev": true'})
+    assert redact(line) == line
+
+
+# --------------------------------------------------------------------------------------------
 # False positives: all of these stay exactly as they are
 
 UNCHANGED = [
@@ -366,6 +587,20 @@ UNCHANGED = [
     "Invalid Token: expected string",
     "It works offline with no API key: the default `local` provider is used.",
     "show_password: true",
+    # from the issue: code, logs, digests and ids survive
+    "token = get_token()",
+    "password: str",
+    'api_key=os.environ["X"]',
+    "3f786850e387550fdab836ed7e6dc881de23001b Fix token refresh (#42)",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b\nAuthor: Dev <dev@example.com>\n\n    Rotate the API key",
+    'Traceback (most recent call last):\n  File "/app/auth.py", line 12, in login\n'
+    "    token = client.fetch_token(password=password)\nKeyError: 'token'",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "eyJhbGciOiJIUzI1NiJ9.bm90IGEgand0",
+    "The password field must hold at least 12 characters; tokens expire after an hour.",
+    "for (const [key, value] of Object.entries(tokens)) console.log(key, value);",
+    "Passed: 12  Failed: 0  Author: Jane",
+    "MAX_TOKENS = 4096\nTOKENIZER_NAME = 'cl100k_base'",
 ]
 
 
@@ -486,6 +721,16 @@ def test_the_line_by_line_prefilter_never_skips_a_finding(text):
         assert _may_hold_secret("seen before\n" + text)
 
 
+def test_a_prompt_seen_before_is_looked_up_line_by_line():
+    module = importlib.import_module("lessonloop.safety.redact")   # (the package exports the function)
+    module._forget_lines()
+    lines = [f"step {i}: keep the score above {i * 3} and explain why" for i in range(40)]
+    prompt = "\n".join(lines[:20] + ["max_tokens: 4096"] + lines[20:])
+    assert redact(prompt) == prompt
+    assert all(module._recall(line) is not None for line in prompt.split("\n"))
+    assert redact(prompt.replace("step 7:", "step seven:")) == prompt.replace("step 7:", "step seven:")
+
+
 # --------------------------------------------------------------------------------------------
 # Truncation: redaction runs first, so cutting never reveals a prefix
 
@@ -567,6 +812,20 @@ def test_redact_obj_nested():
     assert redact_obj(out) == out
 
 
+def test_redact_obj_vendor_names_and_random_values():
+    tok = random_token(31)
+    value = {"twilio_auth_token": random_token(32, 32, HEX), "SENDGRID_API_KEY": "x" * 3 + "abc12345",
+             "mailgun": {"signing_key": random_token(33)}, "upstream": tok, "sessionId": tok,
+             "sha": "3f786850e387550fdab836ed7e6dc881de23001b", "note": "a plain sentence"}
+    out = redact_obj(value)
+    assert out["twilio_auth_token"] == M("twilio-key")
+    assert out["SENDGRID_API_KEY"] == M("sendgrid-key")
+    assert out["mailgun"]["signing_key"] == M("generic-secret")
+    assert out["upstream"] == M("generic-secret")          # the high-entropy fallback
+    assert out["sessionId"] == tok                          # an id by its name
+    assert out["sha"] == value["sha"] and out["note"] == "a plain sentence"
+
+
 def test_redact_obj_leaves_non_secret_values_under_ambiguous_keys():
     logprobs = {"token": "Hello", "logprob": -0.31, "top": [{"token": " world", "logprob": -1.2}]}
     assert redact_obj(logprobs) == logprobs
@@ -620,6 +879,17 @@ PATHOLOGICAL = {
     "signatures": "?sig=" * 10_000,
     "key-words": "api_key api_key=" * 3_000,
     "long-value": "password=" + "p" * 50_000,
+    "sendgrid-heads": "SG." * 16_000,
+    "mailgun-heads": "key-" * 12_000,
+    "mailgun-dashes": ("-" + "a" * 8) * 5_000,
+    "twilio-sids": ("AC" + "a" * 32 + ", ") * 1_400,
+    "entropy-colons": ("k: " + "Ab1" * 10 + " ") * 1_500,
+    "entropy-equals": ("a=" + "Zq9" * 9 + "&") * 1_700,
+    "json-escapes": "password=" + "\\n" * 20_000,
+    "unterminated-json": '{"c": "password = \'' + "a\\\"" * 12_000,
+    "base64-keys": ("/Pwd" + "Ab1" * 8) * 1_500 + "==",
+    "key-words-tokens": "input_tokens output_tokens " * 2_000,
+    "blank-prefix": " " * 400_000 + "password: hunter2",
 }
 
 

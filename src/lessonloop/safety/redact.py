@@ -4,22 +4,37 @@
 first step of admission (DESIGN §6) and runs before anything is persisted (DESIGN §8.1), always
 *before* truncation, so a secret cut short later can never leave a readable prefix behind.
 
+Families: provider and vendor tokens by their shape (Anthropic, OpenAI, GitHub, GitLab, Slack,
+Stripe, SendGrid, Mailgun, Twilio, npm, PyPI, Hugging Face, Google, AWS), webhooks (Slack,
+Discord, Teams), Sentry DSNs, JWTs, private-key blocks (PEM, OpenSSH, EC, PGP; also inside one
+JSON line), credentials in URLs, Authorization/Bearer/Basic/curl -u credentials, signed URLs,
+secrets under secret-looking names (``password: x``, ``"api_key": "x"``, ``--token x``) and a
+high-entropy fallback: a random-looking token assigned under any other name (see
+_looks_random for what counts, and what never does: ids, digests, UUIDs, paths, code).
+
 How it stays fast and linear:
-- every rule is anchored on a literal ("needle"); needles are found with ``str.find`` /
-  ``bytes.find`` (C speed, about 30 scans of the text in all) and a regex is only ``match``-ed
-  at those positions; case-insensitive needles are searched in an ASCII-lowered byte copy of
-  the text whose positions map 1:1 onto the text;
+- every rule is anchored on a literal ("needle") or a regex that starts with one; a prefilter
+  finds which needles occur at all (C-speed substring and literal searches, about 30 scans of
+  the text) and the full pass skips every rule whose needles do not, so ordinary text costs
+  little and text without any needle is returned as it is; lines seen before (prompts repeat
+  theirs) cost a dictionary lookup;
+- a regex is only ``match``-ed at needle positions; case-insensitive needles are searched in a
+  lowered copy of the text whose positions map 1:1 onto the text;
 - every repetition is bounded or possessive, and rules whose regions can be long (PEM blocks,
   key names, values) skip hits inside a region already examined, so no input is quadratic.
 
 Overlapping findings are merged into one span named after the most specific family (the order
-of ``FAMILIES``). A pass is repeated until nothing changes (normally one extra, cheap pass), so
-``redact(redact(x)) == redact(x)`` holds even when one secret hid the boundary of the next.
+of ``FAMILIES``). A pass is repeated until nothing changes (normally one extra pass, over the
+lines that hold new markers only), so ``redact(redact(x)) == redact(x)`` holds even when one
+secret hid the boundary of the next.
 
 Generic ``name = value`` secrets keep the name and lose the value. Values that are clearly not
 secrets are left: empty, null/None/true/false, placeholders (``<your-token>``, ``${VAR}``,
 ``***``), code (``get_password()``, ``os.environ["X"]``, ``settings.token``, a variable passed
 on as ``token=token``), type annotations (``password: str``) and markers already in place.
+Transcripts are JSON lines, so a value also ends at a ``\\n``, ``\\t`` or ``\\"`` escape and
+at the quote closing its JSON string: the other lines of the string survive and the JSON line
+stays valid.
 """
 
 from __future__ import annotations
@@ -27,8 +42,10 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import math
 import re
-from typing import Any, Callable, Iterator, NamedTuple
+from collections import Counter
+from typing import Any, Callable, NamedTuple
 
 __all__ = ["FAMILIES", "MARKER_RE", "find_secrets", "marker", "redact", "redact_obj"]
 
@@ -44,6 +61,9 @@ FAMILIES: tuple[str, ...] = (
     "teams-webhook",
     "slack-token",
     "stripe-key",
+    "sendgrid-key",
+    "mailgun-key",
+    "twilio-key",
     "npm-token",
     "pypi-token",
     "huggingface-token",
@@ -96,49 +116,70 @@ def _has_upper_and_lower(s: str) -> bool:
     return any(c.isupper() for c in s) and any(c.islower() for c in s)
 
 
-def _finds(hay: str | bytes, needle: str | bytes) -> Iterator[int]:
-    i = hay.find(needle)
-    while i != -1:
-        yield i
-        i = hay.find(needle, i + 1)
-
-
 class _Scan:
-    """One pass's view of the text: the text, an ASCII-lowered byte copy (same positions) for
+    """One pass's view of the text: the text, a lowered copy (same positions) for
     case-insensitive needles, and which needles are known to be absent.
 
-    A needle found nowhere in one pass cannot appear in the next unless it occurs inside a
+    ``skip`` holds the needles known to be absent before the pass starts: those the prefilter
+    did not find in the text, and in a confirming pass those the first pass found nowhere. A
+    needle found nowhere in one pass cannot appear in the next unless it occurs inside a
     marker: no needle contains "[" or "]", so an occurrence after replacement lies either inside
     a marker or wholly inside text that was already there. The confirming pass therefore only
     rescans needles that occurred (or that markers contain).
     """
 
-    __slots__ = ("text", "low", "skip", "absent")
+    __slots__ = ("text", "_low", "skip", "absent", "known")
 
-    def __init__(self, text: str, skip: frozenset = frozenset()):
+    def __init__(self, text: str, skip: frozenset = frozenset(), low: str | None = None,
+                 known: dict | None = None):
         self.text = text
-        self.low = text.encode("ascii", "replace").lower()   # one byte per character
+        self._low = low
         self.skip = skip
         self.absent: set = set()
+        self.known = known            # positions of needles, found by the prefilter
+
+    @property
+    def low(self) -> str | bytes:
+        """The text lowered with one character per character: ``str.lower()`` when the text is
+        ASCII, else its ASCII-lowered bytes (anything else becomes "?")."""
+        if self._low is None:
+            self._low = (self.text.lower() if self.text.isascii()
+                         else self.text.encode("ascii", "replace").lower())
+        return self._low
 
     def hits(self, needle: str | bytes) -> list[int]:
         """Positions of ``needle``: a str is searched in the text, bytes in the lowered copy."""
         if needle in self.skip:
+            return []
+        if self.known and needle in self.known:
+            return self.known[needle]
+        if needle.__class__ is str:
+            hay = self.text
+        else:
+            hay = self.low
+            if hay.__class__ is str:
+                needle = _AS_STR[needle]
+        i = hay.find(needle)
+        if i == -1:
             self.absent.add(needle)
             return []
-        found = list(_finds(self.text if isinstance(needle, str) else self.low, needle))
-        if not found:
-            self.absent.add(needle)
+        found = [i]
+        i = hay.find(needle, i + 1)
+        while i != -1:
+            found.append(i)
+            i = hay.find(needle, i + 1)
         return found
 
     def matches(self, regex: re.Pattern) -> list[re.Match]:
         if regex in self.skip:
-            self.absent.add(regex)
             return []
         found = list(regex.finditer(self.text))
         if not found:
             self.absent.add(regex)
         return found
+
+    def next_skip(self) -> frozenset:
+        return (self.skip | self.absent) - _IN_MARKERS
 
 
 def _line_end(text: str, i: int) -> int:
@@ -147,8 +188,61 @@ def _line_end(text: str, i: int) -> int:
 
 
 def _line_prefix_blank(text: str, ks: int) -> bool:
-    """Only indentation (or a YAML list dash) before position ``ks`` on its line."""
-    return text[text.rfind("\n", 0, ks) + 1:ks].strip(" \t-") == ""
+    """Only indentation (or a YAML list dash) before position ``ks`` on its line (a ``\\n``
+    escape in JSON-escaped text starts a line too)."""
+    while True:                        # (256 characters at a time: a line can be long)
+        lo = max(0, ks - 256)
+        ls = text.rfind("\n", lo, ks) + 1 or lo
+        k = text.rfind("\\n", ls, ks)
+        if text[ls if k == -1 else k + 2:ks].strip(" \t-"):
+            return False
+        if k != -1 or ls != lo or lo == 0:
+            return True
+        ks = lo
+
+
+# JSON-escaped text (transcripts are JSON lines): a value never runs on over a \n, \r, \t or \"
+# escape, nor over the quote that closes the JSON string it sits in.
+_ESC_SAFE = re.compile(r"(?:[^\\]|\\[^nrt\"])*+")
+_ESC_NL_SAFE = re.compile(r"(?:[^\\\n]|\\[^nr\n])*+")
+_JSON_QUOTE = re.compile(r'\\.|"')
+
+
+def _escape_before(text: str, i: int) -> bool:
+    """Whether ``text[i]`` is the letter of a \\n, \\r or \\t escape (JSON-escaped text)."""
+    return (i > 0 and text[i - 1] == "\\" and text[i] in "nrt"
+            and not (i > 1 and text[i - 2] == "\\"))
+
+
+def _logical_line_start(text: str, i: int, limit: int) -> int:
+    """Start of the line holding ``i`` (after a newline or a \\n escape), at most ``limit``
+    characters back."""
+    lo = max(0, i - limit)
+    ls = text.rfind("\n", lo, i) + 1 or lo
+    k = text.rfind("\\n", ls, i)
+    return ls if k == -1 else k + 2
+
+
+def _esc_cut(v: str) -> str:
+    """``v`` up to its first \\n, \\r, \\t or \\" escape (or a trailing lone backslash)."""
+    return v[:_ESC_SAFE.match(v).end()] if "\\" in v else v
+
+
+def _value_limit(text: str, i: int) -> int:
+    """Where a value that runs "to the end of its line" from ``i`` ends: the line's end, or in
+    JSON-escaped text the first \\n or \\r escape, or the closing quote of the JSON string
+    that ``i`` is inside of."""
+    end = _line_end(text, i)
+    if text.find("\\", i, end) != -1:
+        end = _ESC_NL_SAFE.match(text, i, end).end()
+    if text.find('"', i, end) != -1:
+        ls = text.rfind("\n", 0, i) + 1
+        inside = sum(1 for q in _JSON_QUOTE.findall(text, ls, i) if q == '"') % 2
+        if inside:
+            for m in _JSON_QUOTE.finditer(text, i, end):
+                if m.group() == '"':
+                    return m.start()
+    return end
 
 
 def _url_back(text: str, s: int) -> int:
@@ -167,11 +261,15 @@ def _url_back(text: str, s: int) -> int:
 
 def _close_quote(text: str, start: int, quote: str) -> int:
     """Index of the closing ``quote`` on the same line (backslash escapes honoured), else the
-    line's end: a value whose closing quote was cut off is redacted to the end of its line."""
-    end = _line_end(text, start)
+    line's end: a value whose closing quote was cut off is redacted to the end of its line
+    (in JSON-escaped text, to the end of its JSON string: see _value_limit)."""
+    j = text.find(quote, start)
+    if j != -1 and text.find("\n", start, j) == -1 and (len(quote) == 2
+                                                       or text.find("\\", start, j) == -1):
+        return j                          # the common case, without a look at the whole line
     if len(quote) == 2:                                   # \" inside a JSON string
-        j = text.find(quote, start, end)
-        return end if j == -1 else j
+        return _value_limit(text, start)
+    end = _line_end(text, start)
     i = start
     while i < end:
         c = text[i]
@@ -181,7 +279,7 @@ def _close_quote(text: str, start: int, quote: str) -> int:
         if c == quote:
             return i
         i += 1
-    return end
+    return _value_limit(text, start)
 
 
 # --------------------------------------------------------------------------------------------
@@ -221,23 +319,34 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(None, re.compile(r"gh[pousr]_[A-Za-z0-9]{16,255}+"), "github-token", left=_ALNUM),
     _Rule("github_pat_", re.compile(r"github_pat_[A-Za-z0-9_]{20,255}+"), "github-token",
           left=_ALNUM),
-    _Rule(None, re.compile(r"gl(?:pat|ptt|dt|rt|cbt|ft|soat|oas|imt|agent)-[A-Za-z0-9_-]{16,255}+"
-                           r"(?:\.[A-Za-z0-9_-]{1,255}+){0,3}+"), "gitlab-token", left=_ALNUM),
+    _Rule(None, re.compile(r"gl(?:pat|ptt|dt|rt|cbt|ft|soat|oas|imt|agent|ffct|wt)-"
+                           r"[A-Za-z0-9_-]{16,255}+(?:\.[A-Za-z0-9_-]{1,255}+){0,3}+"),
+          "gitlab-token", left=_ALNUM),
+    _Rule("GR1348941", re.compile(r"GR1348941[A-Za-z0-9_-]{20,255}+"), "gitlab-token", left=_ALNUM),
     _Rule("hooks.slack.com/", re.compile(
         r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{8,400}+"),
         "slack-webhook", url_back=True),
     _Rule("discord", re.compile(
         r"discord(?:app)?\.com/api/(?:v\d{1,2}/)?webhooks/\d{5,30}+/[A-Za-z0-9_-]{8,200}+"),
         "discord-webhook", url_back=True),
-    _Rule(None, re.compile(r"x(?:ox(?:[abeoprs]|e\.xox[bp])|app-\d)-[A-Za-z0-9-]{10,300}+"),
-          "slack-token", left=_ALNUM),
+    _Rule("xox", re.compile(r"xox(?:[abeoprs]|e\.xox[bp])-[A-Za-z0-9-]{10,300}+"), "slack-token",
+          left=_ALNUM),
+    _Rule("xapp-", re.compile(r"xapp-\d-[A-Za-z0-9-]{10,300}+"), "slack-token", left=_ALNUM),
     _Rule("k_live_", re.compile(r"k_live_[A-Za-z0-9]{10,255}+"), "stripe-key"),
     _Rule("k_test_", re.compile(r"k_test_[A-Za-z0-9]{10,255}+"), "stripe-key"),
     _Rule("whsec_", re.compile(r"whsec_[A-Za-z0-9+/=]{10,255}+"), "stripe-key", left=_ALNUM),
+    # SendGrid: SG.<22>.<43> (base64url); a cut-off second part still counts from 8 characters.
+    _Rule("SG.", re.compile(r"SG\.(?P<body>[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{8,80}+)"),
+          _mixed_body("sendgrid-key"), left=_TOKCH | {"."}),
+    # Mailgun: key-<32 hex> (pubkey-... is the public validation key: not matched); the newer
+    # <32 hex>-<8 hex>-<8 hex> keys are matched by _MAILGUN below.
+    _Rule("key-", re.compile(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), "mailgun-key", left=_ALNUM),
     _Rule("npm_", re.compile(r"npm_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
           _mixed_body("npm-token"), left=_ALNUM),
     _Rule("pypi-AgE", re.compile(r"pypi-AgE[A-Za-z0-9_-]{16,1000}+"), "pypi-token", left=_ALNUM),
     _Rule("hf_", re.compile(r"hf_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
+          _mixed_body("huggingface-token"), left=_WORD),
+    _Rule("api_org_", re.compile(r"api_org_(?P<body>[A-Za-z0-9]{30,255}+)(?![_-])"),
           _mixed_body("huggingface-token"), left=_WORD),
     _Rule("AIza", re.compile(r"AIza[0-9A-Za-z_-]{20,255}+"), "google-api-key", left=_ALNUM),
     _Rule("GOCSPX-", re.compile(r"GOCSPX-[A-Za-z0-9_-]{16,255}+"), "google-oauth", left=_ALNUM),
@@ -250,6 +359,8 @@ _RULES: tuple[_Rule, ...] = (
         "jwt", left=_TOKCH | {"."}),
 )
 
+_RULE_TRIGGERS = tuple((rule.needle or rule.regex, rule) for rule in _RULES)
+
 # Stripe keys are sk_/rk_ + live_/test_: the needle starts one character in.
 _STRIPE_NEEDLES = ("k_live_", "k_test_")
 
@@ -258,9 +369,40 @@ _TEAMS = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.)?(?:webhook\.office|outlook\.offic
                     r"/webhook(?:b2)?/[A-Za-z0-9@._/-]{8,600}+")
 
 
+# Mailgun's newer private API keys, <32 hex>-<8 hex>-<8 hex>. Anchored on the "-" that ends the
+# 32 hex digits (a leading hex class would be tried at every hex digit of the text).
+_MAILGUN = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z])"
+                      r"(?<=(?<![0-9A-Za-z-])[0-9a-f]{32}-.{17})")
+
+# Twilio. An account SID (AC + 32 hex) identifies an account and is not a secret by itself; the
+# 32-hex auth token written right after it (Client("AC...", "<token>"), AC...:<token>) is. An
+# API key SID (SK + 32 hex) is half of a credential pair and only ever written next to its
+# secret, so it is redacted together with a 32-character secret that follows it. Auth tokens
+# and API secrets under their own names (TWILIO_AUTH_TOKEN=...) are caught by the key name.
+_TWILIO_PAIR = (r"(?![0-9A-Za-z])(?:(?:\\?[\"'`])?+[ \t]*+(?:[,:][ \t]*+)?+(?:\\?[\"'`])?+"
+                r"(?P<secret>%s)(?![0-9A-Za-z]))?")
+_TWILIO_AC = re.compile(r"AC(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[0-9a-f]{32}")
+_TWILIO_SK = re.compile(r"SK(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[A-Za-z0-9]{32}")
+
+
+def _vendor_pairs(sc: _Scan, out: list[Span]) -> None:
+    """Twilio SIDs with their secrets, Mailgun's newer keys."""
+    prio = _PRIO["twilio-key"]
+    for m in sc.matches(_TWILIO_AC):
+        if m.group("secret"):
+            out.append((m.start("secret"), m.end("secret"), prio))
+    for m in sc.matches(_TWILIO_SK):
+        out.append((m.start(), m.end(), prio))
+    for m in sc.matches(_MAILGUN):
+        out.append((m.start() - 32, m.end(), _PRIO["mailgun-key"]))
+
+
 def _token_rules(sc: _Scan, out: list[Span]) -> None:
     text = sc.text
-    for rule in _RULES:
+    skip = sc.skip
+    for trigger, rule in _RULE_TRIGGERS:
+        if trigger in skip:
+            continue
         left, regex = rule.left, rule.regex
         prev_end = -1       # a token right after another one of the same kind is not "inside a word"
         hits: list[int] | list[re.Match]
@@ -409,24 +551,28 @@ def _authorization(text: str, h: int, out: list[Span]) -> None:
     scheme = sm.group(1).lower() if sm else ""
     if scheme in _ONE_TOKEN_SCHEMES:
         cm = _CRED.match(text, sm.end(), end)
-        if cm and not _placeholder(cm.group()):
+        v = _esc_cut(cm.group()) if cm else ""
+        if v and not _placeholder(v):
             family = {"bearer": "bearer-token", "basic": "basic-auth"}.get(scheme, "authorization-header")
-            out.append((cm.start(), cm.end(), _PRIO[family]))
+            out.append((cm.start(), cm.start() + len(v), _PRIO[family]))
     elif scheme in _MULTI_SCHEMES:
+        if not quote:
+            end = _value_limit(text, j)
         s, e = sm.end(), len(text[:end].rstrip())
         if e > s and not _placeholder(text[s:e]):
             out.append((s, e, _PRIO["authorization-header"]))
     else:
         cm = _CRED.match(text, j, end)
-        if cm and not _placeholder(cm.group()):
-            v = cm.group()
+        v = _esc_cut(cm.group()) if cm else ""
+        if v and not _placeholder(v):
             if quote or (len(v) >= 8 and _has_digit(v)):
-                out.append((cm.start(), cm.end(), _PRIO["authorization-header"]))
+                out.append((cm.start(), cm.start() + len(v), _PRIO["authorization-header"]))
 
 
 _BEARER = re.compile(r"bearer[ \t]+([A-Za-z0-9._~+/-]{8,8192}+=*+)", re.I)
 _BASIC = re.compile(r"basic[ \t]+([A-Za-z0-9+/]{6,4096}+={0,2}+)(?![A-Za-z0-9+/=])", re.I)
-_CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)?([\"']?)([^\s:\"'@]{1,256}+):([^\s\"']{1,1024}+)\1")
+_CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'@\\]|\\[^\s\"']){1,256}+):"
+                        r"((?:[^\s\"'\\]|\\[^\s\"']){1,1024}+)\1")          # (\" in JSON too)
 _SIGNATURE = re.compile(r"(?:sig|[a-z0-9-]{0,20}signature)=([A-Za-z0-9%+/=._-]{16,4000}+)", re.I)
 
 
@@ -464,9 +610,9 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
             continue
         m = _CURL_USER.match(text, h)
         if m:
-            user, pw = m.group(2), m.group(3)
-            if not (user.isdigit() and pw.isdigit()) and not _placeholder(pw):
-                out.append((m.start(3), m.end(3), _PRIO["basic-auth"]))
+            user, pw = m.group(2), _esc_cut(m.group(3))
+            if pw and not (user.isdigit() and pw.isdigit()) and not _placeholder(pw):
+                out.append((m.start(3), m.start(3) + len(pw), _PRIO["basic-auth"]))
     # Signed URLs: Azure SAS sig=, X-Amz-Signature=, X-Goog-Signature=
     for needle in (b"sig=", b"signature="):
         for h in sc.hits(needle):
@@ -491,6 +637,7 @@ _KEY_WORDS_BEFORE_KEY = ("api", "access", "private", "session", "signing", "encr
 _KEYCH = _WORD | {".", "-"}
 _AFTER_KEY = frozenset("=:\"'`> \t]\\*_")          # what may follow a key name before its value
 _KEY_FWD = re.compile(r"[A-Za-z0-9_.-]{0,200}+")
+_KEY_RUN = re.compile(r"[A-Za-z0-9_.-]*+")
 _SEG = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 _PASSWORD_WORDS = ("password", "passwd", "passphrase", "passcode", "pwd")
@@ -503,6 +650,7 @@ _STRONG = frozenset({
 _STRONG_SUFFIX = ("password", "passwd", "passphrase", "passcode", "pwd", "secret", "token",
                   "apikey", "accesskey", "privatekey", "sessionkey", "secretkey", "authkey", "oauth")
 _STRONG_PREFIX = ("password", "passwd", "secret")
+_HAS_STRONG_WORD = re.compile("|".join(_STRONG_SUFFIX)).search
 _KEY_PAIRS = frozenset({"api", "access", "private", "session", "signing", "encryption", "master",
                         "secret", "auth", "client", "account"})
 _NOT_SECRET_AFTER = frozenset({
@@ -554,8 +702,9 @@ _STOPWORDS = frozenset({"to", "the", "a", "an", "and", "or", "with", "when", "if
 _VAR_NAMES = frozenset({"pw", "pwd", "tok", "key", "value", "val", "s", "x", "v"})
 _SEP = re.compile(r"[ \t]*(=>|:=|==|=|:(?!:))[ \t]*")
 _WS = re.compile(r"[ \t]+")
-_AUTH_PAIR = re.compile(r"\([ \t]*([\"'])[^\"'\n]{0,200}\1[ \t]*,[ \t]*([\"'])([^\"'\n]{1,500})\2[ \t]*\)")
-_NETRC = re.compile(r"(?:^|\s)(?:machine|login|default)\s")
+_AUTH_PAIR = re.compile(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
+                        r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)")      # (\" in JSON too)
+_NETRC = re.compile(r"(?<!\S)(?:machine|login|default)\s")
 _UNQUOTED = re.compile(r"[^\s\"'`]{1,4096}+")
 _CUT = re.compile(r"[;&][A-Za-z_][\w.-]{0,100}=")
 _DEFAULT = re.compile(r"[^\n=]{0,200}?(?<![=!<>])=(?!=)[ \t]*")
@@ -564,10 +713,26 @@ _STR_PREFIX = re.compile(r"[rRbBuUfF]{1,2}(?=[\"'])")
 _TRAIL = ".,;:)]}>"
 
 
+_VENDOR_FAMILIES = {"twilio": "twilio-key", "sendgrid": "sendgrid-key", "mailgun": "mailgun-key"}
+_VENDOR_KEY_NAMES = tuple(_VENDOR_FAMILIES)
+
+
+def _vendor_family(seg: str) -> str:
+    return next(f for v, f in _VENDOR_FAMILIES.items() if seg.startswith(v))
+
+
 def _placeholder(v: str) -> bool:
+    return _short_placeholder(v) if len(v) <= 64 else _is_placeholder(v)
+
+
+def _is_placeholder(v: str) -> bool:
     return v.lower() in _NON_SECRET_VALUES or _PLACEHOLDER.fullmatch(v) is not None
 
 
+_short_placeholder = functools.lru_cache(maxsize=4096)(_is_placeholder)
+
+
+@functools.lru_cache(maxsize=4096)
 def _classify(key: str) -> str | None:
     """Family for a secret-looking key name, or None when the name is not a secret's."""
     segs = [s.lower() for s in _SEG.findall(key)]
@@ -599,6 +764,9 @@ def _classify(key: str) -> str | None:
         return "azure-storage-key"
     if "cf" in segs or any(s.startswith("cloudflare") for s in segs):
         return "cloudflare-token"
+    for s in segs:
+        if s.startswith(_VENDOR_KEY_NAMES):                # TWILIO_AUTH_TOKEN, SENDGRID_API_KEY
+            return _vendor_family(s)
     if "secretaccesskey" in joined:
         return "aws-secret-key"
     s = segs[idx]
@@ -633,8 +801,8 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         spaced = m.group(0)[0] in " \t" and m.group(0)[-1] in " \t"
         if text.startswith(("**", "__"), j) and text[j + 2:j + 3] in (" ", "\t"):
             j = _WS.match(text, j + 2).end()
-    elif key.lower() in ("password", "passwd") and _NETRC.search(
-            text, text.rfind("\n", 0, ks) + 1, ks) and _WS.match(text, i):
+    elif key.lower() in ("password", "passwd") and _WS.match(text, i) and _NETRC.search(
+            text, _logical_line_start(text, ks, 256), ks):
         m = _WS.match(text, i)                         # .netrc: machine h login u password p
         sep, j, spaced = " ", m.end(), False
     elif key.startswith("-"):                          # --password hunter2
@@ -664,37 +832,41 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
             return tm.span(3)
         return None                                    # a structure: its own keys speak for it
     um = _UNQUOTED.match(text, j)
-    if not um:
+    raw = _esc_cut(um.group()) if um else ""
+    if not raw:
         return None
-    raw = um.group()
+    rend = j + len(raw)
     if raw.startswith(_TEMPLATE_START) or _placeholder(raw):
         return None                                    # ${{ secrets.X }}, {{ .Values.x }}, $(cmd)
     if (sep == ":" and raw.isalpha() and raw.islower() and key.replace(" ", "").isalpha()
-            and not quoted_key and text[um.end():um.end() + 1] == " "
-            and text[um.end() + 1:um.end() + 2].isalpha() and not _line_prefix_blank(text, ks)):
+            and not quoted_key and text[rend:rend + 1] == " "
+            and text[rend + 1:rend + 2].isalpha() and not _line_prefix_blank(text, ks)):
         return None                                    # prose: "invalid token: expected string"
     if sep == ":" and raw in _BLOCK:                   # YAML block scalar: the indented lines
-        return _yaml_block(text, ks, um.end())
+        return _yaml_block(text, ks, rend)
     if sep == ":" and _TYPE_START.match(raw) and (raw.lower().rstrip(",;:=)") in _TYPE_WORDS
                                                    or not raw[0].islower() or "[" in raw or "|" in raw):
-        dm = _DEFAULT.match(text, um.end())            # token: str = "abc"  -> the default
-        return _default_span(text, dm.end()) if dm and dm.end() < n else None
+        dm = _DEFAULT.match(text, rend)                # token: str = "abc"  -> the default
+        if not dm or dm.end() >= n or "\\n" in text[rend:dm.end()] or "\\r" in text[rend:dm.end()]:
+            return None                                # (nor from the next line of JSON text)
+        return _default_span(text, dm.end())
     if sep == " " and (raw.startswith("-") or raw.lower() in _STOPWORDS):
         return None
     v = raw
-    cm = _CUT.search(v)
-    if cm:
-        v = v[:cm.start()]                             # Password=x;Database=y  /  ?token=x&user=y
+    if ";" in v or "&" in v:
+        cm = _CUT.search(v)
+        if cm:
+            v = v[:cm.start()]                         # Password=x;Database=y  /  ?token=x&user=y
     stripped = v.rstrip(_TRAIL)
     trailing, v = v[len(stripped):], stripped
-    if not v or _placeholder(v) or v.lower() in _CODE_WORDS:
+    if not v or (v != raw and _placeholder(v)) or v.lower() in _CODE_WORDS:
         return None
     if _CALL.match(raw) or _ATTR_CHAIN.fullmatch(v.rstrip("!")):
         return None                                    # get_password(), os.environ[...], cfg.pw
     if _IDENT.fullmatch(v) and (spaced or trailing[:1] in (",", ")")):
         lv = v.lower()
         if ("_" in v or lv == key.lower().strip("-") or lv in _VAR_NAMES
-                or any(w in lv for w in _STRONG_SUFFIX)):
+                or _HAS_STRONG_WORD(lv)):
             return None                                # password = password: a variable
     if key.lower().strip("-") in ("pwd", "oldpwd") and v[:1] in ("/", "~", "."):
         return None                                    # the shell's working directory
@@ -702,7 +874,7 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return None                                    # "pass: 3  fail: 1" is a count
     end = j + len(v)
     if family == "password" and sep == ":" and _line_prefix_blank(text, ks):
-        end = len(text[:_line_end(text, j)].rstrip())  # "password: correct horse battery"
+        end = len(text[:_value_limit(text, j)].rstrip())   # "password: correct horse battery"
     return (j, end)
 
 
@@ -712,15 +884,16 @@ def _default_span(text: str, j: int) -> tuple[int, int] | None:
     if pm:
         j = pm.end()
     c = text[j]
-    if c in _QUOTES:
-        end = _close_quote(text, j + 1, c)
-        v = text[j + 1:end]
-        return (j + 1, end) if v and not _placeholder(v) else None
+    if c in _QUOTES or (c == "\\" and text[j + 1:j + 2] in ("\"", "'")):
+        quote = text[j:j + 2] if c == "\\" else c
+        start = j + len(quote)
+        end = _close_quote(text, start, quote)
+        v = text[start:end]
+        return (start, end) if v and not _placeholder(v) else None
     um = _UNQUOTED.match(text, j)
-    if not um:
-        return None
-    v = um.group().rstrip(_TRAIL)
-    if (not v or _placeholder(v) or _CALL.match(um.group()) or _ATTR_CHAIN.fullmatch(v)
+    raw = _esc_cut(um.group()) if um else ""
+    v = raw.rstrip(_TRAIL)
+    if (not v or _placeholder(v) or _CALL.match(raw) or _ATTR_CHAIN.fullmatch(v)
             or _IDENT.fullmatch(v)):
         return None
     return (j, j + len(v))
@@ -743,21 +916,83 @@ def _yaml_block(text: str, ks: int, after: int) -> tuple[int, int] | None:
     return None if last is None else (first, last)
 
 
-def _key_hit_ok(low: bytes, h: int, needle: bytes) -> bool:
-    if needle != b"key":
-        return True
-    before = low[max(0, h - 14):h].rstrip(b"_- ").decode("ascii", "replace")
-    return before.endswith(_KEY_WORDS_BEFORE_KEY)
+_B64CH = _ALNUM | {"+", "/", "_", "-"}
+
+
+def _in_random_run(text: str, ks: int, ke: int) -> bool:
+    """Whether the key ``text[ks:ke]`` is part of a random base64 run (a digest, a blob)."""
+    i, lim = ks, max(0, ks - 200)
+    while i > lim and text[i - 1] in _B64CH:
+        i -= 1
+    run = text[i:ke].rstrip("=")
+    return len(run) >= 24 and _looks_random(run)
+
+
+def _key_hit_ok(text: str, h: int) -> bool:
+    """A "key" hit counts only after a word that makes it a secret's name (api key, ...)."""
+    return text[max(0, h - 14):h].lower().rstrip("_- ").endswith(_KEY_WORDS_BEFORE_KEY)
+
+
+# A hit whose word goes on into another word ("tokens", "passed", "author") cannot make its key
+# a secret's name: skipping it loses nothing, since every word that can (password, apikey,
+# credentials, ...) holds a needle of its own, and any hit in a key finds the same key.
+_WORD_TAIL = re.compile(r"[a-z]+")
+_UPPER_TAIL = re.compile(r"[A-Z]+")
+
+
+@functools.lru_cache(maxsize=1024)
+def _weak_word(word: str) -> bool:
+    return not (word in _STRONG or word.endswith(_STRONG_SUFFIX)
+                or (word.startswith(_STRONG_PREFIX) and not word.startswith("secretar"))
+                or word.startswith("authorization"))          # (see _authorization)
+
+
+def _weak_hit(text: str, h: int, size: int) -> bool:
+    e = h + size
+    c = text[e:e + 1]
+    if "a" <= c <= "z":
+        w = text[h:e]
+        if w.islower() or (w[0].isupper() and w[1:].islower()):
+            return _weak_word(w.lower() + _WORD_TAIL.match(text, e).group())
+    elif "A" <= c <= "Z":                              # TOKENS; TOKENSecret is TOKEN + Secret
+        w = text[h:e]
+        if w.isupper():
+            m = _UPPER_TAIL.match(text, e)
+            tail = m.group() if not ("a" <= text[m.end():m.end() + 1] <= "z") else m.group()[:-1]
+            return bool(tail) and _weak_word((w + tail).lower())
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_family(bare: str) -> str | None:
+    """_classify, except for Authorization (handled by _authorization)."""
+    return None if bare.lower().endswith("authorization") else _classify(bare)
 
 
 def _generic(sc: _Scan, out: list[Span]) -> None:
-    text, low = sc.text, sc.low
+    text = sc.text
     hits = []
     for needle in _KEY_NEEDLES:
-        hits.extend(h for h in sc.hits(needle) if _key_hit_ok(low, h, needle))
+        found = sc.hits(needle)
+        if found:
+            size = len(needle)
+            if needle == b"key":
+                hits += [h for h in found if _key_hit_ok(text, h) and not _weak_hit(text, h, 3)]
+            else:
+                word = _AS_STR[needle]
+                for h in found:
+                    e = h + size
+                    c = text[e:e + 1]
+                    if "a" <= c <= "z" and text.startswith(word, h):    # (the common case)
+                        if not _weak_word(word + _WORD_TAIL.match(text, e).group()):
+                            hits.append(h)
+                    elif not ("a" <= c <= "z" or "A" <= c <= "Z") or not _weak_hit(text, h, size):
+                        hits.append(h)
     if not hits:
         return
     hits.sort()
+    low = sc.low
+    authorization = _AS_STR[b"authorization"] if low.__class__ is str else b"authorization"
     n = len(text)
     done = -1
     for h in hits:
@@ -767,14 +1002,19 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
         done = ke
         if ke >= n or text[ke] not in _AFTER_KEY:
             continue                                   # no separator: prose, or a 200+ char run
-        if low.startswith(b"authorization", h):
+        if low.startswith(authorization, h):
             _authorization(text, h, out)
-        ks, lim = h, max(0, h - 200)
-        while ks > lim and text[ks - 1] in _KEYCH:
-            ks -= 1
-        if ks == lim and ks and text[ks - 1] in _KEYCH:
-            continue                                   # no real key is 200 characters long
-        if text.startswith(MARKER_PREFIX, ks - len(MARKER_PREFIX)):
+        ks = h - _KEY_RUN.match(text[max(0, h - 48):h][::-1]).end()   # the key's start
+        if h - ks == 48:
+            lim = max(0, h - 200)
+            while ks > lim and text[ks - 1] in _KEYCH:
+                ks -= 1
+            if ks == lim and ks and text[ks - 1] in _KEYCH:
+                continue                               # no real key is 200 characters long
+        if ks < h and ks and text[ks - 1] == "\\" and text[ks] in "nrt" and not (
+                ks > 1 and text[ks - 2] == "\\"):
+            ks += 1                                    # "\napi_key=..." in JSON: not "napi_key"
+        if ks >= 10 and text.startswith(MARKER_PREFIX, ks - 10):
             continue                                   # a family name inside a marker
         if ke - ks == 3 and ks >= 2 and text[ks - 1] == " " and text[ks - 2] in _LETTERS:
             w = ks - 1                                 # "API key: ...", "Secret key = ..."
@@ -782,12 +1022,16 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
                 w -= 1
             ks = w
         key = text[ks:ke]
-        bare = key.strip(".-")
-        if bare.lower().endswith("authorization"):
-            continue                                   # handled by _authorization
-        family = _classify(bare)
+        if text[ke] in " \t" and not key.startswith("-"):
+            j = _WS.match(text, ke).end()
+            c = text[j:j + 1]
+            if c != "=" and c != ":" and key.lower() not in ("password", "passwd"):
+                continue                               # prose: "the token expired"
+        family = _key_family(key.strip(".-"))
         if family is None:
             continue
+        if (ke - ks >= 24 or ks and text[ks - 1] in "+/") and _in_random_run(text, ks, ke):
+            continue                                   # "Pwd" inside base64: no key name
         span = _value_span(text, ks, ke, key, family)
         if span and span[1] > span[0]:
             out.append((span[0], span[1], _PRIO[family]))
@@ -795,22 +1039,143 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# High-entropy fallback: ``name = <random token>`` under any name
+#
+# A key name that says "secret" is handled above whatever the value. Under any other name a
+# value is redacted (as generic-secret) only when it is one random-looking token, which keeps
+# code, paths, URLs, ids, digests and prose intact. The candidate must be:
+# - the whole value of an assignment (=, :, :=, =>, JSON "key": "value", quoted or not),
+#   24 to 256 characters of [A-Za-z0-9+/_.~-] (and base64's = padding at the end);
+# - not hex (with . _ / - allowed: commit SHAs, UUIDs, digests, 0x...), not a path (/usr/...,
+#   ~/..., ./...), not the rest of a URL (//host/...), not a dotted attribute chain, not an id
+#   with a well-known prefix (msg_, toolu_, req_, call_, chatcmpl-, ...), not a digest with its
+#   algorithm (sha256-..., sha512-..., md5-..., go.sum's h1:...);
+# - made of letters and at least one digit, with upper and lower case letters when shorter than
+#   32 characters;
+# - random in its shape: the case/digit class changes between neighbouring characters at least
+#   0.6 times as often as independent characters with the same class mix would (identifiers,
+#   words and version strings change class far less often), at most 70% of the letters (80%
+#   for single-case tokens) in word-like runs (Foo, bar, BAZ), and a Shannon entropy of at
+#   least min(4.0, log2(len) - 0.9) bits per character (a 24-character sample cannot show much
+#   more than 4 bits, so a fixed 4.0 would miss a tenth of real 24-character keys);
+# - not base64 of readable text with spaces;
+# - and not stored under a name that says what it is when that is not a secret: *_id, uuid,
+#   sha, hash, digest, checksum, etag, integrity, signature, fingerprint, commit, nonce,
+#   public key, ... (secret names win: private_key_id is handled by the name rule).
+
+# How values that are not secrets start: the rest of a URL, a UUID, a path, an id with a
+# well-known prefix, a digest named by its algorithm.
+_NOT_SECRET_START = (
+    r"//|[0-9a-f]{8}-[0-9a-f]{4}-|(?:~|\.\.?)?/[A-Za-z]?[a-z]{2,}[0-9]?/"
+    r"|(?:msg|toolu|srvtoolu|req|call|chatcmpl|cmpl|file|run|thread|asst|batch|evt|cus|sub|prod"
+    r"|price|pi|pm|ch|txn|acct|org|user|proj|resp|fc|rs|step|vs|sess|conv|item|ftjob|img)[_-]"
+    r"|(?i:sha(?:1|224|256|384|512)|md5|h1|blake2[bs]?)[-_:=]")
+# (Two patterns, each starting with its literal separator: the regex engine then jumps from one
+# ":" or "=" to the next instead of trying the pattern at every character. The length is
+# checked before the exclusions, which most values never reach.)
+_ENTROPY_TAIL = (
+    r">?[ \t]*+(?:[rbuf]{0,2}\\?[\"'`])?+(?=[A-Za-z0-9+/_.~-]{24})"
+    r"(?=[a-z0-9+/_.~-]{0,255}+[A-Z]|[A-Za-z0-9+/_.~-]{32})"   # (under 32: needs upper case)
+    r"(?!" + _NOT_SECRET_START + r")"
+    r"([A-Za-z0-9+/_.~-]{24,256}+={0,3}+)(?=[\s\"'`\\,;)\]}&>|<]|$)")
+_ENTROPY_RES = (re.compile(":" + _ENTROPY_TAIL), re.compile("=" + _ENTROPY_TAIL))
+_ENTROPY_ID = re.compile(_NOT_SECRET_START)
+_HEXISH = re.compile(r"(?:0x)?[0-9a-fA-F._/-]+")
+_WORDY = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])")
+_CLASS_RUN = re.compile(r"U+|L+|D+")
+_ALNUM_RUN = re.compile(r"[ULD]+")
+_CLASS_OF = str.maketrans({**{c: "U" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
+                           **{c: "L" for c in "abcdefghijklmnopqrstuvwxyz"},
+                           **{c: "D" for c in "0123456789"}})
+_ENTROPY_SAFE_NAMES = frozenset({
+    "id", "ids", "uuid", "guid", "sha", "sha1", "sha256", "sha384", "sha512", "md5", "h1",
+    "hash", "hashes", "digest", "checksum", "etag", "integrity", "signature", "sig",
+    "fingerprint", "commit", "revision", "rev", "oid", "nonce", "iv", "public", "pub", "pubkey",
+    "publickey", "image", "thumbnail", "icon", "avatar",
+})
+
+
+def _looks_random(v: str) -> bool:
+    """Whether ``v`` (a candidate from _ENTROPY_RES) is a random token; see above."""
+    n = len(v)
+    if _HEXISH.fullmatch(v) or _ATTR_CHAIN.fullmatch(v):
+        return False
+    cls = v.translate(_CLASS_OF)
+    up, lo, dg = cls.count("U"), cls.count("L"), cls.count("D")
+    if not dg or not (up or lo) or (n < 32 and not (up and lo)):
+        return False
+    alnum = up + lo + dg
+    stretches = len(_ALNUM_RUN.findall(cls))
+    pairs = alnum - stretches
+    changes = len(_CLASS_RUN.findall(cls)) - stretches
+    expected = 1.0 - (up * up + lo * lo + dg * dg) / (alnum * alnum)
+    if pairs <= 0 or changes < 0.6 * expected * pairs:
+        return False
+    if sum(map(len, _WORDY.findall(v))) > (0.7 if up and lo else 0.8) * alnum:
+        return False
+    counts = Counter(v).values()
+    entropy = math.log2(n) - sum(c * math.log2(c) for c in counts) / n
+    if entropy < min(4.0, math.log2(n) - 0.9):
+        return False
+    return not _readable_base64(v)
+
+
+def _readable_base64(v: str) -> bool:
+    """Base64 (standard or URL-safe) of printable text with spaces: encoded prose, no key."""
+    if "." in v or "~" in v or ("-" in v or "_" in v) and ("+" in v or "/" in v):
+        return False
+    try:
+        raw = base64.b64decode(v + "=" * (-len(v) % 4),
+                               altchars=b"-_" if ("-" in v or "_" in v) else None, validate=True)
+        s = raw.decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return False
+    return " " in s and s.isprintable()
+
+
+@functools.lru_cache(maxsize=1024)
+def _entropy_safe_name(key: str) -> bool:
+    return key.lower() in _ENTROPY_SAFE_NAMES or any(s.lower() in _ENTROPY_SAFE_NAMES
+                                                     for s in _SEG.findall(key))
+
+
+def _entropy(sc: _Scan, out: list[Span]) -> None:
+    text = sc.text
+    prio = _PRIO["generic-secret"]
+    for m in sc.matches(_ENTROPY_RES[0]) + sc.matches(_ENTROPY_RES[1]):
+        if not _looks_random(m.group(1)):
+            continue
+        i, lim = m.start(), max(0, m.start() - 4)
+        while i > lim and text[i - 1] in " \t\"'`\\]":
+            i -= 1
+        k, lim = i, max(0, i - 100)
+        while k > lim and text[k - 1] in _KEYCH:
+            k -= 1
+        if k < i and _escape_before(text, k):
+            k += 1
+        if k < i and _entropy_safe_name(text[k:i]):
+            continue
+        out.append((m.start(1), m.end(1), prio))
+
+
+# --------------------------------------------------------------------------------------------
 # The pass, merging, and the public API
 
 
-def _collect(text: str, skip: frozenset = frozenset()) -> tuple[list[Span], frozenset]:
-    """One pass: merged spans, and what the next pass over the redacted text may skip."""
-    sc = _Scan(text, skip)
+def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
+             known: dict | None = None) -> tuple[list[Span], frozenset]:
+    """One pass: merged spans, and what the next pass over the redacted text may skip (when
+    there is one).
+    (``low``: ``text.lower()`` when already known and ``text`` is ASCII; ``known``: needle
+    positions in it.)"""
+    sc = _Scan(text, skip, low, known)
     found: list[Span] = []
-    _token_rules(sc, found)
-    _pem(sc, found)
-    _urls(sc, found)
-    _schemes(sc, found)
-    _generic(sc, found)
+    for step in _steps_for(skip):
+        step(sc, found)
     found = [f for f in found if f[1] > f[0] and not text.startswith(MARKER_PREFIX, f[0])]
-    next_skip = frozenset(sc.absent) - _IN_MARKERS
     if not found:
-        return found, next_skip
+        return found, _NOTHING                         # (no next pass)
+    next_skip = sc.next_skip()
     found.sort()
     merged = [found[0]]
     for s, e, p in found[1:]:
@@ -826,40 +1191,216 @@ def _collect(text: str, skip: frozenset = frozenset()) -> tuple[list[Span], froz
 _TRIGGERS: frozenset = frozenset(
     {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
     | {".com/webhook", "-----", "://", "-u", b"bearer", b"basic", b"sig=", b"signature="}
+    | {_TWILIO_AC, _TWILIO_SK, _MAILGUN, *_ENTROPY_RES}
     | set(_KEY_NEEDLES))
 
 
-# "-u" only counts at the start or after whitespace (``curl -u user:pass``, ``--user``): as a
-# regex it does not send every hyphenated word down the full scan.
-_STR_NEEDLES = tuple(sorted(n for n in _TRIGGERS if isinstance(n, str) and n != "-u"))
-_FOLDED_NEEDLES = tuple(sorted(n.decode() for n in _TRIGGERS if isinstance(n, bytes)))
-_NEEDLELESS = tuple(n for n in _TRIGGERS if isinstance(n, re.Pattern))
-_CURL_USER_FLAG = re.compile(r"(?:^|\s)--?u")
+# The steps of a pass, each with every trigger it looks for: a step none of whose triggers
+# occurs is not run.
+_PASS_STEPS = (
+    (_token_rules, frozenset({r.needle or r.regex for r in _RULES} | {".com/webhook"})),
+    (_vendor_pairs, frozenset({_TWILIO_AC, _TWILIO_SK, _MAILGUN})),
+    (_pem, frozenset({"-----"})),
+    (_urls, frozenset({"://"})),
+    (_schemes, frozenset({b"bearer", b"basic", "-u", b"sig=", b"signature="})),
+    (_generic, frozenset(_KEY_NEEDLES)),
+    (_entropy, frozenset(_ENTROPY_RES)),
+)
+assert frozenset().union(*(t for _, t in _PASS_STEPS)) == _TRIGGERS
+
+
+@functools.lru_cache(maxsize=256)
+def _steps_for(skip: frozenset) -> tuple:
+    return tuple(step for step, triggers in _PASS_STEPS if not triggers <= skip)
+
+
+# The prefilter: which triggers occur at all. A trigger that does not occur is skipped by the
+# full scan, and a text without any is returned untouched.
+# "-u" only counts at the start or after whitespace (``curl -u user:pass``, ``--user``), so
+# hyphenated words do not send a text down the full scan. Needles that can only match inside a
+# ".com/" URL are looked for only when the text has one, "key-" only with "key".
+_AS_STR = {n: n.decode() for n in (*_TRIGGERS, b"authorization") if isinstance(n, bytes)}
+_COM_NEEDLES = (".com/webhook", "hooks.slack.com/", "discord")
+# ``needle in text`` skips ahead by about the needle's length, so short needles are found
+# faster by the regex engine's literal search, and needles that start alike by one pattern.
+# A group that matches counts all its triggers as present (the scan then looks for each).
+_GH, _GL, _AKIA = (next(r.regex for r in _RULES if r.regex.pattern.startswith(p))
+                   for p in ("gh", "gl", "A(?:KIA"))
+_PRESENCE_IN_TEXT = (
+    ("-----", ("-----",)), ("://", ("://",)), ("eyJ", ("eyJ",)), ("hf_", ("hf_",)),
+    ("npm_", ("npm_",)), ("sk-", ("sk-",)), ("whsec_", ("whsec_",)), (r"ya29\.", ("ya29.",)),
+    (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC)),
+    (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941")),
+    (r"S(?:G\.|K[0-9a-f]{32})", ("SG.", _TWILIO_SK)),
+    (r"g(?:ithub_pat_|h[pousr]_|l(?:pat|ptt|dt|rt|cbt|ft|soat|oas|imt|agent|ffct|wt)-)",
+     ("github_pat_", _GH, _GL)),
+    (r"k_(?:live|test)_", ("k_live_", "k_test_")), (r"x(?:ox|app-)", ("xox", "xapp-")),
+    (r"api_org_", ("api_org_",)), (r"pypi-AgE", ("pypi-AgE",)), (_MAILGUN.pattern, (_MAILGUN,)),
+)
+_PRESENCE_IN_LOW = (
+    (r"b(?:earer|asic)", (b"bearer", b"basic")), (r"sig(?:=|nature=)", (b"sig=", b"signature=")),
+)
+# The key names' needles are found everywhere at once: the generic rule gets their positions.
+_KEY_FINDERS = tuple((r.search, r.finditer, n)
+                     for r, n in ((re.compile(re.escape(n.decode())), n) for n in _KEY_NEEDLES))
+_TEXT_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_TEXT)
+_LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
+assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
+        | frozenset(_COM_NEEDLES) | {"key-", "-u", *_ENTROPY_RES, *_KEY_NEEDLES}) == _TRIGGERS
+
+
+def _curl_user_flag(text: str) -> bool:
+    """Whether "-u" or "--u" occurs at the start or after whitespace (as _schemes wants it)."""
+    i = text.find("-u")
+    while i != -1:
+        j = i - 1 if i and text[i - 1] == "-" else i
+        if j == 0 or text[j - 1].isspace():
+            return True
+        i = text.find("-u", i + 2)
+    return False
+
+
+_NOTHING: frozenset = frozenset()
+
+
+def _scan_line(text: str) -> frozenset:
+    """The triggers that occur in ``text`` (bytes needles case-insensitively; needle-less
+    regexes that match; an entropy pattern only with a candidate that looks random). Substring
+    tests run at C speed, so ordinary text is returned without the full scan."""
+    return _scan_text(text)[0]
+
+
+def _scan_text(text: str) -> tuple[frozenset, str, dict]:
+    """_scan_line, the lowered text it used and the key needles' positions in it."""
+    low = text.lower()
+    found = []
+    known = {}
+    for search, finditer, needle in _KEY_FINDERS:
+        first = search(low)
+        if first:
+            found.append(needle)
+            known[needle] = [m.start() for m in finditer(low, first.start())]
+    for search, triggers in _LOW_SEARCHES:
+        if search(low):
+            found += triggers
+    for search, triggers in _TEXT_SEARCHES:
+        if search(text):
+            found += triggers
+    if ".com/" in text:
+        found += [n for n in _COM_NEEDLES if n in text]
+    if b"key" in found and "key-" in text:
+        found.append("key-")
+    if _curl_user_flag(text):
+        found.append("-u")
+    for r in _ENTROPY_RES:
+        m = r.search(text)                  # (most texts have no candidate at all)
+        while m:
+            if _looks_random(m.group(1)):
+                found.append(r)
+                break
+            m = r.search(text, m.end())
+    return (frozenset(found) if found else _NOTHING), low, known
+
+
+# Lines seen before (prompts repeat most of theirs between calls) cost a dictionary lookup.
+# Two generations stand in for an LRU cache: when the recent one is full it becomes the old one,
+# and a line found in the old one moves back into the recent one.
+_CACHED_LINE_CHARS = 2000   # with _LINE_CACHE_SIZE, bounds the cache's memory at a few megabytes
+_LINE_CACHE_SIZE = 4096
+_LINE_CACHE: dict[str, frozenset] = {}
+_LINE_CACHE_OLD: dict[str, frozenset] = {}
+_PER_LINE_CHARS = 65536     # a text with a trigger in it gets its lines cached up to this size
+
+
+def _remember(line: str, found: frozenset) -> None:
+    global _LINE_CACHE, _LINE_CACHE_OLD
+    if len(line) <= _CACHED_LINE_CHARS:
+        if len(_LINE_CACHE) >= _LINE_CACHE_SIZE:
+            _LINE_CACHE_OLD, _LINE_CACHE = _LINE_CACHE, {}
+        _LINE_CACHE[line] = found
+
+
+def _recall(line: str) -> frozenset | None:
+    found = _LINE_CACHE.get(line)
+    if found is None:
+        found = _LINE_CACHE_OLD.get(line)
+        if found is not None:
+            _remember(line, found)
+    return found
+
+
+def _forget_lines() -> None:
+    """Empty the line cache (benchmarks time cold runs)."""
+    _LINE_CACHE.clear()
+    _LINE_CACHE_OLD.clear()
+
+
+def _present(text: str) -> frozenset | set:
+    """The triggers that occur in ``text``.
+
+    No needle and no needle-less regex spans a newline, so what a text holds is the union of
+    what its lines hold: lines seen before are looked up, the others are scanned together.
+    """
+    return _present_low(text)[0]
+
+
+def _present_low(text: str) -> tuple[frozenset | set, str | None, dict | None]:
+    """_present, and ``text.lower()`` with the key needles' positions in it when they were
+    computed on the way."""
+    if "\n" not in text:
+        found = _recall(text)
+        if found is not None:
+            return found, None, None
+        found, low, known = _scan_text(text)
+        _remember(text, found)
+        return found, low, known
+    get, old = _LINE_CACHE.get, _LINE_CACHE_OLD.get
+    acc: set = set()
+    fresh = []
+    promote = []
+    for line in text.split("\n"):
+        found = get(line)
+        if found is None:
+            found = old(line)
+            if found is None:
+                fresh.append(line)
+                continue
+            promote.append((line, found))
+        if found:
+            acc.update(found)
+    for line, found in promote:
+        _remember(line, found)
+    low = known = None
+    if len(fresh) <= 4:
+        for line in fresh:
+            found = _scan_line(line)
+            _remember(line, found)
+            acc.update(found)
+    else:
+        joined = "\n".join(fresh)
+        found, low, known = _scan_text(joined)
+        acc.update(found)
+        if len(joined) != len(text):
+            low = known = None              # (positions in the joined lines, not in the text)
+        if not found:
+            for line in fresh:
+                _remember(line, _NOTHING)
+        elif len(joined) <= _PER_LINE_CHARS:  # a prompt, likely to come again: learn its lines
+            for line in fresh:
+                _remember(line, _scan_line(line))
+    return acc, low, known
+
+
+@functools.lru_cache(maxsize=1024)
+def _skip_for(present: frozenset) -> frozenset:
+    """The triggers a first pass skips: those that do not occur."""
+    return _TRIGGERS.difference(present)
 
 
 def _may_hold_secret(text: str) -> bool:
     """False when no pass could find anything: none of the needles occurs (bytes needles
-    case-insensitively) and no needle-less regex matches.
-
-    No needle and no needle-less regex spans a newline, so the test runs line by line, and a
-    line seen before (prompts repeat most of theirs between calls) costs a dictionary lookup.
-    """
-    return any(_line_may_hold_secret(line) if len(line) <= _CACHED_LINE_CHARS
-               else _scan_line(line) for line in text.split("\n"))
-
-
-_CACHED_LINE_CHARS = 2000  # bounds the cache's memory at a few megabytes
-
-
-def _scan_line(line: str) -> bool:
-    """Substring tests run at C speed, so ordinary text is returned without the full scan."""
-    if any(n in line for n in _STR_NEEDLES) or ("-u" in line and _CURL_USER_FLAG.search(line)):
-        return True
-    low = line.lower()
-    return any(n in low for n in _FOLDED_NEEDLES) or any(r.search(line) for r in _NEEDLELESS)
-
-
-_line_may_hold_secret = functools.lru_cache(maxsize=4096)(_scan_line)
+    case-insensitively) and no needle-less regex matches."""
+    return bool(_present(text))
 
 
 def _needles_in_markers() -> frozenset:
@@ -883,14 +1424,52 @@ def _needles_in_markers() -> frozenset:
 _IN_MARKERS = _needles_in_markers()
 
 
-def _apply(text: str, spans: list[Span]) -> str:
-    parts, pos = [], 0
+def _apply(text: str, spans: list[Span]) -> tuple[str, list[tuple[int, int]]]:
+    """The text with the spans replaced by markers, and where those markers now are."""
+    parts, pos, out, marks = [], 0, 0, []
     for s, e, p in spans:
         parts.append(text[pos:s])
-        parts.append(marker(FAMILIES[p]))
+        m = marker(FAMILIES[p])
+        out += s - pos
+        marks.append((out, out + len(m)))
+        out += len(m)
+        parts.append(m)
         pos = e
     parts.append(text[pos:])
-    return "".join(parts)
+    return "".join(parts), marks
+
+
+def _recheck(text: str, marks: list[tuple[int, int]], skip: frozenset) -> list[Span]:
+    """The confirming pass: what a full pass over ``text`` would find, looking only at the
+    lines that hold the markers the previous pass put in.
+
+    Everything else is unchanged, and every rule reads one line, except private-key blocks
+    (whose BEGIN and END lines a pass never leaves behind: markers cannot form them) and YAML
+    block scalars (a key whose indented lines follow it): so a line with a marker is rechecked
+    together with the indented lines after it. Each window ends with its newline, so the end
+    of a window is never mistaken for the end of the text.
+    """
+    n = len(text)
+    windows: list[list[int]] = []
+    for s, e in marks:
+        if windows and s < windows[-1][1]:
+            continue
+        ws = text.rfind("\n", 0, s) + 1
+        we = text.find("\n", e)
+        we = n if we == -1 else we + 1
+        while we < n and text[we] in " \t\n":            # the indented lines after it
+            nxt = text.find("\n", we)
+            we = n if nxt == -1 else nxt + 1
+        if windows and ws <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], we)
+        else:
+            windows.append([ws, we])
+    if sum(we - ws for ws, we in windows) * 2 > n:
+        return _collect(text, skip)[0]
+    spans: list[Span] = []
+    for ws, we in windows:
+        spans += [(s + ws, e + ws, p) for s, e, p in _collect(text[ws:we], skip)[0]]
+    return spans
 
 
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
@@ -908,14 +1487,18 @@ def redact(text: str) -> str:
     """``text`` with every recognised secret replaced by ``[REDACTED:<family>]``."""
     if not isinstance(text, str):
         raise TypeError(f"redact() needs str, not {type(text).__name__}")
-    if not _may_hold_secret(text):
+    present, low, known = _present_low(text)
+    if not present:
         return text
-    skip: frozenset = frozenset()
-    for _ in range(_MAX_PASSES):
-        spans, skip = _collect(text, skip)
+    if not text.isascii():
+        low = known = None                  # (str.lower() may change non-ASCII lengths)
+    spans, skip = _collect(text, _skip_for(frozenset(present)), low, known)
+    for done in range(1, _MAX_PASSES + 1):
         if not spans:
             break
-        text = _apply(text, spans)
+        text, marks = _apply(text, spans)
+        if done < _MAX_PASSES:
+            spans = _recheck(text, marks, skip)
     return text
 
 
@@ -928,17 +1511,32 @@ def _secret_key(key: Any) -> str | None:
     return _classify(k)
 
 
+_LOOSE_NAME_FAMILIES = frozenset({"generic-secret", "cloudflare-token", "twilio-key", "sendgrid-key",
+                                  "mailgun-key"})
+
+
 def _secret_value(family: str, key: str, v: Any) -> bool:
     if isinstance(v, str):
         t = v.strip()
         if not t or _placeholder(t) or MARKER_RE.fullmatch(t):
             return False
-        if family in ("generic-secret", "cloudflare-token"):
+        if family in _LOOSE_NAME_FAMILIES:
             return len(t) >= 8 and not any(c.isspace() for c in t)
         return True
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return family == "password" and key.strip().lower() != "pass"
     return False
+
+
+_ENTROPY_VALUE = re.compile(r"[A-Za-z0-9+/_.~-]{24,256}+={0,3}+")
+
+
+def _random_value_under(key: Any, v: Any) -> bool:
+    """The high-entropy fallback in a structure: a random token stored under a name that does
+    not say it is an id, a digest, a signature or a public key."""
+    return (isinstance(v, str) and _ENTROPY_VALUE.fullmatch(v) is not None
+            and _ENTROPY_ID.match(v) is None and _looks_random(v)
+            and not (isinstance(key, str) and _entropy_safe_name(key)))
 
 
 def redact_obj(value: Any) -> Any:
@@ -948,8 +1546,9 @@ def redact_obj(value: Any) -> Any:
     in a structure the key is the only context saying the value is a secret. Under generic
     names (token, secret, api_key, ...) that takes a string of 8+ characters without spaces,
     so a tokenizer's ``{"token": "Hello", "logprob": -0.3}`` stays; under password names any
-    string, or a number (a PIN), except for a bare ``pass`` count. Keys are redacted too.
-    Other objects are returned unchanged.
+    string, or a number (a PIN), except for a bare ``pass`` count. Under any other name but an
+    id's, digest's or signature's, a random token is replaced too (the high-entropy fallback).
+    Keys are redacted too. Other objects are returned unchanged.
     """
     if isinstance(value, str):
         return redact(value)
@@ -957,8 +1556,12 @@ def redact_obj(value: Any) -> Any:
         out = {}
         for k, v in value.items():
             family = _secret_key(k)
-            out[redact_obj(k)] = marker(family) if family and _secret_value(family, k, v) \
-                else redact_obj(v)
+            if family and _secret_value(family, k, v):
+                out[redact_obj(k)] = marker(family)
+            elif _random_value_under(k, v):
+                out[redact_obj(k)] = marker("generic-secret")
+            else:
+                out[redact_obj(k)] = redact_obj(v)
         return out
     if isinstance(value, list):
         return [redact_obj(v) for v in value]
