@@ -22,7 +22,14 @@ import json
 import re
 from collections import namedtuple
 
-from ..safety.redact import redact
+
+
+def redact(text: str) -> str:
+    """The one redactor, imported on first use: compiling its rules costs a hook process ~25
+    ms, and most tool calls (the ones that succeed) have nothing to redact."""
+    from ..safety.redact import redact as redact_text
+
+    return redact_text(text)
 
 __all__ = [
     "ErrorSignal", "Feedback", "command_core", "command_head", "normalize_error", "prompt_check",
