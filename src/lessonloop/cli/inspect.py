@@ -67,6 +67,24 @@ def _match_object(row) -> dict:
     return match
 
 
+def status_document(run, gens) -> dict:
+    """``status --json`` (run-status-v1 plus the generations); the MCP run_status tool too."""
+    run_obj = _run_object(run, gens)
+    return {
+        "run": run_obj,
+        "latest_generation": generation_object(gens[-1]) if gens else None,
+        "runtime_session": None,
+        "progress_report": {
+            "generations_completed": len(gens),
+            "target_generations": run["target_generations"],
+            "percent": round(100 * len(gens) / max(1, run["target_generations"]), 1),
+            "best_score": run_obj["best_score"],
+            "current_elo": run_obj["current_elo"],
+        },
+        "generations": [generation_object(g) for g in gens],
+    }
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def status(
@@ -78,19 +96,7 @@ def register(app: typer.Typer) -> None:
             run, gens = _load(store, run_id)
         run_obj = _run_object(run, gens)
         if as_json:
-            print_json({
-                "run": run_obj,
-                "latest_generation": generation_object(gens[-1]) if gens else None,
-                "runtime_session": None,
-                "progress_report": {
-                    "generations_completed": len(gens),
-                    "target_generations": run["target_generations"],
-                    "percent": round(100 * len(gens) / max(1, run["target_generations"]), 1),
-                    "best_score": run_obj["best_score"],
-                    "current_elo": run_obj["current_elo"],
-                },
-                "generations": [generation_object(g) for g in gens],
-            })
+            print_json(status_document(run, gens))
             return
         reason = f" ({run_obj['stop_reason']})" if run_obj["stop_reason"] else ""
         lines = [

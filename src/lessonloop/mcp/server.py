@@ -145,27 +145,13 @@ def start_run(scenario: str, iterations: int = 10, run_id: str | None = None,
 
 def run_status(run_id: str) -> dict:
     """What `lessonloop status RUN_ID --json` prints (run-status-v1 plus every generation)."""
-    from ..cli.inspect import _load, _run_object
-    from ..cli.output import generation_object
+    from ..cli.inspect import _load, status_document
 
     with reading(paths.home()) as store:
         if store is None:
             raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)")
         run, gens = _load(store, run_id)
-    run_obj = _run_object(run, gens)
-    return {
-        "run": run_obj,
-        "latest_generation": generation_object(gens[-1]) if gens else None,
-        "runtime_session": None,
-        "progress_report": {
-            "generations_completed": len(gens),
-            "target_generations": run["target_generations"],
-            "percent": round(100 * len(gens) / max(1, run["target_generations"]), 1),
-            "best_score": run_obj["best_score"],
-            "current_elo": run_obj["current_elo"],
-        },
-        "generations": [generation_object(g) for g in gens],
-    }
+    return status_document(run, gens)
 
 
 def run_list(limit: int | None = None) -> list[dict]:
