@@ -451,9 +451,13 @@ class _Tracker:
 
 
 def _signal(kill, target: int) -> None:
+    """SIGKILL one process or group. Never 0, -1 or 1 (a process caught mid-exit can show such
+    ids in /proc, and killpg(0) would hit our own group), never our own group."""
+    if target <= 1 or (kill is os.killpg and target == os.getpgrp()):
+        return
     try:
         kill(target, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
+    except (ProcessLookupError, PermissionError, OSError):
         pass
 
 
