@@ -46,6 +46,7 @@ def home(tmp_path, monkeypatch) -> Path:
     for name in _settings_from_outside(os.environ):
         monkeypatch.delenv(name)
     monkeypatch.setenv("LESSONLOOP_USER_HOME", str(tmp_path / "user-home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # the --help cache
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     return root
 
@@ -68,6 +69,7 @@ def subprocess_env(home: Path, **extra: str) -> dict:
     env = dict(os.environ)
     env["LESSONLOOP_HOME"] = str(home)
     env.setdefault("LESSONLOOP_USER_HOME", str(home.parent / "user-home"))
+    env.setdefault("XDG_CACHE_HOME", str(home.parent / "cache"))
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     for name in _settings_from_outside(env):
         del env[name]

@@ -10,6 +10,13 @@ def main() -> None:
         from .memory.hooks import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))
+    if sys.argv[1:] in ([], ["--help"]):  # the command list, without importing Typer
+        from . import help_cache
+
+        text = help_cache.read()
+        if text is not None:
+            sys.stdout.write(text)
+            sys.exit(0)
     if sys.argv[1:] == ["mcp"]:  # the server's start-up is dominated by the SDK: skip Typer
         from .errors import LessonloopError
         from .mcp.server import serve

@@ -231,6 +231,37 @@ def test_help_lists_every_command(run_cli):
         assert re.search(rf"^\s+{command}\s", result.out, re.M), command
 
 
+def test_help_is_printed_from_its_cache_without_typer_and_refreshed_when_commands_change(home, tmp_path):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from lessonloop import help_cache
+
+    from ..conftest import subprocess_env
+
+    env = subprocess_env(home)
+    probe = ("import sys\nsys.argv = ['lessonloop', '--help']\nfrom lessonloop.__main__ import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "sys.stderr.write(str('typer' in sys.modules))")
+    first = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+    second = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+    assert first.stderr == "True" and second.stderr == "False", "the second --help is cached"
+    assert first.stdout == second.stdout and "memory" in second.stdout
+    cached = list((tmp_path / "cache" / "lessonloop").iterdir())
+    assert len(cached) == 1
+    app = os.path.join(help_cache.CLI_DIR, "app.py")
+    stat = os.stat(app)
+    try:  # a changed command set is another cache key: never a stale list
+        os.utime(app, ns=(stat.st_atime_ns, time.time_ns()))
+        third = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                               env=env)
+        assert third.stderr == "True"
+    finally:
+        os.utime(app, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
 def test_help_imports_no_provider_sdk(home):
     """The SDKs cost most of a second to import: only a route that uses one may pay it."""
     import subprocess

@@ -43,6 +43,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from .app import app
 
+        if argv in ([], ["--help"]):  # render it ourselves, to keep it for the next time
+            from .. import help_cache
+
+            command = get_command(app)
+            # a bare context: parsing would run Typer's parameter machinery for nothing
+            text = command.get_help(command.context_class(command, info_name="lessonloop")) + "\n"
+            sys.stdout.write(text)
+            help_cache.store(text)
+            return 0
         result = get_command(app).main(args=argv, prog_name="lessonloop", standalone_mode=False)
         return result if isinstance(result, int) else 0
     except typer.Exit as exc:
