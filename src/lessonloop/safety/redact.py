@@ -817,15 +817,10 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     pm = _STR_PREFIX.match(text, j)
     if pm:
         j = pm.end()
+    quoted = _quoted_span(text, j)
+    if quoted is not None:
+        return quoted or None
     c = text[j]
-    if c in _QUOTES or (c == "\\" and text[j + 1:j + 2] in ("\"", "'")):
-        quote = text[j:j + 2] if c == "\\" else c
-        start = j + len(quote)
-        end = _close_quote(text, start, quote)
-        v = text[start:end]
-        if not v or _placeholder(v):
-            return None
-        return (start, end)
     if c in "{[(":
         tm = _AUTH_PAIR.match(text, j) if c == "(" else None
         if tm and not _placeholder(tm.group(3)):        # auth=("user", "pass")
@@ -878,18 +873,27 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     return (j, end)
 
 
+def _quoted_span(text: str, j: int) -> tuple[int, int] | tuple[()] | None:
+    """For a string starting at ``j`` (quote, or JSON-escaped quote): the span of its value,
+    or ``()`` when that value is empty or a placeholder; None when no string starts there."""
+    c = text[j]
+    if not (c in _QUOTES or (c == "\\" and text[j + 1:j + 2] in ("\"", "'"))):
+        return None
+    quote = text[j:j + 2] if c == "\\" else c
+    start = j + len(quote)
+    end = _close_quote(text, start, quote)
+    v = text[start:end]
+    return (start, end) if v and not _placeholder(v) else ()
+
+
 def _default_span(text: str, j: int) -> tuple[int, int] | None:
     """The default value after a type annotation (``token: str = "abc"``)."""
     pm = _STR_PREFIX.match(text, j)
     if pm:
         j = pm.end()
-    c = text[j]
-    if c in _QUOTES or (c == "\\" and text[j + 1:j + 2] in ("\"", "'")):
-        quote = text[j:j + 2] if c == "\\" else c
-        start = j + len(quote)
-        end = _close_quote(text, start, quote)
-        v = text[start:end]
-        return (start, end) if v and not _placeholder(v) else None
+    quoted = _quoted_span(text, j)
+    if quoted is not None:
+        return quoted or None
     um = _UNQUOTED.match(text, j)
     raw = _esc_cut(um.group()) if um else ""
     v = raw.rstrip(_TRAIL)
