@@ -46,3 +46,21 @@ class ProviderError(LessonloopError):
 class OffSchemaError(ProviderError):
     """The endpoint answered, but not with JSON matching the requested schema (after the one
     repair round)."""
+
+
+def log_internal_error() -> str:
+    """Append the current traceback, redacted, to ``logs/errors.log`` under the home; return
+    " (details in PATH)" for the user's one line, or "" when the log cannot be written."""
+    import traceback
+
+    from . import paths
+    from .safety.redact import redact
+
+    try:
+        log_dir = paths.home() / "logs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        with open(log_dir / "errors.log", "a", encoding="utf-8") as handle:
+            handle.write(redact(traceback.format_exc()) + "\n")
+        return f" (details in {log_dir / 'errors.log'})"
+    except OSError:
+        return ""

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .. import paths
-from ..errors import EXIT_FAILURE, EXIT_USAGE, LessonloopError
+from ..errors import EXIT_FAILURE, EXIT_USAGE, LessonloopError, log_internal_error
 
 
 def _click_exceptions():
@@ -14,21 +13,6 @@ def _click_exceptions():
     except ImportError:  # pragma: no cover - older Typer depends on Click
         from click import exceptions
     return exceptions
-
-
-def _log_internal_error() -> str:
-    import traceback
-
-    try:
-        log_dir = paths.home() / "logs"
-        log_dir.mkdir(parents=True, exist_ok=True)
-        from ..safety.redact import redact
-
-        with open(log_dir / "errors.log", "a", encoding="utf-8") as handle:
-            handle.write(redact(traceback.format_exc()) + "\n")
-        return f" (details in {log_dir / 'errors.log'})"
-    except OSError:
-        return ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +59,6 @@ def main(argv: list[str] | None = None) -> int:
         error_line("output closed before it was complete", as_json)
         return EXIT_FAILURE
     except Exception as exc:  # a bug: still one line for the user, the traceback to the log
-        where = _log_internal_error()
+        where = log_internal_error()
         error_line(f"internal error: {exc.__class__.__name__}: {exc}{where}", as_json)
         return EXIT_FAILURE

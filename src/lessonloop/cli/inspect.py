@@ -14,7 +14,8 @@ import typer
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
-from .output import fmt, generation_line, generation_object, print_json, run_object
+from ..loop.status import generation_object, load_run, run_object, status_document
+from .output import fmt, generation_line, print_json
 
 
 def _open():
@@ -28,19 +29,6 @@ def _open_for_run(run_id: str):
         return _open()
     except NotFoundError:
         raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)") from None
-
-
-def _run_object(run, gens) -> dict:
-    from ..loop.runner import is_active
-
-    return run_object(run, gens, active=is_active(paths.run_dir(run["run_id"])))
-
-
-def _load(store, run_id: str):
-    from ..store import runs as run_store
-
-    run = run_store.get_run(store, run_id)
-    return run, run_store.generations(store, run_id)
 
 
 def _select(run_id: str, gens: list, generation: Optional[int], best: bool):
@@ -67,24 +55,6 @@ def _match_object(row) -> dict:
     return match
 
 
-def status_document(run, gens) -> dict:
-    """``status --json`` (run-status-v1 plus the generations); the MCP run_status tool too."""
-    run_obj = _run_object(run, gens)
-    return {
-        "run": run_obj,
-        "latest_generation": generation_object(gens[-1]) if gens else None,
-        "runtime_session": None,
-        "progress_report": {
-            "generations_completed": len(gens),
-            "target_generations": run["target_generations"],
-            "percent": round(100 * len(gens) / max(1, run["target_generations"]), 1),
-            "best_score": run_obj["best_score"],
-            "current_elo": run_obj["current_elo"],
-        },
-        "generations": [generation_object(g) for g in gens],
-    }
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def status(
@@ -93,8 +63,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show a run's state and every generation's score and gate decision."""
         with _open_for_run(run_id) as store:
-            run, gens = _load(store, run_id)
-        run_obj = _run_object(run, gens)
+            run, gens = load_run(store, run_id)
+        run_obj = run_object(run, gens)
         if as_json:
             print_json(status_document(run, gens))
             return
@@ -120,7 +90,7 @@ def register(app: typer.Typer) -> None:
         if best and generation is not None:
             raise UsageError("use either --generation or --best, not both")
         with _open_for_run(run_id) as store:
-            run, gens = _load(store, run_id)
+            run, gens = load_run(store, run_id)
             chosen = _select(run_id, gens, generation, best)
             index = chosen["generation_index"]
             decisions = [d for d in run_store.gate_decisions(store, run_id)
@@ -134,7 +104,7 @@ def register(app: typer.Typer) -> None:
             {k: m[k] for k in ("attempt", "phase", "side", "seed", "score", "error")}
             for m in match_rows]
         if as_json:
-            print_json({"run": _run_object(run, gens), "generation": gen_obj, "runtime_session": None})
+            print_json({"run": run_object(run, gens), "generation": gen_obj, "runtime_session": None})
             return
         lines = [generation_line(gen_obj), "strategy: " + json.dumps(gen_obj["strategy"], sort_keys=True)]
         lines += [f"  attempt {d['attempt']}: {d['decision']} — {d['rationale']}"
@@ -155,7 +125,7 @@ def register(app: typer.Typer) -> None:
             runs = []
         else:
             with store:
-                runs = [_run_object(r, run_store.generations(store, r["run_id"]))
+                runs = [run_object(r, run_store.generations(store, r["run_id"]))
                         for r in run_store.list_runs(store)]
         if as_json:
             print_json(runs)
@@ -181,7 +151,7 @@ def register(app: typer.Typer) -> None:
         from ..loop.runner import is_active
 
         with _open_for_run(run_id) as store:
-            run, _ = _load(store, run_id)
+            run, _ = load_run(store, run_id)
         run_dir = paths.run_dir(run_id)
         events_path = run_dir / "events.ndjson"
         offset, last = 0, None
@@ -217,7 +187,7 @@ def register(app: typer.Typer) -> None:
         if format not in ("json", "training-jsonl"):
             raise UsageError(f"unknown export format {format!r}; use json or training-jsonl")
         with _open_for_run(run_id) as store:
-            run, gens = _load(store, run_id)
+            run, gens = load_run(store, run_id)
             if format == "json":
                 text = json.dumps(_export_document(store, run, gens), indent=2) + "\n"
             else:
@@ -241,7 +211,7 @@ def _export_document(store, run, gens) -> dict:
     from ..store import runs as run_store
 
     decisions = run_store.gate_decisions(store, run["run_id"])
-    document = {"run": _run_object(run, gens), "generations": []}
+    document = {"run": run_object(run, gens), "generations": []}
     for g in gens:
         index = g["generation_index"]
         obj = generation_object(g, with_strategy=True)

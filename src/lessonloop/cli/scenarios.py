@@ -11,49 +11,8 @@ from typing import Optional
 import typer
 
 from ..errors import EXIT_FAILURE, EXIT_USAGE, UsageError
+from ..loop.scoring import evaluate_strategies, parse_seeds, parse_strategy
 from .output import error_line, print_json
-
-MAX_SEEDS = 10_000
-
-
-def parse_seeds(text: str) -> list[int]:
-    """``A..B`` (inclusive), ``A,B,C`` or a single ``A``."""
-    try:
-        if ".." in text:
-            low, high = (int(part) for part in text.split("..", 1))
-            if high < low:
-                raise UsageError(f"--seeds {text!r}: the end is before the start")
-            count = high - low + 1
-            seeds = range(low, high + 1)
-        else:
-            seeds = [int(part) for part in text.split(",") if part.strip()]
-            count = len(seeds)
-    except ValueError:
-        raise UsageError(f"--seeds {text!r}: expected A..B, A,B,C or A (integers)") from None
-    if count == 0:
-        raise UsageError("--seeds is empty")
-    if count > MAX_SEEDS:
-        raise UsageError(f"--seeds covers {count} seeds; at most {MAX_SEEDS} per call")
-    seeds = list(seeds)
-    if min(seeds) < 0 or max(seeds) >= 2**63:
-        raise UsageError("--seeds must be non-negative 64-bit integers")
-    return seeds
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _parse_strategy(text: str, where: str) -> dict:
-    try:
-        value = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except ValueError as exc:
-        raise UsageError(f"{where} is not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise UsageError(f"{where} must be a JSON object, got {type(value).__name__}")
-    return value
 
 
 def _read_strategies(path: str) -> list[dict]:
@@ -63,45 +22,11 @@ def _read_strategies(path: str) -> list[dict]:
         raise UsageError(f"strategies file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read strategies file {path}: {exc}") from None
-    strategies = [_parse_strategy(line, f"{path} line {number}")
+    strategies = [parse_strategy(line, f"{path} line {number}")
                   for number, line in enumerate(lines, 1) if line.strip()]
     if not strategies:
         raise UsageError(f"strategies file {path} holds no strategy")
     return strategies
-
-
-def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[int],
-                        timeout: float = 10.0) -> list[dict]:
-    """Score each strategy on each seed in worker processes; invalid ones are not played."""
-    from ..loop.pool import MatchPool, mean_dimensions, mean_score
-    from ..scenarios import code, registry
-
-    scenario = registry.load(scenario_name)
-    checked = []
-    for strategy in strategies:
-        try:
-            problems = code.problems(scenario, strategy)
-        except Exception as exc:
-            problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
-        checked.append((strategy, problems))
-    jobs = [(s, seed) for s, problems in checked if not problems for seed in seeds]
-    with MatchPool(registry.canonical_reference(scenario_name), timeout=timeout) as pool:
-        results = iter(pool.play(jobs) if jobs else [])
-    report = []
-    for strategy, problems in checked:
-        entry = {"strategy": strategy, "seeds": seeds, "scores": [], "mean_score": None,
-                 "dimensions": {}, "valid": not problems, "problems": problems}
-        if not problems:
-            played = [next(results) for _ in seeds]
-            completed = [r for r in played if r.error is None]
-            entry["scores"] = [None if r.error else r.score for r in played]
-            entry["mean_score"] = mean_score(completed) if completed else None
-            entry["dimensions"] = mean_dimensions(played)
-            errors = [f"seed {r.seed}: {r.error}" for r in played if r.error]
-            if errors:
-                entry["errors"] = errors
-        report.append(entry)
-    return report
 
 
 def register(app: typer.Typer) -> None:
@@ -140,7 +65,7 @@ def register(app: typer.Typer) -> None:
         if not (math.isfinite(match_timeout) and 0 < match_timeout <= 3600):
             raise UsageError("--match-timeout must be between 0 and 3600 seconds")
         seed_list = parse_seeds(seeds)
-        items = [_parse_strategy(strategy, "--strategy")] if strategy is not None else _read_strategies(strategies)
+        items = [parse_strategy(strategy, "--strategy")] if strategy is not None else _read_strategies(strategies)
         report = evaluate_strategies(scenario, items, seed_list, match_timeout)
         if as_json:
             print_json(report if strategies is not None else report[0])

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from .. import paths
-from ..errors import LessonloopError, NotFoundError, UsageError
+from ..errors import LessonloopError, NotFoundError, UsageError, log_internal_error
 from ..memory.service import (MAX_LISTED, MAX_SEARCH, check_limit, reading, writing,
                               forget_memory, recall_text, recent_memories, search_memories,
                               store_memory)
@@ -64,12 +64,12 @@ def evaluate_strategy(scenario: str, strategy: dict | str, seeds: str | list[int
                       match_timeout: float = 10.0) -> dict:
     """One strategy scored on ``seeds`` (as `lessonloop evaluate --json`); an invalid strategy
     is a usage error naming its problems."""
-    from ..cli.scenarios import _parse_strategy, evaluate_strategies, parse_seeds
+    from ..loop.scoring import evaluate_strategies, parse_seeds, parse_strategy
     from ..scenarios import registry
 
     registry.load(scenario)  # an unknown scenario fails first, with the valid names
     if isinstance(strategy, str):
-        strategy = _parse_strategy(strategy, "strategy")
+        strategy = parse_strategy(strategy, "strategy")
     if not isinstance(strategy, dict):
         raise UsageError("strategy must be a JSON object")
     if isinstance(seeds, list):
@@ -145,25 +145,25 @@ def start_run(scenario: str, iterations: int = 10, run_id: str | None = None,
 
 def run_status(run_id: str) -> dict:
     """What `lessonloop status RUN_ID --json` prints (run-status-v1 plus every generation)."""
-    from ..cli.inspect import _load, status_document
+    from ..loop.status import load_run, status_document
 
     with reading(paths.home()) as store:
         if store is None:
             raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)")
-        run, gens = _load(store, run_id)
+        run, gens = load_run(store, run_id)
     return status_document(run, gens)
 
 
 def run_list(limit: int | None = None) -> list[dict]:
     """What `lessonloop list --json` prints: runs, newest first (the first ``limit``)."""
-    from ..cli.inspect import _run_object
+    from ..loop.status import run_object
     from ..store import runs as run_store
 
     check_limit(limit)
     with reading(paths.home()) as store:
         if store is None:
             return []
-        return [_run_object(r, run_store.generations(store, r["run_id"]))
+        return [run_object(r, run_store.generations(store, r["run_id"]))
                 for r in run_store.list_runs(store)[:limit]]
 
 
@@ -260,9 +260,7 @@ def _guarded(fn):
         except LessonloopError as exc:
             raise ToolError(_message(exc.message)) from None
         except (Exception, SystemExit) as exc:  # a bug or a misbehaving plugin: log, one line
-            from ..cli import _log_internal_error
-
-            where = _log_internal_error()
+            where = log_internal_error()
             raise ToolError(_message(f"internal error: {exc.__class__.__name__}: {exc}{where}")) from None
         finally:
             with contextlib.suppress(Exception):

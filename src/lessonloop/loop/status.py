@@ -1,0 +1,97 @@
+"""A run as the documents users and agents read: the run-status-v1 run and generation objects
+behind ``status --json``, ``show --json``, ``list --json`` and the MCP run tools.
+
+The store is imported where it is used: the CLI loads this module for every command."""
+
+from __future__ import annotations
+
+from .. import paths
+
+EXECUTOR_MODE = "local"
+
+
+def load_run(store, run_id: str) -> tuple:
+    """The run row (NotFoundError for an unknown id) and its completed generations."""
+    from ..store import runs as run_store
+
+    return run_store.get_run(store, run_id), run_store.generations(store, run_id)
+
+
+def run_object(run, generations: list) -> dict:
+    """A run as in run-status-v1 ``$defs/run``, plus lessonloop's own fields.
+
+    A run marked ``running`` whose process is gone (no one holds its lock) is reported as
+    ``interrupted``, so a crash does not look like progress.
+    """
+    from ..store.runs import best_score as best_of
+    from .runner import is_active
+
+    best_score = best_of(generations)
+    status, reason = run["status"], run["stop_reason"]
+    if status == "running" and not is_active(paths.run_dir(run["run_id"])):
+        status, reason = "interrupted", "the process running it is gone; resume it to continue"
+    return {
+        "run_id": run["run_id"],
+        "scenario": run["scenario"],
+        "target_generations": run["target_generations"],
+        "executor_mode": EXECUTOR_MODE,
+        "status": status,
+        "agent_provider": run["provider"],
+        "created_at": run["created_at"],
+        "updated_at": run["updated_at"],
+        "scenario_ref": run["scenario_ref"],
+        "seed": run["seed"],
+        "stop_reason": reason,
+        "generations_completed": len(generations),
+        "best_score": best_score,
+        "current_elo": generations[-1]["elo"] if generations else None,
+    }
+
+
+def generation_object(g, *, with_strategy: bool = False) -> dict:
+    """A generation as in run-status-v1 ``$defs/generation``, plus lessonloop's own fields."""
+    from ..store.runs import loads
+
+    obj = {
+        "generation_index": g["generation_index"],
+        "mean_score": g["mean_score"],
+        "best_score": g["best_score"],
+        "elo": g["elo"],
+        "wins": g["wins"],
+        "losses": g["losses"],
+        "gate_decision": g["gate_decision"],
+        "status": g["status"],
+        "duration_seconds": g["duration_seconds"],
+        "evaluator_epoch": g["evaluator_epoch"],
+        "quarantined": g["quarantined"],
+        "created_at": g["created_at"],
+        "updated_at": g["updated_at"],
+        "ties": g["ties"],
+        "attempts": g["attempts"],
+        "incumbent_score": g["incumbent_score"],
+        "mean_delta": g["mean_delta"],
+        "dimensions": loads(g["dimensions_json"]),
+    }
+    if with_strategy:
+        obj["strategy"] = loads(g["strategy_json"])
+        obj["context"] = loads(g["context_json"])
+        obj["analysis"] = g["analysis"]
+    return obj
+
+
+def status_document(run, gens) -> dict:
+    """``status --json`` (run-status-v1 plus the generations); the MCP run_status tool too."""
+    run_obj = run_object(run, gens)
+    return {
+        "run": run_obj,
+        "latest_generation": generation_object(gens[-1]) if gens else None,
+        "runtime_session": None,
+        "progress_report": {
+            "generations_completed": len(gens),
+            "target_generations": run["target_generations"],
+            "percent": round(100 * len(gens) / max(1, run["target_generations"]), 1),
+            "best_score": run_obj["best_score"],
+            "current_elo": run_obj["current_elo"],
+        },
+        "generations": [generation_object(g) for g in gens],
+    }
