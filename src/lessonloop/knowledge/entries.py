@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from .. import canonical
 from ..store.db import Store
 
-KINDS = ("bullet", "hint", "dead_end", "pattern", "decision", "preference", "observation")
+MEMORY_KINDS = ("pattern", "decision", "preference", "observation")  # what sessions remember
+KINDS = ("bullet", "hint", "dead_end", *MEMORY_KINDS)
 AUTHORS = ("auto", "user")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
@@ -111,6 +112,17 @@ def active_top(store: Store, scope: str, kinds: tuple[str, ...],
     where = f"scope = ? AND status = 'active' AND kind IN ({marks})"
     rows = store.query(f"SELECT * FROM knowledge WHERE {where} "
                        "ORDER BY (helpful - harmful) DESC, seen DESC, id DESC LIMIT ?",
+                       (scope, *kinds, limit))
+    total = store.query_one(f"SELECT COUNT(*) FROM knowledge WHERE {where}", (scope, *kinds))[0]
+    return [Entry.from_row(r) for r in rows], total
+
+
+def active_newest(store: Store, scope: str, kinds: tuple[str, ...],
+                  limit: int) -> tuple[list[Entry], int]:
+    """The ``limit`` newest active entries of ``kinds`` and how many there are in all."""
+    marks = ",".join("?" * len(kinds))
+    where = f"scope = ? AND status = 'active' AND kind IN ({marks})"
+    rows = store.query(f"SELECT * FROM knowledge WHERE {where} ORDER BY id DESC LIMIT ?",
                        (scope, *kinds, limit))
     total = store.query_one(f"SELECT COUNT(*) FROM knowledge WHERE {where}", (scope, *kinds))[0]
     return [Entry.from_row(r) for r in rows], total

@@ -1,7 +1,8 @@
 """Markdown views of a scope's knowledge, rendered again after every change.
 
 ``knowledge/<scope>/playbook.md`` (bullets ranked by evidence, with their counts),
-``hints.md``, ``dead_ends.md`` and, for session memories, ``knowledge.md``.
+``hints.md``, ``dead_ends.md`` and, for session memories, ``knowledge.md`` (most useful first)
+and ``journal.md`` (newest first: when each was learned, and why).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 from .. import paths
 from ..files import atomic_write
 from ..store.db import Store
-from .entries import Entry, active_top, ranked, scope_dirname
+from .entries import MEMORY_KINDS, Entry, active_newest, active_top, ranked, scope_dirname
 
 VIEW_MAX = 500  # entries listed per view; the rest are counted
 
@@ -19,8 +20,11 @@ VIEWS = {
     "playbook.md": ("Playbook", ("bullet",)),
     "hints.md": ("Hints", ("hint",)),
     "dead_ends.md": ("Dead ends", ("dead_end",)),
-    "knowledge.md": ("Knowledge", ("pattern", "decision", "preference", "observation")),
+    "knowledge.md": ("Knowledge", MEMORY_KINDS),
+    "journal.md": ("Journal", MEMORY_KINDS),
 }
+NEWEST_FIRST = "journal.md"
+MEMORY_VIEWS = ("knowledge.md", "journal.md")  # written once a scope holds memories
 
 
 def _line(entry: Entry) -> str:
@@ -29,6 +33,13 @@ def _line(entry: Entry) -> str:
     body = f"- [{entry.id}] {entry.summary} ({counts}){tags}"
     if entry.content and entry.content != entry.summary:
         body += "\n  " + entry.content.replace("\n", "\n  ")
+    return body
+
+
+def _journal_line(entry: Entry) -> str:
+    body = f"- {entry.created_at[:10]} [{entry.id}] {entry.kind}: {entry.summary}"
+    if entry.why:
+        body += "\n  why: " + entry.why.replace("\n", "\n  ")
     return body
 
 
@@ -44,13 +55,18 @@ def view_texts(scope: str, entries: list[Entry], root: Path | None = None,
     folder = knowledge_dir(scope, root)
     texts = {}
     for filename, (title, kinds) in VIEWS.items():
-        chosen = ranked([e for e in entries if e.kind in kinds])
+        chosen = [e for e in entries if e.kind in kinds]
         total = (totals or {}).get(filename, len(chosen))
         path = folder / filename
-        if not chosen and filename == "knowledge.md" and not path.exists():
+        if not chosen and filename in MEMORY_VIEWS and not path.exists():
             continue
         lines = [f"# {title} — {scope}", ""]
-        lines += [_line(e) for e in chosen[:VIEW_MAX]] or ["(none yet)"]
+        if filename == NEWEST_FIRST:
+            lines += [_journal_line(e) for e in sorted(chosen, key=lambda e: -e.id)[:VIEW_MAX]]
+        else:
+            lines += [_line(e) for e in ranked(chosen)[:VIEW_MAX]]
+        if not chosen:
+            lines.append("(none yet)")
         if total > VIEW_MAX:
             lines += ["", f"…and {total - VIEW_MAX} more (`lessonloop memory list`)."]
         texts[path] = "\n".join(lines) + "\n"
@@ -63,11 +79,12 @@ def write_views(texts: dict[Path, str]) -> None:
 
 
 def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
-    """Render every view of ``scope`` now and return its folder. Only each view's top entries
-    are read, so a scope of 100,000 memories renders as fast as one of a hundred."""
-    entries, totals = [], {}
+    """Render every view of ``scope`` now and return its folder. Only what each view lists is
+    read, so a scope of 100,000 memories renders as fast as one of a hundred."""
+    entries, totals = {}, {}
     for filename, (_, kinds) in VIEWS.items():
-        top, totals[filename] = active_top(store, scope, kinds, VIEW_MAX)
-        entries += top
-    write_views(view_texts(scope, entries, root, totals))
+        read = active_newest if filename == NEWEST_FIRST else active_top
+        listed, totals[filename] = read(store, scope, kinds, VIEW_MAX)
+        entries.update((e.id, e) for e in listed)
+    write_views(view_texts(scope, list(entries.values()), root, totals))
     return knowledge_dir(scope, root)

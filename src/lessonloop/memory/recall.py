@@ -10,9 +10,8 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import LessonloopError
-from ..knowledge.entries import Entry, active
+from ..knowledge.entries import MEMORY_KINDS, Entry, active
 
-MEMORY_KINDS = ("pattern", "decision", "preference", "observation")
 PROJECT, USER = "project", "user"
 BUDGET_TOKENS = 1500
 HEADER = ("## Memories from earlier sessions (lessonloop)\n"
