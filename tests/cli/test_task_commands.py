@@ -70,7 +70,7 @@ def test_the_next_improve_starts_with_what_the_last_one_learned(cli, tmp_path, h
     assert run_store.get_run  # the store module is importable read-only
 
 
-def test_judge_of_a_verifier_only_task_works_offline(cli, tmp_path):
+def test_judge_of_a_verifier_only_task_works_offline(cli, tmp_path, home):
     good, bad = tmp_path / "good.sql", tmp_path / "bad.sql"
     good.write_text(GOOD_SQL)
     bad.write_text(BAD_SQL)
@@ -79,6 +79,7 @@ def test_judge_of_a_verifier_only_task_works_offline(cli, tmp_path):
     assert set(verdict) == {"score", "passed_verifier", "dimensions", "reasoning", "epoch"}
     failed = cli("judge", EXAMPLES / "sql-top-customers.yaml", "--output", bad, "--json").json()
     assert failed["score"] == 0.0 and failed["passed_verifier"] is False
+    assert not home.exists(), "judging without a judge model writes nothing"
 
 
 def test_judge_of_a_schema_checked_config(cli, tmp_path):
@@ -131,11 +132,12 @@ def test_without_a_model_improve_and_solve_say_so_in_one_line(cli, command):
     assert "needs a model" in result.error()["error"]
 
 
-def test_judging_a_rubric_task_without_a_model_says_so(cli, tmp_path):
+def test_judging_a_rubric_task_without_a_model_says_so(cli, tmp_path, home):
     reply = tmp_path / "reply.md"
     reply.write_text("A-10423 refunded")
     result = cli("judge", EXAMPLES / "support-reply.yaml", "--output", reply, "--json")
     assert result.code == 2 and "needs a model" in result.error()["error"]
+    assert not home.exists(), "a refusal writes nothing"
 
 
 def test_solve_designs_saves_shows_and_improves_a_task(cli, tmp_path, home):

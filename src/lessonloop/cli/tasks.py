@@ -71,8 +71,7 @@ def register(app: typer.Typer) -> None:
             raise UsageError(f"output file not found: {output}") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read output file {output}: {exc}") from None
-        with open_store() as store:
-            result = evaluate.judge_once(spec, path.parent, text, store, provider, model)
+        result = evaluate.judge_once(spec, path.parent, text, open_store, provider, model)
         if result.judge_failed:
             raise LessonloopError(f"no verdict: {result.reasoning}")
         if as_json:

@@ -192,8 +192,8 @@ def judge_output(task: str, output: str, provider: str | None = None,
     from ..tasks import spec as task_spec
 
     spec, path = task_spec.read(task)
-    with writing(exclusive=False) as store:
-        return evaluate.judge_once(spec, path.parent, output, store, provider, model).to_dict()
+    return evaluate.judge_once(spec, path.parent, output, lambda: writing(exclusive=False),
+                               provider, model).to_dict()
 
 
 # --------------------------------------------------------------------------------------------

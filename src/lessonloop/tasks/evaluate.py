@@ -7,6 +7,7 @@ import json
 import re
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,10 +120,12 @@ def evaluate(spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None,
                       "\n".join(feedback), disagreement=verdict.disagreement)
 
 
-def judge_once(spec: TaskSpec, task_dir: Path, output: str, store, provider: str | None = None,
-               model: str | None = None) -> Evaluation:
+def judge_once(spec: TaskSpec, task_dir: Path, output: str, open_store: Callable,
+               provider: str | None = None, model: str | None = None) -> Evaluation:
     """``lessonloop judge`` (and the MCP ``judge_output`` tool): score one output with the
-    judge route; a task with a rubric and no judge model is refused in one line."""
+    judge route; a task with a rubric and no judge model is refused in one line. The store
+    (``open_store()``, a context manager: the verdict cache and the usage ledger) is opened
+    only for a judge, so a refusal or a verifier-only task writes nothing."""
     from .. import config
     from ..errors import UsageError
     from ..providers.registry import build
@@ -131,14 +134,15 @@ def judge_once(spec: TaskSpec, task_dir: Path, output: str, store, provider: str
 
     settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
     route = settings.route("judge")
-    if spec.needs_judge and route.kind == "local":
+    if not spec.needs_judge:
+        return evaluate(spec, output, task_dir, None, epoch(spec, route))
+    if route.kind == "local":
         raise UsageError(f"task {spec.name!r} has a rubric, so judging it needs a model: set "
                          "--provider or LESSONLOOP_JUDGE_PROVIDER (`lessonloop doctor` shows "
                          "the routes)")
-    scorer = None
-    if spec.needs_judge:
-        judge_provider = build(route, settings)
+    judge_provider = build(route, settings)
+    with open_store() as store:
         scorer = Judge(spec, judge_provider, route, store, on_call=lambda c: run_store.record_call(
             store, None, None, None, "judge", judge_provider.name, c))
-    return evaluate(spec, output, task_dir, scorer, epoch(spec, route))
+        return evaluate(spec, output, task_dir, scorer, epoch(spec, route))
 
