@@ -104,25 +104,16 @@ def active(store: Store, scope: str, kinds: tuple[str, ...] = KINDS) -> list[Ent
     return [Entry.from_row(r) for r in rows]
 
 
-def active_top(store: Store, scope: str, kinds: tuple[str, ...],
-               limit: int) -> tuple[list[Entry], int]:
-    """The ``limit`` most useful active entries of ``kinds`` (the ``ranked`` order, in SQL) and
-    how many there are in all."""
-    marks = ",".join("?" * len(kinds))
-    where = f"scope = ? AND status = 'active' AND kind IN ({marks})"
-    rows = store.query(f"SELECT * FROM knowledge WHERE {where} "
-                       "ORDER BY (helpful - harmful) DESC, seen DESC, id DESC LIMIT ?",
-                       (scope, *kinds, limit))
-    total = store.query_one(f"SELECT COUNT(*) FROM knowledge WHERE {where}", (scope, *kinds))[0]
-    return [Entry.from_row(r) for r in rows], total
+_ORDERS = {"useful": "(helpful - harmful) DESC, seen DESC, id DESC", "newest": "id DESC"}
 
 
-def active_newest(store: Store, scope: str, kinds: tuple[str, ...],
-                  limit: int) -> tuple[list[Entry], int]:
-    """The ``limit`` newest active entries of ``kinds`` and how many there are in all."""
+def active_top(store: Store, scope: str, kinds: tuple[str, ...], limit: int,
+               order: str = "useful") -> tuple[list[Entry], int]:
+    """The first ``limit`` active entries of ``kinds``, most useful first (the ``ranked`` order,
+    in SQL) or newest first, and how many there are in all."""
     marks = ",".join("?" * len(kinds))
     where = f"scope = ? AND status = 'active' AND kind IN ({marks})"
-    rows = store.query(f"SELECT * FROM knowledge WHERE {where} ORDER BY id DESC LIMIT ?",
+    rows = store.query(f"SELECT * FROM knowledge WHERE {where} ORDER BY {_ORDERS[order]} LIMIT ?",
                        (scope, *kinds, limit))
     total = store.query_one(f"SELECT COUNT(*) FROM knowledge WHERE {where}", (scope, *kinds))[0]
     return [Entry.from_row(r) for r in rows], total

@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import paths
 from ..files import atomic_write
 from ..store.db import Store
-from .entries import MEMORY_KINDS, Entry, active_newest, active_top, ranked, scope_dirname
+from .entries import MEMORY_KINDS, Entry, active_top, ranked, scope_dirname
 
 VIEW_MAX = 500  # entries listed per view; the rest are counted
 
@@ -83,8 +83,8 @@ def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
     read, so a scope of 100,000 memories renders as fast as one of a hundred."""
     entries, totals = {}, {}
     for filename, (_, kinds) in VIEWS.items():
-        read = active_newest if filename == NEWEST_FIRST else active_top
-        listed, totals[filename] = read(store, scope, kinds, VIEW_MAX)
+        order = "newest" if filename == NEWEST_FIRST else "useful"
+        listed, totals[filename] = active_top(store, scope, kinds, VIEW_MAX, order)
         entries.update((e.id, e) for e in listed)
     write_views(view_texts(scope, list(entries.values()), root, totals))
     return knowledge_dir(scope, root)
