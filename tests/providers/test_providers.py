@@ -87,6 +87,26 @@ def test_local_competitor_follows_playbook_targets_and_directions_and_avoids_dea
         assert proposal != dead
 
 
+def test_booleans_and_enums_are_learned_as_targets_and_a_fresh_start_takes_them():
+    local = get_provider("local")
+    outcome = {"decision": "advance", "rationale": "won", "incumbent": None, "challenger_score": 0.6,
+               "challenger": {"rate": 1.2, "units": 3, "bold": True, "mode": "c"}}
+    edits = block(ask(local, "coach", {"generation": 2, "outcome": outcome, "analysis": "",
+                                       "strategy_schema": SCHEMA, "playbook": []}), "edits")
+    tags = [t for e in edits for t in e.get("tags", [])]
+    assert "target:bold=true" in tags and "target:mode=c" in tags
+    assert any(e["text"].startswith("Best-known mode: c") for e in edits)
+    playbook = [{"id": i, "summary": e["text"], "tags": e["tags"], "helpful": 1, "harmful": 0}
+                for i, e in enumerate(edits, 1)]
+    playbook.append({"id": 9, "summary": "junk", "tags": ["target:mode=z", "target:bold=maybe"]})
+    from lessonloop.providers.local import guidance
+
+    targets, _ = guidance(playbook, space.parameters(SCHEMA))
+    assert targets == {"rate": 1.2, "units": 3, "bold": True, "mode": "c"}, "unknown values are ignored"
+    state = {"strategy_schema": SCHEMA, "incumbent": None, "attempt": 0, "playbook": playbook}
+    assert find_strategy(ask(local, "competitor", state), SCHEMA) == outcome["challenger"]
+
+
 def test_a_retry_mirrors_a_losing_move_and_extends_a_gaining_one():
     local = get_provider("local")
     incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}

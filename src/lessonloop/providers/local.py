@@ -13,8 +13,9 @@ as the role asks:
 - translator: pulls ``key: value`` pairs for the schema's properties out of prose.
 - analyst: dimension deltas of this generation, and each parameter's sensitivity over the
   whole trajectory (paired score change per full range of the parameter, least squares).
-- coach: turns the incumbent's values into ``target`` bullets and significant sensitivities
-  into ``direction`` bullets, updating or replacing the playbook's entries instead of piling up.
+- coach: turns the incumbent's values (numbers, booleans and enums) into ``target`` bullets
+  and significant sensitivities of numbers into ``direction`` bullets, updating or replacing
+  the playbook's entries instead of piling up.
 - curator: accepts well-formed edits that are new and refer to real entries.
 """
 
@@ -148,8 +149,7 @@ class LocalProvider:
     def _coach(self, state: dict, request: Request) -> str:
         outcome = state["outcome"]
         playbook = state.get("playbook", [])
-        params = {p.name: p for p in space.parameters(state["strategy_schema"])
-                  if p.kind in ("number", "integer")}
+        params = {p.name: p for p in space.parameters(state["strategy_schema"]) if p.kind != "const"}
         edits: list[dict] = []
         if outcome["decision"] == "advance" and outcome.get("challenger"):
             for name, value in outcome["challenger"].items():
@@ -157,7 +157,8 @@ class LocalProvider:
                     edits.extend(_target_edit(playbook, name, value, state.get("generation")))
         sens = _sensitivities_from(state.get("analysis", ""))
         for name, fit in sens.items():
-            if name in params and fit["n"] >= MIN_CHANGES and abs(fit["slope"]) >= SIGNIFICANT_SLOPE:
+            if (name in params and params[name].kind in ("number", "integer")
+                    and fit["n"] >= MIN_CHANGES and abs(fit["slope"]) >= SIGNIFICANT_SLOPE):
                 edits.extend(_direction_edits(playbook, name, fit))
         if outcome["decision"] == "rollback" and outcome.get("incumbent") and outcome.get("challenger"):
             for name, before, after in _changes(outcome["incumbent"], outcome["challenger"]):
@@ -207,9 +208,12 @@ def adaptive_step(trajectory: list) -> float:
 
 def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
     """(targets, directions) from playbook tags; entries that mostly fail are ignored and,
-    between rivals, the one with more net evidence wins."""
+    between rivals, the one with more net evidence wins. Targets cover every kind of parameter
+    (a boolean's or an enum's best-known value matters as much as a number's: optima of
+    numbers often depend on them); directions only numbers."""
+    by_name = {p.name: p for p in params}
     numeric = {p.name: p for p in params if p.kind in ("number", "integer")}
-    targets: dict[str, tuple[int, float]] = {}
+    targets: dict[str, tuple[int, object]] = {}
     directions: dict[str, tuple[int, int]] = {}
     for entry in playbook:
         helpful, harmful = int(entry.get("helpful", 0)), int(entry.get("harmful", 0))
@@ -219,14 +223,10 @@ def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
         for tag in entry.get("tags", []):
             kind, _, rest = str(tag).partition(":")
             if kind == "target":
-                name, _, value = rest.partition("=")
-                if name in numeric:
-                    try:
-                        number = float(value)
-                    except ValueError:
-                        continue
-                    if math.isfinite(number) and (name not in targets or evidence > targets[name][0]):
-                        targets[name] = (evidence, numeric[name].clip(number))
+                name, _, text = rest.partition("=")
+                value = _target_value(by_name[name], text) if name in by_name else _NOT_A_VALUE
+                if value is not _NOT_A_VALUE and (name not in targets or evidence > targets[name][0]):
+                    targets[name] = (evidence, value)
             elif kind == "direction":
                 name, _, way = rest.partition(":")
                 if name in numeric and way in ("up", "down"):
@@ -309,7 +309,28 @@ def _sensitivities_from(analysis: str) -> dict:
             and isinstance(v.get("slope"), (int, float)) and isinstance(v.get("n"), int)}
 
 
+_NOT_A_VALUE = object()
+
+
+def _tag_value(value) -> str:
+    """A parameter's value as it is written in a ``target:`` tag (booleans as JSON)."""
+    return json.dumps(value) if isinstance(value, bool) or value is None else str(value)
+
+
+def _target_value(p: space.Parameter, text: str):
+    """The value a ``target:`` tag names for ``p``, or _NOT_A_VALUE when it names none."""
+    if p.kind in ("number", "integer"):
+        try:
+            number = float(text)
+        except ValueError:
+            return _NOT_A_VALUE
+        return p.clip(number) if math.isfinite(number) else _NOT_A_VALUE
+    choices = (True, False) if p.kind == "boolean" else p.choices
+    return next((c for c in choices if _tag_value(c) == text), _NOT_A_VALUE)
+
+
 def _target_edit(playbook: list[dict], name: str, value, generation) -> list[dict]:
+    value = _tag_value(value)
     text = f"Best-known {name}: {value} (incumbent after generation {generation})"
     tags = [f"param:{name}", f"target:{name}={value}"]
     for entry in playbook:
