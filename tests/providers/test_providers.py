@@ -107,6 +107,26 @@ def test_booleans_and_enums_are_learned_as_targets_and_a_fresh_start_takes_them(
     assert find_strategy(ask(local, "competitor", state), SCHEMA) == outcome["challenger"]
 
 
+def test_after_generations_without_any_signal_the_competitor_samples_the_whole_space():
+    local = get_provider("local")
+    incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}
+    tie = {"gate_decision": "rollback", "mean_delta": 0.0}
+    state = {"strategy_schema": SCHEMA, "incumbent": {"strategy": incumbent, "score": 0.0},
+             "attempt": 0, "trajectory": [{"gate_decision": "advance", "mean_delta": None}, tie, tie]}
+    near = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(40)]
+    state["trajectory"].append(tie)
+    text = ask(local, "competitor", state)
+    assert "random point (no signal around the incumbent for 3 generations)" in text
+    jumps = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(40)]
+
+    def moved(strategies):
+        return sum(sum(s[k] != incumbent[k] for k in incumbent) >= 3 for s in strategies)
+
+    assert moved(jumps) >= 30 and moved(near) <= 10, "a jump changes most parameters, a step few"
+    state["trajectory"].append({"gate_decision": "rollback", "mean_delta": -0.01})
+    assert "random point" not in ask(local, "competitor", state), "a measured loss is a signal"
+
+
 def test_a_retry_mirrors_a_losing_move_and_extends_a_gaining_one():
     local = get_provider("local")
     incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}

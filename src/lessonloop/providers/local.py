@@ -8,7 +8,8 @@ as the role asks:
   mirrors a move that lost or pushes further along one that gained. Playbook bullets steer it:
   ``target:<param>=<value>`` tags give the starting point and a pull, ``direction:<param>:up|
   down`` tags bias the sign of a move. With no incumbent and no targets it starts from a
-  seeded random point. It never proposes the incumbent, a strategy already tried this
+  seeded random point; when several generations in a row found no signal at all (every pair
+  tied) it samples the whole space. It never proposes the incumbent, a strategy already tried this
   generation, or one next to a dead end.
 - translator: pulls ``key: value`` pairs for the schema's properties out of prose.
 - analyst: dimension deltas of this generation, and each parameter's sensitivity over the
@@ -38,6 +39,7 @@ GROW, SHRINK, PLATEAU_GROW = 1.25, 0.9, 1.1
 TARGET_PULL = 0.3
 DIRECTION_BIAS = 0.7
 TRUST = 0.2  # smoothed success rate below which a bullet's guidance is ignored
+PLATEAU_RESTART = 3  # rollbacks in a row with every pair tied, after which the search jumps
 DEAD_END_RADIUS = 0.01  # normalized distance under which a proposal counts as a known dead end
 SIGNIFICANT_DELTA = 0.01
 SIGNIFICANT_SLOPE, MIN_CHANGES = 0.05, 3
@@ -75,6 +77,7 @@ class LocalProvider:
             avoid.append(canonical.dumps(incumbent["strategy"]))
         dead_ends = state.get("dead_ends", [])
         start = {**space.center(schema), **targets} if targets else space.sample(schema, rng)
+        flat = plateau_length(state.get("trajectory", []))
         how = ""
         candidate = start
         for tries in range(30):
@@ -82,6 +85,9 @@ class LocalProvider:
                 candidate = start if tries == 0 and attempt == 0 else \
                     guided_step(start, schema, max(step, 0.25), {}, {}, rng)
                 how = "playbook targets" if targets else "a seeded random point"
+            elif flat >= PLATEAU_RESTART:
+                candidate = space.sample(schema, rng)
+                how = f"a random point (no signal around the incumbent for {flat} generations)"
             elif tries == 0 and tried:
                 candidate, how = follow_up(incumbent["strategy"], tried[-1], params)
             else:
@@ -204,6 +210,18 @@ def adaptive_step(trajectory: list) -> float:
             step *= PLATEAU_GROW if not delta else SHRINK
         step = min(MAX_STEP, max(MIN_STEP, step))
     return step
+
+
+def plateau_length(trajectory: list) -> int:
+    """How many of the latest generations were rolled back with every pair tied: around an
+    incumbent on a flat region (a score clipped at zero, say) small steps learn nothing, so
+    after PLATEAU_RESTART of them the competitor samples the whole space instead."""
+    count = 0
+    for entry in reversed(trajectory):
+        if entry.get("gate_decision") != "rollback" or entry.get("mean_delta"):
+            break
+        count += 1
+    return count
 
 
 def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
