@@ -12,7 +12,7 @@ from lessonloop.loop.runner import Runner, create_or_reuse
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
 
-from ..conftest import PLUGIN
+from ..conftest import FIXTURES, PLUGIN
 
 
 def _run(scenario, iterations, **options):
@@ -71,6 +71,19 @@ def test_a_new_run_starts_from_the_best_known_strategy_and_playbook(home):
 def _entry(i, kind="bullet", summary="lesson", content=""):
     return Entry(id=i, kind=kind, scope="scenario:x", summary=f"{summary} {i}", content=content,
                  why="", how_to_apply="")
+
+
+def test_booleans_and_enums_carry_over_as_playbook_targets(home):
+    """The best heading depends on the tack: a fresh start must take both from the playbook."""
+    sailing = f"{FIXTURES / 'sailing_scenario.py'}:Sailing"
+    _run(sailing, 12, seed=2)
+    playbook = (home / "knowledge" / "sailing" / "playbook.md").read_text()
+    best = dict(re.findall(r"`param:(reef|tack) target:\1=(\w+)`", playbook))
+    assert set(best) == {"reef", "tack"}, playbook
+    restart = _run(sailing, 1, seed=3, carry_incumbent=False)
+    with open_store(readonly=True) as store:
+        first = json.loads(run_store.get_generation(store, restart, 1)["strategy_json"])
+    assert {"reef": json.dumps(first["reef"]), "tack": first["tack"]} == best
 
 
 def test_budget_trims_in_a_fixed_order_and_never_hints_or_dead_ends():
