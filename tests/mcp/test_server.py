@@ -436,5 +436,8 @@ def test_the_sdk_is_imported_lazily_and_its_absence_is_one_clear_error(monkeypat
     from lessonloop.mcp import server
 
     monkeypatch.setitem(sys.modules, "mcp", None)
-    with pytest.raises(UsageError, match=r"pip install 'lessonloop\[mcp\]'"):
+    with pytest.raises(UsageError, match=r"needs its SDK: pip install 'lessonloop\[mcp\]'"):
         server.serve()
+    import gc
+
+    assert gc.isenabled(), "the collector paused for the import runs again"
