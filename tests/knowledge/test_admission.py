@@ -195,3 +195,24 @@ def test_refused_text_is_not_kept_in_the_audit(store):
                                      summary="My home address is 12 Elm St")])
     details = [r[0] for r in store.query("SELECT detail FROM knowledge_events")]
     assert details and not any("Elm" in d for d in details)
+
+
+def test_a_memory_with_the_same_lesson_reinforces_whatever_its_context(store):
+    def memory(summary, content, tag, kind="preference"):
+        return Proposal(kind=kind, scope="project", summary=summary, content=content,
+                        tags=["auto-memorize", tag], source="session", approved_by="consent")
+
+    first = admission.admit(store, [memory("Use httpx instead of requests",
+                                           "No, that's wrong - use httpx instead of requests.",
+                                           "correction")])[0]
+    again = admission.admit(store, [memory("use HTTPX instead of requests!", "Please use httpx.",
+                                           "preference")])[0]
+    assert (again.action, again.entry_id) == ("reinforced", first.entry_id)
+    assert again.reason == "same lesson"
+    two, four = admission.admit(store, [memory("Indent with 2 spaces", "", "rule"),
+                                        memory("Indent with 4 spaces", "", "rule")])
+    assert two.action == four.action == "added", "numbers matter in a memory's lesson"
+    other_kind = admission.admit(store, [memory("Use httpx instead of requests", "",
+                                                "decision", kind="decision")])[0]
+    assert other_kind.action == "added"
+    assert entries.get(store, first.entry_id).seen == 2

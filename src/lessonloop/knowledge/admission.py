@@ -2,8 +2,8 @@
 
 Every write to the knowledge tables is in this module (a test enforces it). A proposal is
 redacted before anything else (so truncation can never reveal part of a secret), sanitized,
-capped, checked against its source's policy, deduplicated (exact normalized match, then BM25
-within its scope) and written with its provenance and an audit event in one transaction;
+capped, checked against its source's policy, deduplicated (exact normalized match; for a
+memory, the same summary; then BM25 within its scope) and written with its provenance and an audit event in one transaction;
 the scope's Markdown views are then rendered again.
 """
 
@@ -19,7 +19,7 @@ from ..safety import clean as safe_clean
 from ..store.db import Store
 from ..timeutil import utc_now
 from . import render
-from .entries import AUTHORS, KINDS, Entry, fingerprint, get, words
+from .entries import AUTHORS, KINDS, MEMORY_KINDS, Entry, fingerprint, get, words
 
 SIMILARITY = 0.8  # token overlap (Jaccard) at which a BM25 candidate counts as the same lesson
 CANDIDATES = 5
@@ -122,6 +122,9 @@ def _admit_one(conn, p: Proposal) -> Outcome:
         "ORDER BY id LIMIT 1", (p.scope, key)).fetchone()
     duplicate = row["id"] if row else None
     reason = "same normalized text"
+    if duplicate is None and p.kind in MEMORY_KINDS:
+        duplicate = _same_lesson(conn, p)
+        reason = "same lesson"
     if duplicate is None and p.kind != "dead_end":
         duplicate = _near_duplicate(conn, p)
         reason = "BM25 near-duplicate"
@@ -143,16 +146,36 @@ def _admit_one(conn, p: Proposal) -> Outcome:
     return Outcome("added", entry_id)
 
 
+def _same_lesson(conn, p: Proposal) -> int | None:
+    """An active memory of the same scope and kind whose summary says the same thing (the same
+    words and numbers). A memory's summary is its lesson; its content and tags record how it
+    came up (the user's own words, a correction or a stated preference), which differ from one
+    session to the next."""
+    mine = words(p.summary, keep_numbers=True)
+    terms = words(p.summary)
+    if not terms:
+        return None
+    query = "summary : (" + " AND ".join(f'"{w}"' for w in sorted(set(terms))) + ")"
+    rows = conn.execute(
+        "SELECT k.id, k.summary FROM knowledge_fts f JOIN knowledge k ON k.id = f.rowid "
+        "WHERE knowledge_fts MATCH ? AND k.scope = ? AND k.kind = ? AND k.status = 'active' "
+        "ORDER BY k.id LIMIT 50", (query, p.scope, p.kind)).fetchall()
+    return next((row["id"] for row in rows if words(row["summary"], keep_numbers=True) == mine), None)
+
+
 def _near_duplicate(conn, p: Proposal) -> int | None:
     """The most similar active entry of the same scope, kind and tags, found with FTS5 BM25.
 
     Tags must match exactly: "raising stealth helps" and "raising aggression helps" share most
-    of their words but are different lessons, and their tags say so.
+    of their words but are different lessons, and their tags say so. A memory's numbers count
+    as words (see ``fingerprint``).
     """
-    mine = set(words(f"{p.summary} {p.content}"))
-    if not mine:
+    terms = set(words(f"{p.summary} {p.content}"))
+    if not terms:
         return None
-    query = " OR ".join(f'"{w}"' for w in sorted(mine))
+    numbers = p.kind in MEMORY_KINDS
+    mine = set(words(f"{p.summary} {p.content}", keep_numbers=numbers))
+    query = " OR ".join(f'"{w}"' for w in sorted(terms))
     rows = conn.execute(
         "SELECT k.id, k.summary, k.content, k.tags_json FROM knowledge_fts f "
         "JOIN knowledge k ON k.id = f.rowid WHERE knowledge_fts MATCH ? AND k.scope = ? "
@@ -161,7 +184,7 @@ def _near_duplicate(conn, p: Proposal) -> int | None:
     for row in rows:
         if sorted(json.loads(row["tags_json"])) != sorted(p.tags):
             continue
-        theirs = set(words(f"{row['summary']} {row['content']}"))
+        theirs = set(words(f"{row['summary']} {row['content']}", keep_numbers=numbers))
         if len(mine & theirs) / len(mine | theirs) >= SIMILARITY:
             return row["id"]
     return None

@@ -37,16 +37,18 @@ def words(text: str, keep_numbers: bool = False) -> list[str]:
 
 
 def fingerprint(kind: str, summary: str, content: str, tags: list[str] | None = None) -> str:
-    """Exact-duplicate key. A lesson is its words (numbers set aside, so "x to 0.7" and "x to
-    0.8" match) plus its machine-readable tags, which carry the values agents act on; a dead end
-    is the strategy it records, at full precision, whatever score it was given."""
+    """Exact-duplicate key. A lesson from a run is its words (numbers set aside, so "x to 0.7"
+    and "x to 0.8" match) plus its machine-readable tags, which carry the values agents act on;
+    a memory keeps its numbers ("indent with 2 spaces" is not "4 spaces"); a dead end is the
+    strategy it records, at full precision, whatever score it was given."""
     if kind == "dead_end":
         try:
             normalized = canonical.dumps(json.loads(content))
         except (json.JSONDecodeError, TypeError):
             normalized = " ".join(words(f"{summary} {content}", keep_numbers=True))
     else:
-        normalized = " ".join(words(f"{summary} {content}")) + " | " + " ".join(sorted(tags or []))
+        text = " ".join(words(f"{summary} {content}", keep_numbers=kind in MEMORY_KINDS))
+        normalized = text + " | " + " ".join(sorted(tags or []))
     return hashlib.sha256(f"{kind}|{normalized}".encode()).hexdigest()[:32]
 
 
