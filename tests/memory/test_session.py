@@ -204,3 +204,50 @@ def test_a_broken_model_answer_falls_back_to_the_deterministic_memories(home, cl
         assert [r for r in server.received if r.method == "POST"], "the model was asked"
     assert ("decision", "Use vitest instead of jest") in memories(home)
     assert output["systemMessage"].startswith("Stored")
+
+
+def test_a_model_that_echoes_a_secret_is_reported_as_stored_redacted(home, cli):
+    cli("memory", "consent", "yes")
+    token = "ghp_" + secrets.token_hex(18)
+    answer = {"memories": [{"type": "decision", "summary": f"Deploy with {token}"}]}
+    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(answer)))) as server:
+        env = {"LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+               "LESSONLOOP_BASE_URL": server.base_url + "/v1"}
+        output = Session(home, "echo", fresh_secrets(), env).play()
+    assert output["systemMessage"] == "Stored 1 new memory: Deploy with [REDACTED:github-token]"
+    assert token.encode() not in everything_under(home)
+
+
+def test_a_slow_model_gets_one_short_attempt_and_the_deterministic_memories_stand(home, cli, monkeypatch):
+    from lessonloop.memory import memorize
+
+    session = Session(home, "slow", fresh_secrets())
+    session.play()  # no consent yet: nothing is memorized
+    cli("memory", "consent", "yes")
+    monkeypatch.setattr(memorize, "MODEL_SECONDS", 1.0)
+    with FakeServer(lambda received: Reply(body=openai_completion("{}"), delay=6)) as server:
+        env = {"LESSONLOOP_AUTOMEM_MODEL": "openai:test-model", "LESSONLOOP_MAX_RETRIES": "4",
+               "LESSONLOOP_BASE_URL": server.base_url + "/v1"}
+        import time
+
+        started = time.monotonic()
+        result = memorize.memorize("slow", home, str(session.transcript), environ=env)
+        elapsed = time.monotonic() - started
+        posts = [r for r in server.received if r.method == "POST"]
+    assert result.model.startswith("not used") and elapsed < 5, (result.model, elapsed)
+    assert len(posts) == 1, "one attempt, whatever LESSONLOOP_MAX_RETRIES says"
+    assert ("decision", "Use vitest instead of jest") in memories(home)
+
+
+def test_session_end_hooks_racing_on_one_session_store_each_memory_once(home, cli):
+    from concurrent.futures import ThreadPoolExecutor
+
+    session = Session(home, "racing", fresh_secrets())
+    session.play()
+    cli("memory", "consent", "yes")
+    with ThreadPoolExecutor(8) as pool:
+        outputs = list(pool.map(lambda _: session.hook("session-end", reason="other"), range(8)))
+    assert sum(bool(o.get("systemMessage")) for o in outputs) == 1, "one of them stored them"
+    with sqlite3.connect(home / "lessonloop.db") as conn:
+        seen = [row[0] for row in conn.execute("SELECT seen FROM knowledge")]
+    assert seen and set(seen) == {1}

@@ -8,6 +8,7 @@ only — this runs inside hook processes.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -55,3 +56,16 @@ def mark_once(path: str | os.PathLike) -> bool:
     except FileExistsError:
         return False
     return True
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike):
+    """Hold an exclusive ``flock`` on ``path`` (created if absent) for the block: one holder at
+    a time per session, however many hooks fire at once."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)

@@ -26,6 +26,7 @@ from . import capture, consent
 from .recall import MEMORY_KINDS, PROJECT, USER
 
 RECURRING = 2  # the same normalized error this often makes a pattern
+MODEL_SECONDS = 25  # one attempt at the model, no retries: the session-end hook has 60 s in all
 EXTRACT_CHARS = 8000  # what a model may see, at most, after redaction
 MAX_MODEL_MEMORIES = 10
 KIND_OF_FEEDBACK = {"decision": "decision", "preference": "preference", "rule": "preference",
@@ -178,9 +179,10 @@ def _synthesize(route, extracts: str, record) -> list[Candidate]:
     from ..providers.registry import build
     from ..scenarios.base import schema_problems
 
-    provider = build(route, config.load())
+    provider = build(route, config.load(flags={"MAX_RETRIES": "0"}))
     completion = provider.complete(Request(
         role="memorize", max_tokens=1500, temperature=0.2, json_schema=MEMORY_SCHEMA,
+        timeout=MODEL_SECONDS,
         system=("You turn a coding session's signals into durable memories. Each summary states "
                 "the lesson itself as an instruction or fact (<= 120 characters), never the "
                 "user's trigger words. Types: pattern (a recurring error and its fix), decision "
@@ -205,6 +207,11 @@ def _synthesize(route, extracts: str, record) -> list[Candidate]:
 
 # -------------------------------------------------------------------------------------------
 
+def _key(candidate: Candidate) -> str:
+    """What makes two candidates of a session the same memory (for idempotency)."""
+    return fingerprint(candidate.kind, candidate.summary, "", [])
+
+
 def _transcript_path(session_dir: Path, given: str | None) -> str | None:
     remembered = session_dir / "transcript_path"
     if given:
@@ -223,45 +230,57 @@ def memorize(session: str, root: Path, transcript: str | None = None,
     state = consent.state(root)
     if state != "yes":
         return Result(skipped=f"consent is {state}")
+    folder = paths.session_dir(session, root)
+    with capture.locked(folder / "memorize.lock"):  # hooks of one session may end together
+        return _memorize(session, folder, root, transcript, user_root, environ)
+
+
+def _memorize(session: str, folder: Path, root: Path, transcript: str | None,
+              user_root: Path | None, environ: Mapping[str, str]) -> Result:
+    from ..knowledge.entries import get
     from ..store import open_store
     from ..store import runs as run_store
     from . import transcript as transcripts
 
-    folder = paths.session_dir(session, root)
     signals = capture.read(folder / "signals.jsonl")
     feedback = capture.read(folder / "feedback.jsonl")
     path = _transcript_path(folder, transcript)
     read = transcripts.read(path) if path else None
-    candidates = _from_errors(signals, read) + _from_feedback(feedback, read)
+    done_path = folder / "memorized.json"
+    try:
+        done = set(json.loads(done_path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        done = set()
+    # what an earlier memorize of this session (a compaction, say) handled is not proposed
+    # again, nor sent to a model again
+    found = [c for c in _from_errors(signals, read) + _from_feedback(feedback, read)
+             if _key(c) not in done]
     result = Result()
+    if not found:
+        return result
+    candidates = found
     with open_store(root) as store:
-        route = None
         try:
             route = model_route(environ)
-            if route is not None and candidates:
-                candidates = _synthesize(route, _extracts(candidates, signals, feedback),
+            if route is not None:
+                candidates = _synthesize(route, _extracts(found, signals, feedback),
                                          lambda name, c: run_store.record_call(
                                              store, None, None, None, "memorize", name, c))
                 result.model = "used"
         except Exception as exc:  # noqa: BLE001 - any failure keeps the deterministic result
             result.model = f"not used: {exc.__class__.__name__}: {redact(str(exc))[:200]}"
-        done_path = folder / "memorized.json"
-        try:
-            done = set(json.loads(done_path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError):
-            done = set()
         fresh = []
         for c in candidates:
-            key = fingerprint(c.kind, c.summary, "", [])
-            if key not in done and c.kind in MEMORY_KINDS:
+            if _key(c) not in done and c.kind in MEMORY_KINDS:
                 fresh.append(c)
-                done.add(key)
+                done.add(_key(c))
+        done.update(_key(c) for c in found)
         outcomes = admission.admit(store, [c.proposal(PROJECT, session) for c in fresh], root)
-    for c, outcome in zip(fresh, outcomes):
-        if outcome.action == "added":
-            result.stored.append(c.summary)
-        elif outcome.action == "reinforced":
-            result.reinforced += 1
+        for outcome in outcomes:
+            if outcome.action == "added":  # as stored: redacted (a model may echo a secret)
+                result.stored.append(get(store, outcome.entry_id).summary)
+            elif outcome.action == "reinforced":
+                result.reinforced += 1
     personal = [c for c in fresh if c.user_scope]
     if personal:
         user_root = user_root or paths.user_home()
