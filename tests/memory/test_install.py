@@ -55,3 +55,36 @@ def test_user_scope_writes_the_home_settings(cli, tmp_path, monkeypatch):
     assert (tmp_path / ".claude" / "settings.json").exists()
     state = json.loads((tmp_path / ".claude.json").read_text())
     assert state["numStartups"] == 7 and set(state["mcpServers"]) == {"x", "lessonloop"}
+
+
+def test_a_hook_group_shared_with_the_users_own_hooks_keeps_theirs(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {"type": "command", "command": "mytool --audit"}
+    settings.write_text(json.dumps({"hooks": {
+        "PostToolUse": [{"matcher": "*", "hooks": [mine, {"type": "command",
+                                                          "command": "lessonloop hook post-tool-use"}]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": "lessonloop hook session-end"},
+                                  {"type": "command", "command": "backup-notes.sh"}]}]}}))
+    cli("install", "claude-code")
+    post = json.loads(settings.read_text())["hooks"]["PostToolUse"]
+    assert post[0] == {"matcher": "*", "hooks": [mine]}, "ours moves out of their group, once"
+    cli("uninstall", "claude-code")
+    assert json.loads(settings.read_text()) == {"hooks": {
+        "PostToolUse": [{"matcher": "*", "hooks": [mine]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": "backup-notes.sh"}]}]}}
+
+
+def test_an_install_that_changes_nothing_writes_nothing_and_modes_are_kept(cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{}")
+    settings.chmod(0o644)
+    assert cli("install", "claude-code", "--json").json()["backup"]
+    assert settings.stat().st_mode & 0o777 == 0o644
+    again = cli("install", "claude-code", "--json").json()
+    assert again["backup"] is None
+    backups = [p.name for p in tmp_path.rglob("*lessonloop-backup-*")]
+    assert len(backups) == 1 and backups[0].startswith("settings.json."), backups  # (.mcp.json was new)

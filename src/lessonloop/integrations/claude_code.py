@@ -4,12 +4,14 @@ Hooks merge into ``.claude/settings.json`` (project) or ``~/.claude/settings.jso
 MCP server into ``.mcp.json`` at the project root or the ``mcpServers`` of ``~/.claude.json``
 (when the ``mcp`` extra is installed). Our entries are recognised by their command
 (``lessonloop hook ...``) or name (``lessonloop``), added once and removed alone; everything
-else in each file is preserved, and a timestamped backup of a file is written before changing it.
+else in each file is preserved (a hook group shared with the user's own hooks keeps theirs), and a
+timestamped backup of a file is written before changing it (nothing is written when nothing changes).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from datetime import datetime, timezone
@@ -66,20 +68,42 @@ def _load(path: Path) -> dict:
     return value
 
 
-def _ours(entry: object) -> bool:
-    return isinstance(entry, dict) and any(
-        isinstance(h, dict) and MARK in str(h.get("command", "")) for h in entry.get("hooks", []))
+def _our_hook(hook: object) -> bool:
+    return isinstance(hook, dict) and MARK in str(hook.get("command", ""))
+
+
+def _without_ours(entries: list) -> list:
+    """The matcher groups with our hook commands taken out: a group that held only ours goes,
+    a group shared with the user's own hooks stays with theirs."""
+    kept = []
+    for entry in entries:
+        hooks = entry.get("hooks") if isinstance(entry, dict) else None
+        if not isinstance(hooks, list) or not any(_our_hook(h) for h in hooks):
+            kept.append(entry)
+        elif any(not _our_hook(h) for h in hooks):
+            kept.append({**entry, "hooks": [h for h in hooks if not _our_hook(h)]})
+    return kept
 
 
 def _write(path: Path, settings: dict) -> Path | None:
-    """Back up the current file (if any), then write the new one atomically."""
+    """Write ``settings`` atomically, keeping the file's permissions, after a timestamped
+    backup of the current file; nothing at all (no backup) when nothing changes."""
+    text = json.dumps(settings, indent=2) + "\n"
     backup = None
     if path.exists():
+        if path.read_text(encoding="utf-8") == text:
+            return None
         stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
         backup = path.with_name(f"{path.name}.lessonloop-backup-{stamp}")
         shutil.copy2(path, backup)
+        mode = path.stat().st_mode & 0o7777
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, json.dumps(settings, indent=2) + "\n")
+    atomic_write(path, text)
+    os.chmod(path, mode)
     return backup
 
 
@@ -96,7 +120,7 @@ def install(path: Path, mcp_config: Path | None = None) -> dict:
         entries = hooks.setdefault(event, [])
         if not isinstance(entries, list):
             raise UsageError(f"{path}: hooks.{event} must be a list")
-        entries[:] = [e for e in entries if not _ours(e)]  # refresh ours, keep the rest
+        entries[:] = _without_ours(entries)  # refresh ours, keep the rest
         entry: dict = {"hooks": [{"type": "command", "command": f"{base} hook {ours}",
                                   "timeout": timeout}]}
         if matcher is not None:
@@ -131,8 +155,8 @@ def uninstall(path: Path, mcp_config: Path | None = None) -> dict:
     if isinstance(hooks, dict):
         for event in list(hooks):
             entries = hooks[event]
-            if isinstance(entries, list) and any(_ours(e) for e in entries):
-                hooks[event] = [e for e in entries if not _ours(e)]
+            if isinstance(entries, list) and _without_ours(entries) != entries:
+                hooks[event] = _without_ours(entries)
                 removed.append(event)
                 if not hooks[event]:
                     del hooks[event]

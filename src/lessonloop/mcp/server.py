@@ -523,7 +523,11 @@ def build_server():
 
 
 def serve() -> None:
-    """Serve over stdio until the client closes the connection."""
+    """Serve over stdio until the client closes the connection. Started by Claude Code without
+    LESSONLOOP_HOME, it keeps memories where the hooks do: in ``$CLAUDE_PROJECT_DIR/.lessonloop``."""
+    project = os.environ.get("CLAUDE_PROJECT_DIR")
+    if project and not os.environ.get("LESSONLOOP_HOME"):
+        os.environ["LESSONLOOP_HOME"] = os.path.join(project, ".lessonloop")
     server = build_server()
     sys.stdout.flush()
     server.run("stdio")
