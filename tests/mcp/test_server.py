@@ -441,3 +441,17 @@ def test_the_sdk_is_imported_lazily_and_its_absence_is_one_clear_error(monkeypat
     import gc
 
     assert gc.isenabled(), "the collector paused for the import runs again"
+
+
+def test_started_by_claude_code_it_keeps_memories_where_the_hooks_do(env, errlog, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {k: v for k, v in env.items() if k != "LESSONLOOP_HOME"}
+    env["CLAUDE_PROJECT_DIR"] = str(project)
+
+    async def scenario():
+        async with connect(env, errlog) as session:
+            await ok(session, "memory_store", {"type": "decision", "summary": "Ship on Tuesdays"})
+
+    run(scenario())
+    assert (project / ".lessonloop" / "lessonloop.db").exists()
