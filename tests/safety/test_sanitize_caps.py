@@ -204,3 +204,16 @@ def test_clean_catches_a_key_hidden_by_an_invisible_character():
     hidden = key[:6] + "\u200b" + key[6:]
     assert clean(f"token {hidden}") == "token [REDACTED:github-token]"
     assert clean(f"x\u202e{key}") == "x[REDACTED:github-token]"
+
+
+@pytest.mark.parametrize("key", [
+    "ghp_" + "Zq7Yw2" * 6,
+    "sk-ant-api03-" + "4oalekmTEcdcS97tlxob-Fi7ilfIiM9TIFz6cjaQs8Wvgj_ujBsdSosN6f1JfwItMt7fXS_R78f8v44LJpx13pn-WGySnAA",
+    "xoxb-" + "1234567890-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx",
+    "AKIA" + "QWERTYUIOPASDFGH",
+])
+@pytest.mark.parametrize("invisible", ["\u200b", "\u2060", "\x00", "\x1b"])
+def test_no_slice_of_a_key_survives_an_invisible_character_anywhere_in_it(key, invisible):
+    for split in range(1, len(key)):
+        out = clean(f"see {key[:split]}{invisible}{key[split:]} here")
+        assert not any(key[i:i + 12] in out for i in range(len(key) - 11)), (split, out)

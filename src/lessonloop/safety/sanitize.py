@@ -23,15 +23,18 @@ _REMOVED = (
     + list(range(0xE0000, 0xE0080))                           # tag characters
 )
 _TABLE = dict.fromkeys(_REMOVED)
+_AS_SPACES = dict.fromkeys(_REMOVED, " ")
 
 
-def sanitize(text: str) -> str:
-    """``text`` without control, bidi, zero-width and tag characters; ``\\n`` newlines; NFC."""
+def sanitize(text: str, as_spaces: bool = False) -> str:
+    """``text`` without control, bidi, zero-width and tag characters; ``\\n`` newlines; NFC.
+    (``as_spaces``: each such character becomes a space instead, for the redactor, which must
+    also see ``x<U+202E>ghp_…`` as a word and a token.)"""
     if not isinstance(text, str):
         raise TypeError(f"sanitize() needs str, not {type(text).__name__}")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = text.translate(_TABLE)
+    text = text.translate(_AS_SPACES if as_spaces else _TABLE)
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
     return text
