@@ -76,3 +76,26 @@ def test_unreadable_files_are_one_line_errors(tmp_path):
     scalar.write_text("just text\n")
     with pytest.raises(UsageError, match="mapping of fields"):
         read(scalar)
+
+
+def test_only_regular_files_of_bounded_size_are_read(tmp_path):
+    import os
+    import time
+
+    started = time.monotonic()
+    with pytest.raises(UsageError, match="is not a regular file"):
+        read("/dev/zero")
+    fifo = tmp_path / "task.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match="is not a regular file"):
+        read(fifo)  # opening it must not wait for a writer
+    with pytest.raises(UsageError, match="is not a regular file"):
+        read(tmp_path)
+    with pytest.raises(UsageError, match="no task file given"):
+        read("")
+    huge = tmp_path / "huge.yaml"
+    with open(huge, "wb") as handle:
+        handle.truncate(2 << 20)  # sparse: 2 MB of nothing, over the 1 MB limit
+    with pytest.raises(UsageError, match="larger than 1 MB"):
+        read(huge)
+    assert time.monotonic() - started < 5

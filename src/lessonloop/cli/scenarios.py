@@ -5,23 +5,18 @@ from __future__ import annotations
 import json
 import math
 import sys
-from pathlib import Path
 from typing import Optional
 
 import typer
 
 from ..errors import EXIT_FAILURE, EXIT_USAGE, UsageError
+from ..files import read_user_file
 from ..loop.scoring import evaluate_strategies, parse_seeds, parse_strategy
 from .output import error_line, print_json
 
 
 def _read_strategies(path: str) -> list[dict]:
-    try:
-        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
-    except FileNotFoundError:
-        raise UsageError(f"strategies file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read strategies file {path}: {exc}") from None
+    lines = read_user_file(path, "strategies file", encoding="utf-8-sig").splitlines()
     strategies = [parse_strategy(line, f"{path} line {number}")
                   for number, line in enumerate(lines, 1) if line.strip()]
     if not strategies:

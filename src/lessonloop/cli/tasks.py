@@ -60,17 +60,13 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the verdict as JSON."),
     ) -> None:
         """Score one output: verifier (offline) and, for a task with a rubric, the judge."""
-        from ..errors import LessonloopError, UsageError
+        from ..errors import LessonloopError
+        from ..files import read_user_file
         from ..store import open_store
         from ..tasks import evaluate, spec as task_spec
 
         spec, path = task_spec.read(task)
-        try:
-            text = output.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise UsageError(f"output file not found: {output}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read output file {output}: {exc}") from None
+        text = read_user_file(output, "output file")
         result = evaluate.judge_once(spec, path.parent, text, open_store, provider, model)
         if result.judge_failed:
             raise LessonloopError(f"no verdict: {result.reasoning}")

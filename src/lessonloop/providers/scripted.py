@@ -31,13 +31,11 @@ class ScriptedProvider:
 
     @classmethod
     def from_file(cls, path: str | Path) -> "ScriptedProvider":
+        from ..files import read_user_file
+
         path = Path(path)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UsageError(f"scripted response file not found: {path}") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read scripted response file {path}: {exc}") from None
+            data = json.loads(read_user_file(path, "scripted response file"))
         except json.JSONDecodeError as exc:
             raise UsageError(f"scripted response file {path} is not valid JSON: {exc}") from None
         if not isinstance(data, dict):

@@ -137,13 +137,12 @@ def read(path: str | Path) -> tuple[TaskSpec, Path]:
     """Load a task file (YAML, or JSON); returns the spec and the file's absolute path."""
     import yaml
 
+    from ..files import MB, read_user_file
+
+    if not str(path).strip():
+        raise UsageError("no task file given")
     file = Path(path).expanduser()
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"task file not found: {file}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read task file {file}: {exc}") from None
+    text = read_user_file(file, "task file", limit=MB)
     try:
         data = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
