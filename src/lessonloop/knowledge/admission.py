@@ -62,13 +62,20 @@ def clean(text: str, limit: int) -> str:
     return safe_clean((text or "").strip(), limit).strip()
 
 
+def one_line(text: str) -> str:
+    """Whitespace runs, newlines included, as one space: a summary or a tag is one line, so it
+    cannot fake a heading or a list item where it is shown (views, the session-start block)."""
+    return " ".join(text.split())
+
+
 def prepare(p: Proposal) -> Proposal:
     tags = []
     for tag in p.tags[:TAGS_MAX]:
-        tag = clean(str(tag), TAG_MAX)
+        tag = one_line(clean(str(tag), TAG_MAX))
         if tag and tag not in tags:
             tags.append(tag)
-    return replace(p, summary=clean(p.summary, SUMMARY_MAX), content=clean(p.content, CONTENT_MAX),
+    return replace(p, summary=one_line(clean(p.summary, SUMMARY_MAX)),
+                   content=clean(p.content, CONTENT_MAX),
                    why=clean(p.why, WHY_MAX), how_to_apply=clean(p.how_to_apply, HOW_MAX),
                    tags=tags, detail=clean(p.detail, CONTENT_MAX))
 

@@ -39,10 +39,11 @@ def ranked(entries: list[Entry]) -> list[Entry]:
 
 
 def _line(entry: Entry) -> str:
+    """One line per memory, whatever its fields hold: no text can pose as a heading here."""
     text = f"- [{entry.kind}] {entry.summary}"
     if entry.how_to_apply and entry.author == "user":  # automatic ones say the obvious
         text += f" (when: {entry.how_to_apply[:160]})"
-    return text
+    return " ".join(text.split())
 
 
 def block(root: Path, user_root: Path | None = None, budget: int = BUDGET_TOKENS) -> str:
