@@ -190,6 +190,8 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(env, errlog)
             assert "seeds '9..1'" in text and "--seeds" not in text
             assert "no project memories yet" in await fails(session, "memory_forget", {"id": 1})
             await ok(session, "memory_store", {"type": "decision", "summary": "Keep it simple"})
+            assert "no project memory with id" in await fails(session, "memory_forget",
+                                                              {"id": 2**70})
             assert "no project memory with id 4242" in await fails(session, "memory_forget",
                                                                    {"id": 4242})
             text = await fails(session, "memory_search", {"query": "x", "limit": "ten"})
@@ -288,9 +290,11 @@ def test_memories_flow_between_mcp_and_the_cli(env, errlog):
 def test_run_start_runs_in_the_background_and_run_status_follows_it(env, errlog):
     async def scenario():
         async with connect(env, errlog) as session:
-            started = await ok(session, "run_start", {"scenario": "grid_ctf", "iterations": 3,
-                                                      "run_id": "mcp-run"})
-            assert started["run_id"] == "mcp-run" and started["started"] is True
+            starts = await asyncio.gather(*[ok(session, "run_start", {
+                "scenario": "grid_ctf", "iterations": 3, "run_id": "mcp-run"}) for _ in range(4)])
+            assert sum(s["started"] for s in starts) == 1, "racing starts spawn one run"
+            started = next(s for s in starts if s["started"])
+            assert started["run_id"] == "mcp-run"
             assert started["status"] in ("created", "running")
             deadline = time.monotonic() + 60
             while True:

@@ -122,6 +122,8 @@ def active_top(store: Store, scope: str, kinds: tuple[str, ...], limit: int,
 
 
 def get(store: Store, entry_id: int) -> Entry | None:
+    if not 0 < entry_id < 2**63:  # no such row, and SQLite could not even take the number
+        return None
     row = store.query_one("SELECT * FROM knowledge WHERE id = ?", (entry_id,))
     return Entry.from_row(row) if row else None
 

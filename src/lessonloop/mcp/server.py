@@ -101,13 +101,13 @@ def _child_env() -> dict:
 
 def _spawn(run_id: str, args: list[str]) -> int:
     """Start ``python -m lessonloop ARGS`` detached (own session, no terminal, no pipes); a
-    daemon thread reaps it and keeps its exit code for ``run_status``."""
+    daemon thread reaps it and keeps its exit code for ``run_status``. (The caller holds
+    _CHILDREN_LOCK.)"""
     proc = subprocess.Popen([sys.executable, "-m", "lessonloop", *args], env=_child_env(),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     record = {"pid": proc.pid, "exit_code": None}
-    with _CHILDREN_LOCK:
-        _CHILDREN[run_id] = record
+    _CHILDREN[run_id] = record
 
     def reap() -> None:
         record["exit_code"] = proc.wait()
@@ -134,11 +134,14 @@ def start_run(scenario: str, iterations: int = 10, run_id: str | None = None,
         done = len(run_store.generations(store, rid))
     if done > iterations:
         raise UsageError(f"run {rid} already has {done} generations; iterations cannot be lower")
-    if is_active(paths.run_dir(rid)):
-        return {"run_id": rid, "status": "running", "started": False, "scenario": run["scenario"],
-                "target_generations": run["target_generations"],
-                "detail": "already running in another process"}
-    pid = _spawn(rid, ["run", run["scenario_ref"], "--run-id", rid, "--iterations", str(iterations)])
+    with _CHILDREN_LOCK:  # one child per run, however many calls race
+        ours = _CHILDREN.get(rid)
+        if (ours and ours["exit_code"] is None) or is_active(paths.run_dir(rid)):
+            return {"run_id": rid, "status": "running", "started": False,
+                    "scenario": run["scenario"], "target_generations": run["target_generations"],
+                    "detail": "already running in another process"}
+        pid = _spawn(rid, ["run", run["scenario_ref"], "--run-id", rid,
+                           "--iterations", str(iterations)])
     return {"run_id": rid, "status": run["status"], "started": True, "scenario": run["scenario"],
             "target_generations": iterations, "pid": pid}
 
