@@ -58,6 +58,12 @@ def db_path(root: Path | None = None) -> Path:
     return (root or home()) / DB_NAME
 
 
+def variable_for(root: Path) -> str:
+    """The variable that moves ``root``, for error messages: the user root has its own."""
+    same = os.path.abspath(root) == os.path.abspath(user_home())
+    return "LESSONLOOP_USER_HOME" if same else "LESSONLOOP_HOME"
+
+
 def runs_dir(root: Path | None = None) -> Path:
     return (root or home()) / "runs"
 
@@ -70,7 +76,8 @@ def ensure_home(root: Path | None = None) -> Path:
     """Create the root (with a ``.gitignore`` of ``*``) or fail with a one-line reason."""
     root = root or home()
     if root.exists() and not root.is_dir():
-        raise LessonloopError(f"the lessonloop home {root} is not a directory (check LESSONLOOP_HOME)")
+        raise LessonloopError(f"the lessonloop home {root} is not a directory "
+                              f"(check {variable_for(root)})")
     try:
         root.mkdir(parents=True, exist_ok=True)
         gitignore = root / ".gitignore"
@@ -83,6 +90,6 @@ def ensure_home(root: Path | None = None) -> Path:
         reason = exc.strerror or exc.__class__.__name__
         raise LessonloopError(
             f"cannot write to the lessonloop home {root}: {reason} "
-            "(set LESSONLOOP_HOME to a writable directory)"
+            f"(set {variable_for(root)} to a writable directory)"
         ) from None
     return root

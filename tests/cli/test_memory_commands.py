@@ -80,3 +80,12 @@ def test_prune_keeps_user_authored_and_caps_automatic(cli, home):
     remaining = cli("memory", "list", "--json").json()
     assert len(remaining) == 3 and any(m["author"] == "user" for m in remaining)
     assert cli("memory", "prune", "--older-than", 0, "--json").json()["pruned"]["project"] == 2
+
+
+def test_a_user_root_that_is_a_file_names_its_own_variable(cli, home, tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("LESSONLOOP_USER_HOME", str(blocker))
+    result = cli("memory", "add", "--type", "preference", "--summary", "Use tabs", "--scope", "user",
+                 "--json")
+    assert result.code == 1 and "check LESSONLOOP_USER_HOME" in result.error()["error"]

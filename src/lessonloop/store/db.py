@@ -216,7 +216,8 @@ def open_store(root: Path | None = None, *, readonly: bool = False) -> Store:
     path = paths.db_path(root)
     if readonly:
         if root.exists() and not root.is_dir():
-            raise StoreError(f"the lessonloop home {root} is not a directory (check LESSONLOOP_HOME)")
+            raise StoreError(f"the lessonloop home {root} is not a directory "
+                             f"(check {paths.variable_for(root)})")
         try:
             found = path.exists()
         except OSError as exc:
