@@ -459,3 +459,59 @@ def test_started_by_claude_code_it_keeps_memories_where_the_hooks_do(env, errlog
 
     run(scenario())
     assert (project / ".lessonloop" / "lessonloop.db").exists()
+
+
+CLIENT = """
+import json, subprocess, sys
+server = subprocess.Popen([sys.executable, "-c", {serve!r}], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE)
+print(server.pid, flush=True)
+def send(message):
+    server.stdin.write((json.dumps(message) + "\\n").encode())
+    server.stdin.flush()
+send({{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {{
+    "protocolVersion": "2025-06-18", "capabilities": {{}}, "clientInfo": {{"name": "t", "version": "1"}}}}}})
+server.stdout.readline()
+send({{"jsonrpc": "2.0", "method": "notifications/initialized"}})
+send({{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {{"name": "judge_output",
+      "arguments": {{"task": {task!r}, "output": "x"}}}}}})
+print("sent", flush=True)
+server.wait()
+"""
+
+
+def test_a_killed_client_takes_the_server_and_its_work_with_it(env, tmp_path):
+    import os
+    import signal
+
+    marker = f"lessonloop-test-{os.getpid()}-slow-verifier"
+    task = tmp_path / "slow.yaml"
+    task.write_text(f"name: slow\nprompt: p\nverifier:\n  command: \"sleep 120 && echo {marker}\"\n"
+                    "  timeout: 120\n")
+    client = subprocess.Popen([sys.executable, "-c", CLIENT.format(serve=SERVE, task=str(task))],
+                              env=env, stdout=subprocess.PIPE, text=True)
+    server_pid = int(client.stdout.readline())
+    assert client.stdout.readline().strip() == "sent"
+
+    def running(pattern: str) -> bool:
+        return subprocess.run(["pgrep", "-f", pattern], capture_output=True).returncode == 0
+
+    deadline = time.monotonic() + 30
+    while not running(marker):  # the verifier has started: the call is in flight
+        assert time.monotonic() < deadline, "the verifier never started"
+        time.sleep(0.1)
+    os.kill(client.pid, signal.SIGKILL)
+    client.wait()
+    deadline = time.monotonic() + 10
+    while running(marker) or alive(server_pid):
+        assert time.monotonic() < deadline, "the orphaned server or its verifier lived on"
+        time.sleep(0.1)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has exited: only its parent has not reaped it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

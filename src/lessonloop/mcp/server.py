@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -533,4 +534,27 @@ def serve() -> None:
         os.environ["LESSONLOOP_HOME"] = os.path.join(project, ".lessonloop")
     server = build_server()
     sys.stdout.flush()
-    server.run("stdio")
+    threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True,
+                     name="lessonloop-orphan-watch").start()
+    try:
+        server.run("stdio")
+    except BaseException as exc:
+        if not _client_gone(exc):
+            raise  # (the client is gone: nobody is there to tell, and nothing was lost)
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """Exit at once when the client dies without closing our stdin (killed, say): a tool call
+    in flight would otherwise keep this server, and the matches or verifier it runs, alive
+    until the call ends. Those die with us (their parent-death signal); runs started with
+    run_start go on in their own sessions."""
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` only says the client stopped reading (a broken pipe, in any group)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_gone(e) for e in exc.exceptions)
+    return isinstance(exc, (BrokenPipeError, ConnectionResetError))
