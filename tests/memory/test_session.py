@@ -123,6 +123,9 @@ def test_a_session_yields_lessons_not_trigger_phrases_and_no_secret(home, user_h
     assert ("preference", "Use pnpm instead of npm for this repo") in stored
     assert ("decision", "Use vitest instead of jest") in stored
     assert "pattern" in kinds and any("npm test" in s and "package.json" in s for s in summaries)
+    with sqlite3.connect(home / "lessonloop.db") as conn:
+        [content] = conn.execute("SELECT content FROM knowledge WHERE kind = 'pattern'").fetchone()
+    assert "Fixed by: " in content and "package.json" in content.split("Fixed by: ")[1], content
     assert not any(s.lower().startswith(("i prefer", "from now on")) for s in summaries)
     assert output["systemMessage"].startswith(f"Stored {len(stored)} new memories: ")
     assert [s for _, s in memories(user_home)] == ["Use pnpm instead of npm for this repo"]

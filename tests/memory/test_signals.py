@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lessonloop.memory.signals import (ErrorSignal, Feedback, command_core, command_head,
-                                       normalize_error, prompt_check, prompt_feedback,
-                                       subject_of, tool_errors)
+                                       command_key, normalize_error, prompt_check,
+                                       prompt_feedback, subject_of, tool_errors)
 
 PYTEST_FAIL = """============================= test session starts ==============================
 collected 3 items
@@ -206,6 +206,26 @@ def test_command_output_that_merely_mentions_errors_is_not_a_failure(command, st
     assert bash(command, stdout, stderr) == []
 
 
+@pytest.mark.parametrize("output", [
+    "120 passed, 0 failed in 3.2s", "3 passed, 0 failed", "Tests: 0 failed, 12 passed",
+    "BUILD SUCCESSFUL: 0 failed tasks", "0 errors", "Found 0 errors in 3 files",
+    "3 passed, 0 errors in 2.1s", "Compiled with 0 errors and 2 warnings",
+])
+def test_zero_counts_are_success_summaries_not_failures(output):
+    for stream in ("stdout", "stderr"):
+        assert bash("pytest -q", **{stream: output}) == [], stream
+    assert tool_errors("Bash", {"command": "pytest -q"}, output) == []
+
+
+@pytest.mark.parametrize("output", [
+    "120 passed, 1 failed in 3.2s", "Tests: 10 failed, 12 passed", "BUILD FAILED: 2 failed tasks",
+])
+def test_non_zero_counts_still_report_failures(output):
+    assert lines(bash("pytest -q", stdout=output)) == [output]
+    assert lines(bash("pytest -q", stdout="3 passed, 2 errors in 0.3s", exit_code=1)) == [
+        "3 passed, 2 errors in 0.3s"]
+
+
 def test_no_match_exit_codes_of_search_commands_are_not_failures():
     assert bash("grep -q needle haystack.txt", exit_code=1) == []
     assert tool_errors("Bash", {"command": "diff a b"}, {"content": "Exit code 1\n< a\n> b",
@@ -315,6 +335,22 @@ def test_command_core_and_subject():
     assert subject_of("Grep", {"pattern": "TODO", "path": "src"}) == "TODO in src"
     assert subject_of("mcp__db__q", {"sql": "select 1", "limit": 5}) == "sql=select 1 limit=5"
     assert subject_of("X", None) == ""
+
+
+@pytest.mark.parametrize("a, b", [
+    ("pytest -q 2>&1 | tail -20", "pytest -q"), ("pytest -q > out.txt", "pytest -q"),
+    ("git status && pnpm test", "pnpm test"), ("pnpm  test", "pnpm test"),
+])
+def test_command_key_ignores_output_filters_and_redirections(a, b):
+    assert command_key(a) == command_key(b) == b
+
+
+@pytest.mark.parametrize("a, b", [
+    ("cd backend && pytest", "pytest"), ("FOO=1 pytest", "pytest"), ("sudo npm i -g x", "npm i -g x"),
+    ("pnpm test -- --run", "pnpm test"),
+])
+def test_command_key_keeps_what_may_have_changed(a, b):
+    assert command_key(a) != command_key(b)
 
 
 # ------------------------------------------------------------------------------------------
@@ -431,6 +467,51 @@ def test_the_documented_examples(prompt, kind, lesson, user_scope):
 def test_more_lessons(prompt, kind, lesson, user_scope):
     assert [(f.kind, f.lesson, f.user_scope) for f in prompt_feedback(prompt)] == [
         (kind, lesson, user_scope)]
+
+
+@pytest.mark.parametrize("prompt, kind, lesson, user_scope", [
+    # the user's wording turned into the instruction, what it replaces kept
+    ("Don't use npm in this repo, always use pnpm.", "correction",
+     "Use pnpm in this repo, not npm", False),
+    ("Stop using print for debugging, use the logging module.", "correction",
+     "Use the logging module for debugging, not print", False),
+    ("Never use requests, always use httpx", "rule", "Use httpx, not requests", False),
+    ("Don't use npm, use pnpm from now on.", "decision", "Use pnpm, not npm", False),
+    # phrasings that were missed
+    ("I'd rather you use pathlib than os.path.", "preference", "Use pathlib instead of os.path",
+     True),
+    ("I'd rather not use ORMs.", "preference", "Don't use ORMs", True),
+    ("Use yarn, not npm.", "preference", "Use yarn, not npm", False),
+    ("Let's use FastAPI for the new service.", "decision", "Use FastAPI for the new service",
+     False),
+    ("Actually, it should be UTC timestamps everywhere, not local time.", "correction",
+     "Use UTC timestamps everywhere, not local time", False),
+    # one rule per instruction: what follows a ";" stays only if it is an instruction too
+    ("Always use the key K123 only in the maps module; twilio token T456; jwt J789", "rule",
+     "Use the key K123 only in the maps module", False),
+    ("Never push to main; it breaks CI", "rule", "Never push to main", False),
+    ("I prefer not to use ORMs; write raw SQL.", "preference", "Don't use ORMs; write raw SQL",
+     True),
+])
+def test_lessons_are_restated_not_quoted(prompt, kind, lesson, user_scope):
+    assert [(f.kind, f.lesson, f.user_scope) for f in prompt_feedback(prompt)] == [
+        (kind, lesson, user_scope)]
+
+
+@pytest.mark.parametrize("prompt", [
+    # ordinary task requests, questions and one-offs stay what they are
+    "use the logging module to add a debug line in foo.py",
+    "Use the logging module to add a debug line in foo.py.",
+    "Let's use the logging module to add a debug line in foo.py",
+    "Let's use FastAPI here.", "Let's use it.", "Could you use yarn, not npm?",
+    "Use yarn, not npm, to install the deps in web/ and then run the build script",
+    "I'd rather you fix this first.", "Actually, it should be faster, not slower.",
+    "It should be UTC, not local time.", "That must be a typo, not a feature.",
+    "Don't use it, use the other one.", "Why not use pnpm, not npm?",
+    "def f(): use_x, not_y", "Use pnpm, not npm for now.",
+])
+def test_task_requests_and_questions_are_not_preferences(prompt):
+    assert prompt_feedback(prompt) == []
 
 
 def test_several_lessons_in_one_prompt_and_a_correction_across_sentences():

@@ -205,13 +205,15 @@ def test_error_fixes(session):
     assert pairs == [("toolu_01A", "toolu_01F"), ("toolu_01D", "toolu_01F"),
                      ("toolu_01G", "toolu_01I"), ("toolu_02A", "toolu_02C")]
     assert fixes[0].normalized == fixes[1].normalized == "modulenotfounderror: no module named <q>"
-    assert fixes[0].lesson == ("When `pytest` fails with `modulenotfounderror: no module named <q>`,"
-                               " run `PYTHONPATH=src pytest -q tests/` instead")
-    assert fixes[2].lesson == ("When Edit on `parser.py` fails with `string to replace not found in "
+    # the lesson shows the error as reported; the normalized form is only the key
+    assert fixes[0].lesson == fixes[1].lesson == (
+        "When `pytest` fails with `ModuleNotFoundError: No module named 'proj'`, run "
+        "`PYTHONPATH=src pytest -q tests/` instead")
+    assert fixes[2].lesson == ("When Edit on `parser.py` fails with `String to replace not found in "
                                "file.`, re-read the file, then edit again")
     # the sidechain's failure pairs inside the sidechain, never with the main chain's `npm test`
     assert fixes[3].fix.sidechain and fixes[3].error.chain == fixes[3].fix.chain
-    assert fixes[3].lesson == ("When `npm test` fails with `sh: <n>: jest: not found`, run "
+    assert fixes[3].lesson == ("When `npm test` fails with `sh: 1: jest: not found`, run "
                                "`npm install` first")
     for f in fixes:
         assert isinstance(f, ErrorFix) and len(f.lesson) <= 120
@@ -262,8 +264,9 @@ def test_fixes_need_the_same_kind_of_call_and_skip_later_failures(tmp_path):
     ]))
     fixes = t.error_fixes()
     assert [(f.error.id, f.fix.id) for f in fixes] == [("a", "e"), ("c", "e")]
-    assert fixes[1].lesson == ("When `pytest` fails with `importerror: cannot import name <q>`, "
-                               "fix `x.py` and rerun")
+    # one lesson for both failures: the first one's window (with `ruff check .`) did not fix it
+    assert fixes[0].lesson == fixes[1].lesson == (
+        "When `pytest` fails with `ImportError: cannot import name 'x'`, fix `x.py` and rerun")
     assert [c.id for c in fixes[1].between] == ["d"]
 
 
@@ -278,8 +281,110 @@ def test_a_fix_by_another_command_in_between(tmp_path):
         result("c", "ok"),
     ]))
     (fix,) = t.error_fixes()
-    assert fix.lesson == ("When `python app.py` fails with `modulenotfounderror: no module named "
-                          "<q>`, run `pip install requests` first")
+    assert fix.lesson == ("When `python app.py` fails with `ModuleNotFoundError: No module named "
+                          "'requests'`, run `pip install requests` first")
+    assert fix.fixed_by == "pip install requests"
+
+
+def bash_calls(*steps, prefix="c"):
+    """Events for Bash calls (ids c0, c1...): (command, output, failed)."""
+    events = []
+    for n, (command, output, failed) in enumerate(steps):
+        events += [use(f"{prefix}{n}", "Bash", {"command": command}),
+                   result(f"{prefix}{n}", f"Exit code 1\n{output}" if failed else output, failed)]
+    return events
+
+
+VITEST = "Error: Cannot find module 'vitest'\nRequire stack:\n- /home/dev/app/node_modules/.bin/vitest"
+
+
+def test_a_rerun_after_a_fix_names_what_ran_in_between_once(tmp_path):
+    t = read(write(tmp_path / "t.jsonl", bash_calls(
+        ("pnpm test", VITEST, True),
+        ("pnpm test -- --run", VITEST.replace("/home/dev", "/srv/ci"), True),
+        ("pnpm add -D vitest", "Packages: +42\nDone in 3.1s", False),
+        ("pnpm test", "Tests  18 passed (18)", False))))
+    fixes = t.error_fixes()
+    assert [(f.error.id, f.fix.id) for f in fixes] == [("c0", "c3"), ("c1", "c3")]
+    # one lesson for the one error, naming the real fix, never the failing command itself
+    assert {f.lesson for f in fixes} == {
+        "When `pnpm test` fails with `Error: Cannot find module 'vitest'`, run `pnpm add -D vitest` "
+        "first"}
+    assert {f.fixed_by for f in fixes} == {"pnpm add -D vitest"}
+    assert fixes[0].normalized == fixes[1].normalized == "error: cannot find module <q>"
+
+
+def test_a_rerun_from_another_directory_spelling_is_still_a_rerun(tmp_path):
+    tb = ("Traceback (most recent call last):\n  File \"/p/orders/worker.py\", line 12\n"
+          "ModuleNotFoundError: No module named 'orders_core'")
+    t = read(write(tmp_path / "t.jsonl", bash_calls(
+        ("cd /home/dev/zephyr && python -m orders.worker", tb, True),
+        ("python -m orders.api --port 8081", tb, True),
+        ("pip install -e packages/orders_core", "Successfully installed orders_core-0.3.1", False),
+        ("python -m orders.worker", "worker ready on queue orders.high", False))))
+    (fix,) = t.error_fixes()
+    assert fix.lesson == ("When `orders.worker` fails with `No module named 'orders_core'`, run "
+                          "`pip install -e packages/orders_core` first")
+    assert fix.fixed_by == "pip install -e packages/orders_core"
+    assert "<q>" not in fix.lesson and fix.normalized == "modulenotfounderror: no module named <q>"
+
+
+def test_a_different_command_that_succeeds_replaces_the_failing_one(tmp_path):
+    t = read(write(tmp_path / "t.jsonl", bash_calls(
+        ("pytest", "ERROR: file or directory not found: tests", True),
+        ("cd backend && pytest", "12 passed in 0.3s", False),
+        ("make build --bogus", "make: unrecognized option '--bogus'", True),
+        ("make build", "done", False),
+        ("curl -sf http://localhost:8080/health", "curl: (7) Failed to connect", True),
+        ("curl -sf http://localhost:8080/health", "ok", False))))
+    assert [f.lesson for f in t.error_fixes()] == [
+        "When `pytest` fails with `ERROR: file or directory not found: tests`, run "
+        "`cd backend && pytest` instead",
+        "When `make build` fails with `make: unrecognized option '--bogus'`, run `make build` "
+        "instead",
+        "When `curl` fails with `curl: (7) Failed to connect`, rerunning it worked"]
+
+
+def test_a_long_error_line_is_shown_trimmed_and_readable(tmp_path):
+    line = ("ERROR 2002 (HY000): Can't connect to local MySQL server through socket "
+            "'/var/run/mysqld/mysqld.sock' (2)")
+    t = read(write(tmp_path / "t.jsonl", bash_calls(
+        ("mysql orders -e 'select 1'", line, True),
+        ("mysql -h 127.0.0.1 --protocol=tcp orders -e 'select 1'", "1", False))))
+    (fix,) = t.error_fixes()
+    assert len(fix.lesson) <= 120 and "<" not in fix.lesson
+    assert fix.lesson.startswith("When `mysql` fails with `ERROR 2002 (HY000): Can't connect to")
+    assert fix.lesson.endswith("` instead") and "\u2026`, run `mysql -h 127.0.0.1" in fix.lesson
+
+
+def test_a_correction_pairs_with_the_call_it_is_about_or_none(tmp_path):
+    t = read(write(tmp_path / "t.jsonl", [
+        event("user", "Check the env."),
+        *bash_calls(("pip install requests", "Successfully installed requests", False),
+                    ("python scripts/flush.py", "RuntimeError: lock held", True),
+                    ("python scripts/flush.py --force", "RuntimeError: lock held", True)),
+        event("user", "No, that's wrong - use httpx instead of requests."),
+        *bash_calls(("python scripts/flush.py --force", "RuntimeError: lock held", True),
+                    prefix="d"),
+        event("user", "No, that's wrong - use uv instead of pip."),
+        use("e", "Edit", {"file_path": "/p/a.py", "old_string": "x", "new_string": "    y"}),
+        result("e", "The file /p/a.py has been updated."),
+        *bash_calls(("ruff check .", "All checks passed!", False), prefix="f"),
+        event("user", "No, use tabs not spaces."),
+        *bash_calls(("ls", "a.py", False), prefix="g"),
+        event("user", "That's wrong."),
+    ]))
+    found = [(c.feedback.lesson, c.corrected.subject if c.corrected else None)
+             for c in t.corrections()]
+    assert found == [
+        # an earlier call of the turn that names the package, not the latest unrelated one
+        ("Use httpx instead of requests", "pip install requests"),
+        # nothing in the turn is about pip
+        ("Use uv instead of pip", None),
+        # a code-style correction is about the latest edit
+        ("Use tabs, not spaces", "/p/a.py"),
+        # a bare "that's wrong" names nothing: the latest call
+        ("", "ls")]
 
 
 def test_results_before_their_call_and_repeated_calls(tmp_path):

@@ -106,7 +106,7 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
         first = fix.error.errors[0].line if fix.error.errors else fix.error.result[:300]
         found.append(Candidate(
             kind="pattern" if times >= RECURRING else "observation", summary=lesson,
-            content=f"Error: {first}\nFixed by: {fix.fix.subject}",
+            content=f"Error: {first}\nFixed by: {fix.fixed_by}",
             why=f"Hit {times} time{'s' if times != 1 else ''} in one session, then fixed.",
             tags=["error"]))
     return found

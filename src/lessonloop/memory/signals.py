@@ -5,11 +5,14 @@ regex-based and bounded (a huge tool output is scanned head and tail only).
 
 - ``tool_errors`` finds error/failure lines in what a command or tool *reported*, never in file
   contents that were merely read (``Read``/``Grep``/``cat``/``grep``… output is not a failure just
-  because it contains "Error").
+  because it contains "Error"; a zero count such as "0 failed" is a success summary).
 - ``normalize_error`` masks what varies between two occurrences of one error (paths, numbers,
   hex, ids, times, quoted values) so recurrences can be counted.
+- ``command_key`` is a command without output filters and redirections, to tell a rerun from
+  a replacement.
 - ``prompt_feedback`` turns what the user says into lessons stated as instructions ("Use pnpm
-  instead of npm"), never the trigger phrase ("I prefer"). Precision over recall.
+  instead of npm"; "don't use npm, use pnpm" → "Use pnpm, not npm"), never the trigger phrase
+  ("I prefer"), one instruction each. Precision over recall: task requests are not lessons.
 - ``prompt_check`` gives the prompt's intent and its vague spots.
 
 Every stored string is redacted (``redact``) before it is capped.
@@ -32,8 +35,8 @@ def redact(text: str) -> str:
     return redact_text(text)
 
 __all__ = [
-    "ErrorSignal", "Feedback", "command_core", "command_head", "normalize_error", "prompt_check",
-    "prompt_feedback", "subject_of", "tool_errors",
+    "ErrorSignal", "Feedback", "command_core", "command_head", "command_key", "normalize_error",
+    "prompt_check", "prompt_feedback", "subject_of", "tool_errors",
 ]
 
 LINE_MAX = 500          # ErrorSignal.line
@@ -339,6 +342,37 @@ def command_head(command: str) -> str:
         return ""
 
 
+_REDIRECT = _lazy(r"^(?:\d*>&\d+|(?:\d*>>?|&>>?|<)(\S*))$")   # group 1 "": the target follows
+
+
+def command_key(command: str) -> str:
+    """The command as run, for telling a rerun from a different command: its stages without
+    output filters (``| tail -5``) and redirections (``2>&1``), so ``pytest -q 2>&1 | tail`` and
+    ``pytest -q`` compare equal (``cd``/``export`` steps stay: they may be what changed)."""
+    try:
+        stages = _stages(_str(command)[:4000])
+        kept = [s for s in stages if not _is_filter(_argv(s))] or stages
+        parts: list[str] = []
+        for stage in kept:
+            words: list[str] = []
+            skip_next = False
+            for w in _words(stage, 64):
+                m = _REDIRECT.match(w)
+                if skip_next or m:
+                    skip_next = bool(m) and m.group(1) == ""   # "> file": the file goes too
+                    continue
+                words.append(w)
+            parts.append(" ".join(words))
+        return " && ".join(p for p in parts if p)
+    except Exception:  # noqa: BLE001
+        return _str(command).strip()
+
+
+def _is_filter(args: list[str]) -> bool:
+    """A stage that only shows or filters output (``tail``, ``grep``), not a ``cd``-like step."""
+    return bool(args) and _program(args[0]) not in _NEUTRAL and _stage_is_view(args)
+
+
 def _stage_is_view(args: list[str]) -> bool:
     if not args:
         return True
@@ -397,10 +431,12 @@ _LINE_RULES = [(prio, guard, _lazy(rx) if rx else None) for prio, guard, rx in [
     (1, "eacces", r"\bEACCES\b"), (1, "cannot open", None),
     (1, "could not ", r"(?i)\bcould not (?:find|resolve|connect|open|load)\b"),
     (1, "unable to ", r"(?i)\bunable to (?:find|resolve|connect|open|locate|access)\b"),
-    (2, "fail", r"\b\d+ failed\b|(?i:\bcommand failed\b|\bfailed with exit code\b|"
+    # a zero count ("0 failed", "0 errors") is a success summary, never a failure
+    (2, "fail", r"\b[1-9]\d* failed\b|(?i:\bcommand failed\b|\bfailed with exit code\b|"
                 r"\bbuild failed\b|\bcompilation failed\b|"
                 r"\bfailed to (?:compile|build|start|connect|load|install|resolve)\b)"),
-    (2, "error", r"\b\d+ errors?\b(?=.*\b(?:passed|in \d|failed)\b)|(?:^|\s)ERROR(?:\]|:)|^Error\b"),
+    (2, "error", r"\b[1-9]\d* errors?\b(?=.*\b(?:passed|in \d|failed)\b)|"
+                 r"(?:^|\s)ERROR(?:\]|:)|^Error\b"),
     (2, "***", r"^make(?:\[\d+\])?: \*\*\*"),
     (2, "exit", r"(?i)\bexited with (?:code|status) [1-9]|\breturned non-zero exit status\b|"
                 r"\bnon-zero exit\b"),
@@ -981,7 +1017,7 @@ _FROM_NOW = (r"(?:from now on|going forward|moving forward|from here on(?: out)?
 _FROM_NOW_LEAD = _lazy(r"^" + _FROM_NOW + r"\b[\s,:;\u2014\u2013-]*(.+)$", re.I | re.S)
 _FROM_NOW_TRAIL = _lazy(r"^(.+?)[\s,;\u2014\u2013-]+" + _FROM_NOW + r"\s*$", re.I | re.S)
 _LETS = _lazy(r"^(?:let's|let us|lets)\s+(go with|stick with|stick to|standardi[sz]e on|"
-                   r"settle on|adopt|keep using|stay with)\s+(.+)$", re.I | re.S)
+                   r"settle on|adopt|keep using|stay with|use)\s+(.+)$", re.I | re.S)
 _GO_WITH = _lazy(r"^(?:we(?:'re| are|'ll| will)?|i(?:'ll| will)?)\s+(?:go|going)\s+with\s+(.+)$",
                       re.I | re.S)
 _DECIDED = _lazy(
@@ -1004,6 +1040,28 @@ _I_LIKE = _lazy(r"^i\s+(?:really\s+)?(?:like|love)\s+to\s+(.+)$", re.I | re.S)
 _DONT = _lazy(r"^(?:please\s+)?(?:don't|do not|dont)\s+(.+)$", re.I | re.S)
 _STOP = _lazy(r"^(?:please\s+)?stop\s+(\w+ing)\b(.*)$", re.I | re.S)
 _AVOID = _lazy(r"^(?:please\s+)?avoid\s+(.+)$", re.I | re.S)
+# "don't use npm here, always use pnpm", "stop using print, use logging": one verb, two objects
+_SWAP = _lazy(r"^(?:please\s+)?(don't|do not|dont|never|stop)\s+([\w-]+)\s+(.+?)\s*"
+              r"(?:[,;]|\s[\u2014\u2013-])\s*(?:and\s+|but\s+)?(?:(?:always|instead|just|rather|"
+              r"please)\s+)*([\w-]+)\s+(.+?)(?:\s+instead)?$", re.I | re.S)
+# where a "don't use A in this repo" object ends and its qualifier starts
+_QUALIFIER = _lazy(r"\s+(?=(?:in|for|when|on|inside|within|during|across|throughout|while|"
+                   r"everywhere|anywhere)\b)", re.I)
+_RATHER = _lazy(r"^(i|we)(?:'d| would)\s+(?:much\s+)?rather\s+(?:(?:you|we)\s+)?(not\s+)?(.+?)"
+                r"(?:\s+than\s+(.+))?$", re.I | re.S)
+# a bare contrast stated as a rule: "Use yarn, not npm" (the comma marks the contrast)
+_USE_NOT = _lazy(r"^(use|prefer|pick|choose)\s+([^,;]+?),\s*not\s+([^,;]+)$", re.I | re.S)
+# "it should be UTC timestamps everywhere, not local time"
+_SHOULD_BE = _lazy(r"^(?:it|this|that|they|these|those|everything|all)\s+(?:should|must|needs? to|"
+                   r"has to|have to|ought to)\s+be\s+([^,;]+?),\s*(?:and\s+)?not\s+([^,;]+)$",
+                   re.I | re.S)
+# "it should be faster, not slower" names no thing to use
+_QUALITIES = frozenset("""faster slower better worse bigger smaller simpler shorter longer easier
+harder cleaner clearer more less fine ok okay good bad right wrong correct true false possible
+enough done different same higher lower""".split())
+_DO_PREFIX = _lazy(r"^(?:(?:and|also|then|please|always|never|don't|do not|dont)\s+)*", re.I)
+# words that tie an object to the task at hand ("use a dict here"): a one-off, not a lesson
+_TASK_BOUND = _lazy(r"\b(?:here|there|this|that|these|those|it|now)\b", re.I)
 _WHENEVER = _lazy(r"^(?:whenever|every time|each time|any ?time)\s+(you|we)\s+([^,]{2,80}),\s*"
                        r"(?:please\s+)?(?:(always)\s+|(never)\s+)?(.+)$", re.I | re.S)
 _BEFORE = _lazy(r"^(before|after)\s+([^,]{2,60}),\s*(?:please\s+)?(?:you\s+should\s+)?"
@@ -1108,8 +1166,38 @@ def _strip_subject(rest: str) -> str:
     return rest
 
 
+def _object_ok(text: str, most: int = 8) -> bool:
+    """A thing named on its own ("pnpm", "the logging module"), not "it" or "the first one"."""
+    words = _words_of(text)
+    return 0 < len(words) <= most and words[0].lower() not in _PRONOUN_ONLY and \
+        not _DEICTIC.match(text.strip())
+
+
+def _swap_lesson(text: str) -> tuple[str, str] | None:
+    """(trigger, "Use pnpm in this repo, not npm") from "don't use npm in this repo, always use
+    pnpm": the lesson names what to do first and keeps what it replaces, not the user's wording.
+    None when the sentence has another shape; lesson "" when it only makes sense in the
+    conversation ("don't use it, use the other one")."""
+    m = _SWAP.match(text)
+    if not m:
+        return None
+    trigger, verb, old, verb2, new = (g.strip() for g in m.groups())
+    base = _gerund_base(verb) if trigger.lower() == "stop" else verb.lower()
+    if base not in _VERBS or verb2.lower() != base:
+        return None
+    if not _object_ok(new) or not _object_ok(old):
+        return trigger, ""
+    old, *qualifier = _QUALIFIER.split(old, 1)
+    if qualifier and qualifier[0].lower() not in new.lower():
+        new = f"{new} {qualifier[0]}"
+    return trigger, f"{base.capitalize()} {new}, not {old}"
+
+
 def _decision_body(rest: str) -> str | None:
     rest = _strip_subject(rest)
+    swapped = _swap_lesson(rest)
+    if swapped:
+        return swapped[1] or None
     never = re.match(r"^(never|don't ever|do not ever|don't|do not)\s+(.+)$", rest, re.I | re.S)
     if never:
         body = _imperative(never.group(2))
@@ -1179,8 +1267,9 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     if m:
         verb = m.group(1).lower()
         obj = m.group(2).strip()
-        if not _words_of(obj) or _words_of(obj)[0].lower() in _PRONOUN_ONLY or _DEICTIC.match(obj):
-            return None
+        if not _object_ok(obj, 40) or verb == "use" and (
+                _TASK_BOUND.search(obj) or re.search(r"\bto\s+\w", obj)):
+            return None   # "let's use a dict here", "let's use X to add Y": the task at hand
         head = {"go with": "Go with", "stick with": "Stick with", "stick to": "Stick to"}.get(
             verb, "Use")
         return ("decision", f"{head} {obj}", False)
@@ -1200,6 +1289,15 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
                 _PRONOUN_ONLY and not _DEICTIC.match(obj) else None
         lesson = _decision_body(obj)
         return ("decision", lesson, False) if lesson else None
+    swapped = _swap_lesson(body)
+    if swapped:
+        trigger, lesson = swapped
+        kind = "rule" if trigger.lower() == "never" and not corrected else "correction"
+        return (kind, lesson, False) if lesson else None
+    m = _RATHER.match(body)
+    if m:
+        lesson = _rather_lesson(m.group(2), m.group(3), m.group(4))
+        return ("preference", lesson, m.group(1).lower() == "i") if lesson else None
     m = _NEVER_EVER.match(body)
     if m:
         action = _imperative(m.group(1))
@@ -1253,7 +1351,41 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         action = _imperative(_strip_subject(body))
         if action:
             return ("correction", action, False)
+        m = _SHOULD_BE.match(body)
+        if m and _object_ok(m.group(1)) and _object_ok(m.group(2)) and \
+                m.group(1).split()[0].lower() not in _QUALITIES:
+            return ("correction", f"Use {m.group(1).strip()}, not {m.group(2).strip()}", False)
+    m = _USE_NOT.match(body)
+    if m and _object_ok(m.group(2), 4) and _object_ok(m.group(3), 4):
+        return ("preference", f"{m.group(1).capitalize()} {m.group(2).strip()}, not "
+                              f"{m.group(3).strip()}", False)
     return None
+
+
+def _rather_lesson(negated: str | None, action: str, other: str | None) -> str | None:
+    """"I'd rather you use pathlib than os.path" → "Use pathlib instead of os.path"."""
+    action = _imperative(action) or ""
+    if not action or _TASK_BOUND.search(action) or other and not _object_ok(other):
+        return None
+    if negated:
+        return f"Don't {action}"
+    if not other:
+        return action
+    if action.lower().startswith("use "):
+        return f"Use {action[4:]} instead of {other.strip()}"
+    return f"{action} rather than {other.strip()}"
+
+
+def _instructions_only(lesson: str) -> str:
+    """The lesson up to its first ";" clause that is no instruction: in "use the key K only in
+    maps; twilio token T; jwt J" only the first clause is a rule ("...; write raw SQL" stays)."""
+    clauses = lesson.split(";")
+    kept = clauses[:1]
+    for clause in clauses[1:]:
+        if not _imperative(_DO_PREFIX.sub("", clause.strip())):
+            break
+        kept.append(clause)
+    return ";".join(kept)
 
 
 def prompt_feedback(prompt: str) -> list[Feedback]:
@@ -1342,7 +1474,7 @@ def _sentence_feedback(sentence: str, saved: list[str],
     if found is None:
         return None
     kind, lesson, user_scope = found
-    lesson = _finish(lesson, saved)
+    lesson = _finish(_instructions_only(lesson), saved)
     if not lesson or len(_words_of(lesson)) < 2:
         return None
     return kind, lesson, user_scope

@@ -6,7 +6,10 @@ skipped while streaming, never held whole in memory); invalid UTF-8 is replaced;
 unreadable file gives an empty transcript; nothing in a file's content makes ``read`` raise.
 
 Subagent (sidechain) events are kept and flagged; pairing (error → fix, correction → corrected
-call) stays within one chain: the main chain, or one sidechain.
+call) stays within one chain: the main chain, or one sidechain. An error's lesson names what
+fixed it (the command run in between when the same command then succeeded, the replacement
+command otherwise) and shows the error line as reported; a correction pairs with the call it is
+about, or none.
 
 Everything stored is redacted, then capped: tool results at 2,000 characters, prompts at
 10,000, input strings at 2,000 each, subjects at 300.
@@ -22,8 +25,9 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator
 
 from ..safety.redact import redact
-from .signals import (ErrorSignal, Feedback, _block_text, _kind, _view_programs, command_core,
-                      command_head, normalize_error, prompt_feedback, subject_of, tool_errors)
+from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block_text, _kind,
+                      _view_programs, command_core, command_head, command_key, normalize_error,
+                      prompt_feedback, subject_of, tool_errors)
 
 __all__ = ["Correction", "ErrorFix", "ToolCall", "Transcript", "UserMessage", "read"]
 
@@ -33,6 +37,7 @@ INPUT_STR_MAX = 2000
 _MARGIN = 4096            # extra characters kept before redaction, so a cut never hides a secret
 _CHUNK = 1 << 20
 _LESSON_MAX = 120
+_SHOWN_MIN = 40           # characters of the error line a lesson keeps, at least
 
 
 @dataclass
@@ -102,65 +107,119 @@ def _pair_key(call: ToolCall) -> tuple[str, str]:
     return (family, f) if f else (family, "")
 
 
+def _error_line(call: ToolCall) -> str:
+    """The failure's first error line as reported (already redacted)."""
+    if call.errors:
+        return call.errors[0].line
+    return call.result.strip().split("\n", 1)[0] if call.result else ""
+
+
+def _error_key(call: ToolCall) -> str:
+    """The normalized error: equal for recurrences of one error (the dedupe key)."""
+    return call.errors[0].normalized if call.errors else normalize_error(_error_line(call))
+
+
+_EXC_TYPE = re.compile(r"^(?:[\w.]*(?:Error|Exception|Warning)|error|fatal|ERROR|FATAL)"
+                       r"(?:\[[\w-]+\])?:\s+(?=\S)")
+
+
+def _readable(line: str, limit: int) -> str:
+    """An error line as the user saw it, on one line, fit to ``limit``: the exception type is
+    dropped first when that keeps the message whole ("No module named 'x'" beats a cut)."""
+    line = re.sub(r"\s+", " ", line).strip().replace("`", "'")
+    if len(line) > limit:
+        bare = _EXC_TYPE.sub("", line, count=1)
+        line = bare if len(bare) <= limit else line
+    return _short(line, limit)
+
+
 @dataclass
 class ErrorFix:
     error: ToolCall
-    fix: ToolCall
+    fix: ToolCall             # the later success of the same kind of call
     normalized: str
     between: list[ToolCall] = field(default_factory=list)  # same-chain calls in between
+    # every failure of the same kind since that kind's previous success, in order (``error``
+    # among them): several failures ended by one success share one lesson
+    attempts: list[ToolCall] = field(default_factory=list)
 
     @property
     def lesson(self) -> str:
-        """"When `pytest` fails with `<error>`, <what fixed it>" (at most 120 characters)."""
-        err = self.error
-        family, what_key = _pair_key(err)
+        """"When `pytest` fails with `<error line>`, <what fixed it>" (at most 120 characters).
+
+        The error is shown as reported (``normalized`` is only the key), and failures of one
+        error ended by one success get the same lesson, so it is stored once."""
+        first = self._same_error()[0]
+        family, what_key = _pair_key(first)
         if family == "bash":
-            what = f"`{_short(what_key or err.name, 30)}`"
-        elif _file_of(err):
-            what = f"{err.name} on `{_short(_base(_file_of(err)), 30)}`"
+            what = f"`{_short(what_key or first.name, 30)}`"
+        elif _file_of(first):
+            what = f"{first.name} on `{_short(_base(_file_of(first)), 30)}`"
         else:
-            what = f"`{_short(err.name, 30)}`"
-        fix_text = self._fix_text(family)
+            what = f"`{_short(first.name, 30)}`"
         head = f"When {what} fails with `"
-        tail = f"`, {fix_text}"
+        tail = f"`, {self._remedy(family)[0]}"
         budget = _LESSON_MAX - len(head) - len(tail)
-        if budget < 12:
-            fix_text = _short(fix_text, max(20, len(fix_text) - (12 - budget)))
-            tail = f"`, {fix_text}"
+        if budget < _SHOWN_MIN:   # a long fix command gives way, so the error stays readable
+            tail = f"`, {self._remedy(family, max(20, 50 - (_SHOWN_MIN - budget)))[0]}"
             budget = _LESSON_MAX - len(head) - len(tail)
-        lesson = head + _short(self.normalized or "an error", max(8, budget)) + tail
-        return _short(lesson, _LESSON_MAX)
+        shown = _readable(_error_line(first), max(8, budget)) or "an error"
+        return _short(head + shown + tail, _LESSON_MAX)
 
-    def _fix_text(self, family: str) -> str:
-        err, fix = self.error, self.fix
+    @property
+    def fixed_by(self) -> str:
+        """What fixed the error: the command that did (run first, or run instead), else how
+        ("fix `x.py` and rerun"). For a memory's content, where ``fix`` is only the rerun."""
+        text, call = self._remedy(_pair_key(self.error)[0])
+        return call.subject if call is not None else text
+
+    def _same_error(self) -> list[ToolCall]:
+        """The failures of this error among the attempts (at least ``error`` itself)."""
+        return [c for c in self.attempts if _error_key(c) == self.normalized] or [self.error]
+
+    def _remedy(self, family: str, room: int = 50) -> tuple[str, ToolCall | None]:
+        """(the lesson's fix phrase, a command in it shortened to ``room``; the call that fixed
+        it or None)."""
+        fix = self.fix
+        last = self._same_error()[-1]
+        # what happened after this error's last failure: earlier steps did not fix it
+        window = [c for c in self.between if c.index > last.index]
         if family == "bash":
-            before, after = _command_of(err).strip(), _command_of(fix).strip()
-            if after and after != before:
-                return f"run `{_short(command_core(fix.subject), 50)}` instead"
-            ran = [c for c in self.between if _kind(c.name) == "bash" and not c.is_error
+            ran = [c for c in window if _kind(c.name) == "bash" and not c.is_error
                    and _command_of(c).strip() and not _view_programs(_command_of(c))[0]]
-            if ran:
-                return f"run `{_short(command_core(ran[-1].subject), 45)}` first"
-            edited = self._edited()
-            if edited:
-                return f"fix {edited} and rerun"
-            return "rerunning it worked"
+            edited = self._edited(window)
+            key = command_key(_command_of(fix))
+            tried = any(command_key(_command_of(c)) == key for c in self.attempts or [last])
+            # a rerun (of a command that already failed, or of the failing one with fewer
+            # words) owes its success to what ran in between; any other command replaced it
+            if tried or set(key.split()) <= set(command_key(_command_of(last)).split()):
+                if ran:
+                    return f"run `{_short(command_core(ran[-1].subject), room)}` first", ran[-1]
+                if edited:
+                    return f"fix {edited} and rerun", None
+            if tried:
+                return "rerunning it worked", None
+            # leading `cd`/`export` steps are noise, unless they are what changed
+            same_core = command_core(fix.subject) == command_core(last.subject)
+            shown = fix.subject if same_core else command_core(fix.subject)
+            return f"run `{_short(shown, room)}` instead", fix
         if family == "edit":
-            path = _file_of(err)
-            reread = any(c.name.lower() == "read" and _file_of(c) == path for c in self.between)
+            path = _file_of(last)
+            reread = any(c.name.lower() == "read" and _file_of(c) == path for c in window)
             if reread:
-                return "re-read the file, then edit again"
-            return "re-read the file and match its text exactly"
-        if _file_of(err):
-            return f"retry as `{_short(fix.subject, 50)}`" if fix.subject != err.subject \
-                else "retrying it worked"
-        if fix.subject and fix.subject != err.subject:
-            return f"use `{_short(fix.subject, 50)}`"
-        return "retrying it worked"
+                return "re-read the file, then edit again", None
+            return "re-read the file and match its text exactly", None
+        if _file_of(last):
+            return (f"retry as `{_short(fix.subject, room)}`", fix) if fix.subject != last.subject \
+                else ("retrying it worked", None)
+        if fix.subject and fix.subject != last.subject:
+            return f"use `{_short(fix.subject, room)}`", fix
+        return "retrying it worked", None
 
-    def _edited(self) -> str:
+    @staticmethod
+    def _edited(calls: list[ToolCall]) -> str:
         files: list[str] = []
-        for c in self.between:
+        for c in calls:
             if c.name.lower() in _EDITS and not c.is_error:
                 f = _file_of(c)
                 if f and _base(f) not in files:
@@ -169,6 +228,14 @@ class ErrorFix:
             return ""
         shown = ", ".join(f"`{_short(f, 30)}`" for f in files[:2])
         return shown + (" and others" if len(files) > 2 else "")
+
+
+def _failed(call: ToolCall) -> bool:
+    return call.is_error and call.completed and not call.rejected
+
+
+def _succeeded(call: ToolCall) -> bool:
+    return call.completed and not call.is_error and not call.rejected
 
 
 @dataclass
@@ -188,25 +255,25 @@ class Transcript:
             by_key.setdefault(key, []).append(i)
         out = []
         for i, err in enumerate(self.calls):
-            if not (err.is_error and err.completed) or err.rejected or not keys[i][1][1] and \
-                    keys[i][1][0] in ("bash", "edit"):
+            if not _failed(err) or not keys[i][1][1] and keys[i][1][0] in ("bash", "edit"):
                 continue
             positions = by_key[keys[i]]
             k = bisect.bisect_right(positions, i)
-            for j in positions[k:]:
-                later = self.calls[j]
-                if later.completed and not later.is_error and not later.rejected:
-                    between = [c for c in self.calls[i + 1:j] if c.chain == err.chain and c.completed]
-                    normalized = err.errors[0].normalized if err.errors else \
-                        normalize_error(err.result.strip().split("\n", 1)[0] if err.result else "")
-                    out.append(ErrorFix(error=err, fix=later, normalized=normalized,
-                                        between=between))
-                    break
+            j = next((j for j in positions[k:] if _succeeded(self.calls[j])), None)
+            if j is None:
+                continue
+            before = bisect.bisect_left(positions, i)
+            while before > 0 and not _succeeded(self.calls[positions[before - 1]]):
+                before -= 1
+            attempts = [self.calls[p] for p in positions[before:] if p < j and _failed(self.calls[p])]
+            between = [c for c in self.calls[i + 1:j] if c.chain == err.chain and c.completed]
+            out.append(ErrorFix(error=err, fix=self.calls[j], normalized=_error_key(err),
+                                between=between, attempts=attempts))
         return out
 
     def corrections(self) -> list[Correction]:
-        """User corrections (main chain), each with the last main-chain tool call made since the
-        previous prompt (None when the assistant only answered in text)."""
+        """User corrections (main chain), each with the call it corrects: the latest main-chain
+        call since the previous prompt that it is about (see ``_about``), else None."""
         out: list[Correction] = []
         main_calls = [c for c in self.calls if not c.sidechain]
         indexes = [c.index for c in main_calls]
@@ -217,11 +284,59 @@ class Transcript:
             for fb in prompt_feedback(prompt.text):
                 if fb.kind != "correction":
                     continue
-                k = bisect.bisect_left(indexes, prompt.index) - 1
-                corrected = main_calls[k] if k >= 0 and indexes[k] > previous else None
-                out.append(Correction(feedback=fb, corrected=corrected))
+                turn = main_calls[bisect.bisect_right(indexes, previous):
+                                  bisect.bisect_left(indexes, prompt.index)]
+                out.append(Correction(feedback=fb, corrected=_about(fb, turn)))
             previous = prompt.index
         return out
+
+
+# words that relate nothing: instruction verbs, pronouns, and what any correction says
+_PLAIN = _VERBS | _AUX | _PRONOUN_ONLY | frozenset("""
+the and not don't dont didn't instead always never wrong that's it's right correct actually
+please with for from into onto than rather prefer like just only also all any some each every
+your you our we they their there here when then what which why how way should would could must
+need needs want said told asked meant mean file files code repo project thing again more less
+too very much many yes sure okay redacted
+""".split())
+# a correction in these words is about how code is written: the latest edit
+_STYLE = frozenset("""tab space indentation indent quote semicolon comma naming camelcase
+snake_case kebab-case docstring comment type hint annotation formatting whitespace brace
+bracket newline""".split())
+_TERM = re.compile(r"[a-z0-9][a-z0-9_+-]*[a-z0-9]")
+
+
+def _terms(text: str) -> set[str]:
+    """The distinctive words of a text, lowercase, singular, and identifiers split too
+    (``orders_core`` gives ``orders`` and ``core``)."""
+    out: set[str] = set()
+    for word in _TERM.findall(text.lower()[:4000]):
+        for w in {word, *re.split(r"[_+-]", word)}:
+            w = w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            if len(w) >= 3 and w not in _PLAIN:
+                out.add(w)
+    return out
+
+
+def _call_terms(call: ToolCall) -> set[str]:
+    values = [call.name, call.subject, *(v for v in call.input.values() if isinstance(v, str))]
+    return _terms(" ".join(values))
+
+
+def _about(fb: Feedback, turn: list[ToolCall]) -> ToolCall | None:
+    """The call in ``turn`` a correction is about: the latest one sharing a word with it (a
+    tool, package, file...); for a correction on code style, the latest edit; for one that
+    names nothing ("that's wrong"), the latest call. None when nothing relates: "use httpx"
+    does not correct an unrelated ``python flush.py``."""
+    wanted = _terms(fb.text or fb.lesson)
+    if not wanted:
+        return turn[-1] if turn else None
+    for call in reversed(turn):
+        if wanted & _call_terms(call):
+            return call
+    if wanted & _STYLE:
+        return next((c for c in reversed(turn) if c.name.lower() in _EDITS), None)
+    return None
 
 
 # ===========================================================================================
