@@ -129,7 +129,7 @@ def start_run(scenario: str, iterations: int = 10, run_id: str | None = None,
     check_iterations(iterations)
     RunOptions(**overrides).check()
     registry.load(scenario)  # an unknown scenario fails before anything is written
-    with writing(exclusive=False) as store:
+    with writing() as store:  # (racing calls for one run id must not both create it)
         rid = create_or_reuse(store, scenario, iterations, dict(overrides), run_id)
         run = run_store.get_run(store, rid)
         done = len(run_store.generations(store, rid))
