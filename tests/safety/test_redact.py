@@ -920,3 +920,61 @@ def _timed(fn, arg) -> float:
     t0 = time.perf_counter()
     fn(arg)
     return time.perf_counter() - t0
+
+
+# --------------------------------------------------------------------------------------------
+# The prefilter's shortcuts: key needles found with the letters after them, long runs of letters
+
+_PW = "hunter2" + "hunter2"
+
+
+@pytest.mark.parametrize("text, redacted", [
+    ("x_token" + "a" * 40 + f'password = "{_PW}"', True),       # the name ends far past "token"
+    ("TOKEN" + "A" * 40 + f"PASSWORD={_PW}", True),
+    ("my" + "Token" * 12 + f"Secret: {_PW}", True),
+    ("Passwordless" + "Login" * 8 + f"={_PW}", True),
+    ("token" + "a" * 40 + f' = "{_PW}"', False),                 # one long word: no secret's name
+    ("passwords" + "x" * 30 + " are fine", False),
+])
+def test_key_name_is_judged_by_all_its_letters(text, redacted):
+    out = redact(text)
+    if redacted:
+        assert _PW not in out, out
+    else:
+        assert out == text
+
+
+@pytest.mark.parametrize("text", [
+    "token" * 40_000, "TOKEN" * 40_000, "Token" * 40_000, "passPASS" * 25_000,
+    "secret" * 30_000 + "=" + _PW, "tokenS" * 30_000, "a" + "keyKEY" * 30_000,
+])
+def test_long_runs_of_key_needles_stay_linear(text):
+    t0 = time.perf_counter()
+    out = redact(text)
+    elapsed = time.perf_counter() - t0
+    assert elapsed < 1.0, f"{text[:12]}...: {elapsed:.2f}s"
+    assert redact(out) == out
+
+
+def test_overlapping_needles_are_all_found():
+    body = "MIIEow" + "IBAAKCAQEA" * 6
+    out = redact("------BEGIN RSA PRIVATE KEY-----\n" + body + "\n-----END RSA PRIVATE KEY-----")
+    assert body not in out and M("private-key") in out
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_FILLER, _SECRET_SAMPLES, st.text(alphabet=B64URL, max_size=30),
+                          st.sampled_from(["Token", "TOKEN", "tokens", "passwd", "PASS", "API_KEY",
+                                           "api key", "Secret", "auth", "cred", "pwd", "\\n"])),
+                max_size=12).map("".join))
+def test_prefilter_shortcuts_do_not_change_a_pass(text):
+    # redact() passes the prefilter's lowered text and key-needle runs on and skips what it
+    # did not find; a pass that finds everything itself must find the same spans.
+    from lessonloop.safety.redact import _forget_lines, _present_low, _skip_for
+
+    for t in (text, text + "\n" + text.upper() + "\n" + text):
+        _forget_lines()
+        present, low, known = _present_low(t)
+        if not t.isascii():
+            low = known = None
+        assert _collect(t, _skip_for(frozenset(present)), low, known)[0] == _collect(t)[0]

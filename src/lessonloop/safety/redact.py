@@ -14,10 +14,10 @@ _looks_random for what counts, and what never does: ids, digests, UUIDs, paths, 
 
 How it stays fast and linear:
 - every rule is anchored on a literal ("needle") or a regex that starts with one; a prefilter
-  finds which needles occur at all (C-speed substring and literal searches, about 30 scans of
-  the text) and the full pass skips every rule whose needles do not, so ordinary text costs
-  little and text without any needle is returned as it is; lines seen before (prompts repeat
-  theirs) cost a dictionary lookup;
+  finds which needles occur at all (about 25 C-speed literal searches of the text, each from
+  its needles' rarest character) and the full pass skips every rule whose needles do not, so
+  ordinary text costs little and text without any needle is returned as it is; lines seen
+  before (prompts repeat theirs) cost a dictionary lookup;
 - a regex is only ``match``-ed at needle positions; case-insensitive needles are searched in a
   lowered copy of the text whose positions map 1:1 onto the text;
 - every repetition is bounded or possessive, and rules whose regions can be long (PEM blocks,
@@ -108,6 +108,51 @@ _SCHEMECH = _ALNUM | {"+", ".", "-"}
 _QUOTES = "\"'`"
 
 
+# sre looks for a pattern's first character and stops at each occurrence of it to try the rest,
+# so a literal is searched from its rarest character (the ones before it checked by a
+# look-behind). Characters from rare to common in transcripts (English, code, JSON):
+_RARITY = ("*|#@$!?`QV<X+%GJzZW;KHFBYLU>DMCq[]PjNIAROSExT{}()=k/vwb9yg876f5h34_,m2-01puc:l.di"
+           "\\raos\"nte ")
+
+
+def _rare_first(needle: str, folded: bool = False) -> tuple[str, int]:
+    """A regex matching ``needle`` from its rarest character on, and that character's offset in
+    ``needle`` (where the match starts). ``folded``: it searches lowered text (where "k" also
+    stands for "K")."""
+    def rank(c: str) -> int:
+        r = _RARITY.find(c) % (len(_RARITY) + 1)                # (not listed: common)
+        return max(r, _RARITY.find(c.upper()) % (len(_RARITY) + 1)) if folded else r
+    i = min(range(len(needle)), key=lambda k: rank(needle[k]))
+    pattern = re.escape(needle[i:])
+    return (pattern + "(?<=%s)" % re.escape(needle) if i else pattern), i
+
+
+@functools.lru_cache(maxsize=None)
+def _hit_finder(needle: str | bytes, in_str: bool) -> Callable[[str | bytes], list[int]]:
+    """A function giving the positions of every occurrence of ``needle`` (the overlapping ones
+    of a needle such as "-----" too). ``in_str``: it searches a str (a bytes needle: the lowered
+    text as a str). str.find skips ahead by about the needle's length, so it finds long needles
+    faster than the regex engine, which finds short ones from their rarest character."""
+    word = needle if needle.__class__ is str else needle.decode()
+    if len(word) >= 5:
+        lit = word if in_str else word.encode()
+
+        def positions(hay: str | bytes) -> list[int]:
+            found, i = [], hay.find(lit)
+            while i != -1:
+                found.append(i)
+                i = hay.find(lit, i + 1)
+            return found
+        return positions
+    pattern, i = _rare_first(word, folded=word is not needle)
+    if any(word[:k] == word[-k:] for k in range(1, len(word))):      # it can overlap itself:
+        pattern = re.escape(word[i]) + ("(?<=%s)" % re.escape(word[:i + 1]) if i else "")
+        if word[i + 1:]:                                             # consume one character
+            pattern += "(?=%s)" % re.escape(word[i + 1:])
+    finditer = re.compile(pattern if in_str else pattern.encode()).finditer
+    return lambda hay: [m.start() - i for m in finditer(hay)]
+
+
 def _has_digit(s: str) -> bool:
     return any(c.isdigit() for c in s)
 
@@ -136,7 +181,7 @@ class _Scan:
         self._low = low
         self.skip = skip
         self.absent: set = set()
-        self.known = known            # positions of needles, found by the prefilter
+        self.known = known            # key needles' runs (see key_runs), found by the prefilter
 
     @property
     def low(self) -> str | bytes:
@@ -151,24 +196,25 @@ class _Scan:
         """Positions of ``needle``: a str is searched in the text, bytes in the lowered copy."""
         if needle in self.skip:
             return []
+        hay = self.text if needle.__class__ is str else self.low
+        found = _hit_finder(needle, hay.__class__ is str)(hay)
+        if not found:
+            self.absent.add(needle)
+        return found
+
+    def key_runs(self, needle: bytes) -> list[tuple[int, int]]:
+        """The hits of a key needle (in the lowered copy) as the span of the ASCII letters right
+        after each (at most _RUN_MAX of them): ``(end of the needle, end of the letters)``."""
+        if needle in self.skip:
+            return []
         if self.known and needle in self.known:
             return self.known[needle]
-        if needle.__class__ is str:
-            hay = self.text
-        else:
-            hay = self.low
-            if hay.__class__ is str:
-                needle = _AS_STR[needle]
-        i = hay.find(needle)
-        if i == -1:
+        low = self.low
+        finditer = _KEY_RUNS[needle][low.__class__ is bytes].finditer
+        runs = [m.span(1) for m in finditer(low)]
+        if not runs:
             self.absent.add(needle)
-            return []
-        found = [i]
-        i = hay.find(needle, i + 1)
-        while i != -1:
-            found.append(i)
-            i = hay.find(needle, i + 1)
-        return found
+        return runs
 
     def matches(self, regex: re.Pattern) -> list[re.Match]:
         if regex in self.skip:
@@ -705,11 +751,14 @@ _WS = re.compile(r"[ \t]+")
 _AUTH_PAIR = re.compile(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
                         r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)")      # (\" in JSON too)
 _NETRC = re.compile(r"(?<!\S)(?:machine|login|default)\s")
-_UNQUOTED = re.compile(r"[^\s\"'`]{1,4096}+")
+# An unquoted value: up to 4096 characters without whitespace or quotes, cut before its first
+# \n, \r or \t escape (or a lone backslash at its end): _esc_cut(_UNQUOTED match) in one step.
+_UNQUOTED_VALUE = re.compile(r"[^\s\"'`\\]*+(?:\\[^\s\"'`nrt][^\s\"'`\\]*+)*+")
 _CUT = re.compile(r"[;&][A-Za-z_][\w.-]{0,100}=")
 _DEFAULT = re.compile(r"[^\n=]{0,200}?(?<![=!<>])=(?!=)[ \t]*")
 _BLOCK = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
 _STR_PREFIX = re.compile(r"[rRbBuUfF]{1,2}(?=[\"'])")
+_STR_PREFIX_CHARS = frozenset("rRbBuUfF")
 _TRAIL = ".,;:)]}>"
 
 
@@ -798,7 +847,7 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     m = _SEP.match(text, i)
     if m:
         sep, j = m.group(1), m.end()
-        spaced = m.group(0)[0] in " \t" and m.group(0)[-1] in " \t"
+        spaced = text[i] in " \t" and text[j - 1] in " \t"
         if text.startswith(("**", "__"), j) and text[j + 2:j + 3] in (" ", "\t"):
             j = _WS.match(text, j + 2).end()
     elif key.lower() in ("password", "passwd") and _WS.match(text, i) and _NETRC.search(
@@ -814,9 +863,10 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return None
     if j >= n:
         return None
-    pm = _STR_PREFIX.match(text, j)
-    if pm:
-        j = pm.end()
+    if text[j] in _STR_PREFIX_CHARS:
+        pm = _STR_PREFIX.match(text, j)
+        if pm:
+            j = pm.end()
     quoted = _quoted_span(text, j)
     if quoted is not None:
         return quoted or None
@@ -826,8 +876,7 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         if tm and not _placeholder(tm.group(3)):        # auth=("user", "pass")
             return tm.span(3)
         return None                                    # a structure: its own keys speak for it
-    um = _UNQUOTED.match(text, j)
-    raw = _esc_cut(um.group()) if um else ""
+    raw = _UNQUOTED_VALUE.match(text, j, j + 4096).group()
     if not raw:
         return None
     rend = j + len(raw)
@@ -841,9 +890,14 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return _yaml_block(text, ks, rend)
     if sep == ":" and _TYPE_START.match(raw) and (raw.lower().rstrip(",;:=)") in _TYPE_WORDS
                                                    or not raw[0].islower() or "[" in raw or "|" in raw):
-        dm = _DEFAULT.match(text, rend)                # token: str = "abc"  -> the default
-        if not dm or dm.end() >= n or "\\n" in text[rend:dm.end()] or "\\r" in text[rend:dm.end()]:
-            return None                                # (nor from the next line of JSON text)
+        # token: str = "abc"  -> the default (not from the next line of JSON text). The "=" of a
+        # _DEFAULT match is the first one, and no \n or \r escape ends after it.
+        eq = text.find("=", rend, rend + 201)
+        if eq == -1 or "\\n" in text[rend:eq] or "\\r" in text[rend:eq]:
+            return None
+        dm = _DEFAULT.match(text, rend)
+        if not dm or dm.end() >= n:
+            return None
         return _default_span(text, dm.end())
     if sep == " " and (raw.startswith("-") or raw.lower() in _STOPWORDS):
         return None
@@ -888,14 +942,14 @@ def _quoted_span(text: str, j: int) -> tuple[int, int] | tuple[()] | None:
 
 def _default_span(text: str, j: int) -> tuple[int, int] | None:
     """The default value after a type annotation (``token: str = "abc"``)."""
-    pm = _STR_PREFIX.match(text, j)
-    if pm:
-        j = pm.end()
+    if text[j] in _STR_PREFIX_CHARS:
+        pm = _STR_PREFIX.match(text, j)
+        if pm:
+            j = pm.end()
     quoted = _quoted_span(text, j)
     if quoted is not None:
         return quoted or None
-    um = _UNQUOTED.match(text, j)
-    raw = _esc_cut(um.group()) if um else ""
+    raw = _UNQUOTED_VALUE.match(text, j, j + 4096).group()
     v = raw.rstrip(_TRAIL)
     if (not v or _placeholder(v) or _CALL.match(raw) or _ATTR_CHAIN.fullmatch(v)
             or _IDENT.fullmatch(v)):
@@ -951,20 +1005,65 @@ def _weak_word(word: str) -> bool:
                 or word.startswith("authorization"))          # (see _authorization)
 
 
-def _weak_hit(text: str, h: int, size: int) -> bool:
+def _weak_hit(text: str, h: int, size: int, tails: dict | None = None) -> bool:
     e = h + size
     c = text[e:e + 1]
     if "a" <= c <= "z":
         w = text[h:e]
         if w.islower() or (w[0].isupper() and w[1:].islower()):
-            return _weak_word(w.lower() + _WORD_TAIL.match(text, e).group())
+            return _weak_word(w.lower() + _tail(text, e, _tail_end(text, e, _WORD_TAIL, tails)))
     elif "A" <= c <= "Z":                              # TOKENS; TOKENSecret is TOKEN + Secret
         w = text[h:e]
         if w.isupper():
-            m = _UPPER_TAIL.match(text, e)
-            tail = m.group() if not ("a" <= text[m.end():m.end() + 1] <= "z") else m.group()[:-1]
-            return bool(tail) and _weak_word((w + tail).lower())
+            end = _tail_end(text, e, _UPPER_TAIL, tails)
+            if "a" <= text[end:end + 1] <= "z":
+                end -= 1
+            return end > e and _weak_word((w + _tail(text, e, end)).lower())
     return False
+
+
+def _tail_end(text: str, i: int, run: re.Pattern, tails: dict | None) -> int:
+    """Where ``run``'s letters from ``i`` end. ``tails`` keeps the last run of each kind: the
+    hits inside one long run share it (else "tokentoken..." would be rescanned from each)."""
+    if tails is not None:
+        last = tails.get(run)
+        if last is not None and last[0] <= i < last[1]:
+            return last[1]
+    end = run.match(text, i).end()
+    if tails is not None:
+        tails[run] = (i, end)
+    return end
+
+
+def _tail(text: str, i: int, end: int) -> str:
+    """``text[i:end]`` for _weak_word, a long one by its ends only: _weak_word reads no more than
+    a word's first 19 and last 10 characters, and "\\0" keeps it out of _STRONG."""
+    return text[i:end] if end - i <= 32 else text[i:i + 16] + "\0" + text[end - 16:end]
+
+
+# The prefilter finds each key needle with the ASCII letters right after it (their end, at most
+# _RUN_MAX of them): _weak_hit reads nothing beyond those letters and the character after them,
+# so whether a hit is strong is kept per run of letters (no needle starts another: the run
+# tells its needle). A hit whose letters go on past _RUN_MAX is judged on the text itself.
+_RUN_MAX = 32
+_KEY_RUNS = {}                      # needle: (str regex, bytes regex)
+for _n in _KEY_NEEDLES:
+    _p = _rare_first(_n.decode(), folded=True)[0] + "(?=([a-z]{0,%d}+))" % _RUN_MAX
+    _KEY_RUNS[_n] = (re.compile(_p), re.compile(_p.encode()))
+del _n, _p
+assert not any(a != b and a.startswith(b) for a in _KEY_NEEDLES for b in _KEY_NEEDLES)
+_STRONG_RUN: dict[str, bool] = {}   # run of letters: strong (emptied at 4096 runs)
+
+
+def _strong_hit(text: str, h: int, e: int, size: int, tails: dict) -> bool:
+    """``not _weak_hit(text, h, size)`` for a hit whose letters end at ``e``."""
+    if e - h - size == _RUN_MAX and text[e:e + 1] in _LETTERS:
+        return not _weak_hit(text, h, size, tails)
+    run = text[h:e]
+    if len(_STRONG_RUN) >= 4096:
+        _STRONG_RUN.clear()
+    strong = _STRONG_RUN[run] = not _weak_hit(run, 0, size)
+    return strong
 
 
 @functools.lru_cache(maxsize=4096)
@@ -976,22 +1075,16 @@ def _key_family(bare: str) -> str | None:
 def _generic(sc: _Scan, out: list[Span]) -> None:
     text = sc.text
     hits = []
+    strong_run, tails = _STRONG_RUN.get, {}
     for needle in _KEY_NEEDLES:
-        found = sc.hits(needle)
-        if found:
-            size = len(needle)
-            if needle == b"key":
-                hits += [h for h in found if _key_hit_ok(text, h) and not _weak_hit(text, h, 3)]
-            else:
-                word = _AS_STR[needle]
-                for h in found:
-                    e = h + size
-                    c = text[e:e + 1]
-                    if "a" <= c <= "z" and text.startswith(word, h):    # (the common case)
-                        if not _weak_word(word + _WORD_TAIL.match(text, e).group()):
-                            hits.append(h)
-                    elif not ("a" <= c <= "z" or "A" <= c <= "Z") or not _weak_hit(text, h, size):
-                        hits.append(h)
+        size, api_key = len(needle), needle == b"key"
+        for s, e in sc.key_runs(needle):
+            h = s - size
+            strong = strong_run(text[h:e])
+            if strong is None:
+                strong = _strong_hit(text, h, e, size, tails)
+            if strong and (not api_key or _key_hit_ok(text, h)):
+                hits.append((h, e))
     if not hits:
         return
     hits.sort()
@@ -999,16 +1092,20 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
     authorization = _AS_STR[b"authorization"] if low.__class__ is str else b"authorization"
     n = len(text)
     done = -1
-    for h in hits:
+    for h, e in hits:
         if h < done:
             continue
-        ke = _KEY_FWD.match(text, h).end()
+        # (the key goes on past the letters after its needle, or they were too many to count)
+        ke = _KEY_FWD.match(text, h).end() if text[e:e + 1] in _KEYCH else e
         done = ke
         if ke >= n or text[ke] not in _AFTER_KEY:
             continue                                   # no separator: prose, or a 200+ char run
         if low.startswith(authorization, h):
             _authorization(text, h, out)
-        ks = h - _KEY_RUN.match(text[max(0, h - 48):h][::-1]).end()   # the key's start
+        if h and text[h - 1] in _KEYCH:
+            ks = h - _KEY_RUN.match(text[max(0, h - 48):h][::-1]).end()   # the key's start
+        else:
+            ks = h
         if h - ks == 48:
             lim = max(0, h - 200)
             while ks > lim and text[ks - 1] in _KEYCH:
@@ -1170,8 +1267,8 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
              known: dict | None = None) -> tuple[list[Span], frozenset]:
     """One pass: merged spans, and what the next pass over the redacted text may skip (when
     there is one).
-    (``low``: ``text.lower()`` when already known and ``text`` is ASCII; ``known``: needle
-    positions in it.)"""
+    (``low``: ``text.lower()`` when already known and ``text`` is ASCII; ``known``: the key
+    needles' runs in it, see _Scan.key_runs.)"""
     sc = _Scan(text, skip, low, known)
     found: list[Span] = []
     for step in _steps_for(skip):
@@ -1225,43 +1322,54 @@ def _steps_for(skip: frozenset) -> tuple:
 # ".com/" URL are looked for only when the text has one, "key-" only with "key".
 _AS_STR = {n: n.decode() for n in (*_TRIGGERS, b"authorization") if isinstance(n, bytes)}
 _COM_NEEDLES = (".com/webhook", "hooks.slack.com/", "discord")
-# ``needle in text`` skips ahead by about the needle's length, so short needles are found
-# faster by the regex engine's literal search, and needles that start alike by one pattern.
-# A group that matches counts all its triggers as present (the scan then looks for each).
+_COM, _KEY_DASH = (re.compile(_rare_first(n)[0]) for n in (".com/", "key-"))
+# Each pattern starts with a literal character, the rarest one its needles have (see
+# _rare_first), and patterns that start with the same character are searched as one: a scan
+# costs about as much as the stops at that character. A group that matches counts all its
+# triggers as present (the full scan then looks for each).
 _GH, _GL, _AKIA = (next(r.regex for r in _RULES if r.regex.pattern.startswith(p))
                    for p in ("gh", "gl", "A(?:KIA"))
 _PRESENCE_IN_TEXT = (
-    ("-----", ("-----",)), ("://", ("://",)), ("eyJ", ("eyJ",)), ("hf_", ("hf_",)),
-    ("npm_", ("npm_",)), ("sk-", ("sk-",)), ("whsec_", ("whsec_",)), (r"ya29\.", ("ya29.",)),
+    *((_rare_first(n)[0], (n,))
+      for n in ("-----", "://", "eyJ", "hf_", "npm_", "sk-", "whsec_", "ya29.", "api_org_",
+                "pypi-AgE")),
     (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC)),
     (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941")),
     (r"S(?:G\.|K[0-9a-f]{32})", ("SG.", _TWILIO_SK)),
     (r"g(?:ithub_pat_|h[pousr]_|l(?:pat|ptt|dt|rt|cbt|ft|soat|oas|imt|agent|ffct|wt)-)",
      ("github_pat_", _GH, _GL)),
     (r"k_(?:live|test)_", ("k_live_", "k_test_")), (r"x(?:ox|app-)", ("xox", "xapp-")),
-    (r"api_org_", ("api_org_",)), (r"pypi-AgE", ("pypi-AgE",)), (_MAILGUN.pattern, (_MAILGUN,)),
+    (_MAILGUN.pattern, (_MAILGUN,)),
 )
+
+
+def _by_first_char(entries: tuple) -> tuple:
+    """``(search, triggers)`` per first character of the patterns: ``c(?:rest|rest...)``."""
+    groups: dict[str, tuple[list, list]] = {}
+    for pattern, triggers in entries:
+        k = 2 if pattern[0] == "\\" else 1                  # (an escaped first character)
+        assert k == 2 or pattern[0] not in "()[]{}.^$*+?|", pattern
+        rests, trigs = groups.setdefault(pattern[k - 1], ([], []))
+        rests.append(pattern[k:])
+        trigs += triggers
+    return tuple((re.compile(re.escape(c) + "(?:%s)" % "|".join(rests)).search, tuple(trigs))
+                 for c, (rests, trigs) in groups.items())
+
+
 _PRESENCE_IN_LOW = (
-    (r"b(?:earer|asic)", (b"bearer", b"basic")), (r"sig(?:=|nature=)", (b"sig=", b"signature=")),
+    (r"b(?:earer|asic)", (b"bearer", b"basic")),
+    (r"=(?:(?<=sig=)|(?<=signature=))", (b"sig=", b"signature=")),
 )
-# The key names' needles are found everywhere at once: the generic rule gets their positions.
-_KEY_FINDERS = tuple((r.search, r.finditer, n)
-                     for r, n in ((re.compile(re.escape(n.decode())), n) for n in _KEY_NEEDLES))
-_TEXT_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_TEXT)
+# The key names' needles are found everywhere at once: the generic rule gets their runs.
+_KEY_FINDERS = tuple((r.search, r.finditer, n) for n, (r, _) in _KEY_RUNS.items())
+_TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
 assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
         | frozenset(_COM_NEEDLES) | {"key-", "-u", *_ENTROPY_RES, *_KEY_NEEDLES}) == _TRIGGERS
 
 
-def _curl_user_flag(text: str) -> bool:
-    """Whether "-u" or "--u" occurs at the start or after whitespace (as _schemes wants it)."""
-    i = text.find("-u")
-    while i != -1:
-        j = i - 1 if i and text[i - 1] == "-" else i
-        if j == 0 or text[j - 1].isspace():
-            return True
-        i = text.find("-u", i + 2)
-    return False
+# "-u" or "--u" at the start or after whitespace (as _schemes wants it).
+_CURL_USER_FLAG = re.compile(r"-u(?:(?<=(?<!\S)-u)|(?<=(?<!\S)--u))")
 
 
 _NOTHING: frozenset = frozenset()
@@ -1275,7 +1383,7 @@ def _scan_line(text: str) -> frozenset:
 
 
 def _scan_text(text: str) -> tuple[frozenset, str, dict]:
-    """_scan_line, the lowered text it used and the key needles' positions in it."""
+    """_scan_line, the lowered text it used and the key needles' runs in it (see key_runs)."""
     low = text.lower()
     found = []
     known = {}
@@ -1283,21 +1391,21 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         first = search(low)
         if first:
             found.append(needle)
-            known[needle] = [m.start() for m in finditer(low, first.start())]
+            known[needle] = [first.span(1), *[m.span(1) for m in finditer(low, first.end())]]
     for search, triggers in _LOW_SEARCHES:
         if search(low):
             found += triggers
     for search, triggers in _TEXT_SEARCHES:
         if search(text):
             found += triggers
-    if ".com/" in text:
+    if _COM.search(text):
         found += [n for n in _COM_NEEDLES if n in text]
-    if b"key" in found and "key-" in text:
+    if b"key" in found and _KEY_DASH.search(text):
         found.append("key-")
-    if _curl_user_flag(text):
+    if _CURL_USER_FLAG.search(text):
         found.append("-u")
-    for r in _ENTROPY_RES:
-        m = r.search(text)                  # (most texts have no candidate at all)
+    for r in _ENTROPY_RES:                  # (most texts have no candidate; many have no "=")
+        m = r.search(text) if r.pattern[0] in text else None
         while m:
             if _looks_random(m.group(1)):
                 found.append(r)
@@ -1349,7 +1457,7 @@ def _present(text: str) -> frozenset | set:
 
 
 def _present_low(text: str) -> tuple[frozenset | set, str | None, dict | None]:
-    """_present, and ``text.lower()`` with the key needles' positions in it when they were
+    """_present, and ``text.lower()`` with the key needles' runs in it when they were
     computed on the way."""
     if "\n" not in text:
         found = _recall(text)
