@@ -978,3 +978,46 @@ def test_prefilter_shortcuts_do_not_change_a_pass(text):
         if not t.isascii():
             low = known = None
         assert _collect(t, _skip_for(frozenset(present)), low, known)[0] == _collect(t)[0]
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("mysql -u root -pVq76id1R5CvIzJj5PSbr orders", "Vq76id1R5CvIzJj5PSbr"),
+    ('{"command": "mysqldump -uroot -pN0tS3cret shop > dump.sql"}', "N0tS3cret"),
+    ("sshpass -p 'hunter22' ssh deploy@host", "hunter22"),
+    ("sshpass -pS3cret! ssh host", "S3cret!"),
+    ("docker login -u ci -p Abc123xyz registry.example.com", "Abc123xyz"),
+    ("helm registry login ghcr.io -u me -p q9Lk2mZx", "q9Lk2mZx"),
+])
+def test_passwords_given_as_short_flags(text, secret):
+    out = redact(text)
+    assert secret not in out and "[REDACTED:password]" in out
+
+
+@pytest.mark.parametrize("text", [
+    "mysql -u root -p orders",          # -p alone: mysql prompts, "orders" is the database
+    "mkdir -p build/out && cp -p a b",
+    "sshpass -p $SSHPASS ssh host",
+    "docker run -p 8080:80 nginx",
+    "pip install -p 3 x",
+])
+def test_short_flags_that_are_not_passwords_stay(text):
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("the db password is hunter2", "hunter2"),
+    ("My API key is Xk39fjQ2lPz0, keep it safe", "Xk39fjQ2lPz0"),
+    ("the password was CorrectHorseBattery.", "CorrectHorseBattery"),
+    ("the twilio auth token is f06e1c9efb385bd593fbdb8f94fa1c3f", "f06e1c9efb385bd593fbdb8f94fa1c3f"),
+])
+def test_secrets_stated_in_prose(text, secret):
+    assert secret not in redact(text)
+
+
+@pytest.mark.parametrize("text", [
+    "the password is incorrect", "Password is required.", "The token is invalid",
+    "the token is JWT-based", "the password is user.password", "token is used 3 times",
+    "the secret is ${SECRET}",
+])
+def test_prose_about_secrets_without_one_stays(text):
+    assert redact(text) == text

@@ -673,6 +673,44 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
                 out.append((m.start(1), m.end(1), _PRIO["url-signature"]))
 
 
+# Passwords given as a short flag: ``mysql -pSECRET`` (attached: ``-p SECRET`` would be mysql's
+# prompt and its database name), ``sshpass -p SECRET``, ``docker login -u me -p SECRET``.
+_FLAG_PROGRAMS = re.compile(
+    r"(?<![\w.-])(?:(?P<attached>mysql\w*|mariadb\w*)|(?P<spaced>sshpass"
+    r"|(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|oras)[ \t]+(?:\S+[ \t]+){0,3}?login))"
+    r"(?![\w.-])")
+_FLAG_VALUE = re.compile(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
+
+
+def _password_flags(sc: _Scan, out: list[Span]) -> None:
+    text = sc.text
+    for h in sc.hits("-p"):
+        if h and not text[h - 1].isspace():
+            continue                                      # --password, mkdir-p, x-p
+        start = _logical_line_start(text, h, 300)
+        program = None
+        for m in _FLAG_PROGRAMS.finditer(text, start, h):
+            program = m                                   # the last one before the flag
+        if program is None or any(c in text[program.end():h] for c in ";|&"):
+            continue
+        j = h + 2
+        space = _WS.match(text, j)
+        if program.group("attached"):
+            if space or j >= len(text):
+                continue                                  # mysql -p: it will prompt
+        elif space:
+            j = space.end()
+        elif program.group("spaced") != "sshpass":        # (sshpass -pSECRET works too)
+            continue
+        m = _FLAG_VALUE.match(text, j)
+        if not m:
+            continue
+        value = m.group(2)
+        if value.startswith(("-", "$", *_TEMPLATE_START)) or _placeholder(value):
+            continue
+        out.append((m.start(2), m.end(2), _PRIO["password"]))
+
+
 # --------------------------------------------------------------------------------------------
 # Generic key/value secrets: the name stays, the value goes
 
@@ -854,6 +892,8 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
             text, _logical_line_start(text, ks, 256), ks):
         m = _WS.match(text, i)                         # .netrc: machine h login u password p
         sep, j, spaced = " ", m.end(), False
+    elif (m := _PROSE_IS.match(text, i)) is not None:  # "the db password is hunter2"
+        return _prose_span(text, m.end())
     elif key.startswith("-"):                          # --password hunter2
         m = _WS.match(text, i)
         if not m:
@@ -925,6 +965,27 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     if family == "password" and sep == ":" and _line_prefix_blank(text, ks):
         end = len(text[:_value_limit(text, j)].rstrip())   # "password: correct horse battery"
     return (j, end)
+
+
+_PROSE_IS = re.compile(r"[ \t]+(?:is|was)[ \t]+(?:set[ \t]+to[ \t]+|now[ \t]+)?")
+_PROSE_VALUE = re.compile(r"(\\?[\"'`])?([^\s\"'`\\]{6,256}+)")
+
+
+def _prose_span(text: str, j: int) -> tuple[int, int] | None:
+    """The value in "… password is X": X when it reads as a secret, not as a word: six
+    characters or more with a digit or with the case changing three times or more ("is
+    incorrect", "is JWT-based" stay), and not code or a placeholder."""
+    m = _PROSE_VALUE.match(text, j)
+    if not m:
+        return None
+    value = m.group(2).rstrip(_TRAIL)
+    letters = [c.isupper() for c in value if c.isalpha()]
+    case_changes = sum(a != b for a, b in zip(letters, letters[1:]))
+    if (len(value) < 6 or not (_has_digit(value) or case_changes >= 3)
+            or value.startswith(_TEMPLATE_START) or _placeholder(value)
+            or _CALL.match(value) or _ATTR_CHAIN.fullmatch(value)):
+        return None
+    return (m.start(2), m.start(2) + len(value))
 
 
 def _quoted_span(text: str, j: int) -> tuple[int, int] | tuple[()] | None:
@@ -1126,7 +1187,8 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
         if text[ke] in " \t" and not key.startswith("-"):
             j = _WS.match(text, ke).end()
             c = text[j:j + 1]
-            if c != "=" and c != ":" and key.lower() not in ("password", "passwd"):
+            if (c != "=" and c != ":" and key.lower() not in ("password", "passwd")
+                    and not _PROSE_IS.match(text, ke)):
                 continue                               # prose: "the token expired"
         family = _key_family(key.strip(".-"))
         if family is None:
@@ -1291,7 +1353,7 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
 # Every needle and needle-less regex any pass looks for: no finding is possible without one.
 _TRIGGERS: frozenset = frozenset(
     {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
-    | {".com/webhook", "-----", "://", "-u", b"bearer", b"basic", b"sig=", b"signature="}
+    | {".com/webhook", "-----", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature="}
     | {_TWILIO_AC, _TWILIO_SK, _MAILGUN, *_ENTROPY_RES}
     | set(_KEY_NEEDLES))
 
@@ -1304,6 +1366,7 @@ _PASS_STEPS = (
     (_pem, frozenset({"-----"})),
     (_urls, frozenset({"://"})),
     (_schemes, frozenset({b"bearer", b"basic", "-u", b"sig=", b"signature="})),
+    (_password_flags, frozenset({"-p"})),
     (_generic, frozenset(_KEY_NEEDLES)),
     (_entropy, frozenset(_ENTROPY_RES)),
 )
@@ -1365,11 +1428,13 @@ _KEY_FINDERS = tuple((r.search, r.finditer, n) for n, (r, _) in _KEY_RUNS.items(
 _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
 assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
-        | frozenset(_COM_NEEDLES) | {"key-", "-u", *_ENTROPY_RES, *_KEY_NEEDLES}) == _TRIGGERS
+        | frozenset(_COM_NEEDLES) | {"key-", "-u", "-p", *_ENTROPY_RES, *_KEY_NEEDLES}) == _TRIGGERS
 
 
 # "-u" or "--u" at the start or after whitespace (as _schemes wants it).
 _CURL_USER_FLAG = re.compile(r"-u(?:(?<=(?<!\S)-u)|(?<=(?<!\S)--u))")
+# "-p" as a flag of its own, not inside a word or "--password" (as _password_flags wants it).
+_PASSWORD_FLAG = re.compile(r"p(?<=(?<!\S)-p)")
 
 
 _NOTHING: frozenset = frozenset()
@@ -1404,6 +1469,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         found.append("key-")
     if _CURL_USER_FLAG.search(text):
         found.append("-u")
+    if _PASSWORD_FLAG.search(text):
+        found.append("-p")
     for r in _ENTROPY_RES:                  # (most texts have no candidate; many have no "=")
         m = r.search(text) if r.pattern[0] in text else None
         while m:
@@ -1417,7 +1484,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
 # Lines seen before (prompts repeat most of theirs between calls) cost a dictionary lookup.
 # Two generations stand in for an LRU cache: when the recent one is full it becomes the old one,
 # and a line found in the old one moves back into the recent one.
-_CACHED_LINE_CHARS = 2000   # with _LINE_CACHE_SIZE, bounds the cache's memory at a few megabytes
+_CACHED_LINE_CHARS = 4000   # (a scenario's rules are one line of ~2,500); with _LINE_CACHE_SIZE, bounds
+#                             the cache at 2 x 4096 lines of at most 4,000 characters
 _LINE_CACHE_SIZE = 4096
 _LINE_CACHE: dict[str, frozenset] = {}
 _LINE_CACHE_OLD: dict[str, frozenset] = {}
