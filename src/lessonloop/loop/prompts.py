@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from .. import state_block
-from .context import (FENCE_NOTE, TRAJECTORY_LENGTH, Context, entry_line, entry_state, fence,
-                      strategy_interface, trajectory_line)
+from .context import FENCE_NOTE, Context, fence, strategy_interface
 
 def _user(sections: dict[str, str], state: dict) -> str:
     """Markdown sections for a model, then the state block for the offline agent."""
@@ -25,7 +24,7 @@ def competitor(ctx: Context) -> tuple[str, str]:
         f"in a ```json block, matching the strategy interface exactly. {FENCE_NOTE}"
     )
     sections = {name.replace("_", " ").title(): text for name, text in ctx.components.items()}
-    return system, _user(sections, ctx.state())
+    return system, _user(sections, ctx.state(encoded=True))
 
 
 def translator(text: str, schema: dict) -> tuple[str, str]:
@@ -44,13 +43,13 @@ def analyst(ctx: Context, outcome: dict) -> tuple[str, str]:
         "parameter affects the score over the whole trajectory, as a JSON block "
         '{"sensitivities": {"<parameter>": {"slope": <score change per full range>, "n": <changes seen>}}}.'
     )
-    recent = ctx.trajectory[-TRAJECTORY_LENGTH:]
-    trajectory = "\n".join(trajectory_line(t) for t in recent) or "(first generation)"
+    trajectory = "\n".join(ctx.trajectory_lines) or "(first generation)"
     return system, _user(
         {"Scenario": f"{ctx.scenario}: {ctx.description}", "Outcome": _dump(outcome),
          "Trajectory": trajectory},
         {"role": "analyst", "generation": ctx.generation, "outcome": outcome,
-         "strategy_schema": strategy_interface(ctx.strategy_schema), "trajectory": ctx.trajectory})
+         "strategy_schema": ctx.interface(encoded=True),
+         "trajectory": ctx.trajectory_state(encoded=True)})
 
 
 def coach(ctx: Context, outcome: dict, analysis: str) -> tuple[str, str]:
@@ -61,12 +60,12 @@ def coach(ctx: Context, outcome: dict, analysis: str) -> tuple[str, str]:
         "the evidence supports; tag bullets with param:<name>, direction:<name>:up|down and "
         f"target:<name>=<value> so agents without a model can use them. {FENCE_NOTE}"
     )
-    playbook = [entry_state(e) for e in ctx.playbook]
     return system, _user(
         {"Analysis": fence("analysis", analysis), "Outcome": _dump(outcome),
-         "Playbook": fence("playbook", "\n".join(entry_line(e) for e in ctx.playbook) or "(empty)")},
+         "Playbook": _playbook(ctx)},
         {"role": "coach", "generation": ctx.generation, "outcome": outcome, "analysis": analysis,
-         "playbook": playbook, "strategy_schema": strategy_interface(ctx.strategy_schema)})
+         "playbook": ctx.playbook_state(encoded=True),
+         "strategy_schema": ctx.interface(encoded=True)})
 
 
 def curator(ctx: Context, edits: list) -> tuple[str, str]:
@@ -75,8 +74,12 @@ def curator(ctx: Context, edits: list) -> tuple[str, str]:
         'block {"decisions": [{"index": 0, "decision": "accept|merge|reject", "reason": "..."}]}. '
         "Reject edits that are vague, contradict stronger evidence, or repeat the playbook."
     )
-    playbook = [entry_state(e) for e in ctx.playbook]
     return system, _user(
-        {"Proposed edits": _dump(edits),
-         "Playbook": fence("playbook", "\n".join(entry_line(e) for e in ctx.playbook) or "(empty)")},
-        {"role": "curator", "generation": ctx.generation, "edits": edits, "playbook": playbook})
+        {"Proposed edits": _dump(edits), "Playbook": _playbook(ctx)},
+        {"role": "curator", "generation": ctx.generation, "edits": edits,
+         "playbook": ctx.playbook_state(encoded=True)})
+
+
+def _playbook(ctx: Context) -> str:
+    """The whole playbook, fenced, for the coach and the curator."""
+    return fence("playbook", "\n".join(ctx.playbook_lines) or "(empty)")

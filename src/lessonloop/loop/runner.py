@@ -36,7 +36,7 @@ from ..store import runs as run_store
 from ..store.db import Store
 from ..timeutil import utc_now
 from . import artifacts, elo, gate, prompts, seeds
-from .context import TOKEN_BUDGET, Context, estimate_tokens
+from .context import TOKEN_BUDGET, Context, Step, estimate_tokens
 from .events import EventLog, read_events
 from .pool import MatchPool, MatchResult, mean_dimensions
 from .pool import mean_score as pool_mean_score
@@ -350,7 +350,7 @@ class Runner:
             {"strategy": start["strategy"], "score": start["score"]} if start else None)
         self.elo = elo.START
         self.best_score = 0.0
-        self.trajectory: list[dict] = []
+        self.trajectory: list[Step] = []
         self.last_analysis = ""
         for g in done:
             self._advance_state(g["generation_index"], run_store.loads(g["strategy_json"]),
@@ -363,9 +363,9 @@ class Runner:
         if decision == gate.ADVANCE:
             self.incumbent = {"strategy": strategy, "score": mean_score}
         self.elo, self.best_score, self.last_analysis = rating, best_score, analysis
-        self.trajectory.append({"generation": index, "strategy": strategy,
-                                "compared_to": compared_to, "mean_score": mean_score,
-                                "mean_delta": mean_delta, "gate_decision": decision})
+        self.trajectory.append(Step({"generation": index, "strategy": strategy,
+                                     "compared_to": compared_to, "mean_score": mean_score,
+                                     "mean_delta": mean_delta, "gate_decision": decision}))
 
     def _repair(self, done: list) -> None:
         """After a crash between a generation's commit and its files, write what is missing."""
@@ -390,15 +390,15 @@ class Runner:
         failure = ""
         final = None  # (strategy, tournament outcome, context manifest) of the last played attempt
         knowledge = self._knowledge() if self.options.knowledge else {}
+        base = Context(
+            scenario=self.scenario.name, description=self.scenario.description,
+            strategy_schema=self.scenario.strategy_schema, generation=index, attempt=0,
+            incumbent=self.incumbent, trajectory=self.trajectory,
+            last_analysis=self.last_analysis, budget=self.options.context_budget, **knowledge,
+        )
         for attempt in range(self.options.max_retries + 1):
             retries_left = self.options.max_retries - attempt
-            ctx = Context(
-                scenario=self.scenario.name, description=self.scenario.description,
-                strategy_schema=self.scenario.strategy_schema, generation=index, attempt=attempt,
-                incumbent=self.incumbent, trajectory=self.trajectory,
-                last_analysis=self.last_analysis, failure_report=failure, tried=tried,
-                budget=self.options.context_budget, **knowledge,
-            )
+            ctx = base.for_attempt(attempt, failure, tried)
             manifest = ctx.manifest()
             strategy, problem = self._attempt_strategy(ctx, calls)
             if strategy is None:
@@ -422,8 +422,7 @@ class Runner:
                 f"{_fmt_dims(outcome['incumbent_dims'])}. Try a different direction."
             )
         self._finish_generation(index, started, created_at, final, decisions, calls,
-                                match_rows, manifest if final is None else final[2],
-                                knowledge.get("playbook", []))
+                                match_rows, manifest if final is None else final[2], base)
 
     def _refresh_knowledge(self, write: Callable[[dict], None]) -> None:
         """Read the scope's active knowledge once (for the views now and the next generation's
@@ -560,7 +559,7 @@ class Runner:
                 "created_at": utc_now()}
 
     def _finish_generation(self, index, started, created_at, final, decisions, calls,
-                           match_rows, manifest, playbook) -> None:
+                           match_rows, manifest, base: Context) -> None:
         self._write_all()  # what the matches left no time for: files lag one generation at most
         if match_rows and all(m["error"] for m in match_rows):
             raise LessonloopError(f"every match in generation {index} failed; the scenario is "
@@ -582,12 +581,8 @@ class Runner:
             rating = elo.after_generation(self.elo, decision == gate.ADVANCE,
                                           paired.wins, paired.losses, paired.ties)
         best = max(self.best_score, mean_score) if decision == gate.ADVANCE else self.best_score
-        reflection_ctx = Context(
-            scenario=self.scenario.name, description=self.scenario.description,
-            strategy_schema=self.scenario.strategy_schema, generation=index,
-            attempt=last["attempt"], incumbent=self.incumbent, trajectory=self.trajectory,
-            playbook=playbook,
-        )
+        # the reflection prompts read the scenario, trajectory, incumbent and playbook
+        reflection_ctx = base.for_attempt(last["attempt"])
         summary = {
             "decision": decision, "rationale": last["rationale"],
             "challenger": strategy,
@@ -683,9 +678,8 @@ class Runner:
         edits.apply(self.store, self.scope, proposed, curator_text, where, proposals)
 
     def _record_calls(self) -> None:
-        with self.store.transaction():
-            for call in self.unrecorded:
-                run_store.record_call(self.store, *call)
+        if self.unrecorded:
+            run_store.record_calls(self.store, self.unrecorded)
         self.unrecorded = []
 
     def _finish(self, status: str, reason: str | None) -> None:

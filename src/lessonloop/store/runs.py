@@ -140,14 +140,21 @@ def provider_calls(store: Store, run_id: str) -> list[sqlite3.Row]:
 def record_call(store: Store, run_id: str | None, generation_index: int | None,
                 attempt: int | None, role: str, provider: str, completion) -> None:
     """Put one answered call in the usage ledger now, so a crash cannot hide what it cost."""
+    record_calls(store, [(run_id, generation_index, attempt, role, provider, completion)])
+
+
+def record_calls(store: Store, calls: list[tuple]) -> None:
+    """Put answered calls, each ``record_call``'s arguments after the store, in the ledger in
+    one transaction."""
+    now = utc_now()
     with store.transaction() as conn:
-        conn.execute(
+        conn.executemany(
             "INSERT INTO provider_calls (run_id, generation_index, attempt, role, provider, model, "
             "input_tokens, output_tokens, calls, retries, latency_ms, cost, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (run_id, generation_index, attempt, role, provider, completion.model,
-             completion.input_tokens, completion.output_tokens, completion.calls,
-             completion.retries, round(completion.latency_ms, 3), completion.cost, utc_now()),
+            [(run_id, generation_index, attempt, role, provider, c.model, c.input_tokens,
+              c.output_tokens, c.calls, c.retries, round(c.latency_ms, 3), c.cost, now)
+             for run_id, generation_index, attempt, role, provider, c in calls],
         )
 
 
@@ -214,9 +221,18 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
 
 
 def _redacted(record: GenerationRecord) -> GenerationRecord:
-    """A copy whose free text (prompts, outputs, analysis, errors, rationales) is redacted."""
+    """A copy whose free text (prompts, outputs, analysis, errors, rationales) is redacted.
+
+    A text that occurs more than once (the analysis is also the analyst's output; matches
+    repeat summaries) is redacted once."""
+    done: dict[str, str] = {}
+
     def clean(text):
-        return redact(text) if isinstance(text, str) else text
+        if not isinstance(text, str):
+            return text
+        if text not in done:
+            done[text] = redact(text)
+        return done[text]
 
     return replace(
         record,
