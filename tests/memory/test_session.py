@@ -254,3 +254,25 @@ def test_session_end_hooks_racing_on_one_session_store_each_memory_once(home, cl
     with sqlite3.connect(home / "lessonloop.db") as conn:
         seen = [row[0] for row in conn.execute("SELECT seen FROM knowledge")]
     assert seen and set(seen) == {1}
+
+
+def test_one_error_fixed_the_same_way_again_and_again_is_one_memory(home, cli):
+    cli("memory", "consent", "yes")
+    session = Session(home, "again-and-again", fresh_secrets())
+    session.hook("session-start", source="startup")
+    for n in range(4):
+        session.tool("Bash", {"command": "npm test"},
+                     {"stdout": "", "stderr": f"Error: Cannot find module '/tmp/build-{n}/a.js'\n",
+                      "interrupted": False, "isImage": False}, is_error=True)
+        session.tool("Bash", {"command": "npm install"},
+                     {"stdout": "added 3 packages\n", "stderr": "", "interrupted": False,
+                      "isImage": False})
+        session.tool("Bash", {"command": "npm test"},
+                     {"stdout": "All 12 tests passed\n", "stderr": "", "interrupted": False,
+                      "isImage": False})
+    session.hook("session-end", reason="other")
+    stored = [summary for kind, summary in memories(home) if kind in ("pattern", "observation")]
+    assert len(stored) == 1 and "npm install" in stored[0], stored
+    with sqlite3.connect(home / "lessonloop.db") as conn:
+        seen = conn.execute("SELECT seen FROM knowledge WHERE kind = 'pattern'").fetchone()[0]
+    assert seen == 1, "one session proposes the lesson once, however often the error came back"

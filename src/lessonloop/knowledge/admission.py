@@ -163,10 +163,10 @@ def _same_lesson(conn, p: Proposal) -> int | None:
     if not terms:
         return None
     query = "summary : (" + " AND ".join(f'"{w}"' for w in sorted(set(terms))) + ")"
-    rows = conn.execute(
-        "SELECT k.id, k.summary FROM knowledge_fts f JOIN knowledge k ON k.id = f.rowid "
-        "WHERE knowledge_fts MATCH ? AND k.scope = ? AND k.kind = ? AND k.status = 'active' "
-        "ORDER BY k.id LIMIT 50", (query, p.scope, p.kind)).fetchall()
+    rows = conn.execute(  # (the full-text query runs once, as a set: joined, SQLite ran it per row)
+        "SELECT id, summary FROM knowledge WHERE id IN (SELECT rowid FROM knowledge_fts "
+        "WHERE knowledge_fts MATCH ?) AND scope = ? AND kind = ? AND status = 'active' "
+        "ORDER BY id LIMIT 50", (query, p.scope, p.kind)).fetchall()
     return next((row["id"] for row in rows if words(row["summary"], keep_numbers=True) == mine), None)
 
 

@@ -96,12 +96,13 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
     if transcript is not None:  # the transcript saw the same errors: count the larger number
         seen = Counter(e.normalized for call in transcript.calls for e in call.errors)
         counts = Counter({k: max(counts.get(k, 0), seen.get(k, 0)) for k in counts | seen})
-    found, lessons = [], set()
+    found, handled = [], set()
     for fix in fixes:
         lesson = fix.lesson.strip()
-        if not lesson or lesson.lower() in lessons:
+        key = (fix.normalized, fix.fixed_by)  # one lesson per error and fix: the lesson text
+        if not lesson or key in handled:      # quotes the first error line, paths and all
             continue
-        lessons.add(lesson.lower())
+        handled.add(key)
         times = counts.get(fix.normalized, 1)
         first = fix.error.errors[0].line if fix.error.errors else fix.error.result[:300]
         found.append(Candidate(
