@@ -155,8 +155,9 @@ def uninstall(path: Path, mcp_config: Path | None = None) -> dict:
     if isinstance(hooks, dict):
         for event in list(hooks):
             entries = hooks[event]
-            if isinstance(entries, list) and _without_ours(entries) != entries:
-                hooks[event] = _without_ours(entries)
+            kept = _without_ours(entries) if isinstance(entries, list) else entries
+            if kept != entries:
+                hooks[event] = kept
                 removed.append(event)
                 if not hooks[event]:
                     del hooks[event]

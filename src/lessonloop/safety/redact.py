@@ -903,10 +903,6 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return None
     if j >= n:
         return None
-    if text[j] in _STR_PREFIX_CHARS:
-        pm = _STR_PREFIX.match(text, j)
-        if pm:
-            j = pm.end()
     quoted = _quoted_span(text, j)
     if quoted is not None:
         return quoted or None
@@ -989,8 +985,13 @@ def _prose_span(text: str, j: int) -> tuple[int, int] | None:
 
 
 def _quoted_span(text: str, j: int) -> tuple[int, int] | tuple[()] | None:
-    """For a string starting at ``j`` (quote, or JSON-escaped quote): the span of its value,
-    or ``()`` when that value is empty or a placeholder; None when no string starts there."""
+    """For a string starting at ``j`` (quote, JSON-escaped quote, or Python's ``r"``/``b'``/
+    ``f"`` prefixes and a quote): the span of its value, or ``()`` when that value is empty or
+    a placeholder; None when no string starts there."""
+    if text[j] in _STR_PREFIX_CHARS:
+        pm = _STR_PREFIX.match(text, j)
+        if pm:
+            j = pm.end()
     c = text[j]
     if not (c in _QUOTES or (c == "\\" and text[j + 1:j + 2] in ("\"", "'"))):
         return None
@@ -1003,10 +1004,6 @@ def _quoted_span(text: str, j: int) -> tuple[int, int] | tuple[()] | None:
 
 def _default_span(text: str, j: int) -> tuple[int, int] | None:
     """The default value after a type annotation (``token: str = "abc"``)."""
-    if text[j] in _STR_PREFIX_CHARS:
-        pm = _STR_PREFIX.match(text, j)
-        if pm:
-            j = pm.end()
     quoted = _quoted_span(text, j)
     if quoted is not None:
         return quoted or None
