@@ -106,19 +106,24 @@ def active(store: Store, scope: str, kinds: tuple[str, ...] = KINDS) -> list[Ent
     return [Entry.from_row(r) for r in rows]
 
 
+# "useful" is the order of the knowledge_by_usefulness index, spelled the same so SQLite uses it
 _ORDERS = {"useful": "(helpful - harmful) DESC, seen DESC, id DESC", "newest": "id DESC"}
 
 
 def active_top(store: Store, scope: str, kinds: tuple[str, ...], limit: int,
-               order: str = "useful") -> tuple[list[Entry], int]:
+               order: str = "useful") -> list[Entry]:
     """The first ``limit`` active entries of ``kinds``, most useful first (the ``ranked`` order,
-    in SQL) or newest first, and how many there are in all."""
+    in SQL) or newest first."""
     marks = ",".join("?" * len(kinds))
-    where = f"scope = ? AND status = 'active' AND kind IN ({marks})"
-    rows = store.query(f"SELECT * FROM knowledge WHERE {where} ORDER BY {_ORDERS[order]} LIMIT ?",
-                       (scope, *kinds, limit))
-    total = store.query_one(f"SELECT COUNT(*) FROM knowledge WHERE {where}", (scope, *kinds))[0]
-    return [Entry.from_row(r) for r in rows], total
+    rows = store.query(f"SELECT * FROM knowledge WHERE scope = ? AND status = 'active' AND kind "
+                       f"IN ({marks}) ORDER BY {_ORDERS[order]} LIMIT ?", (scope, *kinds, limit))
+    return [Entry.from_row(r) for r in rows]
+
+
+def active_counts(store: Store, scope: str) -> dict[str, int]:
+    """How many active entries ``scope`` holds of each kind."""
+    return dict(store.query("SELECT kind, COUNT(*) FROM knowledge WHERE scope = ? AND "
+                            "status = 'active' GROUP BY kind", (scope,)))
 
 
 def get(store: Store, entry_id: int) -> Entry | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from .. import paths
 from ..files import atomic_write
 from ..store.db import Store
-from .entries import MEMORY_KINDS, Entry, active_top, ranked, scope_dirname
+from .entries import MEMORY_KINDS, Entry, active_counts, active_top, ranked, scope_dirname
 
 VIEW_MAX = 500  # entries listed per view; the rest are counted
 
@@ -81,10 +81,11 @@ def write_views(texts: dict[Path, str]) -> None:
 def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
     """Render every view of ``scope`` now and return its folder. Only what each view lists is
     read, so a scope of 100,000 memories renders as fast as one of a hundred."""
-    entries, totals = {}, {}
+    entries, totals, counts = {}, {}, active_counts(store, scope)
     for filename, (_, kinds) in VIEWS.items():
-        order = "newest" if filename == NEWEST_FIRST else "useful"
-        listed, totals[filename] = active_top(store, scope, kinds, VIEW_MAX, order)
-        entries.update((e.id, e) for e in listed)
+        totals[filename] = sum(counts.get(kind, 0) for kind in kinds)
+        if totals[filename]:  # an empty view's query could scan the scope's other kinds
+            order = "newest" if filename == NEWEST_FIRST else "useful"
+            entries.update((e.id, e) for e in active_top(store, scope, kinds, VIEW_MAX, order))
     write_views(view_texts(scope, list(entries.values()), root, totals))
     return knowledge_dir(scope, root)

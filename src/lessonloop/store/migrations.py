@@ -235,12 +235,24 @@ def _005_knowledge_vocab(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE VIRTUAL TABLE knowledge_vocab USING fts5vocab(knowledge_fts, 'row')")
 
 
+def _006_knowledge_by_usefulness(conn: sqlite3.Connection) -> None:
+    """An index in the views' "most useful first" order: rendering a scope of 100,000 entries
+    read and sorted every row (0.24 s, twice per memorize), now only the 500 it lists. Search
+    no longer reads the vocabulary view (it read a common word's whole posting list)."""
+    _execute_script(conn, """
+        CREATE INDEX knowledge_by_usefulness
+            ON knowledge (scope, status, (helpful - harmful) DESC, seen DESC, id DESC);
+        DROP TABLE knowledge_vocab
+        """)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
     (3, "provider call ledger with cost (replaces role_metrics)", _003_provider_calls),
     (4, "judge verdict cache per evaluator epoch", _004_verdicts),
     (5, "FTS5 vocabulary view for search", _005_knowledge_vocab),
+    (6, "knowledge index in most-useful-first order; no vocabulary view", _006_knowledge_by_usefulness),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
