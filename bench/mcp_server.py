@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 START_TARGET_S = 1.0
 SEARCH_TARGET_MS = 20.0
 MEMORIES = 1000
-SERVE = "from lessonloop.mcp.server import serve; serve()"
+SERVE = ["-m", "lessonloop", "mcp"]  # what `lessonloop mcp` runs
 WORDS = ("api cache queue retry timeout schema index migration deploy rollback token session "
          "worker thread socket buffer logger metric trace alert config secret vault proxy route "
          "handler parser lexer compiler linker bundle module package release branch commit "
@@ -66,7 +66,7 @@ def seed_memories(home: Path, count: int) -> int:
 async def first_response(env: dict) -> float:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-c", SERVE], env=env)
+    params = StdioServerParameters(command=sys.executable, args=SERVE, env=env)
     started = time.perf_counter()
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -80,7 +80,7 @@ async def first_response(env: dict) -> float:
 async def search_round_trips(env: dict, count: int) -> tuple[list[float], int]:
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-c", SERVE], env=env)
+    params = StdioServerParameters(command=sys.executable, args=SERVE, env=env)
     rng = random.Random(11)
     times, hits = [], 0
     async with stdio_client(params) as (read, write):
