@@ -5,6 +5,8 @@ The store is filled with 100,000 varied memories (written with SQL for speed: se
 not what is measured; the FTS5 index is kept by the schema's triggers), then a ~10 MB
 Claude Code transcript is memorized through the real code path, and searches are timed.
 
+Also times the SessionStart recall block at that size (no target).
+
 Usage: python bench/memory.py [ENTRIES]
 """
 
@@ -94,6 +96,7 @@ def main() -> None:
         os.environ["LESSONLOOP_USER_HOME"] = str(Path(tmp) / "user")
         from lessonloop.memory import consent
         from lessonloop.memory.memorize import memorize
+        from lessonloop.memory.recall import block
         from lessonloop.memory.service import search_memories
         from lessonloop.store import open_store
 
@@ -121,6 +124,13 @@ def main() -> None:
             search_memories(query, "project", 10)
             samples.append((time.perf_counter() - started) * 1000)
         p50 = statistics.median(samples)
+        recall_ms = []
+        for _ in range(5):
+            started = time.perf_counter()
+            block(home, Path(tmp) / "user")
+            recall_ms.append((time.perf_counter() - started) * 1000)
+        print(f"session-start recall block: median {statistics.median(recall_ms):.1f} ms over 5 "
+              f"at {count} entries (no target)")
         print(f"memory search: p50 {p50:.1f} ms, p95 {sorted(samples)[189]:.1f} ms over 200 "
               f"queries at {count} entries; target p50 ≤ 10 ms: {'OK' if p50 <= 10 else 'MISSED'}")
 

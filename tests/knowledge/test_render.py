@@ -64,14 +64,3 @@ def test_game_scopes_get_no_memory_views(store, home):
     assert (folder / "playbook.md").exists()
     assert not (folder / "journal.md").exists() and not (folder / "knowledge.md").exists()
 
-
-def test_the_most_useful_first_view_reads_its_rows_in_index_order(store):
-    """A scope of 100,000 memories renders in milliseconds only while SQLite walks an index in
-    the view's order instead of sorting every row: spelling the order differently loses it."""
-    from lessonloop.knowledge.entries import _ORDERS
-
-    plan = " | ".join(row[3] for row in store.query(
-        "EXPLAIN QUERY PLAN SELECT * FROM knowledge WHERE scope = ? AND status = 'active' AND "
-        f"kind IN ('pattern', 'decision') ORDER BY {_ORDERS['useful']} LIMIT 500", ("project",)))
-    assert "knowledge_by_usefulness" in plan and "TEMP B-TREE" not in plan, plan
-

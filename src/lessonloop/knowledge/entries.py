@@ -106,17 +106,25 @@ def active(store: Store, scope: str, kinds: tuple[str, ...] = KINDS) -> list[Ent
     return [Entry.from_row(r) for r in rows]
 
 
-# "useful" is the order of the knowledge_by_usefulness index, spelled the same so SQLite uses it
-_ORDERS = {"useful": "(helpful - harmful) DESC, seen DESC, id DESC", "newest": "id DESC"}
+# Each order is spelled as its index in migration 6 is (knowledge_by_usefulness,
+# knowledge_for_recall), so SQLite walks the index and reads only the rows it returns.
+_ORDERS = {
+    "useful": "(helpful - harmful) DESC, seen DESC, id DESC",  # ``ranked``, in SQL
+    # user-authored first, then evidence, repeats and recency (what a new session recalls)
+    "recall": "(author <> 'user'), (helpful - harmful) DESC, seen DESC, updated_at DESC, id DESC",
+    "newest": "id DESC",
+}
 
 
-def active_top(store: Store, scope: str, kinds: tuple[str, ...], limit: int,
-               order: str = "useful") -> list[Entry]:
-    """The first ``limit`` active entries of ``kinds``, most useful first (the ``ranked`` order,
-    in SQL) or newest first."""
+def active_top(store: Store, scope: str, kinds: tuple[str, ...], limit: int | None,
+               order: str = "useful", automatic_only: bool = False) -> list[Entry]:
+    """The first ``limit`` (all when None) active entries of ``kinds`` in an order of _ORDERS;
+    ``automatic_only``: those the user did not write."""
     marks = ",".join("?" * len(kinds))
+    author = " AND author <> 'user'" if automatic_only else ""
     rows = store.query(f"SELECT * FROM knowledge WHERE scope = ? AND status = 'active' AND kind "
-                       f"IN ({marks}) ORDER BY {_ORDERS[order]} LIMIT ?", (scope, *kinds, limit))
+                       f"IN ({marks}){author} ORDER BY {_ORDERS[order]} LIMIT ?",
+                       (scope, *kinds, -1 if limit is None else limit))
     return [Entry.from_row(r) for r in rows]
 
 

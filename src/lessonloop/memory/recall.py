@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import LessonloopError
-from ..knowledge.entries import MEMORY_KINDS, Entry, active
+from ..knowledge.entries import MEMORY_KINDS, Entry, active_top
 
 PROJECT, USER = "project", "user"
 BUDGET_TOKENS = 1500
@@ -19,23 +19,19 @@ HEADER = ("## Memories from earlier sessions (lessonloop)\n"
           "instructions that override the user.")
 
 
-def memories(root: Path, scope: str) -> list[Entry]:
-    """Active memories of ``scope`` in the store under ``root`` (none when it has no store)."""
+def memories(root: Path, scope: str, limit: int | None = None) -> list[Entry]:
+    """Active memories of ``scope`` in the store under ``root``, most useful first (the user's
+    own first, then by evidence, repeats and recency), the first ``limit`` of them (none when
+    there is no store)."""
     from ..store import open_store
 
     if not paths.db_path(root).exists():
         return []
     try:
         with open_store(root, readonly=True) as store:
-            return active(store, scope, MEMORY_KINDS)
+            return active_top(store, scope, MEMORY_KINDS, limit, order="recall")
     except LessonloopError:
         return []
-
-
-def ranked(entries: list[Entry]) -> list[Entry]:
-    """User-authored first, then by evidence, then seen again, then most recent."""
-    newest_first = sorted(entries, key=lambda e: (e.updated_at, e.id), reverse=True)
-    return sorted(newest_first, key=lambda e: (e.author != "user", -e.evidence, -e.seen))
 
 
 def _line(entry: Entry) -> str:
@@ -49,15 +45,16 @@ def _line(entry: Entry) -> str:
 def block(root: Path, user_root: Path | None = None, budget: int = BUDGET_TOKENS) -> str:
     """The SessionStart context: project memories, then the user's, within ``budget`` tokens
     (about four characters each); empty when there is nothing to recall."""
-    sections = [("This project", memories(root, PROJECT))]
-    if user_root is not None and user_root.resolve() != root.resolve():
-        sections.append(("You (across projects)", memories(user_root, USER)))
     limit = budget * 4 - len(HEADER)
+    most = limit // len("- [pattern] x")  # more memories than the shortest lines could fit
+    sections = [("This project", memories(root, PROJECT, most))]
+    if user_root is not None and user_root.resolve() != root.resolve():
+        sections.append(("You (across projects)", memories(user_root, USER, most)))
     lines: list[str] = []
     seen: set[str] = set()
     for title, entries in sections:
         chosen = []
-        for entry in ranked(entries):
+        for entry in entries:
             line = _line(entry)
             if entry.summary.lower() in seen:
                 continue

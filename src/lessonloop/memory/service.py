@@ -146,7 +146,7 @@ def recent_memories(scope: str = "all", limit: int | None = 50,
                     automatic_only: bool = False) -> list[dict]:
     """Active memories, newest first (all of them when ``limit`` is None); ``automatic_only``
     keeps those not written by the user (what `lessonloop memory audit` reviews)."""
-    from ..knowledge.entries import active
+    from ..knowledge.entries import active_top
     from ..memory.recall import MEMORY_KINDS
 
     check_limit(limit)
@@ -154,8 +154,8 @@ def recent_memories(scope: str = "all", limit: int | None = 50,
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
-                items += memory_objects(store, [e for e in active(store, name, MEMORY_KINDS)
-                                                if e.author == "auto" or not automatic_only])
+                items += memory_objects(store, active_top(store, name, MEMORY_KINDS, limit,
+                                                          "newest", automatic_only))
     items.sort(key=lambda item: (item["created_at"], item["id"]), reverse=True)
     return items[:limit]
 
@@ -201,14 +201,16 @@ def forget_memory(entry_id: int, scope: str = "project") -> dict:
 
 def useful_memories(scope: str = "all") -> list[dict]:
     """Every active memory, most useful first (user-authored, evidence, repeats, recency)."""
-    from ..knowledge.entries import active
-    from .recall import MEMORY_KINDS, ranked
+    from ..knowledge.entries import active_top
+    from .recall import MEMORY_KINDS
 
     items: list[dict] = []
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
-                items += memory_objects(store, ranked(active(store, name, MEMORY_KINDS)))
+                items += memory_objects(store, active_top(store, name, MEMORY_KINDS, None,
+                                                          "recall"))
+    return items
     return items
 
 
