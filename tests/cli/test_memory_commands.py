@@ -15,10 +15,10 @@ def test_add_list_search_why_forget(cli, home):
     cli("memory", "add", "--type", "decision", "--summary", "Use Postgres 16 for the orders service")
     listed = cli("memory", "list", "--json").json()
     assert [m["summary"] for m in listed] == ["Use Postgres 16 for the orders service",
-                                              "Use pnpm instead of npm"] or len(listed) == 2
+                                              "Use pnpm instead of npm"]  # equals: newest first
     assert all(set(m) >= FIELDS for m in listed)
     found = cli("memory", "search", "pnpm", "--json").json()
-    assert found[0]["summary"] == "Use pnpm instead of npm" and "score" in found[0]
+    assert found[0]["summary"] == "Use pnpm instead of npm" and found[0]["score"] > 0
     assert cli("memory", "search", "kubernetes", "--json").json() == []
     why = cli("memory", "why", added["id"], "--json").json()
     assert why["provenance"][0]["source"] == "user" and why["events"][0]["action"] == "add"

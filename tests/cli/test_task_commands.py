@@ -82,6 +82,18 @@ def test_judge_of_a_verifier_only_task_works_offline(cli, tmp_path, home):
     assert not home.exists(), "judging without a judge model writes nothing"
 
 
+def test_judge_takes_the_answer_out_of_a_reply_as_improve_does(cli, tmp_path):
+    reply = tmp_path / "reply.md"
+    reply.write_text(f"Here is the query:\n\n```sql\n{GOOD_SQL}\n```\n\nIt groups by id.")
+    assert cli("judge", EXAMPLES / "sql-top-customers.yaml", "--output", reply,
+               "--json").json()["score"] == 1.0
+    reply.write_text('Done:\n```json\n{"service": "billing-api", "replicas": 3, "port": 8443, '
+                     '"tls": true, "healthcheck": {"path": "/healthz", "interval_seconds": 10}, '
+                     '"env": {"LOG_LEVEL": "info", "REGION": "eu-west-1"}}\n```')
+    assert cli("judge", EXAMPLES / "service-config.yaml", "--output", reply,
+               "--json").json()["score"] == 1.0
+
+
 def test_judge_of_a_schema_checked_config(cli, tmp_path):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"service": "billing-api", "replicas": 3, "port": 8443,

@@ -103,6 +103,8 @@ def test_every_tool_is_listed_with_a_schema_and_the_resources_are_there(env, err
             assert set(tools) == TOOLS
             for tool in tools.values():
                 assert tool.description and tool.input_schema["type"] == "object"
+                assert tool.input_schema["additionalProperties"] is False  # as call_tool holds
+                assert tool.annotations.read_only_hint or not tool.annotations.idempotent_hint
             store = tools["memory_store"].input_schema
             assert set(store["required"]) == {"type", "summary"}
             assert all(store["properties"][p].get("description") for p in store["properties"])
@@ -198,6 +200,18 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(env, errlog)
             assert "'limit'" in text and "integer" in text
             text = await fails(session, "memory_forget", {"id": [1]})
             assert "'id'" in text and "integer" in text
+            # numbers are numbers: "1" or true is not quietly read as an id, a limit or a seed
+            for tool, arguments in [("memory_forget", {"id": "1"}),
+                                    ("memory_search", {"query": "x", "limit": True}),
+                                    ("memory_audit", {"limit": "5"}),
+                                    ("run_start", {"scenario": "grid_ctf", "iterations": "3"}),
+                                    ("evaluate_strategy", {"scenario": "grid_ctf",
+                                                           "strategy": STRATEGY,
+                                                           "seeds": [True, False]})]:
+                text = await fails(session, tool, arguments)
+                assert "invalid arguments" in text and "integer" in text, (tool, text)
+            assert "looks like a secret" in await fails(session, "run_start", {
+                "scenario": "grid_ctf", "run_id": GITHUB_TOKEN})
             text = await fails(session, "memory_store", {"type": "preference"})
             assert "invalid arguments for memory_store: 'summary' is required" == text
             text = await fails(session, "memory_store", {"type": "rumour", "summary": "x"})
@@ -206,7 +220,10 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(env, errlog)
             assert "not stored: empty summary" in text
             text = await fails(session, "memory_search", {"query": "x", "limt": 3})
             assert "unknown argument 'limt'" in text and "limit" in text
-            assert "unknown run id 'nope'" in await fails(session, "run_status", {"run_id": "nope"})
+            assert "unknown run id 'nope' (see list_runs)" in await fails(session, "run_status",
+                                                                          {"run_id": "nope"})
+            assert "'provider'" in await fails(session, "run_start", {"scenario": "grid_ctf",
+                                                                      "provider": ""})
             assert "unknown scenario" in await fails(session, "run_start", {"scenario": "chess"})
             assert "'iterations'" in await fails(session, "run_start", {"scenario": "grid_ctf",
                                                                         "iterations": 0})

@@ -31,6 +31,7 @@ from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts, write_views
 from ..providers.base import Request
 from ..providers.registry import build_routes
+from ..safety import find_secrets
 from ..scenarios import code, registry, space
 from ..store import runs as run_store
 from ..store.db import Store
@@ -131,6 +132,8 @@ def create_or_reuse(store: Store, scenario_name: str, iterations: int,
         if not RUN_ID.match(run_id):
             raise UsageError(f"invalid run id {run_id!r}: 1-64 letters, digits, '-' or '_', "
                              "starting with a letter or digit")
+        if find_secrets(run_id):  # it names a folder and a report: keep it off the disk
+            raise UsageError("that run id looks like a secret (a token or key): choose another")
         existing = run_store.find_run(store, run_id)
         if existing is not None:
             reference = registry.canonical_reference(scenario_name)

@@ -200,6 +200,10 @@ def judge_output(task: str, output: str, provider: str | None = None,
                                provider, model).to_dict()
 
 
+# CLI commands that error messages point to, and the tools that do the same here.
+_COMMANDS = {"`lessonloop list`": "list_runs"}
+
+
 # --------------------------------------------------------------------------------------------
 # The MCP layer
 
@@ -209,6 +213,8 @@ def _message(text: str) -> str:
     from ..safety.redact import redact
 
     text = _FLAGS.sub(lambda m: m.group(1).replace("-", "_"), str(text))
+    for command, tool in _COMMANDS.items():
+        text = text.replace(command, tool)
     return " ".join(redact(text).split()) or "unknown error"
 
 
@@ -296,7 +302,7 @@ def build_server():
     finally:
         gc.freeze()
         gc.enable()
-    from pydantic import Field, ValidationError
+    from pydantic import Field, StrictInt, ValidationError
 
     from .. import __version__
 
@@ -304,6 +310,12 @@ def build_server():
     ops = sys.modules[__name__]  # the plain operations, some named like the tools below
 
     class Server(MCPServer):
+        async def list_tools(self):
+            tools = await super().list_tools()
+            for listed in tools:  # say what call_tool enforces: no argument beyond these
+                listed.input_schema = {**listed.input_schema, "additionalProperties": False}
+            return tools
+
         async def call_tool(self, name, arguments, context=None):
             known = accepted.get(name)
             unknown = sorted(set(arguments or {}) - known) if known is not None else []
@@ -337,13 +349,13 @@ def build_server():
             "judge_output scores an output of an agent task. Stored text is redacted of secrets."),
     )
 
-    def tool(read_only: bool, destructive: bool = False, idempotent: bool = False):
+    def tool(read_only: bool, destructive: bool = False):
         def register(fn):
             server.add_tool(_guarded(fn), description=inspect.cleandoc(fn.__doc__ or ""),
                             annotations=ToolAnnotations(
                                 read_only_hint=read_only,
                                 destructive_hint=None if read_only else destructive,
-                                idempotent_hint=None if read_only else idempotent,
+                                idempotent_hint=None if read_only else False,
                                 open_world_hint=False))
             accepted[fn.__name__] = set(inspect.signature(fn).parameters)
             return fn
@@ -353,7 +365,7 @@ def build_server():
     Scope = Literal["project", "user"]
     AnyScope = Literal["project", "user", "all"]
 
-    @tool(read_only=False, idempotent=True)
+    @tool(read_only=False)  # a repeat reinforces the memory: no duplicate, but seen + 1
     def memory_store(
         type: Annotated[Kind, Field(description="pattern (how things are done here), decision "
                                     "(a choice and its reason), preference (what the user "
@@ -382,7 +394,8 @@ def build_server():
     @tool(read_only=True)
     def memory_search(
         query: Annotated[str, Field(description="Words to look for (BM25 full-text search).")],
-        limit: Annotated[int, Field(ge=1, le=MAX_SEARCH, description="At most this many.")] = 10,
+        limit: Annotated[int, Field(ge=1, le=MAX_SEARCH, strict=True,
+                                     description="At most this many.")] = 10,
         scope: Annotated[AnyScope, Field(description="project, user or all.")] = "all",
     ) -> dict[str, Any]:
         """Search memories, best match first (BM25, nudged by evidence). Returns
@@ -398,17 +411,18 @@ def build_server():
 
     @tool(read_only=True)
     def memory_audit(
-        limit: Annotated[int, Field(ge=1, le=MAX_LISTED, description="At most this many.")] = 50,
+        limit: Annotated[int, Field(ge=1, le=MAX_LISTED, strict=True,
+                                     description="At most this many.")] = 50,
         scope: Annotated[AnyScope, Field(description="project, user or all.")] = "all",
     ) -> dict[str, Any]:
         """Recent automatic memories (not written by the user), newest first, to review;
         forget the wrong ones with memory_forget. Returns {"memories": [...]}."""
         return {"memories": recent_memories(scope, limit, automatic_only=True)}
 
-    @tool(read_only=False, destructive=True, idempotent=False)
+    @tool(read_only=False, destructive=True)
     def memory_forget(
-        id: Annotated[int, Field(description="The memory's id (from memory_search or "
-                                 "memory_audit).")],
+        id: Annotated[int, Field(strict=True, description="The memory's id (from "
+                                 "memory_search or memory_audit).")],
         scope: Annotated[Scope, Field(description="The scope the id belongs to.")] = "project",
     ) -> dict[str, Any]:
         """Delete one memory for good, with its provenance and its line in the Markdown view.
@@ -428,10 +442,10 @@ def build_server():
         strategy: Annotated[dict[str, Any] | str, Field(
             description="The strategy: a JSON object matching the scenario's strategy_schema "
                         "(or that object as a JSON string).")],
-        seeds: Annotated[str | list[int], Field(
+        seeds: Annotated[str | list[StrictInt], Field(
             description="Seeds to play: 'A..B' (inclusive), 'A,B,C', or a list of integers.")] = "1..5",
-        match_timeout: Annotated[float, Field(gt=0, le=3600, description="Seconds before a "
-                                              "match is killed.")] = 10.0,
+        match_timeout: Annotated[float, Field(gt=0, le=3600, strict=True, description=(
+            "Seconds before a match is killed."))] = 10.0,
     ) -> dict[str, Any]:
         """Score one strategy on chosen seeds (deterministic per strategy and seeds). Returns
         {strategy, seeds, scores, mean_score, dimensions, valid, problems} plus errors for
@@ -442,15 +456,19 @@ def build_server():
     def run_start(
         scenario: Annotated[str, Field(description="A scenario name (see list_scenarios) or "
                                        "path/to/file.py:ClassName.")],
-        iterations: Annotated[int, Field(ge=1, le=100_000, description="Generations to run.")] = 10,
+        iterations: Annotated[int, Field(ge=1, le=100_000, strict=True,
+                                         description="Generations to run.")] = 10,
         run_id: Annotated[str | None, Field(description="Name the run (letters, digits, - and "
                                             "_); an existing id continues it.")] = None,
-        provider: Annotated[str | None, Field(description="Provider for every role (default: "
-                                              "configuration, else the offline agent).")] = None,
-        model: Annotated[str | None, Field(description="Model for the provider.")] = None,
-        matches: Annotated[int | None, Field(ge=1, le=1000, description="Paired matches per "
-                                             "attempt (default 5).")] = None,
-        seed: Annotated[int | None, Field(ge=0, description="Run seed (default 0).")] = None,
+        provider: Annotated[str | None, Field(min_length=1, description="Provider for every "
+                                              "role (default: configuration, else the offline "
+                                              "agent).")] = None,
+        model: Annotated[str | None, Field(min_length=1,
+                                           description="Model for the provider.")] = None,
+        matches: Annotated[int | None, Field(ge=1, le=1000, strict=True, description=(
+            "Paired matches per attempt (default 5)."))] = None,
+        seed: Annotated[int | None, Field(ge=0, strict=True,
+                                          description="Run seed (default 0).")] = None,
     ) -> dict[str, Any]:
         """Start a run of a scenario in the background and return at once with its run_id;
         poll run_status until its status is completed, stopped or failed."""
@@ -473,7 +491,8 @@ def build_server():
 
     @tool(read_only=True)
     def list_runs(
-        limit: Annotated[int, Field(ge=1, le=MAX_LISTED, description="At most this many.")] = 50,
+        limit: Annotated[int, Field(ge=1, le=MAX_LISTED, strict=True,
+                                     description="At most this many.")] = 50,
     ) -> dict[str, Any]:
         """Runs, newest first, each with its status, progress, best score and Elo. Returns
         {"runs": [...]}."""
@@ -494,9 +513,10 @@ def build_server():
         task: Annotated[str, Field(description="Path of a task file (YAML or JSON), absolute or "
                                    "relative to the server's working directory.")],
         output: Annotated[str, Field(description="The output to score.")],
-        provider: Annotated[str | None, Field(description="Judge provider, for a task with a "
-                                              "rubric (default: the judge route).")] = None,
-        model: Annotated[str | None, Field(description="Judge model.")] = None,
+        provider: Annotated[str | None, Field(min_length=1, description="Judge provider, for a "
+                                              "task with a rubric (default: the judge "
+                                              "route).")] = None,
+        model: Annotated[str | None, Field(min_length=1, description="Judge model.")] = None,
     ) -> dict[str, Any]:
         """Score one output of an agent task: required strings, format, the verifier in the
         sandbox (offline), then for a task with a rubric the judge model. Returns {score,

@@ -196,7 +196,7 @@ def _synthesize(route, extracts: str, record) -> list[Candidate]:
     value = completion.parsed
     if value is None:
         value = json.loads(completion.text)
-    problems = schema_problems(value, MEMORY_SCHEMA)
+    problems = schema_problems(value, MEMORY_SCHEMA, "reply")
     if problems:
         raise ValueError(f"the model's memories do not match the schema: {problems[0]}")
     return [Candidate(kind=m["type"], summary=m["summary"].strip(), content=m.get("content", ""),

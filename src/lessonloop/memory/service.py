@@ -116,7 +116,8 @@ def memory_objects(store, entries: list, scores: list[float] | None = None) -> l
                  "source": sources.get(entry.id), "seen": entry.seen,
                  "created_at": entry.created_at}
         if scores is not None:
-            value["score"] = round(scores[index], 4)
+            # four significant digits: BM25 of a word in most of a small store is ~1e-6
+            value["score"] = float(f"{scores[index]:.4g}")
         values.append(value)
     return values
 

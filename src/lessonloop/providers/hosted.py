@@ -149,7 +149,7 @@ class HostedProvider:
                 if not found:
                     return None, ["the reply holds no JSON object"]
                 value = found[0]
-        return value, [str(p) for p in schema_problems(value, schema)]
+        return value, [str(p) for p in schema_problems(value, schema, "reply")]
 
     @staticmethod
     def schema_instruction(schema: dict) -> str:

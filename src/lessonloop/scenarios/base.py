@@ -35,12 +35,13 @@ class Scenario(Protocol):
     def play(self, strategy: dict, seed: int) -> dict: ...
 
 
-def schema_problems(strategy: Any, schema: dict) -> list[str]:
-    """Return human-readable problems of ``strategy`` against a JSON Schema (empty when valid)."""
+def schema_problems(strategy: Any, schema: dict, what: str = "strategy") -> list[str]:
+    """Return human-readable problems of ``strategy`` (or another ``what``: an output) against
+    a JSON Schema (empty when valid)."""
     validator = _validator(canonical.dumps(schema))
     problems = []
     for error in sorted(validator.iter_errors(strategy), key=lambda e: list(e.absolute_path)):
-        where = "/".join(str(p) for p in error.absolute_path) or "strategy"
+        where = "/".join(str(p) for p in error.absolute_path) or what
         problems.append(f"{where}: {error.message}")
     return problems
 

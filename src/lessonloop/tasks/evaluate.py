@@ -63,7 +63,8 @@ def _format_problems(output: str, spec: TaskSpec) -> list[str]:
         value = json.loads(output)
     except json.JSONDecodeError as exc:
         return [f"the output is not valid JSON: {exc}"]
-    return [str(p) for p in schema_problems(value, spec.json_schema)] if spec.json_schema else []
+    return [str(p) for p in schema_problems(value, spec.json_schema, "output")] \
+        if spec.json_schema else []
 
 
 def verify(spec: TaskSpec, output: str, task_dir: Path) -> sandbox.Outcome:
@@ -122,16 +123,18 @@ def evaluate(spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None,
 
 def judge_once(spec: TaskSpec, task_dir: Path, output: str, open_store: Callable,
                provider: str | None = None, model: str | None = None) -> Evaluation:
-    """``lessonloop judge`` (and the MCP ``judge_output`` tool): score one output with the
-    judge route; a task with a rubric and no judge model is refused in one line. The store
-    (``open_store()``, a context manager: the verdict cache and the usage ledger) is opened
-    only for a judge, so a refusal or a verifier-only task writes nothing."""
+    """``lessonloop judge`` (and the MCP ``judge_output`` tool): score one output, taken out of
+    a reply as ``improve`` takes it (``extract``), with the judge route; a task with a rubric
+    and no judge model is refused in one line. The store (``open_store()``, a context manager:
+    the verdict cache and the usage ledger) is opened only for a judge, so a refusal or a
+    verifier-only task writes nothing."""
     from .. import config
     from ..errors import UsageError
     from ..providers.registry import build
     from ..store import runs as run_store
     from .judge import epoch
 
+    output = extract(output, spec)  # an agent's reply: its fenced block or JSON object
     settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
     route = settings.route("judge")
     if not spec.needs_judge:
