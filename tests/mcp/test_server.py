@@ -332,6 +332,9 @@ def test_run_start_runs_in_the_background_and_run_status_follows_it(env, errlog)
             assert json.loads(from_cli.stdout) == {k: v for k, v in status.items() if k != "process"}
             playbook = await ok(session, "read_playbook", {"scenario": "grid_ctf"})
             assert playbook.startswith("# Playbook — scenario:grid_ctf")
+            again = await ok(session, "run_start", {"scenario": "grid_ctf", "iterations": 3,
+                                                    "run_id": "mcp-run"})
+            assert again["started"] is False and again["status"] == "completed", again
 
     run(scenario())
 

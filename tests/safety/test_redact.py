@@ -1021,3 +1021,85 @@ def test_secrets_stated_in_prose(text, secret):
 ])
 def test_prose_about_secrets_without_one_stays(text):
     assert redact(text) == text
+
+
+# --------------------------------------------------------------------------------------------
+# Shapes found by an outside review: secrets in forms the rules above did not read, and
+# ordinary text they used to change
+
+_RV_PW = "Tr0ub4dor&3x"
+_RV_RND = "PoFyJy1hXOvilzuo9qYI8UGfsNrTipWo"
+_RV_HEX = "30114c82898603721ec11a25a3c56a60"
+_RV_GH = "ghp_" + "9xcHAF688zlCqsFGxWPBByBWpnendJFLtH2A"
+
+
+def _b64_pem(kind: str) -> str:
+    import base64
+    return base64.b64encode(f"-----BEGIN {kind}-----\n".encode() + b"MIIEowIBAAKCAQEA7" * 20
+                            + f"\n-----END {kind}-----\n".encode()).decode()
+
+
+@pytest.mark.parametrize("text, secret", [
+    # a token right after an escape: JSON (\n, \t, \u003d) inside tool output, URL encoding
+    ("git push failed, token:\\n" + _RV_GH, _RV_GH),
+    ('{"msg": "x\\t' + _RV_GH + '"}', _RV_GH),
+    ("\\u003d" + _RV_GH, _RV_GH),
+    ("Authorization=Bearer%20" + _RV_GH, _RV_GH),
+    ("\\nAKIA32EJWVQJX3DSFBJ3", "AKIA32EJWVQJX3DSFBJ3"),
+    # a private key in base64 (Kubernetes secrets, kubeconfig)
+    ("  tls.key: " + _b64_pem("RSA PRIVATE KEY"), _b64_pem("RSA PRIVATE KEY")[20:80]),
+    ("    client-key-data: " + _b64_pem("EC PRIVATE KEY"), _b64_pem("EC PRIVATE KEY")[20:80]),
+    # the name in one field, the value in the next
+    ('{"name": "DB_PASSWORD", "value": "' + _RV_PW + '"}', _RV_PW),
+    ('{"key": "apiKey", "value": "' + _RV_HEX + '"}', _RV_HEX),
+    ('{"Name": "/prod/db_password", "Value": "' + _RV_PW + '"}', _RV_PW),
+    ('<add key="DbPassword" value="' + _RV_PW + '" />', _RV_PW),
+    ('<property name="password" value="' + _RV_PW + '"/>', _RV_PW),
+    ('variable "db_password" {\n  default = "' + _RV_PW + '"\n}', _RV_PW),
+    # a name and its value as a call's arguments, an environment variable's fallback
+    ('os.environ.get("DB_PASSWORD", "' + _RV_PW + '")', _RV_PW),
+    ('req.Header.Set("X-Api-Key", "' + _RV_RND + '")', _RV_RND),
+    ('const key = process.env.API_KEY || "' + _RV_RND + '";', _RV_RND),
+    # SQL, command-line flags, names the rules did not know
+    ("ALTER USER app WITH PASSWORD '" + _RV_PW + "';", _RV_PW),
+    ("mongosh -u admin -p " + _RV_PW + " --eval 'db.stats()'", _RV_PW),
+    ("twine upload -u me -p " + _RV_PW + " dist/*", _RV_PW),
+    ("redis-cli -h cache -a " + _RV_PW + " ping", _RV_PW),
+    ("keytool -list -storepass " + _RV_PW, _RV_PW),
+    ("DBPASS=" + _RV_PW, _RV_PW),
+    ("HMAC_KEY=" + _RV_HEX * 2, _RV_HEX),
+    ("Ocp-Apim-Subscription-Key: " + _RV_HEX, _RV_HEX),
+    # a value after whitespace alone, and prose
+    ("aws configure set aws_secret_access_key xqZwELFL7x3j1imWUlnbfrNOg7pyn2GrlhSXFGEC",
+     "xqZwELFL7x3j1imWUlnbfrNOg7pyn2GrlhSXFGEC"),
+    ("password    " + _RV_PW, _RV_PW),                       # vault kv get
+    ("api_key     " + _RV_RND, _RV_RND),
+    ("I set the admin password to " + _RV_PW + " for now.", _RV_PW),
+    ("Set `DB_PASSWORD` to `" + _RV_PW + "`.", _RV_PW),
+    ("Log in with password " + _RV_PW + " now.", _RV_PW),
+    ("Always pass X-Api-Key " + _RV_HEX + " to the staging API.", _RV_HEX),
+])
+def test_shapes_found_by_review_are_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out, out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize("text", [
+    '{"eos_token_id": 2}', '{"unk_token": "[UNK]"}',
+    "tests/test_auth.py:42: AssertionError", "auth.go:88: failed to refresh token",
+    "at login (/app/auth.service.ts:42:15)", "secrets.py:10: DeprecationWarning",
+    "GOOGLE_APPLICATION_CREDENTIALS=/home/me/sa.json", "SSH_AUTH_SOCK=/tmp/ssh-abc/agent.1",
+    "AUTH0_DOMAIN=dev-abc123.us.auth0.com", "OAUTH_CLIENT_ID=1234-abc.apps.googleusercontent.com",
+    "AUTH_ISSUER=https://accounts.google.com", "OAUTH_SCOPES=openid", "AUTH_REALM=master",
+    "  token: AccessToken;", "    credentials: Credentials", "    secret: Buffer;",
+    "if (token === x)", 'curl -H "Authorization: Bearer $(gcloud auth print-access-token)"',
+    "docker run -u node:node img", "docker exec -u postgres:postgres db psql",
+    "OPENAI_API_KEY=sk-...", "OPENAI_API_KEY=sk-your-key-here", 'API_TOKEN="REPLACE_ME"',
+    "password: INSERT_PASSWORD_HERE", "GITHUB_TOKEN=ghp_" + "X" * 36, "  - Token: gho_" + "*" * 36,
+    "redis-cli -h cache -p 6379 ping", "the password reset link expired", "upgrade auth v2.10.1",
+    "change the password to something stronger", "Shows if pass. request_id=5afda9d6 elapsed",
+    "  tls.crt: " + _b64_pem("CERTIFICATE"),
+])
+def test_ordinary_text_found_by_review_stays(text):
+    assert redact(text) == text

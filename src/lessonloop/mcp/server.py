@@ -135,6 +135,10 @@ def start_run(scenario: str, iterations: int = 10, run_id: str | None = None,
         done = len(run_store.generations(store, rid))
     if done > iterations:
         raise UsageError(f"run {rid} already has {done} generations; iterations cannot be lower")
+    if done == iterations and run["status"] == "completed":
+        return {"run_id": rid, "status": "completed", "started": False,
+                "scenario": run["scenario"], "target_generations": iterations,
+                "detail": f"it already has its {done} generations: ask for more to continue it"}
     with _CHILDREN_LOCK:  # one child per run, however many calls race
         ours = _CHILDREN.get(rid)
         if (ours and ours["exit_code"] is None) or is_active(paths.run_dir(rid)):

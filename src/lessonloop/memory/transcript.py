@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator
 
-from ..safety.redact import redact
+from ..safety.redact import redact, redact_obj
 from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block_text, _kind,
                       _view_programs, command_core, command_head, command_key, normalize_error,
                       prompt_feedback, subject_of, tool_errors)
@@ -380,34 +380,33 @@ def _lines(f: BinaryIO, max_len: int) -> Iterator[bytes | None]:
         yield bytes(buf)
 
 
-_SECRET_KEY = re.compile(r"(?i)^(?:.*[_-])?(?:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|apikey|"
-                         r"credentials?|private[_-]?key|auth(?:orization)?|access[_-]?key|cookie)$")
-
-
 def _clean(text: str, limit: int) -> str:
     text = redact(text[:limit + _MARGIN])
     return text[:limit]
 
 
-def _redact_input(value: object, depth: int = 0) -> object:
+def _redact_input(value: object) -> object:
+    """A tool call's input as kept: cut to size with a margin (a secret at a cut stays whole),
+    redacted by the one redactor (a value under a secret's name, ``{"dbPassword": ...}``, goes
+    whole), then cut exactly."""
+    return _cut(redact_obj(_cut(value, INPUT_STR_MAX + _MARGIN, 200 + _MARGIN)), INPUT_STR_MAX, 200)
+
+
+def _cut(value: object, limit: int, key_limit: int, depth: int = 0) -> object:
+    """``value`` with strings cut to ``limit`` (keys to ``key_limit``), at most 50 items per
+    list or dict, nested at most 6 deep."""
     if isinstance(value, str):
-        return _clean(value, INPUT_STR_MAX)
+        return value[:limit]
     if value is None or isinstance(value, (bool, int, float)):
         return value
     if depth >= 6:
         return "[...]"
     if isinstance(value, dict):
-        out = {}
-        for k, v in list(value.items())[:50]:
-            key = _clean(str(k), 200)
-            if isinstance(v, str) and v.strip() and _SECRET_KEY.match(str(k)):
-                out[key] = "[REDACTED:input]"
-            else:
-                out[key] = _redact_input(v, depth + 1)
-        return out
+        return {str(k)[:key_limit]: _cut(v, limit, key_limit, depth + 1)
+                for k, v in list(value.items())[:50]}
     if isinstance(value, (list, tuple)):
-        return [_redact_input(v, depth + 1) for v in list(value)[:50]]
-    return _clean(str(value), INPUT_STR_MAX)
+        return [_cut(v, limit, key_limit, depth + 1) for v in list(value)[:50]]
+    return str(value)[:limit]
 
 
 _INJECTED_TAGS = re.compile(r"<([a-z][\w-]*)(?:\s[^>]*)?>.*?</\1\s*>", re.S)

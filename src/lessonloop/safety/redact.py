@@ -260,6 +260,20 @@ def _escape_before(text: str, i: int) -> bool:
             and not (i > 1 and text[i - 2] == "\\"))
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _escape_ends_at(text: str, h: int) -> bool:
+    """Whether an escape ends just before ``text[h]``: \\n, \\r or \\t (JSON), \\u003d
+    (JSON, Go) or %3D (URL). Its last character is a letter or digit, yet it is no part of the
+    word that follows, so a token there still starts a token."""
+    if h >= 2 and _escape_before(text, h - 1):
+        return True
+    if h >= 6 and text[h - 6] == "\\" and text[h - 5] == "u" and _HEX.issuperset(text[h - 4:h]):
+        return True
+    return h >= 3 and text[h - 3] == "%" and _HEX.issuperset(text[h - 2:h])
+
+
 def _logical_line_start(text: str, i: int, limit: int) -> int:
     """Start of the line holding ``i`` (after a newline or a \\n escape), at most ``limit``
     characters back."""
@@ -350,6 +364,15 @@ def _sk_family(m: re.Match) -> str | None:
     return None        # kebab-case words such as sk-learn-compat-layer
 
 
+def _b64_private_key(b64: str) -> bool:
+    """Whether base64 text starts with a PEM private key's BEGIN line."""
+    head = b64[:80]
+    try:
+        return b"PRIVATE KEY" in base64.b64decode(head[:len(head) - len(head) % 4])
+    except (binascii.Error, ValueError):
+        return False
+
+
 def _mixed_body(family: str) -> Callable[[re.Match], str | None]:
     def judge(m: re.Match) -> str | None:
         body = m.group("body")
@@ -403,6 +426,10 @@ _RULES: tuple[_Rule, ...] = (
         r"eyJ[A-Za-z0-9_-]{6,8000}+\.(?:eyJ[A-Za-z0-9_-]{0,8000}+(?:\.[A-Za-z0-9_-]{0,8000}+)?+"
         r"|[A-Za-z0-9_-]{4,8000}+\.[A-Za-z0-9_-]{0,8000}+)(?:\.[A-Za-z0-9_-]{1,8000}+){0,2}+"),
         "jwt", left=_TOKCH | {"."}),
+    # A PEM block in base64 ("-----BEGIN" is LS0tLS1CRUdJTi): Kubernetes secrets, kubeconfig's
+    # client-key-data. Only a private key's (certificates are public).
+    _Rule("LS0tLS1CRUdJTi", re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,100000}+={0,2}+"),
+          lambda m: "private-key" if _b64_private_key(m.group()) else None, left=_ALNUM | {"+", "/"}),
 )
 
 _RULE_TRIGGERS = tuple((rule.needle or rule.regex, rule) for rule in _RULES)
@@ -455,13 +482,14 @@ def _token_rules(sc: _Scan, out: list[Span]) -> None:
         hits = sc.matches(regex) if rule.needle is None else sc.hits(rule.needle)
         for hit in hits:
             h = hit if isinstance(hit, int) else hit.start()
-            if left is not None and h and h != prev_end and text[h - 1] in left:
+            if left is not None and h and h != prev_end and text[h - 1] in left \
+                    and not _escape_ends_at(text, h):
                 continue    # (checked before matching: keeps a text of repeated needles linear)
             m = regex.match(text, h) if isinstance(hit, int) else hit
             if m is None:
                 continue
             family = rule.family if isinstance(rule.family, str) else rule.family(m)
-            if family is None:
+            if family is None or _placeholder(m.group()):   # ghp_XXXX…, sk-...
                 continue
             prev_end = m.end()
             s, e = m.span(rule.group)
@@ -598,7 +626,7 @@ def _authorization(text: str, h: int, out: list[Span]) -> None:
     if scheme in _ONE_TOKEN_SCHEMES:
         cm = _CRED.match(text, sm.end(), end)
         v = _esc_cut(cm.group()) if cm else ""
-        if v and not _placeholder(v):
+        if v and not _placeholder(v) and not v.startswith(_TEMPLATE_START):
             family = {"bearer": "bearer-token", "basic": "basic-auth"}.get(scheme, "authorization-header")
             out.append((cm.start(), cm.start() + len(v), _PRIO[family]))
     elif scheme in _MULTI_SCHEMES:
@@ -619,6 +647,9 @@ _BEARER = re.compile(r"bearer[ \t]+([A-Za-z0-9._~+/-]{8,8192}+=*+)", re.I)
 _BASIC = re.compile(r"basic[ \t]+([A-Za-z0-9+/]{6,4096}+={0,2}+)(?![A-Za-z0-9+/=])", re.I)
 _CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'@\\]|\\[^\s\"']){1,256}+):"
                         r"((?:[^\s\"'\\]|\\[^\s\"']){1,1024}+)\1")          # (\" in JSON too)
+# Programs whose -u takes user:group, not user:password.
+_USER_GROUP_PROGRAMS = re.compile(r"(?<![\w.-])(?:docker|podman|nerdctl|chown|chgrp|runuser)"
+                                  r"(?![\w.-])")
 _SIGNATURE = re.compile(r"(?:sig|[a-z0-9-]{0,20}signature)=([A-Za-z0-9%+/=._-]{16,4000}+)", re.I)
 
 
@@ -657,7 +688,9 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
         m = _CURL_USER.match(text, h)
         if m:
             user, pw = m.group(2), _esc_cut(m.group(3))
-            if pw and not (user.isdigit() and pw.isdigit()) and not _placeholder(pw):
+            if (pw and pw != user and not (user.isdigit() and pw.isdigit())
+                    and not _placeholder(pw) and not _USER_GROUP_PROGRAMS.search(
+                        text, _logical_line_start(text, h, 300), h)):
                 out.append((m.start(3), m.start(3) + len(pw), _PRIO["basic-auth"]))
     # Signed URLs: Azure SAS sig=, X-Amz-Signature=, X-Goog-Signature=
     for needle in (b"sig=", b"signature="):
@@ -674,9 +707,11 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
 
 
 # Passwords given as a short flag: ``mysql -pSECRET`` (attached: ``-p SECRET`` would be mysql's
-# prompt and its database name), ``sshpass -p SECRET``, ``docker login -u me -p SECRET``.
+# prompt and its database name), ``sshpass -p SECRET``, ``docker login -u me -p SECRET``,
+# ``mongosh -u me -p SECRET``, ``twine upload -u me -p SECRET``.
 _FLAG_PROGRAMS = re.compile(
-    r"(?<![\w.-])(?:(?P<attached>mysql\w*|mariadb\w*)|(?P<spaced>sshpass"
+    r"(?<![\w.-])(?:(?P<attached>mysql\w*|mariadb\w*)|(?P<auth>redis-cli)|(?P<spaced>sshpass"
+    r"|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|twine"
     r"|(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|oras)[ \t]+(?:\S+[ \t]+){0,3}?login))"
     r"(?![\w.-])")
 _FLAG_VALUE = re.compile(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
@@ -684,7 +719,7 @@ _FLAG_VALUE = re.compile(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
 
 def _password_flags(sc: _Scan, out: list[Span]) -> None:
     text = sc.text
-    for h in sc.hits("-p"):
+    for h in sorted(sc.hits("-p") + sc.hits("-a")):
         if h and not text[h - 1].isspace():
             continue                                      # --password, mkdir-p, x-p
         start = _logical_line_start(text, h, 300)
@@ -693,6 +728,8 @@ def _password_flags(sc: _Scan, out: list[Span]) -> None:
             program = m                                   # the last one before the flag
         if program is None or any(c in text[program.end():h] for c in ";|&"):
             continue
+        if (program.group("auth") is not None) != (text[h + 1] == "a"):
+            continue                                      # redis-cli: -a is the password, -p the port
         j = h + 2
         space = _WS.match(text, j)
         if program.group("attached"):
@@ -717,7 +754,9 @@ def _password_flags(sc: _Scan, out: list[Span]) -> None:
 # (Sentry DSNs need no "dsn" needle: their 32-hex key is caught in the URL itself.)
 _KEY_NEEDLES = (b"pass", b"pwd", b"secret", b"token", b"auth", b"cred", b"key")
 _KEY_WORDS_BEFORE_KEY = ("api", "access", "private", "session", "signing", "encryption",
-                         "master", "secret", "auth", "account", "sharedaccess", "x-api", "cf-api")
+                         "master", "secret", "auth", "account", "sharedaccess", "x-api", "cf-api",
+                         "client", "subscription", "hmac", "jwt", "deploy", "app", "consumer",
+                         "storage", "license", "priv", "cookie")
 _KEYCH = _WORD | {".", "-"}
 _AFTER_KEY = frozenset("=:\"'`> \t]\\*_")          # what may follow a key name before its value
 _KEY_FWD = re.compile(r"[A-Za-z0-9_.-]{0,200}+")
@@ -729,14 +768,15 @@ _STRONG = frozenset({
     "password", "passwd", "passphrase", "passcode", "pass", "pwd", "secret", "secrets", "token",
     "apikey", "accesskey", "privatekey", "sessionkey", "secretkey", "authkey", "signingkey",
     "encryptionkey", "masterkey", "credential", "credentials", "creds", "auth", "oauth",
-    "accountkey", "sharedaccesskey",
+    "accountkey", "sharedaccesskey", "privkey", "hmackey", "jwtkey", "appsecret",
 })
 _STRONG_SUFFIX = ("password", "passwd", "passphrase", "passcode", "pwd", "secret", "token",
                   "apikey", "accesskey", "privatekey", "sessionkey", "secretkey", "authkey", "oauth")
 _STRONG_PREFIX = ("password", "passwd", "secret")
 _HAS_STRONG_WORD = re.compile("|".join(_STRONG_SUFFIX)).search
 _KEY_PAIRS = frozenset({"api", "access", "private", "session", "signing", "encryption", "master",
-                        "secret", "auth", "client", "account"})
+                        "secret", "auth", "client", "account", "subscription", "hmac", "jwt",
+                        "deploy", "app", "consumer", "storage", "license", "priv", "cookie"})
 _NOT_SECRET_AFTER = frozenset({
     "count", "counts", "limit", "limits", "type", "types", "url", "uri", "urls", "endpoint",
     "endpoints", "path", "paths", "file", "filename", "files", "dir", "folder", "len", "length",
@@ -751,7 +791,19 @@ _NOT_SECRET_AFTER = frozenset({
     "errors", "status", "state", "flow", "page", "form", "route", "handler", "validator",
     "validation", "check", "changed", "updated", "created", "modified", "encoding", "bits",
     "complexity", "mask", "masked", "hidden", "shown", "manager", "store", "vault",
+    "id", "ids", "domain", "domains", "issuer", "audience", "scope", "scopes", "realm", "sock",
+    "socket", "directory", "host", "hostname", "port", "region", "user", "username", "email",
+    "callback", "redirect",
 })
+# NAMEpass: DBPASS, adminpass, keytool's -storepass (not "bypass", "compass", "surpass").
+_PASS_OWNERS = frozenset({"db", "admin", "root", "user", "store", "key", "smtp", "mail", "ftp",
+                          "pg", "mysql", "redis", "ldap", "vnc", "wifi", "mq", "app", "sudo",
+                          "login", "bind", "proxy", "keystore", "truststore", "src", "dest"})
+# A "key" that is a file name with its line number after it: auth.py:42, secrets.ts:10:5.
+_SOURCE_EXTENSIONS = frozenset({"py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rb",
+                                "java", "kt", "rs", "c", "cc", "cpp", "h", "hpp", "cs", "php",
+                                "swift", "scala", "sh", "lua", "ex", "exs", "erl", "dart", "vue",
+                                "svelte", "m", "mm", "pl", "r", "jl", "clj", "groovy"})
 # (Words that only precede flags and counts: "reset_password_token" or "use_auth_token" can
 # hold a real secret, so "reset"/"use"/"new" are deliberately not here.)
 _NOT_SECRET_BEFORE = frozenset({"max", "min", "num", "count", "total", "n", "show", "hide", "has",
@@ -767,11 +819,18 @@ _TYPE_WORDS = frozenset({"str", "string", "bytes", "int", "bool", "number", "any
 _TYPE_START = re.compile(
     r"(?:str|String|string|bytes|int|bool|Optional|Union|Annotated|SecretStr|SecretBytes|Any|"
     r"list|dict|List|Dict|Mapping|Sequence|tuple|Tuple|typing\.\w+|Final|ClassVar)\b")
+# A file system path (made of names: a random value with slashes is base64), a type's name.
+_PATH_VALUE = re.compile(r"(?:~|\.{1,2})?(?:/[\w.@+-]{1,100}){2,40}/?")
+_PASCAL_TYPE = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*")
 _PLACEHOLDER = re.compile(
     r"<[^<>\n]{0,200}>|\$\{.{0,200}\}|\$\(.{0,200}\)|\$[A-Za-z_]\w{0,100}|%[A-Za-z_]\w{0,100}%|"
     r"\{\{.{0,200}\}\}|\{[A-Za-z_][\w.]{0,100}\}|[*•·]{3,50}\w{0,6}|[xX]{3,100}|\.{3,100}|…|"
     r"(?i:your|my)[-_ ].{0,100}|\[REDACTED:.{0,60}|(?i:<redacted>|redacted)|"
-    r"\?|\$\d{1,3}|\$[@*#?!]|%s|%\([A-Za-z_]\w{0,100}\)s|:[A-Za-z_]\w{0,100}",   # shell/SQL parameters
+    r"\?|\$\d{1,3}|\$[@*#?!]|%s|%\([A-Za-z_]\w{0,100}\)s|:[A-Za-z_]\w{0,100}|"  # shell/SQL parameters
+    r"\[[A-Z][A-Z_]{1,20}\]|"                                    # a tokenizer's [UNK], [SEP]
+    r"[\w-]{1,12}(?:\.{3,100}|…|[*•]{3,100}|[xX]{4,100})|"       # sk-..., ghp_XXXX, gho_****
+    r"(?i:(?:[a-z0-9]{0,8}[-_]){0,2}(?:your|my)[-_].{0,100}|.{0,60}[-_ ]here|"  # sk-your-key
+    r"(?:replace|change|insert|enter|put)[-_ ]?(?:me|it|.{0,60}[-_ ]here))",
     re.S)
 _TEMPLATE_START = (MARKER_PREFIX, "${", "{{", "$(", "<%", "{%")
 _CALL = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:\??\.[A-Za-z_$][\w$]{0,100}+){0,20}+(?:[(\[]|!\()")
@@ -784,7 +843,7 @@ _STOPWORDS = frozenset({"to", "the", "a", "an", "and", "or", "with", "when", "if
                         "that", "this", "it", "but", "not", "only", "here", "there", "so", "then",
                         "was", "were", "are", "be", "by", "from", "at"})
 _VAR_NAMES = frozenset({"pw", "pwd", "tok", "key", "value", "val", "s", "x", "v"})
-_SEP = re.compile(r"[ \t]*(=>|:=|==|=|:(?!:))[ \t]*")
+_SEP = re.compile(r"[ \t]*(=>|:=|===|==|=|:(?!:))[ \t]*")
 _WS = re.compile(r"[ \t]+")
 _AUTH_PAIR = re.compile(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
                         r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)")      # (\" in JSON too)
@@ -822,11 +881,14 @@ _short_placeholder = functools.lru_cache(maxsize=4096)(_is_placeholder)
 @functools.lru_cache(maxsize=4096)
 def _classify(key: str) -> str | None:
     """Family for a secret-looking key name, or None when the name is not a secret's."""
+    if "." in key and key.rsplit(".", 1)[1].lower() in _SOURCE_EXTENSIONS:
+        return None
     segs = [s.lower() for s in _SEG.findall(key)]
     idx = -1
     for i, s in enumerate(segs):
         if (s in _STRONG or s.endswith(_STRONG_SUFFIX)
-                or (s.startswith(_STRONG_PREFIX) and not s.startswith("secretar"))):
+                or (s.startswith(_STRONG_PREFIX) and not s.startswith("secretar"))
+                or (s.endswith("pass") and s[:-4] in _PASS_OWNERS)):
             idx = i
             break
         if s in _KEY_PAIRS and i + 1 < len(segs) and segs[i + 1] in ("key", "secret"):
@@ -857,7 +919,7 @@ def _classify(key: str) -> str | None:
     if "secretaccesskey" in joined:
         return "aws-secret-key"
     s = segs[idx]
-    if s == "pass" or s.startswith(_PASSWORD_WORDS) or s.endswith(_PASSWORD_WORDS):
+    if s.endswith("pass") or s.startswith(_PASSWORD_WORDS) or s.endswith(_PASSWORD_WORDS):
         return "password"
     return "generic-secret"
 
@@ -882,8 +944,13 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return None
     if text.startswith(("**", "__"), i):                # **Password:** hunter2
         i += 2
-    m = _SEP.match(text, i)
-    if m:
+    named = _named_value(text, ks, ke, i)
+    m = None if named is not None else _SEP.match(text, i)
+    if named is not None:                              # {"name": "DB_PASSWORD", "value": "x"}
+        sep, j, spaced = "=", named, False
+    elif family == "password" and not m and _SQL_QUOTED.match(text, i):
+        return _quoted_span(text, _SQL_QUOTED.match(text, i).end()) or None  # PASSWORD 'x'
+    elif m:
         sep, j = m.group(1), m.end()
         spaced = text[i] in " \t" and text[j - 1] in " \t"
         if text.startswith(("**", "__"), j) and text[j + 2:j + 3] in (" ", "\t"):
@@ -892,13 +959,15 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
             text, _logical_line_start(text, ks, 256), ks):
         m = _WS.match(text, i)                         # .netrc: machine h login u password p
         sep, j, spaced = " ", m.end(), False
-    elif (m := _PROSE_IS.match(text, i)) is not None:  # "the db password is hunter2"
-        return _prose_span(text, m.end())
     elif key.startswith("-"):                          # --password hunter2
         m = _WS.match(text, i)
         if not m:
             return None
         sep, j, spaced = " ", m.end(), False
+    elif (m := _PROSE_IS.match(text, i)) is not None:  # "the db password is hunter2",
+        return _prose_span(text, m.end())              # "set the password to X"
+    elif not key.endswith(".") and (m := _WS.match(text, i)) is not None:
+        return _spaced_span(text, m.end(), family)     # "password   X", "aws_secret_access_key K"
     else:
         return None
     if j >= n:
@@ -957,14 +1026,61 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return None                                    # the shell's working directory
     if key.lower() == "pass" and v.isdigit():
         return None                                    # "pass: 3  fail: 1" is a count
+    if family != "password":
+        if len(v) <= 9 and v.replace(":", "").isdigit():
+            return None                                # eos_token_id: 2, auth.go:88
+        if _PATH_VALUE.fullmatch(v) and not _looks_random(v):
+            return None                                # ..._CREDENTIALS=/home/me/sa.json
+        if sep == ":" and _PASCAL_TYPE.fullmatch(v) and (
+                trailing[:1] in (";", ",", ")", "|") or text[rend:rend + 1] in ("", "\n", "\r")):
+            return None                                # token: AccessToken;  (a type)
     end = j + len(v)
     if family == "password" and sep == ":" and _line_prefix_blank(text, ks):
         end = len(text[:_value_limit(text, j)].rstrip())   # "password: correct horse battery"
     return (j, end)
 
 
-_PROSE_IS = re.compile(r"[ \t]+(?:is|was)[ \t]+(?:set[ \t]+to[ \t]+|now[ \t]+)?")
+# A secret's name given where its value follows: as a name field's value, as the first argument
+# of a call that takes a name and a value, or as an environment variable with a fallback.
+_NAMED_FORMS = tuple((re.compile(before + r"\\?[\"']?[\w/.-]{0,60}\Z"), re.compile(value)) for
+                     before, value in (
+    (r"\b(?i:name|key|variable)\\?[\"']?[ \t]*[:=]?[ \t]*",     # {"name": "X", "value": "v"}
+     r"\\?[\"']?[ \t]*[,;{]?(?:\s|\\[nrt]){0,40}\\?[\"']?(?i:value|default)\\?[\"']?[ \t]*[:=][ \t]*"),
+    (r"\b(?:get|getenv|setdefault|[Ss]et|[Aa]dd|setRequestProperty|setHeader|header|put|"
+     r"getProperty|getOrDefault)\([ \t]*",                       # getenv("X", "v")
+     r"\\?[\"']?[ \t]*,[ \t]*(?=\\?[\"'])"),
+    (r"\benv\.", r"[ \t]*(?:\|\||\?\?)[ \t]*(?=\\?[\"'])"),     # process.env.X || "v"
+))
+
+
+def _named_value(text: str, ks: int, ke: int, i: int) -> int | None:
+    """Where the value of the name ``text[ks:ke]`` (its value may follow from ``i``) starts in
+    one of _NAMED_FORMS, or None."""
+    for before, value in _NAMED_FORMS:       # (the value's lead first: it seldom matches)
+        m = value.match(text, i)
+        if m and before.search(text, max(0, ks - 80), ke):
+            return m.end()
+    return None
+
+
+_SQL_QUOTED = re.compile(r"[ \t]+(?=')")               # SQL: PASSWORD 'x'
+_PROSE_IS = re.compile(r"[ \t]+(?:(?:is|was)[ \t]+(?:set[ \t]+to[ \t]+|now[ \t]+)?|to[ \t]+)")
 _PROSE_VALUE = re.compile(r"(\\?[\"'`])?([^\s\"'`\\]{6,256}+)")
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*|\d+(?:st|nd|rd|th)|\d+-\w+")  # auth v2.1.0
+
+
+_HEX_KEY = re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{20,128}|"
+                      r"(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{20,128}")   # an API key in hex
+
+
+def _spaced_span(text: str, j: int, family: str) -> tuple[int, int] | None:
+    """The value after a key and whitespace alone: a password that reads as one (see
+    _prose_span), or any secret that looks random (prose after "token" or "key" stays)."""
+    span = _prose_span(text, j)
+    if span is None or "=" in text[span[0]:span[1]]:
+        return None                                    # (another assignment: request_id=...)
+    v = text[span[0]:span[1]]
+    return span if family == "password" or _looks_random(v) or _HEX_KEY.fullmatch(v) else None
 
 
 def _prose_span(text: str, j: int) -> tuple[int, int] | None:
@@ -978,6 +1094,7 @@ def _prose_span(text: str, j: int) -> tuple[int, int] | None:
     letters = [c.isupper() for c in value if c.isalpha()]
     case_changes = sum(a != b for a, b in zip(letters, letters[1:]))
     if (len(value) < 6 or not (_has_digit(value) or case_changes >= 3)
+            or _VERSION.fullmatch(value)
             or value.startswith(_TEMPLATE_START) or _placeholder(value)
             or _CALL.match(value) or _ATTR_CHAIN.fullmatch(value)):
         return None
@@ -1185,7 +1302,8 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
             j = _WS.match(text, ke).end()
             c = text[j:j + 1]
             if (c != "=" and c != ":" and key.lower() not in ("password", "passwd")
-                    and not _PROSE_IS.match(text, ke)):
+                    and not _PROSE_IS.match(text, ke) and not _spaced_span(text, j, "")
+                    and _named_value(text, ks, ke, ke) is None):
                 continue                               # prose: "the token expired"
         family = _key_family(key.strip(".-"))
         if family is None:
@@ -1392,7 +1510,7 @@ _GH, _GL, _AKIA = (next(r.regex for r in _RULES if r.regex.pattern.startswith(p)
 _PRESENCE_IN_TEXT = (
     *((_rare_first(n)[0], (n,))
       for n in ("-----", "://", "eyJ", "hf_", "npm_", "sk-", "whsec_", "ya29.", "api_org_",
-                "pypi-AgE")),
+                "pypi-AgE", "LS0tLS1CRUdJTi")),
     (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC)),
     (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941")),
     (r"S(?:G\.|K[0-9a-f]{32})", ("SG.", _TWILIO_SK)),
@@ -1430,8 +1548,9 @@ assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in t
 
 # "-u" or "--u" at the start or after whitespace (as _schemes wants it).
 _CURL_USER_FLAG = re.compile(r"-u(?:(?<=(?<!\S)-u)|(?<=(?<!\S)--u))")
-# "-p" as a flag of its own, not inside a word or "--password" (as _password_flags wants it).
-_PASSWORD_FLAG = re.compile(r"p(?<=(?<!\S)-p)")
+# "-p" (or redis-cli's "-a") as a flag of its own, not inside a word or "--password" (as
+# _password_flags wants it): the "-p" trigger stands for both.
+_PASSWORD_FLAG = re.compile(r"-(?<=(?<!\S)-)[pa]")
 
 
 _NOTHING: frozenset = frozenset()
