@@ -1078,6 +1078,12 @@ def _b64_pem(kind: str) -> str:
     ("Set `DB_PASSWORD` to `" + _RV_PW + "`.", _RV_PW),
     ("Log in with password " + _RV_PW + " now.", _RV_PW),
     ("Always pass X-Api-Key " + _RV_HEX + " to the staging API.", _RV_HEX),
+    ("env:\n  - name: DB_PASSWORD\n    value: " + _RV_PW, _RV_PW),       # Kubernetes
+    ('{"Parameter": {"Name": "/prod/db_password", "Type": "SecureString", "Value": "'
+     + _RV_PW + '"}}', _RV_PW),                                            # aws ssm get-parameter
+    ('{"db_password": {"sensitive": true, "type": "string", "value": "' + _RV_PW + '"}}', _RV_PW),
+    ("client_secret          3d6a1054-ffc1-7bb8-3e92-d7d59bfd73db", "3d6a1054-ffc1-7bb8"),
+    ("a\\nsk_live_51" + "NFWpVWYWsGBIIcWtvIGDRkKCnVjnfmFgy8wbrX1Ba6UM", "NFWpVWYWsGBIIcWtvIG"),
 ])
 def test_shapes_found_by_review_are_redacted(text, secret):
     out = redact(text)
@@ -1100,6 +1106,13 @@ def test_shapes_found_by_review_are_redacted(text, secret):
     "redis-cli -h cache -p 6379 ping", "the password reset link expired", "upgrade auth v2.10.1",
     "change the password to something stronger", "Shows if pass. request_id=5afda9d6 elapsed",
     "  tls.crt: " + _b64_pem("CERTIFICATE"),
+    '"data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="',
+    '[{"token": "Hello", "logprob": -0.31}, {"token": " world", "logprob": -1.2}]',
+    "auth: ldap", "api_key: !ENV ${API_KEY}", "API key: see the dashboard",
+    "Secret: stored in Vault", "The token is base64-encoded.", "Authorization: Basic realm=\"api\"",
+    "STRIPE_PUBLISHABLE_KEY=pk_live_" + "uZdZv8FuKKIBJl5dzpJn0meq7WJjjIBAzupGhv7Ib3M03NBQ",
+    '"cursor": "YwUufJSunpJC01t5gobuszgI6hwgk10zB0rlz5tr"',
+    '"state": "9spOFBCIoX9GY1cjDoBoirPfQAdzEv7g"', '{"NextToken": "AAMA-EFRSURBSGl4Y3pQ"}',
 ])
 def test_ordinary_text_found_by_review_stays(text):
     assert redact(text) == text

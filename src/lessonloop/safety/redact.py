@@ -494,7 +494,8 @@ def _token_rules(sc: _Scan, out: list[Span]) -> None:
             prev_end = m.end()
             s, e = m.span(rule.group)
             if rule.needle in _STRIPE_NEEDLES:           # sk_live_ / rk_test_ ...
-                if s < 1 or text[s - 1] not in "sr" or (s >= 2 and text[s - 2] in _ALNUM):
+                if s < 1 or text[s - 1] not in "sr" or (
+                        s >= 2 and text[s - 2] in _ALNUM and not _escape_ends_at(text, s - 1)):
                     continue
                 s -= 1
             if rule.url_back:
@@ -626,7 +627,8 @@ def _authorization(text: str, h: int, out: list[Span]) -> None:
     if scheme in _ONE_TOKEN_SCHEMES:
         cm = _CRED.match(text, sm.end(), end)
         v = _esc_cut(cm.group()) if cm else ""
-        if v and not _placeholder(v) and not v.startswith(_TEMPLATE_START):
+        if (v and not _placeholder(v) and not v.startswith(_TEMPLATE_START)
+                and not v.lower().startswith(("realm=", "charset=", "error="))):   # challenges
             family = {"bearer": "bearer-token", "basic": "basic-auth"}.get(scheme, "authorization-header")
             out.append((cm.start(), cm.start() + len(v), _PRIO[family]))
     elif scheme in _MULTI_SCHEMES:
@@ -807,7 +809,8 @@ _SOURCE_EXTENSIONS = frozenset({"py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "t
 # (Words that only precede flags and counts: "reset_password_token" or "use_auth_token" can
 # hold a real secret, so "reset"/"use"/"new" are deliberately not here.)
 _NOT_SECRET_BEFORE = frozenset({"max", "min", "num", "count", "total", "n", "show", "hide", "has",
-                                "is", "no", "skip", "require", "requires", "enable"})
+                                "is", "no", "skip", "require", "requires", "enable", "page",
+                                "next", "continuation", "publishable"})
 
 _NON_SECRET_VALUES = frozenset({
     "", "null", "none", "nil", "true", "false", "yes", "no", "on", "off", "undefined", "inherit",
@@ -967,13 +970,15 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     elif (m := _PROSE_IS.match(text, i)) is not None:  # "the db password is hunter2",
         return _prose_span(text, m.end())              # "set the password to X"
     elif not key.endswith(".") and (m := _WS.match(text, i)) is not None:
-        return _spaced_span(text, m.end(), family)     # "password   X", "aws_secret_access_key K"
+        return _spaced_span(text, m.end(), family, key)  # "password   X", "aws_secret_access_key K"
     else:
         return None
     if j >= n:
         return None
     quoted = _quoted_span(text, j)
     if quoted is not None:
+        if quoted and family == "generic-secret" and _short_word(text[quoted[0]:quoted[1]]):
+            return None                                # {"token": "Hello", "logprob": -0.3}
         return quoted or None
     c = text[j]
     if c in "{[(":
@@ -988,8 +993,8 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     if raw.startswith(_TEMPLATE_START) or _placeholder(raw):
         return None                                    # ${{ secrets.X }}, {{ .Values.x }}, $(cmd)
     if (sep == ":" and raw.isalpha() and raw.islower() and key.replace(" ", "").isalpha()
-            and not quoted_key and text[rend:rend + 1] == " "
-            and text[rend + 1:rend + 2].isalpha() and not _line_prefix_blank(text, ks)):
+            and not quoted_key and text[rend:rend + 1] == " " and text[rend + 1:rend + 2].isalpha()
+            and (family != "password" or not _line_prefix_blank(text, ks))):
         return None                                    # prose: "invalid token: expected string"
     if sep == ":" and raw in _BLOCK:                   # YAML block scalar: the indented lines
         return _yaml_block(text, ks, rend)
@@ -1006,6 +1011,8 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return _default_span(text, dm.end())
     if sep == " " and (raw.startswith("-") or raw.lower() in _STOPWORDS):
         return None
+    if family == "generic-secret" and (_short_word(raw) or _YAML_TAG.fullmatch(raw)):
+        return None                                    # auth: ldap, api_key: !ENV ${API_KEY}
     v = raw
     if ";" in v or "&" in v:
         cm = _CUT.search(v)
@@ -1045,7 +1052,10 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
 _NAMED_FORMS = tuple((re.compile(before + r"\\?[\"']?[\w/.-]{0,60}\Z"), re.compile(value)) for
                      before, value in (
     (r"\b(?i:name|key|variable)\\?[\"']?[ \t]*[:=]?[ \t]*",     # {"name": "X", "value": "v"}
-     r"\\?[\"']?[ \t]*[,;{]?(?:\s|\\[nrt]){0,40}\\?[\"']?(?i:value|default)\\?[\"']?[ \t]*[:=][ \t]*"),
+     r"\\?[\"']?(?:[ \t]*,[ \t]*\\?\"\w{1,20}\\?\"[ \t]*:[ \t]*\\?\"[^\"\\]{0,40}\\?\")?"  # ("Type": "x")
+     r"[ \t]*[,;{]?(?:\s|\\[nrt]){0,40}\\?[\"']?(?i:value|default)\\?[\"']?[ \t]*[:=][ \t]*"),
+    (r"[\"']",                                                     # terraform output -json
+     r"\\?[\"']?[ \t]*:[ \t]*\{[^{}\n]{0,80}?\\?[\"']value\\?[\"'][ \t]*:[ \t]*"),
     (r"\b(?:get|getenv|setdefault|[Ss]et|[Aa]dd|setRequestProperty|setHeader|header|put|"
      r"getProperty|getOrDefault)\([ \t]*",                       # getenv("X", "v")
      r"\\?[\"']?[ \t]*,[ \t]*(?=\\?[\"'])"),
@@ -1066,16 +1076,29 @@ def _named_value(text: str, ks: int, ke: int, i: int) -> int | None:
 _SQL_QUOTED = re.compile(r"[ \t]+(?=')")               # SQL: PASSWORD 'x'
 _PROSE_IS = re.compile(r"[ \t]+(?:(?:is|was)[ \t]+(?:set[ \t]+to[ \t]+|now[ \t]+)?|to[ \t]+)")
 _PROSE_VALUE = re.compile(r"(\\?[\"'`])?([^\s\"'`\\]{6,256}+)")
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*|\d+(?:st|nd|rd|th)|\d+-\w+")  # auth v2.1.0
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*|\d+(?:st|nd|rd|th)|\d+-\w+"  # auth v2.1.0,
+                      r"|[a-z0-9]+-[a-z]+(?:ed|ing)")                       # base64-encoded
 
 
-_HEX_KEY = re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{20,128}|"
-                      r"(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{20,128}")   # an API key in hex
+_HEX_KEY = re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{20,128}|"   # an API key in
+                      r"(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{20,128}|"   # hex, or a UUID
+                      r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
-def _spaced_span(text: str, j: int, family: str) -> tuple[int, int] | None:
+_YAML_TAG = re.compile(r"![A-Za-z_]{1,30}")
+
+
+def _short_word(v: str) -> bool:
+    """A word too short to be a token (a password can be one: only for other secrets)."""
+    return len(v.strip()) < 8 and v.strip().isalpha()
+
+
+def _spaced_span(text: str, j: int, family: str, key: str) -> tuple[int, int] | None:
     """The value after a key and whitespace alone: a password that reads as one (see
-    _prose_span), or any secret that looks random (prose after "token" or "key" stays)."""
+    _prose_span), or any secret that looks random (prose after "token" or "key" stays). After
+    a bare "pass" (a verb too: "pass X-Api-Key ...") only a random one."""
+    if key.lower() == "pass":
+        family = ""
     span = _prose_span(text, j)
     if span is None or "=" in text[span[0]:span[1]]:
         return None                                    # (another assignment: request_id=...)
@@ -1273,7 +1296,7 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
         # (the key goes on past the letters after its needle, or they were too many to count)
         ke = _KEY_FWD.match(text, h).end() if text[e:e + 1] in _KEYCH else e
         done = ke
-        if ke >= n or text[ke] not in _AFTER_KEY:
+        if ke >= n or text[ke] not in _AFTER_KEY and text[ke] not in "\r\n,":
             continue                                   # no separator: prose, or a 200+ char run
         if low.startswith(authorization, h):
             _authorization(text, h, out)
@@ -1298,16 +1321,18 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
                 w -= 1
             ks = w
         key = text[ks:ke]
+        family = _key_family(key.strip(".-"))
+        if family is None:
+            continue
+        if text[ke] in "\r\n," and _named_value(text, ks, ke, ke) is None:
+            continue                                   # "- name: DB_PASSWORD\n  value: x" goes on
         if text[ke] in " \t" and not key.startswith("-"):
             j = _WS.match(text, ke).end()
             c = text[j:j + 1]
             if (c != "=" and c != ":" and key.lower() not in ("password", "passwd")
-                    and not _PROSE_IS.match(text, ke) and not _spaced_span(text, j, "")
+                    and not _PROSE_IS.match(text, ke) and not _spaced_span(text, j, family, key)
                     and _named_value(text, ks, ke, ke) is None):
                 continue                               # prose: "the token expired"
-        family = _key_family(key.strip(".-"))
-        if family is None:
-            continue
         if (ke - ks >= 24 or ks and text[ks - 1] in "+/") and _in_random_run(text, ks, ke):
             continue                                   # "Pwd" inside base64: no key name
         span = _value_span(text, ks, ke, key, family)
@@ -1347,7 +1372,8 @@ _NOT_SECRET_START = (
     r"//|[0-9a-f]{8}-[0-9a-f]{4}-|(?:~|\.\.?)?/[A-Za-z]?[a-z]{2,}[0-9]?/"
     r"|(?:msg|toolu|srvtoolu|req|call|chatcmpl|cmpl|file|run|thread|asst|batch|evt|cus|sub|prod"
     r"|price|pi|pm|ch|txn|acct|org|user|proj|resp|fc|rs|step|vs|sess|conv|item|ftjob|img)[_-]"
-    r"|(?i:sha(?:1|224|256|384|512)|md5|h1|blake2[bs]?)[-_:=]")
+    r"|(?i:sha(?:1|224|256|384|512)|md5|h1|blake2[bs]?)[-_:=]"
+    r"|iVBORw0KGgo|/9j/|R0lGOD|UklGR|JVBERi0|pk_(?:live|test)_")  # images, a PDF; public keys
 # (Two patterns, each starting with its literal separator: the regex engine then jumps from one
 # ":" or "=" to the next instead of trying the pattern at every character. The length is
 # checked before the exclusions, which most values never reach.)
@@ -1369,7 +1395,8 @@ _ENTROPY_SAFE_NAMES = frozenset({
     "id", "ids", "uuid", "guid", "sha", "sha1", "sha256", "sha384", "sha512", "md5", "h1",
     "hash", "hashes", "digest", "checksum", "etag", "integrity", "signature", "sig",
     "fingerprint", "commit", "revision", "rev", "oid", "nonce", "iv", "public", "pub", "pubkey",
-    "publickey", "image", "thumbnail", "icon", "avatar",
+    "publickey", "image", "thumbnail", "icon", "avatar", "cursor", "state", "challenge",
+    "publishable",
 })
 
 
