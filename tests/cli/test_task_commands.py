@@ -283,3 +283,17 @@ def test_resume_keeps_the_task_the_run_started_with(cli, tmp_path, monkeypatch):
     assert resumed.code == 0, resumed.err
     epochs = {g["evaluator_epoch"] for g in cli("status", "keep", "--json").json()["generations"]}
     assert len(epochs) == 1, "one run, one scale"
+
+
+def test_judge_scores_an_output_as_given_when_it_is_no_reply():
+    from lessonloop.tasks.evaluate import _answer
+    from lessonloop.tasks.spec import TaskSpec
+
+    code = TaskSpec.model_validate({"name": "c", "prompt": "p", "output_format": "code",
+                                    "language": "python", "verifier": {"command": "true"}})
+    source = 'def f():\n    """Usage:\n\n    ```python\n    >>> f()\n    ```\n    """\n    return 1\n'
+    assert _answer(source, code) == source                  # a fence inside code is no reply
+    assert _answer("Here:\n```python\nx = 1\n```\n", code) == "x = 1\n"
+    data = TaskSpec.model_validate({"name": "j", "prompt": "p", "output_format": "json",
+                                    "json_schema": {"type": "array"}})
+    assert _answer('[{"a": 1}, {"a": 2}]', data) == '[{"a": 1}, {"a": 2}]'

@@ -55,8 +55,10 @@ def test_the_rarer_word_ranks_and_a_word_most_entries_share_is_set_aside(store):
     wanted = add(store, "service retries need a jittered backoff")
     weaker = add(store, "backoff is mentioned once in a much longer note about the service "
                         "and its many unrelated configuration switches and knobs")
-    assert search._selective(store, ["backoff", "service"]) == ["backoff"]
+    assert search._selective(store, ["backoff", "service"])[0] == ["backoff"]
     assert ids(search.search(store, "service backoff", scope="project")) == [wanted, weaker]
+    # a word no entry holds does not hide the others, however common they are
+    assert len(search.search(store, "service zzqq", scope="project")) == 10
 
 
 def test_evidence_lifts_an_equally_relevant_lesson(store):

@@ -1091,6 +1091,25 @@ def test_shapes_found_by_review_are_redacted(text, secret):
     assert redact(out) == out
 
 
+# What the first round of fixes let through and the code before it redacted: the last secret's
+# word in a name decides, -u belongs to the command it follows, defaults are real passwords.
+@pytest.mark.parametrize("text, secret", [
+    ("VAULT_SECRET_ID=5e2b9c1a-7f3d-4c2e-9a1b-3d4e5f6a7b8c", "5e2b9c1a-7f3d"),
+    ("AUTH_USER_PASSWORD=" + _RV_PW, _RV_PW), ("PAGE_ACCESS_TOKEN=EAAGm0PX4ZCpsBAKZAyZ", "EAAGm0PX4Z"),
+    ("next_auth_secret: s3cr3tValue99", "s3cr3tValue99"),
+    ("docker exec es01 curl -u elastic:Pa55w0rd! http://localhost:9200", "Pa55w0rd!"),
+    ("chown -R www:www . && curl -u bob:S3cretPw99 https://api", "S3cretPw99"),
+    ("curl -u admin:admin https://api.example.com", "admin:admin"),
+    ("SECRET_KEY: MyPassword", "MyPassword"), ("SECRET=letmein", "letmein"),
+    ("SECRET_KEY=12345678", "12345678"), ("The DB password is 8841-Kestrel", "8841-Kestrel"),
+    ("password: changeme", "changeme"), ("KEYSTORE_PASSWORD=changeit", "changeit"),
+    ("password: Admin_here", "Admin_here"), ("api_key=abc_your_8f7a6b5c4d3e", "8f7a6b5c4d3e"),
+])
+def test_what_the_first_fixes_let_through_is_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out, out
+
+
 @pytest.mark.parametrize("text", [
     '{"eos_token_id": 2}', '{"unk_token": "[UNK]"}',
     "tests/test_auth.py:42: AssertionError", "auth.go:88: failed to refresh token",
@@ -1098,7 +1117,7 @@ def test_shapes_found_by_review_are_redacted(text, secret):
     "GOOGLE_APPLICATION_CREDENTIALS=/home/me/sa.json", "SSH_AUTH_SOCK=/tmp/ssh-abc/agent.1",
     "AUTH0_DOMAIN=dev-abc123.us.auth0.com", "OAUTH_CLIENT_ID=1234-abc.apps.googleusercontent.com",
     "AUTH_ISSUER=https://accounts.google.com", "OAUTH_SCOPES=openid", "AUTH_REALM=master",
-    "  token: AccessToken;", "    credentials: Credentials", "    secret: Buffer;",
+    "  token: AccessToken;", "    secret: Buffer;", "Stored password sha256 hashes only.",
     "if (token === x)", 'curl -H "Authorization: Bearer $(gcloud auth print-access-token)"',
     "docker run -u node:node img", "docker exec -u postgres:postgres db psql",
     "OPENAI_API_KEY=sk-...", "OPENAI_API_KEY=sk-your-key-here", 'API_TOKEN="REPLACE_ME"',
@@ -1116,3 +1135,32 @@ def test_shapes_found_by_review_are_redacted(text, secret):
 ])
 def test_ordinary_text_found_by_review_stays(text):
     assert redact(text) == text
+
+
+def test_a_wrapped_base64_private_key_goes_whole():
+    import base64
+    import textwrap
+    pem = (b"-----BEGIN RSA PRIVATE KEY-----\n" + b"MIIEowIBAAKCAQEA7" * 20
+           + b"\n-----END RSA PRIVATE KEY-----\n")
+    wrapped = base64.encodebytes(pem).decode()              # `base64 key.pem`: 76 columns
+    block = "tls.key: |\n" + textwrap.indent(wrapped, "    ") + "other: value\n"
+    for text in (wrapped, block, json.dumps({"key": wrapped})):
+        out = redact(text)
+        assert all(line.strip() not in out for line in wrapped.splitlines()[:-1]), out
+        assert M("private-key") in out
+    assert redact(block).endswith("other: value\n")
+    bundle = base64.b64encode(b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+                              + pem).decode()
+    assert redact("tls.pem: " + bundle) == "tls.pem: " + M("private-key")
+
+
+def test_redact_obj_takes_a_named_value_and_cookies():
+    env = {"env": [{"name": "DB_PASSWORD", "value": "S3cretPw99"},
+                   {"name": "LOG_LEVEL", "value": "info"}]}
+    assert redact_obj(env) == {"env": [{"name": "DB_PASSWORD", "value": M("password")},
+                                       {"name": "LOG_LEVEL", "value": "info"}]}
+    headers = redact_obj({"headers": {"Cookie": "PHPSESSID=el4ukv0kqbvoirg7nkp4dncpk3"}})
+    assert "el4ukv0k" not in json.dumps(headers)
+    assert redact_obj({"credentials": "admin S3cretPw99"}) == {"credentials": M("generic-secret")}
+    assert redact_obj({"secret": "hunter2"}) == {"secret": M("generic-secret")}
+    assert redact_obj({"token": "Hello", "logprob": -0.3}) == {"token": "Hello", "logprob": -0.3}

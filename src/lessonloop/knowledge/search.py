@@ -9,19 +9,25 @@ from .entries import Entry, words
 COMMON_SHARE = 0.02  # a term in more of the entries than this says little about relevance
 SCORED_MATCHES = 2_000  # a query of common words only is ranked over its newest matches
 POOL_FACTOR = 10  # ranked hits fetched per wanted hit, before the scope and kind filters
+MAX_TERMS = 64  # the first distinct words of a query that are searched for
 
 
-def _selective(store: Store, terms: list[str]) -> list[str]:
-    """The terms in at most COMMON_SHARE of the entries (none when all are common).
+def _selective(store: Store, terms: list[str]) -> tuple[list[str], list[str], int]:
+    """The terms in at most COMMON_SHARE of the entries, those in any entry, and the highest
+    id (about the number of entries).
 
     A term most entries contain adds almost nothing to BM25, yet matching it makes FTS5 score
     every one of those entries. Matches are counted up to that share only: a full count (and
     FTS5's vocabulary table) reads the term's whole posting list, ~4 ms at 100,000 entries."""
     top = store.query_one("SELECT MAX(id) FROM knowledge")[0] or 0  # ~ the count, in O(1)
     share = max(50, int(COMMON_SHARE * top))
-    count = ("SELECT count(*) FROM (SELECT 1 FROM knowledge_fts WHERE knowledge_fts MATCH ? "
-             "LIMIT ?)")
-    return [t for t in terms if store.query_one(count, [f'"{t}"', share + 1])[0] <= share]
+    if top <= share:
+        return terms, terms, top                       # (no term can be in more)
+    count = "(SELECT count(*) FROM (SELECT 1 FROM knowledge_fts WHERE knowledge_fts MATCH ? LIMIT ?))"
+    counts = store.query_one(f"SELECT {', '.join([count] * len(terms))}",
+                             [value for t in terms for value in (f'"{t}"', share + 1)])
+    matched = [(t, n) for t, n in zip(terms, counts) if n]
+    return [t for t, n in matched if n <= share], [t for t, _ in matched], top
 
 
 def _newest_matches_from(store: Store, expression: str) -> int:
@@ -58,7 +64,8 @@ def _ranked(store: Store, expression: str, from_id: int, pool: int | None, scope
 
 def search(store: Store, query: str, *, scope: str | None = None,
            kinds: tuple[str, ...] | None = None, limit: int = 10) -> list[tuple[Entry, float]]:
-    """Active entries matching the query's selective words, best first, with their relevance.
+    """Active entries matching the query's selective words, best first, with their relevance
+    (a word no entry holds is left out).
 
     Relevance is BM25 (higher is better here) scaled up by net helpful evidence, so a lesson
     that has proven itself outranks an equally relevant untested one. Only the query's
@@ -66,12 +73,14 @@ def search(store: Store, query: str, *, scope: str | None = None,
     SCORED_MATCHES matches (over all of them when those yield too few): it says too little to
     rank a whole large store by, and scoring 90,000 matches takes ~0.1 s.
     """
-    terms = sorted(set(words(query, keep_numbers=False)))
+    terms = list(dict.fromkeys(words(query, keep_numbers=False)))[:MAX_TERMS]
     if not terms:
         return []
-    selective = _selective(store, terms)
-    expression = " OR ".join(f'"{t}"' for t in selective or terms)
-    from_id = 0 if selective else _newest_matches_from(store, expression)
+    selective, matched, top = _selective(store, terms)
+    if not matched:
+        return []
+    expression = " OR ".join(f'"{t}"' for t in selective or matched)
+    from_id = 0 if selective or top <= SCORED_MATCHES else _newest_matches_from(store, expression)
     wanted = max(1, limit) * 3  # evidence reorders the best few: rank more than are returned
     pool: int | None = wanted * POOL_FACTOR
     while True:
@@ -85,8 +94,8 @@ def search(store: Store, query: str, *, scope: str | None = None,
     best = found[:wanted]
     rows = store.query(f"SELECT * FROM knowledge WHERE id IN ({','.join('?' * len(best))})",
                        [i for i, _ in best])
-    entries = {row["id"]: Entry.from_row(row) for row in rows}
+    entries = {row["id"]: Entry.from_row(row) for row in rows}  # (one forgotten meanwhile: gone)
     scored = [(entries[i], relevance * (1 + 0.1 * max(0, entries[i].evidence)))
-              for i, relevance in best]
+              for i, relevance in best if i in entries]
     scored.sort(key=lambda pair: -pair[1])
     return scored[:limit]

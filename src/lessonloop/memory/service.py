@@ -212,7 +212,6 @@ def useful_memories(scope: str = "all") -> list[dict]:
                 items += memory_objects(store, active_top(store, name, MEMORY_KINDS, None,
                                                           "recall"))
     return items
-    return items
 
 
 def memory_history(entry_id: int, scope: str = "project") -> dict:

@@ -365,10 +365,10 @@ def _sk_family(m: re.Match) -> str | None:
 
 
 def _b64_private_key(b64: str) -> bool:
-    """Whether base64 text starts with a PEM private key's BEGIN line."""
-    head = b64[:80]
+    """Whether base64 text (wrapped or not) holds a PEM private key's BEGIN line."""
+    flat = re.sub(r"\\[rn]|\s", "", b64).rstrip("=")
     try:
-        return b"PRIVATE KEY" in base64.b64decode(head[:len(head) - len(head) % 4])
+        return b"PRIVATE KEY-----" in base64.b64decode(flat[:len(flat) - len(flat) % 4])
     except (binascii.Error, ValueError):
         return False
 
@@ -427,9 +427,12 @@ _RULES: tuple[_Rule, ...] = (
         r"|[A-Za-z0-9_-]{4,8000}+\.[A-Za-z0-9_-]{0,8000}+)(?:\.[A-Za-z0-9_-]{1,8000}+){0,2}+"),
         "jwt", left=_TOKCH | {"."}),
     # A PEM block in base64 ("-----BEGIN" is LS0tLS1CRUdJTi): Kubernetes secrets, kubeconfig's
-    # client-key-data. Only a private key's (certificates are public).
-    _Rule("LS0tLS1CRUdJTi", re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,100000}+={0,2}+"),
-          lambda m: "private-key" if _b64_private_key(m.group()) else None, left=_ALNUM | {"+", "/"}),
+    # client-key-data, `base64 key.pem` wrapped at 76 columns (whole lines that follow, indented
+    # in a YAML block too). Only one that holds a private key (certificates are public).
+    _Rule("LS0tLS1CRUdJTi", re.compile(
+        r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,100000}+"
+        r"(?:(?:\r?\n|\\[rn]){1,2}+[ \t]*+[A-Za-z0-9+/]{4,100000}+(?=[=\r\n\\\"']|$))*+={0,2}+"),
+        lambda m: "private-key" if _b64_private_key(m.group()) else None, left=_ALNUM | {"+", "/"}),
 )
 
 _RULE_TRIGGERS = tuple((rule.needle or rule.regex, rule) for rule in _RULES)
@@ -649,9 +652,23 @@ _BEARER = re.compile(r"bearer[ \t]+([A-Za-z0-9._~+/-]{8,8192}+=*+)", re.I)
 _BASIC = re.compile(r"basic[ \t]+([A-Za-z0-9+/]{6,4096}+={0,2}+)(?![A-Za-z0-9+/=])", re.I)
 _CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'@\\]|\\[^\s\"']){1,256}+):"
                         r"((?:[^\s\"'\\]|\\[^\s\"']){1,1024}+)\1")          # (\" in JSON too)
-# Programs whose -u takes user:group, not user:password.
-_USER_GROUP_PROGRAMS = re.compile(r"(?<![\w.-])(?:docker|podman|nerdctl|chown|chgrp|runuser)"
-                                  r"(?![\w.-])")
+# Programs whose -u takes user:group, not user:password: the command a flag belongs to is the
+# first word after the last ;, | or & before it (docker exec es01 curl -u ... is curl's).
+_USER_GROUP_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "chown", "chgrp", "runuser"})
+_COMMAND_WORDS = re.compile(r"[^\s;|&]+")
+
+
+def _user_group_flag(text: str, h: int) -> bool:
+    start = _logical_line_start(text, h, 300)
+    start = max([start] + [text.rfind(c, start, h) + 1 for c in ";|&"])
+    command = None
+    for m in _COMMAND_WORDS.finditer(text, start, h):
+        word = m.group().rsplit("/", 1)[-1]
+        if command is None or word in ("curl", "wget", "http", "https"):
+            command = word                             # (sudo docker: docker; ... curl: curl)
+        if word in _USER_GROUP_PROGRAMS and command in ("sudo", word):
+            command = word
+    return command in _USER_GROUP_PROGRAMS
 _SIGNATURE = re.compile(r"(?:sig|[a-z0-9-]{0,20}signature)=([A-Za-z0-9%+/=._-]{16,4000}+)", re.I)
 
 
@@ -680,6 +697,7 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
         m = _BASIC.match(text, h)
         if m and _decodes_to_userpass(m.group(1)):
             out.append((m.start(1), m.end(1), _PRIO["basic-auth"]))
+    user_group = any(p in text for p in _USER_GROUP_PROGRAMS)
     for h in sc.hits("-u"):
         if h and text[h - 1] == "-":
             h -= 1                                        # --user
@@ -690,9 +708,8 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
         m = _CURL_USER.match(text, h)
         if m:
             user, pw = m.group(2), _esc_cut(m.group(3))
-            if (pw and pw != user and not (user.isdigit() and pw.isdigit())
-                    and not _placeholder(pw) and not _USER_GROUP_PROGRAMS.search(
-                        text, _logical_line_start(text, h, 300), h)):
+            if (pw and not (user.isdigit() and pw.isdigit()) and not _placeholder(pw)
+                    and not (user_group and _user_group_flag(text, h))):
                 out.append((m.start(3), m.start(3) + len(pw), _PRIO["basic-auth"]))
     # Signed URLs: Azure SAS sig=, X-Amz-Signature=, X-Goog-Signature=
     for needle in (b"sig=", b"signature="):
@@ -721,6 +738,8 @@ _FLAG_VALUE = re.compile(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
 
 def _password_flags(sc: _Scan, out: list[Span]) -> None:
     text = sc.text
+    if not _FLAG_PROGRAMS.search(text):
+        return
     for h in sorted(sc.hits("-p") + sc.hits("-a")):
         if h and not text[h - 1].isspace():
             continue                                      # --password, mkdir-p, x-p
@@ -771,6 +790,7 @@ _STRONG = frozenset({
     "apikey", "accesskey", "privatekey", "sessionkey", "secretkey", "authkey", "signingkey",
     "encryptionkey", "masterkey", "credential", "credentials", "creds", "auth", "oauth",
     "accountkey", "sharedaccesskey", "privkey", "hmackey", "jwtkey", "appsecret",
+    "cookie", "cookies",     # (no needle: in text a cookie needs its Cookie: header; a key here)
 })
 _STRONG_SUFFIX = ("password", "passwd", "passphrase", "passcode", "pwd", "secret", "token",
                   "apikey", "accesskey", "privatekey", "sessionkey", "secretkey", "authkey", "oauth")
@@ -809,8 +829,8 @@ _SOURCE_EXTENSIONS = frozenset({"py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "t
 # (Words that only precede flags and counts: "reset_password_token" or "use_auth_token" can
 # hold a real secret, so "reset"/"use"/"new" are deliberately not here.)
 _NOT_SECRET_BEFORE = frozenset({"max", "min", "num", "count", "total", "n", "show", "hide", "has",
-                                "is", "no", "skip", "require", "requires", "enable", "page",
-                                "next", "continuation", "publishable"})
+                                "is", "no", "skip", "require", "requires", "enable",
+                                "publishable"})
 
 _NON_SECRET_VALUES = frozenset({
     "", "null", "none", "nil", "true", "false", "yes", "no", "on", "off", "undefined", "inherit",
@@ -832,8 +852,9 @@ _PLACEHOLDER = re.compile(
     r"\?|\$\d{1,3}|\$[@*#?!]|%s|%\([A-Za-z_]\w{0,100}\)s|:[A-Za-z_]\w{0,100}|"  # shell/SQL parameters
     r"\[[A-Z][A-Z_]{1,20}\]|"                                    # a tokenizer's [UNK], [SEP]
     r"[\w-]{1,12}(?:\.{3,100}|…|[*•]{3,100}|[xX]{4,100})|"       # sk-..., ghp_XXXX, gho_****
-    r"(?i:(?:[a-z0-9]{0,8}[-_]){0,2}(?:your|my)[-_].{0,100}|.{0,60}[-_ ]here|"  # sk-your-key
-    r"(?:replace|change|insert|enter|put)[-_ ]?(?:me|it|.{0,60}[-_ ]here))",
+    r"(?i:(?:[a-z0-9]{0,8}[-_]){0,2}(?:your|my)[-_ ](?:[a-z]{1,20}[-_ ]){0,3}"  # sk-your-key-here
+    r"(?:key|token|secret|password|pass|pwd|api|id|value|here)[a-z]{0,8}(?:[-_ ][a-z]{1,20}){0,3}|"
+    r".{0,40}(?:key|token|secret|password|api|value)[-_ ]here|replace[-_ ]?me)",
     re.S)
 _TEMPLATE_START = (MARKER_PREFIX, "${", "{{", "$(", "<%", "{%")
 _CALL = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:\??\.[A-Za-z_$][\w$]{0,100}+){0,20}+(?:[(\[]|!\()")
@@ -905,10 +926,15 @@ def _classify(key: str) -> str | None:
             break
     if idx < 0:
         return None
-    if any(s in _NOT_SECRET_AFTER for s in segs[idx + 1:]):
-        return None
+    last = max([idx] + [i for i in range(idx + 1, len(segs))
+                        if segs[i] in _STRONG or segs[i].endswith(_STRONG_SUFFIX)])
+    if segs[last:last + 2] != ["secret", "id"] and any(             # (Vault's secret_id is one)
+            s in _NOT_SECRET_AFTER for s in segs[last + 1:]):
+        return None                                    # AUTH_DOMAIN, but AUTH_USER_PASSWORD
     if any(s in _NOT_SECRET_BEFORE for s in segs[:idx]):
         return None
+    if segs[last] == "token" and last and segs[last - 1] in ("page", "next", "continuation"):
+        return None                                    # nextPageToken: pagination
     joined = "".join(segs)
     if segs[idx] == "dsn":
         return "sentry-dsn"
@@ -921,9 +947,9 @@ def _classify(key: str) -> str | None:
             return _vendor_family(s)
     if "secretaccesskey" in joined:
         return "aws-secret-key"
-    s = segs[idx]
-    if s.endswith("pass") or s.startswith(_PASSWORD_WORDS) or s.endswith(_PASSWORD_WORDS):
-        return "password"
+    for s in (segs[idx], segs[last]):
+        if s.endswith("pass") or s.startswith(_PASSWORD_WORDS) or s.endswith(_PASSWORD_WORDS):
+            return "password"
     return "generic-secret"
 
 
@@ -947,12 +973,12 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return None
     if text.startswith(("**", "__"), i):                # **Password:** hunter2
         i += 2
-    named = _named_value(text, ks, ke, i)
+    named = None if _PLAIN_ASSIGNMENT.match(text, i) else _named_value(text, ks, ke, i)
     m = None if named is not None else _SEP.match(text, i)
     if named is not None:                              # {"name": "DB_PASSWORD", "value": "x"}
         sep, j, spaced = "=", named, False
-    elif family == "password" and not m and _SQL_QUOTED.match(text, i):
-        return _quoted_span(text, _SQL_QUOTED.match(text, i).end()) or None  # PASSWORD 'x'
+    elif family == "password" and (q := _SQL_QUOTED.match(text, i)) is not None:
+        return _quoted_span(text, q.end()) or None     # ALTER USER u WITH PASSWORD 'x'
     elif m:
         sep, j = m.group(1), m.end()
         spaced = text[i] in " \t" and text[j - 1] in " \t"
@@ -977,7 +1003,7 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return None
     quoted = _quoted_span(text, j)
     if quoted is not None:
-        if quoted and family == "generic-secret" and _short_word(text[quoted[0]:quoted[1]]):
+        if quoted and family == "generic-secret" and _short_word(text[quoted[0]:quoted[1]], key):
             return None                                # {"token": "Hello", "logprob": -0.3}
         return quoted or None
     c = text[j]
@@ -1011,7 +1037,7 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return _default_span(text, dm.end())
     if sep == " " and (raw.startswith("-") or raw.lower() in _STOPWORDS):
         return None
-    if family == "generic-secret" and (_short_word(raw) or _YAML_TAG.fullmatch(raw)):
+    if family == "generic-secret" and (_short_word(raw, key) or _YAML_TAG.fullmatch(raw)):
         return None                                    # auth: ldap, api_key: !ENV ${API_KEY}
     v = raw
     if ";" in v or "&" in v:
@@ -1034,12 +1060,11 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     if key.lower() == "pass" and v.isdigit():
         return None                                    # "pass: 3  fail: 1" is a count
     if family != "password":
-        if len(v) <= 9 and v.replace(":", "").isdigit():
-            return None                                # eos_token_id: 2, auth.go:88
+        if len(v) <= 6 and v.replace(":", "").isdigit():
+            return None                                # a count, a line number (auth.go:88)
         if _PATH_VALUE.fullmatch(v) and not _looks_random(v):
             return None                                # ..._CREDENTIALS=/home/me/sa.json
-        if sep == ":" and _PASCAL_TYPE.fullmatch(v) and (
-                trailing[:1] in (";", ",", ")", "|") or text[rend:rend + 1] in ("", "\n", "\r")):
+        if sep == ":" and _PASCAL_TYPE.fullmatch(v) and trailing[:1] in (";", ",", ")", "|"):
             return None                                # token: AccessToken;  (a type)
     end = j + len(v)
     if family == "password" and sep == ":" and _line_prefix_blank(text, ks):
@@ -1052,8 +1077,8 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
 _NAMED_FORMS = tuple((re.compile(before + r"\\?[\"']?[\w/.-]{0,60}\Z"), re.compile(value)) for
                      before, value in (
     (r"\b(?i:name|key|variable)\\?[\"']?[ \t]*[:=]?[ \t]*",     # {"name": "X", "value": "v"}
-     r"\\?[\"']?(?:[ \t]*,[ \t]*\\?\"\w{1,20}\\?\"[ \t]*:[ \t]*\\?\"[^\"\\]{0,40}\\?\")?"  # ("Type": "x")
-     r"[ \t]*[,;{]?(?:\s|\\[nrt]){0,40}\\?[\"']?(?i:value|default)\\?[\"']?[ \t]*[:=][ \t]*"),
+     r"\\?[\"']?(?:[ \t]*+,[ \t]*+\\?\"\w{1,20}\\?\"[ \t]*+:[ \t]*+\\?\"[^\"\\]{0,40}+\\?\")?"  # ("Type": "x")
+     r"[ \t]*+[,;{]?(?:\s|\\[nrt]){0,40}+\\?[\"']?(?i:value|default)\\?[\"']?[ \t]*[:=][ \t]*"),
     (r"[\"']",                                                     # terraform output -json
      r"\\?[\"']?[ \t]*:[ \t]*\{[^{}\n]{0,80}?\\?[\"']value\\?[\"'][ \t]*:[ \t]*"),
     (r"\b(?:get|getenv|setdefault|[Ss]et|[Aa]dd|setRequestProperty|setHeader|header|put|"
@@ -1061,6 +1086,10 @@ _NAMED_FORMS = tuple((re.compile(before + r"\\?[\"']?[\w/.-]{0,60}\Z"), re.compi
      r"\\?[\"']?[ \t]*,[ \t]*(?=\\?[\"'])"),
     (r"\benv\.", r"[ \t]*(?:\|\||\?\?)[ \t]*(?=\\?[\"'])"),     # process.env.X || "v"
 ))
+
+
+# KEY=..., "key": ... (most keys): no named form, unless a nested {"value": ...} follows.
+_PLAIN_ASSIGNMENT = re.compile(r"\\?[\"']?[ \t]*+[=:](?![ \t]*+\{)")
 
 
 def _named_value(text: str, ks: int, ke: int, i: int) -> int | None:
@@ -1076,8 +1105,9 @@ def _named_value(text: str, ks: int, ke: int, i: int) -> int | None:
 _SQL_QUOTED = re.compile(r"[ \t]+(?=')")               # SQL: PASSWORD 'x'
 _PROSE_IS = re.compile(r"[ \t]+(?:(?:is|was)[ \t]+(?:set[ \t]+to[ \t]+|now[ \t]+)?|to[ \t]+)")
 _PROSE_VALUE = re.compile(r"(\\?[\"'`])?([^\s\"'`\\]{6,256}+)")
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*|\d+(?:st|nd|rd|th)|\d+-\w+"  # auth v2.1.0,
-                      r"|[a-z0-9]+-[a-z]+(?:ed|ing)")                       # base64-encoded
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*|\d+(?:st|nd|rd|th)"        # auth v2.1.0,
+                      r"|[a-z0-9]+-[a-z]+(?:ed|ing)"                        # base64-encoded,
+                      r"|(?i:sha\d{1,3}|md5|bcrypt|argon2\w{0,2}|scrypt|pbkdf2\w{0,12})")  # sha256
 
 
 _HEX_KEY = re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{20,128}|"   # an API key in
@@ -1088,9 +1118,10 @@ _HEX_KEY = re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{20,128}|"  
 _YAML_TAG = re.compile(r"![A-Za-z_]{1,30}")
 
 
-def _short_word(v: str) -> bool:
-    """A word too short to be a token (a password can be one: only for other secrets)."""
-    return len(v.strip()) < 8 and v.strip().isalpha()
+def _short_word(v: str, key: str) -> bool:
+    """A short word under a name that often holds one: auth: ldap, {"token": "Hello"}."""
+    w = v.strip()
+    return len(w) < 8 and w.isalpha() and key.lower().rstrip("\"'").endswith(("auth", "token"))
 
 
 def _spaced_span(text: str, j: int, family: str, key: str) -> tuple[int, int] | None:
@@ -1331,7 +1362,8 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
             c = text[j:j + 1]
             if (c != "=" and c != ":" and key.lower() not in ("password", "passwd")
                     and not _PROSE_IS.match(text, ke) and not _spaced_span(text, j, family, key)
-                    and _named_value(text, ks, ke, ke) is None):
+                    and not (text.startswith(("||", "??"), j)       # process.env.KEY || "x"
+                             and _named_value(text, ks, ke, ke) is not None)):
                 continue                               # prose: "the token expired"
         if (ke - ks >= 24 or ks and text[ks - 1] in "+/") and _in_random_run(text, ks, ke):
             continue                                   # "Pwd" inside base64: no key name
@@ -1396,7 +1428,7 @@ _ENTROPY_SAFE_NAMES = frozenset({
     "hash", "hashes", "digest", "checksum", "etag", "integrity", "signature", "sig",
     "fingerprint", "commit", "revision", "rev", "oid", "nonce", "iv", "public", "pub", "pubkey",
     "publickey", "image", "thumbnail", "icon", "avatar", "cursor", "state", "challenge",
-    "publishable",
+    "publishable", "page",
 })
 
 
@@ -1843,8 +1875,8 @@ def _secret_value(family: str, key: str, v: Any) -> bool:
         t = v.strip()
         if not t or _placeholder(t) or MARKER_RE.fullmatch(t):
             return False
-        if family in _LOOSE_NAME_FAMILIES:
-            return len(t) >= 8 and not any(c.isspace() for c in t)
+        if family in _LOOSE_NAME_FAMILIES and _short_word(t, key if isinstance(key, str) else ""):
+            return False                               # {"token": "Hello"}: a tokenizer's
         return True
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return family == "password" and key.strip().lower() != "pass"
@@ -1877,10 +1909,15 @@ def redact_obj(value: Any) -> Any:
         return redact(value)
     if isinstance(value, dict):
         out = {}
+        # {"name": "DB_PASSWORD", "value": ...}: Kubernetes env, AWS parameters, Postman
+        named = next((value[f] for f in ("name", "Name", "key", "Key")
+                      if isinstance(value.get(f), str)), None)
+        named_family = _secret_key(named) if named is not None else None
         for k, v in value.items():
-            family = _secret_key(k)
+            family = _secret_key(k) or (named_family if k in ("value", "Value") else None)
             if family and _secret_value(family, k, v):
-                out[redact_obj(k)] = marker(family)
+                whole = redact(v).strip() if isinstance(v, str) else ""
+                out[redact_obj(k)] = whole if MARKER_RE.fullmatch(whole) else marker(family)
             elif _random_value_under(k, v):
                 out[redact_obj(k)] = marker("generic-secret")
             else:

@@ -238,15 +238,15 @@ def _005_knowledge_vocab(conn: sqlite3.Connection) -> None:
 def _006_knowledge_orders(conn: sqlite3.Connection) -> None:
     """Indexes in the orders entries are listed in (see entries._ORDERS): a view or the
     SessionStart recall of a scope of 100,000 memories read and sorted every row (0.24 s for a
-    view, ~1 s for recall), and now reads only what it shows. Search no longer reads the
-    vocabulary view (it read a common word's whole posting list)."""
+    view, ~1 s for recall), and now reads only what it shows. (Search no longer reads the
+    vocabulary view of migration 5, which read a common word's whole posting list; it stays
+    for processes of an older lessonloop that share the store.)"""
     _execute_script(conn, """
         CREATE INDEX knowledge_by_usefulness
             ON knowledge (scope, status, (helpful - harmful) DESC, seen DESC, id DESC);
         CREATE INDEX knowledge_for_recall
             ON knowledge (scope, status, (author <> 'user'), (helpful - harmful) DESC,
-                          seen DESC, updated_at DESC, id DESC);
-        DROP TABLE knowledge_vocab
+                          seen DESC, updated_at DESC, id DESC)
         """)
 
 
@@ -256,7 +256,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (3, "provider call ledger with cost (replaces role_metrics)", _003_provider_calls),
     (4, "judge verdict cache per evaluator epoch", _004_verdicts),
     (5, "FTS5 vocabulary view for search", _005_knowledge_vocab),
-    (6, "knowledge indexes in listing orders; no vocabulary view", _006_knowledge_orders),
+    (6, "knowledge indexes in listing orders", _006_knowledge_orders),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

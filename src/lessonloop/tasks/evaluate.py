@@ -54,6 +54,21 @@ def extract(text: str, spec: TaskSpec) -> str:
     return stripped + "\n" if stripped else ""
 
 
+def _answer(output: str, spec: TaskSpec) -> str:
+    """``output`` as given when it already is one (valid JSON for a JSON task, or no fence at
+    the start of a line); otherwise the answer inside a reply, as ``improve`` takes it."""
+    if spec.output_format == "json":
+        try:
+            json.loads(output)
+            return output
+        except json.JSONDecodeError:
+            return extract(output, spec)
+    return extract(output, spec) if _REPLY_FENCE.search(output) else output
+
+
+_REPLY_FENCE = re.compile(r"^```", re.M)  # a reply's fence (one inside code is indented)
+
+
 def _format_problems(output: str, spec: TaskSpec) -> list[str]:
     if not output.strip():
         return ["the answer held no output"]
@@ -123,8 +138,8 @@ def evaluate(spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None,
 
 def judge_once(spec: TaskSpec, task_dir: Path, output: str, open_store: Callable,
                provider: str | None = None, model: str | None = None) -> Evaluation:
-    """``lessonloop judge`` (and the MCP ``judge_output`` tool): score one output, taken out of
-    a reply as ``improve`` takes it (``extract``), with the judge route; a task with a rubric
+    """``lessonloop judge`` (and the MCP ``judge_output`` tool): score one output (the answer
+    inside it when it is a reply, see ``_answer``) with the judge route; a task with a rubric
     and no judge model is refused in one line. The store (``open_store()``, a context manager:
     the verdict cache and the usage ledger) is opened only for a judge, so a refusal or a
     verifier-only task writes nothing."""
@@ -134,7 +149,7 @@ def judge_once(spec: TaskSpec, task_dir: Path, output: str, open_store: Callable
     from ..store import runs as run_store
     from .judge import epoch
 
-    output = extract(output, spec)  # an agent's reply: its fenced block or JSON object
+    output = _answer(output, spec)
     settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
     route = settings.route("judge")
     if not spec.needs_judge:
