@@ -890,6 +890,18 @@ PATHOLOGICAL = {
     "base64-keys": ("/Pwd" + "Ab1" * 8) * 1_500 + "==",
     "key-words-tokens": "input_tokens output_tokens " * 2_000,
     "blank-prefix": " " * 400_000 + "password: hunter2",
+    # (the rules for named values, flags and -u user:group each once went quadratic on these)
+    "curl-user-pass": "curl -u a:b " * 9_000,
+    "docker-curl": "docker exec x curl -u a:b " * 4_000,
+    "password-tabs": "password" + "\t" * 100_000,
+    "named-tabs": "name: DB_PASSWORD" + "\t" * 100_000,
+    "named-lines": "- name: DB_PASSWORD\n" * 5_000,
+    "dash-a": "-a " * 33_000,
+    "redis-flags": "redis-cli -a " * 8_000,
+    "env-fallbacks": "process.env.API_KEY || " * 5_000,
+    "call-pairs": 'get("password", ' * 6_000,
+    "spaced-words": "password " * 12_000,
+    "b64-pem-lines": "LS0tLS1CRUdJTi" + "A" * 50 + "\nAAAA" * 20_000,
 }
 
 
