@@ -8,7 +8,7 @@ from .entries import Entry, words
 
 COMMON_SHARE = 0.02  # a term in more of the entries than this says little about relevance
 SCORED_MATCHES = 2_000  # a query of common words only is ranked over its newest matches
-POOL_FACTOR = 10  # ranked hits fetched per wanted hit, before the scope and kind filters
+POOL_FACTOR = 4  # ranked hits fetched per wanted hit, before the scope and kind filters
 MAX_TERMS = 64  # the first distinct words of a query that are searched for
 
 
