@@ -7,10 +7,15 @@ first step of admission (DESIGN §6) and runs before anything is persisted (DESI
 Families: provider and vendor tokens by their shape (Anthropic, OpenAI, GitHub, GitLab, Slack,
 Stripe, SendGrid, Mailgun, Twilio, npm, PyPI, Hugging Face, Google, AWS), webhooks (Slack,
 Discord, Teams), Sentry DSNs, JWTs, private-key blocks (PEM, OpenSSH, EC, PGP; also inside one
-JSON line), credentials in URLs, Authorization/Bearer/Basic/curl -u credentials, signed URLs,
-secrets under secret-looking names (``password: x``, ``"api_key": "x"``, ``--token x``) and a
-high-entropy fallback: a random-looking token assigned under any other name (see
-_looks_random for what counts, and what never does: ids, digests, UUIDs, paths, code).
+JSON line; in base64 as Kubernetes stores them), credentials in URLs, Authorization/Bearer/
+Basic/curl -u credentials, password flags (mysql -p, mongosh -p, redis-cli -a), signed URLs,
+secrets under secret-looking names (``password: x``, ``"api_key": "x"``, ``--token x``,
+``api_key   <random>``, SQL ``PASSWORD 'x'``), a secret's name given as a field's or an
+argument's value with its value next to it (``{"name": "DB_PASSWORD", "value": "x"}``,
+``os.environ.get("DB_PASSWORD", "x")``, ``process.env.API_KEY || "x"``) and a high-entropy
+fallback: a random-looking token assigned under any other name (see _looks_random for what
+counts, and what never does: ids, digests, UUIDs, paths, code). A token right after an escape
+(``\\n``, ``\\u003d``, ``%3D``) is a token, not the tail of a word.
 
 How it stays fast and linear:
 - every rule is anchored on a literal ("needle") or a regex that starts with one; a prefilter
