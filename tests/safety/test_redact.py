@@ -1116,6 +1116,10 @@ def test_shapes_found_by_review_are_redacted(text, secret):
     ("SECRET_KEY=12345678", "12345678"), ("The DB password is 8841-Kestrel", "8841-Kestrel"),
     ("password: changeme", "changeme"), ("KEYSTORE_PASSWORD=changeit", "changeit"),
     ("password: Admin_here", "Admin_here"), ("api_key=abc_your_8f7a6b5c4d3e", "8f7a6b5c4d3e"),
+    ("CREATE USER 'app'@'%' IDENTIFIED BY '" + _RV_PW + "';", _RV_PW),
+    ("ALTER USER 'root'@'localhost' IDENTIFIED WITH mysql_native_password BY 'S3cret!x'",
+     "S3cret!x"),
+    ("AES_KEY=" + _RV_HEX * 2, _RV_HEX),
 ])
 def test_what_the_first_fixes_let_through_is_redacted(text, secret):
     out = redact(text)
@@ -1136,6 +1140,7 @@ def test_what_the_first_fixes_let_through_is_redacted(text, secret):
     "password: INSERT_PASSWORD_HERE", "GITHUB_TOKEN=ghp_" + "X" * 36, "  - Token: gho_" + "*" * 36,
     "redis-cli -h cache -p 6379 ping", "the password reset link expired", "upgrade auth v2.10.1",
     "change the password to something stronger", "Shows if pass. request_id=5afda9d6 elapsed",
+    "the user is identified by email", "the aes key size is 256",
     "  tls.crt: " + _b64_pem("CERTIFICATE"),
     '"data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="',
     '[{"token": "Hello", "logprob": -0.31}, {"token": " world", "logprob": -1.2}]',

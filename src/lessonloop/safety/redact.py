@@ -774,6 +774,19 @@ def _password_flags(sc: _Scan, out: list[Span]) -> None:
         out.append((m.start(2), m.end(2), _PRIO["password"]))
 
 
+# MySQL/MariaDB: CREATE USER 'u'@'h' IDENTIFIED BY 'secret' (also WITH ... BY, BY PASSWORD).
+_IDENTIFIED_BY = re.compile(r"identified(?:[ \t]+with[ \t]+\w{1,40})?[ \t]+by[ \t]+"
+                            r"(?:password[ \t]+)?(\\?['\"])", re.I)
+
+
+def _sql_identified(sc: _Scan, out: list[Span]) -> None:
+    for h in sc.hits(b"identified"):
+        m = _IDENTIFIED_BY.match(sc.text, h)
+        span = _quoted_span(sc.text, m.start(1)) if m else None
+        if span:
+            out.append((span[0], span[1], _PRIO["password"]))
+
+
 # --------------------------------------------------------------------------------------------
 # Generic key/value secrets: the name stays, the value goes
 
@@ -782,7 +795,7 @@ _KEY_NEEDLES = (b"pass", b"pwd", b"secret", b"token", b"auth", b"cred", b"key")
 _KEY_WORDS_BEFORE_KEY = ("api", "access", "private", "session", "signing", "encryption",
                          "master", "secret", "auth", "account", "sharedaccess", "x-api", "cf-api",
                          "client", "subscription", "hmac", "jwt", "deploy", "app", "consumer",
-                         "storage", "license", "priv", "cookie")
+                         "storage", "license", "priv", "cookie", "aes", "cipher", "crypto")
 _KEYCH = _WORD | {".", "-"}
 _AFTER_KEY = frozenset("=:\"'`> \t]\\*_")          # what may follow a key name before its value
 _KEY_FWD = re.compile(r"[A-Za-z0-9_.-]{0,200}+")
@@ -803,7 +816,8 @@ _STRONG_PREFIX = ("password", "passwd", "secret")
 _HAS_STRONG_WORD = re.compile("|".join(_STRONG_SUFFIX)).search
 _KEY_PAIRS = frozenset({"api", "access", "private", "session", "signing", "encryption", "master",
                         "secret", "auth", "client", "account", "subscription", "hmac", "jwt",
-                        "deploy", "app", "consumer", "storage", "license", "priv", "cookie"})
+                        "deploy", "app", "consumer", "storage", "license", "priv", "cookie",
+                        "aes", "cipher", "crypto"})
 _NOT_SECRET_AFTER = frozenset({
     "count", "counts", "limit", "limits", "type", "types", "url", "uri", "urls", "endpoint",
     "endpoints", "path", "paths", "file", "filename", "files", "dir", "folder", "len", "length",
@@ -1532,7 +1546,8 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
 # Every needle and needle-less regex any pass looks for: no finding is possible without one.
 _TRIGGERS: frozenset = frozenset(
     {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
-    | {".com/webhook", "-----", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature="}
+    | {".com/webhook", "-----", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
+       b"identified"}
     | {_TWILIO_AC, _TWILIO_SK, _MAILGUN, *_ENTROPY_RES}
     | set(_KEY_NEEDLES))
 
@@ -1546,6 +1561,7 @@ _PASS_STEPS = (
     (_urls, frozenset({"://"})),
     (_schemes, frozenset({b"bearer", b"basic", "-u", b"sig=", b"signature="})),
     (_password_flags, frozenset({"-p"})),
+    (_sql_identified, frozenset({b"identified"})),
     (_generic, frozenset(_KEY_NEEDLES)),
     (_entropy, frozenset(_ENTROPY_RES)),
 )
@@ -1601,6 +1617,7 @@ def _by_first_char(entries: tuple) -> tuple:
 _PRESENCE_IN_LOW = (
     (r"b(?:earer|asic)", (b"bearer", b"basic")),
     (r"=(?:(?<=sig=)|(?<=signature=))", (b"sig=", b"signature=")),
+    (r"identified[ \t]", (b"identified",)),
 )
 # The key names' needles are found everywhere at once: the generic rule gets their runs.
 _KEY_FINDERS = tuple((r.search, r.finditer, n) for n, (r, _) in _KEY_RUNS.items())
