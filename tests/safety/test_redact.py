@@ -1120,6 +1120,9 @@ def test_shapes_found_by_review_are_redacted(text, secret):
     ("ALTER USER 'root'@'localhost' IDENTIFIED WITH mysql_native_password BY 'S3cret!x'",
      "S3cret!x"),
     ("AES_KEY=" + _RV_HEX * 2, _RV_HEX),
+    ('requests.get(url, auth=HTTPBasicAuth("admin", "' + _RV_PW + '"))', _RV_PW),
+    ('req.SetBasicAuth("admin", "' + _RV_PW + '")', _RV_PW),
+    ("Driver={ODBC Driver 18};Server=db;UID=sa;PWD={" + _RV_PW + "};", _RV_PW),
 ])
 def test_what_the_first_fixes_let_through_is_redacted(text, secret):
     out = redact(text)
@@ -1140,7 +1143,8 @@ def test_what_the_first_fixes_let_through_is_redacted(text, secret):
     "password: INSERT_PASSWORD_HERE", "GITHUB_TOKEN=ghp_" + "X" * 36, "  - Token: gho_" + "*" * 36,
     "redis-cli -h cache -p 6379 ping", "the password reset link expired", "upgrade auth v2.10.1",
     "change the password to something stronger", "Shows if pass. request_id=5afda9d6 elapsed",
-    "the user is identified by email", "the aes key size is 256",
+    "the user is identified by email", "the aes key size is 256", 'token("abc", "def")',
+    "password={password}",
     "  tls.crt: " + _b64_pem("CERTIFICATE"),
     '"data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="',
     '[{"token": "Hello", "logprob": -0.31}, {"token": " world", "logprob": -1.2}]',

@@ -890,6 +890,7 @@ _SEP = re.compile(r"[ \t]*(=>|:=|===|==|=|:(?!:))[ \t]*")
 _WS = re.compile(r"[ \t]+")
 _AUTH_PAIR = re.compile(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
                         r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)")      # (\" in JSON too)
+_ODBC_BRACED = re.compile(r"\{([^{}\n\"':,]{1,200})\}(?=[;\s\"']|$)")
 _NETRC = re.compile(r"(?<!\S)(?:machine|login|default)\s")
 # An unquoted value: up to 4096 characters without whitespace or quotes, cut before its first
 # \n, \r or \t escape (or a lone backslash at its end): _esc_cut(_UNQUOTED match) in one step.
@@ -992,6 +993,9 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return None
     if text.startswith(("**", "__"), i):                # **Password:** hunter2
         i += 2
+    if text.startswith("(", i):                        # HTTPBasicAuth("user", "pass")
+        tm = _AUTH_PAIR.match(text, i) if key.lower().endswith("auth") else None
+        return tm.span(3) if tm and not _placeholder(tm.group(3)) else None
     named = None if _PLAIN_ASSIGNMENT.match(text, i) else _named_value(text, ks, ke, i)
     m = None if named is not None else _SEP.match(text, i)
     if named is not None:                              # {"name": "DB_PASSWORD", "value": "x"}
@@ -1030,6 +1034,9 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         tm = _AUTH_PAIR.match(text, j) if c == "(" else None
         if tm and not _placeholder(tm.group(3)):        # auth=("user", "pass")
             return tm.span(3)
+        bm = _ODBC_BRACED.match(text, j) if c == "{" else None
+        if bm and not _placeholder(bm.group()):         # ODBC: PWD={p;w};
+            return bm.span(1)
         return None                                    # a structure: its own keys speak for it
     raw = _UNQUOTED_VALUE.match(text, j, j + 4096).group()
     if not raw:
@@ -1346,7 +1353,7 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
         # (the key goes on past the letters after its needle, or they were too many to count)
         ke = _KEY_FWD.match(text, h).end() if text[e:e + 1] in _KEYCH else e
         done = ke
-        if ke >= n or text[ke] not in _AFTER_KEY and text[ke] not in "\r\n,":
+        if ke >= n or text[ke] not in _AFTER_KEY and text[ke] not in "\r\n,(":
             continue                                   # no separator: prose, or a 200+ char run
         if low.startswith(authorization, h):
             _authorization(text, h, out)
