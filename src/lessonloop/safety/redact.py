@@ -1627,7 +1627,7 @@ _PRESENCE_IN_LOW = (
     (r"identified[ \t]", (b"identified",)),
 )
 # The key names' needles are found everywhere at once: the generic rule gets their runs.
-_KEY_FINDERS = tuple((r.search, r.finditer, n) for n, (r, _) in _KEY_RUNS.items())
+_KEY_FINDERS = tuple((r.search, r.finditer, n, n.decode()) for n, (r, _) in _KEY_RUNS.items())
 _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
 assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
@@ -1656,7 +1656,9 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     low = text.lower()
     found = []
     known = {}
-    for search, finditer, needle in _KEY_FINDERS:
+    for search, finditer, needle, word in _KEY_FINDERS:
+        if word not in low:                 # (str's search outruns the regex engine's)
+            continue
         first = search(low)
         if first:
             found.append(needle)
