@@ -890,6 +890,7 @@ _SEP = re.compile(r"[ \t]*(=>|:=|===|==|=|:(?!:))[ \t]*")
 _WS = re.compile(r"[ \t]+")
 _AUTH_PAIR = re.compile(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
                         r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)")      # (\" in JSON too)
+_PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[A-Za-z0-9]{1,40}){1,8}(?=[ \t]*(?:$|\\[nr]|[\r\n]))")
 _ODBC_BRACED = re.compile(r"\{([^{}\n\"':,]{1,200})\}(?=[;\s\"']|$)")
 _NETRC = re.compile(r"(?<!\S)(?:machine|login|default)\s")
 # An unquoted value: up to 4096 characters without whitespace or quotes, cut before its first
@@ -1095,6 +1096,10 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     end = j + len(v)
     if family == "password" and sep == ":" and _line_prefix_blank(text, ks):
         end = len(text[:_value_limit(text, j)].rstrip())   # "password: correct horse battery"
+    elif family == "password" and sep == "=" and (
+            words := _PASSPHRASE_TAIL.match(text, end, _value_limit(text, j))) and (
+            _line_prefix_blank(text, ks) or text[:ks].rstrip().endswith("export")):
+        end = words.end()                              # .env/INI: DB_PASSWORD=open sesame 42
     return (j, end)
 
 
