@@ -1125,6 +1125,10 @@ def test_shapes_found_by_review_are_redacted(text, secret):
     ("Driver={ODBC Driver 18};Server=db;UID=sa;PWD={" + _RV_PW + "};", _RV_PW),
     ("DB_PASSWORD=correct horse battery staple", "horse battery staple"),      # .env
     ("[db]\npassword = open sesame 42\n", "sesame 42"),                        # INI
+    # quotes and brackets as HTML entities (test reports) or \u00XX escapes (Go's JSON)
+    ("{&quot;password&quot;: &quot;" + _RV_PW.replace("&", "&amp;") + "&quot;}", "Tr0ub4dor"),
+    ("&quot;api_key&quot;: &quot;" + _RV_RND + "&quot;", _RV_RND),
+    ("\\u003cpassword\\u003e" + "S3cretPw99" + "\\u003c/password\\u003e", "S3cretPw99"),
 ])
 def test_what_the_first_fixes_let_through_is_redacted(text, secret):
     out = redact(text)
@@ -1146,7 +1150,7 @@ def test_what_the_first_fixes_let_through_is_redacted(text, secret):
     "redis-cli -h cache -p 6379 ping", "the password reset link expired", "upgrade auth v2.10.1",
     "change the password to something stronger", "Shows if pass. request_id=5afda9d6 elapsed",
     "the user is identified by email", "the aes key size is 256", 'token("abc", "def")',
-    "password={password}", "PASSWORD=abc ./run.sh".replace("abc", "${PW}"),
+    "password={password}", "a &amp; b &lt;c&gt;", '{"k": "\\u003cb\\u003e hello"}', "PASSWORD=abc ./run.sh".replace("abc", "${PW}"),
     "  tls.crt: " + _b64_pem("CERTIFICATE"),
     '"data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="',
     '[{"token": "Hello", "logprob": -0.31}, {"token": " world", "logprob": -1.2}]',

@@ -1890,7 +1890,34 @@ def redact(text: str) -> str:
         text, marks = _apply(text, spans)
         if done < _MAX_PASSES:
             spans = _recheck(text, marks, skip)
+    if ("&" in text or "\\u00" in text) and _ENTITY.search(text):
+        spans = _encoded_secrets(text)
+        if spans:
+            text = _apply(text, spans)[0]
     return text
+
+
+# Quotes and brackets written as HTML entities or \u00XX escapes: {&quot;password&quot;: ...}
+# in an HTML test report, \u003cpassword\u003e... in Go's JSON.
+_ENTITY_CHARS = {"&quot;": '"', "&#34;": '"', "&#x22;": '"', "&apos;": "'", "&#39;": "'",
+                 "&#x27;": "'", "&lt;": "<", "&gt;": ">", "&amp;": "&", "\\u0022": '"',
+                 "\\u0027": "'", "\\u003c": "<", "\\u003e": ">", "\\u0026": "&", "\\u003d": "="}
+_ENTITY = re.compile(r"&(?:quot|apos|lt|gt|amp|#34|#39|#x22|#x27);|\\u00(?:22|27|3[cCdDeE]|26)")
+
+
+def _encoded_secrets(text: str) -> list[Span]:
+    """The spans, in ``text``, of the secrets found once its entities and escapes are read as
+    the characters they stand for (a span covers the encoded form of what it found)."""
+    parts, where, pos = [], [], 0
+    for m in _ENTITY.finditer(text):
+        parts.append(text[pos:m.start()])
+        where.extend(range(pos, m.start()))
+        parts.append(_ENTITY_CHARS[m.group().lower()])
+        where.append(m.start())
+        pos = m.end()
+    parts.append(text[pos:])
+    where.extend(range(pos, len(text) + 1))            # (and the end, for a span's end)
+    return [(where[s], where[e], p) for s, e, p in _collect("".join(parts))[0]]
 
 
 def _secret_key(key: Any) -> str | None:
