@@ -902,6 +902,9 @@ PATHOLOGICAL = {
     "call-pairs": 'get("password", ' * 6_000,
     "spaced-words": "password " * 12_000,
     "b64-pem-lines": "LS0tLS1CRUdJTi" + "A" * 50 + "\nAAAA" * 20_000,
+    "csv-headers": "password,x\n" * 10_000,
+    "csv-rows": "password,token\n" + "a,b\n" * 30_000,
+    "entities": "&quot;password&quot;: &quot;" * 5_000,
 }
 
 
@@ -1129,6 +1132,8 @@ def test_shapes_found_by_review_are_redacted(text, secret):
     ("{&quot;password&quot;: &quot;" + _RV_PW.replace("&", "&amp;") + "&quot;}", "Tr0ub4dor"),
     ("&quot;api_key&quot;: &quot;" + _RV_RND + "&quot;", _RV_RND),
     ("\\u003cpassword\\u003e" + "S3cretPw99" + "\\u003c/password\\u003e", "S3cretPw99"),
+    ("user,password,api_token\nalice," + _RV_PW + ",x\nbob,Hunter22,y", "Hunter22"),  # CSV
+    ("user,password,api_token\nalice,x," + _RV_RND, _RV_RND),
 ])
 def test_what_the_first_fixes_let_through_is_redacted(text, secret):
     out = redact(text)
@@ -1150,7 +1155,8 @@ def test_what_the_first_fixes_let_through_is_redacted(text, secret):
     "redis-cli -h cache -p 6379 ping", "the password reset link expired", "upgrade auth v2.10.1",
     "change the password to something stronger", "Shows if pass. request_id=5afda9d6 elapsed",
     "the user is identified by email", "the aes key size is 256", 'token("abc", "def")',
-    "password={password}", "a &amp; b &lt;c&gt;", '{"k": "\\u003cb\\u003e hello"}', "PASSWORD=abc ./run.sh".replace("abc", "${PW}"),
+    "password={password}", "a &amp; b &lt;c&gt;", "id,token_count\n1,42\n2,7",
+    "foo(password, token)\nx,y", '{"k": "\\u003cb\\u003e hello"}', "PASSWORD=abc ./run.sh".replace("abc", "${PW}"),
     "  tls.crt: " + _b64_pem("CERTIFICATE"),
     '"data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="',
     '[{"token": "Hello", "logprob": -0.31}, {"token": " world", "logprob": -1.2}]',

@@ -1332,6 +1332,39 @@ def _key_family(bare: str) -> str | None:
     return None if bare.lower().endswith("authorization") else _classify(bare)
 
 
+_CSV_HEADER = re.compile(r"[A-Za-z_][\w .-]{0,60}+(?:,[A-Za-z_][\w .-]{0,60}+){1,50}+\r?")
+_CSV_ROWS = 1000  # rows read below a header
+
+
+def _csv_column(text: str, ks: int, ke: int) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+    """When the key ``text[ks:ke]`` is a column of a CSV header line, the spans of that column's
+    values in the rows below it (rows with as many fields, without quotes), and where those
+    rows start and end."""
+    ls = text.rfind("\n", 0, ks) + 1
+    le = text.find("\n", ke)
+    le = len(text) if le == -1 else le
+    if not _CSV_HEADER.fullmatch(text, ls, le):
+        return [], (0, 0)
+    width, column = text.count(",", ls, le) + 1, text.count(",", ls, ks)
+    spans, first = [], le + 1
+    for _ in range(_CSV_ROWS):
+        if le >= len(text):
+            break
+        start, le = le + 1, text.find("\n", le + 1)
+        le = len(text) if le == -1 else le
+        row = text[start:le].rstrip("\r")
+        if row.count(",") != width - 1 or '"' in row:
+            le = start - 1
+            break
+        fields = row.split(",")
+        s = start + sum(len(f) + 1 for f in fields[:column])
+        value = fields[column].strip()
+        if value and not _placeholder(value):
+            s += len(fields[column]) - len(fields[column].lstrip())
+            spans.append((s, s + len(value)))
+    return spans, (first, le)
+
+
 def _generic(sc: _Scan, out: list[Span]) -> None:
     text = sc.text
     hits = []
@@ -1351,7 +1384,7 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
     low = sc.low
     authorization = _AS_STR[b"authorization"] if low.__class__ is str else b"authorization"
     n = len(text)
-    done = -1
+    done, rows = -1, (0, 0)
     for h, e in hits:
         if h < done:
             continue
@@ -1386,8 +1419,14 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
         family = _key_family(key.strip(".-"))
         if family is None:
             continue
-        if text[ke] in "\r\n," and _named_value(text, ks, ke, ke) is None:
-            continue                                   # "- name: DB_PASSWORD\n  value: x" goes on
+        if (text[ke] in "\r\n," or (ks and text[ks - 1] == ",")) and not (
+                rows[0] <= ks < rows[1]):                # (a table's rows are no headers)
+            column, rows = _csv_column(text, ks, ke)   # user,password \n app,hunter2
+            if column:
+                out.extend((s, e, _PRIO[family]) for s, e in column)
+                continue
+            if text[ke] in "\r\n," and _named_value(text, ks, ke, ke) is None:
+                continue                               # "- name: DB_PASSWORD\n  value: x" goes on
         if text[ke] in " \t" and not key.startswith("-"):
             j = _WS.match(text, ke).end()
             c = text[j:j + 1]
