@@ -664,16 +664,13 @@ _COMMAND_WORDS = re.compile(r"[^\s;|&]+")
 
 
 def _user_group_flag(text: str, h: int) -> bool:
+    """Whether the -u at ``h`` belongs to a command whose -u takes user:group."""
     start = _logical_line_start(text, h, 300)
     start = max([start] + [text.rfind(c, start, h) + 1 for c in ";|&"])
-    command = None
-    for m in _COMMAND_WORDS.finditer(text, start, h):
-        word = m.group().rsplit("/", 1)[-1]
-        if command is None or word in ("curl", "wget", "http", "https"):
-            command = word                             # (sudo docker: docker; ... curl: curl)
-        if word in _USER_GROUP_PROGRAMS and command in ("sudo", word):
-            command = word
-    return command in _USER_GROUP_PROGRAMS
+    words = [m.group().rsplit("/", 1)[-1] for m in _COMMAND_WORDS.finditer(text, start, h)]
+    if any(w in ("curl", "wget", "http", "https") for w in words):
+        return False                                   # docker exec x curl -u: curl's
+    return next((w for w in words if w != "sudo"), None) in _USER_GROUP_PROGRAMS
 _SIGNATURE = re.compile(r"(?:sig|[a-z0-9-]{0,20}signature)=([A-Za-z0-9%+/=._-]{16,4000}+)", re.I)
 
 

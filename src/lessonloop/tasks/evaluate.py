@@ -54,6 +54,9 @@ def extract(text: str, spec: TaskSpec) -> str:
     return stripped + "\n" if stripped else ""
 
 
+_REPLY_FENCE = re.compile(r"^```", re.M)  # a reply's fence (one inside code is indented)
+
+
 def _answer(output: str, spec: TaskSpec) -> str:
     """``output`` as given when it already is one (valid JSON for a JSON task, or no fence at
     the start of a line); otherwise the answer inside a reply, as ``improve`` takes it."""
@@ -64,9 +67,6 @@ def _answer(output: str, spec: TaskSpec) -> str:
         except json.JSONDecodeError:
             return extract(output, spec)
     return extract(output, spec) if _REPLY_FENCE.search(output) else output
-
-
-_REPLY_FENCE = re.compile(r"^```", re.M)  # a reply's fence (one inside code is indented)
 
 
 def _format_problems(output: str, spec: TaskSpec) -> list[str]:
