@@ -467,6 +467,16 @@ def test_the_sdk_is_imported_lazily_and_its_absence_is_one_clear_error(monkeypat
     assert gc.isenabled(), "the collector paused for the import runs again"
 
 
+def test_the_server_logs_plain_lines_to_stderr_without_importing_rich(env):
+    probe = subprocess.run([sys.executable, "-c", "import logging, sys; "
+                            "from lessonloop.mcp.server import build_server; build_server(); "
+                            "logging.getLogger('mcp.server').warning('a plain warning'); "
+                            "print('rich' in sys.modules)"], env=env, capture_output=True,
+                           text=True, timeout=60)
+    assert probe.stdout.strip() == "False", probe.stderr  # (Rich costs ~5% of the start)
+    assert probe.stderr.strip() == "a plain warning"
+
+
 def test_started_by_claude_code_it_keeps_memories_where_the_hooks_do(env, errlog, tmp_path):
     project = tmp_path / "project"
     project.mkdir()

@@ -344,6 +344,7 @@ def build_server():
             with contextlib.suppress(Exception):
                 sys.stdout.flush()
 
+    _log_plainly()
     server = Server(
         SERVER_NAME, version=__version__, log_level="WARNING", lifespan=lifespan,
         instructions=(
@@ -548,6 +549,17 @@ def build_server():
             raise ResourceError(_message(exc.message)) from None
 
     return server
+
+
+def _log_plainly() -> None:
+    """Have MCPServer log plain lines to stderr: its own set-up imports Rich for that, a
+    twentieth of the server's start, for the few warnings it may write."""
+    import logging
+
+    sdk = sys.modules.get("mcp.server.mcpserver.server")
+    if sdk is not None and callable(getattr(sdk, "configure_logging", None)):
+        sdk.configure_logging = lambda level="INFO": logging.basicConfig(
+            level=level, format="%(message)s", stream=sys.stderr)
 
 
 def serve() -> None:
