@@ -59,6 +59,25 @@ def test_twenty_concurrent_writers_lose_nothing(tmp_path):
     assert {(r["worker"], r["i"]) for r in records} == {(w, i) for w in range(20) for i in range(50)}
 
 
+def test_locked_admits_one_holder_at_a_time(tmp_path):
+    import threading
+
+    path = tmp_path / "sessions" / "s" / "memorize.lock"
+    order = []
+
+    def second():
+        with capture.locked(path):
+            order.append("second")
+
+    with capture.locked(path):
+        waiting = threading.Thread(target=second)
+        waiting.start()
+        waiting.join(0.3)
+        order.append("first")  # the second holder is still waiting for the lock
+    waiting.join(10)
+    assert order == ["first", "second"]
+
+
 def test_consent_states(tmp_path):
     assert consent.state(tmp_path) == "missing"
     for answer in ("yes", "no", "ask"):
