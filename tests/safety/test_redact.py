@@ -1197,3 +1197,47 @@ def test_redact_obj_takes_a_named_value_and_cookies():
     assert redact_obj({"credentials": "admin S3cretPw99"}) == {"credentials": M("generic-secret")}
     assert redact_obj({"secret": "hunter2"}) == {"secret": M("generic-secret")}
     assert redact_obj({"token": "Hello", "logprob": -0.3}) == {"token": "Hello", "logprob": -0.3}
+
+
+# --------------------------------------------------------------------------------------------
+# A second outside review: values that fit a code name's characters, curl's email users,
+# schemes of their own, and code that only names a secret
+
+@pytest.mark.parametrize("text, secret", [
+    ("password: m4ple.Syrup42", "m4ple.Syrup42"),
+    ("export DB_PASSWORD=m4ple.Syrup42", "m4ple.Syrup42"),
+    ("--password m4ple.Syrup42", "m4ple.Syrup42"),
+    ("VAULT_TOKEN=s.PbLtvfkymKhbtWQ4UO3XCoNq", "PbLtvfkymKhbtWQ4UO3XCoNq"),
+    ("SESSION_SECRET=k2.Lm9Qx7ZPq4Wr8Tn3", "Lm9Qx7ZPq4Wr8Tn3"),
+    ("password = dragonFly_88", "dragonFly_88"),
+    ("[smtp]\npassword = Summer_2024", "Summer_2024"),
+    ("curl -u jdoe@corp.io:Wint3rSky-2024 https://corp.atlassian.net/rest/api/3/myself",
+     "Wint3rSky-2024"),
+    ("curl --user 'jdoe@corp.io:Wint3rSky-2024' https://x", "Wint3rSky-2024"),
+    ("curl -u 010KMEJ5skoT3JAVsWRvY5mY17JrsiQ6NyQ5CIdZ: https://api.corp.io/v1/charges",
+     "010KMEJ5skoT3JAVsWRvY5mY17JrsiQ6NyQ5CIdZ"),
+    ('curl -H "Authorization: SSWS 00IoSOKahtKfq-Zg6GknigQDnRWY8wM6q1mxBlAB3H" https://corp.okta.com',
+     "00IoSOKahtKfq-Zg6GknigQDnRWY8wM6q1mxBlAB3H"),
+])
+def test_second_review_secrets_are_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out, out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize("text", [
+    "password = user_password", "token = settings.api_token", "password=cfg.pw",
+    "client = s3.Client(token=self.token)", "password = DB_PASS", "pw = dbPassword",
+    "secret = oauth2.client_secret", "token = v2.auth.token",
+    'password = getpass.getpass("Password: ")', 'x = input("Password: ")',
+    'read -s -p "Password: " DB_PASS', '{"msg": "print(\\"Password: \\")"}',
+    'let password = std::env::var("DB_PASSWORD")?;',
+    "pub fn verify(password: &str, hash: &str) -> bool {",
+    "fn login(token: &'a str, password: &mut String)",
+    'docker login -u "$DOCKER_USER" --password-stdin < ~/.docker_pass',
+    "aws secretsmanager get-secret-value --secret-id prod/db",
+    '"auth": "oauth2",', 'headers["Authorization"] = "Bearer " + access_token',
+    "curl -u admin: https://x", "docker run -u 1000:1000 img",
+])
+def test_second_review_ordinary_text_stays(text):
+    assert redact(text) == text

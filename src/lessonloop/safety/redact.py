@@ -647,16 +647,19 @@ def _authorization(text: str, h: int, out: list[Span]) -> None:
             out.append((s, e, _PRIO["authorization-header"]))
     else:
         cm = _CRED.match(text, j, end)
+        if sm and cm and cm.end() == sm.end(1):          # a scheme of its own: SSWS <token>
+            cm = _CRED.match(text, sm.end(), end)
+            quote = ""                                   # (then the token must look like one)
         v = _esc_cut(cm.group()) if cm else ""
-        if v and not _placeholder(v):
+        if v and not _placeholder(v) and v.lower() not in _ONE_TOKEN_SCHEMES:  # "Bearer " + t
             if quote or (len(v) >= 8 and _has_digit(v)):
                 out.append((cm.start(), cm.start() + len(v), _PRIO["authorization-header"]))
 
 
 _BEARER = re.compile(r"bearer[ \t]+([A-Za-z0-9._~+/-]{8,8192}+=*+)", re.I)
 _BASIC = re.compile(r"basic[ \t]+([A-Za-z0-9+/]{6,4096}+={0,2}+)(?![A-Za-z0-9+/=])", re.I)
-_CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'@\\]|\\[^\s\"']){1,256}+):"
-                        r"((?:[^\s\"'\\]|\\[^\s\"']){1,1024}+)\1")          # (\" in JSON too)
+_CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'\\]|\\[^\s\"']){1,256}+):"
+                        r"((?:[^\s\"'\\]|\\[^\s\"']){0,1024}+)\1")          # (\" in JSON too)
 # Programs whose -u takes user:group, not user:password: the command a flag belongs to is the
 # first word after the last ;, | or & before it (docker exec es01 curl -u ... is curl's).
 _USER_GROUP_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "chown", "chgrp", "runuser"})
@@ -710,7 +713,11 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
         m = _CURL_USER.match(text, h)
         if m:
             user, pw = m.group(2), _esc_cut(m.group(3))
-            if (pw and not (user.isdigit() and pw.isdigit()) and not _placeholder(pw)
+            if text.startswith(MARKER_PREFIX, m.start(2)):
+                continue                                  # (a user already redacted)
+            if not pw and not m.group(1) and _looks_random(user):
+                out.append((m.start(2), m.end(2), _PRIO["basic-auth"]))   # -u sk_live_...: (Stripe)
+            elif (pw and not (user.isdigit() and pw.isdigit()) and not _placeholder(pw)
                     and not (user_group and _user_group_flag(text, h))):
                 out.append((m.start(3), m.start(3) + len(pw), _PRIO["basic-auth"]))
     # Signed URLs: Azure SAS sig=, X-Amz-Signature=, X-Goog-Signature=
@@ -851,7 +858,7 @@ _NOT_SECRET_BEFORE = frozenset({"max", "min", "num", "count", "total", "n", "sho
 _NON_SECRET_VALUES = frozenset({
     "", "null", "none", "nil", "true", "false", "yes", "no", "on", "off", "undefined", "inherit",
     "required", "optional", "redacted", "masked", "hidden", "n/a", "na", "tbd", "todo", "empty",
-    "-", "~", "unset", "nan", "default",
+    "-", "~", "unset", "nan", "default", "oauth1", "oauth2", "oidc", "saml2", "sigv4", "x509",
 })
 _TYPE_WORDS = frozenset({"str", "string", "bytes", "int", "bool", "number", "any", "secretstr",
                          "secretbytes", "object", "none", "optional", "char", "text", "varchar"})
@@ -860,6 +867,7 @@ _TYPE_START = re.compile(
     r"list|dict|List|Dict|Mapping|Sequence|tuple|Tuple|typing\.\w+|Final|ClassVar)\b")
 # A file system path (made of names: a random value with slashes is base64), a type's name.
 _PATH_VALUE = re.compile(r"(?:~|\.{1,2})?(?:/[\w.@+-]{1,100}){2,40}/?")
+_NAME_PATH = re.compile(r"[a-z][a-z_-]{0,60}(?:/[a-z][a-z_-]{0,60}){1,10}")   # --secret-id prod/db
 _PASCAL_TYPE = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*")
 _PLACEHOLDER = re.compile(
     r"<[^<>\n]{0,200}>|\$\{.{0,200}\}|\$\(.{0,200}\)|\$[A-Za-z_]\w{0,100}|%[A-Za-z_]\w{0,100}%|"
@@ -873,9 +881,10 @@ _PLACEHOLDER = re.compile(
     r".{0,40}(?:key|token|secret|password|api|value)[-_ ]here|replace[-_ ]?me)",
     re.S)
 _TEMPLATE_START = (MARKER_PREFIX, "${", "{{", "$(", "<%", "{%")
-_CALL = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:\??\.[A-Za-z_$][\w$]{0,100}+){0,20}+(?:[(\[]|!\()")
-_ATTR_CHAIN = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:\??\.[A-Za-z_$][\w$]{0,100}+){1,20}+")
+_CALL = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100}+){0,20}+(?:[(\[]|!\()")
+_ATTR_CHAIN = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100}+){1,20}+")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,200}")
+_DIGIT_THEN_LOWER = re.compile(r"[0-9][a-z]")
 _CODE_WORDS = frozenset({"await", "new", "yield", "lambda", "not", "function", "async", "typeof",
                          "self", "this", "cls", "return", "if", "else", "or", "and", "in", "is"})
 _STOPWORDS = frozenset({"to", "the", "a", "an", "and", "or", "with", "when", "if", "for", "in",
@@ -1022,6 +1031,10 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return None
     if j >= n:
         return None
+    q = text[ks - 1] if ks else ""
+    if q in _QUOTES and q and not quoted_key and (text.startswith(q, j) or (
+            text.startswith("\\" + q, j) and text[ks - 2:ks - 1] == "\\")):
+        return None                                    # input("Password: "): a prompt's text
     quoted = _quoted_span(text, j)
     if quoted is not None:
         if quoted and family == "generic-secret" and _short_word(text[quoted[0]:quoted[1]], key):
@@ -1046,6 +1059,9 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
             and not quoted_key and text[rend:rend + 1] == " " and text[rend + 1:rend + 2].isalpha()
             and (family != "password" or not _line_prefix_blank(text, ks))):
         return None                                    # prose: "invalid token: expected string"
+    if sep == ":" and raw[0] == "&" and (raw == "&" or raw.startswith(("&mut", "&'"))
+                                         or _TYPE_START.match(raw, 1)):
+        return None                                    # Rust: password: &str, &'a str, &mut
     if sep == ":" and raw in _BLOCK:                   # YAML block scalar: the indented lines
         return _yaml_block(text, ks, rend)
     if sep == ":" and _TYPE_START.match(raw) and (raw.lower().rstrip(",;:=)") in _TYPE_WORDS
@@ -1059,7 +1075,7 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         if not dm or dm.end() >= n:
             return None
         return _default_span(text, dm.end())
-    if sep == " " and (raw.startswith("-") or raw.lower() in _STOPWORDS):
+    if sep == " " and (raw[0] in "-<>|&;" or raw.lower() in _STOPWORDS):   # (< a redirect)
         return None
     if family == "generic-secret" and (_short_word(raw, key) or _YAML_TAG.fullmatch(raw)):
         return None                                    # auth: ldap, api_key: !ENV ${API_KEY}
@@ -1072,9 +1088,9 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     trailing, v = v[len(stripped):], stripped
     if not v or (v != raw and _placeholder(v)) or v.lower() in _CODE_WORDS:
         return None
-    if _CALL.match(raw) or _ATTR_CHAIN.fullmatch(v.rstrip("!")):
+    if _CALL.match(raw) or _ATTR_CHAIN.fullmatch(v.rstrip("!")) and _code_name(v.rstrip("!")):
         return None                                    # get_password(), os.environ[...], cfg.pw
-    if _IDENT.fullmatch(v) and (spaced or trailing[:1] in (",", ")")):
+    if _IDENT.fullmatch(v) and (spaced or trailing[:1] in (",", ")")) and _variable_name(v):
         lv = v.lower()
         if ("_" in v or lv == key.lower().strip("-") or lv in _VAR_NAMES
                 or _HAS_STRONG_WORD(lv)):
@@ -1086,7 +1102,7 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     if family != "password":
         if len(v) <= 6 and v.replace(":", "").isdigit():
             return None                                # a count, a line number (auth.go:88)
-        if _PATH_VALUE.fullmatch(v) and not _looks_random(v):
+        if _PATH_VALUE.fullmatch(v) and not _looks_random(v) or _NAME_PATH.fullmatch(v):
             return None                                # ..._CREDENTIALS=/home/me/sa.json
         if sep == ":" and _PASCAL_TYPE.fullmatch(v) and trailing[:1] in (";", ",", ")", "|"):
             return None                                # token: AccessToken;  (a type)
@@ -1146,6 +1162,22 @@ _HEX_KEY = re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{20,128}|"  
 _YAML_TAG = re.compile(r"![A-Za-z_]{1,30}")
 
 
+def _code_name(v: str) -> bool:
+    """Whether ``v``, an identifier or a dotted chain of them, is shaped like names in code
+    (``settings.db_password``, ``cfg.pw``, ``s3.Client``), not like a secret that happens to
+    fit the same characters (``m4ple.Syrup42``, Vault's ``s.PbLtvfkymKhbtWQ4UO3XCoNq``): no
+    digit runs on into lower case letters, and no part of 12 characters or more looks random."""
+    if _DIGIT_THEN_LOWER.search(v):
+        return False
+    return not any(len(part) >= 12 and _looks_random(part) for part in v.split("."))
+
+
+def _variable_name(v: str) -> bool:
+    """An identifier in one case style (``user_password``, ``DB_PASS``, ``dbPassword``) rather
+    than a password with an underscore in it (``dragonFly_88``, ``Summer_2024``)."""
+    return _code_name(v) and ("_" not in v or v.islower() or v.isupper())
+
+
 def _short_word(v: str, key: str) -> bool:
     """A short word under a name that often holds one: auth: ldap, {"token": "Hello"}."""
     w = v.strip()
@@ -1178,7 +1210,7 @@ def _prose_span(text: str, j: int) -> tuple[int, int] | None:
     if (len(value) < 6 or not (_has_digit(value) or case_changes >= 3)
             or _VERSION.fullmatch(value)
             or value.startswith(_TEMPLATE_START) or _placeholder(value)
-            or _CALL.match(value) or _ATTR_CHAIN.fullmatch(value)):
+            or _CALL.match(value) or _ATTR_CHAIN.fullmatch(value) and _code_name(value)):
         return None
     return (m.start(2), m.start(2) + len(value))
 
