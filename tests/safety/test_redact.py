@@ -1241,3 +1241,40 @@ def test_second_review_secrets_are_redacted(text, secret):
 ])
 def test_second_review_ordinary_text_stays(text):
     assert redact(text) == text
+
+
+# Tokens that carry their service's prefix, found on their own: in prose, as an argument
+_GROQ = "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"
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("my groq key " + _GROQ, _GROQ),
+    ("My Linear key is lin_api_A4ILK2pv9EHabDghmETjONyi2LoPLSzpMXiZI1ZS", "A4ILK2pv9EHabDghmETjONyi"),
+    ("shopify app env pull -> 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", "a6dca8860be9ac8a8534fa"),
+    ("pscale auth login -> pscale_tkn_kxov9PtKWBpOfbs5pdGxvhCc8USJdr0eL3fPSRI47Uz", "kxov9PtKWBpOfbs5pd"),
+    ('echo "dckr_pat_aPeAU5moHH5F_grANC_aBcnwDDO" | docker login -u acme --password-stdin',
+     "aPeAU5moHH5F_grANC_aBcnwDDO"),
+    ("doctl auth init -t dop_v1_" + "52b49d7385d59d77d6b1c2a3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3",
+     "52b49d7385d59d77d6b1c2a3e4f5"),
+    ("export PPLX=x; use pplx-AbC123dEf456GhI789jKl012MnO345pQr678StU901 here", "AbC123dEf456GhI789"),
+    ("Use glc_XHg9eZFvWyAnlXK00lJKYxOrPiBOZR9A+YEYG1R1MAaTVqN0tDjOOYoRhEzFONj5 with the CLI",
+     "XHg9eZFvWyAnlXK00lJKYxOrPiBOZR9A"),
+    ('client = Groq(api_key="' + _GROQ + '")', _GROQ),
+])
+def test_prefixed_tokens_on_their_own_are_redacted(text, secret):
+    out = redact(text)
+    assert secret not in out, out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize("text", [
+    '{"id":"msg_01XyZaBcDeFgHiJkLmNoPqRs","tool_use_id":"toolu_01AbCdEfGhIjKlMnOpQrStUv"}',
+    '{"requestId":"req_011CUxYz9AbCdEfGhIjKlMnOp","type":"srvtoolu_01AbCdEfGhIjKlMnOpQrStUv"}',
+    '"integrity": "sha512-Ot6d0T8pEb2Hc1vjw/kCRqhVGEfjOZ2pE4Bz2WvcW8XEBvqBWmCM8R2ASEKYcGQOGqMOJbQ=="',
+    "image: app-9f8e7d6c5b4a39281706f5e4d3c2b1a0ff", "tool_use_id_and_more_words_2024",
+    "/tmp/pytest-of-root/pytest-12/test_abc0", "def test_TranscriptWriterHandlesHugeLines2():",
+    "pk_live_uZdZv8FuKKIBJl5dzpJn0meq7WJjjIBAzupGhv7Ib3M03NBQ", "file-AbC123dEf456GhI789jKl0",
+    "chatcmpl-AbC123dEf456GhI789jKl012MnO", "550e8400-e29b-41d4-a716-446655440000",
+])
+def test_ids_digests_and_names_with_a_prefix_stay(text):
+    assert redact(text) == text

@@ -417,6 +417,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("key-", re.compile(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), "mailgun-key", left=_ALNUM),
     _Rule("npm_", re.compile(r"npm_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
           _mixed_body("npm-token"), left=_ALNUM),
+    _Rule("dckr_pat_", re.compile(r"dckr_pat_[A-Za-z0-9_-]{20,200}+"), "generic-secret",
+          left=_ALNUM),
     _Rule("pypi-AgE", re.compile(r"pypi-AgE[A-Za-z0-9_-]{16,1000}+"), "pypi-token", left=_ALNUM),
     _Rule("hf_", re.compile(r"hf_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
           _mixed_body("huggingface-token"), left=_WORD),
@@ -875,7 +877,8 @@ _PLACEHOLDER = re.compile(
     r"(?i:your|my)[-_ ].{0,100}|\[REDACTED:.{0,60}|(?i:<redacted>|redacted)|"
     r"\?|\$\d{1,3}|\$[@*#?!]|%s|%\([A-Za-z_]\w{0,100}\)s|:[A-Za-z_]\w{0,100}|"  # shell/SQL parameters
     r"\[[A-Z][A-Z_]{1,20}\]|"                                    # a tokenizer's [UNK], [SEP]
-    r"[\w-]{1,12}(?:\.{3,100}|…|[*•]{3,100}|[xX]{4,100})|"       # sk-..., ghp_XXXX, gho_****
+    r"[\w-]{1,12}(?:\.{3,100}|…|[*•]{3,100})|[A-Za-z_-]{1,12}[xX]{4,100}|"  # sk-..., gho_****,
+    #                                                            ghp_XXXX (Q7000XXXx is no placeholder)
     r"(?i:(?:[a-z0-9]{0,8}[-_]){0,2}(?:your|my)[-_ ](?:[a-z]{1,20}[-_ ]){0,3}"  # sk-your-key-here
     r"(?:key|token|secret|password|pass|pwd|api|id|value|here)[a-z]{0,8}(?:[-_ ][a-z]{1,20}){0,3}|"
     r".{0,40}(?:key|token|secret|password|api|value)[-_ ]here|replace[-_ ]?me)",
@@ -1473,6 +1476,72 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# Prefixed tokens: ``<vendor prefix>_<random>`` on their own, in prose or as an argument
+#
+# Services mark their keys with a short lower-case prefix and a separator (gsk_, pplx-, xai-,
+# r8_, lsv2_pt_, pcsk_, tvly-, lin_api_, dckr_pat_, glsa_, pscale_tkn_, sbp_, dop_v1_, ...), and
+# new services keep doing so: a token shaped like that, whose body looks random (see
+# _looks_random), is redacted whole under any prefix but the well-known ids' (msg_, toolu_,
+# req_, file-, ...) and digests' (sha512-...). Hex bodies, which ids and digests have too, count
+# under the prefixes known to carry keys only. The prefilter wants a separator after a letter or
+# digit and then 16 letters and digits in a row (so snake_case words and UUIDs do not qualify).
+
+# Ids with a well-known prefix, digests named by their algorithm: random, and no secrets.
+_ID_PREFIXES = ("msg", "toolu", "srvtoolu", "req", "call", "chatcmpl", "cmpl", "file", "run",
+                "thread", "asst", "batch", "evt", "cus", "sub", "prod", "price", "pi", "pm", "ch",
+                "txn", "acct", "org", "user", "proj", "resp", "fc", "rs", "step", "vs", "sess",
+                "conv", "item", "ftjob", "img")
+_DIGEST_NAMES = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "h1", "blake2", "blake2b",
+                 "blake2s")
+def _not_after(words: tuple[str, ...]) -> str:
+    """Look-behinds (one per length) refusing a separator right after one of ``words``."""
+    by_length: dict[int, list[str]] = {}
+    for w in words:
+        by_length.setdefault(len(w), []).append(w)
+    return "".join(f"(?<!(?<![A-Za-z0-9])(?:{'|'.join(ws)}).)" for ws in by_length.values())
+
+
+# (One pattern per separator: the regex engine finds a literal first character five times
+# faster than a set of them.)
+_PREFIX_TAIL = r"(?=[A-Za-z0-9]{16})(?<=[a-z0-9].)" + _not_after(_ID_PREFIXES + _DIGEST_NAMES)
+_PREFIXED = re.compile("_" + _PREFIX_TAIL)
+_DASH_PREFIXED = re.compile(r"\-" + _PREFIX_TAIL)
+_PREFIX_SHAPE = re.compile(r"[a-z][a-z0-9]{1,11}(?:[_-][a-z0-9]{1,8}){0,2}[_-]")
+_TOKEN_BODY = re.compile(r"[A-Za-z0-9_+/=-]{0,400}+")
+_HEX_BODY = re.compile(r"[0-9a-f]{32,128}")
+_HEX_KEY_PREFIXES = frozenset({"sbp", "shpat", "shpss", "shpca", "shppa", "rubygems", "dop_v1",
+                               "doo_v1", "dor_v1", "pul", "lsv2_pt", "lsv2_sk", "sntryu"})
+_NOT_TOKEN_PREFIXES = frozenset(_ID_PREFIXES) | frozenset(_DIGEST_NAMES) | {"pk"}  # (Stripe's
+#                                                                   publishable keys are public)
+
+
+def _prefixed_tokens(sc: _Scan, out: list[Span]) -> None:
+    text = sc.text
+    prio = _PRIO["generic-secret"]
+    done = -1
+    for sep in sorted(m.start() for r in (_PREFIXED, _DASH_PREFIXED) for m in r.finditer(text)):
+        if sep < done:
+            continue
+        s, lim = sep, max(0, sep - 24)
+        while s > lim and (text[s - 1] in _ALNUM or text[s - 1] in "_-"):
+            s -= 1
+        if s and (text[s - 1] in _TOKCH or text[s - 1] in "./+") and not _escape_ends_at(text, s):
+            continue                                   # inside a longer word, path or token
+        shape = _PREFIX_SHAPE.match(text, s, sep + 1)
+        if shape is None or shape.end() != sep + 1:
+            continue
+        prefix = text[s:sep]
+        if prefix in _NOT_TOKEN_PREFIXES or prefix.split("_")[0].split("-")[0] in _NOT_TOKEN_PREFIXES:
+            continue
+        body = _TOKEN_BODY.match(text, sep + 1).group().rstrip("=")
+        if len(body) < 20:
+            continue
+        if _looks_random(body) or (prefix in _HEX_KEY_PREFIXES and _HEX_BODY.fullmatch(body)):
+            done = sep + 1 + len(body)
+            out.append((s, done, prio))
+
+
+# --------------------------------------------------------------------------------------------
 # High-entropy fallback: ``name = <random token>`` under any name
 #
 # A key name that says "secret" is handled above whatever the value. Under any other name a
@@ -1501,9 +1570,8 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
 # well-known prefix, a digest named by its algorithm.
 _NOT_SECRET_START = (
     r"//|[0-9a-f]{8}-[0-9a-f]{4}-|(?:~|\.\.?)?/[A-Za-z]?[a-z]{2,}[0-9]?/"
-    r"|(?:msg|toolu|srvtoolu|req|call|chatcmpl|cmpl|file|run|thread|asst|batch|evt|cus|sub|prod"
-    r"|price|pi|pm|ch|txn|acct|org|user|proj|resp|fc|rs|step|vs|sess|conv|item|ftjob|img)[_-]"
-    r"|(?i:sha(?:1|224|256|384|512)|md5|h1|blake2[bs]?)[-_:=]"
+    r"|(?:" + "|".join(_ID_PREFIXES) + r")[_-]"
+    r"|(?i:" + "|".join(sorted(_DIGEST_NAMES, key=len, reverse=True)) + r")[-_:=]"
     r"|iVBORw0KGgo|/9j/|R0lGOD|UklGR|JVBERi0|pk_(?:live|test)_")  # images, a PDF; public keys
 # (Two patterns, each starting with its literal separator: the regex engine then jumps from one
 # ":" or "=" to the next instead of trying the pattern at every character. The length is
@@ -1627,7 +1695,7 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
 _TRIGGERS: frozenset = frozenset(
     {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
     | {".com/webhook", "-----", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
-       b"identified"}
+       b"identified", _PREFIXED}
     | {_TWILIO_AC, _TWILIO_SK, _MAILGUN, *_ENTROPY_RES}
     | set(_KEY_NEEDLES))
 
@@ -1643,6 +1711,7 @@ _PASS_STEPS = (
     (_password_flags, frozenset({"-p"})),
     (_sql_identified, frozenset({b"identified"})),
     (_generic, frozenset(_KEY_NEEDLES)),
+    (_prefixed_tokens, frozenset({_PREFIXED})),
     (_entropy, frozenset(_ENTROPY_RES)),
 )
 assert frozenset().union(*(t for _, t in _PASS_STEPS)) == _TRIGGERS
@@ -1670,7 +1739,7 @@ _GH, _GL, _AKIA = (next(r.regex for r in _RULES if r.regex.pattern.startswith(p)
 _PRESENCE_IN_TEXT = (
     *((_rare_first(n)[0], (n,))
       for n in ("-----", "://", "eyJ", "hf_", "npm_", "sk-", "whsec_", "ya29.", "api_org_",
-                "pypi-AgE", "LS0tLS1CRUdJTi")),
+                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_")),
     (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC)),
     (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941")),
     (r"S(?:G\.|K[0-9a-f]{32})", ("SG.", _TWILIO_SK)),
@@ -1678,7 +1747,8 @@ _PRESENCE_IN_TEXT = (
      ("github_pat_", _GH, _GL)),
     (r"k_(?:live|test)_", ("k_live_", "k_test_")), (r"x(?:ox|app-)", ("xox", "xapp-")),
     (_MAILGUN.pattern, (_MAILGUN,)),
-)
+    ("_" + _PREFIX_TAIL, (_PREFIXED,)), (r"\-" + _PREFIX_TAIL, (_PREFIXED,)),  # (joining the
+)                                   # "_" and "-" searches above: one more look at each stop)
 
 
 def _by_first_char(entries: tuple) -> tuple:
@@ -1704,7 +1774,8 @@ _KEY_FINDERS = tuple((r.search, r.finditer, n, n.decode()) for n, (r, _) in _KEY
 _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
 assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
-        | frozenset(_COM_NEEDLES) | {"key-", "-u", "-p", *_ENTROPY_RES, *_KEY_NEEDLES}) == _TRIGGERS
+        | frozenset(_COM_NEEDLES) | {"key-", "-u", "-p", _PREFIXED, *_ENTROPY_RES, *_KEY_NEEDLES}
+        ) == _TRIGGERS
 
 
 # "-u" or "--u" at the start or after whitespace (as _schemes wants it).
