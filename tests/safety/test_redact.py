@@ -1278,3 +1278,37 @@ def test_prefixed_tokens_on_their_own_are_redacted(text, secret):
 ])
 def test_ids_digests_and_names_with_a_prefix_stay(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("openssl enc -d -aes-256-cbc -in secrets.enc -out secrets.txt -k Winter2024!", "Winter2024!"),
+    ("7z a -pN0tMyRealP4ss -mhe=on db-dump.7z dump.sql", "N0tMyRealP4ss"),
+    ("unzip -P Wint3rSky-2024 invoices-2024.zip", "Wint3rSky-2024"),
+    ("zip -P Wint3rSky-2024 -r a.zip dir", "Wint3rSky-2024"),
+    ("az login -u jane.doe@contoso.com -p 'Wint3rSky-2024'", "Wint3rSky-2024"),
+    ("sqlcmd -S tcp:sql.corp.io,1433 -U sa -P 'Wint3rSky-2024' -Q 'SELECT 1'", "Wint3rSky-2024"),
+    ("ldapsearch -x -H ldap://ldap.corp -D 'cn=admin,dc=corp' -w Wint3rSky-2024 -b 'dc=corp'",
+     "Wint3rSky-2024"),
+    ("psexec \\\\web01 -u CORP\\svc -p Wint3rSky-2024 cmd /c iisreset", "Wint3rSky-2024"),
+    ("keytool -importkeystore -srcstorepass Wint3rSky-2024 -deststorepass Wint3rSky-2024",
+     "Wint3rSky-2024"),
+    ("echo 'Wint3rSky-2024' | sudo -S apt-get install -y nginx", "Wint3rSky-2024"),
+    ("echo 'Wint3rSky-2024' | sudo -u root -S ls", "Wint3rSky-2024"),
+    ('echo "S3cretT0ken99" | docker login -u acme --password-stdin', "S3cretT0ken99"),
+    ("echo 'deploy:Wint3rSky-2024' | sudo chpasswd", "Wint3rSky-2024"),
+    ("echo Wint3rSky-2024 | passwd --stdin deploy", "Wint3rSky-2024"),
+])
+def test_passwords_given_to_command_line_tools(text, secret):
+    out = redact(text)
+    assert secret not in out, out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize("text", [
+    "redis-cli -h cache -p 6379 ping", "zip -r -P", "ls -la -p", "tar -xzf a.tgz -P",
+    "openssl req -new -key k.pem -out r.csr", "7z x archive.7z -p", "mysql -u root -p db",
+    'echo "$DOCKER_TOKEN" | docker login -u me --password-stdin', "echo hello | grep h",
+    "echo 'pw' | sudo tee /etc/x", "ldapsearch -x -W -b 'dc=corp'", "sqlcmd -S db -U sa -P",
+])
+def test_command_lines_without_a_password_stay(text):
+    assert redact(text) == text

@@ -736,13 +736,17 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
                 out.append((m.start(1), m.end(1), _PRIO["url-signature"]))
 
 
-# Passwords given as a short flag: ``mysql -pSECRET`` (attached: ``-p SECRET`` would be mysql's
-# prompt and its database name), ``sshpass -p SECRET``, ``docker login -u me -p SECRET``,
-# ``mongosh -u me -p SECRET``, ``twine upload -u me -p SECRET``.
+# Passwords given as a short flag: ``mysql -pSECRET`` and ``7z a -pSECRET`` (attached: ``-p
+# SECRET`` would be mysql's prompt and its database name), ``sshpass -p SECRET``, ``docker login
+# -u me -p SECRET``, ``mongosh``/``twine``/``az login``/``psexec -p SECRET``, ``redis-cli -a
+# SECRET``, ``zip``/``unzip``/``sqlcmd -P SECRET``, ``ldapsearch -w SECRET``, ``openssl enc -k
+# SECRET``. Each group names the flag's letter its programs take.
 _FLAG_PROGRAMS = re.compile(
-    r"(?<![\w.-])(?:(?P<attached>mysql\w*|mariadb\w*)|(?P<auth>redis-cli)|(?P<spaced>sshpass"
-    r"|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|twine"
-    r"|(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|oras)[ \t]+(?:\S+[ \t]+){0,3}?login))"
+    r"(?<![\w.-])(?:(?P<p_attached>mysql\w*|mariadb\w*|7z[az]?)|(?P<a>redis-cli)|(?P<p>sshpass"
+    r"|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|twine|psexec(?:64)?"
+    r"|(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|oras|az)[ \t]+"
+    r"(?:\S+[ \t]+){0,3}?login)|(?P<P>zip|unzip|sqlcmd|bcp)|(?P<w>ldap(?:search|add|modify|delete"
+    r"|passwd|whoami|compare|modrdn|exop))|(?P<k>openssl))"
     r"(?![\w.-])")
 _FLAG_VALUE = re.compile(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
 
@@ -751,25 +755,24 @@ def _password_flags(sc: _Scan, out: list[Span]) -> None:
     text = sc.text
     if not _FLAG_PROGRAMS.search(text):
         return
-    for h in sorted(sc.hits("-p") + sc.hits("-a")):
-        if h and not text[h - 1].isspace():
-            continue                                      # --password, mkdir-p, x-p
+    for h in sorted(m.start() for m in _PASSWORD_FLAG.finditer(text)):
         start = _logical_line_start(text, h, 300)
         program = None
         for m in _FLAG_PROGRAMS.finditer(text, start, h):
             program = m                                   # the last one before the flag
         if program is None or any(c in text[program.end():h] for c in ";|&"):
             continue
-        if (program.group("auth") is not None) != (text[h + 1] == "a"):
+        letter = program.lastgroup
+        if letter[0] != text[h + 1]:
             continue                                      # redis-cli: -a is the password, -p the port
         j = h + 2
         space = _WS.match(text, j)
-        if program.group("attached"):
+        if letter == "p_attached":
             if space or j >= len(text):
                 continue                                  # mysql -p: it will prompt
         elif space:
             j = space.end()
-        elif program.group("spaced") != "sshpass":        # (sshpass -pSECRET works too)
+        elif program.group() != "sshpass":                # (sshpass -pSECRET works too)
             continue
         m = _FLAG_VALUE.match(text, j)
         if not m:
@@ -778,6 +781,27 @@ def _password_flags(sc: _Scan, out: list[Span]) -> None:
         if value.startswith(("-", "$", *_TEMPLATE_START)) or _placeholder(value):
             continue
         out.append((m.start(2), m.end(2), _PRIO["password"]))
+
+
+# A password echoed into a command that reads it from stdin: ``echo 'pw' | sudo -S ...``,
+# ``echo "$tok" | docker login -u me --password-stdin``, ``echo 'user:pw' | sudo chpasswd``,
+# ``echo pw | passwd --stdin user``. (The "stdin" trigger stands for all of them.)
+_ECHO_PIPE = re.compile(r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})*[ \t]+(?:'%s(?:\\n)?'[ \t]+)?"
+                        r"(\\?[\"']?)([^\s\"'|;&\\]{1,256}+)\1[ \t]*\|[ \t]*([^\n|;&]{0,300})")
+_READS_STDIN = re.compile(r"sudo\b.*?[ \t]-[A-Za-z]*S\b|(?:sudo[ \t]+)?\S*chpasswd|.*(?:--password-stdin"
+                          r"|passwd[ \t].*--stdin)")
+
+
+def _piped_passwords(sc: _Scan, out: list[Span]) -> None:
+    for m in _ECHO_PIPE.finditer(sc.text):
+        value = m.group(2)
+        if value.startswith(("$", *_TEMPLATE_START)) or _placeholder(value):
+            continue
+        if _READS_STDIN.match(m.group(3)):
+            s = m.start(2)
+            if "chpasswd" in m.group(3) and ":" in value:
+                s += value.index(":") + 1                 # user:password
+            out.append((s, m.end(2), _PRIO["password"]))
 
 
 # MySQL/MariaDB: CREATE USER 'u'@'h' IDENTIFIED BY 'secret' (also WITH ... BY, BY PASSWORD).
@@ -845,7 +869,8 @@ _NOT_SECRET_AFTER = frozenset({
 # NAMEpass: DBPASS, adminpass, keytool's -storepass (not "bypass", "compass", "surpass").
 _PASS_OWNERS = frozenset({"db", "admin", "root", "user", "store", "key", "smtp", "mail", "ftp",
                           "pg", "mysql", "redis", "ldap", "vnc", "wifi", "mq", "app", "sudo",
-                          "login", "bind", "proxy", "keystore", "truststore", "src", "dest"})
+                          "login", "bind", "proxy", "keystore", "truststore", "src", "dest",
+                          "srcstore", "deststore", "srckey", "destkey"})
 # A "key" that is a file name with its line number after it: auth.py:42, secrets.ts:10:5.
 _SOURCE_EXTENSIONS = frozenset({"py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rb",
                                 "java", "kt", "rs", "c", "cc", "cpp", "h", "hpp", "cs", "php",
@@ -1695,7 +1720,7 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
 _TRIGGERS: frozenset = frozenset(
     {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
     | {".com/webhook", "-----", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
-       b"identified", _PREFIXED}
+       b"identified", b"stdin", _PREFIXED}
     | {_TWILIO_AC, _TWILIO_SK, _MAILGUN, *_ENTROPY_RES}
     | set(_KEY_NEEDLES))
 
@@ -1710,6 +1735,7 @@ _PASS_STEPS = (
     (_schemes, frozenset({b"bearer", b"basic", "-u", b"sig=", b"signature="})),
     (_password_flags, frozenset({"-p"})),
     (_sql_identified, frozenset({b"identified"})),
+    (_piped_passwords, frozenset({b"stdin"})),
     (_generic, frozenset(_KEY_NEEDLES)),
     (_prefixed_tokens, frozenset({_PREFIXED})),
     (_entropy, frozenset(_ENTROPY_RES)),
@@ -1774,15 +1800,16 @@ _KEY_FINDERS = tuple((r.search, r.finditer, n, n.decode()) for n, (r, _) in _KEY
 _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
 assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
-        | frozenset(_COM_NEEDLES) | {"key-", "-u", "-p", _PREFIXED, *_ENTROPY_RES, *_KEY_NEEDLES}
+        | frozenset(_COM_NEEDLES)
+        | {"key-", "-u", "-p", b"stdin", _PREFIXED, *_ENTROPY_RES, *_KEY_NEEDLES}
         ) == _TRIGGERS
 
 
 # "-u" or "--u" at the start or after whitespace (as _schemes wants it).
 _CURL_USER_FLAG = re.compile(r"-u(?:(?<=(?<!\S)-u)|(?<=(?<!\S)--u))")
-# "-p" (or redis-cli's "-a") as a flag of its own, not inside a word or "--password" (as
-# _password_flags wants it): the "-p" trigger stands for both.
-_PASSWORD_FLAG = re.compile(r"-(?<=(?<!\S)-)[pa]")
+# "-p" (or another letter of _FLAG_PROGRAMS) as a flag of its own, not inside a word or
+# "--password" (as _password_flags wants it): the "-p" trigger stands for them all.
+_PASSWORD_FLAG = re.compile(r"-(?<=(?<!\S)-)[paPwk]")
 
 
 _NOTHING: frozenset = frozenset()
@@ -1821,6 +1848,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         found.append("-u")
     if _PASSWORD_FLAG.search(text):
         found.append("-p")
+    if "stdin" in low or " -S" in text or "chpasswd" in low:
+        found.append(b"stdin")
     for r in _ENTROPY_RES:                  # (most texts have no candidate; many have no "=")
         m = r.search(text) if r.pattern[0] in text else None
         while m:
