@@ -1312,3 +1312,31 @@ def test_passwords_given_to_command_line_tools(text, secret):
 ])
 def test_command_lines_without_a_password_stay(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    ('<entry key="password">Wint3rSky-2024</entry>', "Wint3rSky-2024"),
+    ('<property name="connection.password">Wint3rSky-2024</property>', "Wint3rSky-2024"),
+    ('<add key="ApiKey">kw3iXp2X1EBKdcWZhDg7W7</add>', "kw3iXp2X1EBKdcWZhDg7W7"),
+    ("define( 'DB_PASSWORD', 'Wint3rSky-2024' );", "Wint3rSky-2024"),
+    ("define( 'AUTH_KEY', 'kw3iXp2X1EBKdcWZhDg7W7pYECCQMspnTTlgUCbAdlVjGfot6GYTBC4COdAkStvr' );",
+     "kw3iXp2X1EBKdcWZhDg7W7pYECCQ"),
+    ('props.setProperty("password", "Wint3rSky-2024");', "Wint3rSky-2024"),
+    ('dataSource.setPassword("Wint3rSky-2024");', "Wint3rSky-2024"),
+    ('PgConnectOptions::new().host("db").username("app").password("Wint3rSky-2024");',
+     "Wint3rSky-2024"),
+    ("requirepass Wint3rSky-2024", "Wint3rSky-2024"),
+])
+def test_secrets_in_config_elements_and_setters(text, secret):
+    out = redact(text)
+    assert secret not in out, out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize("text", [
+    '<property name="password">${db.password}</property>', '<entry key="timeout">30</entry>',
+    '<entry key="password"/>', 'check_password("hunter2")', "user.setPassword(hash(pw))",
+    'monkeypatch.setenv("API_KEY", "test")', 'define("APP_NAME", "shop");',
+])
+def test_config_elements_and_calls_without_a_secret_stay(text):
+    assert redact(text) == text

@@ -870,7 +870,7 @@ _NOT_SECRET_AFTER = frozenset({
 _PASS_OWNERS = frozenset({"db", "admin", "root", "user", "store", "key", "smtp", "mail", "ftp",
                           "pg", "mysql", "redis", "ldap", "vnc", "wifi", "mq", "app", "sudo",
                           "login", "bind", "proxy", "keystore", "truststore", "src", "dest",
-                          "srcstore", "deststore", "srckey", "destkey"})
+                          "srcstore", "deststore", "srckey", "destkey", "require"})  # requirepass
 # A "key" that is a file name with its line number after it: auth.py:42, secrets.ts:10:5.
 _SOURCE_EXTENSIONS = frozenset({"py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rb",
                                 "java", "kt", "rs", "c", "cc", "cpp", "h", "hpp", "cs", "php",
@@ -886,6 +886,7 @@ _NON_SECRET_VALUES = frozenset({
     "", "null", "none", "nil", "true", "false", "yes", "no", "on", "off", "undefined", "inherit",
     "required", "optional", "redacted", "masked", "hidden", "n/a", "na", "tbd", "todo", "empty",
     "-", "~", "unset", "nan", "default", "oauth1", "oauth2", "oidc", "saml2", "sigv4", "x509",
+    "test", "dummy", "fake", "example", "sample",
 })
 _TYPE_WORDS = frozenset({"str", "string", "bytes", "int", "bool", "number", "any", "secretstr",
                          "secretbytes", "object", "none", "optional", "char", "text", "varchar"})
@@ -922,6 +923,8 @@ _STOPWORDS = frozenset({"to", "the", "a", "an", "and", "or", "with", "when", "if
 _VAR_NAMES = frozenset({"pw", "pwd", "tok", "key", "value", "val", "s", "x", "v"})
 _SEP = re.compile(r"[ \t]*(=>|:=|===|==|=|:(?!:))[ \t]*")
 _WS = re.compile(r"[ \t]+")
+_SETTER = re.compile(r"(?i:(?:set|with)?_?(?:password|passwd|passphrase))")
+_ONE_STRING_ARG = re.compile(r"\([ \t]*(\\?[\"'])((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)")
 _AUTH_PAIR = re.compile(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
                         r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)")      # (\" in JSON too)
 _PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[A-Za-z0-9]{1,40}){1,8}(?=[ \t]*(?:$|\\[nr]|[\r\n]))")
@@ -1029,10 +1032,17 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     if text.startswith(("**", "__"), i):                # **Password:** hunter2
         i += 2
     if text.startswith("(", i):                        # HTTPBasicAuth("user", "pass")
-        tm = _AUTH_PAIR.match(text, i) if key.lower().endswith("auth") else None
-        return tm.span(3) if tm and not _placeholder(tm.group(3)) else None
+        if key.lower().endswith("auth"):
+            tm = _AUTH_PAIR.match(text, i)
+            return tm.span(3) if tm and not _placeholder(tm.group(3)) else None
+        am = _ONE_STRING_ARG.match(text, i) if _SETTER.fullmatch(key.rsplit(".", 1)[-1]) else None
+        return am.span(2) if am and not _placeholder(am.group(2)) else None  # setPassword("x")
     named = None if _PLAIN_ASSIGNMENT.match(text, i) else _named_value(text, ks, ke, i)
     m = None if named is not None else _SEP.match(text, i)
+    if named is not None and text[named - 1] == ">":   # <entry key="password">x</entry>
+        end = text.find("<", named, _line_end(text, named))
+        v = text[named:end].strip() if end > named else ""
+        return (named, end) if v and not _placeholder(v) else None
     if named is not None:                              # {"name": "DB_PASSWORD", "value": "x"}
         sep, j, spaced = "=", named, False
     elif family == "password" and (q := _SQL_QUOTED.match(text, i)) is not None:
@@ -1154,9 +1164,11 @@ _NAMED_FORMS = tuple((re.compile(before + r"\\?[\"']?[\w/.-]{0,60}\Z"), re.compi
     (r"[\"']",                                                     # terraform output -json
      r"\\?[\"']?[ \t]*:[ \t]*\{[^{}\n]{0,80}?\\?[\"']value\\?[\"'][ \t]*:[ \t]*"),
     (r"\b(?:get|getenv|setdefault|[Ss]et|[Aa]dd|setRequestProperty|setHeader|header|put|"
-     r"getProperty|getOrDefault)\([ \t]*",                       # getenv("X", "v")
+     r"getProperty|getOrDefault|setProperty|[Ss]etenv|putenv|define)\([ \t]*",  # getenv("X", "v"),
+    #                                                            PHP's define('DB_PASSWORD', 'v')
      r"\\?[\"']?[ \t]*,[ \t]*(?=\\?[\"'])"),
     (r"\benv\.", r"[ \t]*(?:\|\||\?\?)[ \t]*(?=\\?[\"'])"),     # process.env.X || "v"
+    (r"<\w[\w.:-]{0,40}[ \t]+(?i:name|key)=\\?[\"']", r"(?:\\?[\"'])?[ \t]*>"),  # <entry key="X">v</
 ))
 
 
