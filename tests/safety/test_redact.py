@@ -1340,3 +1340,30 @@ def test_secrets_in_config_elements_and_setters(text, secret):
 ])
 def test_config_elements_and_calls_without_a_secret_stay(text):
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text, secret", [
+    ("Set-Cookie: session=Wint3rSkyAbc2024XyZ9Qr; Path=/", "Wint3rSkyAbc2024XyZ9Qr"),
+    ("Cookie: PHPSESSID=6ad49e651663cdd9ef23945fa5", "6ad49e651663cdd9ef23945fa5"),
+    ("Cookie: theme=dark; sessionid=abc123", "abc123"),
+    ("Set-Cookie: JSESSIONID=678AA34419AE9E04449D06B651F6F886; Path=/app; HttpOnly",
+     "678AA34419AE9E04449D06B651F6F886"),
+    ('{"Cookie": "session_id=9f8e7d6c5b4a3928"}', "9f8e7d6c5b4a3928"),
+    ("the password for the staging db is Wint3rSky-2024, please update the config",
+     "Wint3rSky-2024"),
+    ("The token for the CI bot is ghx7Yt2kLm9QwErTy", "ghx7Yt2kLm9QwErTy"),
+])
+def test_cookies_and_secrets_named_in_a_sentence(text, secret):
+    out = redact(text)
+    assert secret not in out, out
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize("text", [
+    "curl -H 'Cookie: lang=en-US; theme=dark'", "the cookie: it expired",
+    "Set-Cookie: lang=en; Path=/; Expires=Wed, 21 Oct 2015 07:28:00 GMT",
+    "Cookie: _ga=GA1.1.1234567890.1718100000; _gid=GA1.1.987654321.1718100000",
+    "the password for root is incorrect", "the password for this account is being reset",
+])
+def test_cookie_headers_and_sentences_without_a_secret_stay(text):
+    assert redact(text) == text

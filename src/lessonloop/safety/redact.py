@@ -783,6 +783,34 @@ def _password_flags(sc: _Scan, out: list[Span]) -> None:
         out.append((m.start(2), m.end(2), _PRIO["password"]))
 
 
+# Cookie headers: a session's cookie is its credential. In ``Cookie: a=1; sid=x`` every pair is
+# a cookie, in ``Set-Cookie: sid=x; Path=/`` the first; a value goes when its name says session,
+# token or auth, or when it looks random (analytics' _ga=GA1.2.123.456 stays).
+_COOKIE_HEADER = re.compile(r"(set-)?cookie\\?[\"']?[ \t]*:[ \t]*\\?[\"']?")
+_COOKIE_PAIR = re.compile(r"[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}+)=([^;,\s\"'\\]{1,4096}+)")
+_SESSION_NAME = re.compile(r"(?i:sess|sid|token|auth|jwt|login|remember|csrf|xsrf)")
+
+
+def _cookies(sc: _Scan, out: list[Span]) -> None:
+    text, low = sc.text, sc.low
+    for h in sc.hits(b"cookie"):
+        m = _COOKIE_HEADER.match(low if low.__class__ is str else text.lower(), h)
+        if not m or (h and text[h - 1] in _ALNUM):
+            continue
+        i = m.end()
+        while True:
+            pair = _COOKIE_PAIR.match(text, i)
+            if not pair:
+                break
+            v = pair.group(2)
+            if ((_SESSION_NAME.search(pair.group(1)) or len(v) >= 24 and _looks_random(v))
+                    and not _placeholder(v) and not v.startswith(_TEMPLATE_START)):
+                out.append((pair.start(2), pair.end(2), _PRIO["generic-secret"]))
+            if m.group(1) or not text.startswith(";", pair.end()):
+                break                                     # Set-Cookie: one cookie, then attributes
+            i = pair.end() + 1
+
+
 # A password echoed into a command that reads it from stdin: ``echo 'pw' | sudo -S ...``,
 # ``echo "$tok" | docker login -u me --password-stdin``, ``echo 'user:pw' | sudo chpasswd``,
 # ``echo pw | passwd --stdin user``. (The "stdin" trigger stands for all of them.)
@@ -1187,7 +1215,8 @@ def _named_value(text: str, ks: int, ke: int, i: int) -> int | None:
 
 
 _SQL_QUOTED = re.compile(r"[ \t]+(?=')")               # SQL: PASSWORD 'x'
-_PROSE_IS = re.compile(r"[ \t]+(?:(?:is|was)[ \t]+(?:set[ \t]+to[ \t]+|now[ \t]+)?|to[ \t]+)")
+_PROSE_IS = re.compile(r"(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.@-]{1,40}){1,4}?(?=[ \t]+(?:is|was)[ \t]))?"
+                       r"[ \t]+(?:(?:is|was)[ \t]+(?:set[ \t]+to[ \t]+|now[ \t]+)?|to[ \t]+)")
 _PROSE_VALUE = re.compile(r"(\\?[\"'`])?([^\s\"'`\\]{6,256}+)")
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*|\d+(?:st|nd|rd|th)"        # auth v2.1.0,
                       r"|[a-z0-9]+-[a-z]+(?:ed|ing)"                        # base64-encoded,
@@ -1732,7 +1761,7 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
 _TRIGGERS: frozenset = frozenset(
     {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
     | {".com/webhook", "-----", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
-       b"identified", b"stdin", _PREFIXED}
+       b"identified", b"stdin", b"cookie", _PREFIXED}
     | {_TWILIO_AC, _TWILIO_SK, _MAILGUN, *_ENTROPY_RES}
     | set(_KEY_NEEDLES))
 
@@ -1748,6 +1777,7 @@ _PASS_STEPS = (
     (_password_flags, frozenset({"-p"})),
     (_sql_identified, frozenset({b"identified"})),
     (_piped_passwords, frozenset({b"stdin"})),
+    (_cookies, frozenset({b"cookie"})),
     (_generic, frozenset(_KEY_NEEDLES)),
     (_prefixed_tokens, frozenset({_PREFIXED})),
     (_entropy, frozenset(_ENTROPY_RES)),
@@ -1813,7 +1843,7 @@ _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
 assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
         | frozenset(_COM_NEEDLES)
-        | {"key-", "-u", "-p", b"stdin", _PREFIXED, *_ENTROPY_RES, *_KEY_NEEDLES}
+        | {"key-", "-u", "-p", b"stdin", b"cookie", _PREFIXED, *_ENTROPY_RES, *_KEY_NEEDLES}
         ) == _TRIGGERS
 
 
@@ -1862,6 +1892,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         found.append("-p")
     if "stdin" in low or " -S" in text or "chpasswd" in low:
         found.append(b"stdin")
+    if "cookie" in low:
+        found.append(b"cookie")
     for r in _ENTROPY_RES:                  # (most texts have no candidate; many have no "=")
         m = r.search(text) if r.pattern[0] in text else None
         while m:
