@@ -419,6 +419,8 @@ _RULES: tuple[_Rule, ...] = (
           _mixed_body("npm-token"), left=_ALNUM),
     _Rule("dckr_pat_", re.compile(r"dckr_pat_[A-Za-z0-9_-]{20,200}+"), "generic-secret",
           left=_ALNUM),
+    _Rule("pplx-", re.compile(r"pplx-[A-Za-z0-9]{32,100}+"), "generic-secret", left=_ALNUM),
+    _Rule("xai-", re.compile(r"xai-[A-Za-z0-9]{48,120}+"), "generic-secret", left=_ALNUM),
     _Rule("pypi-AgE", re.compile(r"pypi-AgE[A-Za-z0-9_-]{16,1000}+"), "pypi-token", left=_ALNUM),
     _Rule("hf_", re.compile(r"hf_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
           _mixed_body("huggingface-token"), left=_WORD),
@@ -821,7 +823,15 @@ _READS_STDIN = re.compile(r"sudo\b.*?[ \t]-[A-Za-z]*S\b|(?:sudo[ \t]+)?\S*chpass
 
 
 def _piped_passwords(sc: _Scan, out: list[Span]) -> None:
-    for m in _ECHO_PIPE.finditer(sc.text):
+    text, low = sc.text, sc.low
+    lines = set()                                         # (the lines where a reader is named)
+    for needle in ("stdin", "chpasswd", " -s"):
+        lit = needle if low.__class__ is str else needle.encode()
+        i = low.find(lit)
+        while i != -1:
+            lines.add(text.rfind("\n", 0, i) + 1)
+            i = low.find(lit, _line_end(text, i))
+    for m in (m for ls in sorted(lines) for m in _ECHO_PIPE.finditer(text, ls, _line_end(text, ls))):
         value = m.group(2)
         if value.startswith(("$", *_TEMPLATE_START)) or _placeholder(value):
             continue
@@ -1544,13 +1554,14 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
 # --------------------------------------------------------------------------------------------
 # Prefixed tokens: ``<vendor prefix>_<random>`` on their own, in prose or as an argument
 #
-# Services mark their keys with a short lower-case prefix and a separator (gsk_, pplx-, xai-,
-# r8_, lsv2_pt_, pcsk_, tvly-, lin_api_, dckr_pat_, glsa_, pscale_tkn_, sbp_, dop_v1_, ...), and
-# new services keep doing so: a token shaped like that, whose body looks random (see
-# _looks_random), is redacted whole under any prefix but the well-known ids' (msg_, toolu_,
-# req_, file-, ...) and digests' (sha512-...). Hex bodies, which ids and digests have too, count
-# under the prefixes known to carry keys only. The prefilter wants a separator after a letter or
-# digit and then 16 letters and digits in a row (so snake_case words and UUIDs do not qualify).
+# Services mark their keys with a short lower-case prefix ending in "_" (gsk_, r8_, lsv2_pt_,
+# pcsk_, lin_api_, glsa_, pscale_tkn_, sbp_, dop_v1_, ...), and new services keep doing so: a
+# token shaped like that, whose body looks random (see _looks_random), is redacted whole under
+# any prefix but the well-known ids' (msg_, toolu_, req_, ...) and digests'. Hex bodies, which
+# ids and digests have too, count under the prefixes known to carry keys only. The prefilter
+# wants "_" after a letter or digit and then 16 letters and digits in a row (so snake_case
+# words do not qualify). (Prefixes ending in "-" cost twice as much to look for, as "-" is
+# everywhere in UUIDs and dates: the ones that matter, pplx- and xai-, are rules of their own.)
 
 # Ids with a well-known prefix, digests named by their algorithm: random, and no secrets.
 _ID_PREFIXES = ("msg", "toolu", "srvtoolu", "req", "call", "chatcmpl", "cmpl", "file", "run",
@@ -1567,11 +1578,8 @@ def _not_after(words: tuple[str, ...]) -> str:
     return "".join(f"(?<!(?<![A-Za-z0-9])(?:{'|'.join(ws)}).)" for ws in by_length.values())
 
 
-# (One pattern per separator: the regex engine finds a literal first character five times
-# faster than a set of them.)
 _PREFIX_TAIL = r"(?=[A-Za-z0-9]{16})(?<=[a-z0-9].)" + _not_after(_ID_PREFIXES + _DIGEST_NAMES)
 _PREFIXED = re.compile("_" + _PREFIX_TAIL)
-_DASH_PREFIXED = re.compile(r"\-" + _PREFIX_TAIL)
 _PREFIX_SHAPE = re.compile(r"[a-z][a-z0-9]{1,11}(?:[_-][a-z0-9]{1,8}){0,2}[_-]")
 _TOKEN_BODY = re.compile(r"[A-Za-z0-9_+/=-]{0,400}+")
 _HEX_BODY = re.compile(r"[0-9a-f]{32,128}")
@@ -1585,7 +1593,7 @@ def _prefixed_tokens(sc: _Scan, out: list[Span]) -> None:
     text = sc.text
     prio = _PRIO["generic-secret"]
     done = -1
-    for sep in sorted(m.start() for r in (_PREFIXED, _DASH_PREFIXED) for m in r.finditer(text)):
+    for sep in (m.start() for m in _PREFIXED.finditer(text)):
         if sep < done:
             continue
         s, lim = sep, max(0, sep - 24)
@@ -1807,16 +1815,16 @@ _GH, _GL, _AKIA = (next(r.regex for r in _RULES if r.regex.pattern.startswith(p)
 _PRESENCE_IN_TEXT = (
     *((_rare_first(n)[0], (n,))
       for n in ("-----", "://", "eyJ", "hf_", "npm_", "sk-", "whsec_", "ya29.", "api_org_",
-                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_")),
+                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_", "pplx-")),
     (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC)),
     (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941")),
     (r"S(?:G\.|K[0-9a-f]{32})", ("SG.", _TWILIO_SK)),
     (r"g(?:ithub_pat_|h[pousr]_|l(?:pat|ptt|dt|rt|cbt|ft|soat|oas|imt|agent|ffct|wt)-)",
      ("github_pat_", _GH, _GL)),
-    (r"k_(?:live|test)_", ("k_live_", "k_test_")), (r"x(?:ox|app-)", ("xox", "xapp-")),
+    (r"k_(?:live|test)_", ("k_live_", "k_test_")), (r"x(?:ox|app-|ai-)", ("xox", "xapp-", "xai-")),
     (_MAILGUN.pattern, (_MAILGUN,)),
-    ("_" + _PREFIX_TAIL, (_PREFIXED,)), (r"\-" + _PREFIX_TAIL, (_PREFIXED,)),  # (joining the
-)                                   # "_" and "-" searches above: one more look at each stop)
+    ("_" + _PREFIX_TAIL, (_PREFIXED,)),          # (joining the "_" search above: one more look
+)                                                # at each stop)
 
 
 def _by_first_char(entries: tuple) -> tuple:
@@ -1838,7 +1846,7 @@ _PRESENCE_IN_LOW = (
     (r"identified[ \t]", (b"identified",)),
 )
 # The key names' needles are found everywhere at once: the generic rule gets their runs.
-_KEY_FINDERS = tuple((r.search, r.finditer, n, n.decode()) for n, (r, _) in _KEY_RUNS.items())
+_KEY_FINDERS = tuple((r.finditer, n, n.decode()) for n, (r, _) in _KEY_RUNS.items())
 _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
 assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
@@ -1869,13 +1877,10 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     low = text.lower()
     found = []
     known = {}
-    for search, finditer, needle, word in _KEY_FINDERS:
-        if word not in low:                 # (str's search outruns the regex engine's)
-            continue
-        first = search(low)
-        if first:
+    for finditer, needle, word in _KEY_FINDERS:
+        if word in low:                     # (str's search outruns the regex engine's)
             found.append(needle)
-            known[needle] = [first.span(1), *[m.span(1) for m in finditer(low, first.end())]]
+            known[needle] = [m.span(1) for m in finditer(low)]
     for search, triggers in _LOW_SEARCHES:
         if search(low):
             found += triggers
@@ -1890,7 +1895,7 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         found.append("-u")
     if _PASSWORD_FLAG.search(text):
         found.append("-p")
-    if "stdin" in low or " -S" in text or "chpasswd" in low:
+    if "stdin" in low or "chpasswd" in low or " -S" in text:   # (str's search is the fastest)
         found.append(b"stdin")
     if "cookie" in low:
         found.append(b"cookie")
