@@ -1248,7 +1248,8 @@ def _code_name(v: str) -> bool:
     digit runs on into lower case letters, and no part of 12 characters or more looks random."""
     if _DIGIT_THEN_LOWER.search(v):
         return False
-    return not any(len(part) >= 12 and _looks_random(part) for part in v.split("."))
+    return not any(len(part) >= 12 and _has_digit(part) and _looks_random(part)
+                   for part in v.split("."))
 
 
 def _variable_name(v: str) -> bool:
