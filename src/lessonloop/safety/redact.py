@@ -1571,6 +1571,8 @@ _ID_PREFIXES = ("msg", "toolu", "srvtoolu", "req", "call", "chatcmpl", "cmpl", "
                 "conv", "item", "ftjob", "img")
 _DIGEST_NAMES = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "h1", "blake2", "blake2b",
                  "blake2s")
+
+
 def _not_after(words: tuple[str, ...]) -> str:
     """Look-behinds (one per length) refusing a separator right after one of ``words``."""
     by_length: dict[int, list[str]] = {}
@@ -1585,7 +1587,7 @@ _PREFIX_SHAPE = re.compile(r"[a-z][a-z0-9]{1,11}(?:[_-][a-z0-9]{1,8}){0,2}[_-]")
 _TOKEN_BODY = re.compile(r"[A-Za-z0-9_+/=-]{0,400}+")
 _HEX_BODY = re.compile(r"[0-9a-f]{32,128}")
 _HEX_KEY_PREFIXES = frozenset({"sbp", "shpat", "shpss", "shpca", "shppa", "rubygems", "dop_v1",
-                               "doo_v1", "dor_v1", "pul", "lsv2_pt", "lsv2_sk", "sntryu"})
+                               "doo_v1", "dor_v1", "lsv2_pt", "lsv2_sk", "sntryu"})
 _NOT_TOKEN_PREFIXES = frozenset(_ID_PREFIXES) | frozenset(_DIGEST_NAMES) | {"pk"}  # (Stripe's
 #                                                                   publishable keys are public)
 
@@ -1606,8 +1608,8 @@ def _prefixed_tokens(sc: _Scan, out: list[Span]) -> None:
         if shape is None or shape.end() != sep + 1:
             continue
         prefix = text[s:sep]
-        if prefix in _NOT_TOKEN_PREFIXES or prefix.split("_")[0].split("-")[0] in _NOT_TOKEN_PREFIXES:
-            continue
+        if prefix.split("_")[0].split("-")[0] in _NOT_TOKEN_PREFIXES:
+            continue                                   # (an id's or a digest's prefix)
         body = _TOKEN_BODY.match(text, sep + 1).group().rstrip("=")
         if len(body) < 20:
             continue
