@@ -755,9 +755,7 @@ _FLAG_VALUE = re.compile(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
 
 def _password_flags(sc: _Scan, out: list[Span]) -> None:
     text = sc.text
-    if not _FLAG_PROGRAMS.search(text):
-        return
-    for h in sorted(m.start() for m in _PASSWORD_FLAG.finditer(text)):
+    for h in (m.start() for m in _PASSWORD_FLAG.finditer(text)):   # (no program: a line's look)
         start = _logical_line_start(text, h, 300)
         program = None
         for m in _FLAG_PROGRAMS.finditer(text, start, h):
