@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import functools
 import math
 import re
@@ -755,12 +756,17 @@ _FLAG_VALUE = re.compile(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
 
 def _password_flags(sc: _Scan, out: list[Span]) -> None:
     text = sc.text
-    for h in (m.start() for m in _PASSWORD_FLAG.finditer(text)):   # (no program: a line's look)
-        start = _logical_line_start(text, h, 300)
-        program = None
-        for m in _FLAG_PROGRAMS.finditer(text, start, h):
-            program = m                                   # the last one before the flag
-        if program is None or any(c in text[program.end():h] for c in ";|&"):
+    programs = list(_FLAG_PROGRAMS.finditer(text))       # (found once: a text of flags stays linear)
+    if not programs:
+        return
+    ends = [m.end() for m in programs]
+    for h in (m.start() for m in _PASSWORD_FLAG.finditer(text)):
+        k = bisect.bisect_right(ends, h) - 1
+        if k < 0:
+            continue
+        program = programs[k]                             # the last one before the flag, on its line
+        if (program.start() < _logical_line_start(text, h, 300)
+                or any(c in text[program.end():h] for c in ";|&")):
             continue
         letter = program.lastgroup
         if letter[0] != text[h + 1]:
