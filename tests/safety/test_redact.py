@@ -1268,6 +1268,10 @@ SECOND_REVIEW_REDACTED = [
     ('PgConnectOptions::new().host("db").username("app").password("Wint3rSky-2024");',
      "Wint3rSky-2024"),
     ("requirepass Wint3rSky-2024", "Wint3rSky-2024"),
+    ("creds = pika.PlainCredentials('app', 'Wint3rSky-2024')", "Wint3rSky-2024"),
+    ('client.Credentials = new NetworkCredential("alerts@corp.io", "Wint3rSky-2024");',
+     "Wint3rSky-2024"),
+    ('keyring.set_password("acme-api", "jdoe", "Wint3rSky-2024")', "Wint3rSky-2024"),
     # cookie headers, and a secret named in a sentence
     ("Set-Cookie: session=Wint3rSkyAbc2024XyZ9Qr; Path=/", "Wint3rSkyAbc2024XyZ9Qr"),
     ("Cookie: PHPSESSID=6ad49e651663cdd9ef23945fa5", "6ad49e651663cdd9ef23945fa5"),
@@ -1310,6 +1314,7 @@ SECOND_REVIEW_KEPT = [
     # config elements and calls without a secret
     '<property name="password">${db.password}</property>', '<entry key="timeout">30</entry>',
     '<entry key="password"/>', 'check_password("hunter2")', "user.setPassword(hash(pw))",
+    'creds = get_credentials("profile")',
     'monkeypatch.setenv("API_KEY", "test")', 'define("APP_NAME", "shop");',
     # cookie headers and sentences without a secret
     "curl -H 'Cookie: lang=en-US; theme=dark'", "the cookie: it expired",

@@ -966,7 +966,8 @@ _VAR_NAMES = frozenset({"pw", "pwd", "tok", "key", "value", "val", "s", "x", "v"
 _SEP = re.compile(r"[ \t]*(=>|:=|===|==|=|:(?!:))[ \t]*")
 _WS = re.compile(r"[ \t]+")
 _SETTER = re.compile(r"(?i:(?:set|with)?_?(?:password|passwd|passphrase))")
-_ONE_STRING_ARG = re.compile(r"\([ \t]*(\\?[\"'])((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)")
+_LAST_STRING_ARG = re.compile(r"\((?:[ \t]*\\?[\"'][^\"'\n]{0,200}+\\?[\"'][ \t]*,){0,3}+[ \t]*(\\?[\"'])"
+                              r"((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)")
 _AUTH_PAIR = re.compile(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
                         r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)")      # (\" in JSON too)
 _PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[A-Za-z0-9]{1,40}){1,8}(?=[ \t]*(?:$|\\[nr]|[\r\n]))")
@@ -1074,11 +1075,12 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     if text.startswith(("**", "__"), i):                # **Password:** hunter2
         i += 2
     if text.startswith("(", i):                        # HTTPBasicAuth("user", "pass")
-        if key.lower().endswith("auth"):
+        if key.lower().endswith(("auth", "credential", "credentials")):  # PlainCredentials("u", "p")
             tm = _AUTH_PAIR.match(text, i)
             return tm.span(3) if tm and not _placeholder(tm.group(3)) else None
-        am = _ONE_STRING_ARG.match(text, i) if _SETTER.fullmatch(key.rsplit(".", 1)[-1]) else None
-        return am.span(2) if am and not _placeholder(am.group(2)) else None  # setPassword("x")
+        am = _LAST_STRING_ARG.match(text, i) if _SETTER.fullmatch(key.rsplit(".", 1)[-1]) else None
+        return am.span(2) if am and not _placeholder(am.group(2)) else None  # setPassword("x"),
+        #                                                             keyring.set_password(s, u, "x")
     named = None if _PLAIN_ASSIGNMENT.match(text, i) else _named_value(text, ks, ke, i)
     m = None if named is not None else _SEP.match(text, i)
     if named is not None and text[named - 1] == ">":   # <entry key="password">x</entry>
