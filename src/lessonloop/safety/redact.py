@@ -1864,11 +1864,14 @@ assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in t
         ) == _TRIGGERS
 
 
-# "-u" or "--u" at the start or after whitespace (as _schemes wants it).
-_CURL_USER_FLAG = re.compile(r"-u(?:(?<=(?<!\S)-u)|(?<=(?<!\S)--u))")
 # "-p" (or another letter of _FLAG_PROGRAMS) as a flag of its own, not inside a word or
 # "--password" (as _password_flags wants it): the "-p" trigger stands for them all.
 _PASSWORD_FLAG = re.compile(r"-(?<=(?<!\S)-)[paPwk]")
+# The three kinds of short flag the prefilter looks for in one pass: "-u" or "--u" at the start or
+# after whitespace (curl's user, as _schemes wants it), a password flag of _FLAG_PROGRAMS, and
+# -S (sudo reading a password from stdin).
+_SHORT_FLAGS = re.compile(r"-(?:(?<=(?<!\S)-)([paPwkSu])|(?<=(?<!\S)--)u)")
+_FLAG_TRIGGER = {**dict.fromkeys("paPwk", "-p"), "u": "-u", "S": b"stdin"}
 
 
 _NOTHING: frozenset = frozenset()
@@ -1900,12 +1903,14 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         found += [n for n in _COM_NEEDLES if n in text]
     if b"key" in found and _KEY_DASH.search(text):
         found.append("key-")
-    if _CURL_USER_FLAG.search(text):
-        found.append("-u")
-    if _PASSWORD_FLAG.search(text):
-        found.append("-p")
-    if "stdin" in low or "chpasswd" in low or " -S" in text:   # (str's search is the fastest)
-        found.append(b"stdin")
+    flags = set()
+    for m in _SHORT_FLAGS.finditer(text):   # (one look at each "-" for -u, -p and sudo -S)
+        flags.add(_FLAG_TRIGGER[m.group(1) or "u"])
+        if len(flags) == 3:
+            break
+    found += flags
+    if b"stdin" not in flags and ("stdin" in low or b"pass" in found and "chpasswd" in low):
+        found.append(b"stdin")                # (str's search is the fastest)
     if "cookie" in low:
         found.append(b"cookie")
     for r in _ENTROPY_RES:                  # (most texts have no candidate; many have no "=")
