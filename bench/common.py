@@ -53,3 +53,28 @@ def median_runs(command: list[str], runs: int, fresh_home: bool = False,
 
 def verdict(value: float, target: float) -> str:
     return "OK" if value <= target else "OVER TARGET"
+
+
+QUIET_LOOP_MS = 68  # the loop below on the development VM when it is quiet
+
+
+def machine_speed() -> str:
+    """One line on how fast this machine runs Python right now. Shared VMs drift (this
+    project's ran the same code up to twice as slowly within an hour), and every timing
+    moves with it: compare runs, and targets, by this line."""
+    def loop() -> int:
+        total = 0
+        for i in range(1_000_000):
+            total += i * i % 7
+        return total
+
+    times = []
+    for _ in range(5):
+        started = time.process_time()
+        loop()
+        times.append(time.process_time() - started)
+    ms = statistics.median(times) * 1000
+    return (f"machine speed: a fixed Python loop took {ms:.0f} ms (median of 5); about "
+            f"{QUIET_LOOP_MS} ms on the quiet development VM, so timings here run "
+            f"x{ms / QUIET_LOOP_MS:.2f} of that")
+

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-from common import lessonloop_command, verdict
+from common import lessonloop_command, machine_speed, verdict
 
 TARGET_MS = 40
 FAILING = {
@@ -61,6 +61,7 @@ def measure(name: str, payload: dict, runs: int) -> float:
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 31
+    print(machine_speed())
     typical = measure("a command that succeeds (typical)", SUCCEEDING, runs)
     measure("a failing test run", FAILING, runs)
     print(f"target ≤ {TARGET_MS} ms on the typical payload: {verdict(typical, TARGET_MS)}")

@@ -33,6 +33,7 @@ from lessonloop.loop.runner import Runner, create_or_reuse
 from lessonloop.scenarios import registry, space
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
+from common import machine_speed
 
 RANDOM_STRATEGIES, SELECT_SEEDS, FRESH_SEEDS = 2000, 10, 50
 GENERATIONS, ABLATION_GENERATIONS = 30, 20
@@ -185,6 +186,7 @@ def overhead(scenario: str, work: Path) -> float:
 
 def main() -> None:
     scenarios = sys.argv[1:] or ["grid_ctf", "negotiation"]
+    print(machine_speed())
     only = os.environ.get("BENCH_ONLY")  # quality, lessons or overhead
     seeds = int(os.environ.get("BENCH_SEEDS", "5"))
     for scenario in scenarios:

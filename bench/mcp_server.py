@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from common import machine_speed
 
 ROOT = Path(__file__).resolve().parents[1]
 START_TARGET_S = 1.0
@@ -100,6 +101,7 @@ async def search_round_trips(env: dict, count: int) -> tuple[list[float], int]:
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    print(machine_speed())
     searches = int(sys.argv[2]) if len(sys.argv) > 2 else 200
     with tempfile.TemporaryDirectory(prefix="lessonloop-bench-mcp-") as tmp:
         starts = []

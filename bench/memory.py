@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from common import machine_speed
 
 COMMON = ("cache queue billing auth retry index schema deploy docker pytest migration lint "
           "vitest webpack pnpm npm postgres redis kafka cron logging metrics tracing timeout "
@@ -90,6 +91,7 @@ def transcript(path: Path, target_bytes: int) -> None:
 
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
+    print(machine_speed())
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         os.environ["LESSONLOOP_HOME"] = str(home)

@@ -22,6 +22,7 @@ import time
 import uuid
 
 from lessonloop.safety import redact
+from common import machine_speed
 
 _redact_module = importlib.import_module("lessonloop.safety.redact")
 
@@ -252,6 +253,7 @@ def timed(fn) -> tuple[float, float, object]:
 
 def main() -> None:
     megabytes = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
+    print(machine_speed())
     lines, secrets = build(megabytes)
     total_mb = sum(len(x) + 1 for x in lines) / 1e6
     blocks = chunks(lines, CHUNK_BYTES)
