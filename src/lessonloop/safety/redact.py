@@ -1867,11 +1867,11 @@ assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in t
 # "-p" (or another letter of _FLAG_PROGRAMS) as a flag of its own, not inside a word or
 # "--password" (as _password_flags wants it): the "-p" trigger stands for them all.
 _PASSWORD_FLAG = re.compile(r"-(?<=(?<!\S)-)[paPwk]")
-# The three kinds of short flag the prefilter looks for in one pass: "-u" or "--u" at the start or
+# The three kinds of flag the prefilter looks for in one pass: "-u" or "--u" at the start or
 # after whitespace (curl's user, as _schemes wants it), a password flag of _FLAG_PROGRAMS, and
-# -S (sudo reading a password from stdin).
-_SHORT_FLAGS = re.compile(r"-(?:(?<=(?<!\S)-)([paPwkSu])|(?<=(?<!\S)--)u)")
-_FLAG_TRIGGER = {**dict.fromkeys("paPwk", "-p"), "u": "-u", "S": b"stdin"}
+# those that read a password from stdin (sudo -S, --password-stdin, passwd --stdin).
+_SHORT_FLAGS = re.compile(r"-(?:(?<=(?<!\S)-)([paPwkSu])|(?<=(?<!\S)--)u|(stdin))")
+_FLAG_TRIGGER = {**dict.fromkeys("paPwk", "-p"), "u": "-u", "S": b"stdin", "stdin": b"stdin"}
 
 
 _NOTHING: frozenset = frozenset()
@@ -1904,13 +1904,13 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     if b"key" in found and _KEY_DASH.search(text):
         found.append("key-")
     flags = set()
-    for m in _SHORT_FLAGS.finditer(text):   # (one look at each "-" for -u, -p and sudo -S)
-        flags.add(_FLAG_TRIGGER[m.group(1) or "u"])
+    for m in _SHORT_FLAGS.finditer(text):   # (one look at each "-" for -u, -p, sudo -S and
+        flags.add(_FLAG_TRIGGER[m.group(1) or m.group(2) or "u"])   # --password-stdin)
         if len(flags) == 3:
             break
     found += flags
-    if b"stdin" not in flags and ("stdin" in low or b"pass" in found and "chpasswd" in low):
-        found.append(b"stdin")                # (str's search is the fastest)
+    if b"stdin" not in flags and b"pass" in found and "chpasswd" in low:
+        found.append(b"stdin")
     if "cookie" in low:
         found.append(b"cookie")
     for r in _ENTROPY_RES:                  # (most texts have no candidate; many have no "=")
