@@ -58,10 +58,10 @@ def verdict(value: float, target: float) -> str:
 QUIET_LOOP_MS = 68  # the loop below on the development VM when it is quiet
 
 
-def machine_speed() -> str:
+def machine_speed(when: str = "before") -> str:
     """One line on how fast this machine runs Python right now. Shared VMs drift (this
     project's ran the same code up to twice as slowly within an hour), and every timing
-    moves with it: compare runs, and targets, by this line."""
+    moves with it: compare runs, and targets, by this line (printed before and after)."""
     def loop() -> int:
         total = 0
         for i in range(1_000_000):
@@ -74,7 +74,7 @@ def machine_speed() -> str:
         loop()
         times.append(time.process_time() - started)
     ms = statistics.median(times) * 1000
-    return (f"machine speed: a fixed Python loop took {ms:.0f} ms (median of 5); about "
+    return (f"machine speed {when}: a fixed Python loop took {ms:.0f} ms (median of 5); about "
             f"{QUIET_LOOP_MS} ms on the quiet development VM, so timings here run "
             f"x{ms / QUIET_LOOP_MS:.2f} of that")
 

@@ -204,3 +204,4 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    print(machine_speed("after"))
