@@ -1299,6 +1299,12 @@ SECOND_REVIEW_KEPT = [
     '"auth": "oauth2",', 'headers["Authorization"] = "Bearer " + access_token',
     "curl -u admin: https://x", "docker run -u 1000:1000 img",
     # ids, digests and names with a prefix
+    "The value is a Workspace ID (for example, `wrkspc_011CZkZaBF1tNoB5wlCeusgy`).",
+    "`rlg_01VPTCmyiu5ZLsWkcxYG2pY8`). It is the same in every organization",
+    "self, private_key: ed25519.Ed25519PrivateKey, f_priv: _FragList",
+    "def _bind(credentials: _ProviderT, base_url: str) -> _ProviderT:",
+    "1. An explicit constructor argument — `api_key=`, `auth_token=`, `credentials=`",
+    'headers["proxy-authorization"] = "Basic " + b64encode(b(basic_auth)).decode("utf-8")',
     '{"id":"msg_01XyZaBcDeFgHiJkLmNoPqRs","tool_use_id":"toolu_01AbCdEfGhIjKlMnOpQrStUv"}',
     '{"requestId":"req_011CUxYz9AbCdEfGhIjKlMnOp","type":"srvtoolu_01AbCdEfGhIjKlMnOpQrStUv"}',
     '"integrity": "sha512-Ot6d0T8pEb2Hc1vjw/kCRqhVGEfjOZ2pE4Bz2WvcW8XEBvqBWmCM8R2ASEKYcGQOGqMOJbQ=="',

@@ -956,6 +956,7 @@ _CALL = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100
 _ATTR_CHAIN = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100}+){1,20}+")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,200}")
 _DIGIT_THEN_LOWER = re.compile(r"[0-9][a-z]")
+_HUMPS = re.compile(r"[A-Z][a-z]{2,}|[a-z]{3,}")       # a name's words: Private, Key, base
 _CODE_WORDS = frozenset({"await", "new", "yield", "lambda", "not", "function", "async", "typeof",
                          "self", "this", "cls", "return", "if", "else", "or", "and", "in", "is"})
 _STOPWORDS = frozenset({"to", "the", "a", "an", "and", "or", "with", "when", "if", "for", "in",
@@ -1255,13 +1256,15 @@ def _code_name(v: str) -> bool:
     if _DIGIT_THEN_LOWER.search(v):
         return False
     return not any(len(part) >= 12 and _has_digit(part) and _looks_random(part)
+                   and sum(map(len, _HUMPS.findall(part))) <= len(part) / 2  # (Ed25519PrivateKey)
                    for part in v.split("."))
 
 
 def _variable_name(v: str) -> bool:
     """An identifier in one case style (``user_password``, ``DB_PASS``, ``dbPassword``) rather
     than a password with an underscore in it (``dragonFly_88``, ``Summer_2024``)."""
-    return _code_name(v) and ("_" not in v or v.islower() or v.isupper())
+    core = v.strip("_")                                  # (_private, __dunder__)
+    return _code_name(v) and ("_" not in core or core.islower() or core.isupper())
 
 
 def _short_word(v: str, key: str) -> bool:
@@ -1564,7 +1567,8 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
 # Services mark their keys with a short lower-case prefix ending in "_" (gsk_, r8_, lsv2_pt_,
 # pcsk_, lin_api_, glsa_, pscale_tkn_, sbp_, dop_v1_, ...), and new services keep doing so: a
 # token shaped like that, whose body looks random (see _looks_random), is redacted whole under
-# any prefix but the well-known ids' (msg_, toolu_, req_, ...) and digests'. Hex bodies, which
+# any prefix but the well-known ids' (msg_, toolu_, req_, ...) and digests', and not when the
+# body starts with "01" as Anthropic's ids all do (wrkspc_01..., rlg_01...). Hex bodies, which
 # ids and digests have too, count under the prefixes known to carry keys only. The prefilter
 # wants "_" after a letter or digit and then 16 letters and digits in a row (so snake_case
 # words do not qualify). (Prefixes ending in "-" cost twice as much to look for, as "-" is
@@ -1617,8 +1621,8 @@ def _prefixed_tokens(sc: _Scan, out: list[Span]) -> None:
         if prefix.split("_")[0].split("-")[0] in _NOT_TOKEN_PREFIXES:
             continue                                   # (an id's or a digest's prefix)
         body = _TOKEN_BODY.match(text, sep + 1).group().rstrip("=")
-        if len(body) < 20:
-            continue
+        if len(body) < 20 or body.startswith("01"):
+            continue                                   # (too short; Anthropic's ids: wrkspc_01...)
         if _looks_random(body) or (prefix in _HEX_KEY_PREFIXES and _HEX_BODY.fullmatch(body)):
             done = sep + 1 + len(body)
             out.append((s, done, prio))
