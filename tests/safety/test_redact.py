@@ -903,6 +903,7 @@ PATHOLOGICAL = {
     "echo-pipes": "echo x | sudo -S " * 6_000,
     "cookie-pairs": "Cookie: " + "sid=x; " * 14_000,
     "prefixed-ids": "ab_" + "cdefghijklmnopqr_" * 6_000,
+    "login-calls": 'login("a", ' * 10_000,
     "env-fallbacks": "process.env.API_KEY || " * 5_000,
     "call-pairs": 'get("password", ' * 6_000,
     "spaced-words": "password " * 12_000,
@@ -1272,6 +1273,8 @@ SECOND_REVIEW_REDACTED = [
     ('client.Credentials = new NetworkCredential("alerts@corp.io", "Wint3rSky-2024");',
      "Wint3rSky-2024"),
     ('keyring.set_password("acme-api", "jdoe", "Wint3rSky-2024")', "Wint3rSky-2024"),
+    ("ftp.login('deploy', 'Wint3rSky-2024')", "Wint3rSky-2024"),
+    ('server.login(sender_email, "app-pass-9x8y")', "app-pass-9x8y"),
     # cookie headers, and a secret named in a sentence
     ("Set-Cookie: session=Wint3rSkyAbc2024XyZ9Qr; Path=/", "Wint3rSkyAbc2024XyZ9Qr"),
     ("Cookie: PHPSESSID=6ad49e651663cdd9ef23945fa5", "6ad49e651663cdd9ef23945fa5"),
@@ -1320,7 +1323,8 @@ SECOND_REVIEW_KEPT = [
     # config elements and calls without a secret
     '<property name="password">${db.password}</property>', '<entry key="timeout">30</entry>',
     '<entry key="password"/>', 'check_password("hunter2")', "user.setPassword(hash(pw))",
-    'creds = get_credentials("profile")',
+    'creds = get_credentials("profile")', "imap.login(USER, PASSWORD)",
+    'page.login("admin", "<your-password>")', "def login(self, user, pw):",
     'monkeypatch.setenv("API_KEY", "test")', 'define("APP_NAME", "shop");',
     # cookie headers and sentences without a secret
     "curl -H 'Cookie: lang=en-US; theme=dark'", "the cookie: it expired",

@@ -846,6 +846,19 @@ def _piped_passwords(sc: _Scan, out: list[Span]) -> None:
             out.append((s, m.end(2), _PRIO["password"]))
 
 
+# A login call's password as its second argument: smtplib's, ftplib's and imaplib's
+# ``server.login("me@corp.io", "pw")`` or ``server.login(user, "pw")``.
+_LOGIN_CALL = re.compile(r"login\([ \t]*(?:\\?[\"'][^\"'\n]{0,200}+\\?[\"']|[\w.\[\]]{1,100}+)[ \t]*,[ \t]*"
+                         r"(\\?[\"'])((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)")
+
+
+def _login_calls(sc: _Scan, out: list[Span]) -> None:
+    for h in sc.hits("login("):
+        m = _LOGIN_CALL.match(sc.text, h)
+        if m and not _placeholder(m.group(2)) and not m.group(2).startswith(_TEMPLATE_START):
+            out.append((m.start(2), m.end(2), _PRIO["password"]))
+
+
 # MySQL/MariaDB: CREATE USER 'u'@'h' IDENTIFIED BY 'secret' (also WITH ... BY, BY PASSWORD).
 _IDENTIFIED_BY = re.compile(r"identified(?:[ \t]+with[ \t]+\w{1,40})?[ \t]+by[ \t]+"
                             r"(?:password[ \t]+)?(\\?['\"])", re.I)
@@ -1782,7 +1795,7 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
 _TRIGGERS: frozenset = frozenset(
     {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
     | {".com/webhook", "-----", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
-       b"identified", b"stdin", b"cookie", _PREFIXED}
+       b"identified", b"stdin", b"cookie", "login(", _PREFIXED}
     | {_TWILIO_AC, _TWILIO_SK, _MAILGUN, *_ENTROPY_RES}
     | set(_KEY_NEEDLES))
 
@@ -1799,6 +1812,7 @@ _PASS_STEPS = (
     (_sql_identified, frozenset({b"identified"})),
     (_piped_passwords, frozenset({b"stdin"})),
     (_cookies, frozenset({b"cookie"})),
+    (_login_calls, frozenset({"login("})),
     (_generic, frozenset(_KEY_NEEDLES)),
     (_prefixed_tokens, frozenset({_PREFIXED})),
     (_entropy, frozenset(_ENTROPY_RES)),
@@ -1864,7 +1878,8 @@ _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
 assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
         | frozenset(_COM_NEEDLES)
-        | {"key-", "-u", "-p", b"stdin", b"cookie", _PREFIXED, *_ENTROPY_RES, *_KEY_NEEDLES}
+        | {"key-", "-u", "-p", b"stdin", b"cookie", "login(", _PREFIXED, *_ENTROPY_RES,
+           *_KEY_NEEDLES}
         ) == _TRIGGERS
 
 
@@ -1917,6 +1932,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         found.append(b"stdin")
     if "cookie" in low:
         found.append(b"cookie")
+    if "login(" in text:
+        found.append("login(")
     for r in _ENTROPY_RES:                  # (most texts have no candidate; many have no "=")
         m = r.search(text) if r.pattern[0] in text else None
         while m:
