@@ -904,6 +904,7 @@ PATHOLOGICAL = {
     "cookie-pairs": "Cookie: " + "sid=x; " * 14_000,
     "prefixed-ids": "ab_" + "cdefghijklmnopqr_" * 6_000,
     "login-calls": 'login("a", ' * 10_000,
+    "cookie-headers-in-values": "Cookie: b=" + "cookie:x=1;b=" * 8_000,
     "env-fallbacks": "process.env.API_KEY || " * 5_000,
     "call-pairs": 'get("password", ' * 6_000,
     "spaced-words": "password " * 12_000,
@@ -1278,7 +1279,7 @@ SECOND_REVIEW_REDACTED = [
     # cookie headers, and a secret named in a sentence
     ("Set-Cookie: session=Wint3rSkyAbc2024XyZ9Qr; Path=/", "Wint3rSkyAbc2024XyZ9Qr"),
     ("Cookie: PHPSESSID=6ad49e651663cdd9ef23945fa5", "6ad49e651663cdd9ef23945fa5"),
-    ("Cookie: theme=dark; sessionid=abc123", "abc123"),
+    ("Cookie: theme=dark; sessionid=abc123def456", "abc123def456"),
     ("Set-Cookie: JSESSIONID=678AA34419AE9E04449D06B651F6F886; Path=/app; HttpOnly",
      "678AA34419AE9E04449D06B651F6F886"),
     ('{"Cookie": "session_id=9f8e7d6c5b4a3928"}', "9f8e7d6c5b4a3928"),
@@ -1301,6 +1302,15 @@ SECOND_REVIEW_KEPT = [
     "aws secretsmanager get-secret-value --secret-id prod/db",
     '"auth": "oauth2",', 'headers["Authorization"] = "Bearer " + access_token',
     "curl -u admin: https://x", "docker run -u 1000:1000 img",
+    # a third review's findings: JSON around an XML key, -u user@host, a \\n between commands,
+    # names with a digit inside, prompts, counters in cookies, ids
+    '{"xml": "<entry key=\\"password\\">", "other": "<b>"}', '<string name="password">Password</string>',
+    "git push -u git@github.com:me/repo.git main", "rsync -avz -u deploy@web01:/var/www/ /backup/",
+    '{"cmd": "echo Done | tee -a b.log\\ndocker login -u me --password-stdin < t"}',
+    "token = self.oauth2token", "let token = ctx.k8sClient.token;", "password = DB_PASSWORD_v2,",
+    'questionary.password("Enter the admin password:").ask()', 'prompt = input("Enter token: ")',
+    "Cookie: session_count=3; csrf_enabled=1; login_attempts=0", "in_1NXWqe2eZvKYlo2CgxXfzrDq",
+    "dpl_8Fk2LmQ9xZ3vB7nR4tYqWp", "team_Xk29aLmQ8vBn3RtY7pWz4cDe",
     # ids, digests and names with a prefix
     "The value is a Workspace ID (for example, `wrkspc_011CZkZaBF1tNoB5wlCeusgy`).",
     "`rlg_01VPTCmyiu5ZLsWkcxYG2pY8`). It is the same in every organization",

@@ -667,6 +667,7 @@ _CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'\\]|\
                         r"((?:[^\s\"'\\]|\\[^\s\"']){0,1024}+)\1")          # (\" in JSON too)
 # Programs whose -u takes user:group, not user:password: the command a flag belongs to is the
 # first word after the last ;, | or & before it (docker exec es01 curl -u ... is curl's).
+_CURL_WORDS = re.compile(r"(?<![\w.-])(?:curl|wget|http|https|xh)(?![\w.-])")
 _USER_GROUP_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "chown", "chgrp", "runuser"})
 _COMMAND_WORDS = re.compile(r"[^\s;|&]+")
 
@@ -720,6 +721,8 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
             user, pw = m.group(2), _esc_cut(m.group(3))
             if text.startswith(MARKER_PREFIX, m.start(2)):
                 continue                                  # (a user already redacted)
+            if "@" in user and not _CURL_WORDS.search(text, _logical_line_start(text, h, 300), h):
+                continue                                  # git push -u git@host:repo, rsync -u u@h:/p
             if not pw and not m.group(1) and _looks_random(user):
                 out.append((m.start(2), m.end(2), _PRIO["basic-auth"]))   # -u sk_live_...: (Stripe)
             elif (pw and not (user.isdigit() and pw.isdigit()) and not _placeholder(pw)
@@ -799,17 +802,22 @@ _SESSION_NAME = re.compile(r"(?i:sess|sid|token|auth|jwt|login|remember|csrf|xsr
 
 def _cookies(sc: _Scan, out: list[Span]) -> None:
     text, low = sc.text, sc.low
+    done = -1
     for h in sc.hits(b"cookie"):
+        if h < done:
+            continue                                      # (inside pairs already read)
         m = _COOKIE_HEADER.match(low if low.__class__ is str else text.lower(), h)
         if not m or (h and text[h - 1] in _ALNUM):
             continue
-        i = m.end()
+        i = done = m.end()
         while True:
             pair = _COOKIE_PAIR.match(text, i)
             if not pair:
                 break
             v = pair.group(2)
-            if ((_SESSION_NAME.search(pair.group(1)) or len(v) >= 24 and _looks_random(v))
+            done = pair.end()
+            if ((_SESSION_NAME.search(pair.group(1)) and len(v) >= 8 and not v.isdigit()
+                 or len(v) >= 24 and _looks_random(v))
                     and not _placeholder(v) and not v.startswith(_TEMPLATE_START)):
                 out.append((pair.start(2), pair.end(2), _PRIO["generic-secret"]))
             if m.group(1) or not text.startswith(";", pair.end()):
@@ -821,7 +829,7 @@ def _cookies(sc: _Scan, out: list[Span]) -> None:
 # ``echo "$tok" | docker login -u me --password-stdin``, ``echo 'user:pw' | sudo chpasswd``,
 # ``echo pw | passwd --stdin user``. (The "stdin" trigger stands for all of them.)
 _ECHO_PIPE = re.compile(r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})*[ \t]+(?:'%s(?:\\n)?'[ \t]+)?"
-                        r"(\\?[\"']?)([^\s\"'|;&\\]{1,256}+)\1[ \t]*\|[ \t]*([^\n|;&]{0,300})")
+                        r"(\\?[\"']?)([^\s\"'|;&\\]{1,256}+)\1[ \t]*\|[ \t]*((?:[^\n|;&\\]|\\[^nr]){0,300})")
 _READS_STDIN = re.compile(r"sudo\b.*?[ \t]-[A-Za-z]*S\b|(?:sudo[ \t]+)?\S*chpasswd|.*(?:--password-stdin"
                           r"|passwd[ \t].*--stdin)")
 
@@ -1093,14 +1101,18 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
             tm = _AUTH_PAIR.match(text, i)
             return tm.span(3) if tm and not _placeholder(tm.group(3)) else None
         am = _LAST_STRING_ARG.match(text, i) if _SETTER.fullmatch(key.rsplit(".", 1)[-1]) else None
+        if am and " " in am.group(2):
+            return None                                # questionary.password("Enter it:")
         return am.span(2) if am and not _placeholder(am.group(2)) else None  # setPassword("x"),
         #                                                             keyring.set_password(s, u, "x")
     named = None if _PLAIN_ASSIGNMENT.match(text, i) else _named_value(text, ks, ke, i)
     m = None if named is not None else _SEP.match(text, i)
     if named is not None and text[named - 1] == ">":   # <entry key="password">x</entry>
-        end = text.find("<", named, _line_end(text, named))
-        v = text[named:end].strip() if end > named else ""
-        return (named, end) if v and not _placeholder(v) else None
+        span = _prose_span(text, named)                # (one word that reads as a secret)
+        if span is None:
+            return None
+        lt = text.find("<", span[0], span[1])
+        return (span[0], lt) if lt > span[0] else span if lt == -1 else None
     if named is not None:                              # {"name": "DB_PASSWORD", "value": "x"}
         sep, j, spaced = "=", named, False
     elif family == "password" and (q := _SQL_QUOTED.match(text, i)) is not None:
@@ -1131,6 +1143,8 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     if q in _QUOTES and q and not quoted_key and (text.startswith(q, j) or (
             text.startswith("\\" + q, j) and text[ks - 2:ks - 1] == "\\")):
         return None                                    # input("Password: "): a prompt's text
+    if text[j] in _QUOTES and text[j + 1:j + 2] in ("", ")", ",", "]", ";", "}", "+", ".", "\n"):
+        return None                                    # ask("the admin password:"): it closes
     quoted = _quoted_span(text, j)
     if quoted is not None:
         if quoted and family == "generic-secret" and _short_word(text[quoted[0]:quoted[1]], key):
@@ -1266,8 +1280,8 @@ def _code_name(v: str) -> bool:
     (``settings.db_password``, ``cfg.pw``, ``s3.Client``), not like a secret that happens to
     fit the same characters (``m4ple.Syrup42``, Vault's ``s.PbLtvfkymKhbtWQ4UO3XCoNq``): no
     digit runs on into lower case letters, and no part of 12 characters or more looks random."""
-    if _DIGIT_THEN_LOWER.search(v):
-        return False
+    if _DIGIT_THEN_LOWER.search(v.split(".", 1)[0]):
+        return False                                   # (self.oauth2token, ctx.k8sClient stay)
     return not any(len(part) >= 12 and _has_digit(part) and _looks_random(part)
                    and sum(map(len, _HUMPS.findall(part))) <= len(part) / 2  # (Ed25519PrivateKey)
                    for part in v.split("."))
@@ -1277,7 +1291,8 @@ def _variable_name(v: str) -> bool:
     """An identifier in one case style (``user_password``, ``DB_PASS``, ``dbPassword``) rather
     than a password with an underscore in it (``dragonFly_88``, ``Summer_2024``)."""
     core = v.strip("_")                                  # (_private, __dunder__)
-    return _code_name(v) and ("_" not in core or core.islower() or core.isupper())
+    return _code_name(v) and ("_" not in core or core.islower() or core.isupper()
+                              or not core.rsplit("_", 1)[1].isdigit())   # (DB_PASSWORD_v2)
 
 
 def _short_word(v: str, key: str) -> bool:
@@ -1591,7 +1606,9 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
 _ID_PREFIXES = ("msg", "toolu", "srvtoolu", "req", "call", "chatcmpl", "cmpl", "file", "run",
                 "thread", "asst", "batch", "evt", "cus", "sub", "prod", "price", "pi", "pm", "ch",
                 "txn", "acct", "org", "user", "proj", "resp", "fc", "rs", "step", "vs", "sess",
-                "conv", "item", "ftjob", "img")
+                "conv", "item", "ftjob", "img", "in", "seti", "cs", "re", "po", "card", "si", "src",
+                "tok", "dpl", "prj", "team", "job", "span", "trace", "gen", "vpc", "subnet", "usr",
+                "doc", "obj", "ws", "app", "ord", "inv", "cart", "ses")
 _DIGEST_NAMES = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "h1", "blake2", "blake2b",
                  "blake2s")
 
@@ -1633,10 +1650,11 @@ def _prefixed_tokens(sc: _Scan, out: list[Span]) -> None:
         prefix = text[s:sep]
         if prefix.split("_")[0].split("-")[0] in _NOT_TOKEN_PREFIXES:
             continue                                   # (an id's or a digest's prefix)
-        body = _TOKEN_BODY.match(text, sep + 1).group().rstrip("=")
-        if len(body) < 20 or body.startswith("01"):
+        body = _TOKEN_BODY.match(text, sep + 1).group()
+        if len(body.rstrip("=")) < 20 or body.startswith("01"):
             continue                                   # (too short; Anthropic's ids: wrkspc_01...)
-        if _looks_random(body) or (prefix in _HEX_KEY_PREFIXES and _HEX_BODY.fullmatch(body)):
+        if _looks_random(body.rstrip("=")) or (prefix in _HEX_KEY_PREFIXES
+                                               and _HEX_BODY.fullmatch(body)):
             done = sep + 1 + len(body)
             out.append((s, done, prio))
 
