@@ -1903,12 +1903,14 @@ assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in t
 
 # "-p" (or another letter of _FLAG_PROGRAMS) as a flag of its own, not inside a word or
 # "--password" (as _password_flags wants it): the "-p" trigger stands for them all.
-_PASSWORD_FLAG = re.compile(r"-(?<=(?<!\S)-)[paPwk]")
+_FLAG_LETTERS = "paPwk"                                # (the groups of _FLAG_PROGRAMS)
+_PASSWORD_FLAG = re.compile(r"-(?<=(?<!\S)-)[%s]" % _FLAG_LETTERS)
+assert {group[0] for group in _FLAG_PROGRAMS.groupindex} == set(_FLAG_LETTERS)
 # The three kinds of flag the prefilter looks for in one pass: "-u" or "--u" at the start or
 # after whitespace (curl's user, as _schemes wants it), a password flag of _FLAG_PROGRAMS, and
 # those that read a password from stdin (sudo -S, --password-stdin, passwd --stdin).
-_SHORT_FLAGS = re.compile(r"-(?:(?<=(?<!\S)-)([paPwkSu])|(?<=(?<!\S)--)u|(stdin))")
-_FLAG_TRIGGER = {**dict.fromkeys("paPwk", "-p"), "u": "-u", "S": b"stdin", "stdin": b"stdin"}
+_SHORT_FLAGS = re.compile(r"-(?:(?<=(?<!\S)-)([%sSu])|(?<=(?<!\S)--)u|(stdin))" % _FLAG_LETTERS)
+_FLAG_TRIGGER = {**dict.fromkeys(_FLAG_LETTERS, "-p"), "u": "-u", "S": b"stdin", "stdin": b"stdin"}
 
 
 _NOTHING: frozenset = frozenset()
