@@ -318,3 +318,152 @@ def test_read_only_database_inspects_but_run_refuses(tmp_path):
     finally:
         os.chmod(home, 0o755)
         shutil.rmtree(base)
+
+
+# --- carry-over flags and the context manifest ------------------------------------------------
+
+STATE_BLOCK = re.compile(r"```json lessonloop-state\n(.*?)\n```", re.S)
+KNOWLEDGE_VIEWS = ("playbook.md", "hints.md", "dead_ends.md")
+KNOWLEDGE_PARTS = {"playbook", "hints", "dead_ends"}
+
+
+def _manifest_file(home, run_id: str, generation: int) -> dict:
+    path = home / "runs" / run_id / "generations" / str(generation) / "context.json"
+    return json.loads(path.read_text())
+
+
+def _component_names(manifest: dict) -> list[str]:
+    return [c["name"] for c in manifest["components"]]
+
+
+def _view_ids(home, scenario: str, view: str) -> list[int]:
+    text = (home / "knowledge" / scenario / view).read_text()
+    return [int(i) for i in re.findall(r"^- \[(\d+)\]", text, re.M)]
+
+
+def _sha256(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _incumbent_text(strategy: dict, score: float) -> str:
+    """The incumbent as the context shows it: compact JSON with sorted keys."""
+    return json.dumps({"score": score, "strategy": strategy}, sort_keys=True)
+
+
+def _final_incumbent(cli, run_id: str) -> dict:
+    """The strategy and score of the run's last advanced generation (what a new run starts from)."""
+    gens = cli("status", run_id, "--json").json()["generations"]
+    last = [g for g in gens if g["gate_decision"] == "advance"][-1]["generation_index"]
+    shown = cli("show", run_id, "--generation", last, "--json").json()["generation"]
+    return {"strategy": shown["strategy"], "score": shown["mean_score"]}
+
+
+def _first_competitor_state(cli, run_id: str) -> tuple[str, dict]:
+    """The prompt of generation 1's first competitor call and its machine-readable block."""
+    exported = cli("export", run_id).json()
+    first = [o for o in exported["generations"][0]["role_outputs"]
+             if o["role"] == "competitor" and o["attempt"] == 0][0]
+    return first["prompt"], json.loads(STATE_BLOCK.findall(first["prompt"])[-1])
+
+
+def _completed_events(home, run_id: str) -> dict[int, dict]:
+    lines = (home / "runs" / run_id / "events.ndjson").read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+    return {e["payload"]["generation"]: e["payload"] for e in events
+            if e["event"] == "generation_completed"}
+
+
+CARRY_OVER = [((), True, True), (("--no-incumbent",), False, True),
+              (("--no-knowledge",), True, False), (("--fresh",), False, False)]
+
+
+@pytest.mark.parametrize("flags,carries_incumbent,reads_knowledge", CARRY_OVER,
+                         ids=["default", "no-incumbent", "no-knowledge", "fresh"])
+def test_carry_over_flags_decide_the_start_strategy_and_the_context(
+        cli, home, flags, carries_incumbent, reads_knowledge):
+    first = cli("run", "grid_ctf", "--iterations", 4, "--run-id", "first", "--json")
+    assert first.code == 0, first.err
+    knowledge = {view: _view_ids(home, "grid_ctf", view) for view in KNOWLEDGE_VIEWS}
+    assert knowledge["playbook.md"], "the first run must leave a playbook to carry over"
+    views_before = {v: (home / "knowledge" / "grid_ctf" / v).read_text() for v in KNOWLEDGE_VIEWS}
+    incumbent = _final_incumbent(cli, "first")
+
+    second = cli("run", "grid_ctf", "--iterations", 2, "--run-id", "second", *flags, "--json")
+    assert second.code == 0, second.err
+    manifests = {g: _manifest_file(home, "second", g) for g in (1, 2)}
+    opening = manifests[1]
+    names = _component_names(opening)
+    prompt, state = _first_competitor_state(cli, "second")
+    gen1 = _completed_events(home, "second")[1]
+
+    # the start strategy: the first run's final incumbent, or none at all
+    if carries_incumbent:
+        component = {c["name"]: c for c in opening["components"]}["incumbent"]
+        assert component["sha256"] == _sha256(
+            _incumbent_text(incumbent["strategy"], incumbent["score"]))
+        assert state["incumbent"] == incumbent
+        assert gen1["incumbent_score"] is not None, "generation 1 is compared to the incumbent"
+        assert "no incumbent yet" not in gen1["rationale"]
+    else:
+        assert "incumbent" not in names
+        assert state["incumbent"] is None
+        assert gen1["incumbent_score"] is None and gen1["mean_delta"] is None
+        assert "no incumbent yet" in gen1["rationale"]
+
+    # the knowledge: the playbook, hints and dead ends the first run left, or none at all
+    if reads_knowledge:
+        assert opening["budget"]["trimmed"] == []
+        assert sorted(opening["knowledge"]["playbook"]) == sorted(knowledge["playbook.md"])
+        assert sorted(opening["knowledge"]["hints"]) == sorted(knowledge["hints.md"])
+        assert sorted(opening["knowledge"]["dead_ends"]) == sorted(knowledge["dead_ends.md"])
+        assert "playbook" in names
+        assert sorted(b["id"] for b in state["playbook"]) == sorted(knowledge["playbook.md"])
+        assert sorted(h["id"] for h in state["hints"]) == sorted(knowledge["hints.md"])
+    else:
+        for g, manifest in manifests.items():
+            assert manifest["knowledge"] == {"playbook": [], "hints": [], "dead_ends": []}, g
+            assert not KNOWLEDGE_PARTS & set(_component_names(manifest)), g
+        assert state["playbook"] == [] and state["hints"] == [] and state["dead_ends"] == []
+        assert "untrusted-reference name=\"playbook\"" not in prompt
+        views_after = {v: (home / "knowledge" / "grid_ctf" / v).read_text()
+                       for v in KNOWLEDGE_VIEWS}
+        assert views_after == views_before, "a run that reads no knowledge writes none"
+
+
+def test_show_json_holds_each_generations_context_manifest(cli, home, finished):
+    scenario = {s["name"]: s for s in cli("scenarios", "--json").json()}["grid_ctf"]
+    interface = {k: v for k, v in scenario["strategy_schema"].items()
+                 if k not in ("$schema", "$id", "$comment")}
+    status = cli("status", "done", "--json").json()
+    incumbent = None  # the most recent advanced strategy before each generation
+    for listed in status["generations"]:
+        index = listed["generation_index"]
+        shown = cli("show", "done", "--generation", index, "--json").json()["generation"]
+        manifest = shown["context"]
+        assert manifest == _manifest_file(home, "done", index), index
+        assert manifest["generation"] == index
+        assert set(manifest) >= {"components", "knowledge", "budget"}
+        assert set(manifest["knowledge"]) == {"playbook", "hints", "dead_ends"}
+        for component in manifest["components"]:
+            assert set(component) >= {"name", "sha256"}
+            assert re.fullmatch(r"[0-9a-f]{64}", component["sha256"])
+        hashes = {c["name"]: c["sha256"] for c in manifest["components"]}
+        assert len(hashes) == len(manifest["components"]), "each component once"
+        # the hashes are of what the competitor was shown
+        assert hashes["rules"] == _sha256(scenario["description"])
+        assert hashes["strategy_interface"] == _sha256(
+            json.dumps(interface, indent=2, sort_keys=True))
+        if incumbent is None:
+            assert "incumbent" not in hashes
+        else:
+            assert hashes["incumbent"] == _sha256(_incumbent_text(*incumbent))
+        if shown["gate_decision"] == "advance":
+            incumbent = (shown["strategy"], shown["mean_score"])
+    assert incumbent is not None
+    best = cli("show", "done", "--best", "--json").json()["generation"]
+    assert best["context"] == _manifest_file(home, "done", best["generation_index"])
+    exported = cli("export", "done").json()
+    assert [g["context"] for g in exported["generations"]] == [
+        _manifest_file(home, "done", g) for g in (1, 2, 3, 4)]

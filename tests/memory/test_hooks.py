@@ -107,3 +107,113 @@ def test_session_start_tells_once_and_recalls_within_budget(home, cli):
     assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert "systemMessage" not in out
     assert len(context) <= recall.BUDGET_TOKENS * 4 and context.count("\n- [decision]") > 10
+
+
+def _bash_failure(session_id: str, i: int, cwd: str) -> dict:
+    """A real Claude Code PostToolUse payload for a Bash call that failed with its own line."""
+    return {"session_id": session_id, "transcript_path": f"{cwd}/transcript.jsonl", "cwd": cwd,
+            "hook_event_name": "PostToolUse", "permission_mode": "default",
+            "tool_name": "Bash", "tool_use_id": f"toolu_{i:04d}",
+            "tool_input": {"command": f"make widget-{i}", "description": f"Build widget {i}"},
+            "tool_response": {"stdout": "", "stderr": f"Error: widget-{i} failed",
+                              "interrupted": False, "isImage": False, "exitCode": 1}}
+
+
+def test_twenty_hook_processes_writing_at_once_lose_nothing(home, cli):
+    assert cli("memory", "consent", "yes").code == 0
+    assert consent.state(home) == "yes"
+    session_id = "sess-concurrent-20"
+    cwd = str(home.parent / "project")
+    env = subprocess_env(home)
+    procs = []
+    try:
+        for i in range(20):  # every process is started before any is waited on
+            proc = subprocess.Popen([sys.executable, "-m", "lessonloop", "hook", "post-tool-use"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, env=env)
+            procs.append(proc)
+        # Payloads go in only once all 20 are alive, so their captures really overlap.
+        for i, proc in enumerate(procs):
+            proc.stdin.write(json.dumps(_bash_failure(session_id, i, cwd)).encode())
+            proc.stdin.close()
+        results = [(proc.wait(timeout=120), proc.stdout.read(), proc.stderr.read())
+                   for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            for stream in (proc.stdout, proc.stderr):
+                if stream and not stream.closed:
+                    stream.close()
+    for code, out, err in results:
+        assert (code, out, err) == (0, b"", b"")
+    assert not (home / "logs" / "hooks.log").exists(), (home / "logs" / "hooks.log").read_text()
+
+    path = home / "sessions" / session_id / "signals.jsonl"
+    data = path.read_bytes()
+    assert data.endswith(b"\n"), "a partial last line"
+    lines = data.split(b"\n")[:-1]
+    assert len(lines) == 20
+    records = [json.loads(line) for line in lines]  # every line is one whole JSON object
+    assert all(isinstance(r, dict) and r["type"] == "error" and r["tool"] == "Bash"
+               for r in records)
+    assert sorted(r["line"] for r in records) == sorted(f"Error: widget-{i} failed"
+                                                         for i in range(20))
+    assert sorted(r["subject"] for r in records) == sorted(f"make widget-{i}" for i in range(20))
+    assert {r["normalized"] for r in records} == {"error: widget-<n> failed"}
+    assert capture.read(path) == records
+    # The transcript's path was remembered once, intact, despite 20 racing writers.
+    assert (home / "sessions" / session_id / "transcript_path").read_text() == \
+        f"{cwd}/transcript.jsonl"
+    # No other session folder was touched.
+    assert [p.name for p in (home / "sessions").iterdir()] == [session_id]
+
+
+def test_pre_tool_use_exits_zero_and_never_blocks(home, cli):
+    # pre-tool-use has nothing to learn: it prints nothing (so it can never set a
+    # permissionDecision or "continue": false), writes nothing and logs no error.
+    assert cli("memory", "consent", "yes").code == 0
+    before = sorted(p.relative_to(home) for p in home.rglob("*"))
+    payload = {"session_id": "sess-pre", "transcript_path": "/tmp/x/transcript.jsonl",
+               "cwd": str(home.parent), "hook_event_name": "PreToolUse",
+               "permission_mode": "default", "tool_name": "Bash", "tool_use_id": "toolu_01",
+               "tool_input": {"command": "rm -rf build && Error: make fails",
+                              "description": "Clean the build"}}
+    done = hook(home, "pre-tool-use", payload)
+    assert done.returncode == 0
+    assert done.stdout == b"" and done.stderr == b""
+    assert not (home / "logs" / "hooks.log").exists()
+    assert sorted(p.relative_to(home) for p in home.rglob("*")) == before
+    # Even with no consent at all and a broken payload, it neither blocks nor prints.
+    (home / consent.FILE).unlink()
+    for broken in (b"", b"{not json"):
+        done = hook(home, "pre-tool-use", broken)
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    log = (home / "logs" / "hooks.log").read_text().splitlines()
+    assert len(log) == 1 and "pre-tool-use" in log[0] and "not JSON" in log[0]
+
+
+def test_session_start_with_consent_and_no_memories_says_nothing(home, cli):
+    from lessonloop import paths
+    from lessonloop.store import open_store
+
+    assert cli("memory", "consent", "yes").code == 0
+    payload = {"session_id": "sess-empty", "transcript_path": "/tmp/x/transcript.jsonl",
+               "cwd": str(home.parent), "hook_event_name": "SessionStart", "source": "startup"}
+    # No store yet: nothing to recall, consent given so no notice either -> no output at all.
+    done = hook(home, "session-start", payload)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert not paths.db_path(home).exists(), "recall must not create the store"
+    # An existing but empty store (project and user) says nothing as well.
+    with open_store(home):
+        pass
+    with open_store(paths.user_home()):
+        pass
+    assert paths.db_path(home).exists() and paths.db_path(paths.user_home()).exists()
+    for source in ("startup", "resume", "clear", "compact"):
+        done = hook(home, "session-start", {**payload, "source": source})
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert not (home / "logs" / "hooks.log").exists()
+    # The user was never told to answer: consent is already yes.
+    assert not (home / "sessions" / "sess-empty" / "consent-notice").exists()

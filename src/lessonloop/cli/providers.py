@@ -40,11 +40,18 @@ def _store_check(root) -> dict:
         return {"path": str(path), "ok": True, "detail": "no database yet; the first run creates it"}
     try:
         with open_store(root, readonly=True) as store:
-            verdict = store.query_one("PRAGMA quick_check")[0]
+            rows = store.query("PRAGMA quick_check(20)")
     except LessonloopError as exc:
         return {"path": str(path), "ok": False, "detail": exc.message}
-    return {"path": str(path), "ok": verdict == "ok",
-            "detail": "integrity ok" if verdict == "ok" else f"integrity check failed: {verdict}"}
+    # a verdict is one row per problem, and a row may hold several lines ("*** in database
+    # main ***" then the problem): the report shows them on one line
+    problems = [line.strip() for row in rows for line in str(row[0]).splitlines()
+                if line.strip() and not line.startswith("*** in database")]
+    if problems == ["ok"]:
+        return {"path": str(path), "ok": True, "detail": "integrity ok"}
+    return {"path": str(path), "ok": False,
+            "detail": "integrity check failed: " + "; ".join(problems)
+                      + "; restore a backup or move the file aside"}
 
 
 def _usage(rows) -> dict:

@@ -118,6 +118,10 @@ class Store:
         """Give deleted rows' space back to the file system (housekeeping after a prune)."""
         try:
             self.conn.execute("VACUUM")
+            # in WAL mode VACUUM writes the whole database into the WAL: copy it back and
+            # truncate both files now, not when the last connection closes (a long-lived
+            # reader, such as the MCP server, would otherwise leave the store larger)
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:
             raise describe_error(self.path, exc) from None
 
