@@ -229,3 +229,104 @@ def test_a_summary_or_a_tag_is_one_line_and_cannot_fake_structure(store, home):
 
     recalled = block(home)
     assert recalled.count("\n### ") == 1 and "\n- [preference]" not in recalled
+
+
+# -------------------------------------------------------------------------------------------
+# one transaction: the row, its provenance and its audit event, or none of them
+
+def views(home):
+    """Every Markdown view under the home, by path, as bytes."""
+    return {str(p.relative_to(home)): p.read_bytes() for p in home.rglob("*.md") if p.is_file()}
+
+
+def committed(home):
+    """What another connection sees: counts of the three knowledge tables and the seen column."""
+    import sqlite3
+
+    with sqlite3.connect(home / "lessonloop.db") as conn:
+        return {table: conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+                for table in ("knowledge", "knowledge_provenance", "knowledge_events")} | {
+            "seen": conn.execute("SELECT COALESCE(SUM(seen), 0) FROM knowledge").fetchone()[0]}
+
+
+def fail_on(patch, writer, action=None):
+    """Make admission's provenance or event writer raise after the row was written."""
+    original = getattr(admission, writer)
+    calls = []
+
+    def failing(conn, entry_id, *args):
+        calls.append(entry_id)
+        if action is None or args[0] == action:
+            assert conn.in_transaction, "written inside the transaction"
+            raise RuntimeError(f"disk on fire in {writer}")
+        return original(conn, entry_id, *args)
+
+    patch.setattr(admission, writer, failing)
+    return calls
+
+
+@pytest.mark.parametrize("writer, action", [("_provenance", None), ("_event", "add")])
+def test_a_failure_after_the_row_insert_leaves_no_row_provenance_event_or_view_change(
+        store, home, monkeypatch, writer, action):
+    [kept] = admission.admit(store, [bullet("Guard the flag")])
+    memory = Proposal(kind="preference", scope="project", summary="Use tabs", source="session",
+                      approved_by="consent", session_id="s1")
+    admission.admit(store, [memory])
+    before, shown = committed(home), views(home)
+    assert before == {"knowledge": 2, "knowledge_provenance": 2, "knowledge_events": 2, "seen": 2}
+    new_bullet = bullet("Scout the east lane first")
+    new_memory = Proposal(kind="decision", scope="project", summary="Use vitest instead of jest",
+                          source="session", approved_by="consent", session_id="s2")
+    with monkeypatch.context() as patch:  # (undo only this: the home fixture's patches stay)
+        calls = fail_on(patch, writer, action)
+        with pytest.raises(RuntimeError, match="disk on fire"):
+            admission.admit(store, [new_bullet, new_memory])
+    assert calls and calls[0] is not None, "the failure came after the knowledge row existed"
+    assert not store.conn.in_transaction, "rolled back, not left open"
+    assert committed(home) == before
+    assert count(store) == 2 and count(store, "knowledge_provenance") == 2
+    assert count(store, "knowledge_events") == 2
+    assert store.query("SELECT rowid FROM knowledge_fts WHERE knowledge_fts MATCH 'east OR vitest'") == []
+    assert views(home) == shown, "the Markdown views are unchanged"
+    assert all("east lane" not in text.decode() and "vitest" not in text.decode()
+               for text in shown.values())
+    # the store is usable afterwards, and the same proposals go in whole
+    outcomes = admission.admit(store, [new_bullet, new_memory])
+    assert [o.action for o in outcomes] == ["added", "added"]
+    assert committed(home) == {"knowledge": 4, "knowledge_provenance": 4,
+                               "knowledge_events": 4, "seen": 4}
+    assert "Scout the east lane first" in (home / "knowledge" / "grid_ctf" / "playbook.md").read_text()
+    assert entries.get(store, kept.entry_id).seen == 1
+
+
+def test_a_failure_after_a_reinforcement_leaves_the_seen_count_and_provenance_alone(
+        store, home, monkeypatch):
+    [first] = admission.admit(store, [bullet("Guard the flag")])
+    before, shown = committed(home), views(home)
+    fail_on(monkeypatch, "_event", "reinforce")
+    with pytest.raises(RuntimeError):
+        admission.admit(store, [bullet("guard the FLAG")])
+    assert committed(home) == before
+    assert entries.get(store, first.entry_id).seen == 1
+    assert len(entries.provenance(store, first.entry_id)) == 1
+    assert views(home) == shown
+
+
+def test_a_failure_in_a_later_proposal_undoes_the_earlier_ones_of_the_batch(store, home, monkeypatch):
+    before = committed(home)
+    original = admission._provenance
+    written = []
+
+    def second_fails(conn, entry_id, p, now):
+        written.append(entry_id)
+        if len(written) == 2:
+            raise RuntimeError("second provenance fails")
+        return original(conn, entry_id, p, now)
+
+    monkeypatch.setattr(admission, "_provenance", second_fails)
+    with pytest.raises(RuntimeError):
+        admission.admit(store, [bullet("Scout first"), bullet("Hold the bridge at dusk")])
+    assert len(written) == 2, "the first proposal was fully written before the second failed"
+    assert committed(home) == before and count(store) == 0
+    assert not (home / "knowledge" / "grid_ctf" / "playbook.md").exists() or \
+        "Scout first" not in (home / "knowledge" / "grid_ctf" / "playbook.md").read_text()

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from ..conftest import subprocess_env
-from ..providers.fake_servers import FakeServer, Reply, openai_completion
+from ..providers.fake_servers import (FakeServer, Reply, anthropic_error, anthropic_message,
+                                      openai_completion)
 
 
 def fresh_secrets() -> dict:
@@ -276,3 +277,354 @@ def test_one_error_fixed_the_same_way_again_and_again_is_one_memory(home, cli):
     with sqlite3.connect(home / "lessonloop.db") as conn:
         seen = conn.execute("SELECT seen FROM knowledge WHERE kind = 'pattern'").fetchone()[0]
     assert seen == 1, "one session proposes the lesson once, however often the error came back"
+
+
+# -------------------------------------------------------------------------------------------
+# model routes: LESSONLOOP_AUTOMEM_MODEL
+
+def posts(server: FakeServer) -> list:
+    return [r for r in server.received if r.method == "POST"]
+
+
+def captured_session(home: Path, session_id: str, secret: dict) -> Session:
+    """A played session whose captures wait for consent (none was given while it ran)."""
+    session = Session(home, session_id, secret)
+    session.play()
+    assert memories(home) == [], "no consent yet: nothing memorized"
+    return session
+
+
+def sent_bytes(received) -> bytes:
+    """Everything a request carried but its credentials: path, body and the other headers."""
+    headers = {k: v for k, v in received.headers.items()
+               if k not in ("authorization", "x-api-key")}
+    return received.path.encode() + received.raw + json.dumps(headers).encode()
+
+
+def assert_no_secret(blob: bytes, secret: dict) -> None:
+    for value in secret.values():
+        assert value.encode() not in blob and value[:14].encode() not in blob, value
+
+
+MEMORY_ANSWER = {"memories": [{"type": "preference", "summary": "Run scripts with pnpm, never npm",
+                               "why": "stated by the user", "scope": "project"}]}
+
+
+def test_model_routes_resolve_as_documented():
+    from lessonloop.config import Route
+    from lessonloop.errors import UsageError
+    from lessonloop.memory.memorize import model_route
+
+    elsewhere = "http://127.0.0.1:9/v1/"
+    for value in (None, "", "off", "  off  "):
+        environ = {} if value is None else {"LESSONLOOP_AUTOMEM_MODEL": value}
+        assert model_route({**environ, "LESSONLOOP_BASE_URL": elsewhere}) is None, value
+    assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"}) == Route(
+        "anthropic", "claude-haiku-4-5", "https://api.anthropic.com")
+    assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "anthropic:claude-sonnet-4-5"}) == Route(
+        "anthropic", "claude-sonnet-4-5", "https://api.anthropic.com")
+    assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "ollama:llama3.2"}) == Route(
+        "ollama", "llama3.2", "http://localhost:11434/v1")
+    assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "openai:gpt-4o-mini"}) == Route(
+        "openai", "gpt-4o-mini", "https://api.openai.com/v1")
+    # LESSONLOOP_BASE_URL belongs to the openai route only: it never diverts the others
+    assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "openai:gpt-4o-mini",
+                        "LESSONLOOP_BASE_URL": elsewhere}).base_url == "http://127.0.0.1:9/v1"
+    for value in ("anthropic:claude-haiku-4-5", "claude-haiku-4-5", "ollama:llama3.2"):
+        route = model_route({"LESSONLOOP_AUTOMEM_MODEL": value, "LESSONLOOP_BASE_URL": elsewhere})
+        assert "127.0.0.1:9" not in route.base_url, value
+    for bad in ("gemini:flash", "ollama:", "anthropic:", "claude", "haiku"):
+        with pytest.raises(UsageError, match="LESSONLOOP_AUTOMEM_MODEL"):
+            model_route({"LESSONLOOP_AUTOMEM_MODEL": bad})
+
+
+@pytest.mark.parametrize("value", ["off", ""])
+def test_model_off_never_contacts_a_model_and_stores_the_deterministic_memories(home, cli, value):
+    cli("memory", "consent", "yes")
+    secret = fresh_secrets()
+    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))) as server:
+        env = {"LESSONLOOP_AUTOMEM_MODEL": value, "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+               "OPENAI_API_KEY": "sk-proj-" + secrets.token_hex(20)}
+        output = Session(home, f"off-{value or 'empty'}", secret, env).play()
+        assert server.received == [], "no request of any kind reached the endpoint"
+    stored = memories(home)
+    assert ("preference", "Use pnpm instead of npm for this repo") in stored
+    assert ("decision", "Use vitest instead of jest") in stored
+    assert ("preference", "Run scripts with pnpm, never npm") not in stored
+    assert output["systemMessage"].startswith(f"Stored {len(stored)} new memories: ")
+    with sqlite3.connect(home / "lessonloop.db") as conn:
+        calls = conn.execute("SELECT COUNT(*) FROM provider_calls").fetchone()[0]
+    assert calls == 0, "no model call recorded"
+
+
+def test_model_off_in_process_never_builds_a_provider(home, cli, monkeypatch):
+    from lessonloop import config
+    from lessonloop.memory import memorize
+    from lessonloop.providers import registry
+
+    session = captured_session(home, "off-in-process", fresh_secrets())
+    cli("memory", "consent", "yes")
+
+    def no_provider(*args, **kwargs):
+        raise AssertionError("a provider was built with LESSONLOOP_AUTOMEM_MODEL=off")
+
+    monkeypatch.setattr(registry, "build", no_provider)
+    with FakeServer() as server:
+        for kind in ("anthropic", "openai", "ollama"):
+            monkeypatch.setitem(config.DEFAULT_BASE_URLS, kind, server.base_url + "/v1")
+        result = memorize.memorize(session.id, home, environ={
+            "LESSONLOOP_AUTOMEM_MODEL": "off", "LESSONLOOP_BASE_URL": server.base_url + "/v1"})
+        assert server.received == []
+    assert result.model is None and result.skipped is None
+    assert "Use vitest instead of jest" in result.stored
+    assert "Use pnpm instead of npm for this repo" in result.stored
+
+
+@pytest.mark.parametrize("value, model", [("anthropic:claude-test-model", "claude-test-model"),
+                                          ("claude-haiku-4-5", "claude-haiku-4-5")])
+def test_an_anthropic_route_is_asked_only_with_consent_and_never_sees_a_secret(
+        home, cli, monkeypatch, value, model):
+    from lessonloop import config
+    from lessonloop.memory import memorize
+
+    secret = fresh_secrets()
+    session = captured_session(home, "anthropic-route", secret)
+    # a key of another provider must not travel to Anthropic either
+    openai_key = "sk-proj-" + secrets.token_hex(24)
+    monkeypatch.setenv("OPENAI_API_KEY", openai_key)
+    reply = lambda received: Reply(body=anthropic_message(tool_input=MEMORY_ANSWER))  # noqa: E731
+    with FakeServer(reply) as server, FakeServer() as openai_server:
+        # the route's endpoint is config.DEFAULT_BASE_URLS["anthropic"]: point it here
+        monkeypatch.setitem(config.DEFAULT_BASE_URLS, "anthropic", server.base_url)
+        environ = {"LESSONLOOP_AUTOMEM_MODEL": value,
+                   "LESSONLOOP_BASE_URL": openai_server.base_url + "/v1"}
+        for answer in (None, "ask", "no"):
+            if answer:
+                cli("memory", "consent", answer)
+            skipped = memorize.memorize(session.id, home, environ=environ)
+            assert skipped.skipped and skipped.stored == [] and skipped.model is None
+            assert server.received == [], f"consent {answer or 'missing'}: no model call"
+        cli("memory", "consent", "yes")
+        result = memorize.memorize(session.id, home, environ=environ)
+        calls = posts(server)
+        assert openai_server.received == []
+    assert result.model == "used", result.model
+    assert len(calls) == 1 and calls[0].path == "/v1/messages"
+    body = calls[0].body
+    assert body["model"] == model
+    assert body["tool_choice"] == {"type": "tool", "name": "respond"}
+    assert body["tools"][0]["input_schema"] == memorize.MEMORY_SCHEMA
+    [message] = body["messages"]
+    extracts = message["content"] if isinstance(message["content"], str) else calls[0].text
+    assert "Use vitest instead of jest" in extracts, "the model sees the candidates"
+    assert len(extracts) <= memorize.EXTRACT_CHARS
+    assert_no_secret(sent_bytes(calls[0]), secret)
+    assert openai_key.encode() not in json.dumps(calls[0].headers).encode() + calls[0].raw
+    assert result.stored == ["Run scripts with pnpm, never npm"]
+    assert ("preference", "Run scripts with pnpm, never npm") in memories(home)
+    assert_no_secret(everything_under(home, home.parent / "user-home"), secret)
+
+
+class TranscriptOnly(Session):
+    """The same session with no capture hooks: memorize reads the raw transcript alone."""
+
+    def hook(self, event: str, **payload) -> dict:
+        return {}
+
+
+def test_a_model_route_never_sees_a_secret_from_the_raw_transcript(home, cli, monkeypatch):
+    from lessonloop import config
+    from lessonloop.memory import memorize
+
+    secret = fresh_secrets()
+    session = TranscriptOnly(home, "raw-transcript", secret)
+    session.play()
+    # secrets inside the very sentences and error lines that become candidates
+    session.prompt(f"From now on we deploy with the CI token {secret['github']} only.")
+    for _ in range(2):
+        session.tool("Bash", {"command": "git push"},
+                     {"stdout": "", "stderr": "fatal: Authentication failed for "
+                      f"'https://deploy:{secret['password']}@git.example.com/app.git' "
+                      f"(key {secret['anthropic']})\n", "interrupted": False, "isImage": False},
+                     is_error=True)
+    session.tool("Bash", {"command": "git remote set-url origin git@git.example.com:app.git"},
+                 {"stdout": "", "stderr": "", "interrupted": False, "isImage": False})
+    session.tool("Bash", {"command": "git push"},
+                 {"stdout": "Everything up-to-date\n", "stderr": "", "interrupted": False,
+                  "isImage": False})
+    raw = session.transcript.read_text()
+    assert all(value in raw for value in secret.values()), "the transcript holds them all"
+    cli("memory", "consent", "yes")
+    reply = lambda received: Reply(body=anthropic_message(tool_input=MEMORY_ANSWER))  # noqa: E731
+    with FakeServer(reply) as server:
+        monkeypatch.setitem(config.DEFAULT_BASE_URLS, "anthropic", server.base_url)
+        result = memorize.memorize(session.id, home, transcript=str(session.transcript),
+                                   environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"})
+        [call] = posts(server)
+    assert result.model == "used", result.model
+    assert "Use vitest instead of jest" in call.text
+    assert "Authentication failed" in call.text and "CI token" in call.text
+    assert "[REDACTED:" in call.text
+    assert_no_secret(sent_bytes(call), secret)
+    assert_no_secret(everything_under(home, home.parent / "user-home"), secret)
+
+
+def test_what_a_model_may_see_is_redacted_and_capped_whatever_the_candidates_hold():
+    from lessonloop.memory import memorize
+
+    secret = fresh_secrets()
+    leaky = memorize.Candidate(kind="decision", summary=f"Deploy with {secret['github']}",
+                               content=f"aws_secret_access_key = {secret['aws']}",
+                               why=f"password={secret['password']}")
+    signals = [{"type": "error", "line": f"Error: bad key {secret['anthropic']}"}] * 30
+    feedback = [{"type": "feedback", "kind": "rule", "text": f"token {secret['github']} " + "x" * 500}] * 30
+    extracts = memorize._extracts([leaky] * 40, signals, feedback)
+    assert len(extracts) <= memorize.EXTRACT_CHARS
+    assert "[REDACTED:" in extracts and "Deploy with" in extracts
+    assert_no_secret(extracts.encode(), secret)
+
+
+def test_an_anthropic_route_without_its_sdk_falls_back_with_an_install_hint(home, cli, monkeypatch):
+    import sys as system
+
+    from lessonloop import config
+    from lessonloop.memory import memorize
+
+    session = captured_session(home, "anthropic-no-sdk", fresh_secrets())
+    cli("memory", "consent", "yes")
+    monkeypatch.setitem(system.modules, "anthropic", None)  # import fails as if not installed
+    with FakeServer() as server:
+        monkeypatch.setitem(config.DEFAULT_BASE_URLS, "anthropic", server.base_url)
+        result = memorize.memorize(session.id, home,
+                                   environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"})
+        assert server.received == []
+    assert result.model.startswith("not used: UsageError") and \
+        "pip install 'lessonloop[anthropic]'" in result.model, result.model
+    assert "Use vitest instead of jest" in result.stored
+    assert ("decision", "Use vitest instead of jest") in memories(home)
+
+
+def test_an_anthropic_route_without_a_key_falls_back_before_connecting(home, cli, monkeypatch):
+    import anthropic
+
+    from lessonloop.memory import memorize
+
+    session = captured_session(home, "anthropic-no-key", fresh_secrets())
+    cli("memory", "consent", "yes")
+    clients = []
+    monkeypatch.setattr(anthropic, "Anthropic", lambda *a, **k: clients.append(k))
+    result = memorize.memorize(session.id, home,
+                               environ={"LESSONLOOP_AUTOMEM_MODEL": "anthropic:claude-haiku-4-5"})
+    assert clients == [], "no client for https://api.anthropic.com without a key"
+    assert result.model.startswith("not used: ProviderError") and "ANTHROPIC_API_KEY" in result.model
+    assert "Use vitest instead of jest" in result.stored
+
+
+@pytest.mark.parametrize("reply", [
+    Reply(body=anthropic_message("no JSON here, sorry")),
+    Reply(body=anthropic_message(tool_input={"memories": [{"type": "rumour", "summary": "x"}]})),
+    anthropic_error(529, "overloaded"),
+], ids=["prose", "off-schema", "overloaded"])
+def test_a_broken_anthropic_answer_falls_back_to_the_deterministic_memories(
+        home, cli, monkeypatch, reply):
+    from lessonloop import config
+    from lessonloop.memory import memorize
+
+    session = captured_session(home, "anthropic-broken", fresh_secrets())
+    cli("memory", "consent", "yes")
+    with FakeServer(lambda received: reply) as server:
+        monkeypatch.setitem(config.DEFAULT_BASE_URLS, "anthropic", server.base_url)
+        result = memorize.memorize(session.id, home,
+                                   environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"})
+        assert posts(server), "the model was asked"
+    assert result.model.startswith("not used"), result.model
+    stored = memories(home)
+    assert ("decision", "Use vitest instead of jest") in stored
+    assert ("preference", "Use pnpm instead of npm for this repo") in stored
+    assert not any(kind == "rumour" or summary == "x" for kind, summary in stored)
+
+
+def test_an_ollama_route_goes_to_the_local_ollama_endpoint_without_any_key(home, cli, monkeypatch):
+    from lessonloop import config
+    from lessonloop.memory import memorize
+
+    secret = fresh_secrets()
+    session = captured_session(home, "ollama-route", secret)
+    openai_key = "sk-proj-" + secrets.token_hex(24)
+    monkeypatch.setenv("OPENAI_API_KEY", openai_key)  # never for a local server
+    reply = lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))  # noqa: E731
+    with FakeServer(reply) as ollama, FakeServer(reply) as openai_server:
+        # the route's endpoint is config.DEFAULT_BASE_URLS["ollama"] (localhost:11434/v1)
+        monkeypatch.setitem(config.DEFAULT_BASE_URLS, "ollama", ollama.base_url + "/v1")
+        environ = {"LESSONLOOP_AUTOMEM_MODEL": "ollama:llama3.2",
+                   "LESSONLOOP_BASE_URL": openai_server.base_url + "/v1"}
+        cli("memory", "consent", "no")
+        refused = memorize.memorize(session.id, home, environ=environ)
+        assert refused.skipped == "consent is no" and ollama.received == []
+        cli("memory", "consent", "yes")
+        result = memorize.memorize(session.id, home, environ=environ)
+        calls = posts(ollama)
+        assert openai_server.received == [], "LESSONLOOP_BASE_URL is the openai route's"
+    assert result.model == "used", result.model
+    assert len(calls) == 1 and calls[0].path == "/v1/chat/completions"
+    assert calls[0].body["model"] == "llama3.2"
+    assert openai_key not in calls[0].headers.get("authorization", "")
+    assert openai_key.encode() not in calls[0].raw
+    assert_no_secret(sent_bytes(calls[0]), secret)
+    assert "Use vitest instead of jest" in calls[0].text
+    assert result.stored == ["Run scripts with pnpm, never npm"]
+
+
+# -------------------------------------------------------------------------------------------
+# the memorize command's one line
+
+def test_the_memorize_command_prints_what_it_stored_and_nothing_the_second_time(home, cli):
+    import re
+
+    session = captured_session(home, "cli-memorize", fresh_secrets())
+    cli("memory", "consent", "yes")
+    first = cli("memorize", "--session-id", session.id)
+    assert first.code == 0 and first.err == ""
+    stored = [summary for _, summary in memories(home)]
+    assert len(stored) >= 3
+    match = re.fullmatch(r"Stored (\d+) new memories: (.+)\n", first.out)
+    assert match, first.out
+    assert int(match.group(1)) == len(stored)
+    names = match.group(2)
+    for summary in stored:
+        shown = summary if len(summary) <= 60 else summary[:57] + "..."
+        assert shown in names, (shown, names)
+    assert names.count(", ") >= len(stored) - 1
+
+    again = cli("memorize", "--session-id", session.id)
+    assert (again.code, again.out, again.err) == (0, "", ""), again
+    assert [summary for _, summary in memories(home)] == stored
+
+    # the same transcript as another session: its lessons only reinforce, so nothing to say
+    copy = home.parent / "cli-memorize-copy.jsonl"
+    copy.write_bytes(session.transcript.read_bytes())
+    other = cli("memorize", "--transcript", copy)
+    assert (other.code, other.out, other.err) == (0, "", ""), other
+    assert [summary for _, summary in memories(home)] == stored
+    as_json = cli("memorize", "--transcript", copy, "--json").json()
+    assert as_json["stored"] == []
+
+
+def test_the_memorize_command_says_memory_for_one(home, cli):
+    cli("memory", "consent", "yes")
+    session = Session(home, "just-one", fresh_secrets())
+    session._event("user", {"role": "user", "content": "I prefer tabs over spaces in this repo."})
+    result = cli("memorize", "--transcript", session.transcript)
+    [(kind, summary)] = memories(home)
+    assert result.out == f"Stored 1 new memory: {summary}\n" and result.err == ""
+    assert kind == "preference" and "tabs" in summary.lower()
+    assert cli("memorize", "--transcript", session.transcript).out == ""
+
+
+def test_the_memorize_command_without_consent_stores_nothing_and_says_how_to_answer(home, cli):
+    session = captured_session(home, "cli-no-consent", fresh_secrets())
+    result = cli("memorize", "--session-id", session.id)
+    assert result.code == 0 and result.out == ""
+    assert result.err.startswith("nothing memorized: consent is missing")
+    assert "lessonloop memory consent yes" in result.err
+    assert memories(home) == []
