@@ -286,6 +286,23 @@ def test_a_fix_by_another_command_in_between(tmp_path):
     assert fix.fixed_by == "pip install requests"
 
 
+def test_a_git_step_that_changes_something_is_the_fix_and_one_that_looks_is_not(tmp_path):
+    denied = "fatal: Authentication failed for 'https://git.example.com/app.git'"
+    for step, remedy in (("git remote set-url origin git@git.example.com:app.git",
+                          "run `git remote set-url origin git@git.ex…` first"),
+                         ("git config user.email dev@example.com",
+                          "run `git config user.email dev@example.com` first"),
+                         ("git remote -v", "rerunning it worked"),
+                         ("git config user.email", "rerunning it worked"),
+                         ("git log -3 | tee log.txt", "run `git log -3 | tee log.txt` first")):
+        t = read(write(tmp_path / "t.jsonl", bash_calls(
+            ("git push", denied, True), ("git push", denied, True), (step, "", False),
+            ("git push", "Everything up-to-date", False))))
+        (lesson,) = {f.lesson for f in t.error_fixes()}    # (both failures: one lesson)
+        assert lesson.startswith("When `git push` fails with `fatal: Authentication failed")
+        assert lesson.endswith(f"`, {remedy}"), (step, lesson)
+
+
 def bash_calls(*steps, prefix="c"):
     """Events for Bash calls (ids c0, c1...): (command, output, failed)."""
     events = []

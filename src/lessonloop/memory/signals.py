@@ -401,6 +401,36 @@ def _view_programs(command: str) -> tuple[bool, frozenset[str]]:
     return view, frozenset(programs)
 
 
+def _git_changes(args: list[str]) -> bool:
+    """Whether a git stage of _VIEW_SUB's changes something after all: ``git commit``, and the
+    listing sub-commands given something to do (``git remote set-url``, ``git branch -D x``,
+    ``git stash`` or ``stash pop``, ``git config user.name x``, ``git tag v1``)."""
+    sub = _first_arg(args[1:])
+    words = [a for a in args[args[1:].index(sub) + 2:] if not a.startswith("-")] if sub else []
+    if sub == "config":
+        return len(words) > 1 or any(a.startswith("--unset") or a in ("--add", "--replace-all")
+                                     for a in args)
+    if sub == "stash":
+        return not words or words[0] not in ("list", "show")
+    if sub == "remote":
+        return bool(words) and words[0] not in ("show", "get-url")
+    return sub == "commit" or sub in ("branch", "tag") and bool(words)
+
+
+@functools.lru_cache(maxsize=1024)
+def only_inspects(command: str) -> bool:
+    """Whether every stage of ``command`` leaves everything as it was: what ran before a rerun
+    that worked is credited with the fix unless it only looked (``git remote -v`` looks, ``git
+    remote set-url`` and ``git commit`` do not; ``tee`` writes). _view_programs asks another
+    question: whether a command's output is only something shown."""
+    for stage in _stages(command[:4000]):
+        args = _argv(stage)
+        if args and (not _stage_is_view(args) or _program(args[0]) == "tee"
+                     or _program(args[0]) == "git" and _git_changes(args)):
+            return False
+    return True
+
+
 # ===========================================================================================
 # error lines
 

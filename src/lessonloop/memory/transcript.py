@@ -26,8 +26,8 @@ from typing import BinaryIO, Iterator
 
 from ..safety.redact import redact, redact_obj
 from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block_text, _kind,
-                      _view_programs, command_core, command_head, command_key, normalize_error,
-                      prompt_feedback, subject_of, tool_errors)
+                      command_core, command_head, command_key, normalize_error,
+                      only_inspects, prompt_feedback, subject_of, tool_errors)
 
 __all__ = ["Correction", "ErrorFix", "ToolCall", "Transcript", "UserMessage", "read"]
 
@@ -186,7 +186,7 @@ class ErrorFix:
         window = [c for c in self.between if c.index > last.index]
         if family == "bash":
             ran = [c for c in window if _kind(c.name) == "bash" and not c.is_error
-                   and _command_of(c).strip() and not _view_programs(_command_of(c))[0]]
+                   and _command_of(c).strip() and not only_inspects(_command_of(c))]
             edited = self._edited(window)
             key = command_key(_command_of(fix))
             tried = any(command_key(_command_of(c)) == key for c in self.attempts or [last])
