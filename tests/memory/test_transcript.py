@@ -286,7 +286,7 @@ def test_a_fix_by_another_command_in_between(tmp_path):
     assert fix.fixed_by == "pip install requests"
 
 
-def test_a_git_step_that_changes_something_is_the_fix_and_one_that_looks_is_not(tmp_path):
+def test_a_step_that_changes_something_is_the_fix_and_one_that_only_looks_is_not(tmp_path):
     denied = "fatal: Authentication failed for 'https://git.example.com/app.git'"
     for step, remedy in (("git remote set-url origin git@git.example.com:app.git",
                           "run `git remote set-url origin git@git.ex…` first"),
@@ -294,7 +294,14 @@ def test_a_git_step_that_changes_something_is_the_fix_and_one_that_looks_is_not(
                           "run `git config user.email dev@example.com` first"),
                          ("git remote -v", "rerunning it worked"),
                          ("git config user.email", "rerunning it worked"),
-                         ("git log -3 | tee log.txt", "run `git log -3 | tee log.txt` first")):
+                         ("git log -3 | tee log.txt", "run `git log -3 | tee log.txt` first"),
+                         ("export GIT_ASKPASS=/usr/bin/true",
+                          "run `export GIT_ASKPASS=/usr/bin/true` first"),
+                         ("echo machine git.example.com >> ~/.netrc",
+                          "run `echo machine git.example.com >> ~/.netrc` first"),
+                         ("echo retrying", "rerunning it worked"),
+                         ("cd ~/app && git status", "rerunning it worked"),
+                         ("cat ~/.gitconfig 2>/dev/null", "rerunning it worked")):
         t = read(write(tmp_path / "t.jsonl", bash_calls(
             ("git push", denied, True), ("git push", denied, True), (step, "", False),
             ("git push", "Everything up-to-date", False))))

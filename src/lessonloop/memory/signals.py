@@ -417,16 +417,36 @@ def _git_changes(args: list[str]) -> bool:
     return sub == "commit" or sub in ("branch", "tag") and bool(words)
 
 
+# Of _NEUTRAL, those that change nothing worth crediting (the rest change the shell or files:
+# export, source, mkdir, ...). A `cd` prefixes most commands an agent runs, so it is no fix.
+_ONLY_LOOK = {"true", ":", "sleep", "echo", "printf", "clear", "cd", "pushd", "popd"}
+
+
+def _writes_a_file(args: list[str]) -> bool:
+    """Whether a stage sends output into a file (``> out.txt``, ``>>log``; not ``2>&1``,
+    ``> /dev/null`` or ``< in``)."""
+    for a, b in zip(args, args[1:] + [""]):
+        m = _REDIRECT.match(a)
+        if m and m.group(1) is not None and not a.startswith("<") and \
+                (m.group(1) or b) not in ("", "/dev/null"):
+            return True
+    return False
+
+
 @functools.lru_cache(maxsize=1024)
 def only_inspects(command: str) -> bool:
     """Whether every stage of ``command`` leaves everything as it was: what ran before a rerun
-    that worked is credited with the fix unless it only looked (``git remote -v`` looks, ``git
-    remote set-url`` and ``git commit`` do not; ``tee`` writes). _view_programs asks another
-    question: whether a command's output is only something shown."""
+    that worked is credited with the fix unless it only looked (``git remote -v`` looks; ``git
+    remote set-url``, ``git commit``, ``export X=1``, ``mkdir``, ``tee`` and ``> file`` do not).
+    (_view_programs asks whether a command's output is only something shown.)"""
     for stage in _stages(command[:4000]):
         args = _argv(stage)
-        if args and (not _stage_is_view(args) or _program(args[0]) == "tee"
-                     or _program(args[0]) == "git" and _git_changes(args)):
+        if not args:
+            continue
+        program = _program(args[0])
+        if (program in _NEUTRAL and program not in _ONLY_LOOK or not _stage_is_view(args)
+                or program == "tee" or program == "git" and _git_changes(args)
+                or _writes_a_file(args)):
             return False
     return True
 
