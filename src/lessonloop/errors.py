@@ -48,6 +48,21 @@ class OffSchemaError(ProviderError):
     repair round)."""
 
 
+ERROR_LINE_MAX = 500   # characters: an error echoing a huge argument stays readable
+_ERROR_TAIL = 120       # kept from the end, where the hint is ("... (details in PATH)")
+
+
+def one_line(message: object) -> str:
+    """``message`` as the user sees it: redacted, on one line, at most ERROR_LINE_MAX long
+    (cut in the middle, so the start and the hint at the end both stay)."""
+    from .safety import cap, redact
+
+    line = " ".join(redact(str(message)).split()) or "unknown error"
+    if len(line) <= ERROR_LINE_MAX:
+        return line
+    return cap(line[:-_ERROR_TAIL], ERROR_LINE_MAX - _ERROR_TAIL) + line[-_ERROR_TAIL:]
+
+
 def log_internal_error() -> str:
     """Append the current traceback, redacted, to ``logs/errors.log`` under the home; return
     " (details in PATH)" for the user's one line, or "" when the log cannot be written."""

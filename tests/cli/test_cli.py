@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from lessonloop.errors import ERROR_LINE_MAX
+
 from ..conftest import FIXTURES, PLUGIN, contract_validator
 
 Z_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
@@ -138,6 +140,15 @@ def test_bad_input_gets_one_clear_json_error_and_exit_code(cli, args, code, mess
     assert message in error["error"]
     plain = cli(*args)
     assert plain.code == code and plain.err.startswith("error: ") and len(plain.err.splitlines()) == 1
+
+
+def test_an_error_echoing_a_huge_argument_is_cut_in_the_middle(cli):
+    result = cli("status", "r" * 100_000, "--json")
+    assert result.code == 1
+    error = result.error()["error"]
+    assert len(error) <= ERROR_LINE_MAX and error.startswith("unknown run id 'rrr")
+    hint = cli("status", "r", "--json").error()["error"].rsplit("'", 1)[1]   # what follows the id
+    assert "[truncated]" in error and hint.strip() and error.endswith("r'" + hint)
 
 
 def test_corrupt_database_is_one_line_for_every_command(cli, home):

@@ -19,6 +19,8 @@ pytest.importorskip("mcp")
 
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
+from lessonloop.errors import ERROR_LINE_MAX  # noqa: E402
+
 from ..conftest import ROOT, contract_validator, subprocess_env  # noqa: E402
 
 SERVE = "from lessonloop.mcp.server import serve; serve()"
@@ -212,6 +214,9 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(env, errlog)
                 assert "invalid arguments" in text and "integer" in text, (tool, text)
             assert "looks like a secret" in await fails(session, "run_start", {
                 "scenario": "grid_ctf", "run_id": GITHUB_TOKEN})
+            text = await fails(session, "run_status", {"run_id": "r" * 200_000})
+            assert text.startswith("Error executing tool run_status: unknown run id 'rrr")
+            assert len(text.split(": ", 1)[1]) <= ERROR_LINE_MAX   # a huge id is not echoed whole
             text = await fails(session, "memory_store", {"type": "preference"})
             assert "invalid arguments for memory_store: 'summary' is required" == text
             text = await fails(session, "memory_store", {"type": "rumour", "summary": "x"})

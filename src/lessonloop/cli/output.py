@@ -14,9 +14,9 @@ def print_json(value: Any) -> None:
 
 
 def error_line(message: str, as_json: bool) -> None:
-    from ..safety.redact import redact
+    from ..errors import one_line
 
-    message = " ".join(redact(str(message)).split()) or "unknown error"
+    message = one_line(message)
     if as_json:
         sys.stderr.write(json.dumps({"error": message}) + "\n")
     else:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from .. import paths
-from ..errors import LessonloopError, NotFoundError, UsageError, log_internal_error
+from ..errors import LessonloopError, NotFoundError, UsageError, log_internal_error, one_line
 from ..memory.service import (MAX_LISTED, MAX_SEARCH, check_limit, reading, writing,
                               forget_memory, recall_text, recent_memories, search_memories,
                               store_memory)
@@ -213,13 +213,11 @@ _COMMANDS = {"`lessonloop list`": "list_runs"}
 
 
 def _message(text: str) -> str:
-    """One redacted line, CLI flags named as this server's arguments."""
-    from ..safety.redact import redact
-
+    """One redacted line (see errors.one_line), CLI flags named as this server's arguments."""
     text = _FLAGS.sub(lambda m: m.group(1).replace("-", "_"), str(text))
     for command, tool in _COMMANDS.items():
         text = text.replace(command, tool)
-    return " ".join(redact(text).split()) or "unknown error"
+    return one_line(text)
 
 
 _UNION_NAMES = {"str": "a string", "int": "an integer", "float": "a number", "none": "null",
