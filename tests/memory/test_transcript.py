@@ -310,6 +310,26 @@ def test_a_step_that_changes_something_is_the_fix_and_one_that_only_looks_is_not
         assert lesson.endswith(f"`, {remedy}"), (step, lesson)
 
 
+def test_a_compound_command_that_worked_pairs_with_the_failure_of_its_later_step(tmp_path):
+    init = 'Error: Backend initialization required, please run "terraform init"'
+    refused = "Error: could not connect to server: connection refused"
+    charge = "stripe.error.AuthenticationError: No API key provided."
+    for steps, remedy in (
+            ((("terraform plan -out=tfplan", init, True), ("terraform plan", init, True),
+              ("cd infra && terraform init -input=false && terraform plan -out=tfplan", "ok", False)),
+             "run `terraform init -input=false` first"),
+            ((("uv run alembic upgrade head", refused, True),
+              ("docker compose up -d db && uv run alembic upgrade head", "Running upgrade", False)),
+             "run `docker compose up -d db` first"),
+            ((("uv run python scripts/charge.py", charge, True),      # $(...) stays one word
+              ("STRIPE_API_KEY=$(op read op://dev/stripe/key | head -1) uv run python "
+               "scripts/charge.py", "charged", False)),
+             "run `STRIPE_API_KEY=$(op read o…` instead")):
+        t = read(write(tmp_path / "t.jsonl", bash_calls(*steps)))
+        lessons = {f.lesson for f in t.error_fixes()}
+        assert len(lessons) == 1 and lessons.pop().endswith(f"`, {remedy}"), (steps, lessons)
+
+
 def bash_calls(*steps, prefix="c"):
     """Events for Bash calls (ids c0, c1...): (command, output, failed)."""
     events = []

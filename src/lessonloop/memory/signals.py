@@ -134,11 +134,41 @@ def _window(text: str) -> str:
 # ===========================================================================================
 # shell commands: stages, heads, "view-only" commands
 
+def _substitution_end(text: str, i: int) -> int:
+    """Where the command substitution opening at ``text[i]`` (``$(`` or a backtick) ends: past
+    its closing ``)`` (nested ones and quoted text counted) or backtick; the text's end if
+    none."""
+    if text[i] == "`":
+        end = text.find("`", i + 1)
+        return len(text) if end == -1 else end + 1
+    depth, quote, j = 0, "", i + 1
+    while j < len(text):
+        c = text[j]
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return len(text)
+
+
 def _stages(command: str) -> list[str]:
-    """Split a shell command at unquoted ``| && || ; & newline`` (quote-aware, never raises)."""
+    """Split a shell command at unquoted ``| && || ; & newline`` (quote-aware, never raises;
+    a ``$(...)`` or backtick substitution stays whole)."""
     out, buf, quote, i, n = [], [], "", 0, len(command)
     while i < n:
         c = command[i]
+        if not quote and (c == "`" or c == "$" and command[i + 1:i + 2] == "("):
+            end = _substitution_end(command, i)
+            buf.append(command[i:end])
+            i = end
+            continue
         if quote:
             buf.append(c)
             if c == "\\" and quote == '"' and i + 1 < n:
@@ -172,9 +202,17 @@ def _stages(command: str) -> list[str]:
 
 
 def _words(stage: str, limit: int = 12) -> list[str]:
-    """The first words of one stage, quotes removed (approximate, never raises)."""
-    words, buf, quote = [], [], ""
-    for c in stage:
+    """The first words of one stage, quotes removed, a ``$(...)`` substitution kept in its
+    word (approximate, never raises)."""
+    words, buf, quote, i = [], [], "", 0
+    while i < len(stage):
+        c = stage[i]
+        i += 1
+        if not quote and (c == "`" or c == "$" and stage[i:i + 1] == "("):
+            end = _substitution_end(stage, i - 1)
+            buf.append(stage[i - 1:end])
+            i = end
+            continue
         if quote:
             if c == quote:
                 quote = ""
@@ -327,6 +365,32 @@ def _command_head(command: str) -> str:
         args = _argv(stage)
         if args and _program(args[0]) not in _NEUTRAL:
             return _stage_head(args)
+    return ""
+
+
+@functools.lru_cache(maxsize=1024)
+def command_heads(command: str) -> tuple[str, ...]:
+    """The heads of every stage that runs something, in order: ``terraform init && terraform
+    plan`` runs ``terraform init`` then ``terraform plan`` (command_head is the first)."""
+    try:
+        heads = (_stage_head(args) for args in map(_argv, _stages(_str(command)[:4000]))
+                 if args and _program(args[0]) not in _NEUTRAL)
+        return tuple(dict.fromkeys(h for h in heads if h))
+    except Exception:  # noqa: BLE001
+        return ()
+
+
+def steps_before(command: str, head: str) -> str:
+    """The stages of ``command`` that run something before its first stage with ``head``,
+    joined by ``&&`` (``docker compose up -d db`` in ``docker compose up -d db && alembic
+    upgrade head``, for "alembic upgrade"); "" when there are none."""
+    steps = []
+    for stage in _stages(_str(command)[:4000]):
+        args = _argv(stage)
+        if args and _program(args[0]) not in _NEUTRAL:
+            if _stage_head(args) == head:
+                return " && ".join(steps)
+            steps.append(stage)
     return ""
 
 

@@ -26,8 +26,8 @@ from typing import BinaryIO, Iterator
 
 from ..safety.redact import redact, redact_obj
 from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block_text, _kind,
-                      command_core, command_head, command_key, normalize_error,
-                      only_inspects, prompt_feedback, subject_of, tool_errors)
+                      command_core, command_head, command_heads, command_key, normalize_error,
+                      only_inspects, prompt_feedback, steps_before, subject_of, tool_errors)
 
 __all__ = ["Correction", "ErrorFix", "ToolCall", "Transcript", "UserMessage", "read"]
 
@@ -199,6 +199,9 @@ class ErrorFix:
                     return f"fix {edited} and rerun", None
             if tried:
                 return "rerunning it worked", None
+            first = steps_before(_command_of(fix), _pair_key(last)[1])
+            if first:                           # "terraform init && terraform plan" worked
+                return f"run `{_short(first, room)}` first", fix
             # leading `cd`/`export` steps are noise, unless they are what changed
             same_core = command_core(fix.subject) == command_core(last.subject)
             shown = fix.subject if same_core else command_core(fix.subject)
@@ -253,6 +256,9 @@ class Transcript:
             key = (call.chain, _pair_key(call))
             keys.append(key)
             by_key.setdefault(key, []).append(i)
+            if key[1][0] == "bash" and _succeeded(call):   # "terraform init && terraform plan"
+                for head in command_heads(_command_of(call))[1:]:   # succeeds as a plan too
+                    by_key.setdefault((call.chain, ("bash", head)), []).append(i)
         out = []
         for i, err in enumerate(self.calls):
             if not _failed(err) or not keys[i][1][1] and keys[i][1][0] in ("bash", "edit"):
