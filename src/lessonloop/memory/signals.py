@@ -1130,8 +1130,11 @@ _FROM_NOW = (r"(?:from now on|going forward|moving forward|from here on(?: out)?
              r"in (?:the )?future|for future (?:work|changes|sessions))")
 _FROM_NOW_LEAD = _lazy(r"^" + _FROM_NOW + r"\b[\s,:;\u2014\u2013-]*(.+)$", re.I | re.S)
 _FROM_NOW_TRAIL = _lazy(r"^(.+?)[\s,;\u2014\u2013-]+" + _FROM_NOW + r"\s*$", re.I | re.S)
-_LETS = _lazy(r"^(?:let's|let us|lets)\s+(go with|stick with|stick to|standardi[sz]e on|"
+_LETS = _lazy(r"^(?:let's|let us|lets|we'll|we will|we're going to|we are going to|"
+              r"we're gonna)\s+(go with|stick with|stick to|standardi[sz]e on|"
                    r"settle on|adopt|keep using|stay with|use)\s+(.+)$", re.I | re.S)
+# a decision's closing word: "Let's go with X — decided.", "We'll use Y; agreed."
+_SAID_SO = _lazy(r"[\s,;:\u2014\u2013-]+(?:decided|agreed|settled|final|that's final)$", re.I)
 _GO_WITH = _lazy(r"^(?:we(?:'re| are|'ll| will)?|i(?:'ll| will)?)\s+(?:go|going)\s+with\s+(.+)$",
                       re.I | re.S)
 _DECIDED = _lazy(
@@ -1565,7 +1568,7 @@ def _sentence_feedback(sentence: str, saved: list[str],
         return None
     if not _words_of(_PLACEHOLDER.sub("", s)):
         return None  # nothing but quoted or code text
-    body = s.rstrip(" .!;:")
+    body = _SAID_SO.sub("", s.rstrip(" .!;:")).rstrip(" .!;:")   # "... — decided."
     words = _words_of(_PLACEHOLDER.sub("x", body))
     if 0 < len(words) <= 12 and _CONFIRM.match(body) and not _NEGATION.search(
             _PLACEHOLDER.sub("", body)):
