@@ -127,6 +127,37 @@ def test_after_generations_without_any_signal_the_competitor_samples_the_whole_s
     assert "random point" not in ask(local, "competitor", state), "a measured loss is a signal"
 
 
+def test_a_near_zero_delta_is_no_signal_either():
+    local = get_provider("local")
+    incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}
+    state = {"strategy_schema": SCHEMA, "incumbent": {"strategy": incumbent, "score": 0.1},
+             "attempt": 0, "trajectory": [{"gate_decision": "advance", "mean_delta": None}] + [
+                 {"gate_decision": "rollback", "mean_delta": d} for d in (3e-6, -2e-5, 0.0)]}
+    assert "random point (no signal around the incumbent for 3 generations)" in ask(
+        local, "competitor", state)
+
+
+def test_after_rollbacks_with_losses_a_generation_first_tries_one_boolean_or_enum_changed():
+    local = get_provider("local")
+    incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}
+    loss = {"gate_decision": "rollback", "mean_delta": -0.02}
+    state = {"strategy_schema": SCHEMA, "incumbent": {"strategy": incumbent, "score": 0.5},
+             "attempt": 0, "trajectory": [{"gate_decision": "advance", "mean_delta": 0.1}, loss, loss]}
+    assert "boolean or enum" not in ask(local, "competitor", state), "two rollbacks: steps still"
+    state["trajectory"].append(loss)
+    neighbours = [dict(incumbent, bold=True), dict(incumbent, mode="b"), dict(incumbent, mode="c")]
+    proposed = {json.dumps(find_strategy(ask(local, "competitor", state, seed), SCHEMA),
+                           sort_keys=True) for seed in range(30)}
+    assert proposed == {json.dumps(n, sort_keys=True) for n in neighbours}, "each, and only them"
+    state["dead_ends"] = neighbours[:2]                       # tried before and rolled back
+    for seed in range(10):
+        assert find_strategy(ask(local, "competitor", state, seed), SCHEMA) == neighbours[2]
+    state["dead_ends"] = neighbours
+    assert "boolean or enum" not in ask(local, "competitor", state), "none left: a step again"
+    state["dead_ends"], state["attempt"] = [], 1
+    assert "boolean or enum" not in ask(local, "competitor", state), "only a generation's first"
+
+
 def test_a_retry_mirrors_a_losing_move_and_extends_a_gaining_one():
     local = get_provider("local")
     incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}

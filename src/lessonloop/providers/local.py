@@ -40,6 +40,9 @@ TARGET_PULL = 0.3
 DIRECTION_BIAS = 0.7
 TRUST = 0.2  # smoothed success rate below which a bullet's guidance is ignored
 PLATEAU_RESTART = 3  # rollbacks in a row with every pair tied, after which the search jumps
+TIE_DELTA = 1e-4  # a paired mean delta this small is no signal: the move stayed on a plateau
+SWEEP_AFTER = 3  # rollbacks in a row after which a generation first tries one boolean or enum
+#                  changed: a value a random subset of moves seldom flips may be what is wrong
 DEAD_END_RADIUS = 0.01  # normalized distance under which a proposal counts as a known dead end
 SIGNIFICANT_DELTA = 0.01
 SIGNIFICANT_SLOPE, MIN_CHANGES = 0.05, 3
@@ -78,6 +81,10 @@ class LocalProvider:
         dead_ends = state.get("dead_ends", [])
         start = {**space.center(schema), **targets} if targets else space.sample(schema, rng)
         flat = plateau_length(state.get("trajectory", []))
+        streak = rollback_streak(state.get("trajectory", []))
+        sweep = [n for n in categorical_neighbours(incumbent["strategy"], params)
+                 if canonical.dumps(n) not in avoid and not near_any(n, dead_ends, params)] \
+            if incumbent and attempt == 0 and streak >= SWEEP_AFTER else []
         how = ""
         candidate = start
         for tries in range(30):
@@ -88,6 +95,9 @@ class LocalProvider:
             elif flat >= PLATEAU_RESTART:
                 candidate = space.sample(schema, rng)
                 how = f"a random point (no signal around the incumbent for {flat} generations)"
+            elif tries == 0 and sweep:
+                candidate = rng.choice(sweep)
+                how = f"one boolean or enum changed ({streak} rollbacks in a row)"
             elif tries == 0 and tried:
                 candidate, how = follow_up(incumbent["strategy"], tried[-1], params)
             else:
@@ -207,7 +217,7 @@ def adaptive_step(trajectory: list) -> float:
         if decision == "advance":
             step *= GROW
         elif decision == "rollback":
-            step *= PLATEAU_GROW if not delta else SHRINK
+            step *= PLATEAU_GROW if _tied(delta) else SHRINK
         step = min(MAX_STEP, max(MIN_STEP, step))
     return step
 
@@ -218,10 +228,35 @@ def plateau_length(trajectory: list) -> int:
     after PLATEAU_RESTART of them the competitor samples the whole space instead."""
     count = 0
     for entry in reversed(trajectory):
-        if entry.get("gate_decision") != "rollback" or entry.get("mean_delta"):
+        if entry.get("gate_decision") != "rollback" or not _tied(entry.get("mean_delta")):
             break
         count += 1
     return count
+
+
+def _tied(delta: float | None) -> bool:
+    return delta is None or abs(delta) < TIE_DELTA
+
+
+def rollback_streak(trajectory: list) -> int:
+    """How many of the latest generations were rolled back, tied or not."""
+    count = 0
+    for entry in reversed(trajectory):
+        if entry.get("gate_decision") != "rollback":
+            break
+        count += 1
+    return count
+
+
+def categorical_neighbours(strategy: dict, params: list) -> list[dict]:
+    """``strategy`` with one boolean or enum changed, each way it can be."""
+    out = []
+    for p in params:
+        if p.kind == "boolean":
+            out.append({**strategy, p.name: not strategy.get(p.name)})
+        elif p.kind == "enum":
+            out += [{**strategy, p.name: c} for c in p.choices if c != strategy.get(p.name)]
+    return out
 
 
 def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
