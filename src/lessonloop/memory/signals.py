@@ -1134,7 +1134,7 @@ _LETS = _lazy(r"^(?:let's|let us|lets|we'll|we will|we're going to|we are going 
               r"we're gonna)\s+(go with|stick with|stick to|standardi[sz]e on|"
                    r"settle on|adopt|keep using|stay with|use)\s+(.+)$", re.I | re.S)
 # a decision's closing word: "Let's go with X — decided.", "We'll use Y; agreed."
-_SAID_SO = _lazy(r"[\s,;:\u2014\u2013-]+(?:decided|agreed|settled|final|that's final)$", re.I)
+_SAID_SO = _lazy(r"\s*(?:[,;:\u2014\u2013]|\s-)\s*(?:decided|agreed|settled|that's final)$", re.I)
 _GO_WITH = _lazy(r"^(?:we(?:'re| are|'ll| will)?|i(?:'ll| will)?)\s+(?:go|going)\s+with\s+(.+)$",
                       re.I | re.S)
 _DECIDED = _lazy(
