@@ -80,7 +80,7 @@ class LocalProvider:
             avoid.append(canonical.dumps(incumbent["strategy"]))
         dead_ends = state.get("dead_ends", [])
         start = {**space.center(schema), **targets} if targets else space.sample(schema, rng)
-        flat = plateau_length(state.get("trajectory", []))
+        flat = rollback_streak(state.get("trajectory", []), tied_only=True)
         streak = rollback_streak(state.get("trajectory", []))
         sweep = [n for n in categorical_neighbours(incumbent["strategy"], params)
                  if canonical.dumps(n) not in avoid and not near_any(n, dead_ends, params)] \
@@ -222,13 +222,15 @@ def adaptive_step(trajectory: list) -> float:
     return step
 
 
-def plateau_length(trajectory: list) -> int:
-    """How many of the latest generations were rolled back with every pair tied: around an
-    incumbent on a flat region (a score clipped at zero, say) small steps learn nothing, so
-    after PLATEAU_RESTART of them the competitor samples the whole space instead."""
+def rollback_streak(trajectory: list, tied_only: bool = False) -> int:
+    """How many of the latest generations were rolled back (``tied_only``: with every pair tied,
+    the plateau's length: around an incumbent on a flat region, a score clipped at zero say,
+    small steps learn nothing, so after PLATEAU_RESTART of them the competitor samples the
+    whole space instead)."""
     count = 0
     for entry in reversed(trajectory):
-        if entry.get("gate_decision") != "rollback" or not _tied(entry.get("mean_delta")):
+        if entry.get("gate_decision") != "rollback" or tied_only and not _tied(
+                entry.get("mean_delta")):
             break
         count += 1
     return count
@@ -236,16 +238,6 @@ def plateau_length(trajectory: list) -> int:
 
 def _tied(delta: float | None) -> bool:
     return delta is None or abs(delta) < TIE_DELTA
-
-
-def rollback_streak(trajectory: list) -> int:
-    """How many of the latest generations were rolled back, tied or not."""
-    count = 0
-    for entry in reversed(trajectory):
-        if entry.get("gate_decision") != "rollback":
-            break
-        count += 1
-    return count
 
 
 def categorical_neighbours(strategy: dict, params: list) -> list[dict]:
