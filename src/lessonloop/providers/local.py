@@ -40,7 +40,8 @@ TARGET_PULL = 0.3
 DIRECTION_BIAS = 0.7
 TRUST = 0.2  # smoothed success rate below which a bullet's guidance is ignored
 PLATEAU_RESTART = 3  # rollbacks in a row with every pair tied, after which the search jumps
-TIE_DELTA = 1e-4  # a paired mean delta this small is no signal: the move stayed on a plateau
+TIE_DELTA = 1e-3  # a paired mean delta this small is no signal: the move stayed on a plateau
+#                  (half the gate's default --min-delta: a smaller gain could not advance anyway)
 SWEEP_AFTER = 3  # rollbacks in a row after which a generation first tries one boolean or enum
 #                  changed: a value a random subset of moves seldom flips may be what is wrong
 DEAD_END_RADIUS = 0.01  # normalized distance under which a proposal counts as a known dead end
