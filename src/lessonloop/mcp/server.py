@@ -426,10 +426,13 @@ def build_server():
     def memory_forget(
         id: Annotated[int, Field(strict=True, description="The memory's id (from "
                                  "memory_search or memory_audit).")],
-        scope: Annotated[Scope, Field(description="The scope the id belongs to.")] = "project",
+        scope: Annotated[Scope, Field(description="The scope the id belongs to: pass the "
+                                      "'scope' of the search or audit result, since ids are "
+                                      "numbered per scope (project 1 and user 1 are two "
+                                      "memories).")] = "project",
     ) -> dict[str, Any]:
         """Delete one memory for good, with its provenance and its line in the Markdown view.
-        Returns {"forgotten", "scope", "summary"}."""
+        Returns {"forgotten", "scope", "summary"}: check the summary is the one you meant."""
         return forget_memory(id, scope)
 
     @tool(read_only=True)
