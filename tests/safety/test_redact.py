@@ -1213,6 +1213,9 @@ def test_redact_obj_takes_a_named_value_and_cookies():
 _GROQ = "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"
 
 SECOND_REVIEW_REDACTED = [
+    # a key after "/" that is no path's last part: Windows flags, an annotation's domain
+    ("cmdkey /generic:host /user:bob /pass:Tr0ub4dor3x", "Tr0ub4dor3x"),
+    ("example.com/api-token: Tr0ub4dor3x", "Tr0ub4dor3x"),
     # values that fit a code name's characters, curl's email or token users, a header scheme of its own
     ("password: m4ple.Syrup42", "m4ple.Syrup42"),
     ("export DB_PASSWORD=m4ple.Syrup42", "m4ple.Syrup42"),
@@ -1289,6 +1292,9 @@ SECOND_REVIEW_REDACTED = [
 ]
 
 SECOND_REVIEW_KEPT = [
+    # a file path's last part is no key: error lines name files
+    "grep: /etc/passwd: Permission denied", "unknown scenario '/etc/passwd:Foo'",
+    "cat ~/.config/gh/token: No such file", "open ./secrets/password: denied",
     # code that only names a secret: variables, prompts, types, redirects, ids
     "password = user_password", "token = settings.api_token", "password=cfg.pw",
     "client = s3.Client(token=self.token)", "password = DB_PASS", "pw = dbPassword",

@@ -1392,6 +1392,20 @@ def _in_random_run(text: str, ks: int, ke: int) -> bool:
     return len(run) >= 24 and _looks_random(run)
 
 
+_PATHCH = _WORD | {".", "-", "/", "~", "@", "+"}
+
+
+def _file_path_before(text: str, ks: int) -> bool:
+    """Whether the name at ``ks`` ends a file path (``/etc/passwd``, ``~/.config/token``):
+    before a colon, an error line's file, not a key. (``/pass:x`` alone, as Windows' cmdkey
+    takes it, stays a key, as do ``example.com/api-token`` and an SSM parameter's quoted
+    ``"/prod/db_password"``.)"""
+    i, lim = ks - 1, max(0, ks - 512)
+    while i > lim and text[i - 1] in _PATHCH:
+        i -= 1
+    return text.startswith(("/", "~/", "./", "../"), i) and text.count("/", i, ks) >= 2
+
+
 def _key_hit_ok(text: str, h: int) -> bool:
     """A "key" hit counts only after a word that makes it a secret's name (api key, ...)."""
     return text[max(0, h - 14):h].lower().rstrip("_- ").endswith(_KEY_WORDS_BEFORE_KEY)
@@ -1583,6 +1597,8 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
                 continue                               # prose: "the token expired"
         if (ke - ks >= 24 or ks and text[ks - 1] in "+/") and _in_random_run(text, ks, ke):
             continue                                   # "Pwd" inside base64: no key name
+        if text[ke] == ":" and ks and text[ks - 1] == "/" and _file_path_before(text, ks):
+            continue                                   # "grep: /etc/passwd: Permission denied"
         span = _value_span(text, ks, ke, key, family)
         if span and span[1] > span[0]:
             out.append((span[0], span[1], _PRIO[family]))
