@@ -628,3 +628,18 @@ def test_the_memorize_command_without_consent_stores_nothing_and_says_how_to_ans
     assert result.err.startswith("nothing memorized: consent is missing")
     assert "lessonloop memory consent yes" in result.err
     assert memories(home) == []
+
+
+def test_memorize_reads_its_model_settings_from_the_environment_it_is_given(home, cli):
+    from lessonloop.memory import memorize
+
+    session = captured_session(home, "own-environ", fresh_secrets())
+    cli("memory", "consent", "yes")
+    answer = {"memories": [{"type": "decision", "summary": "Keep the ledger append-only"}]}
+    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(answer)))) as server:
+        result = memorize.memorize(session.id, home, environ={
+            "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+            "LESSONLOOP_BASE_URL": server.base_url + "/v1", "OPENAI_API_KEY": "sk-given-only"})
+        [post] = [r for r in server.received if r.method == "POST"]
+    assert result.model == "used", result.model
+    assert post.headers.get("authorization") == "Bearer sk-given-only"   # not os.environ's

@@ -174,13 +174,13 @@ def _extracts(candidates: list[Candidate], signals: list[dict], feedback: list[d
     return cap(redact("\n".join(lines)), EXTRACT_CHARS)
 
 
-def _synthesize(route, extracts: str, record) -> list[Candidate]:
+def _synthesize(route, extracts: str, record, environ: Mapping[str, str]) -> list[Candidate]:
     from .. import config
     from ..providers.base import Request
     from ..providers.registry import build
     from ..scenarios.base import schema_problems
 
-    provider = build(route, config.load(flags={"MAX_RETRIES": "0"}))
+    provider = build(route, config.load(flags={"MAX_RETRIES": "0"}, environ=environ))
     completion = provider.complete(Request(
         role="memorize", max_tokens=1500, temperature=0.2, json_schema=MEMORY_SCHEMA,
         timeout=MODEL_SECONDS,
@@ -266,7 +266,8 @@ def _memorize(session: str, folder: Path, root: Path, transcript: str | None,
             if route is not None:
                 candidates = _synthesize(route, _extracts(found, signals, feedback),
                                          lambda name, c: run_store.record_call(
-                                             store, None, None, None, "memorize", name, c))
+                                             store, None, None, None, "memorize", name, c),
+                                         environ)
                 result.model = "used"
         except Exception as exc:  # noqa: BLE001 - any failure keeps the deterministic result
             result.model = f"not used: {exc.__class__.__name__}: {redact(str(exc))[:200]}"
