@@ -1395,15 +1395,15 @@ def _in_random_run(text: str, ks: int, ke: int) -> bool:
 _PATHCH = _WORD | {".", "-", "/", "~", "@", "+"}
 
 
-def _file_path_before(text: str, ks: int) -> bool:
-    """Whether the name at ``ks`` ends a file path (``/etc/passwd``, ``~/.config/token``):
-    before a colon, an error line's file, not a key. (``/pass:x`` alone, as Windows' cmdkey
+def _file_path_before(text: str, ks: int, ke: int) -> bool:
+    """Whether the name ``text[ks:ke]`` ends a file path (_PATH_VALUE: ``/etc/passwd``,
+    ``~/.config/token``): before a colon, an error line's file, not a key. (``/pass:x`` alone, as Windows' cmdkey
     takes it, stays a key, as do ``example.com/api-token`` and an SSM parameter's quoted
     ``"/prod/db_password"``.)"""
     i, lim = ks - 1, max(0, ks - 512)
     while i > lim and text[i - 1] in _PATHCH:
         i -= 1
-    return text.startswith(("/", "~/", "./", "../"), i) and text.count("/", i, ks) >= 2
+    return _PATH_VALUE.fullmatch(text, i, ke) is not None
 
 
 def _key_hit_ok(text: str, h: int) -> bool:
@@ -1597,7 +1597,7 @@ def _generic(sc: _Scan, out: list[Span]) -> None:
                 continue                               # prose: "the token expired"
         if (ke - ks >= 24 or ks and text[ks - 1] in "+/") and _in_random_run(text, ks, ke):
             continue                                   # "Pwd" inside base64: no key name
-        if text[ke] == ":" and ks and text[ks - 1] == "/" and _file_path_before(text, ks):
+        if text[ke] == ":" and ks and text[ks - 1] == "/" and _file_path_before(text, ks, ke):
             continue                                   # "grep: /etc/passwd: Permission denied"
         span = _value_span(text, ks, ke, key, family)
         if span and span[1] > span[0]:
