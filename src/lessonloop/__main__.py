@@ -7,6 +7,8 @@ import sys
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "hook":  # the hot path: no CLI stack
+        # hooks run on the standard library only: the redactor keeps to its standard prefilter
+        sys.modules["ahocorasick_rs"] = None  # type: ignore[assignment]
         from .memory.hooks import main as hook_main
 
         sys.exit(hook_main(sys.argv[2:]))

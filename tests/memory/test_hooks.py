@@ -28,15 +28,19 @@ def test_a_broken_payload_or_unknown_event_still_exits_zero_and_is_logged(home):
     assert "not JSON" in log and "unknown hook event 'teleport'" in log
 
 
-def test_hooks_do_not_import_the_cli_stack(home):
-    probe = ("import sys, io\nsys.argv = ['lessonloop', 'hook', 'stop']\n"
-             "sys.stdin = io.TextIOWrapper(io.BytesIO(b'{}'))\n"
+def test_hooks_do_not_import_the_cli_stack_nor_anything_outside_the_standard_library(home):
+    # (a post-tool-use payload with an error: the redactor runs, on its standard path)
+    payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "make"},
+                          "tool_response": {"stdout": "", "stderr": "Error: token=abc123 failed"}})
+    probe = ("import sys, io\nsys.argv = ['lessonloop', 'hook', 'post-tool-use']\n"
+             f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload.encode()!r}))\n"
              "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich', "
-             "'pydantic', 'yaml', 'jsonschema', 'anthropic', 'openai') or m == 'lessonloop.cli'))")
+             "print('lessonloop.safety.redact' in sys.modules, sorted(m for m, v in sys.modules.items()"
+             " if v is not None and (m.split('.')[0] in ('typer', 'click', 'rich', 'pydantic', 'yaml',"
+             " 'jsonschema', 'anthropic', 'openai', 'ahocorasick_rs') or m == 'lessonloop.cli')))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           env=subprocess_env(home), timeout=60)
-    assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "True []", done.stderr
 
 
 def _append_many(path: str, worker: int, count: int) -> None:

@@ -27,6 +27,19 @@ UPPER_DIGITS = string.ascii_uppercase + string.digits
 HEX = "0123456789abcdef"
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+REDACT = importlib.import_module("lessonloop.safety.redact")   # (the package exports the function)
+
+
+@pytest.fixture(scope="module", autouse=True, params=["standard", "accelerated"])
+def prefilter(request):
+    """Every test here runs twice: with the standard library's prefilter (the capture hooks'
+    path) and with the accelerator (ahocorasick-rs) that every other process uses."""
+    saved = REDACT._accelerator
+    REDACT._accelerator = None if request.param == "standard" else REDACT._load_accelerator
+    REDACT._forget_lines()
+    yield request.param
+    REDACT._accelerator = saved
+    REDACT._forget_lines()
 
 
 def chars(alphabet: str, n: int, min_size: int | None = None) -> st.SearchStrategy[str]:
@@ -709,6 +722,50 @@ def test_arbitrary_text_is_a_string_and_idempotent(text):
     assert redact(once) == once
 
 
+def _scan_both_ways(text: str) -> tuple[tuple, tuple]:
+    """_scan_text's answer (triggers, lowered text, key runs) on the standard path and with the
+    accelerator."""
+    saved = REDACT._accelerator
+    try:
+        REDACT._accelerator = None
+        standard = REDACT._scan_text(text)
+        REDACT._accelerator = REDACT._load_accelerator
+        accelerated = REDACT._scan_text(text)
+        assert REDACT._accelerator not in (None, REDACT._load_accelerator), "ahocorasick-rs missing"
+    finally:
+        REDACT._accelerator = saved
+    return standard, accelerated
+
+
+_LITERAL_PIECES = sorted({piece for word in REDACT._LOW_LITERALS + REDACT._TEXT_LITERALS
+                          for variant in (word, word.upper(), word.title(), word.lower())
+                          for piece in (variant, variant[1:], variant[:-1])} - {""})
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_FILLER, _SECRET_SAMPLES, st.sampled_from(_LITERAL_PIECES),
+                          st.text(alphabet=HEX + "-_ :=\n\"'", max_size=12), st.text(max_size=6),
+                          st.sampled_from([" -p ", " -u ", "--u", " -S ", "--password-stdin",
+                                           "chpasswd", ".com/webhook", "hooks.slack.com/",
+                                           "discordapp.com/", "login(", "ACCA", "SKa1"])),
+                max_size=16).map("".join))
+def test_the_accelerator_finds_exactly_what_the_standard_prefilter_does(text):
+    """The same triggers (so the same steps run), the same lowered text and the same key runs:
+    the two paths differ in speed only."""
+    standard, accelerated = _scan_both_ways(text)
+    assert accelerated == standard
+
+
+def test_the_accelerator_agrees_on_a_transcript_line_and_a_twilio_pair():
+    sid, secret = twilio_sid("AC"), random_token(3, 32, HEX)
+    line = json.dumps({"type": "user", "message": {"content": [{"type": "tool_result", "content":
+        f"TWILIO_ACCOUNT_SID={sid}\nauth: {secret}\nsk" + "_live_" + random_token(4, 24) +
+        "\n-----BEGIN RSA PRIVATE KEY-----\ncurl -u bob:pw https://x.example.com/webhook"}]},
+        "usage": {"input_tokens": 3, "output_tokens": 9}})
+    standard, accelerated = _scan_both_ways(line)
+    assert accelerated == standard and len(standard[0]) > 8
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(_FILLER, _SECRET_SAMPLES, st.text(alphabet=B64URL, max_size=30),
                           st.sampled_from(["\n", "\r", "\v", " -u ", "--user ", "\u2028"])),
@@ -722,7 +779,7 @@ def test_the_line_by_line_prefilter_never_skips_a_finding(text):
 
 
 def test_a_prompt_seen_before_is_looked_up_line_by_line():
-    module = importlib.import_module("lessonloop.safety.redact")   # (the package exports the function)
+    module = REDACT
     module._forget_lines()
     lines = [f"step {i}: keep the score above {i * 3} and explain why" for i in range(40)]
     prompt = "\n".join(lines[:20] + ["max_tokens: 4096"] + lines[20:])

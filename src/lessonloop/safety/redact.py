@@ -386,6 +386,7 @@ def _mixed_body(family: str) -> Callable[[re.Match], str | None]:
     return judge
 
 
+_GL_KINDS = ("pat", "ptt", "dt", "rt", "cbt", "ft", "soat", "oas", "imt", "agent", "ffct", "wt")
 _RULES: tuple[_Rule, ...] = (
     _Rule("sk-", re.compile(
         r"sk-(?:(?P<ant>ant-)[A-Za-z0-9_-]{8,1000}+"
@@ -394,7 +395,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(None, re.compile(r"gh[pousr]_[A-Za-z0-9]{16,255}+"), "github-token", left=_ALNUM),
     _Rule("github_pat_", re.compile(r"github_pat_[A-Za-z0-9_]{20,255}+"), "github-token",
           left=_ALNUM),
-    _Rule(None, re.compile(r"gl(?:pat|ptt|dt|rt|cbt|ft|soat|oas|imt|agent|ffct|wt)-"
+    _Rule(None, re.compile(r"gl(?:%s)-" % "|".join(_GL_KINDS) +
                            r"[A-Za-z0-9_-]{16,255}+(?:\.[A-Za-z0-9_-]{1,255}+){0,3}+"),
           "gitlab-token", left=_ALNUM),
     _Rule("GR1348941", re.compile(r"GR1348941[A-Za-z0-9_-]{20,255}+"), "gitlab-token", left=_ALNUM),
@@ -1866,51 +1867,62 @@ def _steps_for(skip: frozenset) -> tuple:
 # ".com/" URL are looked for only when the text has one, "key-" only with "key".
 _AS_STR = {n: n.decode() for n in (*_TRIGGERS, b"authorization") if isinstance(n, bytes)}
 _COM_NEEDLES = (".com/webhook", "hooks.slack.com/", "discord")
-_COM, _KEY_DASH = (re.compile(_rare_first(n)[0]) for n in (".com/", "key-"))
+_KEY_DASH = re.compile(_rare_first("key-")[0])
 # Each pattern starts with a literal character, the rarest one its needles have (see
 # _rare_first), and patterns that start with the same character are searched as one: a scan
 # costs about as much as the stops at that character. A group that matches counts all its
 # triggers as present (the full scan then looks for each).
 _GH, _GL, _AKIA = (next(r.regex for r in _RULES if r.regex.pattern.startswith(p))
                    for p in ("gh", "gl", "A(?:KIA"))
+# Each entry also names its literals: every match of its pattern holds one of them (None: not
+# every match holds a literal). The accelerator (see _load_accelerator) runs a search only when
+# one of its literals occurs.
 _PRESENCE_IN_TEXT = (
-    *((_rare_first(n)[0], (n,))
+    *((_rare_first(n)[0], (n,), (n,))
       for n in ("-----", "://", "eyJ", "hf_", "npm_", "sk-", "whsec_", "ya29.", "api_org_",
                 "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_", "pplx-")),
-    (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC)),
-    (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941")),
-    (r"S(?:G\.|K[0-9a-f]{32})", ("SG.", _TWILIO_SK)),
-    (r"g(?:ithub_pat_|h[pousr]_|l(?:pat|ptt|dt|rt|cbt|ft|soat|oas|imt|agent|ffct|wt)-)",
-     ("github_pat_", _GH, _GL)),
-    (r"k_(?:live|test)_", ("k_live_", "k_test_")), (r"x(?:ox|app-|ai-)", ("xox", "xapp-", "xai-")),
-    (_MAILGUN.pattern, (_MAILGUN,)),
-    ("_" + _PREFIX_TAIL, (_PREFIXED,)),          # (joining the "_" search above: one more look
+    (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC),
+     ("AIza", "AKIA", "ASIA", "ABIA", "ACCA", *(f"AC{c}" for c in "0123456789abcdef"))),
+    (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941"), ("GOCSPX-", "GR1348941")),
+    (r"S(?:G\.|K[0-9a-f]{32})", ("SG.", _TWILIO_SK), ("SG.", *(f"SK{c}" for c in "0123456789abcdef"))),
+    (r"g(?:ithub_pat_|h[pousr]_|l(?:%s)-)" % "|".join(_GL_KINDS), ("github_pat_", _GH, _GL),
+     ("github_pat_", *(f"gh{c}_" for c in "pousr"), *(f"gl{k}-" for k in _GL_KINDS))),
+    (r"k_(?:live|test)_", ("k_live_", "k_test_"), ("k_live_", "k_test_")),
+    (r"x(?:ox|app-|ai-)", ("xox", "xapp-", "xai-"), ("xox", "xapp-", "xai-")),
+    (_MAILGUN.pattern, (_MAILGUN,), None),
+    ("_" + _PREFIX_TAIL, (_PREFIXED,), None),    # (joining the "_" search above: one more look
 )                                                # at each stop)
 
 
 def _by_first_char(entries: tuple) -> tuple:
-    """``(search, triggers)`` per first character of the patterns: ``c(?:rest|rest...)``."""
-    groups: dict[str, tuple[list, list]] = {}
-    for pattern, triggers in entries:
+    """``(search, triggers, literals)`` per first character of the patterns:
+    ``c(?:rest|rest...)``."""
+    groups: dict[str, tuple[list, list, list | None]] = {}
+    for pattern, triggers, literals in entries:
         k = 2 if pattern[0] == "\\" else 1                  # (an escaped first character)
         assert k == 2 or pattern[0] not in "()[]{}.^$*+?|", pattern
-        rests, trigs = groups.setdefault(pattern[k - 1], ([], []))
+        rests, trigs, lits = groups.setdefault(pattern[k - 1], ([], [], []))
         rests.append(pattern[k:])
         trigs += triggers
-    return tuple((re.compile(re.escape(c) + "(?:%s)" % "|".join(rests)).search, tuple(trigs))
-                 for c, (rests, trigs) in groups.items())
+        if literals is None or lits is None:
+            groups[pattern[k - 1]] = (rests, trigs, None)
+        else:
+            lits += literals
+    return tuple((re.compile(re.escape(c) + "(?:%s)" % "|".join(rests)).search, tuple(trigs),
+                  None if lits is None else frozenset(lits))
+                 for c, (rests, trigs, lits) in groups.items())
 
 
 _PRESENCE_IN_LOW = (
-    (r"b(?:earer|asic)", (b"bearer", b"basic")),
-    (r"=(?:(?<=sig=)|(?<=signature=))", (b"sig=", b"signature=")),
-    (r"identified[ \t]", (b"identified",)),
+    (r"b(?:earer|asic)", (b"bearer", b"basic"), ("bearer", "basic")),
+    (r"=(?:(?<=sig=)|(?<=signature=))", (b"sig=", b"signature="), ("sig=", "signature=")),
+    (r"identified[ \t]", (b"identified",), ("identified",)),
 )
 # The key names' needles are found everywhere at once: the generic rule gets their runs.
 _KEY_FINDERS = tuple((r.finditer, n, n.decode()) for n, (r, _) in _KEY_RUNS.items())
 _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
-_LOW_SEARCHES = tuple((re.compile(p).search, t) for p, t in _PRESENCE_IN_LOW)
-assert (frozenset(t for _, ts in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
+_LOW_SEARCHES = tuple((re.compile(p).search, t, frozenset(w)) for p, t, w in _PRESENCE_IN_LOW)
+assert (frozenset(t for _, ts, _ in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
         | frozenset(_COM_NEEDLES)
         | {"key-", "-u", "-p", b"stdin", b"cookie", "login(", _PREFIXED, *_ENTROPY_RES,
            *_KEY_NEEDLES}
@@ -1927,9 +1939,54 @@ assert {group[0] for group in _FLAG_PROGRAMS.groupindex} == set(_FLAG_LETTERS)
 # those that read a password from stdin (sudo -S, --password-stdin, passwd --stdin).
 _SHORT_FLAGS = re.compile(r"-(?:(?<=(?<!\S)-)([%sSu])|(?<=(?<!\S)--)u|(stdin))" % _FLAG_LETTERS)
 _FLAG_TRIGGER = {**dict.fromkeys(_FLAG_LETTERS, "-p"), "u": "-u", "S": b"stdin", "stdin": b"stdin"}
+_FLAG_LITERALS = frozenset({*(f"-{c}" for c in _FLAG_LETTERS + "Su"), "-stdin"})   # (every match
+#                                                                                   holds one)
 
 
 _NOTHING: frozenset = frozenset()
+
+
+# The accelerator: with ahocorasick-rs installed, one Aho-Corasick pass over the text and one
+# over its lowered copy find every occurrence of the prefilter's literals (and so the key
+# needles' runs), where the standard path scans once per literal or group (about 30 scans).
+# Each pattern that has literals is still searched to confirm it, so the triggers found are the
+# same either way. The capture hooks, which must stay on the standard library, block its import
+# (see __main__) and so take the standard path.
+_LOW_LITERALS = (*(w for _, _, w in _KEY_FINDERS), *(w for _, _, ws in _LOW_SEARCHES for w in ws),
+                 "cookie", "chpasswd")
+_TEXT_LITERALS = (*sorted({w for _, _, ws in _TEXT_SEARCHES if ws for w in ws} | _FLAG_LITERALS),
+                  ".com/", "login(")
+_KEY_OF_WORD = {word: needle for _, needle, word in _KEY_FINDERS}
+_LETTER_RUN = re.compile("[a-z]{0,%d}+" % _RUN_MAX)       # (as in _KEY_RUNS)
+def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
+    """Build the accelerator and scan with it (the first scan loads it, so a process that never
+    redacts pays nothing); without ahocorasick-rs, turn it off and return None."""
+    global _accelerator
+    try:
+        import ahocorasick_rs
+    except ImportError:                     # (not installed, or blocked: see __main__)
+        _accelerator = None
+        return None
+    dfa = ahocorasick_rs.Implementation.DFA           # (the fastest to search, measured)
+    find_low = ahocorasick_rs.AhoCorasick(_LOW_LITERALS, implementation=dfa).find_matches_as_indexes
+    find_text = ahocorasick_rs.AhoCorasick(_TEXT_LITERALS, implementation=dfa).find_matches_as_indexes
+    key_of, letters = _KEY_OF_WORD.get, _LETTER_RUN.match
+
+    def literals_in(text: str, low: str) -> tuple[set, set, dict]:
+        """The literals in the lowered text, those in the text, and the key needles' runs."""
+        in_low, known = set(), {}
+        for i, _, end in find_low(low, overlapping=True):
+            word = _LOW_LITERALS[i]
+            in_low.add(word)
+            needle = key_of(word)
+            if needle is not None:
+                known.setdefault(needle, []).append((end, letters(low, end).end()))
+        return in_low, {_TEXT_LITERALS[i] for i, _, _ in find_text(text, overlapping=True)}, known
+    _accelerator = literals_in
+    return literals_in(text, low)
+
+
+_accelerator: Callable[[str, str], tuple[set, set, dict] | None] | None = _load_accelerator
 
 
 def _scan_line(text: str) -> frozenset:
@@ -1942,33 +1999,37 @@ def _scan_line(text: str) -> frozenset:
 def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     """_scan_line, the lowered text it used and the key needles' runs in it (see key_runs)."""
     low = text.lower()
-    found = []
-    known = {}
-    for finditer, needle, word in _KEY_FINDERS:
-        if word in low:                     # (str's search outruns the regex engine's)
-            found.append(needle)
-            known[needle] = [m.span(1) for m in finditer(low)]
-    for search, triggers in _LOW_SEARCHES:
-        if search(low):
+    # The literals that occur: substrings of the text itself, or (accelerated) the set of those
+    # the accelerator found; "x in" asks the same question of either.
+    if _accelerator is None or (seen := _accelerator(text, low)) is None:
+        in_low, in_text = low, text
+        known = {needle: [m.span(1) for m in finditer(low)]   # (str's search outruns the regex
+                 for finditer, needle, word in _KEY_FINDERS if word in low}   # engine's)
+    else:
+        in_low, in_text, known = seen
+    found = list(known)
+    for search, triggers, literals in _LOW_SEARCHES:
+        if (in_low is low or not literals.isdisjoint(in_low)) and search(low):
             found += triggers
-    for search, triggers in _TEXT_SEARCHES:
-        if search(text):
+    for search, triggers, literals in _TEXT_SEARCHES:
+        if (in_text is text or literals is None or not literals.isdisjoint(in_text)) and search(text):
             found += triggers
-    if _COM.search(text):
+    if ".com/" in in_text:
         found += [n for n in _COM_NEEDLES if n in text]
     if b"key" in found and _KEY_DASH.search(text):
         found.append("key-")
     flags = set()
-    for m in _SHORT_FLAGS.finditer(text):   # (one look at each "-" for -u, -p, sudo -S and
-        flags.add(_FLAG_TRIGGER[m.group(1) or m.group(2) or "u"])   # --password-stdin)
-        if len(flags) == 3:
-            break
+    if in_text is text or not _FLAG_LITERALS.isdisjoint(in_text):
+        for m in _SHORT_FLAGS.finditer(text):   # (one look at each "-" for -u, -p, sudo -S and
+            flags.add(_FLAG_TRIGGER[m.group(1) or m.group(2) or "u"])   # --password-stdin)
+            if len(flags) == 3:
+                break
     found += flags
-    if b"stdin" not in flags and b"pass" in found and "chpasswd" in low:
+    if b"stdin" not in flags and b"pass" in found and "chpasswd" in in_low:
         found.append(b"stdin")
-    if "cookie" in low:
+    if "cookie" in in_low:
         found.append(b"cookie")
-    if "login(" in text:
+    if "login(" in in_text:
         found.append("login(")
     for r in _ENTROPY_RES:                  # (most texts have no candidate; many have no "=")
         m = r.search(text) if r.pattern[0] in text else None
