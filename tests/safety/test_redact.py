@@ -747,13 +747,21 @@ _LITERAL_PIECES = sorted({piece for word in REDACT._LOW_LITERALS + REDACT._TEXT_
                           st.text(alphabet=HEX + "-_ :=\n\"'", max_size=12), st.text(max_size=6),
                           st.sampled_from([" -p ", " -u ", "--u", " -S ", "--password-stdin",
                                            "chpasswd", ".com/webhook", "hooks.slack.com/",
-                                           "discordapp.com/", "login(", "ACCA", "SKa1"])),
+                                           "discordapp.com/", "login(", "ACCA", "SKa1",
+                                           "\ud800", "\udcff"])),
                 max_size=16).map("".join))
 def test_the_accelerator_finds_exactly_what_the_standard_prefilter_does(text):
     """The same triggers (so the same steps run), the same lowered text and the same key runs:
     the two paths differ in speed only."""
     standard, accelerated = _scan_both_ways(text)
     assert accelerated == standard
+
+
+def test_a_lone_surrogate_is_redacted_like_any_text():
+    """json.loads("\\ud800") gives one; the accelerator's library cannot take it, so such a text
+    takes the standard path."""
+    text = 'password = "hunter2" \ud800 token=' + random_token(5, 32)
+    assert redact(text) == 'password = "' + M("password") + '" \ud800 token=' + M("generic-secret")
 
 
 def test_the_accelerator_agrees_on_a_transcript_line_and_a_twilio_pair():

@@ -1972,16 +1972,22 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
     find_text = ahocorasick_rs.AhoCorasick(_TEXT_LITERALS, implementation=dfa).find_matches_as_indexes
     key_of, letters = _KEY_OF_WORD.get, _LETTER_RUN.match
 
-    def literals_in(text: str, low: str) -> tuple[set, set, dict]:
-        """The literals in the lowered text, those in the text, and the key needles' runs."""
+    def literals_in(text: str, low: str) -> tuple[set, set, dict] | None:
+        """The literals in the lowered text, those in the text, and the key needles' runs; None
+        for a text the library cannot take (a lone surrogate, as json.loads can return)."""
         in_low, known = set(), {}
-        for i, _, end in find_low(low, overlapping=True):
+        try:
+            matches = find_low(low, overlapping=True)
+            in_text = {_TEXT_LITERALS[i] for i, _, _ in find_text(text, overlapping=True)}
+        except UnicodeEncodeError:
+            return None
+        for i, _, end in matches:
             word = _LOW_LITERALS[i]
             in_low.add(word)
             needle = key_of(word)
             if needle is not None:
                 known.setdefault(needle, []).append((end, letters(low, end).end()))
-        return in_low, {_TEXT_LITERALS[i] for i, _, _ in find_text(text, overlapping=True)}, known
+        return in_low, in_text, known
     _accelerator = literals_in
     return literals_in(text, low)
 
