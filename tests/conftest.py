@@ -36,7 +36,8 @@ def _settings_from_outside(environ) -> list[str]:
     """Variables of the developer's shell that would reroute providers inside a test."""
     return [name for name in environ if name.startswith("LESSONLOOP_")
             and name not in ("LESSONLOOP_HOME", "LESSONLOOP_USER_HOME")
-            or name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CLAUDE_PROJECT_DIR")]
+            or name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CLAUDE_PROJECT_DIR",
+                        "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "OLLAMA_HOST")]
 
 
 @pytest.fixture

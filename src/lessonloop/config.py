@@ -36,6 +36,10 @@ DEFAULT_BASE_URLS = {
     "vllm": "http://localhost:8000/v1",
 }
 KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+# A provider's own endpoint variable (a gateway or proxy set up for Claude Code or the SDK) is
+# followed when lessonloop's own setting is absent, as the provider's SDK or CLI would.
+ENDPOINT_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL",
+                      "ollama": "OLLAMA_HOST"}
 ROLE_FIELDS = ("PROVIDER", "MODEL", "BASE_URL")
 GLOBAL_KEYS = ROLE_FIELDS + ("API_KEY", "OFFLINE", "TIMEOUT", "MAX_RETRIES")
 KNOWN_KEYS = frozenset(GLOBAL_KEYS) | {f"{r.upper()}_{f}" for r in ROLES for f in ROLE_FIELDS}
@@ -106,10 +110,8 @@ class Settings:
         if name in REMOTE:
             if argument:  # openai:gpt-4o-mini is shorthand for the provider and its model
                 model, argument = argument, ""
-            base_url = _checked_url((base_url or DEFAULT_BASE_URLS[name]).rstrip("/"), role)
-            if name == "anthropic" and base_url.endswith("/v1"):
-                base_url = base_url[:-3]  # the SDK adds /v1/messages itself
-            return Route(name, model, base_url)
+            url = _checked_url((base_url or default_base_url(name, self.environ)).rstrip("/"), role)
+            return Route(name, model, route_url(name, url))
         if name == "scripted":
             argument = argument or self.environ.get("LESSONLOOP_SCRIPT", "")
             return Route(f"scripted:{argument}" if argument else "scripted")
@@ -184,6 +186,27 @@ def _number(key: str, text: str | None, low: float, high: float) -> float:
         raise UsageError(f"LESSONLOOP_{key} must be a number between {low:g} and {high:g}, "
                          f"not {text!r}")
     return value
+
+
+def default_base_url(kind: str, environ: Mapping[str, str]) -> str:
+    """Where ``kind`` is reached when lessonloop sets no base URL: the provider's own variable
+    (ENDPOINT_VARIABLES), else DEFAULT_BASE_URLS. OLLAMA_HOST is ``host[:port]`` or a URL, as
+    the ollama CLI takes it; the route wants its OpenAI-compatible ``/v1``."""
+    value = (environ.get(ENDPOINT_VARIABLES.get(kind, ""), "") or "").strip().rstrip("/")
+    if not value:
+        return DEFAULT_BASE_URLS[kind]
+    if kind == "ollama":
+        value = value if "://" in value else "http://" + value
+        if urlsplit(value).port is None and not urlsplit(value).path:
+            value += ":11434"
+        return value + "/v1"
+    return value
+
+
+def route_url(kind: str, url: str) -> str:
+    """A route's base URL as its client wants it (the Anthropic SDK adds /v1/messages itself)."""
+    url = url.rstrip("/")
+    return url[:-3] if kind == "anthropic" and url.endswith("/v1") else url
 
 
 def _checked_url(url: str, role: str) -> str:

@@ -338,6 +338,32 @@ def test_model_routes_resolve_as_documented():
             model_route({"LESSONLOOP_AUTOMEM_MODEL": bad})
 
 
+def test_each_model_route_follows_its_providers_own_endpoint_variable():
+    """A gateway set up for Claude Code (ANTHROPIC_BASE_URL) or the SDKs is where the route
+    goes; lessonloop's own LESSONLOOP_BASE_URL still wins for openai, and no provider's variable
+    diverts another's route."""
+    from lessonloop.memory.memorize import model_route
+
+    everything = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:7/", "OPENAI_BASE_URL": "http://127.0.0.1:8/v1",
+                  "OLLAMA_HOST": "127.0.0.1:9"}
+    route = lambda value, **env: model_route({"LESSONLOOP_AUTOMEM_MODEL": value, **env})  # noqa: E731
+    assert route("claude-haiku-4-5", **everything).base_url == "http://127.0.0.1:7"
+    assert route("anthropic:claude-haiku-4-5",
+                 ANTHROPIC_BASE_URL="https://gw.example.com/anthropic/v1").base_url == \
+        "https://gw.example.com/anthropic"             # (the SDK adds /v1/messages itself)
+    assert route("openai:gpt-4o-mini", **everything).base_url == "http://127.0.0.1:8/v1"
+    assert route("openai:gpt-4o-mini", **everything,
+                 LESSONLOOP_BASE_URL="http://127.0.0.1:6/v1").base_url == "http://127.0.0.1:6/v1"
+    assert route("ollama:llama3.2", **everything).base_url == "http://127.0.0.1:9/v1"
+    assert route("ollama:llama3.2", OLLAMA_HOST="http://gpu-box").base_url == "http://gpu-box:11434/v1"
+    assert route("ollama:llama3.2", OLLAMA_HOST="https://ollama.example.com:443/").base_url == \
+        "https://ollama.example.com:443/v1"
+    for value, own in (("claude-haiku-4-5", "ANTHROPIC_BASE_URL"), ("openai:gpt-4o-mini", "OPENAI_BASE_URL"),
+                       ("ollama:llama3.2", "OLLAMA_HOST")):
+        others = {k: v for k, v in everything.items() if k != own}
+        assert "127.0.0.1" not in route(value, **others).base_url, value
+
+
 @pytest.mark.parametrize("value", ["off", ""])
 def test_model_off_never_contacts_a_model_and_stores_the_deterministic_memories(home, cli, value):
     cli("memory", "consent", "yes")
@@ -378,6 +404,23 @@ def test_model_off_in_process_never_builds_a_provider(home, cli, monkeypatch):
     assert result.model is None and result.skipped is None
     assert "Use vitest instead of jest" in result.stored
     assert "Use pnpm instead of npm for this repo" in result.stored
+
+
+def test_the_session_end_hook_reaches_the_gateway_anthropic_base_url_names(home, cli):
+    """As Claude Code users route Anthropic calls through a gateway: the real hook process, with
+    consent, asks the model there once, and no secret of the session travels."""
+    cli("memory", "consent", "yes")
+    secret = fresh_secrets()
+    reply = lambda received: Reply(body=anthropic_message(tool_input=MEMORY_ANSWER))  # noqa: E731
+    with FakeServer(reply) as server:
+        env = {"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5", "ANTHROPIC_BASE_URL": server.base_url}
+        output = Session(home, "gateway", secret, env).play()
+        calls = posts(server)
+    assert len(calls) == 1 and calls[0].path == "/v1/messages"
+    assert calls[0].body["model"] == "claude-haiku-4-5"
+    assert_no_secret(sent_bytes(calls[0]), secret)
+    assert ("preference", "Run scripts with pnpm, never npm") in memories(home)
+    assert "Run scripts with pnpm, never npm" in output["systemMessage"]
 
 
 @pytest.mark.parametrize("value, model", [("anthropic:claude-test-model", "claude-test-model"),

@@ -286,3 +286,18 @@ def test_routes_follow_the_documented_precedence():
     with pytest.raises(UsageError, match="not an http"):
         config.load(environ={"LESSONLOOP_PROVIDER": "openai",
                              "LESSONLOOP_BASE_URL": "http://[::1/v1"}).route("judge")
+
+
+def test_without_a_base_url_setting_a_route_follows_its_providers_own_variable():
+    gateways = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:7/v1", "OPENAI_BASE_URL": "http://127.0.0.1:8/v1",
+                "OLLAMA_HOST": "127.0.0.1:9"}
+    for provider, url in (("anthropic", "http://127.0.0.1:7"), ("openai", "http://127.0.0.1:8/v1"),
+                          ("ollama", "http://127.0.0.1:9/v1"), ("vllm", "http://localhost:8000/v1")):
+        settings = config.load(environ={"LESSONLOOP_PROVIDER": provider, **gateways})
+        assert settings.route("competitor").base_url == url, provider
+        ours = config.load(environ={"LESSONLOOP_PROVIDER": provider, **gateways,
+                                    "LESSONLOOP_BASE_URL": "http://127.0.0.1:6/v1"})
+        assert "127.0.0.1:6" in ours.route("competitor").base_url, "lessonloop's own setting wins"
+    with pytest.raises(UsageError, match="not an http"):
+        config.load(environ={"LESSONLOOP_PROVIDER": "anthropic",
+                             "ANTHROPIC_BASE_URL": "gateway:7"}).route("judge")

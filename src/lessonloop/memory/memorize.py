@@ -146,7 +146,7 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
 
 def model_route(environ: Mapping[str, str]):
     """The route ``LESSONLOOP_AUTOMEM_MODEL`` names, or None for ``off``/unset."""
-    from ..config import DEFAULT_BASE_URLS, Route
+    from ..config import Route, default_base_url, route_url
     from ..errors import UsageError
 
     value = (environ.get("LESSONLOOP_AUTOMEM_MODEL") or "").strip()
@@ -158,8 +158,10 @@ def model_route(environ: Mapping[str, str]):
     if kind not in ("anthropic", "ollama", "openai") or not model:
         raise UsageError(f"LESSONLOOP_AUTOMEM_MODEL={value!r}: use off, anthropic:<model>, "
                          "claude-haiku-*, ollama:<model> or openai:<model>")
+    # LESSONLOOP_BASE_URL is the openai route's; every route follows its provider's own
+    # variable (ANTHROPIC_BASE_URL, OPENAI_BASE_URL, OLLAMA_HOST) otherwise
     base_url = environ.get("LESSONLOOP_BASE_URL") if kind == "openai" else None
-    return Route(kind, model, (base_url or DEFAULT_BASE_URLS[kind]).rstrip("/"))
+    return Route(kind, model, route_url(kind, base_url or default_base_url(kind, environ)))
 
 
 def _extracts(candidates: list[Candidate], signals: list[dict], feedback: list[dict]) -> str:
