@@ -758,8 +758,7 @@ def test_the_accelerator_finds_exactly_what_the_standard_prefilter_does(text):
 
 
 def test_a_lone_surrogate_is_redacted_like_any_text():
-    """json.loads("\\ud800") gives one; the accelerator's library cannot take it, so such a text
-    takes the standard path."""
+    """json.loads("\\ud800") gives one (a text that is not ASCII takes the standard path)."""
     text = 'password = "hunter2" \ud800 token=' + random_token(5, 32)
     assert redact(text) == 'password = "' + M("password") + '" \ud800 token=' + M("generic-secret")
 

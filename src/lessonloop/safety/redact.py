@@ -1946,8 +1946,8 @@ _FLAG_LITERALS = frozenset({*(f"-{c}" for c in _FLAG_LETTERS + "Su"), "-stdin"})
 _NOTHING: frozenset = frozenset()
 
 
-# The accelerator: with ahocorasick-rs installed, one Aho-Corasick pass over the text and one
-# over its lowered copy find every occurrence of the prefilter's literals (and so the key
+# The accelerator: with ahocorasick-rs installed, one Aho-Corasick pass over an ASCII text and
+# one over its lowered copy find every occurrence of the prefilter's literals (and so the key
 # needles' runs), where the standard path scans once per literal or group (about 30 scans).
 # Each pattern that has literals is still searched to confirm it, so the triggers found are the
 # same either way. The capture hooks, which must stay on the standard library, block its import
@@ -1967,27 +1967,26 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
     except ImportError:                     # (not installed, or blocked: see __main__)
         _accelerator = None
         return None
+    # (bytes search faster than str; an ASCII text's bytes have the same positions)
     dfa = ahocorasick_rs.Implementation.DFA           # (the fastest to search, measured)
-    find_low = ahocorasick_rs.AhoCorasick(_LOW_LITERALS, implementation=dfa).find_matches_as_indexes
-    find_text = ahocorasick_rs.AhoCorasick(_TEXT_LITERALS, implementation=dfa).find_matches_as_indexes
+    find_low, find_text = (ahocorasick_rs.BytesAhoCorasick(
+        [w.encode() for w in words], implementation=dfa).find_matches_as_indexes
+        for words in (_LOW_LITERALS, _TEXT_LITERALS))
     key_of, letters = _KEY_OF_WORD.get, _LETTER_RUN.match
 
     def literals_in(text: str, low: str) -> tuple[set, set, dict] | None:
         """The literals in the lowered text, those in the text, and the key needles' runs; None
-        for a text the library cannot take (a lone surrogate, as json.loads can return)."""
-        in_low, known = set(), {}
-        try:
-            matches = find_low(low, overlapping=True)
-            in_text = {_TEXT_LITERALS[i] for i, _, _ in find_text(text, overlapping=True)}
-        except UnicodeEncodeError:
+        for a text that is not ASCII (the standard path takes it)."""
+        if not text.isascii():
             return None
-        for i, _, end in matches:
+        in_low, known = set(), {}
+        for i, _, end in find_low(low.encode(), overlapping=True):
             word = _LOW_LITERALS[i]
             in_low.add(word)
             needle = key_of(word)
             if needle is not None:
                 known.setdefault(needle, []).append((end, letters(low, end).end()))
-        return in_low, in_text, known
+        return in_low, {_TEXT_LITERALS[i] for i, _, _ in find_text(text.encode(), overlapping=True)}, known
     _accelerator = literals_in
     return literals_in(text, low)
 
