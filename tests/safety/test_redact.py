@@ -785,14 +785,23 @@ def test_the_line_by_line_prefilter_never_skips_a_finding(text):
         assert _may_hold_secret("seen before\n" + text)
 
 
-def test_a_prompt_seen_before_is_looked_up_line_by_line():
+def test_a_prompt_seen_again_is_looked_up_line_by_line():
+    """A multi-line text seen for the first time costs one scan (a tool output seldom comes
+    again); its lines are learned one by one when they come again (a prompt re-sent with a line
+    changed), and from then on cost a lookup each."""
     module = REDACT
     module._forget_lines()
     lines = [f"step {i}: keep the score above {i * 3} and explain why" for i in range(40)]
     prompt = "\n".join(lines[:20] + ["max_tokens: 4096"] + lines[20:])
     assert redact(prompt) == prompt
-    assert all(module._recall(line) is not None for line in prompt.split("\n"))
-    assert redact(prompt.replace("step 7:", "step seven:")) == prompt.replace("step 7:", "step seven:")
+    assert all(module._recall(line) is None for line in lines), "seen once: nothing learned"
+    assert redact(prompt) == prompt
+    assert all(module._recall(line) is not None for line in prompt.split("\n")), "seen again"
+    assert module._recall("max_tokens: 4096") == module._scan_line("max_tokens: 4096") != set()
+    changed = prompt.replace("step 7:", "step seven:")
+    assert redact(changed) == changed
+    planted = redact(prompt + "\npassword: hunter2xyz")
+    assert "hunter2xyz" not in planted and planted.startswith(prompt)
 
 
 # --------------------------------------------------------------------------------------------

@@ -2055,6 +2055,11 @@ _LINE_CACHE_SIZE = 4096
 _LINE_CACHE: dict[str, frozenset] = {}
 _LINE_CACHE_OLD: dict[str, frozenset] = {}
 _PER_LINE_CHARS = 65536     # a text with a trigger in it gets its lines cached up to this size
+# Lines of a multi-line text seen once (by hash): learning a line costs a scan of its own, worth
+# it only for a line that comes again (a prompt re-sent with a line or two changed), not for
+# every line of every tool output. So a line is learned when it is seen the second time.
+_SEEN_LINES: set[int] = set()
+_SEEN_LINES_SIZE = 16384
 
 
 def _remember(line: str, found: frozenset) -> None:
@@ -2078,6 +2083,7 @@ def _forget_lines() -> None:
     """Empty the line cache (benchmarks time cold runs)."""
     _LINE_CACHE.clear()
     _LINE_CACHE_OLD.clear()
+    _SEEN_LINES.clear()
 
 
 def _present(text: str) -> frozenset | set:
@@ -2121,18 +2127,31 @@ def _present_low(text: str) -> tuple[frozenset | set, str | None, dict | None]:
             found = _scan_line(line)
             _remember(line, found)
             acc.update(found)
-    else:
-        joined = "\n".join(fresh)
+        return acc, low, known
+    learn = len(text) <= _PER_LINE_CHARS     # (a prompt, likely to come again)
+    first = fresh
+    if learn and _SEEN_LINES:
+        first = []
+        for line in fresh:
+            if hash(line) in _SEEN_LINES:   # seen before: learn it
+                found = _scan_line(line)
+                _remember(line, found)
+                acc.update(found)
+            else:
+                first.append(line)
+    if first:
+        joined = "\n".join(first)
         found, low, known = _scan_text(joined)
         acc.update(found)
         if len(joined) != len(text):
             low = known = None              # (positions in the joined lines, not in the text)
         if not found:
-            for line in fresh:
+            for line in first:
                 _remember(line, _NOTHING)
-        elif len(joined) <= _PER_LINE_CHARS:  # a prompt, likely to come again: learn its lines
-            for line in fresh:
-                _remember(line, _scan_line(line))
+        elif learn:
+            if len(_SEEN_LINES) >= _SEEN_LINES_SIZE:
+                _SEEN_LINES.clear()
+            _SEEN_LINES.update(map(hash, first))
     return acc, low, known
 
 
