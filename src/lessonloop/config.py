@@ -190,17 +190,32 @@ def _number(key: str, text: str | None, low: float, high: float) -> float:
 
 def default_base_url(kind: str, environ: Mapping[str, str]) -> str:
     """Where ``kind`` is reached when lessonloop sets no base URL: the provider's own variable
-    (ENDPOINT_VARIABLES), else DEFAULT_BASE_URLS. OLLAMA_HOST is ``host[:port]`` or a URL, as
-    the ollama CLI takes it; the route wants its OpenAI-compatible ``/v1``."""
-    value = (environ.get(ENDPOINT_VARIABLES.get(kind, ""), "") or "").strip().rstrip("/")
+    (ENDPOINT_VARIABLES), else DEFAULT_BASE_URLS."""
+    value = (environ.get(ENDPOINT_VARIABLES.get(kind, ""), "") or "").strip().strip("\"'")
     if not value:
         return DEFAULT_BASE_URLS[kind]
-    if kind == "ollama":
-        value = value if "://" in value else "http://" + value
-        if urlsplit(value).port is None and not urlsplit(value).path:
-            value += ":11434"
-        return value + "/v1"
-    return value
+    return _ollama_url(value) if kind == "ollama" else value.rstrip("/")
+
+
+def _ollama_url(host: str) -> str:
+    """OLLAMA_HOST read as the ollama client reads it: ``[scheme://]host[:port][/path]``, http
+    and port 11434 without a scheme, the scheme's port with one; an address that means "every
+    interface" to a server (0.0.0.0, ::) is this machine to a client. The route wants the
+    OpenAI-compatible ``/v1``. (Unreadable: returned as it is, for the URL check to report.)"""
+    scheme, has_scheme, rest = host.partition("://")
+    if not has_scheme:
+        scheme, rest = "http", host
+    authority, _, path = rest.partition("/")
+    try:
+        parts = urlsplit(f"{scheme}://{authority}")
+        name, port = parts.hostname or "", parts.port
+    except ValueError:
+        return host
+    name = "127.0.0.1" if name in ("", "0.0.0.0", "::") else name
+    port = port or (443 if scheme == "https" else 80 if has_scheme else 11434)
+    path = "/" + path.strip("/") if path.strip("/") else ""
+    url = f"{scheme}://{'[%s]' % name if ':' in name else name}:{port}{path}"
+    return url if url.endswith("/v1") else url + "/v1"
 
 
 def route_url(kind: str, url: str) -> str:

@@ -355,9 +355,11 @@ def test_each_model_route_follows_its_providers_own_endpoint_variable():
     assert route("openai:gpt-4o-mini", **everything,
                  LESSONLOOP_BASE_URL="http://127.0.0.1:6/v1").base_url == "http://127.0.0.1:6/v1"
     assert route("ollama:llama3.2", **everything).base_url == "http://127.0.0.1:9/v1"
-    assert route("ollama:llama3.2", OLLAMA_HOST="http://gpu-box").base_url == "http://gpu-box:11434/v1"
-    assert route("ollama:llama3.2", OLLAMA_HOST="https://ollama.example.com:443/").base_url == \
-        "https://ollama.example.com:443/v1"
+    for host, url in (("gpu-box", "http://gpu-box:11434/v1"), ("http://gpu-box", "http://gpu-box:80/v1"),
+                      ("https://ollama.example.com/", "https://ollama.example.com:443/v1"),
+                      ("0.0.0.0", "http://127.0.0.1:11434/v1"), ('"0.0.0.0:8080"', "http://127.0.0.1:8080/v1"),
+                      ("[::1]:11434", "http://[::1]:11434/v1"), ("http://box:1/v1", "http://box:1/v1")):
+        assert route("ollama:llama3.2", OLLAMA_HOST=host).base_url == url, host   # (as ollama reads it)
     for value, own in (("claude-haiku-4-5", "ANTHROPIC_BASE_URL"), ("openai:gpt-4o-mini", "OPENAI_BASE_URL"),
                        ("ollama:llama3.2", "OLLAMA_HOST")):
         others = {k: v for k, v in everything.items() if k != own}

@@ -757,6 +757,52 @@ def test_the_accelerator_finds_exactly_what_the_standard_prefilter_does(text):
     assert accelerated == standard
 
 
+_WRITTEN_OUT = [(p, lits) for p, _, lits in REDACT._PRESENCE_IN_TEXT + REDACT._PRESENCE_IN_LOW
+                if lits and "(?<" not in p]        # (the others' literals are their needles)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_every_match_of_a_prefilter_pattern_holds_one_of_its_literals(data):
+    """The literal lists written out beside the patterns (A(?:Iza|KIA|...), g(?:ithub_pat_|...))
+    must cover every match, or the accelerator would skip the pattern."""
+    assert len(_WRITTEN_OUT) >= 8
+    pattern, literals = data.draw(st.sampled_from(_WRITTEN_OUT))
+    match = data.draw(st.from_regex(pattern, fullmatch=True))
+    assert any(literal in match for literal in literals), (pattern, match)
+
+
+def test_every_flag_the_prefilter_looks_for_holds_one_of_its_literals():
+    for flag in [f" -{c} " for c in string.printable] + [" --u ", "--password-stdin", "passwd --stdin"]:
+        if REDACT._SHORT_FLAGS.search(flag):
+            assert any(literal in flag for literal in REDACT._FLAG_LITERALS), flag
+
+
+def test_the_accelerator_finds_literals_across_its_search_windows():
+    """It searches a long text a window at a time: a literal or a key's letters that straddle
+    the edge of a window are found once, as in one pass."""
+    edge = REDACT._WINDOW
+    for literal in ("LS0tLS1CRUdJTi", "password", "TOKEN", "signature=", "chpasswd", "-stdin",
+                    "glagent-", "AC" + HEX * 2, "eyJ"):
+        for shift in range(len(literal) + 2):
+            text = "x " * ((edge - shift) // 2) + "y" * ((edge - shift) % 2) + literal + "s = 1"
+            text = text + " filler" * 100 + " " + literal.lower() + " " + text[:300]
+            standard, accelerated = _scan_both_ways(text)
+            assert accelerated == standard, (literal, shift)
+            assert standard[0], literal
+
+
+def test_a_missing_or_broken_accelerator_leaves_the_standard_path(monkeypatch):
+    import sys
+    import types
+
+    for module in (None, types.ModuleType("ahocorasick_rs")):   # (blocked; no such API)
+        monkeypatch.setitem(sys.modules, "ahocorasick_rs", module)
+        monkeypatch.setattr(REDACT, "_accelerator", REDACT._load_accelerator)
+        assert redact("password = hunter2xyz") == "password = " + M("password")
+        assert REDACT._accelerator is None
+
+
 def test_a_lone_surrogate_is_redacted_like_any_text():
     """json.loads("\\ud800") gives one (a text that is not ASCII takes the standard path)."""
     text = 'password = "hunter2" \ud800 token=' + random_token(5, 32)

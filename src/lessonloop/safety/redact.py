@@ -52,7 +52,7 @@ import functools
 import math
 import re
 from collections import Counter
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 __all__ = ["FAMILIES", "MARKER_RE", "find_secrets", "marker", "redact", "redact_obj"]
 
@@ -1960,37 +1960,48 @@ _TEXT_LITERALS = (*sorted({w for _, _, ws in _TEXT_SEARCHES if ws for w in ws} |
                   ".com/", "login(")
 _KEY_OF_WORD = {word: needle for _, needle, word in _KEY_FINDERS}
 _LETTER_RUN = re.compile("[a-z]{0,%d}+" % _RUN_MAX)       # (as in _KEY_RUNS)
+_LONGEST_LITERAL = max(map(len, _LOW_LITERALS + _TEXT_LITERALS))
+_WINDOW = 1 << 16
 
 
 def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
     """Build the accelerator and scan with it (the first scan loads it, so a process that never
-    redacts pays nothing); without ahocorasick-rs, turn it off and return None."""
+    redacts pays nothing); without a working ahocorasick-rs, turn it off and return None."""
     global _accelerator
     try:
         import ahocorasick_rs
-    except ImportError:                     # (not installed, or blocked: see __main__)
+
+        # (bytes search faster than str; an ASCII text's bytes have the same positions)
+        dfa = ahocorasick_rs.Implementation.DFA       # (the fastest to search, measured)
+        find_low, find_text = (ahocorasick_rs.BytesAhoCorasick(
+            [w.encode() for w in words], implementation=dfa).find_matches_as_indexes
+            for words in (_LOW_LITERALS, _TEXT_LITERALS))
+    except Exception:                       # (not installed, blocked (see __main__) or broken)
         _accelerator = None
         return None
-    # (bytes search faster than str; an ASCII text's bytes have the same positions)
-    dfa = ahocorasick_rs.Implementation.DFA           # (the fastest to search, measured)
-    find_low, find_text = (ahocorasick_rs.BytesAhoCorasick(
-        [w.encode() for w in words], implementation=dfa).find_matches_as_indexes
-        for words in (_LOW_LITERALS, _TEXT_LITERALS))
-    key_of, letters = _KEY_OF_WORD.get, _LETTER_RUN.match
+    key_of, letters, reach = _KEY_OF_WORD.get, _LETTER_RUN.match, _LONGEST_LITERAL - 1
+
+    def windows(data: bytes) -> Iterator[tuple[int, bytes]]:
+        """The data a window at a time, each reaching into the next by the longest literal less
+        one: a text dense with literals never makes one huge list of matches."""
+        for a in range(0, len(data), _WINDOW):
+            yield a, data[a:a + _WINDOW + reach]
 
     def literals_in(text: str, low: str) -> tuple[set, set, dict] | None:
         """The literals in the lowered text, those in the text, and the key needles' runs; None
         for a text that is not ASCII (the standard path takes it)."""
         if not text.isascii():
             return None
-        in_low, known = set(), {}
-        for i, _, end in find_low(low.encode(), overlapping=True):
-            word = _LOW_LITERALS[i]
-            in_low.add(word)
-            needle = key_of(word)
-            if needle is not None:
-                known.setdefault(needle, []).append((end, letters(low, end).end()))
-        in_text = {_TEXT_LITERALS[i] for i, _, _ in find_text(text.encode(), overlapping=True)}
+        in_low, in_text, known = set(), set(), {}
+        for a, window in windows(low.encode()):
+            for i, start, end in find_low(window, overlapping=True):
+                word = _LOW_LITERALS[i]
+                in_low.add(word)
+                needle = key_of(word)
+                if needle is not None and start < _WINDOW:    # (else the next window's)
+                    known.setdefault(needle, []).append((a + end, letters(low, a + end).end()))
+        for _, window in windows(text.encode()):
+            in_text.update([_TEXT_LITERALS[i] for i, _, _ in find_text(window, overlapping=True)])
         return in_low, in_text, known
     _accelerator = literals_in
     return literals_in(text, low)
@@ -2011,7 +2022,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     low = text.lower()
     # The literals that occur: substrings of the text itself, or (accelerated) the set of those
     # the accelerator found; "x in" asks the same question of either.
-    if _accelerator is None or (seen := _accelerator(text, low)) is None:
+    accelerator = _accelerator              # (read once: another thread may be loading it)
+    if accelerator is None or (seen := accelerator(text, low)) is None:
         in_low, in_text = low, text
         known = {needle: [m.span(1) for m in finditer(low)]   # (str's search outruns the regex
                  for finditer, needle, word in _KEY_FINDERS if word in low}   # engine's)
@@ -2138,7 +2150,7 @@ def _present_low(text: str) -> tuple[frozenset | set, str | None, dict | None]:
     first = fresh
     if learn and _SEEN_LINES:
         first = []
-        for line in fresh:
+        for line in dict.fromkeys(fresh):   # (a line repeated in the text is learned once)
             if hash(line) in _SEEN_LINES:   # seen before: learn it
                 found = _scan_line(line)
                 _remember(line, found)
