@@ -504,6 +504,58 @@ def test_lessons_are_restated_not_quoted(prompt, kind, lesson, user_scope):
         (kind, lesson, user_scope)]
 
 
+@pytest.mark.parametrize("prompt, kind, lesson", [
+    # phrasings an outside rehearsal planted and the patterns missed: a label before the rule,
+    # "from now on" inside it, a rule stated about the project, interjections before "no"
+    ("ugh, no — tests must never talk to the real Stripe API, not even in test mode.",
+     "correction", "Tests must never talk to the real Stripe API, not even in test mode"),
+    ("On routing: we're moving to chi and dropping gorilla/mux for good — gorilla is archived.",
+     "decision", "Use chi, not gorilla/mux"),
+    ("Heads-up on style: in this codebase tests are always table-driven with t.Run subtests, one "
+     "table per function — no copy-pasted TestXxx funcs for each case.", "rule",
+     "In this codebase tests are always table-driven with t.Run subtests, one table per function"),
+    ("Let's settle the id question: order ids are UUIDv7 from now on (uuid.NewV7) — time-sortable.",
+     "decision", "Order ids are UUIDv7 (uuid.NewV7)"),
+    ("One rule for every HTTP handler from here on: derive a context with a 3-second timeout "
+     "before calling the store.", "rule",
+     "For every HTTP handler, derive a context with a 3-second timeout before calling the store"),
+    ("Hard rule in this repo: seed everything with random_state=42 — splits, estimators, CV — I "
+     "need runs to be reproducible.", "rule", "Seed everything with random_state=42"),
+    ("Ok, decision on the metric: we report and select models on PR-AUC from now on, not ROC-AUC.",
+     "decision", "Report and select models on PR-AUC, not ROC-AUC"),
+    ("wait, please don't hand pickles to other teams — their service would unpickle our code.",
+     "correction", "Don't hand pickles to other teams"),
+    ("Before you commit: notebooks never go in with outputs — strip them with nbstripout first.",
+     "rule", "Before you commit, notebooks never go in with outputs — strip them with nbstripout "
+     "first"),
+    ("Never let tests call the real Stripe API; use stripe-mock instead.", "rule",
+     "Never let tests call the real Stripe API; use stripe-mock instead"),
+    ("We decided to post deploy notices to #deploys from now on.", "decision",
+     "Post deploy notices to #deploys"),
+    ("Logs must go to stderr, never stdout.", "rule", "Logs must go to stderr, never stdout"),
+    # a URL is one word of the sentence (and what it held is redacted)
+    ("Don't use the staging database postgres://app:s3cretpw@staging-db:5432/app, use the local "
+     "one instead.", "correction",
+     "Use the local one, not the staging database postgres://app:[REDACTED:url-credentials]"
+     "@staging-db:5432/app"),
+])
+def test_labels_statements_and_from_now_anywhere(prompt, kind, lesson):
+    assert [(f.kind, f.lesson) for f in prompt_feedback(prompt)] == [(kind, lesson)]
+
+
+@pytest.mark.parametrize("prompt", [
+    "Next up: a GET /orders/{id} endpoint.", "Note: the server is down right now.",
+    "Heads-up: I'll be out tomorrow.", "Status: tests are failing on main.",
+    "The build must have broken when you renamed the module.", "Error: the config must contain a port.",
+    "FYI: the staging deploy is always slow on Mondays.", "Tests must be failing because of the fixture.",
+    "Quick question: should errors always be wrapped?", "Reminder: the demo is at 3pm.",
+    "Plan: add the endpoint, then the tests.", "Decision time: which DB should we use?",
+    "Our CI is always red on Fridays.", "This must be a race condition.", "Goal: make the tests pass.",
+])
+def test_labels_and_statements_that_hold_no_rule(prompt):
+    assert prompt_feedback(prompt) == []
+
+
 @pytest.mark.parametrize("prompt", [
     # ordinary task requests, questions and one-offs stay what they are
     "use the logging module to add a debug line in foo.py",

@@ -1047,6 +1047,7 @@ delegate mark label bundle vendor fork clone fetch sync ship release publish ann
 report tell summarize summarise describe stop create wire gate isolate mutate require echo force
 share leak hardcode hard-code skip ignore silence suppress swallow disable bypass amend reset
 upload download post reuse memoize iterate loop block await paginate retry throttle
+hand let derive point route inject
 """.split())
 _AUX = frozenset("""is are was were be been being has have had will would can could should shall
 may might must does did do 's seems looks feels sounds gets got""".split())
@@ -1066,6 +1067,7 @@ _TAG_BLOCK = _lazy(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>.*?</\1\s*>", re.S)
 _FENCE = _lazy(r"(?:^|\n)[ \t]*(```|~~~)[^\n]*\n.*?(?:\n[ \t]*\1[^\n]*(?=\n|$)|$)", re.S)
 _MASK = _lazy(
     r"`[^`\n]{1,400}`"
+    r"|(?<![\w/])[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s,;'\"`<>]{0,400}[^\s,;'\"`<>.)]"   # a URL: one word
     r"|(?<![\w\"])\"[^\"\n]{1,400}\"(?![\w])"
     r"|\u201c[^\u201d\n]{1,400}\u201d|\u2018[^\u2019\n]{1,400}\u2019"
     r"|(?<![\w'])'[^'\n]{1,200}'(?![\w'])")
@@ -1083,11 +1085,12 @@ _BULLET = _lazy(r"^\s*(?:[-*\u2022+]|\d{1,2}[.)])\s+")
 _TRAIL = _lazy(r"(?:[\s,;:]*(?:please|pls|thanks|thank you|thx|ok|okay|ty))*[\s.!;:,\u2014\u2013-]*$",
                     re.I)
 _LEAD = _lazy(
-    r"^(?:(?:ok(?:ay)?|so|and|also|oh|hey|btw|by the way|alright|well|one more thing|"
+    r"^(?:(?:ok(?:ay)?|so|and|also|oh|hey|btw|by the way|alright|well|one more thing|ugh|argh|sigh|"
+    r"uh|um|whoa|oof|"
     r"note|important|fyi|reminder|pls|please|just|and also|oh and|general rule|rule|"
     r"as a rule|in general)\b[\s,:!.\u2014\u2013-]*)+", re.I)
 _MARKER = _lazy(
-    r"^(?:(?:(?:no|nope|nah|wrong|incorrect|actually|wait|hmm+|instead|not like that|not quite|"
+    r"^(?:(?:(?:no(?:\s+no)*|nope|nah|wrong|incorrect|actually|wait|hmm+|instead|not like that|not quite|"
     r"that's not it|that is not it)\s*(?:[,.!:;\u2014\u2013]|\s-)+\s*)"
     r"|(?:(?:that|this|it)(?:'s| is| was) (?:(?:all|totally|completely) )?(?:wrong|incorrect|not right|"
     r"not correct|not what i (?:asked|wanted|meant|said)(?: for)?)"
@@ -1127,7 +1130,34 @@ _SUBJECT = _lazy(
     r"you should|you must|you need to|you have to|we should|we must|we need to|we have to|"
     r"we'd|we would|you'd|always|also|just|make sure to|make sure you)\s+)+", re.I)
 _FROM_NOW = (r"(?:from now on|going forward|moving forward|from here on(?: out)?|henceforth|"
-             r"in (?:the )?future|for future (?:work|changes|sessions))")
+             r"in (?:the )?future|for future (?:work|changes|sessions)|for good)")
+_FROM_NOW_ANY = _lazy(r"\s*\b" + _FROM_NOW + r"\b", re.I)
+# "we're moving to chi and dropping gorilla/mux": a decision between two things
+_MOVING = _lazy(r"^(?:we(?:'re| are)|i'm|i am)\s+(?:moving|switching|migrating)\s+(?:over\s+)?to\s+"
+                r"(.+?)(?:\s+and\s+(?:dropping|ditching|replacing|abandoning|leaving|retiring)\s+(.+))?$",
+                re.I | re.S)
+# "Hard rule in this repo: ...", "Ok, decision on the metric: ...", "Before you commit: ...": a
+# short label that says what the rest of the sentence is
+_LABEL = _lazy(r"^([^:\u2014\u2013" + _PH_OPEN + r"]{2,60}?)\s*:\s+(.+)$", re.S)
+_RULE_LABEL = _lazy(r"\b(?:rules?|conventions?|polic(?:y|ies)|style|heads[- ]up|note|reminder|"
+                    r"standards?|guidelines?|principles?|requirements?|always|never)\b|" + _FROM_NOW,
+                    re.I)
+_DECISION_LABEL = _lazy(r"\b(?:decision|decided|decide|settle[ds]?|verdict|choice)\b", re.I)
+_STEP_LABEL = _lazy(r"^(?:before|after|when(?:ever)?)\s+\w", re.I)
+_SCOPE_LABEL = _lazy(r"\b(?:for|in|on)\s+(?:every|all|each|any)\s+(.{2,40}?)\s*(?:" + _FROM_NOW +
+                     r")?$", re.I)
+# a rule stated about the project rather than as an instruction: "tests must never call the
+# real API", "in this codebase tests are always table-driven", "order ids are UUIDv7"
+_MODAL_RULE = _lazy(r"\b(?:must|should|shall|needs? to|has to|have to)\s+(?:never|always|not|only)\b"
+                    r"|\bmust\b(?!\s+(?:have\b|'ve\b|be\s+\w+ing\b))", re.I)  # ("it must be failing")
+_ALWAYS_NEVER = _lazy(r"\b(?:always|never)\b", re.I)
+_IN_PROJECT = _lazy(r"^in (?:this|our|the) (?:repo|repository|project|codebase|code base|team|"
+                    r"service|app)\b", re.I)
+_STATEMENT = _lazy(r"^(?:in (?:this|our|the) [\w ]{2,30}?,?\s+)?(?:the\s+|our\s+|all\s+|every\s+)?"
+                   r"[\w./#-]+(?:\s+[\w./#-]+){0,3}\s+(?:(?:must|should|shall|need|needs|has|have|"
+                   r"are|is|go|goes|get|gets|live|lives|stay|stays)\b|(?:always|never)\s+\w)",
+                   re.I)
+_DASH_CLAUSE = _lazy(r"\s+[\u2014\u2013]\s+|\s+-\s+")
 _FROM_NOW_LEAD = _lazy(r"^" + _FROM_NOW + r"\b[\s,:;\u2014\u2013-]*(.+)$", re.I | re.S)
 _FROM_NOW_TRAIL = _lazy(r"^(.+?)[\s,;\u2014\u2013-]+" + _FROM_NOW + r"\s*$", re.I | re.S)
 _LETS = _lazy(r"^(?:let's|let us|lets|we'll|we will|we're going to|we are going to|"
@@ -1312,6 +1342,7 @@ def _swap_lesson(text: str) -> tuple[str, str] | None:
 
 def _decision_body(rest: str) -> str | None:
     rest = _strip_subject(rest)
+    rest = re.sub(r"^(?:have\s+|'ve\s+)?(?:decided|agreed)\s+to\s+", "", rest, flags=re.I)
     swapped = _swap_lesson(rest)
     if swapped:
         return swapped[1] or None
@@ -1380,6 +1411,10 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     if m:
         lesson = _decision_body(m.group(1))
         return ("decision", lesson, False) if lesson else None
+    m = _MOVING.match(body)
+    if m and _object_ok(m.group(1), 6) and (not m.group(2) or _object_ok(m.group(2), 6)):
+        old = f", not {m.group(2).strip()}" if m.group(2) else ""
+        return ("decision", f"Use {m.group(1).strip()}{old}", False)
     m = _LETS.match(body)
     if m:
         verb = m.group(1).lower()
@@ -1479,6 +1514,59 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     return None
 
 
+def _labelled(body: str, corrected: bool) -> tuple[str, str, bool] | None:
+    """A rule or decision that the patterns of _classify miss: after a label ("Hard rule in
+    this repo: seed everything with random_state=42", "Ok, decision on the metric: ...",
+    "Before you commit: ..."), with "from now on" anywhere in it, or stated about the project
+    ("tests must never call the real API")."""
+    label = None
+    m = _LABEL.match(body)
+    if m and len(_words_of(m.group(1))) <= 9:
+        label, body = m.group(1).strip(), m.group(2).strip()
+    decided = bool(label and _DECISION_LABEL.search(label))
+    ruled = bool(label and (_RULE_LABEL.search(label) or _STEP_LABEL.match(label)))
+    timeless = bool(_FROM_NOW_ANY.search(body))
+    if timeless:
+        body = _FROM_NOW_ANY.sub("", body).strip(" ,")
+    if not (label or timeless or _MODAL_RULE.search(body) or _IN_PROJECT.match(body)):
+        return None
+    kind = "correction" if corrected else "decision" if decided or timeless and not ruled else "rule"
+    found = _classify(body, corrected) or _classify(_DASH_CLAUSE.split(body, 1)[0], corrected) \
+        if label or timeless else None
+    lesson = found[1] if found else _decision_body(body) or _stated(
+        body, decided or timeless, decided or ruled or timeless or bool(_IN_PROJECT.match(body)))
+    if not lesson:
+        return None
+    if label and (_STEP_LABEL.match(label) or _SCOPE_LABEL.search(label)):
+        scope = _SCOPE_LABEL.search(label)
+        lead = f"for every {scope.group(1)}" if scope else label
+        lesson = f"{lead[0].upper()}{lead[1:]}, {lesson[0].lower()}{lesson[1:]}"
+    elif not (label and (decided or ruled) or timeless or found):
+        if not (_MODAL_RULE.search(body) or _IN_PROJECT.match(body) and _ALWAYS_NEVER.search(body)):
+            return None                       # (a bare label, "Next up: ...": no rule in it)
+    return kind, lesson, False
+
+
+_DETERMINERS = frozenset("the this that these those its my your his her their a an".split())
+
+
+def _stated(body: str, decided: bool, signalled: bool) -> str | None:
+    """The rule a statement makes ("Tests must never talk to the real API"; with ``decided``,
+    "Order ids are UUIDv7"), up to its first dashed clause unless that one is an instruction
+    too; None when it is no statement about a thing (a pronoun for subject) or, unless
+    ``signalled`` (a label, "from now on", "in this repo"), about the thing at hand."""
+    if not _STATEMENT.match(body) or _words_of(body)[0].lower() in _PRONOUN_ONLY | {
+            "i", "you", "he", "she", "they", "we"}:
+        return None
+    if not (decided or _MODAL_RULE.search(body) or _ALWAYS_NEVER.search(body)):
+        return None
+    if not signalled and _words_of(body)[0].lower() in _DETERMINERS:
+        return None                           # "the function should always return a list": the
+    #                                           thing at hand, not a rule
+    first, *rest = _DASH_CLAUSE.split(body, 1)
+    return body if rest and _imperative(_DO_PREFIX.sub("", rest[0])) else first
+
+
 def _rather_lesson(negated: str | None, action: str, other: str | None) -> str | None:
     """"I'd rather you use pathlib than os.path" → "Use pathlib instead of os.path"."""
     action = _imperative(action) or ""
@@ -1494,15 +1582,17 @@ def _rather_lesson(negated: str | None, action: str, other: str | None) -> str |
 
 
 def _instructions_only(lesson: str) -> str:
-    """The lesson up to its first ";" clause that is no instruction: in "use the key K only in
-    maps; twilio token T; jwt J" only the first clause is a rule ("...; write raw SQL" stays)."""
-    clauses = lesson.split(";")
-    kept = clauses[:1]
-    for clause in clauses[1:]:
+    """The lesson up to its first ";" or dashed clause that is no instruction: in "use the key K
+    only in maps; twilio token T; jwt J" only the first clause is a rule ("...; write raw SQL"
+    stays), and in "seed everything with 42 — splits, CV — I need runs reproducible" the reason
+    goes."""
+    parts = re.split(r"(;|\s+[\u2014\u2013]\s+|\s+-\s+)", lesson)   # clause, separator, ...
+    kept = parts[0]
+    for separator, clause in zip(parts[1::2], parts[2::2]):
         if not _imperative(_DO_PREFIX.sub("", clause.strip())):
             break
-        kept.append(clause)
-    return ";".join(kept)
+        kept += separator + clause
+    return kept
 
 
 def prompt_feedback(prompt: str) -> list[Feedback]:
@@ -1587,7 +1677,7 @@ def _sentence_feedback(sentence: str, saved: list[str],
         return None
     if _QUESTION_START.match(body):
         return None
-    found = _classify(body, corrected)
+    found = _classify(body, corrected) or _labelled(body, corrected)
     if found is None:
         return None
     kind, lesson, user_scope = found
