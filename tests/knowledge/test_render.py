@@ -15,9 +15,9 @@ def store(home):
         yield s
 
 
-def memory(summary, kind="preference", why=""):
+def memory(summary, kind="preference", why="", session="s1"):
     return Proposal(kind=kind, scope="project", summary=summary, why=why, source="session",
-                    session_id="s1", approved_by="consent")
+                    session_id=session, approved_by="consent")
 
 
 def views(home):
@@ -29,7 +29,7 @@ def test_the_journal_lists_memories_newest_first_with_date_and_why(store, home):
     first, second = (o.entry_id for o in admission.admit(store, [
         memory("Use pnpm, not npm", why='user said "we use pnpm here"'),
         memory("Run the tests with -x", kind="decision")]))
-    admission.admit(store, [memory("use pnpm not npm")])  # reinforces the first: more useful
+    admission.admit(store, [memory("use pnpm not npm", session="s2")])  # reinforces the first
     knowledge, journal = views(home)
     assert knowledge.index(f"[{first}]") < knowledge.index(f"[{second}]")
     assert journal.startswith("# Journal — project\n")
@@ -51,7 +51,8 @@ def test_the_journal_keeps_the_newest_and_counts_the_rest(store, home, monkeypat
     monkeypatch.setattr(render, "VIEW_MAX", 3)
     ids = [admission.admit(store, [memory(f"Lesson number {word}")])[0].entry_id
            for word in ("alpha", "bravo", "charlie", "delta", "echo")]
-    admission.admit(store, [memory("lesson number alpha")] * 3)  # the oldest becomes the most useful
+    admission.admit(store, [memory("lesson number alpha", session=f"s{n}") for n in (2, 3, 4)])
+    # (three later sessions: the oldest becomes the most useful)
     knowledge, journal = views(home)
     assert [f"[{i}]" in journal for i in ids] == [False, False, True, True, True]
     assert f"[{ids[0]}]" in knowledge and "…and 2 more" in journal and "…and 2 more" in knowledge

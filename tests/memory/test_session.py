@@ -160,6 +160,32 @@ def test_memorizing_the_same_session_twice_adds_nothing(home, cli):
     assert len(memories(home)) == count
 
 
+def test_a_session_replayed_under_its_own_id_adds_and_counts_nothing(home, cli):
+    """The hooks append its captures a second time (an error seen once, an observation, now
+    looks seen twice, a pattern): its lessons stay the same memories, seen once."""
+    cli("memory", "consent", "yes")
+    quiet = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
+
+    def play() -> dict:
+        session = Session(home, "replayed", fresh_secrets())
+        session.hook("session-start", source="startup")
+        session.tool("Bash", {"command": "make generate"},
+                     {**quiet, "stderr": "make: sqlc: No such file or directory\n"}, is_error=True)
+        session.tool("Bash", {"command": "go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.26.0"}, quiet)
+        session.tool("Bash", {"command": "make generate"}, {**quiet, "stdout": "generated 4 files\n"})
+        session.prompt("From now on we use vitest instead of jest.")
+        return session.hook("session-end", reason="prompt_input_exit")
+
+    play()
+    before = cli("memory", "list", "--scope", "project", "--json").json()
+    assert {m["type"] for m in before} >= {"observation", "decision"}, before
+    output = play()
+    after = cli("memory", "list", "--scope", "project", "--json").json()
+    assert [(m["id"], m["summary"], m["seen"]) for m in after] == [
+        (m["id"], m["summary"], m["seen"]) for m in before]
+    assert "systemMessage" not in output
+
+
 @pytest.mark.parametrize("answer", [None, "ask"])
 def test_without_consent_nothing_is_synthesized_and_the_user_is_told_once(home, cli, answer):
     if answer:

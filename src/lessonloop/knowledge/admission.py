@@ -136,6 +136,10 @@ def _admit_one(conn, p: Proposal) -> Outcome:
         duplicate = _near_duplicate(conn, p)
         reason = "BM25 near-duplicate"
     now = utc_now()
+    if duplicate is not None and p.session_id and conn.execute(
+            "SELECT 1 FROM knowledge_provenance WHERE knowledge_id = ? AND session_id = ?",
+            (duplicate, p.session_id)).fetchone():
+        return Outcome("reinforced", duplicate, "already recorded from this session")
     if duplicate is not None:
         conn.execute("UPDATE knowledge SET seen = seen + 1, updated_at = ? WHERE id = ?",
                      (now, duplicate))
@@ -153,11 +157,16 @@ def _admit_one(conn, p: Proposal) -> Outcome:
     return Outcome("added", entry_id)
 
 
+# An error and its fix make an observation when seen once in a session and a pattern when seen
+# again: one lesson either way.
+_SAME_LESSON_KINDS = {"pattern": ("pattern", "observation"), "observation": ("pattern", "observation")}
+
+
 def _same_lesson(conn, p: Proposal) -> int | None:
-    """An active memory of the same scope and kind whose summary says the same thing (the same
-    words and numbers). A memory's summary is its lesson; its content and tags record how it
-    came up (the user's own words, a correction or a stated preference), which differ from one
-    session to the next."""
+    """An active memory of the same scope and kind (_SAME_LESSON_KINDS) whose summary says the
+    same thing (the same words and numbers). A memory's summary is its lesson; its content and
+    tags record how it came up (the user's own words, a correction or a stated preference),
+    which differ from one session to the next."""
     mine = words(p.summary, keep_numbers=True)
     terms = words(p.summary)
     if not terms:
@@ -165,8 +174,9 @@ def _same_lesson(conn, p: Proposal) -> int | None:
     query = "summary : (" + " AND ".join(f'"{w}"' for w in sorted(set(terms))) + ")"
     rows = conn.execute(  # (the full-text query runs once, as a set: joined, SQLite ran it per row)
         "SELECT id, summary FROM knowledge WHERE id IN (SELECT rowid FROM knowledge_fts "
-        "WHERE knowledge_fts MATCH ?) AND scope = ? AND kind = ? AND status = 'active' "
-        "ORDER BY id LIMIT 50", (query, p.scope, p.kind)).fetchall()
+        "WHERE knowledge_fts MATCH ?) AND scope = ? AND kind IN (?, ?) AND status = 'active' "
+        "ORDER BY id LIMIT 50", (query, p.scope, *_SAME_LESSON_KINDS.get(p.kind, (p.kind,) * 2))
+    ).fetchall()
     return next((row["id"] for row in rows if words(row["summary"], keep_numbers=True) == mine), None)
 
 

@@ -260,6 +260,9 @@ _VIEW = {"cat", "bat", "less", "more", "head", "tail", "nl", "od", "xxd", "hexdu
          "journalctl", "dmesg", "lsof", "ps", "top", "htop", "env", "locate", "history", "test",
          "[", "[[", "base64", "md5sum", "sha256sum", "shasum", "cksum", "expand", "paste",
          "join", "look", "sed", "pbcopy", "pbpaste", "open", "xdg-open", "code", "tput"}
+# a last argument that asks any program only to show something: ``migrate -path x version``
+# (not ``npm version patch``: "version" is not last there)
+_VIEW_LAST = {"version", "--version", "status", "help", "--help"}
 # sub-commands that only show things
 _VIEW_SUB = {
     "git": {"commit", "log", "show", "diff", "status", "grep", "blame", "branch", "remote", "ls-files",
@@ -447,7 +450,7 @@ def _stage_is_view(args: list[str]) -> bool:
         return not any(a.startswith("-i") or a == "--in-place" for a in args[1:])
     if prog in _VIEW_SUB:
         return _first_arg(args[1:]) in _VIEW_SUB[prog]
-    return prog in _VIEW
+    return prog in _VIEW or len(args) > 1 and args[-1] in _VIEW_LAST
 
 
 @functools.lru_cache(maxsize=1024)
