@@ -29,6 +29,7 @@ RECURRING = 2  # the same normalized error this often makes a pattern
 MODEL_SECONDS = 25  # one attempt at the model, no retries: the session-end hook has 60 s in all
 EXTRACT_CHARS = 8000  # what a model may see, at most, after redaction
 MAX_MODEL_MEMORIES = 10
+MESSAGE_SHOWN = 6  # lessons named in the one line (each at most SUMMARY_MAX characters)
 KIND_OF_FEEDBACK = {"decision": "decision", "preference": "preference", "rule": "preference",
                     "correction": "preference"}
 HOW_TO_APPLY = {
@@ -79,10 +80,13 @@ class Result:
 
     @property
     def message(self) -> str | None:
-        """``Stored N new memories: a, b, c``; None when nothing new was stored."""
+        """``Stored N new memories: a, b, c``, each lesson whole (a cut one hides its fix), the
+        first MESSAGE_SHOWN of them; None when nothing new was stored."""
         if not self.stored:
             return None
-        names = ", ".join(s if len(s) <= 60 else s[:57] + "..." for s in self.stored)
+        names = ", ".join(self.stored[:MESSAGE_SHOWN])
+        if len(self.stored) > MESSAGE_SHOWN:
+            names += f", and {len(self.stored) - MESSAGE_SHOWN} more (`lessonloop memory list`)"
         noun = "memory" if len(self.stored) == 1 else "memories"
         return f"Stored {len(self.stored)} new {noun}: {names}"
 
