@@ -310,6 +310,21 @@ def test_a_step_that_changes_something_is_the_fix_and_one_that_only_looks_is_not
         assert lesson.endswith(f"`, {remedy}"), (step, lesson)
 
 
+def test_a_run_of_the_same_program_that_only_looks_is_no_success_of_the_failed_one(tmp_path):
+    dirty = "error: Dirty database version 17. Fix and force version."
+    t = read(write(tmp_path / "t.jsonl", bash_calls(
+        ("migrate -path db up", dirty, True), ("migrate -path db version", "17 (dirty)", False),
+        ("migrate -path db force 16", "", False), ("migrate -path db up", "17/u add_index", False))))
+    [fix] = t.error_fixes()
+    assert fix.fix.subject == "migrate -path db force 16", "not the `version` that only looked"
+    assert fix.lesson.endswith("`, run `migrate -path db force 16` instead"), fix.lesson
+    # a failed look is fixed by the next look that works
+    t = read(write(tmp_path / "t.jsonl", bash_calls(
+        ("migrate -path db version", "error: no such file", True),
+        ("migrate -path db version", "16", False))))
+    assert [f.fix.subject for f in t.error_fixes()] == ["migrate -path db version"]
+
+
 def test_a_compound_command_that_worked_pairs_with_the_failure_of_its_later_step(tmp_path):
     init = 'Error: Backend initialization required, please run "terraform init"'
     refused = "Error: could not connect to server: connection refused"

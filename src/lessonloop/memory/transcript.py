@@ -265,7 +265,11 @@ class Transcript:
                 continue
             positions = by_key[keys[i]]
             k = bisect.bisect_right(positions, i)
-            j = next((j for j in positions[k:] if _succeeded(self.calls[j])), None)
+            # (a command that only looks, as "migrate ... version" after "migrate ... up" failed,
+            # is no success of the failed one)
+            looks = keys[i][1][0] == "bash" and not only_inspects(_command_of(err))
+            j = next((j for j in positions[k:] if _succeeded(self.calls[j]) and not (
+                looks and only_inspects(_command_of(self.calls[j])))), None)
             if j is None:
                 continue
             before = bisect.bisect_left(positions, i)
