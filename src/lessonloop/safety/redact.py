@@ -1984,6 +1984,9 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
     def windows(data: bytes) -> Iterator[tuple[int, bytes]]:
         """The data a window at a time, each reaching into the next by the longest literal less
         one: a text dense with literals never makes one huge list of matches."""
+        if len(data) <= _WINDOW:
+            yield 0, data
+            return
         for a in range(0, len(data), _WINDOW):
             yield a, data[a:a + _WINDOW + reach]
 
