@@ -533,6 +533,18 @@ def test_lessons_are_restated_not_quoted(prompt, kind, lesson, user_scope):
     ("We decided to post deploy notices to #deploys from now on.", "decision",
      "Post deploy notices to #deploys"),
     ("Logs must go to stderr, never stdout.", "rule", "Logs must go to stderr, never stdout"),
+    ("convention: all react components live in src/components/<Name>/index.tsx", "rule",
+     "All react components live in src/components/<Name>/index.tsx"),
+    ("remember that all terraform changes have to go through `terraform plan` in CI", "rule",
+     "All terraform changes have to go through `terraform plan` in CI"),
+    ("i like f-strings better than .format(), use those when you touch string formatting",
+     "preference", "Use f-strings instead of .format()"),
+    ("for CLI output i always want rich tables, not hand-aligned prints", "preference",
+     "Use rich tables for CLI output, not hand-aligned prints"),
+    ("ok let's go with option B — cursor-based pagination for all list endpoints.", "decision",
+     "Go with cursor-based pagination for all list endpoints"),
+    ("we're standardizing on Kotlin coroutines, no more RxJava in new code", "decision",
+     "Use Kotlin coroutines, not RxJava"),
     # a URL is one word of the sentence (and what it held is redacted)
     ("Don't use the staging database postgres://app:s3cretpw@staging-db:5432/app, use the local "
      "one instead.", "correction",

@@ -1136,28 +1136,36 @@ _FROM_NOW = (r"(?:from now on|going forward|moving forward|from here on(?: out)?
              r"in (?:the )?future|for future (?:work|changes|sessions)|for good)")
 _FROM_NOW_ANY = _lazy(r"\s*\b" + _FROM_NOW + r"\b", re.I)
 # "we're moving to chi and dropping gorilla/mux": a decision between two things
-_MOVING = _lazy(r"^(?:we(?:'re| are)|i'm|i am)\s+(?:moving|switching|migrating)\s+(?:over\s+)?to\s+"
-                r"(.+?)(?:\s+and\s+(?:dropping|ditching|replacing|abandoning|leaving|retiring)\s+(.+))?$",
-                re.I | re.S)
+_MOVING = _lazy(r"^(?:we(?:'re| are)|i'm|i am)\s+(?:moving|switching|migrating|standardi[sz]ing)\s+"
+                r"(?:over\s+)?(?:to|on)\s+(.+?)(?:(?:\s+and|,)\s+(?:dropping|ditching|replacing|"
+                r"abandoning|leaving|retiring|no more)\s+(.+?))?(?:\s+in new code)?$", re.I | re.S)
+# "I like f-strings better than .format()"; "for CLI output I always want rich tables, not prints"
+_LIKE_BETTER = _lazy(r"^i\s+(?:really\s+)?(?:like|prefer)\s+(.+?)\s+(?:better|more)\s+than\s+([^,;]+)",
+                     re.I | re.S)
+_WANT_NOT = _lazy(r"^(?:for\s+([^,]{2,40}?),?\s+)?i\s+(?:always\s+)?want\s+([^,;]+?),\s*not\s+([^,;]+)$",
+                  re.I | re.S)
 # "Hard rule in this repo: ...", "Ok, decision on the metric: ...", "Before you commit: ...": a
 # short label that says what the rest of the sentence is
 _LABEL = _lazy(r"^([^:\u2014\u2013" + _PH_OPEN + r"]{2,60}?)\s*:\s+(.+)$", re.S)
-_RULE_LABEL = _lazy(r"\b(?:rules?|conventions?|polic(?:y|ies)|style|heads[- ]up|note|reminder|"
+_RULE_LABEL = _lazy(r"\b(?:rules?|conventions?|polic(?:y|ies)|style|heads[- ]up|note|reminder|remember|"
                     r"standards?|guidelines?|principles?|requirements?|always|never)\b|" + _FROM_NOW,
                     re.I)
-_DECISION_LABEL = _lazy(r"\b(?:decision|decided|decide|settle[ds]?|verdict|choice)\b", re.I)
+_DECISION_LABEL = _lazy(r"\b(?:decision|decided|decide|settle[ds]?|verdict|choice|final call|ruling)\b",
+                        re.I)
 _STEP_LABEL = _lazy(r"^(?:before|after|when(?:ever)?)\s+\w", re.I)
+_REMEMBER = _lazy(r"^(?:remember|keep in mind|don't forget|note)(?:\s+that)?\s+(?=\w)", re.I)
 _SCOPE_LABEL = _lazy(r"\b(?:for|in|on)\s+(?:every|all|each|any)\s+(.{2,40}?)\s*(?:" + _FROM_NOW +
                      r")?$", re.I)
 # a rule stated about the project rather than as an instruction: "tests must never call the
 # real API", "in this codebase tests are always table-driven", "order ids are UUIDv7"
 _MODAL_RULE = _lazy(r"\b(?:must|should|shall|needs? to|has to|have to)\s+(?:never|always|not|only)\b"
-                    r"|\bmust\b(?!\s+(?:have\b|'ve\b|be\s+\w+ing\b))", re.I)  # ("it must be failing")
+                    r"|\b(?:must|has to|have to)\b(?!\s+(?:have\b|'ve\b|be\s+\w+ing\b))", re.I)  # ("it
+#                                                                             must be failing")
 _ALWAYS_NEVER = _lazy(r"\b(?:always|never)\b", re.I)
 _IN_PROJECT = _lazy(r"^in (?:this|our|the) (?:repo|repository|project|codebase|code base|team|"
                     r"service|app)\b", re.I)
 _STATEMENT = _lazy(r"^(?:in (?:this|our|the) [\w ]{2,30}?,?\s+)?(?:the\s+|our\s+|all\s+|every\s+)?"
-                   r"[\w./#-]+(?:\s+[\w./#-]+){0,3}\s+(?:(?:must|should|shall|need|needs|has|have|"
+                   r"[\w./#<>-]+(?:\s+[\w./#<>-]+){0,6}\s+(?:(?:must|should|shall|need|needs|has|have|"
                    r"are|is|go|goes|get|gets|live|lives|stay|stays)\b|(?:always|never)\s+\w)",
                    re.I)
 _DASH_CLAUSE = _lazy(r"\s+[\u2014\u2013]\s+|\s+-\s+")
@@ -1415,13 +1423,23 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         lesson = _decision_body(m.group(1))
         return ("decision", lesson, False) if lesson else None
     m = _MOVING.match(body)
-    if m and _object_ok(m.group(1), 6) and (not m.group(2) or _object_ok(m.group(2), 6)):
+    if m and _object_ok(m.group(1), 8) and (not m.group(2) or _object_ok(m.group(2), 6)):
         old = f", not {m.group(2).strip()}" if m.group(2) else ""
         return ("decision", f"Use {m.group(1).strip()}{old}", False)
+    m = _LIKE_BETTER.match(body)
+    if m and _object_ok(m.group(1), 6) and _object_ok(m.group(2), 6):
+        return ("preference", f"Use {m.group(1).strip()} instead of {m.group(2).strip()}", True)
+    m = _WANT_NOT.match(body)
+    if m and _object_ok(m.group(2), 6) and _object_ok(m.group(3), 6):
+        where = f" for {m.group(1).strip()}" if m.group(1) else ""
+        return ("preference", f"Use {m.group(2).strip()}{where}, not {m.group(3).strip()}", True)
     m = _LETS.match(body)
     if m:
         verb = m.group(1).lower()
         obj = m.group(2).strip()
+        named = _DASH_CLAUSE.split(obj, 1)
+        if len(named) == 2 and _DEICTIC.match(named[0].strip()):
+            obj = named[1].strip()            # "let's go with option B — cursor pagination"
         if not _object_ok(obj, 40) or verb == "use" and (
                 _TASK_BOUND.search(obj) or re.search(r"\bto\s+\w", obj)):
             return None   # "let's use a dict here", "let's use X to add Y": the task at hand
@@ -1523,7 +1541,10 @@ def _labelled(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     "Before you commit: ..."), with "from now on" anywhere in it, or stated about the project
     ("tests must never call the real API")."""
     label = None
-    m = _LABEL.match(body)
+    remember = _REMEMBER.match(body)            # "remember that all changes have to go through CI"
+    if remember:
+        label, body = "remember", body[remember.end():]
+    m = _LABEL.match(body) if not remember else None
     if m and len(_words_of(m.group(1))) <= 9:
         label, body = m.group(1).strip(), m.group(2).strip()
     decided = bool(label and _DECISION_LABEL.search(label))
@@ -1561,7 +1582,7 @@ def _stated(body: str, decided: bool, signalled: bool) -> str | None:
     if not _STATEMENT.match(body) or _words_of(body)[0].lower() in _PRONOUN_ONLY | {
             "i", "you", "he", "she", "they", "we"}:
         return None
-    if not (decided or _MODAL_RULE.search(body) or _ALWAYS_NEVER.search(body)):
+    if not (decided or signalled or _MODAL_RULE.search(body) or _ALWAYS_NEVER.search(body)):
         return None
     if not signalled and _words_of(body)[0].lower() in _DETERMINERS:
         return None                           # "the function should always return a list": the
