@@ -267,9 +267,9 @@ class Transcript:
             k = bisect.bisect_right(positions, i)
             # (a command that only looks, as "migrate ... version" after "migrate ... up" failed,
             # is no success of the failed one)
-            looks = keys[i][1][0] == "bash" and not only_inspects(_command_of(err))
+            changes = keys[i][1][0] == "bash" and not only_inspects(_command_of(err))
             j = next((j for j in positions[k:] if _succeeded(self.calls[j]) and not (
-                looks and only_inspects(_command_of(self.calls[j])))), None)
+                changes and only_inspects(_command_of(self.calls[j])))), None)
             if j is None:
                 continue
             before = bisect.bisect_left(positions, i)

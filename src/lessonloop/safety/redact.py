@@ -1468,9 +1468,10 @@ def _tail(text: str, i: int, end: int) -> str:
 # so whether a hit is strong is kept per run of letters (no needle starts another: the run
 # tells its needle). A hit whose letters go on past _RUN_MAX is judged on the text itself.
 _RUN_MAX = 32
+_RUN_PATTERN = "[a-z]{0,%d}+" % _RUN_MAX   # the ASCII letters after a needle
 _KEY_RUNS = {}                      # needle: (str regex, bytes regex)
 for _n in _KEY_NEEDLES:
-    _p = _rare_first(_n.decode(), folded=True)[0] + "(?=([a-z]{0,%d}+))" % _RUN_MAX
+    _p = _rare_first(_n.decode(), folded=True)[0] + "(?=(%s))" % _RUN_PATTERN
     _KEY_RUNS[_n] = (re.compile(_p), re.compile(_p.encode()))
 del _n, _p
 assert not any(a != b and a.startswith(b) for a in _KEY_NEEDLES for b in _KEY_NEEDLES)
@@ -1959,7 +1960,7 @@ _LOW_LITERALS = (*(w for _, _, w in _KEY_FINDERS), *(w for _, _, ws in _LOW_SEAR
 _TEXT_LITERALS = (*sorted({w for _, _, ws in _TEXT_SEARCHES if ws for w in ws} | _FLAG_LITERALS),
                   ".com/", "login(")
 _KEY_OF_WORD = {word: needle for _, needle, word in _KEY_FINDERS}
-_LETTER_RUN = re.compile("[a-z]{0,%d}+" % _RUN_MAX)       # (as in _KEY_RUNS)
+_LETTER_RUN = re.compile(_RUN_PATTERN)
 _LONGEST_LITERAL = max(map(len, _LOW_LITERALS + _TEXT_LITERALS))
 _WINDOW = 1 << 16
 
