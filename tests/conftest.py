@@ -36,8 +36,38 @@ def _settings_from_outside(environ) -> list[str]:
     """Variables of the developer's shell that would reroute providers inside a test."""
     return [name for name in environ if name.startswith("LESSONLOOP_")
             and name not in ("LESSONLOOP_HOME", "LESSONLOOP_USER_HOME")
+            and not name.startswith("LESSONLOOP_TEST_")
             or name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CLAUDE_PROJECT_DIR",
                         "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "OLLAMA_HOST")]
+
+
+@dataclass(frozen=True)
+class RealModel:
+    url: str  # the OpenAI-compatible base URL, ending in /v1
+    model: str  # the id the server serves
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """Settings that send every role to this server."""
+        return {"LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_BASE_URL": self.url,
+                "LESSONLOOP_MODEL": self.model, **extra}
+
+
+@pytest.fixture(scope="session")
+def real_model() -> RealModel:
+    """A real model server (``LESSONLOOP_TEST_MODEL_URL``, such as the kit in
+    shared/tools/local-model on http://127.0.0.1:8089/v1). Tests marked ``real_model`` are
+    skipped when it is not set or does not answer."""
+    import urllib.request
+
+    url = os.environ.get("LESSONLOOP_TEST_MODEL_URL", "").rstrip("/")
+    if not url:
+        pytest.skip("LESSONLOOP_TEST_MODEL_URL is not set: no real model server to test against")
+    try:
+        with urllib.request.urlopen(f"{url}/models", timeout=10) as response:
+            models = json.load(response)["data"]
+    except (OSError, ValueError, KeyError) as exc:
+        pytest.skip(f"the model server at {url} does not answer: {exc}")
+    return RealModel(url, os.environ.get("LESSONLOOP_TEST_MODEL") or models[0]["id"])
 
 
 @pytest.fixture

@@ -1,8 +1,9 @@
 """One settings object: defaults < ``.lessonloop/config.toml`` < environment < flags.
 
 Keys are the environment's without the ``LESSONLOOP_`` prefix: ``PROVIDER``, ``MODEL``,
-``BASE_URL``, ``API_KEY``, ``OFFLINE``, ``TIMEOUT``, ``MAX_RETRIES`` and, per role,
-``<ROLE>_PROVIDER``, ``<ROLE>_MODEL``, ``<ROLE>_BASE_URL``. The config file may spell them in
+``BASE_URL``, ``API_KEY``, ``OFFLINE``, ``TIMEOUT``, ``MAX_RETRIES``, ``CONNECT_WAIT``,
+``STRUCTURED_OUTPUT`` and, per role, ``<ROLE>_PROVIDER``, ``<ROLE>_MODEL``,
+``<ROLE>_BASE_URL``, ``<ROLE>_TIMEOUT``. The config file may spell them in
 lower case, as ``LESSONLOOP_…`` names, or per role as ``[roles.coach]`` tables; it also holds
 ``[prices."model"]`` tables (USD per million input and output tokens).
 
@@ -27,23 +28,34 @@ from . import paths
 from .errors import UsageError
 
 ROLES = ("competitor", "translator", "analyst", "coach", "curator", "judge")
-PROVIDERS = ("local", "scripted", "anthropic", "openai", "ollama", "vllm")
-REMOTE = ("anthropic", "openai", "ollama", "vllm")  # providers that talk to an endpoint
+PROVIDERS = ("local", "scripted", "anthropic", "openai", "ollama", "vllm", "llamacpp", "lmstudio")
+# providers that talk to an endpoint; all but anthropic speak the OpenAI Chat Completions API
+REMOTE = ("anthropic", "openai", "ollama", "vllm", "llamacpp", "lmstudio")
 DEFAULT_BASE_URLS = {
     "anthropic": "https://api.anthropic.com",
     "openai": "https://api.openai.com/v1",
     "ollama": "http://localhost:11434/v1",
     "vllm": "http://localhost:8000/v1",
+    "llamacpp": "http://127.0.0.1:8080/v1",
+    "lmstudio": "http://127.0.0.1:1234/v1",
 }
 KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 # A provider's own endpoint variable (a gateway or proxy set up for Claude Code or the SDK) is
 # followed when lessonloop's own setting is absent, as the provider's SDK or CLI would.
 ENDPOINT_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL",
                       "ollama": "OLLAMA_HOST"}
-ROLE_FIELDS = ("PROVIDER", "MODEL", "BASE_URL")
-GLOBAL_KEYS = ROLE_FIELDS + ("API_KEY", "OFFLINE", "TIMEOUT", "MAX_RETRIES")
-KNOWN_KEYS = frozenset(GLOBAL_KEYS) | {f"{r.upper()}_{f}" for r in ROLES for f in ROLE_FIELDS}
-DEFAULTS = {"PROVIDER": "local", "OFFLINE": "0", "TIMEOUT": "60", "MAX_RETRIES": "4"}
+ROLE_FIELDS = ("PROVIDER", "MODEL", "BASE_URL")  # what a route is made of
+ROLE_SETTINGS = ROLE_FIELDS + ("TIMEOUT",)  # what may be set per role
+GLOBAL_KEYS = ROLE_FIELDS + ("API_KEY", "OFFLINE", "TIMEOUT", "MAX_RETRIES", "CONNECT_WAIT",
+                             "STRUCTURED_OUTPUT")
+KNOWN_KEYS = frozenset(GLOBAL_KEYS) | {f"{r.upper()}_{f}" for r in ROLES for f in ROLE_SETTINGS}
+DEFAULTS = {"PROVIDER": "local", "OFFLINE": "0", "MAX_RETRIES": "4", "CONNECT_WAIT": "90"}
+# Seconds a call may take when no timeout is set: a hosted API answers in seconds; a model on
+# a CPU behind a loopback server takes ~40 s to read a 1,500-token prompt before it writes.
+REMOTE_TIMEOUT, LOOPBACK_TIMEOUT = 60.0, 600.0
+# How an endpoint is asked for JSON: its native JSON-Schema mode, plain JSON mode, or the
+# schema in words. Detected per endpoint (stepping down when it refuses one) unless configured.
+STRUCTURED_MODES = ("json_schema", "json_object", "text")
 
 # USD per million tokens (input, output): published list prices, for the cost column. Extend
 # or correct them in config.toml; a model not listed has no cost (null), never a guess.
@@ -141,9 +153,30 @@ class Settings:
     def offline(self) -> bool:
         return (self.value("OFFLINE") or "0").strip().lower() in ("1", "true", "yes", "on")
 
+    def timeout(self, role: str | None = None, route: Route | None = None) -> float:
+        """Seconds one call of ``role`` may take: its own setting, the global one, else a
+        default that fits the endpoint (a loopback server may run a model on a CPU)."""
+        keys = ([f"{role.upper()}_TIMEOUT"] if role else []) + ["TIMEOUT"]
+        text, source = self.lookup(*keys)
+        if text is None:
+            return LOOPBACK_TIMEOUT if route and is_loopback(route.base_url or "") else REMOTE_TIMEOUT
+        key = keys[0] if self.lookup(keys[0])[0] == text else "TIMEOUT"
+        return _number(key, text, 0.1, 3600)
+
     @property
-    def timeout(self) -> float:
-        return _number("TIMEOUT", self.value("TIMEOUT"), 0.1, 3600)
+    def connect_wait(self) -> float:
+        """Seconds a loopback endpoint that refuses connections is waited for (a local server
+        restarting, or loading its model) before the call fails."""
+        return _number("CONNECT_WAIT", self.value("CONNECT_WAIT"), 0, 3600)
+
+    @property
+    def structured_output(self) -> str | None:
+        """The configured way to ask for JSON, or None: detect it."""
+        value = (self.value("STRUCTURED_OUTPUT") or "").strip().lower()
+        if value and value not in STRUCTURED_MODES:
+            raise UsageError(f"LESSONLOOP_STRUCTURED_OUTPUT must be one of "
+                             f"{', '.join(STRUCTURED_MODES)}, not {value!r}")
+        return value or None
 
     @property
     def max_retries(self) -> int:
@@ -286,7 +319,7 @@ def _set(path: Path, key: str, value: object, flat: dict) -> None:
     if name not in KNOWN_KEYS:
         raise UsageError(f"{path}: unknown setting {key!r}; known: "
                          f"{', '.join(k.lower() for k in GLOBAL_KEYS)} and per role "
-                         f"[roles.<role>] provider, model, base_url")
+                         f"[roles.<role>] provider, model, base_url, timeout")
     if isinstance(value, bool):
         value = "1" if value else "0"
     if not isinstance(value, (str, int, float)):

@@ -43,9 +43,18 @@ class ProviderError(LessonloopError):
         self.status = status  # the HTTP status when the endpoint answered with an error
 
 
+class EndpointUnavailable(ProviderError):
+    """A loopback endpoint refused connections for longer than ``LESSONLOOP_CONNECT_WAIT``: its
+    server is down. What was done is kept; the work can be resumed once it is up."""
+
+
 class OffSchemaError(ProviderError):
     """The endpoint answered, but not with JSON matching the requested schema (after the one
-    repair round)."""
+    repair round). ``completion`` holds what it answered and used, so the calls are counted."""
+
+    def __init__(self, message: str, completion=None):
+        super().__init__(message)
+        self.completion = completion
 
 
 ERROR_LINE_MAX = 500   # characters: an error echoing a huge argument stays readable

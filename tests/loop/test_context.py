@@ -61,7 +61,7 @@ def test_a_context_with_other_knowledge_never_sees_the_old_derivations():
     assert changed.playbook_state(encoded=True) == [state_block.encode(changed.playbook_state()[0])]
     assert json.loads(changed.trajectory_state(encoded=True)[-1])["mean_score"] == 0.9
     assert "gen 4: score 0.9000" in changed.components["trajectory"]
-    assert "+5/-0" in prompts.coach(changed, {"decision": "rollback"}, "analysis")[1]
+    assert "+5/-0" in prompts.coach(changed, {"decision": "rollback"}, "analysis").user
 
 
 def test_a_step_is_encoded_once_and_cannot_be_changed_afterwards():

@@ -1,25 +1,26 @@
-"""The translator finds strategy JSON in prose before any provider is asked."""
+"""Strategy candidates are found in an answer's text before any provider is asked."""
 
 from lessonloop.json_blocks import find_block, json_objects
-from lessonloop.loop.translator import find_strategy
-
-SCHEMA = {"type": "object", "properties": {"aim": {}, "draw": {}}}
+from lessonloop.loop.runner import strategy_candidates
+from lessonloop.providers.base import Completion
 
 
 def test_finds_fenced_json_amid_prose():
     text = 'I think {this} is best.\n```json\n{"aim": 0.3, "draw": 0.5}\n```\nGood luck!'
-    assert find_strategy(text, SCHEMA) == {"aim": 0.3, "draw": 0.5}
+    assert strategy_candidates(Completion(text)) == [{"aim": 0.3, "draw": 0.5}]
 
 
-def test_prefers_the_object_matching_the_schema_and_the_last_on_ties():
-    text = '{"note": 1} first {"aim": 0.1, "draw": 0.2} then revised {"aim": 0.4, "draw": 0.9}'
-    assert find_strategy(text, SCHEMA) == {"aim": 0.4, "draw": 0.9}
+def test_candidates_keep_their_order_the_parsed_answer_first_and_no_schema_echo():
+    text = ('{"type": "object", "properties": {"aim": {}}} then {"aim": 0.1, "draw": 0.2} '
+            '{"$schema": "x"} {"aim": 0.4, "draw": 0.9}')
+    parsed = {"aim": 0.7, "draw": 0.7}
+    assert strategy_candidates(Completion(text, parsed=parsed)) == [
+        parsed, {"aim": 0.1, "draw": 0.2}, {"aim": 0.4, "draw": 0.9}]
 
 
-def test_returns_none_without_a_matching_object():
-    assert find_strategy("no json here", SCHEMA) is None
-    assert find_strategy('{"other": 1}', SCHEMA) is None
-    assert find_strategy('{"aim": 0.1,', SCHEMA) is None
+def test_no_candidates_without_an_object():
+    assert strategy_candidates(Completion("no json here")) == []
+    assert strategy_candidates(Completion('{"aim": 0.1,')) == []
 
 
 def test_nested_objects_are_not_split():

@@ -7,9 +7,8 @@ import random
 
 import pytest
 
-from lessonloop import state_block
 from lessonloop.errors import LessonloopError, UsageError
-from lessonloop.loop.translator import find_strategy
+from lessonloop.json_blocks import json_objects
 from lessonloop.providers.base import Request
 from lessonloop import config
 from lessonloop.errors import ProviderError
@@ -36,13 +35,20 @@ def get_provider(spec: str):
 
 
 def ask(provider, role, state, seed=1):
-    return provider.complete(Request(role=role, system="", seed=seed, messages=[
-        {"role": "user", "content": "prose\n" + state_block.render(state)}])).text
+    return provider.complete(Request(role=role, system="", seed=seed, state=state,
+                                     messages=[{"role": "user", "content": "prose"}])).text
+
+
+def find_strategy(text: str, schema: dict) -> dict | None:
+    """The strategy in the offline competitor's answer: its one JSON object."""
+    found = [c for c in json_objects(text) if set(c) <= set(schema["properties"])]
+    assert len(found) <= 1
+    return found[0] if found else None
 
 
 def test_registry_names_valid_providers_and_what_a_route_lacks():
     assert get_provider("local").name == "local"
-    with pytest.raises(UsageError, match="local, scripted, anthropic, openai, ollama, vllm"):
+    with pytest.raises(UsageError, match="local, scripted, anthropic, openai, ollama, vllm, llamacpp, lmstudio"):
         get_provider("nonsense")
     with pytest.raises(ProviderError, match="needs a model"):
         get_provider("anthropic")
@@ -185,10 +191,12 @@ def test_adaptive_step_grows_on_success_and_shrinks_on_failure():
     assert adaptive_step(gens("rollback", -0.1, 50)) == MIN_STEP
 
 
-def test_local_requires_a_state_block():
-    with pytest.raises(LessonloopError, match="lessonloop-state"):
+def test_local_acts_on_its_structured_input_only():
+    """A state block in the words (a model's echo of one, say) is never the local agent's input."""
+    echoed = 'answer\n```json lessonloop-state\n{"role": "competitor", "strategy_schema": {}}\n```'
+    with pytest.raises(LessonloopError, match="no structured input"):
         get_provider("local").complete(Request(role="competitor", system="", messages=[
-            {"role": "user", "content": "no block"}]))
+            {"role": "user", "content": echoed}]))
 
 
 def test_local_translator_reads_key_value_prose():

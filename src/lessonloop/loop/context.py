@@ -39,9 +39,40 @@ def strategy_interface(schema: dict) -> dict:
     return {k: v for k, v in schema.items() if k not in META_KEYS}
 
 
+def _bounds(spec: dict) -> str:
+    if "const" in spec:
+        return f"always {json.dumps(spec['const'])}"
+    if "enum" in spec:
+        return "one of " + ", ".join(json.dumps(v) for v in spec["enum"])
+    kind = spec.get("type", "any value")
+    if "minimum" in spec and "maximum" in spec:
+        return f"{kind} from {spec['minimum']:g} to {spec['maximum']:g}"
+    return str(kind)
+
+
 @functools.lru_cache(maxsize=16)
 def _schema_text(compact: str) -> str:
-    return json.dumps(strategy_interface(json.loads(compact)), indent=2, sort_keys=True)
+    """The strategy interface in words, a line per field: a small model follows this better
+    than JSON Schema, and the words cost a third of the tokens."""
+    schema = strategy_interface(json.loads(compact))
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not all(isinstance(v, dict) for v in properties.values()):
+        return json.dumps(schema, indent=2, sort_keys=True)
+    lines = ["A strategy is one JSON object with these fields:"]
+    for name, spec in properties.items():
+        about = f". {spec['description']}" if spec.get("description") else ""
+        lines.append(f"- {name}: {_bounds(spec)}{about}")
+    return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=16)
+def _answer_template(compact: str) -> str:
+    """A one-line answer template with a placeholder per field (not JSON, so an echo of it is
+    never taken for a strategy)."""
+    properties = strategy_interface(json.loads(compact)).get("properties") or {}
+    fields = ", ".join(f'"{name}": <{_bounds(spec) if isinstance(spec, dict) else "value"}>'
+                       for name, spec in properties.items())
+    return "{" + fields + "}"
 
 
 @functools.lru_cache(maxsize=64)
@@ -182,9 +213,14 @@ class Context:
 
     @property
     def schema_text(self) -> str:
-        """The strategy interface as prose shows it."""
+        """The strategy interface as the prompts show it: in words."""
         return self._once("schema_text",
                           lambda: _schema_text(canonical.dumps(self.strategy_schema)))
+
+    @property
+    def answer_template(self) -> str:
+        return self._once("answer_template",
+                          lambda: _answer_template(canonical.dumps(self.strategy_schema)))
 
     @property
     def playbook_lines(self) -> list[str]:
@@ -246,10 +282,9 @@ class Context:
             "rules": self.description,
             "strategy_interface": self.schema_text,
             "evaluation": (
-                "Each strategy plays paired matches against the incumbent on shared seeds. "
-                "A match returns a score in [0, 1] with named dimensions. The challenger "
-                "advances when its mean paired delta clears the threshold, it wins most pairs "
-                "and the gain holds on unseen holdout seeds."
+                "Each strategy plays matches against the current best on the same seeds; a "
+                "match scores 0 to 1. A new strategy replaces the best only when it scores "
+                "higher on most seeds and again on unseen seeds."
             ),
         }
         if self.incumbent:

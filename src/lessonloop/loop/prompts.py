@@ -1,83 +1,151 @@
-"""Role prompts: prose sections for a model, plus the state block for the offline agent."""
+"""Role prompts for the scenario loop: words for a model, the same facts as data for ``local``.
+
+Every prompt of a run starts with the same system message (the scenario's rules and the
+strategy's fields), so a local server's prefix cache reads it once; the role's task, its
+facts and the answer format follow in the user message, short enough for a small model with a
+4k-8k window. Roles that answer JSON carry its schema, sent through the endpoint's own
+structured-output mechanism; ``state`` is what the offline agent reads instead of the words.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
-from .. import state_block
+from .. import canonical
 from .context import FENCE_NOTE, Context, fence, strategy_interface
 
-def _user(sections: dict[str, str], state: dict) -> str:
-    """Markdown sections for a model, then the state block for the offline agent."""
-    body = "\n\n".join(f"## {title}\n{text}" for title, text in sections.items())
-    return f"{body}\n\n{state_block.render(state)}"
+EDIT_OPS = ("add_bullet", "update_bullet", "remove_bullet", "add_hint", "add_dead_end")
+COACH_SCHEMA = {
+    "type": "object",
+    "properties": {"edits": {"type": "array", "maxItems": 3, "items": {
+        "type": "object",
+        "properties": {"op": {"enum": list(EDIT_OPS)}, "id": {"type": "integer"},
+                       "text": {"type": "string", "maxLength": 200},
+                       "tags": {"type": "array", "maxItems": 4,
+                                "items": {"type": "string", "maxLength": 40}}},
+        "required": ["op", "id", "text", "tags"], "additionalProperties": False}}},
+    "required": ["edits"], "additionalProperties": False,
+}
+CURATOR_SCHEMA = {
+    "type": "object",
+    "properties": {"decisions": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"index": {"type": "integer", "minimum": 0},
+                       "decision": {"enum": ["accept", "merge", "reject"]},
+                       "reason": {"type": "string", "maxLength": 120}},
+        "required": ["index", "decision", "reason"], "additionalProperties": False}}},
+    "required": ["decisions"], "additionalProperties": False,
+}
+COACH_EXAMPLE_TEXT = "<one sentence the evidence supports>"
 
 
-def _dump(value: object) -> str:
-    return json.dumps(value, indent=2, sort_keys=True)
+@dataclass(frozen=True)
+class Prompt:
+    system: str
+    user: str
+    state: dict  # the same facts as data, for the offline agent
+    schema: dict | None = None  # the JSON the answer must be, when it is JSON
+    max_tokens: int = 400
+    temperature: float = 0.7
 
 
-def competitor(ctx: Context) -> tuple[str, str]:
-    system = (
-        f"You are the competitor in the scenario '{ctx.scenario}'. Propose one strategy that "
-        "beats the incumbent. Reply with a short rationale and the strategy as one JSON object "
-        f"in a ```json block, matching the strategy interface exactly. {FENCE_NOTE}"
-    )
-    sections = {name.replace("_", " ").title(): text for name, text in ctx.components.items()}
-    return system, _user(sections, ctx.state(encoded=True))
+def _system(ctx: Context) -> str:
+    return (f"You help improve a strategy for the game '{ctx.scenario}'.\n\n"
+            f"## Rules\n{ctx.description}\n\n## Strategy\n{ctx.schema_text}")
 
 
-def translator(text: str, schema: dict) -> tuple[str, str]:
-    system = (
-        "You are the translator. Extract the strategy described in the text as one JSON object "
-        "matching the schema. Reply with the JSON object only."
-    )
-    return system, _user({"Schema": _dump(strategy_interface(schema)), "Text": text},
-                         {"role": "translator", "strategy_schema": strategy_interface(schema), "text": text})
+def _user(task: str, facts: dict[str, str], answer: str) -> str:
+    body = "\n\n".join(f"## {title}\n{text}" for title, text in facts.items() if text)
+    return f"{task}\n\n{body}\n\n## Answer\n{answer}"
 
 
-def analyst(ctx: Context, outcome: dict) -> tuple[str, str]:
-    system = (
-        "You are the analyst. Explain what changed between the challenger and the incumbent, "
-        "which dimensions moved, and why, in a few Markdown bullets. Then estimate how each "
-        "parameter affects the score over the whole trajectory, as a JSON block "
-        '{"sensitivities": {"<parameter>": {"slope": <score change per full range>, "n": <changes seen>}}}.'
-    )
-    trajectory = "\n".join(ctx.trajectory_lines) or "(first generation)"
-    return system, _user(
-        {"Scenario": f"{ctx.scenario}: {ctx.description}", "Outcome": _dump(outcome),
-         "Trajectory": trajectory},
-        {"role": "analyst", "generation": ctx.generation, "outcome": outcome,
-         "strategy_schema": ctx.interface(encoded=True),
-         "trajectory": ctx.trajectory_state(encoded=True)})
+def strategy_schema(ctx: Context) -> dict | None:
+    """The schema a competitor's answer is held to, when strategies are plain parameters."""
+    schema = strategy_interface(ctx.strategy_schema)
+    return schema if isinstance(schema.get("properties"), dict) else None
 
 
-def coach(ctx: Context, outcome: dict, analysis: str) -> tuple[str, str]:
-    system = (
-        "You are the coach. Propose knowledge edits as a JSON block "
-        '{"edits": [{"op": "add_bullet|update_bullet|remove_bullet|add_hint|add_dead_end", '
-        '"id": <entry id for update/remove>, "text": "...", "tags": ["..."]}]}. Keep only lessons '
-        "the evidence supports; tag bullets with param:<name>, direction:<name>:up|down and "
-        f"target:<name>=<value> so agents without a model can use them. {FENCE_NOTE}"
-    )
-    return system, _user(
-        {"Analysis": fence("analysis", analysis), "Outcome": _dump(outcome),
-         "Playbook": _playbook(ctx)},
-        {"role": "coach", "generation": ctx.generation, "outcome": outcome, "analysis": analysis,
-         "playbook": ctx.playbook_state(encoded=True),
-         "strategy_schema": ctx.interface(encoded=True)})
+COMPETITOR_FACTS = {"evaluation": "How strategies are judged", "incumbent": "Current best",
+                    "trajectory": "Recent generations (oldest first)",
+                    "playbook": "Playbook", "hints": "Hints", "dead_ends": "Dead ends (avoid)",
+                    "last_analysis": "Last analysis", "failure_report": "Last attempt"}
 
 
-def curator(ctx: Context, edits: list) -> tuple[str, str]:
-    system = (
-        "You are the curator. For each proposed edit decide accept, merge or reject, as a JSON "
-        'block {"decisions": [{"index": 0, "decision": "accept|merge|reject", "reason": "..."}]}. '
-        "Reject edits that are vague, contradict stronger evidence, or repeat the playbook."
-    )
-    return system, _user(
-        {"Proposed edits": _dump(edits), "Playbook": _playbook(ctx)},
-        {"role": "curator", "generation": ctx.generation, "edits": edits,
-         "playbook": ctx.playbook_state(encoded=True)})
+def competitor(ctx: Context) -> Prompt:
+    parts = ctx.components
+    facts = {title: parts[name] for name, title in COMPETITOR_FACTS.items() if name in parts}
+    task = ("Task: propose one new strategy that should score higher than the current best. "
+            "Change what the evidence says matters. " + FENCE_NOTE)
+    answer = f"Only the JSON object of the new strategy, every field filled in:\n{ctx.answer_template}"
+    return Prompt(_system(ctx), _user(task, facts, answer), ctx.state(), strategy_schema(ctx),
+                  max_tokens=300)
+
+
+def translator(ctx: Context, text: str) -> Prompt:
+    task = "Task: the text below describes a strategy. Write that strategy as one JSON object."
+    answer = f"Only the JSON object, every field filled in:\n{ctx.answer_template}"
+    return Prompt(_system(ctx), _user(task, {"Text": fence("text", text)}, answer),
+                  {"role": "translator", "strategy_schema": ctx.interface(), "text": text},
+                  strategy_schema(ctx), max_tokens=300, temperature=0.0)
+
+
+def _outcome_words(outcome: dict) -> str:
+    lines = [f"Gate: {outcome.get('decision')} ({outcome.get('rationale') or 'no rationale'})"]
+    if outcome.get("incumbent") is not None:
+        lines.append(f"Current best (score {outcome.get('incumbent_score') or 0:.4f}): "
+                     f"{canonical.dumps(outcome['incumbent'])}")
+    lines.append(f"Challenger (score {outcome.get('challenger_score') or 0:.4f}): "
+                 f"{canonical.dumps(outcome.get('challenger'))}")
+    dims = outcome.get("challenger_dimensions") or {}
+    before = outcome.get("incumbent_dimensions") or {}
+    if dims:
+        lines.append("Dimensions, challenger vs best: " + ", ".join(
+            f"{k} {v:.3f}" + (f" vs {before[k]:.3f}" if k in before else "")
+            for k, v in dims.items()))
+    return "\n".join(lines)
+
+
+def analyst(ctx: Context, outcome: dict) -> Prompt:
+    task = ("Task: explain what changed between the challenger and the current best and why "
+            "the score moved.")
+    facts = {"Outcome": _outcome_words(outcome),
+             "Recent generations": "\n".join(ctx.trajectory_lines[-4:])}
+    return Prompt(_system(ctx), _user(task, facts, "Two to four short Markdown bullets."),
+                  {"role": "analyst", "generation": ctx.generation, "outcome": outcome,
+                   "strategy_schema": ctx.interface(), "trajectory": ctx.trajectory_state()},
+                  max_tokens=250, temperature=0.3)
+
+
+def coach(ctx: Context, outcome: dict, analysis: str) -> Prompt:
+    task = ("Task: propose at most 3 lessons for the playbook that this evidence supports, "
+            "or none. " + FENCE_NOTE)
+    facts = {"Outcome": _outcome_words(outcome), "Analysis": fence("analysis", analysis),
+             "Playbook": _playbook(ctx)}
+    answer = (
+        'Only a JSON object {"edits": [...]}, an empty list when nothing is worth keeping. Each '
+        f'edit: {{"op": "add_bullet", "id": 0, "text": "{COACH_EXAMPLE_TEXT}", "tags": '
+        '["param:<field>"]}. op is one of ' + ", ".join(EDIT_OPS) + "; id is the playbook "
+        "entry's number for update_bullet and remove_bullet, else 0. Useful tags: "
+        "param:<field>, direction:<field>:up or down, target:<field>=<value>.")
+    return Prompt(_system(ctx), _user(task, facts, answer),
+                  {"role": "coach", "generation": ctx.generation, "outcome": outcome,
+                   "analysis": analysis, "playbook": ctx.playbook_state(),
+                   "strategy_schema": ctx.interface()},
+                  COACH_SCHEMA, max_tokens=400, temperature=0.3)
+
+
+def curator(ctx: Context, edits: list) -> Prompt:
+    task = ("Task: decide for each proposed playbook edit: accept, merge or reject. Reject edits "
+            "that are vague, contradict stronger evidence, or repeat the playbook.")
+    listed = "\n".join(f"{i}. {json.dumps(edit, sort_keys=True)}" for i, edit in enumerate(edits))
+    answer = ('Only a JSON object {"decisions": [{"index": 0, "decision": "accept", "reason": '
+              '"<a few words>"}]}, one decision per edit.')
+    return Prompt(_system(ctx), _user(task, {"Proposed edits": listed, "Playbook": _playbook(ctx)},
+                                      answer),
+                  {"role": "curator", "generation": ctx.generation, "edits": edits,
+                   "playbook": ctx.playbook_state()},
+                  CURATOR_SCHEMA, max_tokens=300, temperature=0.0)
 
 
 def _playbook(ctx: Context) -> str:

@@ -24,12 +24,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
-from .. import canonical, config, paths
-from ..errors import LessonloopError, UsageError
+from .. import canonical, config, paths, state_block
+from ..errors import EndpointUnavailable, LessonloopError, OffSchemaError, UsageError
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts, write_views
-from ..providers.base import Request
+from ..json_blocks import json_objects
+from ..providers.base import Completion, Request
 from ..providers.registry import build_routes
 from ..safety import find_secrets
 from ..scenarios import code, registry, space
@@ -41,7 +42,6 @@ from .context import TOKEN_BUDGET, Context, Step, estimate_tokens
 from .events import EventLog, read_events
 from .pool import MatchPool, MatchResult, mean_dimensions
 from .pool import mean_score as pool_mean_score
-from .translator import find_strategy
 
 
 @dataclass
@@ -97,12 +97,17 @@ BUDGETS = ("max_calls", "max_tokens")  # limits, not semantics: a resumed run ma
 LOCK_WAIT_SECONDS = 0.5
 DEAD_ENDS_IN_CONTEXT = 20  # the most recent; all of them stay in dead_ends.md
 HINTS_IN_CONTEXT = 20  # the strongest
+NO_STRATEGY_LIMIT = 2  # generations without any valid strategy after which a run fails
 HOLDOUT_FACTOR = 2  # holdout pairs per training pair: a false advance costs more than a check
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 class RunStopped(LessonloopError):
     """The user interrupted the run; it is marked ``stopped`` and can be resumed."""
+
+
+class NoValidStrategy(LessonloopError):
+    """The competitor never produced a strategy that could be played."""
 
 
 class BudgetSpent(LessonloopError):
@@ -321,6 +326,7 @@ class Runner:
             try:
                 for index in range(first, target + 1):
                     self._generation(pool, index)
+                    self._check_any_strategy(index, target)
                 self._close_files(raise_errors=True)
             except KeyboardInterrupt:
                 self._close_files(raise_errors=False)
@@ -332,6 +338,11 @@ class Runner:
                 self._close_files(raise_errors=True)
                 self._finish("stopped", str(exc))
                 return self.summary()
+            except EndpointUnavailable as exc:  # a server that is down: nothing is wrong with the run
+                self._close_files(raise_errors=False)
+                reason = f"{exc}: `lessonloop resume {self.run_id}`"
+                self._finish("stopped", reason)
+                raise EndpointUnavailable(reason) from None
             except LessonloopError as exc:
                 self._close_files(raise_errors=False)
                 self._finish("failed", str(exc))
@@ -345,6 +356,18 @@ class Runner:
                 self._close_files(raise_errors=False)
             self._finish("completed", None)
         return self.summary()
+
+    def _check_any_strategy(self, index: int, target: int) -> None:
+        """A run whose competitor has produced no valid strategy in its first generations
+        (or in all of them) fails with the reason, instead of completing with nothing played."""
+        if index < min(target, NO_STRATEGY_LIMIT):
+            return
+        if any(step["strategy"] is not None for step in self.trajectory):
+            return
+        raise NoValidStrategy(
+            f"no attempt produced a valid strategy in {index} generation"
+            f"{'s' if index > 1 else ''}; the last: {self.last_problem}. Check the competitor's "
+            "route with `lessonloop doctor`")
 
     # state --------------------------------------------------------------------------------
     def _restore(self, done: list) -> None:
@@ -424,6 +447,7 @@ class Runner:
                 f"{_fmt_dims(outcome['challenger_dims'])}, incumbent "
                 f"{_fmt_dims(outcome['incumbent_dims'])}. Try a different direction."
             )
+        self.last_problem = decisions[-1]["rationale"]
         self._finish_generation(index, started, created_at, final, decisions, calls,
                                 match_rows, manifest if final is None else final[2], base)
 
@@ -447,30 +471,49 @@ class Runner:
                 "dead_ends": by_kind["dead_end"][-DEAD_ENDS_IN_CONTEXT:]}
 
     def _attempt_strategy(self, ctx: Context, calls: list) -> tuple[dict | None, str]:
-        system, user = prompts.competitor(ctx)
-        text = self._call("competitor", ctx, system, user, calls)
-        strategy = find_strategy(text, self.scenario.strategy_schema)
-        if strategy is None:
-            system, user = prompts.translator(text, self.scenario.strategy_schema)
-            strategy = find_strategy(self._call("translator", ctx, system, user, calls),
-                                     self.scenario.strategy_schema)
-        if strategy is None:
-            return None, "no strategy JSON object found in the competitor's answer"
-        try:
-            problems = code.problems(self.scenario, strategy)
-        except Exception as exc:
-            problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
-        if problems:
-            return None, "invalid strategy: " + "; ".join(map(str, problems))
-        return strategy, ""
+        """The competitor's strategy: the first candidate in its answer that validates. An
+        echo of the current best or of this generation's tries is no answer; an answer with
+        no JSON at all goes to the translator."""
+        completion = self._call("competitor", ctx, prompts.competitor(ctx), calls)
+        candidates = strategy_candidates(completion)
+        if not candidates and completion.text.strip():
+            completion = self._call("translator", ctx, prompts.translator(ctx, completion.text),
+                                    calls)
+            candidates = strategy_candidates(completion)
+        echoes = {canonical.dumps(t["strategy"]) for t in ctx.tried}
+        if ctx.incumbent:
+            echoes.add(canonical.dumps(ctx.incumbent["strategy"]))
+        problem = "no strategy JSON object found in the answer"
+        for candidate in candidates:
+            if canonical.dumps(candidate) in echoes:
+                problem = "the answer repeats the current best or a strategy already tried"
+                continue
+            try:
+                problems = code.problems(self.scenario, candidate)
+            except Exception as exc:
+                problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
+            if not problems:
+                return candidate, ""
+            if not problem.startswith("invalid"):  # the first invalid candidate says why
+                problem = "invalid strategy: " + "; ".join(map(str, problems))
+        return None, problem
 
-    def _call(self, role: str, ctx: Context, system: str, user: str, calls: list) -> str:
-        """One provider call: within the budget, recorded for usage the moment it returns."""
+    def _call(self, role: str, ctx: Context, prompt: prompts.Prompt, calls: list) -> Completion:
+        """One provider call: within the budget, recorded for usage the moment it returns.
+        An answer that failed its schema is recorded too and comes back unparsed."""
         self._check_budget()
         provider = self.providers[role]
-        request = Request(role=role, system=system, messages=[{"role": "user", "content": user}],
+        request = Request(role=role, system=prompt.system,
+                          messages=[{"role": "user", "content": prompt.user}],
+                          temperature=prompt.temperature, max_tokens=prompt.max_tokens,
+                          json_schema=prompt.schema, state=prompt.state,
                           seed=seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, role))
-        completion = provider.complete(request)
+        try:
+            completion = provider.complete(request)
+        except OffSchemaError as exc:
+            if exc.completion is None:
+                raise
+            completion = exc.completion
         call = (self.run_id, ctx.generation, ctx.attempt, role, provider.name, completion)
         if getattr(provider, "remote", False):  # it may have cost money: on record at once
             run_store.record_call(self.store, *call)
@@ -480,12 +523,15 @@ class Runner:
         # an endpoint that reports no usage is estimated, so a token budget still holds
         self.spent["tokens"] += (
             (completion.input_tokens if completion.input_tokens is not None
-             else estimate_tokens(system + user))
+             else estimate_tokens(prompt.system + prompt.user))
             + (completion.output_tokens if completion.output_tokens is not None
                else estimate_tokens(completion.text)))
-        calls.append({"attempt": ctx.attempt, "role": role, "prompt": f"{system}\n\n{user}",
+        shown = f"{prompt.system}\n\n{prompt.user}"
+        if getattr(provider, "reads_state", False):  # what it acted on
+            shown = f"{shown}\n\n{state_block.render(prompt.state)}"
+        calls.append({"attempt": ctx.attempt, "role": role, "prompt": shown,
                       "output": completion.text, "created_at": utc_now()})
-        return completion.text
+        return completion
 
     def _check_budget(self) -> None:
         limits = {"calls": self.options.max_calls, "tokens": self.options.max_tokens}
@@ -596,13 +642,17 @@ class Runner:
             "challenger_dimensions": dims,
             "incumbent_dimensions": outcome["incumbent_dims"] if outcome else {},
         }
-        analysis = self._call("analyst", reflection_ctx,
-                              *prompts.analyst(reflection_ctx, summary), calls)
-        coach_text = self._call("coach", reflection_ctx,
-                                *prompts.coach(reflection_ctx, summary, analysis), calls)
-        proposed = edits.proposed(coach_text)
-        curator_text = self._call("curator", reflection_ctx,
-                                  *prompts.curator(reflection_ctx, proposed), calls)
+        analysis, proposed, curator_text = "", [], ""
+        if final is not None:  # reflect only on what was played
+            analysis = self._call("analyst", reflection_ctx,
+                                  prompts.analyst(reflection_ctx, summary), calls).text
+            coach = self._call("coach", reflection_ctx,
+                               prompts.coach(reflection_ctx, summary, analysis), calls)
+            proposed = [e for e in edits.proposed(_answer_text(coach))
+                        if not (isinstance(e, dict) and e.get("text") == prompts.COACH_EXAMPLE_TEXT)]
+            if proposed:
+                curator_text = _answer_text(self._call(
+                    "curator", reflection_ctx, prompts.curator(reflection_ctx, proposed), calls))
         record = run_store.GenerationRecord(
             run_id=self.run_id, generation_index=index, attempts=len(decisions),
             strategy=strategy, mean_score=mean_score, incumbent_score=incumbent_score,
@@ -717,6 +767,22 @@ def _completed_payload(g) -> dict:
             "incumbent_score": g["incumbent_score"], "mean_delta": g["mean_delta"],
             "gate_decision": g["gate_decision"], "elo": g["elo"], "best_score": g["best_score"],
             "attempts": g["attempts"], "quarantined": g["quarantined"]}
+
+
+def strategy_candidates(completion: Completion) -> list[dict]:
+    """Every JSON object in an answer, the endpoint's parsed JSON first; one that looks like a
+    JSON Schema (an echoed interface) is none."""
+    found = ([completion.parsed] if isinstance(completion.parsed, dict) else []) + \
+        json_objects(completion.text or "")
+    return [c for c in found if not ({"properties", "$schema"} & set(c)
+                                     or c.get("type") == "object")]
+
+
+def _answer_text(completion: Completion) -> str:
+    """The answer as text, its parsed JSON when the endpoint returned some."""
+    if isinstance(completion.parsed, dict):
+        return json.dumps(completion.parsed)
+    return completion.text
 
 
 def _first_error(results: list[MatchResult]) -> str:

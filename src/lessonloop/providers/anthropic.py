@@ -19,7 +19,7 @@ class AnthropicProvider(HostedProvider):
         # Recent SDKs send the key only as a bearer token; servers built to the documented
         # wire format look for x-api-key, so it goes in both.
         self.client = self.sdk.Anthropic(api_key=self.api_key, base_url=route.base_url,
-                                         max_retries=0, timeout=settings.timeout,
+                                         max_retries=0, timeout=settings.timeout(None, route),
                                          default_headers={"x-api-key": self.api_key},
                                          **self.client_options())
 

@@ -18,8 +18,11 @@ class Request:
     temperature: float = 0.7
     max_tokens: int = 2048
     json_schema: dict | None = None
-    timeout: float | None = None  # seconds; None: the configured LESSONLOOP_TIMEOUT
+    timeout: float | None = None  # seconds; None: the role's configured or default timeout
     seed: int | None = None
+    # The facts of the prompt as data, for an in-process agent (``local``); a model reads the
+    # same facts in the messages and never sees this.
+    state: dict | None = None
 
     @property
     def prompt(self) -> str:
@@ -45,6 +48,8 @@ class Completion:
 
 @runtime_checkable
 class Provider(Protocol):
+    """``reads_state``: the provider acts on ``Request.state`` rather than the words."""
+
     name: str
 
     def complete(self, request: Request) -> Completion: ...

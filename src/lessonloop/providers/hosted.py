@@ -68,6 +68,7 @@ class HostedProvider:
             key = "not-needed"  # local servers ignore it; the SDKs insist on one
         self.api_key = key
         self.where = f"{route.provider} at {route.base_url}"
+        self.loopback = is_loopback(route.base_url or "")
 
     def client_options(self) -> dict:
         """Offline, the client must not leave loopback: no proxy from the environment, no
@@ -78,12 +79,14 @@ class HostedProvider:
                                                            follow_redirects=False)}
 
     def timeout(self, request: Request) -> float:
-        return request.timeout or self.settings.timeout
+        return request.timeout or self.settings.timeout(request.role, self.route)
 
-    def send(self, send, max_retries: int | None = None):
-        """``send()`` under the one retry policy; the key is scrubbed from any message."""
+    def send(self, send, max_retries: int | None = None, wait_for_server: bool = True):
+        """``send()`` under the one retry policy; the key is scrubbed from any message. A
+        loopback server that is down is waited for (``LESSONLOOP_CONNECT_WAIT``)."""
+        wait = self.settings.connect_wait if wait_for_server and self.loopback else 0.0
         return retry.call(send, sdk=self.sdk, where=self.where, key_hint=self.key_hint,
-                          model=self.route.model, secret=self.api_key,
+                          model=self.route.model, secret=self.api_key, connect_wait=wait,
                           max_retries=self.settings.max_retries if max_retries is None
                           else max_retries)
 
@@ -98,7 +101,7 @@ class HostedProvider:
         """Whether the endpoint answers (with its model list, when it has one); a key it
         rejects is a failure, an endpoint without a model list is not."""
         try:
-            page, _ = self.send(self._list_models, max_retries=0)
+            page, _ = self.send(self._list_models, max_retries=0, wait_for_server=False)
         except ProviderError as exc:
             if exc.status is not None and exc.status not in (401, 403):
                 return f"answers (no model list: {exc.status})"
@@ -107,10 +110,11 @@ class HostedProvider:
 
     # the protocol -------------------------------------------------------------------------
     def complete(self, request: Request) -> Completion:
+        """One answer; with a schema, validated and repaired once. An answer that still does
+        not conform raises OffSchemaError carrying the completion, so its calls are counted."""
         started = time.perf_counter()
         reply = self._exchange(request, request.messages)
-        calls, retries = 1, reply.retries
-        input_tokens, output_tokens = reply.input_tokens, reply.output_tokens
+        replies = [reply]
         parsed = None
         if request.json_schema is not None:
             parsed, problems = self._conforming(reply, request.json_schema)
@@ -121,21 +125,29 @@ class HostedProvider:
                               + "; ".join(problems[:5])
                               + ". Reply again with only the corrected JSON object.")}]
                 reply = self._exchange(request, repair)
-                calls, retries = calls + 1, retries + reply.retries
-                input_tokens = _add(input_tokens, reply.input_tokens)
-                output_tokens = _add(output_tokens, reply.output_tokens)
+                replies.append(reply)
                 parsed, problems = self._conforming(reply, request.json_schema)
                 if problems:
-                    raise OffSchemaError(f"{self.where} did not answer JSON matching the schema "
-                                        f"after one repair attempt: {problems[0]}")
-        model = reply.model or self.route.model
+                    raise OffSchemaError(
+                        f"{self.where} did not answer JSON matching the schema after one repair "
+                        f"attempt: {problems[0]}", self._completion(replies, None, started))
+        return self._completion(replies, parsed, started)
+
+    def _completion(self, replies: list[Exchange], parsed: object, started: float) -> Completion:
+        """The last reply, with the calls, tokens and cost of all of them."""
+        input_tokens = output_tokens = None
+        for reply in replies:
+            input_tokens = _add(input_tokens, reply.input_tokens)
+            output_tokens = _add(output_tokens, reply.output_tokens)
+        model = replies[-1].model or self.route.model
+        cost = self.settings.cost((model, self.route.model), input_tokens, output_tokens)
+        if cost is None and self.loopback and self.settings.price(model, self.route.model) is None:
+            cost = 0.0  # a server on this machine costs nothing unless a price says otherwise
         return Completion(
-            text=reply.text, model=model, input_tokens=input_tokens,
+            text=replies[-1].text, model=model, input_tokens=input_tokens,
             output_tokens=output_tokens, latency_ms=(time.perf_counter() - started) * 1000,
-            cost=self.settings.cost((model, self.route.model), input_tokens, output_tokens),
-            parsed=parsed,
-            calls=calls, retries=retries,
-        )
+            cost=cost, parsed=parsed, calls=len(replies),
+            retries=sum(reply.retries for reply in replies))
 
     @staticmethod
     def _conforming(reply: Exchange, schema: dict) -> tuple[object, list[str]]:

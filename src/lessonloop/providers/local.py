@@ -1,7 +1,7 @@
 """The offline agent: a real player for every role, with no model and no network.
 
-It reads the machine-readable state block of each prompt (see ``state_block``) and answers
-as the role asks:
+It reads the structured input of each request (``Request.state``: the facts a model gets in
+words) and answers as the role asks:
 
 - competitor: a seeded (1+1) evolution step around the incumbent. The step grows after
   advances and shrinks after rollbacks (about one success in three keeps it steady). A retry
@@ -28,7 +28,7 @@ import random
 import re
 import time
 
-from .. import canonical, state_block
+from .. import canonical
 from ..json_blocks import find_block
 from ..errors import LessonloopError
 from ..scenarios import space
@@ -52,14 +52,14 @@ EDIT_OPS = ("add_bullet", "update_bullet", "remove_bullet", "add_hint", "add_dea
 
 class LocalProvider:
     name = "local"
+    reads_state = True
 
     def complete(self, request: Request) -> Completion:
         started = time.perf_counter()
-        state = state_block.parse(request.prompt)
+        state = request.state
         if state is None:
-            raise LessonloopError(
-                f"the local provider needs a lessonloop-state block in the {request.role} prompt"
-            )
+            raise LessonloopError(f"the local provider has no structured input for the "
+                                  f"{request.role}: it plays the scenario roles only")
         handler = getattr(self, f"_{request.role}", None)
         if handler is None:
             raise LessonloopError(f"the local provider has no behaviour for role {request.role!r}")

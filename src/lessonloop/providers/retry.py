@@ -15,13 +15,14 @@ import time
 from types import ModuleType
 from typing import Callable, TypeVar
 
-from ..errors import ProviderError
+from ..errors import EndpointUnavailable, ProviderError
 from ..safety import redact
 
 T = TypeVar("T")
 
 BASE_DELAY, MAX_DELAY = 0.5, 30.0  # seconds; the n-th retry waits up to BASE_DELAY * 2**n
 MAX_RETRY_AFTER = 120.0  # a server asking for longer than this is treated as unavailable
+MAX_CONNECT_DELAY = 5.0  # seconds between tries while a down loopback server is waited for
 
 
 def retryable(status: int) -> bool:
@@ -64,17 +65,23 @@ def _detail(exc: BaseException, secret: str | None) -> str:
 
 
 def call(send: Callable[[], T], *, sdk: ModuleType, where: str, key_hint: str, model: str | None,
-         max_retries: int, secret: str | None = None, sleep: Callable[[float], None] = time.sleep,
+         max_retries: int, secret: str | None = None, connect_wait: float = 0.0,
+         sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
          rng: random.Random | None = None) -> tuple[T, int]:
     """``send()`` with retries on 429, 5xx and connection errors; returns (result, retries).
 
     ``where`` names the endpoint in messages (provider and base URL); ``key_hint`` names the
     variable that holds the key, never the key. A timeout is retried once at most: a slow
-    server given the same work again only gets slower.
+    server given the same work again only gets slower. With ``connect_wait`` (loopback
+    endpoints), a refused or dropped connection or a 503 (a server loading its model) is
+    tried again for that many seconds, outside the retry count: a local server restarting
+    takes 7-47 s to load a model.
     """
     rng = rng or random.Random()
     retries = timeouts = 0
+    down_since: float | None = None  # when a loopback server was first found down
     while True:
+        down = False
         try:
             return send(), retries
         except sdk.APIStatusError as exc:
@@ -93,14 +100,28 @@ def call(send: Callable[[], T], *, sdk: ModuleType, where: str, key_hint: str, m
                                     f"{_detail(exc, secret)}", status) from None
             wait = retry_after(getattr(exc.response, "headers", None))
             problem = f"{status}: {_detail(exc, secret)}"
+            down = status == 503
         except sdk.APIConnectionError as exc:  # includes timeouts
             wait = None
             timed_out = isinstance(exc, sdk.APITimeoutError)
             timeouts += timed_out
             problem = "timed out" if timed_out else f"connection failed: {_detail(exc, secret)}"
+            down = not timed_out
         except (ValueError, sdk.APIResponseValidationError) as exc:  # a body that is not JSON
             raise ProviderError(f"{where} sent a malformed response: "
                                 f"{_detail(exc, secret)}") from None
+        if down and connect_wait > 0:
+            now = clock()
+            down_since = now if down_since is None else down_since
+            if now - down_since >= connect_wait:
+                raise EndpointUnavailable(f"{where} is down ({problem}) and did not come back "
+                                          f"within {connect_wait:g} s (LESSONLOOP_CONNECT_WAIT); "
+                                          "start the server and resume")
+            sleep(min(MAX_CONNECT_DELAY, connect_wait - (now - down_since),
+                      wait if wait is not None else BASE_DELAY * 2 ** min(retries, 4)))
+            retries += 1
+            continue
+        down_since = None
         if wait is not None and wait > MAX_RETRY_AFTER:
             raise ProviderError(f"{where} failed ({problem}) and asked to wait {wait:.0f} s, "
                                 f"longer than {MAX_RETRY_AFTER:.0f} s; try again later")
