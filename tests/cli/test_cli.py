@@ -359,8 +359,8 @@ def _sha256(text: str) -> str:
 
 
 def _incumbent_text(strategy: dict, score: float) -> str:
-    """The incumbent as the context shows it: compact JSON with sorted keys."""
-    return json.dumps({"score": score, "strategy": strategy}, sort_keys=True)
+    """The incumbent as the context shows it: its strategy as compact JSON with sorted keys."""
+    return f"{json.dumps(strategy, sort_keys=True)} (score {score:.4f})"
 
 
 def _final_incumbent(cli, run_id: str) -> dict:
@@ -465,7 +465,9 @@ def test_show_json_holds_each_generations_context_manifest(cli, home, finished):
         # the hashes are of what the competitor was shown
         assert hashes["rules"] == _sha256(scenario["description"])
         assert hashes["strategy_interface"] == _sha256(
-            json.dumps(interface, indent=2, sort_keys=True))
+            "A strategy is one JSON object with these fields:\n" + "\n".join(
+                f"- {name}: {spec['type']} from {spec['minimum']:g} to {spec['maximum']:g}. "
+                f"{spec['description']}" for name, spec in sorted(interface["properties"].items())))
         if incumbent is None:
             assert "incumbent" not in hashes
         else:

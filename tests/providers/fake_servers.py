@@ -364,7 +364,7 @@ class _HTTPServer(ThreadingHTTPServer):
 class FakeServer:
     """A programmable loopback server for the Anthropic and OpenAI HTTP APIs."""
 
-    def __init__(self, responder: Callable[[Received], Reply] | None = None):
+    def __init__(self, responder: Callable[[Received], Reply] | None = None, port: int = 0):
         self.responder: Callable[[Received], Reply] = responder or default_responder
         self.received: list[Received] = []
         self.errors: list[BaseException] = []  # exceptions raised by the responder or the handler
@@ -372,7 +372,7 @@ class FakeServer:
         self._queue: collections.deque[Reply] = collections.deque()
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
-        self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = _HTTPServer(("127.0.0.1", port), _Handler)
         self._httpd.fake = self
         host, port = self._httpd.server_address[:2]
         self.base_url = f"http://{host}:{port}"

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import socket
 import sys
+import threading
 import time
 
 import pytest
 
 from lessonloop import config
-from lessonloop.errors import ProviderError, UsageError
+from lessonloop.errors import EndpointUnavailable, ProviderError, UsageError
 from lessonloop.providers.base import Request
 from lessonloop.providers.registry import build
 
@@ -66,7 +67,7 @@ def test_a_call_returns_text_usage_model_and_sends_the_key(kind, server):
     assert completion.text == "pong"
     assert (completion.input_tokens, completion.output_tokens) == (12, 3)
     assert completion.model and completion.calls == 1 and completion.retries == 0
-    assert completion.cost is None, "a model without a price has no cost, not a guess"
+    assert completion.cost == 0.0, "a loopback endpoint costs nothing unless a price is set"
     request = completions(server)[0]
     assert "ping" in request.text and "be brief" in request.text
     if kind == "anthropic":  # the documented header, whatever else the SDK sends
@@ -103,12 +104,29 @@ def test_openai_json_schema_output_uses_response_format(server):
 
 
 def test_an_endpoint_without_response_format_gets_the_schema_in_words(server):
-    server.queue(error("openai", 400, "response_format is not supported"),
-                 success("openai", 'Sure! {"answer": 3}'))
+    """json_schema, then json_object, then words; what the endpoint accepted is remembered."""
+    server.queue(error("openai", 400, "response_format json_schema is not supported"),
+                 error("openai", 400, "response_format json_object is not supported"),
+                 success("openai", 'Sure! {"answer": 3}'), success("openai", '{"answer": 4}'))
     completion = ask(provider_for("openai", server), json_schema=SCHEMA)
-    assert completion.parsed == {"answer": 3}
-    retry = completions(server)[1].body
-    assert "response_format" not in retry and "JSON Schema" in retry["messages"][0]["content"]
+    assert completion.parsed == {"answer": 3} and completion.calls == 1
+    bodies = [r.body for r in completions(server)]
+    assert bodies[0]["response_format"]["type"] == "json_schema"
+    assert bodies[1]["response_format"] == {"type": "json_object"}
+    assert "JSON Schema" in bodies[1]["messages"][0]["content"]
+    assert "response_format" not in bodies[2] and "JSON Schema" in bodies[2]["messages"][0]["content"]
+    assert ask(provider_for("openai", server), json_schema=SCHEMA).parsed == {"answer": 4}
+    assert "response_format" not in completions(server)[3].body, "a new client asks as learned"
+
+
+def test_a_configured_structured_output_mode_is_used_and_never_stepped_down(server):
+    server.queue(success("openai", '{"answer": 3}'),
+                 error("openai", 400, "response_format json_object is not supported"))
+    provider = provider_for("openai", server, LESSONLOOP_STRUCTURED_OUTPUT="json_object")
+    assert ask(provider, json_schema=SCHEMA).parsed == {"answer": 3}
+    assert completions(server)[0].body["response_format"] == {"type": "json_object"}
+    with pytest.raises(ProviderError, match="400"):
+        ask(provider, json_schema=SCHEMA)
 
 
 def test_arguments_a_model_refuses_are_adapted_once_and_remembered(server):
@@ -187,6 +205,59 @@ def test_a_timeout_is_retried_then_reported(kind, server):
         ask(provider)
     assert time.monotonic() - started < 2.5
     assert len(completions(server)) == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class _DownServer:
+    """A loopback address where nothing listens until ``up_after`` seconds have passed."""
+
+    def __init__(self, up_after: float):
+        self.port = _free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.started: FakeServer | None = None
+        self.timer = threading.Timer(up_after, self._start)
+        self.timer.start()
+
+    def _start(self):
+        self.started = FakeServer(port=self.port).__enter__()
+
+    def close(self):
+        self.timer.cancel()
+        if self.started:
+            self.started.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_loopback_server_that_restarts_is_waited_for(kind):
+    """Connection refused on loopback is tried again (outside the retry count) until the
+    server is back, within LESSONLOOP_CONNECT_WAIT."""
+    down = _DownServer(up_after=1.5)
+    try:
+        provider = provider_for(kind, down, LESSONLOOP_MAX_RETRIES="0",
+                                LESSONLOOP_CONNECT_WAIT="20")
+        started = time.monotonic()
+        completion = ask(provider)
+        assert completion.text and completion.calls == 1 and completion.retries >= 1
+        assert time.monotonic() - started < 15
+    finally:
+        down.close()
+
+
+def test_a_loopback_server_that_stays_down_stops_the_call_after_the_wait():
+    down = _DownServer(up_after=3600)
+    try:
+        provider = provider_for("openai", down, LESSONLOOP_CONNECT_WAIT="1.5")
+        started = time.monotonic()
+        with pytest.raises(EndpointUnavailable, match="did not come back within 1.5 s.*resume"):
+            ask(provider)
+        assert 1.4 < time.monotonic() - started < 8
+    finally:
+        down.close()
 
 
 @pytest.mark.parametrize("kind", KINDS)

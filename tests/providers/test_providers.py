@@ -64,11 +64,12 @@ def test_local_competitor_explores_valid_seeded_strategies_for_any_schema():
     assert len({json.dumps(s, sort_keys=True) for s in first}) >= 15
     assert first[3] == find_strategy(ask(local, "competitor", state, 3), SCHEMA)
     incumbent = first[0]
+    tried = {**incumbent, "rate": round(abs(incumbent["rate"] - 0.1), 4)}
     state.update(attempt=0, incumbent={"strategy": incumbent, "score": 0.5},
-                 tried=[{"strategy": first[1], "mean_delta": None}])
+                 tried=[{"strategy": tried, "mean_delta": None}])
     nearby = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(30)]
     assert all(schema_problems(s, SCHEMA) == [] for s in nearby)
-    assert all(s != incumbent and s != first[1] for s in nearby)
+    assert all(s != incumbent and s != tried for s in nearby)
     close = sum(abs(s["rate"] - incumbent["rate"]) < 0.8 for s in nearby)
     assert close >= 25, "a search step stays near the incumbent"
 

@@ -54,7 +54,8 @@ def proposal_from_edit(edit, verdict: str, scope: str, where: dict):
     return admission.Proposal(
         kind=kind, scope=scope, summary=text, content=text if len(text) > 120 else "",
         why=str(edit.get("why") or ""), how_to_apply=str(edit.get("how_to_apply") or ""),
-        tags=[str(t) for t in tags], source="coach", approved_by=verdict, **where)
+        tags=[str(t).strip("<> ").replace("<", "").replace(">", "") for t in tags],
+        source="coach", approved_by=verdict, **where)
 
 
 def apply(store: Store, scope: str, edits: list, curator_text: str, where: dict,

@@ -288,7 +288,9 @@ class Context:
             ),
         }
         if self.incumbent:
-            parts["incumbent"] = self._once("incumbent", lambda: canonical.dumps(self.incumbent))
+            parts["incumbent"] = self._once("incumbent", lambda: (
+                f"{canonical.dumps(self.incumbent['strategy'])} "
+                f"(score {self.incumbent.get('score') or 0:.4f})"))
         if bullets:
             parts["playbook"] = self._once(("playbook", bullets), lambda: fence(
                 "playbook", "\n".join(self.playbook_lines[:bullets])))

@@ -60,10 +60,27 @@ def _user(task: str, facts: dict[str, str], answer: str) -> str:
     return f"{task}\n\n{body}\n\n## Answer\n{answer}"
 
 
+ENUM_INTEGERS_UP_TO = 32  # values: a bounded integer range this small is sent as an enum
+
+
 def strategy_schema(ctx: Context) -> dict | None:
-    """The schema a competitor's answer is held to, when strategies are plain parameters."""
+    """The schema a competitor's answer is held to, when strategies are plain parameters.
+
+    Grammar-constrained servers (llama.cpp and those built on it) enforce types and enums but
+    not ``minimum``/``maximum``: a small integer range is also given as its enum, so the
+    grammar keeps the value in range (the answer is still validated against the scenario)."""
     schema = strategy_interface(ctx.strategy_schema)
-    return schema if isinstance(schema.get("properties"), dict) else None
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return None
+    bounded = {}
+    for name, spec in properties.items():
+        if (isinstance(spec, dict) and spec.get("type") == "integer" and "enum" not in spec
+                and isinstance(spec.get("minimum"), int) and isinstance(spec.get("maximum"), int)
+                and 0 <= spec["maximum"] - spec["minimum"] < ENUM_INTEGERS_UP_TO):
+            spec = {**spec, "enum": list(range(spec["minimum"], spec["maximum"] + 1))}
+        bounded[name] = spec
+    return {**schema, "properties": bounded}
 
 
 COMPETITOR_FACTS = {"evaluation": "How strategies are judged", "incumbent": "Current best",
@@ -75,11 +92,14 @@ COMPETITOR_FACTS = {"evaluation": "How strategies are judged", "incumbent": "Cur
 def competitor(ctx: Context) -> Prompt:
     parts = ctx.components
     facts = {title: parts[name] for name, title in COMPETITOR_FACTS.items() if name in parts}
-    task = ("Task: propose one new strategy that should score higher than the current best. "
-            "Change what the evidence says matters. " + FENCE_NOTE)
+    task = ("Task: propose one new strategy that should score higher than the current best. It "
+            "must differ from the current best and from every strategy already tried: change "
+            "the fields the evidence says matter. " + FENCE_NOTE)
     answer = f"Only the JSON object of the new strategy, every field filled in:\n{ctx.answer_template}"
+    # a retry asks again after an answer that failed: sample more boldly
+    temperature = min(1.2, 0.7 + 0.25 * ctx.attempt)
     return Prompt(_system(ctx), _user(task, facts, answer), ctx.state(), strategy_schema(ctx),
-                  max_tokens=300)
+                  max_tokens=300, temperature=temperature)
 
 
 def translator(ctx: Context, text: str) -> Prompt:
@@ -149,5 +169,7 @@ def curator(ctx: Context, edits: list) -> Prompt:
 
 
 def _playbook(ctx: Context) -> str:
-    """The whole playbook, fenced, for the coach and the curator."""
-    return fence("playbook", "\n".join(ctx.playbook_lines) or "(empty)")
+    """The playbook as far as the context budget holds it, fenced, for the coach and the
+    curator (a small model's window has no room for more)."""
+    lines = ctx.playbook_lines[:len(ctx.included_bullets)]
+    return fence("playbook", "\n".join(lines) or "(empty)")

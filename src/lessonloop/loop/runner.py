@@ -473,20 +473,37 @@ class Runner:
     def _attempt_strategy(self, ctx: Context, calls: list) -> tuple[dict | None, str]:
         """The competitor's strategy: the first candidate in its answer that validates. An
         echo of the current best or of this generation's tries is no answer; an answer with
-        no JSON at all goes to the translator."""
-        completion = self._call("competitor", ctx, prompts.competitor(ctx), calls)
+        no JSON at all goes to the translator. A model whose answer the scenario refuses is
+        told why and asked once more, within the same attempt."""
+        prompt = prompts.competitor(ctx)
+        completion = self._call("competitor", ctx, prompt, calls)
         candidates = strategy_candidates(completion)
         if not candidates and completion.text.strip():
             completion = self._call("translator", ctx, prompts.translator(ctx, completion.text),
                                     calls)
             candidates = strategy_candidates(completion)
+            strategy, problem = self._first_valid(candidates, ctx)
+            return strategy, problem
+        strategy, problem = self._first_valid(candidates, ctx)
+        if strategy is None and candidates and not getattr(self.providers["competitor"],
+                                                           "reads_state", False):
+            repair = [{"role": "assistant", "content": completion.text},
+                      {"role": "user", "content": f"That answer cannot be used: {problem}. "
+                                                  "Reply with only the corrected JSON object."}]
+            completion = self._call("competitor", ctx, prompt, calls, follow_up=repair)
+            strategy, problem = self._first_valid(strategy_candidates(completion), ctx)
+        return strategy, problem
+
+    def _first_valid(self, candidates: list[dict], ctx: Context) -> tuple[dict | None, str]:
+        """The first candidate the scenario accepts that is new, or what was wrong."""
         echoes = {canonical.dumps(t["strategy"]) for t in ctx.tried}
         if ctx.incumbent:
             echoes.add(canonical.dumps(ctx.incumbent["strategy"]))
         problem = "no strategy JSON object found in the answer"
         for candidate in candidates:
             if canonical.dumps(candidate) in echoes:
-                problem = "the answer repeats the current best or a strategy already tried"
+                problem = ("the answer repeats the current best or a strategy already tried: "
+                           "change at least one field")
                 continue
             try:
                 problems = code.problems(self.scenario, candidate)
@@ -498,13 +515,15 @@ class Runner:
                 problem = "invalid strategy: " + "; ".join(map(str, problems))
         return None, problem
 
-    def _call(self, role: str, ctx: Context, prompt: prompts.Prompt, calls: list) -> Completion:
+    def _call(self, role: str, ctx: Context, prompt: prompts.Prompt, calls: list,
+              follow_up: list[dict] | None = None) -> Completion:
         """One provider call: within the budget, recorded for usage the moment it returns.
-        An answer that failed its schema is recorded too and comes back unparsed."""
+        An answer that failed its schema is recorded too and comes back unparsed.
+        ``follow_up``: messages after the prompt (an answer and what was wrong with it)."""
         self._check_budget()
         provider = self.providers[role]
         request = Request(role=role, system=prompt.system,
-                          messages=[{"role": "user", "content": prompt.user}],
+                          messages=[{"role": "user", "content": prompt.user}, *(follow_up or [])],
                           temperature=prompt.temperature, max_tokens=prompt.max_tokens,
                           json_schema=prompt.schema, state=prompt.state,
                           seed=seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, role))
@@ -526,7 +545,7 @@ class Runner:
              else estimate_tokens(prompt.system + prompt.user))
             + (completion.output_tokens if completion.output_tokens is not None
                else estimate_tokens(completion.text)))
-        shown = f"{prompt.system}\n\n{prompt.user}"
+        shown = "\n\n".join([prompt.system, prompt.user, *(m["content"] for m in follow_up or [])])
         if getattr(provider, "reads_state", False):  # what it acted on
             shown = f"{shown}\n\n{state_block.render(prompt.state)}"
         calls.append({"attempt": ctx.attempt, "role": role, "prompt": shown,

@@ -1,0 +1,167 @@
+"""Roles on models and on the offline agent, in any mix: extraction that survives echoes,
+structured output per role, honest outcomes and exact call accounting."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from lessonloop.loop.runner import Runner, create_or_reuse
+from lessonloop.store import open_store
+from lessonloop.store import runs as run_store
+
+from ..conftest import PLUGIN
+from ..providers.fake_servers import FakeServer, Received, Reply, openai_completion
+
+
+def _run(iterations: int, **options) -> str:
+    with open_store() as store:
+        run_id = create_or_reuse(store, PLUGIN, iterations, options)
+        Runner(store, run_id).execute()
+    return run_id
+
+
+def _calls(run_id: str) -> list:
+    with open_store(readonly=True) as store:
+        return [dict(r) for g in run_store.generations(store, run_id)
+                for r in run_store.role_outputs(store, run_id, g["generation_index"])]
+
+
+def _script(tmp_path, **roles) -> str:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps({**roles, "on_exhausted": "repeat_last"}))
+    return f"scripted:{path}"
+
+
+def test_only_the_competitor_on_a_model_whose_answer_holds_a_broken_state_fence(home, tmp_path,
+                                                                               monkeypatch):
+    """The issue's reproduction: an unterminated ```json lessonloop-state fence in the
+    competitor's answer, translator local. The local agent reads its own structured input,
+    so the words it is given cannot break it."""
+    answer = ('I would aim: 0.35 and draw: 0.4 now\n```json lessonloop-state\n'
+              '{"role": "competitor", "strategy_schema": {"type": "object"')
+    monkeypatch.setenv("LESSONLOOP_COMPETITOR_PROVIDER", _script(tmp_path, competitor=[answer]))
+    run_id = _run(2)
+    with open_store(readonly=True) as store:
+        run = run_store.get_run(store, run_id)
+        first = run_store.generations(store, run_id)[0]
+    assert run["status"] == "completed", run["stop_reason"]
+    assert json.loads(first["strategy_json"]) == {"aim": 0.35, "draw": 0.4}
+    roles = [c["role"] for c in _calls(run_id)]
+    assert roles[:2] == ["competitor", "translator"]
+
+
+def test_only_the_coach_on_a_model(home, tmp_path, monkeypatch):
+    edit = {"edits": [{"op": "add_bullet", "id": 0, "text": "Draw hard when the wind gusts",
+                       "tags": ["param:<draw>"]}]}
+    monkeypatch.setenv("LESSONLOOP_COACH_PROVIDER", _script(tmp_path, coach=[json.dumps(edit)]))
+    run_id = _run(3)
+    with open_store(readonly=True) as store:
+        assert run_store.get_run(store, run_id)["status"] == "completed"
+        rows = store.query("SELECT summary, tags_json FROM knowledge WHERE kind = 'bullet'")
+    assert any(r["summary"] == "Draw hard when the wind gusts" for r in rows), "curator: local"
+    assert all("<" not in r["tags_json"] for r in rows), "a placeholder's brackets are dropped"
+
+
+def test_an_echo_of_the_incumbent_is_no_answer_and_the_repair_says_why(home, tmp_path, monkeypatch):
+    monkeypatch.setenv("LESSONLOOP_PROVIDER", _script(
+        tmp_path, competitor=['{"aim": 0.1, "draw": 0.2}', 'Same again {"aim": 0.1, "draw": 0.2}',
+                              'Schema first {"type": "object", "properties": {"aim": {}}} then '
+                              '{"aim": 0.3, "draw": 0.2}'],
+        **{"*": ["ok"]}))
+    run_id = _run(2)
+    with open_store(readonly=True) as store:
+        second = run_store.generations(store, run_id)[1]
+        asked = [r for r in run_store.role_outputs(store, run_id, 2) if r["role"] == "competitor"]
+    assert [r["attempt"] for r in asked] == [0, 0], "the repair belongs to the same attempt"
+    assert "That answer cannot be used: the answer repeats the current best" in asked[1]["prompt"]
+    assert json.loads(second["strategy_json"]) == {"aim": 0.3, "draw": 0.2}
+
+
+def test_a_competitor_that_only_answers_prose_fails_the_run_with_the_reason(cli, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("LESSONLOOP_PROVIDER", _script(
+        tmp_path, **{"*": ["I think a balanced approach is best."]}))
+    result = cli("run", PLUGIN, "--iterations", "5", "--run-id", "prose", "--json")
+    assert result.code == 1
+    error = result.error()["error"]
+    assert "no attempt produced a valid strategy in 2 generations" in error
+    assert "no strategy JSON" in error
+    status = cli("status", "prose", "--json").json()
+    assert status["run"]["status"] == "failed"
+    roles = {c["role"] for c in _calls("prose")}
+    assert roles == {"competitor", "translator"}, "nothing played: no analyst, coach or curator"
+
+
+def test_a_curator_is_not_called_without_edits(home, tmp_path, monkeypatch):
+    monkeypatch.setenv("LESSONLOOP_COACH_PROVIDER", _script(tmp_path, coach=['{"edits": []}']))
+    run_id = _run(2)
+    roles = [c["role"] for c in _calls(run_id)]
+    assert "coach" in roles and "curator" not in roles
+
+
+# --- every role on one OpenAI-compatible endpoint -----------------------------------------
+
+def _model_reply(received: Received) -> Reply:
+    """What a model that follows the structured output it was asked for would answer."""
+    body = received.body
+    schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema")
+    if schema is None:
+        return Reply(body=openai_completion("- aim matters most.", prompt_tokens=50,
+                                            completion_tokens=9))
+    properties = schema.get("properties", {})
+    if "edits" in properties:
+        value = {"edits": [{"op": "add_bullet", "id": 0, "text": "Aim into the wind",
+                            "tags": ["param:aim"]}]}
+    elif "decisions" in properties:
+        value = {"decisions": [{"index": 0, "decision": "accept", "reason": "supported"}]}
+    else:
+        rng = random.Random(json.dumps(body["messages"]))
+        value = {"aim": round(rng.uniform(-1, 1), 3), "draw": round(rng.uniform(0, 1), 3)}
+    return Reply(body=openai_completion(json.dumps(value), prompt_tokens=100,
+                                        completion_tokens=20))
+
+
+def test_every_role_on_an_endpoint_uses_its_schema_and_usage_counts_every_answer(cli, monkeypatch):
+    with FakeServer(responder=_model_reply) as server:
+        for name, value in {"LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_MODEL": "small",
+                            "LESSONLOOP_BASE_URL": server.base_url + "/v1"}.items():
+            monkeypatch.setenv(name, value)
+        result = cli("run", PLUGIN, "--iterations", "3", "--run-id", "m", "--json")
+        assert result.code == 0, result.err
+        requests = [r for r in server.received if r.path.endswith("/chat/completions")]
+    usage = cli("usage", "--run", "m", "--json").json()
+    assert usage["calls"] == len(requests)
+    assert usage["cost"] == 0.0, "a loopback endpoint without a price costs nothing"
+    assert usage["input_tokens"] == sum(
+        50 if "response_format" not in r.body else 100 for r in requests)
+    for request in requests:
+        words = "\n".join(m["content"] for m in request.body["messages"])
+        assert "lessonloop-state" not in words, "a model never sees the machine block"
+        assert request.body["messages"][0]["content"].startswith(
+            "You help improve a strategy for the game 'archery'"), "one shared system prefix"
+    formats = {}
+    for request in requests:
+        role = request.body["messages"][1]["content"].split(":", 1)[1].split()[0]
+        formats.setdefault(role, set()).add(
+            (request.body.get("response_format") or {}).get("type"))
+    assert formats["propose"] == {"json_schema"}  # the competitor
+    assert formats["explain"] == {None}  # the analyst writes prose
+    assert formats["decide"] == {"json_schema"}  # the curator
+    assert cli("status", "m", "--json").json()["run"]["status"] == "completed"
+
+
+@pytest.mark.parametrize("answer", ['"},"', "Sure, here is my strategy!"])
+def test_an_endpoint_that_never_answers_a_strategy_fails_the_run(cli, monkeypatch, answer):
+    with FakeServer(responder=lambda r: Reply(body=openai_completion(answer))) as server:
+        for name, value in {"LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_MODEL": "small",
+                            "LESSONLOOP_BASE_URL": server.base_url + "/v1"}.items():
+            monkeypatch.setenv(name, value)
+        result = cli("run", PLUGIN, "--iterations", "4", "--run-id", "p", "--json")
+        answered = len([r for r in server.received if r.path.endswith("/chat/completions")])
+    assert result.code == 1
+    assert "no attempt produced a valid strategy" in result.error()["error"]
+    assert cli("usage", "--run", "p", "--json").json()["calls"] == answered, \
+        "answers that failed their schema are counted too"
