@@ -10,23 +10,73 @@ import typer
 from .output import print_json
 
 
-def _endpoint(route, roles: list[str], settings) -> dict:
+def _endpoint(route, roles: list[str], settings, latency: bool | None = None) -> dict:
     """Build the route's provider (offline mode, model, key and SDK are checked there) and ask
-    the endpoint whether it answers. Never prints or returns a key."""
+    the endpoint whether it answers. On an OpenAI-compatible endpoint also: whether it serves
+    the model, how large its context window is and, on loopback (or with ``latency``), whether
+    each role's timeout fits the largest call. Never prints or returns a key."""
+    from ..config import REMOTE
     from ..errors import LessonloopError
     from ..providers.registry import build
 
     key_source = settings.api_key(route)[1] if route.base_url else None
     report = {"provider": route.provider, "model": route.model, "base_url": route.base_url,
-              "roles": roles, "key": key_source, "ok": False, "detail": ""}
+              "roles": roles, "key": key_source, "ok": False, "detail": "", "problems": [],
+              "models": None, "models_source": None, "model_served": None,
+              "models_detail": None, "context": None, "latency": None}
     try:
         provider = build(route, settings)
-        check = getattr(provider, "check", None)
-        report["detail"] = check() if check else "built in; nothing to reach"
-        report["ok"] = True
+        if route.kind in REMOTE and route.kind != "anthropic":
+            _server_checks(provider, report, roles, settings, latency)
+        else:
+            check = getattr(provider, "check", None)
+            report["detail"] = check() if check else "built in; nothing to reach"
+            if route.base_url:
+                report["latency"] = {
+                    "measured": False, "ok": None,
+                    "timeouts": {role: settings.timeout(role, route) for role in roles},
+                    "detail": "not measured: the latency probe speaks the OpenAI Chat "
+                              "Completions API"}
     except LessonloopError as exc:
-        report["detail"] = exc.message
+        report["problems"].append(exc.message)
+    report["ok"] = not report["problems"]
+    if report["problems"]:
+        report["detail"] = "; ".join(report["problems"])
     return report
+
+
+def _server_checks(provider, report: dict, roles: list[str], settings,
+                   latency: bool | None) -> None:
+    """The model list, the context window and the latency probe (providers/probe.py)."""
+    from ..loop.context import TOKEN_BUDGET
+    from ..providers.probe import ServerProbe
+
+    probe = ServerProbe(provider, largest_prompt=TOKEN_BUDGET)
+    listing = probe.models()  # an endpoint that does not answer raises: nothing else to check
+    report.update(models=listing["ids"], models_source=listing["source"],
+                  model_served=listing["served"], models_detail=listing["detail"],
+                  detail=listing["detail"])
+    timeouts = {role: settings.timeout(role, provider.route) for role in roles}
+    if listing["served"] is False:
+        report["problems"].append(listing["detail"])
+        skipped = "not checked: the model is not served"
+        report["context"] = {"ok": None, "detail": skipped}
+        report["latency"] = {"measured": False, "ok": None, "timeouts": timeouts,
+                             "detail": skipped}
+        return
+    report["context"] = probe.context()
+    if report["context"]["ok"] is False:
+        report["problems"].append(report["context"]["detail"])
+    measure = probe.loopback if latency is None else latency
+    if measure:
+        report["latency"] = probe.latency(timeouts)
+        if report["latency"]["ok"] is False:
+            report["problems"].append(report["latency"]["detail"])
+    else:
+        why = ("--no-latency" if latency is False else
+               "not a loopback endpoint, where a completion may cost money; --latency measures it")
+        report["latency"] = {"measured": False, "ok": None, "timeouts": timeouts,
+                             "detail": f"not measured ({why})"}
 
 
 def _store_check(root) -> dict:
@@ -74,6 +124,20 @@ def _usage(rows) -> dict:
     return result
 
 
+def _endpoint_lines(e: dict) -> list[str]:
+    """The model list, context and latency under an endpoint's status line."""
+    lines = []
+    if e["models"]:
+        shown = ", ".join(e["models"][:10]) + (" ..." if len(e["models"]) > 10 else "")
+        lines.append(f"models:  {shown}")
+    for name in ("context", "latency"):
+        part = e[name]
+        if part and e["model_served"] is not False:
+            status = {True: "ok", False: "FAIL", None: "?"}[part.get("ok")]
+            lines.append(f"{name}: {status} {part['detail']}")
+    return ["         " + line for line in lines]
+
+
 def _money(cost: float | None) -> str:
     return "unknown" if cost is None else f"${cost:.4f}"
 
@@ -83,9 +147,11 @@ def register(app: typer.Typer) -> None:
     def doctor(
         provider: Optional[str] = typer.Option(None, "--provider", help="Check this provider for every role instead."),
         model: Optional[str] = typer.Option(None, "--model", help="Check with this model."),
+        latency: Optional[bool] = typer.Option(None, "--latency/--no-latency", help="Time one tiny completion per endpoint against the roles' timeouts (default: loopback endpoints only; a hosted API may charge for it)."),
         as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     ) -> None:
-        """Show each role's route and whether its endpoint answers; check config and stores."""
+        """Show each role's route and whether its endpoint answers, serves the model, holds the
+        largest prompt and answers within the timeouts; check config and stores."""
         from .. import config, paths
 
         settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
@@ -93,7 +159,8 @@ def register(app: typer.Typer) -> None:
         grouped: dict = {}
         for role, route in routes.items():
             grouped.setdefault(route, []).append(role)
-        endpoints = [_endpoint(route, roles, settings) for route, roles in grouped.items()]
+        endpoints = [_endpoint(route, roles, settings, latency)
+                     for route, roles in grouped.items()]
         path = config.config_path()
         report = {
             "routes": {role: route.to_dict() for role, route in routes.items()},
@@ -117,7 +184,12 @@ def register(app: typer.Typer) -> None:
             for e in endpoints:
                 key = f", key from {e['key']}" if e["key"] else ""
                 where = " ".join(p for p in (e["provider"], e["base_url"]) if p)
-                out.append(f"  {'ok  ' if e['ok'] else 'FAIL'} {where}{key}: {e['detail']}")
+                # context and latency problems are told on their own lines below
+                told = {(e[name] or {}).get("detail") for name in ("context", "latency")}
+                head = "; ".join(p for p in e["problems"] if p not in told)
+                head = head or e["models_detail"] or e["detail"]
+                out.append(f"  {'ok  ' if e['ok'] else 'FAIL'} {where}{key}: {head}")
+                out.extend(_endpoint_lines(e))
             for name in ("store", "user_store"):
                 store = report[name]
                 out.append(f"{name.replace('_', ' ')}: {'ok  ' if store['ok'] else 'FAIL'} "
