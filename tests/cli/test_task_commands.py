@@ -297,3 +297,236 @@ def test_judge_scores_an_output_as_given_when_it_is_no_reply():
     data = TaskSpec.model_validate({"name": "j", "prompt": "p", "output_format": "json",
                                     "json_schema": {"type": "array"}})
     assert _answer('[{"a": 1}, {"a": 2}]', data) == '[{"a": 1}, {"a": 2}]'
+
+
+# --- real endpoints (fake servers): structured output, judge failures, budgets, usage ---------
+
+from ..providers.fake_servers import FakeServer, Reply, openai_completion  # noqa: E402
+
+CONFIG = {"service": "billing-api", "replicas": 3, "port": 8443, "tls": True,
+          "healthcheck": {"path": "/healthz", "interval_seconds": 10},
+          "env": {"LOG_LEVEL": "info", "REGION": "eu-west-1"}}
+REPLY = ("I'm sorry you were charged twice for order A-10423: the duplicate charge is refunded "
+         "in full within 3-5 business days to your card.")
+ROLES = {"You write the output": "competitor", "You are a strict judge": "judge",
+         "You are the coach": "coach", "You are the curator": "curator",
+         "You are the designer": "designer"}
+
+
+def role_of(received) -> str:
+    system = next((m.get("content", "") for m in (received.body or {}).get("messages", [])
+                   if m.get("role") == "system"), "")
+    return next((role for start, role in ROLES.items() if system.startswith(start)), "?")
+
+
+def answering(**by_role):
+    """A responder answering each role (told apart by its system prompt) from its list in
+    turn, the last one repeated; ``tokens`` per call: 11 in, 7 out."""
+    served: dict[str, int] = {}
+
+    def respond(received) -> Reply:
+        role = role_of(received)
+        answers = by_role.get(role) or ['{"edits": []}']
+        index = served.get(role, 0)
+        served[role] = index + 1
+        return Reply(body=openai_completion(answers[min(index, len(answers) - 1)]))
+
+    return respond
+
+
+@pytest.fixture
+def endpoint(home, monkeypatch):
+    """A fake OpenAI-compatible server every role is routed to."""
+    with FakeServer() as server:
+        for name, value in {"LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_MODEL": "gpt-test",
+                            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+                            "LESSONLOOP_MAX_RETRIES": "0"}.items():
+            monkeypatch.setenv(name, value)
+        yield server
+
+
+def posts(server, role=None) -> list:
+    return [r for r in server.received if r.method == "POST" and role in (None, role_of(r))]
+
+
+def test_improve_sends_the_tasks_json_schema_as_structured_output(cli, endpoint):
+    endpoint.responder = answering(competitor=[json.dumps(CONFIG)])
+    result = cli("improve", EXAMPLES / "service-config.yaml", "--run-id", "cfg", "--json")
+    assert result.code == 0, result.err
+    assert result.json()["status"] == "completed"
+    competitor = posts(endpoint, "competitor")
+    assert len(competitor) == 2, "valid twice: threshold reached and confirmed"
+    response_format = competitor[0].body["response_format"]
+    assert response_format["type"] == "json_schema"
+    schema = response_format["json_schema"]["schema"]
+    assert schema["required"] == ["service", "replicas", "port", "tls", "healthcheck", "env"]
+    assert set(schema["properties"]["env"]["properties"]) == {"LOG_LEVEL", "REGION"}, \
+        "required keys a grammar would otherwise leave out are listed"
+    prompt = competitor[0].text
+    assert "additionalProperties" not in prompt and "JSON Schema" not in prompt, \
+        "the schema goes through structured output, not the words"
+    assert '"env": {"LOG_LEVEL": <string>, "REGION": <string>}' in prompt, "a one-line example"
+    coach = posts(endpoint, "coach")
+    assert coach and coach[0].body["response_format"]["type"] == "json_schema"
+
+
+def test_an_off_schema_answer_is_counted_and_scored_invalid(cli, endpoint):
+    endpoint.responder = answering(competitor=["Sure! Here is the config: replicas three."],
+                                   coach=["no lessons"])
+    result = cli("improve", EXAMPLES / "service-config.yaml", "--run-id", "off", "--json")
+    assert result.code == 0, result.err
+    generations = cli("status", "off", "--json").json()["generations"]
+    assert [g["mean_score"] for g in generations] == [0.0, 0.0]
+    analysis = cli("show", "off", "--generation", 1, "--json").json()["generation"]
+    assert "does not match the format" in json.dumps(analysis)
+    usage = cli("usage", "--run", "off", "--json").json()
+    # each answer failed its schema after the provider's repair round: 2 calls per attempt
+    assert usage["by_role"]["competitor"]["calls"] == 4 == len(posts(endpoint, "competitor"))
+    assert usage["by_role"]["coach"]["calls"] == 2
+    assert usage["by_role"]["competitor"]["input_tokens"] == 4 * 11
+
+
+RUBRIC_TASK = """name: reply-check
+prompt: Write a one-line reply to a customer charged twice for order A-10423.
+rubric:
+  - {name: empathy, weight: 1, description: kind}
+  - {name: accuracy, weight: 1, description: right}
+required_strings: ["A-10423"]
+max_rounds: 3
+"""
+GARBLED = json.dumps({"reasoning": "\"},\"", "dimensions": {"empathy": 0, "accuracy": 0}})
+
+
+@pytest.mark.parametrize("verdict, calls", [
+    (GARBLED, 1),                                               # valid JSON, no usable verdict
+    ('"},"', 2),                                                # not JSON: one repair, counted
+    (json.dumps({"reasoning": "fine", "dimensions": {"empathy": "high", "accuracy": 1}}), 2),
+])
+def test_judge_reports_an_unusable_verdict_as_a_failure_not_a_zero(cli, endpoint, tmp_path,
+                                                                    verdict, calls):
+    task = tmp_path / "task.yaml"
+    task.write_text(RUBRIC_TASK)
+    output = tmp_path / "reply.txt"
+    output.write_text(REPLY)
+    endpoint.responder = answering(judge=[verdict])
+    result = cli("judge", task, "--output", output, "--json")
+    assert result.code == 1, result.out
+    assert result.out == ""
+    assert "the judge gave no usable verdict" in result.error()["error"]
+    judge_requests = posts(endpoint, "judge")
+    assert judge_requests[0].body["response_format"]["type"] == "json_schema"
+    usage = cli("usage", "--json").json()
+    assert usage["by_role"]["judge"]["calls"] == calls == len(judge_requests)
+
+
+def test_judge_gives_a_validated_verdict(cli, endpoint, tmp_path):
+    task = tmp_path / "task.yaml"
+    task.write_text(RUBRIC_TASK)
+    output = tmp_path / "reply.txt"
+    output.write_text(REPLY)
+    endpoint.responder = answering(judge=[json.dumps(
+        {"reasoning": "Kind and right.", "dimensions": {"empathy": 0.8, "accuracy": 0.6}})])
+    verdict = cli("judge", task, "--output", output, "--json")
+    assert verdict.code == 0, verdict.err
+    assert verdict.json()["dimensions"] == {"empathy": 0.8, "accuracy": 0.6}
+    assert verdict.json()["score"] == pytest.approx(0.7)
+
+
+def test_improve_records_judge_failures_as_such(cli, endpoint, tmp_path):
+    task = tmp_path / "task.yaml"
+    task.write_text(RUBRIC_TASK)
+    endpoint.responder = answering(competitor=[REPLY, REPLY + " Sorry again."], judge=[GARBLED])
+    result = cli("improve", task, "--run-id", "jf", "--json")
+    assert result.code == 1
+    assert "the judge gave no usable verdict 2 rounds in a row" in result.error()["error"]
+    status = cli("status", "jf", "--json").json()
+    assert status["run"]["status"] == "failed"
+    assert [g["gate_decision"] for g in status["generations"]] == ["judge_failed"] * 2
+    assert not (tmp_path / "home" / "runs" / "jf" / "best_output.txt").exists()
+    second_prompt = posts(endpoint, "competitor")[1].text
+    assert "was not scored (the judge failed)" in second_prompt
+    assert "scored 0.000" not in second_prompt
+
+
+def test_improve_stops_cleanly_when_its_call_budget_is_spent_and_continues(cli, tmp_path):
+    provider = script(tmp_path, competitor=[fenced(BAD_SQL), fenced(GOOD_SQL), fenced(GOOD_SQL)])
+    task = EXAMPLES / "sql-top-customers.yaml"
+    result = cli("improve", task, "--provider", provider, "--run-id", "b1", "--max-calls", 1,
+                 "--json")
+    assert result.code == 0, result.err
+    summary = result.json()
+    assert summary["status"] == "stopped"
+    assert "calls budget spent (1 of 1 calls)" in summary["stop_reason"]
+    assert f"lessonloop improve {task} --run-id b1 --max-calls N" in summary["stop_reason"]
+    assert len(cli("status", "b1", "--json").json()["generations"]) == 1
+    script(tmp_path, competitor=[fenced(GOOD_SQL)])  # the run keeps its route (this file)
+    resumed = cli("improve", task, "--run-id", "b1", "--max-calls", 4, "--json")
+    assert resumed.code == 0, resumed.err
+    assert resumed.json()["status"] == "completed"
+    assert [g["mean_score"] for g in cli("status", "b1", "--json").json()["generations"]] == \
+        [0.0, 1.0, 1.0]
+    assert cli("usage", "--run", "b1", "--json").json()["calls"] <= 4
+
+
+def test_improve_stops_when_its_token_budget_is_spent(cli, endpoint):
+    endpoint.responder = answering(competitor=[json.dumps(CONFIG)])
+    result = cli("improve", EXAMPLES / "service-config.yaml", "--run-id", "t1",
+                 "--max-tokens", 10, "--json")
+    assert result.code == 0, result.err
+    assert result.json()["status"] == "stopped"
+    assert "tokens budget spent (18 of 10 tokens)" in result.json()["stop_reason"]
+    assert len(posts(endpoint)) == 1
+
+
+@pytest.mark.parametrize("flag", ["--max-calls", "--max-tokens"])
+def test_budgets_must_be_positive(cli, tmp_path, flag):
+    provider = script(tmp_path, competitor=["x"])
+    for command in (["improve", EXAMPLES / "sql-top-customers.yaml"], ["solve", "a haiku"]):
+        result = cli(*command, "--provider", provider, flag, 0, "--json")
+        assert result.code == 2 and flag in result.error()["error"]
+
+
+DESIGN = {"name": "greeting", "prompt": "Write a greeting that contains the word hello.",
+          "output_format": "text", "required_strings": ["hello"],
+          "verifier": {"command": "grep -q hello {file}", "timeout": 5},
+          "threshold": 1.0, "max_rounds": 3}
+
+
+def test_solve_counts_designing_against_its_budget(cli, tmp_path, home):
+    provider = script(tmp_path, designer=[json.dumps(DESIGN)],
+                      competitor=["hi there", "hello world", "hello world!"])
+    result = cli("solve", "a friendly greeting", "--provider", provider, "--max-calls", 2,
+                 "--json")
+    assert result.code == 0, result.err
+    summary = result.json()
+    assert summary["status"] == "stopped" and "calls budget spent (1 of 1 calls)" in \
+        summary["stop_reason"], "1 call designing, so the run had 1 left"
+    assert "designed task saved" in result.err
+    usage = cli("usage", "--json").json()
+    assert usage["by_role"]["designer"]["calls"] == 1 and usage["calls"] == 2
+
+    only_design = cli("solve", "a friendly greeting", "--provider", provider, "--max-calls", 1,
+                      "--json")
+    assert only_design.code == 0, only_design.err
+    stopped = only_design.json()
+    assert stopped["status"] == "stopped" and "budget spent designing" in stopped["stop_reason"]
+    assert (home / "tasks" / "greeting-2.yaml").exists()
+
+
+def test_solve_with_a_token_budget_stops_the_run(cli, endpoint):
+    design = {"name": "Refund reply!", "prompt": "Write a refund reply for order A-1.",
+              "output_format": "text", "language": "", "required_concepts": [],
+              "rubric": [{"name": "empathy", "weight": 1, "description": "kind"}]}
+    endpoint.responder = answering(designer=[json.dumps(design)], competitor=["Sorry about A-1."],
+                                   judge=[json.dumps({"reasoning": "Kind enough.",
+                                                      "dimensions": {"empathy": 0.9}})])
+    result = cli("solve", "a refund reply", "--max-tokens", 40, "--json")
+    assert result.code == 0, result.err
+    designer = posts(endpoint, "designer")
+    assert len(designer) == 1
+    schema = designer[0].body["response_format"]["json_schema"]["schema"]
+    assert {"name", "prompt", "output_format", "rubric"} <= set(schema["required"])
+    assert "name: Refund reply" in result.err, "a name with other characters is made valid"
+    summary = result.json()
+    assert summary["status"] == "stopped" and "tokens budget spent" in summary["stop_reason"]
+    assert len(posts(endpoint)) == 3, "design 18, competitor 18 (36 < 40), judge 18: then spent"

@@ -102,3 +102,71 @@ def test_outputs_are_extracted_per_format():
     assert extract("Try:\n```python\nx=1\n```\nor\n```sql\nSELECT 1;\n```", code_spec) == "SELECT 1;\n"
     assert extract("```\nplain\n```", SPEC) == "plain\n"
     assert extract("no json here", json_spec) == ""
+
+
+@pytest.mark.parametrize("text", [
+    '"},"',                                                               # not a verdict at all
+    '{"reasoning": "\\"},\\"", "dimensions": {"empathy": 0, "accuracy": 0}}',  # no words
+    '{"dimensions": {"empathy": 0, "accuracy": 0}}',                      # all 0, no reason
+    '{"reasoning": "ok", "dimensions": {"empathy": "high", "accuracy": 1}}',  # not a number
+    '{"reasoning": "ok", "dimensions": {"empathy": true, "accuracy": 1}}',
+    '{"reasoning": "ok", "score": true}',
+    '{"reasoning": "ok", "dimensions": {"accuracy": 1}}',                # a dimension missing
+])
+def test_a_verdict_without_a_usable_score_is_a_failure_saying_why(text):
+    with pytest.raises(JudgeFailed, match="the judge gave no usable verdict"):
+        parse(text, SPEC)
+
+
+def test_zero_scores_with_a_reason_are_a_verdict():
+    dims, reasoning = parse('{"reasoning": "Off topic.", "dimensions": {"empathy": 0, '
+                            '"accuracy": 0}}', SPEC)
+    assert dims == {"empathy": 0, "accuracy": 0} and reasoning == "Off topic."
+
+
+def test_the_structured_answer_is_read_first():
+    dims, _ = parse("", SPEC, parsed={"reasoning": "Good.",
+                                      "dimensions": {"empathy": 1, "accuracy": 0.5}})
+    assert dims == {"empathy": 1, "accuracy": 0.5}
+
+
+def test_the_judge_prompt_is_short_and_asks_for_structured_output(home):
+    from lessonloop.tasks.judge import prompt, verdict_schema
+
+    system, user = prompt(SPEC, "A-1 hello")
+    assert len(system) < 300 and "## Answer" in user and '"empathy": <0 to 1>' in user
+    assert "properties" not in user, "the schema goes through structured output"
+    schema = verdict_schema(SPEC)
+    assert list(schema["properties"]) == ["reasoning", "dimensions"]
+    seen = []
+
+    class Recording(Answers):
+        def complete(self, request):
+            seen.append(request)
+            return super().complete(request)
+
+    with open_store() as store:
+        Judge(SPEC, Recording('{"reasoning": "Fine.", "dimensions": {"empathy": 1, '
+                              '"accuracy": 1}}'), ROUTE, store)("A-1")
+    assert seen[0].json_schema == schema and seen[0].timeout is None
+    assert seen[0].max_tokens <= 400
+
+
+def test_an_off_schema_verdict_is_counted_then_a_judge_failure(home):
+    from lessonloop.errors import OffSchemaError
+
+    class OffSchema:
+        name = "openai"
+
+        def complete(self, request):
+            raise OffSchemaError("did not answer JSON matching the schema",
+                                 Completion(text='"},"', calls=2, input_tokens=5))
+
+    counted = []
+    with open_store() as store:
+        judge = Judge(SPEC, OffSchema(), ROUTE, store, on_call=counted.append)
+        with pytest.raises(JudgeFailed, match="no usable verdict"):
+            judge("A-1")
+        result = evaluate(SPEC, "A-1 fine\n", home, judge, "e")
+    assert [c.calls for c in counted] == [2, 2]
+    assert result.judge_failed and "no usable verdict" in result.reasoning

@@ -156,7 +156,8 @@ def register(app: typer.Typer) -> None:
 
                 stored = run_store.loads(run["config_json"])["task"]
                 spec = parse(stored, f"the task stored with run {run_id}")
-                _improve(store, spec, Path(run["scenario_ref"]), None, None, run_id, as_json)
+                _improve(store, spec, Path(run["scenario_ref"]), None, None, run_id, as_json,
+                         max_calls, max_tokens)
                 return
             if budgets:
                 create_or_reuse(store, run["scenario_ref"], run["target_generations"], budgets,

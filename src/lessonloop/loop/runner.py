@@ -38,7 +38,8 @@ from ..store import runs as run_store
 from ..store.db import Store
 from ..timeutil import utc_now
 from . import artifacts, elo, gate, prompts, seeds
-from .context import TOKEN_BUDGET, Context, Step, estimate_tokens
+from .budget import Budget, BudgetSpent
+from .context import TOKEN_BUDGET, Context, Step
 from .events import EventLog, read_events
 from .pool import MatchPool, MatchResult, mean_dimensions
 from .pool import mean_score as pool_mean_score
@@ -108,10 +109,6 @@ class RunStopped(LessonloopError):
 
 class NoValidStrategy(LessonloopError):
     """The competitor never produced a strategy that could be played."""
-
-
-class BudgetSpent(LessonloopError):
-    """The run's call or token budget is used up: it stops cleanly as ``stopped``."""
 
 
 def new_run_id() -> str:
@@ -305,7 +302,10 @@ class Runner:
             self.events = EventLog(self.run_dir / "events.ndjson")
             self.scenario = registry.load(self.run["scenario_ref"])
             self.providers = build_routes(self._routes(), config.load())
-            self.spent = run_store.usage_totals(self.store, self.run_id)
+            self.budget = Budget(
+                self.options.max_calls, self.options.max_tokens,
+                spent=run_store.usage_totals(self.store, self.run_id),
+                hint=lambda flag: f"continue with `lessonloop resume {self.run_id} {flag} N`")
             self.epoch = registry.evaluator_epoch(self.scenario)
             self.scope = knowledge_entries.scenario_scope(self.scenario.name)
             self._repair(done)
@@ -520,7 +520,7 @@ class Runner:
         """One provider call: within the budget, recorded for usage the moment it returns.
         An answer that failed its schema is recorded too and comes back unparsed.
         ``follow_up``: messages after the prompt (an answer and what was wrong with it)."""
-        self._check_budget()
+        self.budget.check()
         provider = self.providers[role]
         request = Request(role=role, system=prompt.system,
                           messages=[{"role": "user", "content": prompt.user}, *(follow_up or [])],
@@ -538,27 +538,13 @@ class Runner:
             run_store.record_call(self.store, *call)
         else:  # free and in-process: recorded with its generation (or when the run stops)
             self.unrecorded.append(call)
-        self.spent["calls"] += completion.calls
-        # an endpoint that reports no usage is estimated, so a token budget still holds
-        self.spent["tokens"] += (
-            (completion.input_tokens if completion.input_tokens is not None
-             else estimate_tokens(prompt.system + prompt.user))
-            + (completion.output_tokens if completion.output_tokens is not None
-               else estimate_tokens(completion.text)))
+        self.budget.add(completion, request)
         shown = "\n\n".join([prompt.system, prompt.user, *(m["content"] for m in follow_up or [])])
         if getattr(provider, "reads_state", False):  # what it acted on
             shown = f"{shown}\n\n{state_block.render(prompt.state)}"
         calls.append({"attempt": ctx.attempt, "role": role, "prompt": shown,
                       "output": completion.text, "created_at": utc_now()})
         return completion
-
-    def _check_budget(self) -> None:
-        limits = {"calls": self.options.max_calls, "tokens": self.options.max_tokens}
-        for what, limit in limits.items():
-            if limit is not None and self.spent[what] >= limit:
-                flag = f"--max-{what}"
-                raise BudgetSpent(f"{what} budget spent ({self.spent[what]} of {limit} {what}); "
-                                  f"continue with `lessonloop resume {self.run_id} {flag} N`")
 
     def _routes(self) -> dict[str, config.Route]:
         """The routes fixed at creation (a run from before routing sends every role to its

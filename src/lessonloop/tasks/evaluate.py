@@ -142,7 +142,8 @@ def judge_once(spec: TaskSpec, task_dir: Path, output: str, open_store: Callable
     inside it when it is a reply, see ``_answer``) with the judge route; a task with a rubric
     and no judge model is refused in one line. The store (``open_store()``, a context manager:
     the verdict cache and the usage ledger) is opened only for a judge, so a refusal or a
-    verifier-only task writes nothing."""
+    verifier-only task writes nothing. A judge that gives no usable verdict raises
+    JudgeFailed (exit 1), saying why."""
     from .. import config
     from ..errors import UsageError
     from ..providers.registry import build
@@ -162,5 +163,8 @@ def judge_once(spec: TaskSpec, task_dir: Path, output: str, open_store: Callable
     with open_store() as store:
         scorer = Judge(spec, judge_provider, route, store, on_call=lambda c: run_store.record_call(
             store, None, None, None, "judge", judge_provider.name, c))
-        return evaluate(spec, output, task_dir, scorer, epoch(spec, route))
+        result = evaluate(spec, output, task_dir, scorer, epoch(spec, route))
+    if result.judge_failed:  # reported as the failure it is, never as a score of 0
+        raise JudgeFailed(result.reasoning)
+    return result
 
