@@ -1,5 +1,5 @@
-"""Context assembly: what a generation derives once is never stale, and prompts and state
-blocks are the same whether items arrive encoded or not."""
+"""Context assembly: what a generation derives once is never stale; the offline agent's data
+holds the same facts as a model's words."""
 
 from __future__ import annotations
 
@@ -33,17 +33,24 @@ def _context(**changes):
     return Context(**{**values, **changes})
 
 
-def test_encoded_state_renders_as_the_plain_state():
+def test_the_state_and_its_record_hold_what_the_words_say():
     ctx = _context()
-    assert state_block.render(ctx.state(encoded=True)) == state_block.render(ctx.state())
-    assert state_block.parse(state_block.render(ctx.state(encoded=True)))["dead_ends"] == [{"a": 0.9}]
+    state = ctx.state()
+    assert state["dead_ends"] == [{"a": 0.9}] and state["incumbent"]["score"] == 0.4
+    assert [t["generation"] for t in state["trajectory"]] == [1, 2, 3]
+    record = state_block.render(state)
+    assert json.loads(record.split("\n", 1)[1].rsplit("\n```", 1)[0]) == json.loads(
+        canonical.dumps(state))
+    words = prompts.competitor(ctx).user
+    assert "lessonloop-state" not in words
+    assert '{"a": 0.2} (score 0.4000)' in words and "lesson 1" in words and '{"a": 0.9}' in words
 
 
 def test_attempts_share_what_they_have_in_common_and_nothing_else():
     first = _context()
     retry = first.for_attempt(1, "Attempt 0 was rejected.", [{"strategy": {"a": 0.3}}])
     prompts.competitor(first)
-    assert retry.state(encoded=True)["failure"] == "Attempt 0 was rejected."
+    assert retry.state()["failure"] == "Attempt 0 was rejected."
     assert retry.state()["tried"] == [{"strategy": {"a": 0.3}}]
     assert retry.components["failure_report"] == "Attempt 0 was rejected."
     assert "failure_report" not in first.components
@@ -58,21 +65,21 @@ def test_a_context_with_other_knowledge_never_sees_the_old_derivations():
     changed = dataclasses.replace(old, playbook=[_entry(1, helpful=5)],
                                   trajectory=old.trajectory + [_step(4, 0.9)])
     assert "+5/-0" in changed.components["playbook"]
-    assert changed.playbook_state(encoded=True) == [state_block.encode(changed.playbook_state()[0])]
-    assert json.loads(changed.trajectory_state(encoded=True)[-1])["mean_score"] == 0.9
+    assert changed.playbook_state()[0]["helpful"] == 5
+    assert changed.trajectory_state()[-1]["mean_score"] == 0.9
     assert "gen 4: score 0.9000" in changed.components["trajectory"]
     assert "+5/-0" in prompts.coach(changed, {"decision": "rollback"}, "analysis").user
 
 
-def test_a_step_is_encoded_once_and_cannot_be_changed_afterwards():
+def test_a_step_cannot_be_changed_afterwards():
     values = _step(7)
     step = Step(values)
     values["strategy"]["a"] = 0.99  # the caller's dict changes; the step does not
     step["strategy"]["a"] = 0.98    # what a step hands out is a copy
     assert step["strategy"] == {"a": 0.7} and dict(step)["strategy"] == {"a": 0.7}
-    assert step.json == canonical.dumps(_step(7))
-    assert json.loads(step.scores_json) == {"generation": 7, "mean_score": 0.5,
-                                            "mean_delta": 0.01, "gate_decision": "rollback"}
+    assert canonical.dumps(dict(step)) == canonical.dumps(_step(7))
+    assert step.scores() == {"generation": 7, "mean_score": 0.5, "mean_delta": 0.01,
+                             "gate_decision": "rollback"}
     assert trajectory_line(step).endswith('strategy {"a": 0.7}')
     assert Step({"generation": 1, "mean_score": 0.0, "gate_decision": "advance"}).json_of(
         "strategy") == "null"

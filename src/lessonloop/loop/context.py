@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Callable
 
-from .. import canonical, state_block
+from .. import canonical
 from ..knowledge.entries import Entry
 
 TOKEN_BUDGET = 6000
@@ -105,17 +105,14 @@ def entry_state(entry: Entry) -> dict:
 
 
 class Step(Mapping):
-    """One generation on the trajectory, fixed once recorded. Every later generation's prompts
-    show it again, so its JSON (whole, and the scores-only form) is encoded once, when it is
-    made. It keeps scalars as they are and nested values as their JSON (decoded afresh on
-    access), so nothing can change what was encoded."""
+    """One generation on the trajectory, fixed once recorded. It keeps scalars as they are and
+    nested values as their canonical JSON (decoded afresh on access), so nothing can change it
+    after the fact and every later prompt shows it the same way."""
 
-    __slots__ = ("json", "scores_json", "_scalars", "_nested", "_keys")
+    __slots__ = ("_scalars", "_nested", "_keys")
 
     def __init__(self, values: Mapping):
         values = dict(values)
-        self.json = state_block.encode(values)
-        self.scores_json = state_block.encode({k: values.get(k) for k in SCORE_KEYS})
         self._keys = tuple(values)
         self._scalars = {k: v for k, v in values.items() if not isinstance(v, (dict, list))}
         self._nested = {k: canonical.dumps(v) for k, v in values.items() if k not in self._scalars}
@@ -163,7 +160,7 @@ class Context:
 
     A generation's other attempts and its reflection take theirs from ``for_attempt``: they
     share every field but the attempt's own, so what is derived from those (component texts,
-    encoded state items, digests) is computed once per generation.
+    digests) is computed once per generation.
     """
 
     scenario: str
@@ -204,13 +201,6 @@ class Context:
             value = self._shared[key] = compute()
             return value
 
-    def _entry_states(self, key: str, entries: list[Entry], encoded: bool) -> list:
-        """Knowledge entries as state blocks show them (``encoded``: once per generation)."""
-        if encoded:
-            return self._once(("states", key), lambda: [
-                state_block.encode(entry_state(e)) for e in entries])
-        return [entry_state(e) for e in entries]
-
     @property
     def schema_text(self) -> str:
         """The strategy interface as the prompts show it: in words."""
@@ -232,26 +222,21 @@ class Context:
         return self._once("trajectory_lines", lambda: [
             trajectory_line(t) for t in self.trajectory[-TRAJECTORY_LENGTH:]])
 
-    def interface(self, encoded: bool = False) -> dict | str:
-        """The strategy interface for a state block (``encoded``: as canonical JSON)."""
-        if encoded:
-            return self._once("interface", lambda: state_block.encode(self.interface()))
+    def interface(self) -> dict:
+        """The strategy interface as data."""
         return strategy_interface(self.strategy_schema)
 
-    def _dead_end_states(self, encoded: bool) -> list:
-        """The strategies the dead ends record (``encoded``: once per generation)."""
-        if encoded:
-            return self._once("dead_end_states", lambda: list(map(
-                state_block.encode, self._dead_end_states(False))))
+    def dead_end_strategies(self) -> list[dict]:
+        """The strategies the dead ends record."""
         return [s for s in map(dead_end_strategy, self.dead_ends) if s is not None]
 
-    def playbook_state(self, encoded: bool = False) -> list:
-        """The whole playbook as state blocks show it."""
-        return self._entry_states("playbook", self.playbook, encoded)
+    def playbook_state(self) -> list[dict]:
+        """The whole playbook as data."""
+        return [entry_state(e) for e in self.playbook]
 
-    def trajectory_state(self, encoded: bool = False) -> list:
-        """Every step of the trajectory as the analyst's state block shows it."""
-        return [t.json if encoded else dict(t) for t in self.trajectory]
+    def trajectory_state(self) -> list[dict]:
+        """Every step of the trajectory as data."""
+        return [dict(t) for t in self.trajectory]
 
     @cached_property
     def assembled(self) -> tuple[dict[str, str], list[Entry], list[dict], list[str]]:
@@ -318,24 +303,21 @@ class Context:
     def included_bullets(self) -> list[Entry]:
         return self.assembled[1]
 
-    def state(self, encoded: bool = False) -> dict:
-        """The machine-readable block: what a non-LLM agent needs to act (``encoded``: its
-        lists' items and the interface as canonical JSON, encoded once per generation)."""
+    def state(self) -> dict:
+        """The competitor's facts as data: what the offline agent acts on."""
         _, bullets, _, _ = self.assembled
         return {
             "role": "competitor",
             "generation": self.generation,
             "attempt": self.attempt,
-            "strategy_schema": self.interface(encoded),
+            "strategy_schema": self.interface(),
             "incumbent": self.incumbent,
-            # scores and decisions only: the strategies are in the prose trajectory above
-            "trajectory": [t.scores_json if encoded else t.scores()
-                           for t in self.trajectory[-DECISION_HISTORY:]],
+            "trajectory": [t.scores() for t in self.trajectory[-DECISION_HISTORY:]],
             "tried": self.tried,
             "failure": self.failure_report or None,
-            "playbook": self.playbook_state(encoded)[:len(bullets)],
-            "hints": self._entry_states("hints", self.hints, encoded),
-            "dead_ends": self._dead_end_states(encoded),
+            "playbook": self.playbook_state()[:len(bullets)],
+            "hints": [entry_state(e) for e in self.hints],
+            "dead_ends": self.dead_end_strategies(),
         }
 
     def manifest(self) -> dict:
