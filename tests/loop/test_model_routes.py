@@ -165,3 +165,28 @@ def test_an_endpoint_that_never_answers_a_strategy_fails_the_run(cli, monkeypatc
     assert "no attempt produced a valid strategy" in result.error()["error"]
     assert cli("usage", "--run", "p", "--json").json()["calls"] == answered, \
         "answers that failed their schema are counted too"
+
+
+def test_a_server_that_stays_down_stops_the_run_and_resume_goes_on_where_it_was(cli, monkeypatch):
+    """Past LESSONLOOP_CONNECT_WAIT the run stops (resumable, exit 1); with the server back,
+    `resume` finishes it without redoing a generation."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for name, value in {"LESSONLOOP_COMPETITOR_PROVIDER": "openai",
+                        "LESSONLOOP_COMPETITOR_MODEL": "small", "LESSONLOOP_CONNECT_WAIT": "1",
+                        "LESSONLOOP_COMPETITOR_BASE_URL": f"http://127.0.0.1:{port}/v1"}.items():
+        monkeypatch.setenv(name, value)
+    with FakeServer(responder=_model_reply, port=port):
+        assert cli("run", PLUGIN, "--iterations", "1", "--run-id", "down", "--json").code == 0
+    result = cli("run", PLUGIN, "--iterations", "3", "--run-id", "down", "--json")
+    assert result.code == 1
+    error = result.error()["error"]
+    assert "did not come back within 1 s" in error and "lessonloop resume down" in error
+    assert cli("status", "down", "--json").json()["run"]["status"] == "stopped"
+    with FakeServer(responder=_model_reply, port=port):
+        resumed = cli("resume", "down", "--json")
+    assert resumed.code == 0, resumed.err
+    assert resumed.json()["generations_executed"] == 3

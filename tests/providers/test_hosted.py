@@ -372,3 +372,29 @@ def test_without_a_base_url_setting_a_route_follows_its_providers_own_variable()
     with pytest.raises(UsageError, match="not an http"):
         config.load(environ={"LESSONLOOP_PROVIDER": "anthropic",
                              "ANTHROPIC_BASE_URL": "gateway:7"}).route("judge")
+
+
+def test_timeouts_per_role_and_a_default_that_fits_the_endpoint(tmp_path):
+    """A role's own timeout beats the global one; unset, a loopback endpoint (a model on a
+    CPU may read a prompt for a minute) gets 600 s and a remote one 60 s."""
+    local = config.Route("llamacpp", "m", "http://127.0.0.1:8080/v1")
+    remote = config.Route("openai", "m", "https://api.openai.com/v1")
+    settings = config.load(environ={}, root=tmp_path)
+    assert settings.timeout("coach", local) == config.LOOPBACK_TIMEOUT == 600
+    assert settings.timeout("coach", remote) == config.REMOTE_TIMEOUT == 60
+    (tmp_path / "config.toml").write_text('timeout = 90\n[roles.coach]\ntimeout = 300\n')
+    settings = config.load(environ={"LESSONLOOP_JUDGE_TIMEOUT": "45"}, root=tmp_path)
+    assert settings.timeout("coach", remote) == 300
+    assert settings.timeout("analyst", local) == 90
+    assert settings.timeout("judge", local) == 45
+    with pytest.raises(UsageError, match="LESSONLOOP_JUDGE_TIMEOUT"):
+        config.load(environ={"LESSONLOOP_JUDGE_TIMEOUT": "soon"}, root=tmp_path).timeout("judge")
+
+
+def test_the_presets_for_local_servers_reach_their_default_ports():
+    settings = config.load(environ={"LESSONLOOP_PROVIDER": "llamacpp", "LESSONLOOP_MODEL": "q",
+                                    "LESSONLOOP_COACH_PROVIDER": "lmstudio",
+                                    "LESSONLOOP_COACH_MODEL": "q"})
+    assert settings.route("competitor").base_url == "http://127.0.0.1:8080/v1"
+    assert settings.route("coach").base_url == "http://127.0.0.1:1234/v1"
+    assert build(settings.route("coach"), settings).name == "lmstudio"
