@@ -36,11 +36,15 @@ class StoreError(LessonloopError):
 
 
 class ProviderError(LessonloopError):
-    """A model endpoint refused, failed or answered nonsense after any retries (exit code 1)."""
+    """A model endpoint refused, failed or answered nonsense after any retries (exit code 1).
 
-    def __init__(self, message: str, status: int | None = None):
+    ``completion``: what the endpoint had answered before the failure (an answer whose repair
+    then failed), so callers can count every answered call; None when nothing was answered."""
+
+    def __init__(self, message: str, status: int | None = None, completion=None):
         super().__init__(message)
         self.status = status  # the HTTP status when the endpoint answered with an error
+        self.completion = completion
 
 
 class EndpointUnavailable(ProviderError):
@@ -53,8 +57,7 @@ class OffSchemaError(ProviderError):
     repair round). ``completion`` holds what it answered and used, so the calls are counted."""
 
     def __init__(self, message: str, completion=None):
-        super().__init__(message)
-        self.completion = completion
+        super().__init__(message, completion=completion)
 
 
 ERROR_LINE_MAX = 500   # characters: an error echoing a huge argument stays readable

@@ -398,3 +398,15 @@ def test_the_presets_for_local_servers_reach_their_default_ports():
     assert settings.route("competitor").base_url == "http://127.0.0.1:8080/v1"
     assert settings.route("coach").base_url == "http://127.0.0.1:1234/v1"
     assert build(settings.route("coach"), settings).name == "lmstudio"
+
+
+def test_an_answer_whose_repair_fails_is_still_counted(server):
+    """The first answer was given (and may be paid for): a repair that times out carries it."""
+    server.queue(success("openai", '{"answer": "many"}'),
+                 Reply(body=openai_completion(), delay=2.0), Reply(body={}, delay=2.0))
+    provider = provider_for("openai", server, LESSONLOOP_TIMEOUT="0.3",
+                            LESSONLOOP_MAX_RETRIES="0")
+    with pytest.raises(ProviderError, match="timed out") as caught:
+        ask(provider, json_schema=SCHEMA)
+    assert caught.value.completion is not None and caught.value.completion.calls == 1
+    assert caught.value.completion.text == '{"answer": "many"}'

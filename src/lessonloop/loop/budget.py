@@ -3,14 +3,15 @@
 
 ``Metered`` wraps a provider so every answered call is checked against the budget first and put
 in the usage ledger the moment it returns — an answer that then failed its schema included
-(``OffSchemaError`` carries what it used; it is recorded and re-raised).
+(a ``ProviderError`` carries what was answered before it failed; that is recorded and the
+error re-raised).
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from ..errors import LessonloopError, OffSchemaError, UsageError
+from ..errors import LessonloopError, ProviderError, UsageError
 from ..providers.base import Completion, Request
 from .context import estimate_tokens
 
@@ -75,7 +76,7 @@ class Metered:
         self.budget.check()
         try:
             completion = self.provider.complete(request)
-        except OffSchemaError as exc:  # answered (and maybe paid for), then failed its schema
+        except ProviderError as exc:  # answered (and maybe paid for), then failed
             if exc.completion is not None:
                 self._count(exc.completion, request)
             raise

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .. import canonical, config, paths, state_block
-from ..errors import EndpointUnavailable, LessonloopError, OffSchemaError, UsageError
+from ..errors import (EndpointUnavailable, LessonloopError, OffSchemaError, ProviderError,
+                      UsageError)
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts, write_views
@@ -529,22 +530,31 @@ class Runner:
                           seed=seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, role))
         try:
             completion = provider.complete(request)
-        except OffSchemaError as exc:
+        except ProviderError as exc:  # what was answered before it failed is counted
             if exc.completion is None:
                 raise
-            completion = exc.completion
-        call = (self.run_id, ctx.generation, ctx.attempt, role, provider.name, completion)
-        if getattr(provider, "remote", False):  # it may have cost money: on record at once
-            run_store.record_call(self.store, *call)
-        else:  # free and in-process: recorded with its generation (or when the run stops)
-            self.unrecorded.append(call)
-        self.budget.add(completion, request)
+            self._count(role, ctx, provider, exc.completion, request)
+            if not isinstance(exc, OffSchemaError):
+                raise
+            completion = exc.completion  # answered, off its schema: an invalid answer
+        else:
+            self._count(role, ctx, provider, completion, request)
         shown = "\n\n".join([prompt.system, prompt.user, *(m["content"] for m in follow_up or [])])
         if getattr(provider, "reads_state", False):  # what it acted on
             shown = f"{shown}\n\n{state_block.render(prompt.state)}"
         calls.append({"attempt": ctx.attempt, "role": role, "prompt": shown,
                       "output": completion.text, "created_at": utc_now()})
         return completion
+
+    def _count(self, role: str, ctx: Context, provider, completion: Completion,
+               request: Request) -> None:
+        """Put an answered call on record and against the budget."""
+        call = (self.run_id, ctx.generation, ctx.attempt, role, provider.name, completion)
+        if getattr(provider, "remote", False):  # it may have cost money: on record at once
+            run_store.record_call(self.store, *call)
+        else:  # free and in-process: recorded with its generation (or when the run stops)
+            self.unrecorded.append(call)
+        self.budget.add(completion, request)
 
     def _routes(self) -> dict[str, config.Route]:
         """The routes fixed at creation (a run from before routing sends every role to its

@@ -6,6 +6,13 @@ breaks the agent — and its own errors go to ``logs/hooks.log``. The capture pa
 standard library and lessonloop's stdlib-only modules, never the CLI stack, and work with
 plain path strings (no pathlib); only session-end and pre-compact (memorize) and session-start
 (recall) open the store.
+
+Session-end and pre-compact have ``MEMORIZE_DEADLINE`` seconds. When memorize's model may
+take longer (``memorize.longest_seconds``), the hook starts ``lessonloop hook memorize`` as a
+detached process (``subprocess`` with its own session and no standard streams: the hook stays
+on the standard library and returns at once) that memorizes the session later; what it stored
+is shown at the next session start. Why a model's answer was not used, and a session not
+memorized for want of consent, are written as one line to ``logs/hooks.log``.
 """
 
 from __future__ import annotations
@@ -22,6 +29,11 @@ EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use"
           "session-end", "pre-compact")
 MAX_PAYLOAD = 32 * 1024 * 1024  # bytes read from stdin; tool responses can be large
 LOG_MAX = 1024 * 1024  # logs/hooks.log is cut back to its newest half beyond this
+# seconds Claude Code gives session-end and pre-compact (what `lessonloop install` writes,
+# integrations.claude_code.HOOKS): memorize with a model that may take longer runs detached
+MEMORIZE_DEADLINE = 60
+DETACHED = "memorize"  # the event of the detached memorize process (not a Claude Code event)
+NOTICES = "memorize-notices.jsonl"  # lines of detached memorizes, for the next session start
 
 
 def _payload() -> dict:
@@ -72,9 +84,9 @@ def session_start(payload: dict, root: str) -> dict | None:
     from . import recall
 
     output: dict = {}
-    notice = _consent_notice(root, payload)
-    if notice:
-        output["systemMessage"] = notice
+    message = " ".join(m for m in (_consent_notice(root, payload), _pending_notices(root)) if m)
+    if message:
+        output["systemMessage"] = message
     block = recall.block(Path(root), paths.user_home())
     if block:
         output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": block}
@@ -118,19 +130,116 @@ def post_tool_use(payload: dict, root: str) -> None:
 
 
 def session_end(payload: dict, root: str) -> dict | None:
-    """Memorize the session (session-end and pre-compact): one line when memories were stored."""
+    """Memorize the session (session-end and pre-compact): one line when memories were stored,
+    or, when the model may outlast the hook's deadline, one line that it goes on detached."""
     from pathlib import Path
 
     from . import memorize
 
     output: dict = {}
+    session, transcript = _session(payload), _text(payload.get("transcript_path"))
     notice = _consent_notice(root, payload)
-    result = memorize.memorize(_session(payload), Path(root),
-                               transcript=_text(payload.get("transcript_path")))
+    environ = os.environ
+    longest = _model_outlasts_deadline(memorize) if consent.state(root) == "yes" else None
+    if longest is not None and not memorize.has_new_lessons(session, Path(root),
+                                                            transcript or None):
+        return None  # nothing new to memorize: no process to start, nothing to say
+    if longest is not None:
+        try:
+            _detach(payload, root)
+        except OSError as exc:  # no process to be had: the deterministic memories, now
+            log(root, DETACHED, f"session {session}: the detached memorize did not start "
+                                f"({exc}); memorizing without the model")
+            environ = {**os.environ, "LESSONLOOP_AUTOMEM_MODEL": "off"}
+        else:
+            route = memorize.model_route(os.environ)
+            output["systemMessage"] = (
+                f"lessonloop is memorizing this session in the background with "
+                f"{route.provider}:{route.model} (up to {longest:.0f} s); what it stores is "
+                "shown at the next session start.")
+            return output
+    result = memorize.memorize(session, Path(root), transcript=transcript, environ=environ)
+    _log_outcome(root, session, result)
     message = result.message or notice
     if message:
         output["systemMessage"] = message
     return output or None
+
+
+def memorize_detached(payload: dict, root: str) -> None:
+    """The detached memorize ``session_end`` started: no deadline but the model's own; its line
+    waits in NOTICES for the next session start."""
+    from pathlib import Path
+
+    from . import memorize
+
+    session = _session(payload)
+    result = memorize.memorize(session, Path(root),
+                               transcript=_text(payload.get("transcript_path")))
+    _log_outcome(root, session, result)
+    line = result.message
+    if result.model and result.model != "used":  # (the reason itself is in the log)
+        line = f"{line or 'nothing new stored'} (without the model: see logs/hooks.log)"
+    if line:
+        capture.append(os.path.join(root, NOTICES), {"session": session, "message": line,
+                                                     "at": utc_now()})
+    return None
+
+
+def _model_outlasts_deadline(memorize) -> float | None:
+    """Seconds memorize with its model may take, when that is more than the hook has; None
+    when it fits or no model is routed (a bad setting: memorize falls back at once, here)."""
+    try:
+        longest = memorize.longest_seconds(os.environ)
+    except Exception:  # noqa: BLE001 - memorize itself reports the bad setting
+        return None
+    return longest if longest is not None and longest > MEMORIZE_DEADLINE else None
+
+
+def _detach(payload: dict, root: str) -> None:
+    """Start ``lessonloop hook memorize`` for this session in its own session, with no
+    standard streams to hold the hook's caller, and return without waiting for it."""
+    import subprocess
+
+    body = json.dumps({"session_id": _session(payload), "cwd": _text(payload.get("cwd")),
+                       "transcript_path": _text(payload.get("transcript_path")),
+                       "hook_event_name": "Memorize"}).encode()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", "hook", DETACHED], stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        env={**os.environ, "LESSONLOOP_HOME": root})  # the same project home, whatever the cwd
+    try:
+        child.stdin.write(body)
+    finally:
+        child.stdin.close()
+
+
+def _log_outcome(root: str, session: str, result) -> None:
+    """One line in ``logs/hooks.log`` when the model's answer was not used, or the session was
+    not memorized because consent is missing."""
+    if result.model and result.model != "used":
+        route = result.route or os.environ.get("LESSONLOOP_AUTOMEM_MODEL")
+        log(root, DETACHED, f"session {session}: model {route} "
+                            f"{result.model}; the deterministic memories stand "
+                            f"({len(result.stored)} new)")
+    elif result.skipped in ("consent is missing", "consent is ask"):
+        log(root, DETACHED, f"session {session}: nothing memorized: {result.skipped} (answer "
+                            "with `lessonloop memory consent yes|no`)")
+
+
+def _pending_notices(root: str) -> str | None:
+    """The lines detached memorizes left, taken once (by one session start)."""
+    path = os.path.join(root, NOTICES)
+    taken = f"{path}.{os.getpid()}"
+    try:
+        os.replace(path, taken)
+    except OSError:
+        return None
+    try:
+        lines = [r["message"] for r in capture.read(taken) if isinstance(r.get("message"), str)]
+    finally:
+        os.unlink(taken)
+    return " ".join(f"Memorized in the background: {line}" for line in lines) or None
 
 
 HANDLERS = {
@@ -141,6 +250,7 @@ HANDLERS = {
     "stop": lambda payload, root: None,  # fires after every turn: memorize waits for the end
     "session-end": session_end,
     "pre-compact": session_end,
+    DETACHED: memorize_detached,  # started by session_end, never by Claude Code
 }
 
 

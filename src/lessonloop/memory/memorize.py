@@ -7,6 +7,37 @@ the user root), single notable fixes (``observation``) — each summary stating 
 the words that triggered it. A configured model (``LESSONLOOP_AUTOMEM_MODEL``) may rewrite
 them from redacted, capped extracts; any failure keeps the deterministic result. Idempotent per
 session: what a session already stored is not proposed again.
+
+The model and its time limit
+    One request, no retries, no wait for a loopback server that refuses connections; an answer
+    off the memory schema gets the provider's one repair round (a second request). Each
+    request may take ``LESSONLOOP_AUTOMEM_TIMEOUT`` seconds (default ``MODEL_SECONDS``, 120:
+    a 0.5B model on a CPU reads ~40 and writes ~10 tokens a second), so memorize with a model
+    may take ``longest_seconds()`` = two requests plus ``SETTLE_SECONDS``. The prompt is kept
+    small enough for such a model: the task, the numbered lessons with their evidence, the
+    answer's form with lesson 1 as its example; the answer is a kind and a summary per memory,
+    at most one per lesson or note sent (``answer_schema``), through the endpoint's structured
+    output.
+
+The session-end hook's deadline (see ``hooks.session_end``)
+    Claude Code gives session-end and pre-compact 60 s (``hooks.MEMORIZE_DEADLINE``). When
+    ``longest_seconds()`` fits in it, the hook memorizes in its own process, as before. When it
+    does not (the default with a model: 2 x 120 + 10 s), the hook starts ``lessonloop hook
+    memorize`` as a detached process (its own session, standard streams closed; the hook uses
+    ``subprocess`` only and returns at once) that memorizes later under the session's lock and
+    stores through admission like the hook would; its one line is shown at the next session
+    start. Nothing is stored twice: the deterministic candidates are not stored first, so a
+    model's rewrite of them cannot become a duplicate beside them.
+
+Fallbacks and the ledger
+    A timeout, a refused connection, an answer that fails the schema after the repair round
+    (no memories at all is off the schema), a bad setting or a missing SDK or key: the
+    deterministic candidates are stored and ``Result.model`` says why (``not used: ...``); the
+    hooks write that reason as one line to ``logs/hooks.log``. Every answered request of the
+    route is put in the usage ledger (``provider_calls``) with role ``memorize``, no run, and
+    the session's id in ``session_id`` (migration 7) — including the requests of an answer
+    that then failed the schema (``OffSchemaError.completion``). A request that timed out was
+    not answered: nothing to count.
 """
 
 from __future__ import annotations
@@ -26,7 +57,10 @@ from . import capture, consent
 from .recall import MEMORY_KINDS, PROJECT, USER
 
 RECURRING = 2  # the same normalized error this often makes a pattern
-MODEL_SECONDS = 25  # one attempt at the model, no retries: the session-end hook has 60 s in all
+MODEL_SECONDS = 120.0  # per request, unless LESSONLOOP_AUTOMEM_TIMEOUT says otherwise
+MODEL_REQUESTS = 2  # the request, and the provider's one repair round for an answer off the schema
+SETTLE_SECONDS = 10.0  # start-up, reading the transcript, admission: memorize besides the model
+MODEL_MAX_TOKENS = 1000  # a small model writes ~10 tokens a second
 EXTRACT_CHARS = 8000  # what a model may see, at most, after redaction
 MAX_MODEL_MEMORIES = 10
 MESSAGE_SHOWN = 6  # lessons named in the one line (each at most SUMMARY_MAX characters)
@@ -38,19 +72,37 @@ HOW_TO_APPLY = {
     "preference": "Apply it whenever it is relevant, without being asked again.",
     "observation": "Keep it in mind when working on the same part of the project.",
 }
+# What a model answers: a kind and the lesson, no more. A 0.5B model given room for content,
+# evidence, how-to-apply and tags fills them with prose it invents (or another lesson's
+# evidence) and runs out of tokens mid-answer; how to apply a memory comes from its kind, and a
+# lesson the model keeps word for word keeps its own evidence. Each request narrows maxItems
+# to the lessons and notes it sends (answer_schema): a small model that starts repeating itself
+# is stopped there by the endpoint's structured output.
 MEMORY_SCHEMA = {
     "type": "object", "required": ["memories"],
-    "properties": {"memories": {"type": "array", "maxItems": MAX_MODEL_MEMORIES, "items": {
-        "type": "object", "required": ["type", "summary"],
-        "properties": {
-            "type": {"enum": list(MEMORY_KINDS)},
-            "summary": {"type": "string", "minLength": 3, "maxLength": 120},
-            "content": {"type": "string", "maxLength": 4000},
-            "why": {"type": "string", "maxLength": 1000},
-            "how_to_apply": {"type": "string", "maxLength": 1000},
-            "scope": {"enum": ["project", "user"]},
-            "tags": {"type": "array", "items": {"type": "string", "maxLength": 64}, "maxItems": 8},
-        }}}}}
+    "properties": {"memories": {
+        "type": "array", "maxItems": MAX_MODEL_MEMORIES,
+        "minItems": 1,  # the model is asked only when the notes hold lessons: none is no answer
+        "items": {
+            "type": "object", "required": ["type", "summary"],
+            "properties": {
+                "type": {"enum": list(MEMORY_KINDS)},
+                "summary": {"type": "string", "minLength": 3, "maxLength": 120},
+                "scope": {"enum": ["project", "user"]},
+            }}}}}
+# Short enough for a 0.5B model to follow: the task, the facts, the answer's form. The example
+# is the notes' own first lesson (see _extracts): a model that copies it stores a lesson of the
+# session, never one the example made up. The JSON Schema itself goes through the endpoint's
+# structured output.
+MODEL_SYSTEM = (
+    "You turn notes from a coding session into short memories for later sessions: one memory "
+    "for each numbered lesson in the notes, in their order. \"type\" is pattern (an error that "
+    "came back, and its fix), decision (a choice made for the project), preference (how the "
+    "user wants things done) or observation (one notable fact). \"summary\" is the lesson "
+    "itself as one instruction or fact, at most 120 characters. Add \"scope\": \"user\" to a "
+    "personal preference that holds in every project. Use only what the notes say. Answer with "
+    'JSON only, as many memories as there are lessons: {"memories": [{"type": ..., '
+    '"summary": ...}, ...]}')
 
 
 @dataclass
@@ -76,7 +128,8 @@ class Result:
     stored: list[str] = field(default_factory=list)
     reinforced: int = 0
     skipped: str | None = None  # why nothing was synthesized (consent)
-    model: str | None = None  # "used", or why the model's answer was not
+    model: str | None = None  # "used", or why the model's answer was not ("not used: ...")
+    route: str | None = None  # the model route asked (provider:model), when one was
 
     @property
     def message(self) -> str | None:
@@ -168,48 +221,138 @@ def model_route(environ: Mapping[str, str]):
     return Route(kind, model, route_url(kind, base_url or default_base_url(kind, environ)))
 
 
+def model_seconds(environ: Mapping[str, str]) -> float:
+    """Seconds one request to the model may take: ``LESSONLOOP_AUTOMEM_TIMEOUT`` or
+    MODEL_SECONDS."""
+    from ..errors import UsageError
+
+    text = (environ.get("LESSONLOOP_AUTOMEM_TIMEOUT") or "").strip()
+    if not text:
+        return float(MODEL_SECONDS)
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 1 <= value <= 3600:  # also false for NaN
+        raise UsageError(f"LESSONLOOP_AUTOMEM_TIMEOUT must be a number of seconds between 1 and "
+                         f"3600, not {text!r}")
+    return value
+
+
+def longest_seconds(environ: Mapping[str, str]) -> float | None:
+    """How long memorize may take with its model (every request at its limit), or None when no
+    model is routed. Raises UsageError for a bad setting."""
+    if model_route(environ) is None:
+        return None
+    return MODEL_REQUESTS * model_seconds(environ) + SETTLE_SECONDS
+
+
+def answer_schema(limit: int) -> dict:
+    """MEMORY_SCHEMA with at most ``limit`` memories (between 1 and MAX_MODEL_MEMORIES)."""
+    schema = json.loads(json.dumps(MEMORY_SCHEMA))
+    schema["properties"]["memories"]["maxItems"] = max(1, min(MAX_MODEL_MEMORIES, limit))
+    return schema
+
+
+def _line(text: object, limit: int) -> str:
+    return " ".join(str(text or "").split())[:limit]
+
+
+def _other_notes(candidates: list[Candidate], signals: list[dict],
+                 feedback: list[dict]) -> tuple[list[str], list[str]]:
+    """The error lines and the user's words that no lesson holds yet (an error is held when
+    a lesson quotes one of the same normalized form)."""
+    told = " ".join(f"{c.summary} {c.content} {c.why}" for c in candidates)
+    errors = [s for s in signals if s.get("type") == "error"]
+    known = {s.get("normalized") for s in errors if _line(s.get("line"), 300) in told}
+    lines = [e for e in dict.fromkeys(_line(s.get("line"), 300) for s in errors
+                                      if s.get("normalized") not in known) if e][:20]
+    said = [f"({f.get('kind')}) {_line(f.get('text'), 300)}" for f in feedback
+            if f.get("type") == "feedback" and _line(f.get("text"), 300) not in told][:20]
+    return lines, said
+
+
 def _extracts(candidates: list[Candidate], signals: list[dict], feedback: list[dict]) -> str:
-    """What the model may see: redacted, capped lines — never raw transcript text."""
-    lines = ["Candidate memories:"]
-    lines += [f"- [{c.kind}] {c.summary} | {c.content[:300]} | {c.why[:200]}" for c in candidates]
-    lines.append("Error lines seen:")
-    lines += [f"- {s.get('line', '')[:300]}" for s in signals if s.get("type") == "error"][:20]
-    lines.append("What the user said:")
-    lines += [f"- ({f.get('kind')}) {f.get('text', '')[:300]}" for f in feedback
-              if f.get("type") == "feedback"][:20]
+    """What the model may see: redacted, capped lines — never raw transcript text. The answer's
+    form with lesson 1 as its example, the numbered lessons each with its evidence, then the
+    error lines and the user's words no lesson holds yet."""
+    lines = []
+    if candidates:
+        first = {"type": candidates[0].kind, "summary": candidates[0].summary[:120]}
+        lines.append("Answer format, with lesson 1 as the example: "
+                     + json.dumps({"memories": [first]}, ensure_ascii=False)[:-2] + ", ...]}")
+    lines.append("Lessons (one memory for each, in this order):")
+    for n, c in enumerate(candidates, 1):
+        lines.append(f"{n}. {c.kind}: {_line(c.summary, 300)}")
+        evidence = [_line(c.why, 200)]
+        if c.content.strip() not in c.why:
+            evidence.insert(0, _line(c.content.replace("\n", "; "), 300))
+        lines.append("   evidence: " + "; ".join(e for e in evidence if e))
+    errors, said = _other_notes(candidates, signals, feedback)
+    if errors or said:
+        lines.append("Other notes (a memory only for a lesson they teach):")
+        lines += [f"- error: {e}" for e in errors] + [f"- the user said {s}" for s in said]
     return cap(redact("\n".join(lines)), EXTRACT_CHARS)
 
 
-def _synthesize(route, extracts: str, record, environ: Mapping[str, str]) -> list[Candidate]:
+def _synthesize(route, found: list[Candidate], signals: list[dict], feedback: list[dict],
+                record, environ: Mapping[str, str], root: Path | None = None) -> list[Candidate]:
     from .. import config
+    from ..errors import ProviderError
     from ..providers.base import Request
     from ..providers.registry import build
     from ..scenarios.base import schema_problems
 
-    provider = build(route, config.load(flags={"MAX_RETRIES": "0"}, environ=environ))
-    completion = provider.complete(Request(
-        role="memorize", max_tokens=1500, temperature=0.2, json_schema=MEMORY_SCHEMA,
-        timeout=MODEL_SECONDS,
-        system=("You turn a coding session's signals into durable memories. Each summary states "
-                "the lesson itself as an instruction or fact (<= 120 characters), never the "
-                "user's trigger words. Types: pattern (a recurring error and its fix), decision "
-                "(an explicit project choice), preference (how the user wants things done), "
-                "observation (a single notable fact). Keep only what the signals support. Reply "
-                'with JSON {"memories": [{"type", "summary", "content", "why", "how_to_apply", '
-                '"scope": "project"|"user", "tags"}]}.'),
-        messages=[{"role": "user", "content": extracts}]))
+    timeout = model_seconds(environ)
+    # one attempt: no retry, no wait for a loopback server that is down (CONNECT_WAIT)
+    settings = config.load(flags={"MAX_RETRIES": "0", "CONNECT_WAIT": "0"}, environ=environ,
+                           root=root)
+    provider = build(route, settings)
+    schema = answer_schema(len(found) + sum(map(len, _other_notes(found, signals, feedback))))
+    request = Request(role="memorize", max_tokens=MODEL_MAX_TOKENS, temperature=0.2,
+                      json_schema=schema, timeout=timeout, system=MODEL_SYSTEM,
+                      messages=[{"role": "user", "content": _extracts(found, signals, feedback)}])
+    try:
+        completion = provider.complete(request)
+    except ProviderError as exc:  # what was answered before it failed counts too
+        if exc.completion is not None:
+            record(provider.name, exc.completion)
+        raise
     record(provider.name, completion)
     value = completion.parsed
     if value is None:
         value = json.loads(completion.text)
-    problems = schema_problems(value, MEMORY_SCHEMA, "reply")
+    problems = schema_problems(value, schema, "reply")
     if problems:
         raise ValueError(f"the model's memories do not match the schema: {problems[0]}")
-    return [Candidate(kind=m["type"], summary=m["summary"].strip(), content=m.get("content", ""),
-                      why=m.get("why", ""), how_to_apply=m.get("how_to_apply", ""),
-                      tags=[t for t in m.get("tags", []) if isinstance(t, str)][:5],
-                      user_scope=m.get("scope") == "user" and m["type"] == "preference")
-            for m in value["memories"] if m["summary"].strip()]
+    lessons = {c.summary.strip().lower(): c for c in found}
+    written = []
+    for m in value["memories"]:
+        summary = m["summary"].strip()
+        if not summary:
+            continue
+        # a lesson kept word for word is that lesson: its kind (the classifier read the
+        # user's words), evidence and scope stay
+        kept = lessons.get(summary.lower())
+        written.append(kept or Candidate(
+            kind=m["type"], summary=summary,
+            why="Written by the memorize model from this session's lessons.",
+            user_scope=m.get("scope") == "user" and m["type"] == "preference"))
+    if not written:  # the notes held lessons (or the model would not have been asked)
+        raise ValueError("the model answered no memories")
+    return written
+
+
+def _why_not(exc: Exception, environ: Mapping[str, str]) -> str:
+    """Why the model's answer was not used, on one line: ``not used: Kind: reason``."""
+    detail = " ".join(redact(str(exc)).split())[:300]
+    if "timed out" in detail:
+        try:
+            limit = f"{model_seconds(environ):g} s"
+        except Exception:  # noqa: BLE001 - the setting was fine enough to time out with
+            limit = "its time limit"
+        detail = f"no answer within {limit} (LESSONLOOP_AUTOMEM_TIMEOUT): {detail}"
+    return f"not used: {exc.__class__.__name__}: {detail}"
 
 
 # -------------------------------------------------------------------------------------------
@@ -242,26 +385,39 @@ def memorize(session: str, root: Path, transcript: str | None = None,
         return _memorize(session, folder, root, transcript, user_root, environ)
 
 
-def _memorize(session: str, folder: Path, root: Path, transcript: str | None,
-              user_root: Path | None, environ: Mapping[str, str]) -> Result:
-    from ..knowledge.entries import get
-    from ..store import open_store
-    from ..store import runs as run_store
+def has_new_lessons(session: str, root: Path, transcript: str | None = None) -> bool:
+    """Whether memorizing ``session`` now would propose anything (consent aside): the hook
+    asks before it starts a detached memorize."""
+    return bool(_candidates(paths.session_dir(session, root), transcript)[0])
+
+
+def _candidates(folder: Path, transcript: str | None):
+    """The session's new candidates, its signals and feedback, and the keys already done."""
     from . import transcript as transcripts
 
     signals = capture.read(folder / "signals.jsonl")
     feedback = capture.read(folder / "feedback.jsonl")
     path = _transcript_path(folder, transcript)
     read = transcripts.read(path) if path else None
-    done_path = folder / "memorized.json"
     try:
-        done = set(json.loads(done_path.read_text(encoding="utf-8")))
+        done = set(json.loads((folder / "memorized.json").read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError):
         done = set()
     # what an earlier memorize of this session (a compaction, say) handled is not proposed
     # again, nor sent to a model again
     found = [c for c in _from_errors(signals, read) + _from_feedback(feedback, read)
              if _key(c) not in done]
+    return found, signals, feedback, done
+
+
+def _memorize(session: str, folder: Path, root: Path, transcript: str | None,
+              user_root: Path | None, environ: Mapping[str, str]) -> Result:
+    from ..knowledge.entries import get
+    from ..store import open_store
+    from ..store import runs as run_store
+
+    found, signals, feedback, done = _candidates(folder, transcript)
+    done_path = folder / "memorized.json"
     result = Result()
     if not found:
         return result
@@ -270,13 +426,15 @@ def _memorize(session: str, folder: Path, root: Path, transcript: str | None,
         try:
             route = model_route(environ)
             if route is not None:
-                candidates = _synthesize(route, _extracts(found, signals, feedback),
+                result.route = f"{route.provider}:{route.model}"
+                candidates = _synthesize(route, found, signals, feedback,
                                          lambda name, c: run_store.record_call(
-                                             store, None, None, None, "memorize", name, c),
-                                         environ)
+                                             store, None, None, None, "memorize", name, c,
+                                             session_id=session),
+                                         environ, root)
                 result.model = "used"
         except Exception as exc:  # noqa: BLE001 - any failure keeps the deterministic result
-            result.model = f"not used: {exc.__class__.__name__}: {redact(str(exc))[:200]}"
+            result.model = _why_not(exc, environ)
         fresh = []
         for c in candidates:
             if _key(c) not in done and c.kind in MEMORY_KINDS:

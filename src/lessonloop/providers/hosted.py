@@ -124,7 +124,11 @@ class HostedProvider:
                               "That reply does not match the required JSON Schema: "
                               + "; ".join(problems[:5])
                               + ". Reply again with only the corrected JSON object.")}]
-                reply = self._exchange(request, repair)
+                try:
+                    reply = self._exchange(request, repair)
+                except ProviderError as exc:  # the first answer was given: it is counted
+                    exc.completion = self._completion(replies, None, started)
+                    raise
                 replies.append(reply)
                 parsed, problems = self._conforming(reply, request.json_schema)
                 if problems:

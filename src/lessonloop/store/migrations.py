@@ -250,6 +250,17 @@ def _006_knowledge_orders(conn: sqlite3.Connection) -> None:
         """)
 
 
+def _007_provider_calls_by_session(conn: sqlite3.Connection) -> None:
+    """A call made for a coding session rather than a run (session-end memorize): its run,
+    generation and attempt stay empty and ``session_id`` names the session, so the ledger says
+    whose call it was without a pseudo run id that no run table row backs."""
+    _execute_script(conn, """
+        ALTER TABLE provider_calls ADD COLUMN session_id TEXT;
+        CREATE INDEX provider_calls_by_session ON provider_calls (session_id)
+            WHERE session_id IS NOT NULL
+        """)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -257,6 +268,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (4, "judge verdict cache per evaluator epoch", _004_verdicts),
     (5, "FTS5 vocabulary view for search", _005_knowledge_vocab),
     (6, "knowledge indexes in listing orders", _006_knowledge_orders),
+    (7, "provider calls keyed by coding session", _007_provider_calls_by_session),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -138,22 +138,26 @@ def provider_calls(store: Store, run_id: str) -> list[sqlite3.Row]:
 
 
 def record_call(store: Store, run_id: str | None, generation_index: int | None,
-                attempt: int | None, role: str, provider: str, completion) -> None:
-    """Put one answered call in the usage ledger now, so a crash cannot hide what it cost."""
-    record_calls(store, [(run_id, generation_index, attempt, role, provider, completion)])
+                attempt: int | None, role: str, provider: str, completion,
+                session_id: str | None = None) -> None:
+    """Put one answered call in the usage ledger now, so a crash cannot hide what it cost. A
+    call outside a run (session-end memorize) has no run and names its ``session_id``."""
+    record_calls(store, [(run_id, generation_index, attempt, role, provider, completion)],
+                 session_id=session_id)
 
 
-def record_calls(store: Store, calls: list[tuple]) -> None:
+def record_calls(store: Store, calls: list[tuple], session_id: str | None = None) -> None:
     """Put answered calls, each ``record_call``'s arguments after the store, in the ledger in
-    one transaction."""
+    one transaction (all of them for ``session_id`` when one is given)."""
     now = utc_now()
     with store.transaction() as conn:
         conn.executemany(
             "INSERT INTO provider_calls (run_id, generation_index, attempt, role, provider, model, "
-            "input_tokens, output_tokens, calls, retries, latency_ms, cost, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "input_tokens, output_tokens, calls, retries, latency_ms, cost, created_at, "
+            "session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(run_id, generation_index, attempt, role, provider, c.model, c.input_tokens,
-              c.output_tokens, c.calls, c.retries, round(c.latency_ms, 3), c.cost, now)
+              c.output_tokens, c.calls, c.retries, round(c.latency_ms, 3), c.cost, now,
+              session_id)
              for run_id, generation_index, attempt, role, provider, c in calls],
         )
 

@@ -16,7 +16,7 @@ from typing import Callable
 
 from .. import canonical
 from ..config import Route
-from ..errors import LessonloopError, OffSchemaError
+from ..errors import LessonloopError, OffSchemaError, ProviderError
 from ..json_blocks import json_objects
 from ..loop.context import fence
 from ..providers.base import Completion, Provider, Request
@@ -221,9 +221,11 @@ class Judge:
                     role="judge", system=system, messages=[{"role": "user", "content": user}],
                     temperature=0.3 if self.spec.judge_samples > 1 else 0.0, seed=sample,
                     max_tokens=MAX_TOKENS, json_schema=verdict_schema(self.spec)))
-            except OffSchemaError as exc:  # answered, so counted; but no verdict
+            except ProviderError as exc:  # what was answered is counted; but no verdict
                 if exc.completion is not None:
                     self.on_call(exc.completion)
+                if not isinstance(exc, OffSchemaError):
+                    raise
                 raise JudgeFailed(f"the judge gave no usable verdict: {exc.message}") from None
             self.on_call(completion)
             samples.append(parse(completion.text, self.spec, completion.parsed))

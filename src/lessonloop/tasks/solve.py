@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from .. import paths
-from ..errors import LessonloopError, OffSchemaError, UsageError
+from ..errors import LessonloopError, OffSchemaError, ProviderError, UsageError
 from ..files import atomic_write
 from ..json_blocks import json_objects
 from ..providers.base import Provider, Request
@@ -97,8 +97,11 @@ def design(goal: str, provider: Provider, on_call=lambda completion: None,
                           json_schema=DESIGN_SCHEMA, timeout=timeout)
         try:
             completion = provider.complete(request)
-        except OffSchemaError as exc:  # answered: counted, then repaired like any invalid spec
+        except ProviderError as exc:  # answered: counted, then repaired like any invalid spec
             if exc.completion is None:
+                raise
+            if not isinstance(exc, OffSchemaError):
+                on_call(exc.completion)
                 raise
             completion = exc.completion
         on_call(completion)
