@@ -112,6 +112,15 @@ def attempts(home: Path, run_id: str) -> tuple[int, int]:
     return total, played
 
 
+def refusals(home: Path, run_id: str) -> list[str]:
+    """Why the attempts that played nothing were refused."""
+    with sqlite3.connect(f"file:{home / 'lessonloop.db'}?mode=ro", uri=True) as db:
+        return [r[0] for r in db.execute(
+            "SELECT d.rationale FROM gate_decisions d WHERE d.run_id = ? AND NOT EXISTS (SELECT 1 "
+            "FROM matches m WHERE m.run_id = d.run_id AND m.generation_index = "
+            "d.generation_index AND m.attempt = d.attempt)", (run_id,))]
+
+
 def final_incumbent(home: Path, run_id: str) -> dict | None:
     with sqlite3.connect(f"file:{home / 'lessonloop.db'}?mode=ro", uri=True) as db:
         row = db.execute("SELECT strategy_json FROM generations WHERE run_id = ? AND "
@@ -138,8 +147,10 @@ def measure_run(server: KitServer, scenario: str, roles: tuple[str, ...], label:
         seconds = time.perf_counter() - started
         answered = server.answered() - before
         usage = json.loads(lessonloop(home, "usage", "--run", "r", "--json").stdout or "{}")
+        model_usage = usage.get("by_model", {}).get(server.model, {})
         status = json.loads(lessonloop(home, "status", "r", "--json").stdout)
         total, played = attempts(home, "r")
+        refused = refusals(home, "r")
         generations = (status.get("progress_report") or {}).get("generations_completed", 0)
         score = fresh_score(home, scenario, final_incumbent(home, "r"))
         offline_home = Path(tmp) / "offline"
@@ -148,8 +159,8 @@ def measure_run(server: KitServer, scenario: str, roles: tuple[str, ...], label:
     row = {"scenario": scenario, "roles": label, "exit": result.returncode,
            "status": status["run"]["status"], "generations": generations,
            "attempts": total, "valid": played, "rate": played / total if total else 0.0,
-           "calls": usage.get("calls"), "answered": answered,
-           "tokens": (usage.get("input_tokens") or 0) + (usage.get("output_tokens") or 0),
+           "calls": model_usage.get("calls"), "answered": answered, "refused": refused,
+           "tokens": (model_usage.get("input_tokens") or 0) + (model_usage.get("output_tokens") or 0),
            "s_per_gen": seconds / max(generations, 1), "score": score, "offline": offline}
     if result.returncode != 0:
         row["error"] = result.stderr.strip()[-300:]
@@ -171,6 +182,7 @@ def measure_improve(server: KitServer) -> dict:
         seconds = time.perf_counter() - started
         answered = server.answered() - before
         usage = json.loads(lessonloop(home, "usage", "--run", "t", "--json").stdout or "{}")
+        usage = usage.get("by_model", {}).get(server.model, {})
         with sqlite3.connect(f"file:{home / 'lessonloop.db'}?mode=ro", uri=True) as db:
             outputs = [json.loads(r[0]).get("output", "") for r in db.execute(
                 "SELECT strategy_json FROM generations WHERE run_id = 't' "
@@ -249,6 +261,8 @@ def main() -> int:
                               flush=True)
                         if r.get("error"):
                             print(f"    error: {r['error']}")
+                        for why in r["refused"]:
+                            print(f"    refused: {why[:200]}")
                         if r["rate"] < 0.9 or r["status"] != "completed":
                             failures.append(f"{scenario}/{label}: valid {_pct(r['rate'])}, "
                                             f"{r['status']}")

@@ -10,7 +10,8 @@ structured-output mechanism; ``state`` is what the offline agent reads instead o
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import random
+from dataclasses import dataclass, replace
 
 from .. import canonical
 from .context import FENCE_NOTE, Context, fence, strategy_interface
@@ -100,6 +101,27 @@ def competitor(ctx: Context) -> Prompt:
     temperature = min(1.2, 0.7 + 0.25 * ctx.attempt)
     return Prompt(_system(ctx), _user(task, facts, answer), ctx.state(), strategy_schema(ctx),
                   max_tokens=300, temperature=temperature)
+
+
+def competitor_repair(prompt: Prompt, ctx: Context, answer: str, candidate: dict, problem: str,
+                      seed: int) -> tuple[Prompt, list[dict]]:
+    """The competitor's prompt again, with its answer and why it cannot be used. A small model
+    told only that it repeated the current best tends to repeat it again: it is given one field
+    to change (chosen by ``seed``), and a bolder temperature."""
+    why = f"That answer cannot be used: {problem}."
+    best = (ctx.incumbent or {}).get("strategy") or {}
+    if canonical.dumps(candidate) == canonical.dumps(best) or any(
+            canonical.dumps(candidate) == canonical.dumps(t["strategy"]) for t in ctx.tried):
+        fields = [name for name, spec in ((strategy_schema(ctx) or {}).get("properties") or {}).items()
+                  if isinstance(spec, dict) and "const" not in spec]
+        if fields:
+            name = random.Random(seed).choice(fields)
+            why += (f" Write a different strategy: give {name} a new value (it is "
+                    f"{json.dumps(candidate.get(name))} now), and change any other field the "
+                    "evidence supports.")
+    follow_up = [{"role": "assistant", "content": answer},
+                 {"role": "user", "content": f"{why} Reply with only the JSON object."}]
+    return replace(prompt, temperature=min(1.2, prompt.temperature + 0.3)), follow_up
 
 
 def translator(ctx: Context, text: str) -> Prompt:

@@ -488,10 +488,10 @@ class Runner:
         strategy, problem = self._first_valid(candidates, ctx)
         if strategy is None and candidates and not getattr(self.providers["competitor"],
                                                            "reads_state", False):
-            repair = [{"role": "assistant", "content": completion.text},
-                      {"role": "user", "content": f"That answer cannot be used: {problem}. "
-                                                  "Reply with only the corrected JSON object."}]
-            completion = self._call("competitor", ctx, prompt, calls, follow_up=repair)
+            seed = seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, "repair")
+            repair, follow_up = prompts.competitor_repair(prompt, ctx, completion.text,
+                                                          candidates[0], problem, seed)
+            completion = self._call("competitor", ctx, repair, calls, follow_up=follow_up)
             strategy, problem = self._first_valid(strategy_candidates(completion), ctx)
         return strategy, problem
 
