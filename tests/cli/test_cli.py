@@ -359,8 +359,9 @@ def _sha256(text: str) -> str:
 
 
 def _incumbent_text(strategy: dict, score: float) -> str:
-    """The incumbent as the context shows it: its strategy as compact JSON with sorted keys."""
-    return f"{json.dumps(strategy, sort_keys=True)} (score {score:.4f})"
+    """The incumbent as the context shows it: its strategy in words, fields sorted."""
+    words = ", ".join(f"{k} {json.dumps(v)}" for k, v in sorted(strategy.items()))
+    return f"{words} (score {score:.4f})"
 
 
 def _final_incumbent(cli, run_id: str) -> dict:

@@ -86,7 +86,7 @@ def test_scripted_provider_drives_a_run_and_bad_output_is_retried_then_rolled_ba
             'Start steady: {"aim": 0.1, "draw": 0.2}',
             "I refuse to answer in JSON.",
             "Still no JSON.",
-            'Fine: {"aim": 5, "draw": 0.2}',
+            'Fine: {"aim": "left", "draw": 0.2}',
         ],
         "translator": ["nothing here", "nothing either"],
         "*": ["ok"],

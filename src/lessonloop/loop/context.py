@@ -128,12 +128,17 @@ class Step(Mapping):
     def __len__(self) -> int:
         return len(self._keys)
 
-    def json_of(self, key: str) -> str:
-        """A value's canonical JSON (``null`` when missing)."""
-        return self._nested.get(key) or canonical.dumps(self._scalars.get(key))
-
     def scores(self) -> dict:
         return {k: self.get(k) for k in SCORE_KEYS}
+
+
+def strategy_words(strategy: object) -> str:
+    """A strategy as a model reads it: ``aim 0.3, draw 0.5``. A small model copies a JSON
+    object it is shown verbatim; in words it writes its own (anything else stays JSON)."""
+    if isinstance(strategy, dict) and strategy and all(
+            isinstance(v, (int, float, str, bool)) for v in strategy.values()):
+        return ", ".join(f"{name} {json.dumps(value)}" for name, value in sorted(strategy.items()))
+    return canonical.dumps(strategy)
 
 
 def trajectory_line(step: Step) -> str:
@@ -141,7 +146,7 @@ def trajectory_line(step: Step) -> str:
     delta_text = f"{delta:+.4f}" if isinstance(delta, (int, float)) else "n/a"
     return (
         f"gen {step['generation']}: score {step['mean_score']:.4f}, paired delta {delta_text}, "
-        f"gate {step['gate_decision']}, strategy {step.json_of('strategy')}"
+        f"gate {step['gate_decision']}: {strategy_words(step.get('strategy'))}"
     )
 
 
@@ -152,6 +157,12 @@ def dead_end_strategy(entry: Entry) -> dict | None:
     except (json.JSONDecodeError, TypeError):
         return None
     return value if isinstance(value, dict) else None
+
+
+def dead_end_line(entry: Entry) -> str:
+    strategy = dead_end_strategy(entry)
+    shown = strategy_words(strategy) if strategy is not None else entry.content
+    return entry_line(entry) + (f" {shown}" if shown else "")
 
 
 @dataclass
@@ -274,7 +285,7 @@ class Context:
         }
         if self.incumbent:
             parts["incumbent"] = self._once("incumbent", lambda: (
-                f"{canonical.dumps(self.incumbent['strategy'])} "
+                f"{strategy_words(self.incumbent['strategy'])} "
                 f"(score {self.incumbent.get('score') or 0:.4f})"))
         if bullets:
             parts["playbook"] = self._once(("playbook", bullets), lambda: fence(
@@ -284,7 +295,7 @@ class Context:
                 "hints", "\n".join(entry_line(e) for e in self.hints)))
         if self.dead_ends:
             parts["dead_ends"] = self._once("dead_ends", lambda: fence("dead_ends", "\n".join(
-                entry_line(e) + (f" {e.content}" if e.content else "") for e in self.dead_ends)))
+                map(dead_end_line, self.dead_ends))))
         if steps:
             parts["trajectory"] = self._once(("trajectory", steps), lambda: "\n".join(
                 self.trajectory_lines[-steps:]))

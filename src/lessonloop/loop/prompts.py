@@ -98,7 +98,7 @@ def competitor(ctx: Context) -> Prompt:
             "the fields the evidence says matter. " + FENCE_NOTE)
     answer = f"Only the JSON object of the new strategy, every field filled in:\n{ctx.answer_template}"
     # a retry asks again after an answer that failed: sample more boldly
-    temperature = min(1.2, 0.7 + 0.25 * ctx.attempt)
+    temperature = min(1.2, 0.9 + 0.15 * ctx.attempt)
     return Prompt(_system(ctx), _user(task, facts, answer), ctx.state(), strategy_schema(ctx),
                   max_tokens=300, temperature=temperature)
 

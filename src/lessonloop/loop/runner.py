@@ -40,7 +40,7 @@ from ..store.db import Store
 from ..timeutil import utc_now
 from . import artifacts, elo, gate, prompts, seeds
 from .budget import Budget, BudgetSpent
-from .context import TOKEN_BUDGET, Context, Step
+from .context import TOKEN_BUDGET, Context, Step, strategy_words
 from .events import EventLog, read_events
 from .pool import MatchPool, MatchResult, mean_dimensions
 from .pool import mean_score as pool_mean_score
@@ -439,11 +439,13 @@ class Runner:
             decision, paired, holdout = outcome["decision"], outcome["paired"], outcome["holdout"]
             tried.append({"strategy": strategy, "mean_delta": paired.mean_delta if paired else None})
             decisions.append(self._decision_row(attempt, decision, paired, holdout))
+            if problem:  # what was repaired in the answer, on record with the decision
+                decisions[-1]["rationale"] = f"{problem}; {decisions[-1]['rationale']}"
             final = (strategy, outcome, manifest)
             if decision.decision != gate.RETRY:
                 break
             failure = (
-                f"Attempt {attempt} with strategy {canonical.dumps(strategy)} "
+                f"Attempt {attempt} with strategy {strategy_words(strategy)} "
                 f"was not accepted: {decision.rationale}. Dimension means: challenger "
                 f"{_fmt_dims(outcome['challenger_dims'])}, incumbent "
                 f"{_fmt_dims(outcome['incumbent_dims'])}. Try a different direction."
@@ -496,12 +498,14 @@ class Runner:
         return strategy, problem
 
     def _first_valid(self, candidates: list[dict], ctx: Context) -> tuple[dict | None, str]:
-        """The first candidate the scenario accepts that is new, or what was wrong."""
+        """The first candidate the scenario accepts that is new (and what was clamped in it),
+        or what was wrong."""
         echoes = {canonical.dumps(t["strategy"]) for t in ctx.tried}
         if ctx.incumbent:
             echoes.add(canonical.dumps(ctx.incumbent["strategy"]))
         problem = "no strategy JSON object found in the answer"
         for candidate in candidates:
+            candidate, clamped = clamp_to_bounds(candidate, self.scenario.strategy_schema)
             if canonical.dumps(candidate) in echoes:
                 problem = ("the answer repeats the current best or a strategy already tried: "
                            "change at least one field")
@@ -511,7 +515,7 @@ class Runner:
             except Exception as exc:
                 problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
             if not problems:
-                return candidate, ""
+                return candidate, "; ".join(clamped)
             if not problem.startswith("invalid"):  # the first invalid candidate says why
                 problem = "invalid strategy: " + "; ".join(map(str, problems))
         return None, problem
@@ -782,6 +786,28 @@ def _completed_payload(g) -> dict:
             "incumbent_score": g["incumbent_score"], "mean_delta": g["mean_delta"],
             "gate_decision": g["gate_decision"], "elo": g["elo"], "best_score": g["best_score"],
             "attempts": g["attempts"], "quarantined": g["quarantined"]}
+
+
+def clamp_to_bounds(candidate: dict, schema: dict) -> tuple[dict, list[str]]:
+    """``candidate`` with numbers outside their field's ``minimum``/``maximum`` set to the bound,
+    and a note for each. Grammar-constrained servers enforce a schema's types but not its
+    bounds, so a small model writes 0.508 for a field that ends at 0.5; the note keeps the
+    repair on record."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return candidate, []
+    fixed, notes = dict(candidate), []
+    for name, value in candidate.items():
+        spec = properties.get(name)
+        if (not isinstance(spec, dict) or spec.get("type") not in ("number", "integer")
+                or isinstance(value, bool) or not isinstance(value, (int, float))):
+            continue
+        low, high = spec.get("minimum"), spec.get("maximum")
+        bound = low if low is not None and value < low else high if high is not None and value > high else None
+        if bound is not None:
+            fixed[name] = bound
+            notes.append(f"{name} {value:g} clamped to {bound:g}")
+    return fixed, notes
 
 
 def strategy_candidates(completion: Completion) -> list[dict]:
