@@ -374,7 +374,9 @@ def test_an_off_schema_answer_is_counted_and_scored_invalid(cli, endpoint):
     endpoint.responder = answering(competitor=["Sure! Here is the config: replicas three."],
                                    coach=["no lessons"])
     result = cli("improve", EXAMPLES / "service-config.yaml", "--run-id", "off", "--json")
-    assert result.code == 0, result.err
+    assert result.code == 1, "a run that never produced a usable output is no success"
+    assert "no round produced an output in the task's format (2 rounds)" in result.error()["error"]
+    assert cli("status", "off", "--json").json()["run"]["status"] == "failed"
     generations = cli("status", "off", "--json").json()["generations"]
     assert [g["mean_score"] for g in generations] == [0.0, 0.0]
     analysis = cli("show", "off", "--generation", 1, "--json").json()["generation"]

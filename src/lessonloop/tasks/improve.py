@@ -255,6 +255,12 @@ class TaskRun:
                 self._finish("failed", message)
                 raise
             status = "failed" if reason.startswith("the judge") else "completed"
+            problems = [_format_problems(r.output, self.spec) for r in self.rounds]
+            if problems and all(problems):  # nothing usable was ever produced: no success
+                status, reason = "failed", (
+                    f"no round produced an output in the task's format ({len(problems)} "
+                    f"rounds); the last: {problems[-1][0]}. Check the competitor's route with "
+                    "`lessonloop doctor`")
             self._finish(status, reason)
         return self._summary(reason)
 
