@@ -80,17 +80,23 @@ def test_an_echo_of_the_incumbent_is_no_answer_and_the_repair_says_why(home, tmp
     assert json.loads(second["strategy_json"]) == {"aim": 0.3, "draw": 0.2}
 
 
-def test_a_number_past_its_bound_is_clamped_and_the_decision_says_so(home, tmp_path, monkeypatch):
+def test_a_number_just_past_its_bound_is_clamped_and_the_decision_says_so(home, tmp_path,
+                                                                          monkeypatch):
     """Grammar-constrained servers do not enforce minimum/maximum: 0.508 for a field ending at
-    0.5 is set to the bound, on record, instead of wasting the attempt."""
+    0.5 is set to the bound, on record, instead of wasting the attempt; a number far outside
+    is no slip and stays invalid."""
     monkeypatch.setenv("LESSONLOOP_PROVIDER", _script(
-        tmp_path, competitor=['{"aim": 1.3, "draw": -0.01}'], **{"*": ["ok"]}))
-    run_id = _run(1)
+        tmp_path, competitor=['{"aim": 1.1, "draw": -0.01}', '{"aim": 0.5, "draw": 5}',
+                              '{"aim": 0.5, "draw": 0.2}'], **{"*": ["ok"]}))
+    run_id = _run(2)
     with open_store(readonly=True) as store:
         first = run_store.generations(store, run_id)[0]
-        decision = run_store.gate_decisions(store, run_id)[0]
+        decisions = run_store.gate_decisions(store, run_id)
+        asked = [r["prompt"] for r in run_store.role_outputs(store, run_id, 2)
+                 if r["role"] == "competitor"]
     assert json.loads(first["strategy_json"]) == {"aim": 1.0, "draw": 0.0}
-    assert decision["rationale"].startswith("aim 1.3 clamped to 1; draw -0.01 clamped to 0; ")
+    assert decisions[0]["rationale"].startswith("aim 1.1 clamped to 1; draw -0.01 clamped to 0; ")
+    assert "cannot be used: invalid strategy: draw must be a number" in asked[1], "5 is no slip"
 
 
 def test_a_competitor_that_only_answers_prose_fails_the_run_with_the_reason(cli, tmp_path,

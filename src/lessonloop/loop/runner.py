@@ -531,7 +531,9 @@ class Runner:
                           messages=[{"role": "user", "content": prompt.user}, *(follow_up or [])],
                           temperature=prompt.temperature, max_tokens=prompt.max_tokens,
                           json_schema=prompt.schema, state=prompt.state,
-                          seed=seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, role))
+                          # a repair is sampled afresh: under its first seed a model repeats itself
+                          seed=seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt,
+                                               f"{role}-repair" if follow_up else role))
         try:
             completion = provider.complete(request)
         except ProviderError as exc:  # what was answered before it failed is counted
@@ -788,11 +790,14 @@ def _completed_payload(g) -> dict:
             "attempts": g["attempts"], "quarantined": g["quarantined"]}
 
 
+CLAMP_SLACK = 0.1  # share of a field's range a number may overshoot and still be set to the bound
+
+
 def clamp_to_bounds(candidate: dict, schema: dict) -> tuple[dict, list[str]]:
-    """``candidate`` with numbers outside their field's ``minimum``/``maximum`` set to the bound,
-    and a note for each. Grammar-constrained servers enforce a schema's types but not its
-    bounds, so a small model writes 0.508 for a field that ends at 0.5; the note keeps the
-    repair on record."""
+    """``candidate`` with numbers just past their field's bounds (by at most CLAMP_SLACK of its
+    range) set to the bound, and a note for each. Grammar-constrained servers enforce a
+    schema's types but not its bounds, so a small model writes 0.508 for a field that ends at
+    0.5; a number far outside (5 for a field from 0 to 1) is no such slip and stays invalid."""
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict):
         return candidate, []
@@ -803,8 +808,10 @@ def clamp_to_bounds(candidate: dict, schema: dict) -> tuple[dict, list[str]]:
                 or isinstance(value, bool) or not isinstance(value, (int, float))):
             continue
         low, high = spec.get("minimum"), spec.get("maximum")
-        bound = low if low is not None and value < low else high if high is not None and value > high else None
-        if bound is not None:
+        if not isinstance(low, (int, float)) or not isinstance(high, (int, float)):
+            continue
+        bound = low if value < low else high if value > high else None
+        if bound is not None and abs(value - bound) <= CLAMP_SLACK * (high - low):
             fixed[name] = bound
             notes.append(f"{name} {value:g} clamped to {bound:g}")
     return fixed, notes
