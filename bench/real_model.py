@@ -13,6 +13,10 @@ by default, CPU only, over an OpenAI-compatible API) and prints:
    (BENCH_GAP seconds, default 25): it must complete.
 4. A server that only answers prose (the kit's FAULT_PROSE): the run must fail with a reason.
 
+A number just past its field's bound (within 10 % of the range; grammar-constrained servers
+do not enforce bounds) is clamped and the attempt played: such attempts are counted as valid
+and shown in brackets, so the rate without them can be read off too.
+
 Targets: valid-strategy rate >= 90 % in every configuration; 100 % schema-valid improve
 outputs; the restarted run completes; the prose run fails with exit 1.
 
@@ -121,6 +125,12 @@ def refusals(home: Path, run_id: str) -> list[str]:
             "d.generation_index AND m.attempt = d.attempt)", (run_id,))]
 
 
+def rationales_with(home: Path, run_id: str, words: str) -> list[str]:
+    with sqlite3.connect(f"file:{home / 'lessonloop.db'}?mode=ro", uri=True) as db:
+        return [r[0] for r in db.execute("SELECT rationale FROM gate_decisions WHERE run_id = ? "
+                                         "AND instr(rationale, ?) > 0", (run_id, words))]
+
+
 def final_incumbent(home: Path, run_id: str) -> dict | None:
     with sqlite3.connect(f"file:{home / 'lessonloop.db'}?mode=ro", uri=True) as db:
         row = db.execute("SELECT strategy_json FROM generations WHERE run_id = ? AND "
@@ -151,6 +161,7 @@ def measure_run(server: KitServer, scenario: str, roles: tuple[str, ...], label:
         status = json.loads(lessonloop(home, "status", "r", "--json").stdout)
         total, played = attempts(home, "r")
         refused = refusals(home, "r")
+        clamped = rationales_with(home, "r", "clamped to")
         generations = (status.get("progress_report") or {}).get("generations_completed", 0)
         score = fresh_score(home, scenario, final_incumbent(home, "r"))
         offline_home = Path(tmp) / "offline"
@@ -160,6 +171,7 @@ def measure_run(server: KitServer, scenario: str, roles: tuple[str, ...], label:
            "status": status["run"]["status"], "generations": generations,
            "attempts": total, "valid": played, "rate": played / total if total else 0.0,
            "calls": model_usage.get("calls"), "answered": answered, "refused": refused,
+           "clamped": len(clamped),
            "tokens": (model_usage.get("input_tokens") or 0) + (model_usage.get("output_tokens") or 0),
            "s_per_gen": seconds / max(generations, 1), "score": score, "offline": offline}
     if result.returncode != 0:
@@ -247,8 +259,8 @@ def main() -> int:
         print(f"model {server.model} ({MODEL}) at {server.url}; {GENERATIONS} generations a run")
         try:
             if ONLY in ("", "runs"):
-                print("scenario      roles       exit status     gens  valid      calls (server)  "
-                      "tokens  s/gen  fresh score (offline)")
+                print("scenario      roles       exit status     gens  valid (clamped)  calls (server)"
+                      "  tokens  s/gen  fresh score (offline)")
                 for scenario in ("grid_ctf", "negotiation"):
                     for roles, label in ((ROLES, "every role"), (("competitor",), "competitor")):
                         r = measure_run(server, scenario, roles, label)
@@ -256,7 +268,8 @@ def main() -> int:
                         offline = "-" if r["offline"] is None else f"{r['offline']:.4f}"
                         print(f"{scenario:<13} {label:<11} {r['exit']:>4} {r['status']:<10} "
                               f"{r['generations']:>4}  {r['valid']}/{r['attempts']} "
-                              f"{_pct(r['rate']):>5}  {r['calls']:>5} ({r['answered']:>4})  "
+                              f"{_pct(r['rate']):>5} ({r['clamped']})  {r['calls']:>5} "
+                              f"({r['answered']:>4})  "
                               f"{r['tokens']:>7}  {r['s_per_gen']:5.1f}  {score} ({offline})",
                               flush=True)
                         if r.get("error"):
