@@ -29,10 +29,12 @@ def test_a_broken_payload_or_unknown_event_still_exits_zero_and_is_logged(home):
 
 
 def test_hooks_do_not_import_the_cli_stack_nor_anything_outside_the_standard_library(home):
-    # (a post-tool-use payload with an error: the redactor runs, on its standard path)
+    # (a failed call, as Claude Code sends it to PostToolUseFailure: the redactor runs, on its
+    # standard path)
     payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "make"},
-                          "tool_response": {"stdout": "", "stderr": "Error: token=abc123 failed"}})
-    probe = ("import sys, io\nsys.argv = ['lessonloop', 'hook', 'post-tool-use']\n"
+                          "error": "Exit code 2\nError: token=abc123 failed",
+                          "is_interrupt": False})
+    probe = ("import sys, io\nsys.argv = ['lessonloop', 'hook', 'post-tool-use-failure']\n"
              f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload.encode()!r}))\n"
              "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
              "print('lessonloop.safety.redact' in sys.modules, sorted(m for m, v in sys.modules.items()"

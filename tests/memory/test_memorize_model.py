@@ -164,7 +164,8 @@ def test_the_model_gets_numbered_lessons_and_at_most_one_memory_for_each(home, c
     assert "1. pattern: When `npm test` fails" in user
     assert "2. preference: Use pnpm instead of npm for this repo" in user
     assert "3. decision: Use vitest instead of jest" in user
-    assert "Fixed by: fix `package.json` and rerun" in user
+    # the fix's evidence: the edited file and its changed lines
+    assert 'Fixed by: Edited /work/app/package.json: "main": "src/a.js"' in user
     assert "Other notes" not in user, "every error line and word of the user is in a lesson"
     assert len(user) < 1200
     # the lesson kept word for word is that lesson (its kind, its evidence); the rewrite is new

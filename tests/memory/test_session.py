@@ -67,6 +67,9 @@ class Session:
         self._event("user", {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}]},
             toolUseResult=response)
+        if is_error:  # as Claude Code sends a failed call: to PostToolUseFailure, with its text
+            return self.hook("post-tool-use-failure", tool_name=name, tool_input=tool_input,
+                             error=text, is_interrupt=False, tool_use_id=call_id)
         return self.hook("post-tool-use", tool_name=name, tool_input=tool_input,
                          tool_response=response, tool_use_id=call_id)
 

@@ -670,11 +670,16 @@ def test_feedback_text_is_redacted_then_capped_and_lessons_are_bounded():
     found = prompt_feedback(f"always use the token {key} for the CI")
     assert found[0].lesson == "Use the token [REDACTED:github-token] for the CI"
     assert key not in found[0].text and "[REDACTED:github-token]" in found[0].text
+    # a lesson is a whole sentence of at most 120 characters: cut at a clause, never mid-way
+    # with an ellipsis; one with no clause to cut at is no lesson to store
     long = "always run " + " ".join(f"step{i}" for i in range(200)) + " " + key
+    assert prompt_feedback(long) == []
+    long = ("always run the linter before you push, then the unit tests, then the slow "
+            "integration tests against the staging database " + " ".join(["again"] * 30) + key)
     found = prompt_feedback(long)
     assert found and len(found[0].lesson) <= 120 and len(found[0].text) <= 300
-    assert found[0].lesson.startswith("Run step0") and found[0].lesson.endswith("\u2026")
-    assert "ghp_" not in found[0].text
+    assert found[0].lesson == "Run the linter before you push, then the unit tests"
+    assert "ghp_" not in found[0].text and "\u2026" not in found[0].lesson
     found = prompt_feedback("never echo password=Tr0ub4dor-x9 in logs")
     assert "Tr0ub4dor" not in found[0].lesson + found[0].text
 

@@ -592,7 +592,7 @@ def test_a_10_mb_transcript_reads_fast(tmp_path):
     assert elapsed < 5
 
 
-def test_a_refused_call_is_neither_a_failure_nor_a_fix_and_what_the_user_said_is_a_prompt(tmp_path):
+def test_a_refused_call_is_neither_a_failure_nor_a_fix_and_what_the_user_said_is_its_reason(tmp_path):
     refusal = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
                "if it was a file edit, the new_string was NOT written to the file). To tell you how "
                "to proceed, the user said:\nno, don't use sudo for this")
@@ -607,7 +607,9 @@ def test_a_refused_call_is_neither_a_failure_nor_a_fix_and_what_the_user_said_is
     refused = t.calls[1]
     assert refused.rejected and not refused.is_error and refused.errors == []
     assert [(f.error.id, f.fix.id) for f in t.error_fixes()] == [("a", "c")]
-    assert [p.text for p in t.prompts] == ["no, don't use sudo for this"]
+    # what the user said is the rejection's reason, about the refused call (not a prompt)
+    assert [(x.kind, x.text, x.about) for x in t.said] == [
+        ("rejection", "no, don't use sudo for this", "sudo npm install -g pnpm")]
     assert [(c.feedback.lesson, c.corrected.id) for c in t.corrections()] == [
         ("Don't use sudo for this", "b")]
 

@@ -24,7 +24,8 @@ from ..files import atomic_write
 HOOKS = {
     "SessionStart": ("session-start", None, 10),
     "UserPromptSubmit": ("user-prompt-submit", None, 5),
-    "PostToolUse": ("post-tool-use", "*", 5),
+    "PostToolUse": ("post-tool-use", "*", 5),  # calls that succeeded
+    "PostToolUseFailure": ("post-tool-use-failure", "*", 5),  # calls that failed (error, is_interrupt)
     "PreCompact": ("pre-compact", None, 60),
     "SessionEnd": ("session-end", None, 60),
 }

@@ -25,9 +25,8 @@ from .. import paths
 from ..timeutil import utc_now
 from . import capture, consent
 
-EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use", "stop",
-          "session-end", "pre-compact")
-MAX_PAYLOAD = 32 * 1024 * 1024  # bytes read from stdin; tool responses can be large
+EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use",
+          "post-tool-use-failure", "stop", "session-end", "pre-compact")
 LOG_MAX = 1024 * 1024  # logs/hooks.log is cut back to its newest half beyond this
 # seconds Claude Code gives session-end and pre-compact (what `lessonloop install` writes,
 # integrations.claude_code.HOOKS): memorize with a model that may take longer runs detached
@@ -39,7 +38,9 @@ NOTICES = "memorize-notices.jsonl"  # lines of detached memorizes, for the next 
 def _payload() -> dict:
     if sys.stdin is None or sys.stdin.isatty():
         return {}
-    raw = sys.stdin.buffer.read(MAX_PAYLOAD)
+    # read in full: a payload cut at a limit is no JSON, and its signal (often at the end of a
+    # long output) would be lost; tool_errors scans a huge output's head and tail only
+    raw = sys.stdin.buffer.read()
     try:
         value = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else {}
     except ValueError:
@@ -102,23 +103,75 @@ def user_prompt_submit(payload: dict, root: str) -> None:
     prompt = _text(payload.get("prompt"))
     path = _in_session(root, payload, "feedback.jsonl")
     at = utc_now()
+    context = None
     for found in prompt_feedback(prompt):
+        if context is None:  # the prompt's start: what a lesson was said about (redacted)
+            from ..safety.redact import redact
+
+            context = " ".join(redact(prompt[:2000]).split())[:300]
         capture.append(path, {"type": "feedback", "kind": found.kind, "lesson": found.lesson,
-                              "text": found.text, "user_scope": found.user_scope, "at": at})
+                              "text": found.text, "user_scope": found.user_scope,
+                              "prompt": context, "at": at})
     if prompt.strip():
         capture.append(path, {"type": "prompt_check", **prompt_check(prompt), "at": at})
     return None
 
 
+def _failed(response: object) -> bool:
+    """Whether a PostToolUse response says, by its own status, that the call failed (an
+    ``is_error`` flag or a non-zero exit code): Claude Code sends failures to
+    PostToolUseFailure, so a PostToolUse response is a success unless it says otherwise, and a
+    word like "error" or "warning" in a success's output is no failure."""
+    if not isinstance(response, dict):
+        return False
+    if response.get("is_error") is True or response.get("isError") is True:
+        return True
+    for key in ("exit_code", "exitCode", "returncode"):  # ("code" is WebFetch's HTTP status)
+        value = response.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value != 0:
+            return True
+    return False
+
+
 def post_tool_use(payload: dict, root: str) -> None:
+    """PostToolUse: a call that succeeded; captured only when its own status says it failed
+    (older Claude Code versions sent failures here too)."""
     if consent.state(root) == "no":
         return None
-    from .signals import tool_errors
-
     _remember_transcript(payload, root)
     response = payload.get("tool_response")
-    if response is None and payload.get("error"):  # PostToolUseFailure in newer versions
-        response = {"error": payload["error"], "is_error": True}
+    if response is None and payload.get("error"):  # a failure's payload sent to this event
+        return post_tool_use_failure(payload, root)
+    if not _failed(response):
+        return None
+    _capture_errors(payload, root, response)
+    return None
+
+
+_REFUSED = ("The user doesn't want to proceed with this tool use",
+            "The user doesn't want to take this action")
+
+
+def post_tool_use_failure(payload: dict, root: str) -> None:
+    """PostToolUseFailure: a call that failed, with ``error`` (the failure text) and
+    ``is_interrupt``. A user's interruption or refusal is no error to learn a fix for."""
+    if consent.state(root) == "no":
+        return None
+    _remember_transcript(payload, root)
+    error = payload.get("error")
+    text = error if isinstance(error, str) else json.dumps(error) if error is not None else ""
+    if payload.get("is_interrupt") is True or text.lstrip().startswith(_REFUSED) \
+            or text.lstrip().startswith("[Request interrupted by user"):
+        return None
+    # the shape the transcript reader gives a failed result: the text, flagged (a Bash
+    # failure's text starts with "Exit code N")
+    _capture_errors(payload, root, {"content": text, "is_error": True})
+    return None
+
+
+def _capture_errors(payload: dict, root: str, response: object) -> None:
+    from .signals import tool_errors
+
     found = tool_errors(_text(payload.get("tool_name")), payload.get("tool_input"), response)
     path = _in_session(root, payload, "signals.jsonl")
     at = utc_now()
@@ -247,6 +300,7 @@ HANDLERS = {
     "user-prompt-submit": user_prompt_submit,
     "pre-tool-use": lambda payload, root: None,  # nothing to learn before a tool runs
     "post-tool-use": post_tool_use,
+    "post-tool-use-failure": post_tool_use_failure,
     "stop": lambda payload, root: None,  # fires after every turn: memorize waits for the end
     "session-end": session_end,
     "pre-compact": session_end,

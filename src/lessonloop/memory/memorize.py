@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -65,6 +65,7 @@ EXTRACT_CHARS = 8000  # what a model may see, at most, after redaction
 MAX_MODEL_MEMORIES = 10
 MESSAGE_SHOWN = 6  # lessons named in the one line (each at most SUMMARY_MAX characters)
 KIND_OF_FEEDBACK = {"decision": "decision", "preference": "preference", "rule": "preference",
+                    "fact": "observation",
                     "correction": "preference"}
 HOW_TO_APPLY = {
     "pattern": "When this error shows up again, apply the fix first.",
@@ -148,23 +149,23 @@ class Result:
 # deterministic candidates
 
 def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
-    counts: Counter = Counter(s.get("normalized") for s in signals if s.get("type") == "error")
-    fixes = transcript.error_fixes() if transcript is not None else []
-    if transcript is not None:  # the transcript saw the same errors: count the larger number
-        seen = Counter(e.normalized for call in transcript.calls for e in call.errors)
-        counts = Counter({k: max(counts.get(k, 0), seen.get(k, 0)) for k in counts | seen})
+    """Each error with the evidence of its fix (``transcript.error_lessons``): the change
+    between the failure and the next run of the same step without it, or nothing when the
+    evidence is ambiguous. How often it happened is counted in the transcript, the session's
+    one record (hook captures of a replayed session are appended twice; without a transcript
+    there is no fix to pair, so ``signals`` give nothing alone)."""
+    fixes = transcript.error_lessons() if transcript is not None else []
     found, handled = [], set()
     for fix in fixes:
         lesson = fix.lesson.strip()
-        key = (fix.normalized, fix.fixed_by)  # one lesson per error and fix: the lesson text
-        if not lesson or key in handled:      # quotes the first error line, paths and all
+        key = fix.normalized                  # one lesson per error: its first evidenced fix
+        if not lesson or key in handled:
             continue
         handled.add(key)
-        times = counts.get(fix.normalized, 1)
-        first = fix.error.errors[0].line if fix.error.errors else fix.error.result[:300]
+        times = fix.times
         found.append(Candidate(
             kind="pattern" if times >= RECURRING else "observation", summary=lesson,
-            content=f"Error: {first}\nFixed by: {fix.fixed_by}",
+            content=f"Error: {fix.line[:300]}\nFixed by: {fix.detail}",
             why=f"Hit {times} time{'s' if times != 1 else ''} in one session, then fixed.",
             tags=["error"]))
     return found
@@ -183,19 +184,189 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
             if correction.corrected is not None:
                 corrected[correction.feedback.lesson.lower()] = correction.corrected.subject
     found, lessons = [], set()
-    for item in items:
+    for n, item in enumerate(items):
         kind = KIND_OF_FEEDBACK.get(str(item.get("kind")))
         lesson = str(item.get("lesson") or "").strip()
         if kind is None or not lesson or lesson.lower() in lessons:
             continue
+        if lesson.startswith(OPEN_PROBLEM) and any(
+                later.get("kind") == "confirmation" for later in items[n + 1:]):
+            continue   # the user confirmed something later: the problem may be solved
         lessons.add(lesson.lower())
         why = f"The user said: \"{str(item.get('text') or lesson)[:300]}\""
         if lesson.lower() in corrected:
             why += f" (correcting: {corrected[lesson.lower()][:200]})"
-        found.append(Candidate(kind=kind, summary=lesson, content=str(item.get("text") or ""),
+        content = str(item.get("text") or "")
+        context = str(item.get("prompt") or "")
+        if context and content not in context[:len(content) + 1]:
+            content += f"\nSaid in: {context}"
+        found.append(Candidate(kind=kind, summary=lesson, content=content,
                                why=why, tags=[str(item.get("kind"))],
                                user_scope=bool(item.get("user_scope")) and kind == "preference"))
+    if transcript is not None:
+        for candidate in _from_said(transcript) + _from_refusals(transcript) + \
+                _project_facts(transcript):
+            if candidate.summary.lower() not in lessons:
+                lessons.add(candidate.summary.lower())
+                found.append(candidate)
     return found
+
+
+def _from_said(transcript) -> list[Candidate]:
+    """What the user said outside prompts (read from the transcript only: no hook sees it):
+    a refused call's reason, as a correction of that call ("use pnpm" when `npm install` was
+    refused: "Use pnpm"), and the answers to the agent's questions, as decisions."""
+    from .signals import prompt_feedback
+
+    found = []
+    for said in transcript.said:
+        if said.sidechain:
+            continue
+        if said.kind == "rejection":
+            for fb in prompt_feedback(said.text, corrected=True):
+                kind = KIND_OF_FEEDBACK.get(fb.kind)
+                if kind is None or not fb.lesson:
+                    continue
+                refused = f"`{_one_line(said.about, 200)}`" if said.about else "a tool call"
+                found.append(Candidate(
+                    kind=kind, summary=fb.lesson, tags=["rejection"],
+                    content=f"The user refused {refused} and said: \"{said.text}\"",
+                    why=f"The user's reason for refusing {refused}: \"{said.text}\"",
+                    user_scope=fb.user_scope and kind == "preference"))
+        elif said.kind == "command":
+            summary = _project_command(said.text)
+            if summary:
+                found.append(Candidate(
+                    kind="observation", summary=summary, tags=["project-fact", "command"],
+                    content=f"The user ran `{_one_line(said.text, 200)}` in this project.",
+                    why="A command the user ran themselves in the session."))
+        elif said.kind == "answer":
+            summary = _answer_summary(said)
+            if not summary:
+                continue
+            chose = f"{said.text} ({said.detail})" if said.detail else said.text
+            found.append(Candidate(
+                kind="decision", summary=summary, tags=["answer"],
+                content=f"Asked \"{said.about}\", the user chose: {chose}",
+                why="The user's answer to the agent's question."))
+    return found
+
+
+# what a project command does, by the words of its head (``uv run ty check`` type-checks)
+_COMMAND_ROLES = (
+    ("Type-check", {"ty check", "mypy", "pyright", "tsc", "dialyzer", "cargo check",
+                    "basedpyright", "pyre"}),
+    ("Lint", {"ruff check", "ruff", "eslint", "credo", "clippy", "flake8", "pylint",
+              "golangci-lint", "biome lint", "biome check", "lint"}),
+    ("Format", {"ruff format", "black", "prettier", "cargo fmt", "gofmt", "format", "fmt"}),
+    ("Run the tests", {"pytest", "test", "tox", "nox", "jest", "vitest"}),
+    ("Build", {"build", "compile"}),
+    ("Start the app", {"phx.server", "runserver", "dev", "serve", "start"}),
+)
+
+
+_NOT_PROJECT_COMMANDS = frozenset("""rm cp mv cat echo printf ls ll find grep rg git cd mkdir
+touch curl wget head tail less more sed awk chmod chown kill pkill sleep which open tee""".split())
+
+
+def _project_command(command: str) -> str:
+    """"Type-check with `uv run ty check`" for a command that builds, tests, type-checks,
+    lints, formats or runs the project; "" for anything else (``ls``, ``git status``)."""
+    from .signals import command_core, command_head, command_key
+
+    core = command_key(command_core(command)).strip()
+    head = command_head(command)
+    if not core or not head or len(core) > 80 or "\n" in core or "|" in core or "&&" in core:
+        return ""
+    # the command without the files it was given: the project's command, not this run's
+    shown = " ".join(w for w in core.split() if "/" not in w and not re.search(
+        r"test\w*\.\w+$", w))
+    words = shown.split()
+    if not words or words[0] in _NOT_PROJECT_COMMANDS:
+        return ""
+    words = words[:4]   # the command's own words, not a late argument that happens to say "build"
+    names = {head, *words, *(" ".join(p) for p in zip(words, words[1:]))}
+    for role, known in _COMMAND_ROLES:
+        if names & known:
+            return f"{role} with `{shown}`"
+    return ""
+
+
+def _from_refusals(transcript) -> list[Candidate]:
+    """A command the user refused and the one that replaced it and worked: "Use `uv tool upgrade
+    --reinstall X`, not `uv tool install --reinstall .`" (a correction, whether or not the user
+    gave a reason)."""
+    found = []
+    for new, old, refused, _ in transcript.refused_alternatives():
+        summary = f"Use `{new}`, not `{old}`"
+        if len(summary) > 120 or "\n" in summary:
+            continue
+        found.append(Candidate(
+            kind="preference", summary=summary, tags=["correction", "rejection"],
+            content=f"The user refused `{_one_line(refused.subject, 200)}`; `{new}` then worked.",
+            why="A refused command, and the one that replaced it and worked."))
+    return found
+
+
+FACT_RUNS = 2  # successful runs of a project command that make it a fact
+# roles learned from the agent's own runs: a bare `mix test` or `cargo build` is every project's
+# default and teaches nothing; how this project type-checks, lints, formats and starts does
+_LEARNED_ROLES = ("Type-check", "Lint", "Format", "Start the app")
+
+
+def _project_facts(transcript) -> list[Candidate]:
+    """The commands that type-check, lint, format or start this project, learned from their
+    successful use in the session (main chain): run FACT_RUNS times or more, or a server
+    started in the background once. Stored once; another session reinforces them."""
+    runs: dict[str, int] = {}
+    commands: dict[str, str] = {}
+    for call in transcript.calls:
+        if call.sidechain or call.rejected or not call.completed or call.is_error or \
+                call.name.lower() != "bash":
+            continue
+        command = call.input.get("command")
+        summary = _project_command(command) if isinstance(command, str) else ""
+        if not summary.startswith(_LEARNED_ROLES):
+            continue
+        background = call.input.get("run_in_background") is True
+        runs[summary] = runs.get(summary, 0) + (FACT_RUNS if background and summary.startswith(
+            "Start the app") else 1)
+        commands.setdefault(summary, command)
+    return [Candidate(kind="observation", summary=summary, tags=["project-fact", "command"],
+                      content=f"Ran successfully {min(n, 99)} time(s) in the session: "
+                              f"`{_one_line(commands[summary], 200)}`",
+                      why="Learned from the project's own successful runs.")
+            for summary, n in runs.items() if n >= FACT_RUNS]
+
+
+def _one_line(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word to ``limit`` characters (for content, not summaries)."""
+    line = " ".join(str(text).split())
+    if len(line) <= limit:
+        return line
+    cut = line.rfind(" ", 0, limit)
+    return line[:cut if cut > limit // 2 else limit].rstrip(" ,;:") + " ..."
+
+
+OPEN_PROBLEM = "Open problem:"
+# a question about the next step of the task, not a choice for the project
+_STEP_QUESTION = re.compile(r"\b(?:proceed|continue|go ahead|next|now|first|start with|ready|"
+                            r"this time|shall i|should i (?:run|start|commit|push))\b", re.I)
+
+
+def _answer_summary(said) -> str:
+    """"Rig prefix: No rig (Don't use a rig prefix)" — the question's label (or the question)
+    and the answer, with the chosen option's description when it fits in 120 characters."""
+    label = said.header or said.about.rstrip("?")
+    if not label or len(label) > 80 or _STEP_QUESTION.search(said.about):
+        return ""
+    if re.fullmatch(r"\s*\[REDACTED:[\w-]+\]\s*", said.text):
+        return ""   # the choice was a secret: nothing to remember but the secret's marker
+    base = f"{label}: {said.text}"
+    if len(base) > 120:
+        return ""
+    detail = f"{base} ({said.detail.rstrip('.')})" if said.detail else base
+    return detail if len(detail) <= 120 else base
 
 
 # -------------------------------------------------------------------------------------------

@@ -590,7 +590,7 @@ _KEYWORDS = ("error", "fail", "fatal", "exception", "not found", "no such", "den
              "segmentation", "core dumped", "undefined reference", "cannot", "could not",
              "unable to", "refused", "eaddrinuse", "enoent", "eacces", "killed", "timed out",
              "non-zero", "exit code", "exited with", "***", "critical", "assert", "abort",
-             "npm err", "interrupt")
+             "npm err", "interrupt", "** (")
 _TB_HEAD = "Traceback (most recent call last)"
 _MAX_HITS = 300   # per keyword: a flood of identical lines cannot make a scan slow
 
@@ -648,7 +648,9 @@ def _rank_lines(text: str) -> list[tuple[int, int, str]]:
             stripped = stripped.strip("= ")
         if _SKIP.search(stripped):
             continue
-        if stripped.startswith("E ") and _EXC.match(stripped):
+        if stripped.startswith("** (") and ")" in stripped[4:80]:
+            found.append((0, pos, stripped))                 # Elixir: "** (RuntimeError) ..."
+        elif stripped.startswith("E ") and _EXC.match(stripped):
             found.append((0, pos, stripped[1:].strip()))   # pytest's "E   AssertionError: ..."
         elif _PYTEST_SUMMARY.match(stripped):
             found.append((0, pos - 10**9, stripped))        # the short summary line comes first
@@ -674,11 +676,16 @@ def _pick(ranked: list[tuple[int, int, str]], limit: int = MAX_ERRORS) -> list[s
     return out
 
 
+# advice after an error ("hint: Use -f ...") and a bare path listed under it say what to do or
+# where, not what went wrong: no key for the error
+_ADVICE = _lazy(r"^(?:hint|note|help|tip|suggestion)\s*:|^\(use \"|^[\w.~-]*/[\w./~-]*/?$", re.I)
+
+
 def _last_line(*texts: str) -> str:
     for text in texts:
         for line in reversed(_window(text).splitlines()):
             s = line.strip()
-            if s and not _EXIT_LINE.match(s) and not _NOISE.match(s):
+            if s and not _EXIT_LINE.match(s) and not _NOISE.match(s) and not _ADVICE.match(s):
                 return s[:4000]
     return ""
 
@@ -1174,6 +1181,47 @@ _FROM_NOW_TRAIL = _lazy(r"^(.+?)[\s,;\u2014\u2013-]+" + _FROM_NOW + r"\s*$", re.
 _LETS = _lazy(r"^(?:let's|let us|lets|we'll|we will|we're going to|we are going to|"
               r"we're gonna)\s+(go with|stick with|stick to|standardi[sz]e on|"
                    r"settle on|adopt|keep using|stay with|use)\s+(.+)$", re.I | re.S)
+# "let's do vite", "let's also migrate to AudioWorklet", "let's keep the file name", "let's make
+# it cross-browser": a choice for the project, unlike "let's update the readme" (a task)
+_LETS_MORE = _lazy(r"^(?:let's|let us|lets)\s+(?:also\s+|just\s+|then\s+|now\s+)?"
+                   r"(do|switch to|migrate to|move to|keep|make (?:it|this|the \w+))\s+(.+)$",
+                   re.I | re.S)
+# "I don't want to make assumptions about people's env", "I'd like to keep it 3 simple files"
+_WANT_TO = _lazy(r"^(?:but\s+|and\s+|so\s+)?(i|we)(?:\s+(do not|don't|dont)\s+(?:really\s+)?want"
+                 r"|(?:'d|\s+would)\s+(?:like|prefer)|\s+(?:really\s+)?want)\s+(?:you\s+|us\s+)?to\s+(.+)$",
+                 re.I | re.S)
+_WANT_VERBS = frozenset("keep use stick stay avoid".split())
+_NO_NEEDED = _lazy(r"^no\s+(.{2,50}?)\s+(?:is\s+|are\s+)?(?:needed|required|necessary)$", re.I | re.S)
+# "I deleted config.ru": a fact about the project the user changed themselves
+_I_REMOVED = _lazy(r"^i\s+(?:have\s+|'ve\s+|just\s+|already\s+)*(deleted|removed|renamed|moved)\s+"
+                   r"(?:the\s+)?([\w.-]*\w\.\w{1,8}|[\w.-]+/[\w./-]*)(?=$|[\s,;])(.*)$",
+                   re.I | re.S)
+# "Run bd show X to see the issue details": how this project's tools are used
+_RUN_TO = _lazy(r"^(?:please\s+)?run\s+(`?)([a-z][\w.-]*(?:\s+[\w.:/=-]+){0,4}?)\1\s+to\s+"
+                r"(see|find|get|list|show|view|look up)\s+(.{4,80})$",
+                re.I | re.S)
+_CLAUSE_CUT = _lazy(r"\s*(?:,\s*|\s)(?:but|otherwise|and then|so that|except)\b.*$|\s*[;(].*$",
+                    re.I | re.S)
+_CLAUSES = _lazy(r",\s*(?:and|but|so)\s+|\s+but\s+|;\s*", re.I)
+_ASSENT = _lazy(r"^(?:(?:yes|yeah|yep|ok(?:ay)?|sure|fine|great|good|alright|perfect|cool)"
+                r"(?:\s+please)?\s*[,.!]\s*)+(?:and\s+|then\s+|so\s+)?(?=\S)", re.I)
+_PROPERTY = _lazy(r"^[\w-]*-[\w-]+$|^\w+(?:able|ible|ive|agnostic|compatible|friendly|safe|proof|"
+                  r"native|less)$", re.I)
+# "the v3 upgrade is already done", "the GitHub link is <url>": facts the user states so the
+# agent does not redo or look up what is known
+_ALREADY = _lazy(r"^(?:the|our)\s+(.{2,50}?)\s+(?:is|are|was|were|has been|have been)\s+already\s+"
+                 r"(done|fixed|implemented|merged|finished|complete|completed|in place|upgraded|"
+                 r"migrated|deployed|installed)$", re.I | re.S)
+_LINK_IS = _lazy(r"^(?:the|our)\s+([\w .'-]{2,40}?)\s+(?:is|lives at|is at)\s+(" + _PH_OPEN +
+                 r"\d+" + _PH_CLOSE + r")$", re.I | re.S)
+_STILL_BROKEN = _lazy(r"^(.{3,80}?)\s+still\s+(?:does not|doesn't|doesnt|do not|don't|isn't|is not|"
+                      r"won't|will not)\s+work\b", re.I | re.S)
+_PROJECT_SCOPE = _lazy(r"\s+(?:for|in|across)\s+(?:this|the|our)\s+(?:repo|repository|project|codebase|"
+                       r"app|team)\s*$", re.I)
+_NOT_A_CHOICE = frozenset("""next previous other another step steps task tasks part phase section
+item question bug issue point one ones rest remaining same""".split())
+_GENERIC_NEEDS = frozenset("""change changes action actions update updates fix fixes more further help
+worries worry rush need problem problems reply response answer""".split())
 # a decision's closing word: "Let's go with X — decided.", "We'll use Y; agreed."
 _SAID_SO = _lazy(r"\s*(?:[,;:\u2014\u2013]|\s-)\s*(?:decided|agreed|settled|that's final)$", re.I)
 _GO_WITH = _lazy(r"^(?:we(?:'re| are|'ll| will)?|i(?:'ll| will)?)\s+(?:go|going)\s+with\s+(.+)$",
@@ -1308,9 +1356,10 @@ def _finish(lesson: str, saved: list[str]) -> str:
     m = _NOT_B.match(lesson)
     if m and not _AUX_BEFORE_NOT.search(m.group(2)):
         lesson = f"{m.group(1)} {m.group(2)}, not {m.group(3)}"
-    if len(lesson) > LESSON_MAX:
-        cut = lesson.rfind(" ", 0, LESSON_MAX - 1)
-        lesson = lesson[:cut if cut > 40 else LESSON_MAX - 1].rstrip(" ,;:-") + "\u2026"
+    if len(lesson) > LESSON_MAX:   # a whole clause, never a cut mid-sentence with "…"
+        cuts = [m.start() for m in re.finditer(r"[,;:]\s|\s[\u2014\u2013-]\s", lesson)
+                if 40 <= m.start() <= LESSON_MAX]
+        lesson = lesson[:cuts[-1]].rstrip(" ,;:-") if cuts else ""
     return lesson
 
 
@@ -1446,6 +1495,37 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         head = {"go with": "Go with", "stick with": "Stick with", "stick to": "Stick to"}.get(
             verb, "Use")
         return ("decision", f"{head} {obj}", False)
+    m = _I_REMOVED.match(body)
+    if m:
+        rest = m.group(3).strip(" ,;.")
+        if rest and not rest.lower().startswith(("and ", "as ", "so ", "because ", "since ",
+                                                 "which ", "but ")):
+            return None            # "I removed x.py from the import list": not the file
+        return ("fact", f"`{m.group(2)}` was {m.group(1).lower()} by the user", False)
+    m = _RUN_TO.match(body)
+    if m:
+        words = _words_of(m.group(2))
+        if not words or words[0].lower() in _DETERMINERS | _PRONOUN_ONLY | _VERBS - {
+                "make", "test", "build", "format", "lint", "check"} or \
+                _TASK_BOUND.search(m.group(4)):
+            return None            # "run the tests to see", "run it to check that"
+        goal = _CLAUSE_CUT.sub("", m.group(4)).strip(" ,.")
+        if len(_words_of(goal)) < 2:
+            return None
+        return ("rule", f"Run `{m.group(2).strip()}` to {m.group(3).lower()} {goal}", False)
+    m = _LETS_MORE.match(body)
+    if m:
+        return _lets_more(m.group(1).lower(), m.group(2))
+    m = _WANT_TO.match(body)
+    if m:
+        return _want_to(m.group(1).lower(), bool(m.group(2)), m.group(3))
+    m = _NO_NEEDED.match(body)
+    if m:
+        words = [w.lower() for w in _words_of(m.group(1))]
+        if words and len(words) <= 5 and not set(words) & (_GENERIC_NEEDS | _PRONOUN_ONLY) \
+                and words[0] not in _DETERMINERS:
+            return ("decision", f"No {m.group(1).strip()} needed", False)
+        return None
     m = _GO_WITH.match(body)
     if m:
         obj = m.group(1).strip()
@@ -1535,6 +1615,64 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     return None
 
 
+def _choice(obj: str, most: int) -> str | None:
+    """The object of a choice, cut before a following clause ("the name of the py file but
+    change ..." → "the name of the py file"), or None when it names no choice: a pronoun, the
+    thing at hand ("this", "here"), the next step of the task."""
+    obj = _CLAUSE_CUT.sub("", obj.strip()).strip(" ,.;:!")
+    words = [w.lower() for w in _words_of(obj)]
+    if not words or len(words) > most or words[0] in _PRONOUN_ONLY and len(words) == 1:
+        return None
+    if set(words) & (_NOT_A_CHOICE | {"here", "there", "now", "this", "that", "these", "those"}):
+        return None
+    return obj
+
+
+def _lets_more(verb: str, rest: str) -> tuple[str, str, bool] | None:
+    """"let's do vite" → Use vite; "let's migrate to X" → Migrate to X; "let's keep the file
+    name" → Keep the file name; "let's make it cross-browser" → Make it cross-browser."""
+    if verb == "do":
+        obj = _choice(rest, 3)
+        if not obj or _words_of(obj)[0].lower() in _DETERMINERS | _VERBS:
+            return None            # "let's do it", "let's do the tests": the task at hand
+        return ("decision", f"Use {obj}", False)
+    if verb == "keep":
+        obj = _choice(rest, 10)
+        first = _words_of(obj)[0].lower() if obj else ""
+        if not obj or first.endswith("ing") or first in ("in", "on", "going", "trying") or \
+                len(_words_of(obj)) < 2:
+            return None            # "let's keep going", "keep in mind", "keep it"
+        return ("decision", f"Keep {obj}", False)
+    if verb.startswith("make"):
+        obj = _choice(rest, 3)
+        if not obj or len(_words_of(obj)) != 1 or not _PROPERTY.match(obj) or \
+                obj.lower() in _QUALITIES or obj.lower() in _VERBS:
+            return None            # "let's make it work", "let's make it faster"
+        return ("decision", f"{verb[0].upper()}{verb[1:]} {obj}", False)
+    scope = _PROJECT_SCOPE.search(rest)   # "... for this repo": where the choice holds
+    obj = _choice(rest[:scope.start()] if scope else rest, 6)   # switch to / migrate to / move to
+    if not obj or _DEICTIC.match(obj):
+        return None
+    where = f" {scope.group(0).strip()}" if scope else ""
+    return ("decision", f"{verb[0].upper()}{verb[1:]} {obj}{where}", False)
+
+
+def _want_to(who: str, negated: bool, rest: str) -> tuple[str, str, bool] | None:
+    """"I don't want to make assumptions about people's env" → Don't make assumptions about
+    people's env; "I'd like to keep it the same 3 simple files" → Keep it the same 3 simple
+    files (only choices that last: keep, use, stick, stay, avoid — "I want to fix the bug" is
+    the task at hand)."""
+    action = _imperative(_CLAUSE_CUT.sub("", rest) if not negated else rest.strip())
+    if not action or re.search(r"\b(?:here|there|this|that|these|those|now|yet|anymore)\b",
+                               action, re.I):
+        return None
+    if negated:
+        return ("preference", f"Don't {action}", False)
+    if _words_of(action)[0].lower() not in _WANT_VERBS:
+        return None
+    return ("preference", action, False)
+
+
 def _labelled(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     """A rule or decision that the patterns of _classify miss: after a label ("Hard rule in
     this repo: seed everything with random_state=42", "Ok, decision on the metric: ...",
@@ -1619,7 +1757,40 @@ def _instructions_only(lesson: str) -> str:
     return kept
 
 
-def prompt_feedback(prompt: str) -> list[Feedback]:
+def _facts(body: str, saved: list[str]) -> list[str]:
+    """Facts the user states about the project's state: "the v3 upgrade is already done", "the
+    GitHub link is <url>" (a link only); each part of "X and Y" on its own."""
+    out = []
+    for part in re.split(r"\s+and\s+", _CLAUSE_CUT.sub("", body))[:4]:
+        part = _LEAD.sub("", part.strip(" ,.")).strip()
+        m = _ALREADY.match(part)
+        if m and len(_words_of(m.group(1))) <= 6 and not _DEICTIC.match(m.group(1)):
+            out.append(f"The {m.group(1).strip()} is already {m.group(2).lower()}")
+            continue
+        m = _LINK_IS.match(part)
+        if m:
+            index = int(_PLACEHOLDER.match(m.group(2)).group(1))
+            if index < len(saved) and saved[index].startswith(("http://", "https://")):
+                out.append(f"The {m.group(1).strip()} is {m.group(2)}")
+    return out
+
+
+def _clause_feedback(body: str, corrected: bool) -> tuple[str, str, bool] | None:
+    """A lesson in a later clause of a sentence ("I have both, but I don't want to make
+    assumptions about people's env"; "yes please, and let's make it cross-browser"); each clause
+    passes the same checks as a sentence."""
+    parts = _CLAUSES.split(body)
+    for part in parts[1:4]:
+        part = _LEAD.sub("", part.strip())
+        if not part or _HEDGE.match(part) or _ONE_OFF.search(part) or _QUESTION_START.match(part):
+            continue
+        found = _classify(part, corrected)
+        if found is not None:
+            return found
+    return None
+
+
+def prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
     """Corrections, confirmations, preferences, rules and decisions stated in a prompt.
 
     Each ``Feedback.lesson`` is the lesson as an instruction ("Use pnpm instead of npm"),
@@ -1629,12 +1800,12 @@ def prompt_feedback(prompt: str) -> list[Feedback]:
     raises.
     """
     try:
-        return _prompt_feedback(prompt)
+        return _prompt_feedback(prompt, corrected)
     except Exception:  # noqa: BLE001
         return []
 
 
-def _prompt_feedback(prompt: str) -> list[Feedback]:
+def _prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
     if not isinstance(prompt, str) or not prompt.strip():
         return []
     text = redact(prompt)[:_PROMPT_MAX]
@@ -1652,7 +1823,12 @@ def _prompt_feedback(prompt: str) -> list[Feedback]:
                             text=_cap(_unmask(sentence, saved).strip(), TEXT_MAX)))
 
     for sentence in _sentences(masked):
-        found = _sentence_feedback(sentence, saved, pending is not None)
+        if not sentence.strip().endswith("?"):
+            for fact in _facts(_SAID_SO.sub("", sentence.strip().rstrip(" .!;:")), saved):
+                lesson = _finish(fact, saved)
+                if lesson and len(_words_of(lesson)) >= 3:
+                    emit("fact", lesson, sentence, False)
+        found = _sentence_feedback(sentence, saved, pending is not None or corrected)
         if found is None:
             if pending is not None:
                 emit("correction", "", pending, False)
@@ -1678,11 +1854,22 @@ def _prompt_feedback(prompt: str) -> list[Feedback]:
 def _sentence_feedback(sentence: str, saved: list[str],
                        after_correction: bool) -> tuple[str, str, bool] | None:
     s = sentence.strip()
+    broken = _STILL_BROKEN.match(_LEAD.sub("", s))   # (a question may follow the report)
+    if broken and not _QUESTION_START.match(_LEAD.sub("", s)):
+        subject = broken.group(1).strip()
+        words = _words_of(_PLACEHOLDER.sub("x", subject))
+        if words and words[0].lower() not in _PRONOUN_ONLY | {"i", "you", "he", "she", "we",
+                                                              "they"} and len(words) >= 2:
+            return ("fact", _finish(f"Open problem: {subject} still does not work", saved),
+                    False)
     if not s or s.endswith("?") or _QUESTION_START.match(s):
         return None
     if not _words_of(_PLACEHOLDER.sub("", s)):
         return None  # nothing but quoted or code text
     body = _SAID_SO.sub("", s.rstrip(" .!;:")).rstrip(" .!;:")   # "... — decided."
+    assent = _ASSENT.match(body)     # "ok, fine, let's do vite": the choice after the yes
+    if assent and len(_words_of(body[assent.end():])) >= 2:
+        body = body[assent.end():]
     words = _words_of(_PLACEHOLDER.sub("x", body))
     if 0 < len(words) <= 12 and _CONFIRM.match(body) and not _NEGATION.search(
             _PLACEHOLDER.sub("", body)):
@@ -1702,6 +1889,8 @@ def _sentence_feedback(sentence: str, saved: list[str],
     if _QUESTION_START.match(body):
         return None
     found = _classify(body, corrected) or _labelled(body, corrected)
+    if found is None:
+        found = _clause_feedback(body, corrected)
     if found is None:
         return None
     kind, lesson, user_scope = found

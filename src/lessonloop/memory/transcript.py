@@ -6,10 +6,13 @@ skipped while streaming, never held whole in memory); invalid UTF-8 is replaced;
 unreadable file gives an empty transcript; nothing in a file's content makes ``read`` raise.
 
 Subagent (sidechain) events are kept and flagged; pairing (error → fix, correction → corrected
-call) stays within one chain: the main chain, or one sidechain. An error's lesson names what
-fixed it (the command run in between when the same command then succeeded, the replacement
-command otherwise) and shows the error line as reported; a correction pairs with the call it is
-about, or none.
+call) stays within one chain: the main chain, or one sidechain. A call's success is its own
+status (``is_error``), never a word in its output; a refused or interrupted call is neither.
+``error_lessons`` pairs an error with the evidence of its fix (see ``_error_lessons``), or with
+nothing when the evidence is ambiguous; ``error_fixes`` is the older pairing with the next
+success. What the user says outside prompts is in ``said``: a refused call's reason, the answers
+to ``AskUserQuestion``, commands the user ran themselves (``<bash-input>``); a correction pairs
+with the call it is about, or none.
 
 Everything stored is redacted, then capped: tool results at 2,000 characters, prompts at
 10,000, input strings at 2,000 each, subjects at 300.
@@ -29,9 +32,10 @@ from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block
                       command_core, command_head, command_heads, command_key, normalize_error,
                       only_inspects, prompt_feedback, steps_before, subject_of, tool_errors)
 
-__all__ = ["Correction", "ErrorFix", "ToolCall", "Transcript", "UserMessage", "read"]
+__all__ = ["Correction", "ErrorFix", "Said", "ToolCall", "Transcript", "UserMessage", "read"]
 
 RESULT_MAX = 2000
+TEXT_MAX = 300            # a rejection's reason, an answer, a question
 PROMPT_MAX = 10_000
 INPUT_STR_MAX = 2000
 _MARGIN = 4096            # extra characters kept before redaction, so a cut never hides a secret
@@ -64,6 +68,22 @@ class UserMessage:
     sidechain: bool
     index: int
     chain: str = ""
+
+
+@dataclass
+class Said:
+    """What the user said to the agent outside a prompt: a tool-use rejection's reason
+    (``kind`` "rejection"; ``about`` the refused call's subject) or an answer to the agent's
+    ``AskUserQuestion`` (``kind`` "answer"; ``about`` the question, ``header`` its short label,
+    ``detail`` the chosen option's description)."""
+    kind: str
+    text: str
+    about: str
+    index: int
+    sidechain: bool
+    header: str = ""
+    detail: str = ""
+    call: "ToolCall | None" = None  # the refused or asking call
 
 
 @dataclass
@@ -246,6 +266,7 @@ class Transcript:
     calls: list[ToolCall]
     prompts: list[UserMessage]
     skipped_lines: int
+    said: list[Said] = field(default_factory=list)  # rejection reasons and answers, in order
 
     def error_fixes(self) -> list[ErrorFix]:
         """Each failed call paired with the first later successful call of the same kind
@@ -298,6 +319,11 @@ class Transcript:
                                   bisect.bisect_left(indexes, prompt.index)]
                 out.append(Correction(feedback=fb, corrected=_about(fb, turn)))
             previous = prompt.index
+        for said in self.said:   # a refusal's reason corrects the refused call
+            if said.kind == "rejection" and not said.sidechain:
+                for fb in prompt_feedback(said.text, corrected=True):
+                    if fb.kind == "correction" or fb.lesson:
+                        out.append(Correction(feedback=fb, corrected=said.call))
         return out
 
 
@@ -438,8 +464,12 @@ def _prompt_text(text: str) -> str:
     return s
 
 
-_REJECTED = "The user doesn't want to proceed with this tool use"
-_USER_SAID = "the user said:"
+_REJECTED = ("The user doesn't want to proceed with this tool use",
+             "The user doesn't want to take this action", "Error: The user doesn't want to")
+_INTERRUPTED = "[Request interrupted by user"
+_BASH_INPUT = re.compile(r"^<bash-input>(.{1,2000}?)</bash-input>", re.S)
+_USER_SAID = ("The user provided the following reason for the rejection:", "the user said:")
+_ANSWER = re.compile(r'"((?:[^"\\]|\\.)+?)"="((?:[^"\\]|\\.)*?)"')
 
 
 class _Reader:
@@ -450,6 +480,7 @@ class _Reader:
         self.raw_input: dict[str, dict] = {}
         self.orphans: dict[str, tuple] = {}
         self.side_root: dict[str, str] = {}
+        self.said: list[Said] = []
         self.counter = 0
 
     def _next(self) -> int:
@@ -515,10 +546,47 @@ class _Reader:
             self._prompt("\n".join(parts), timestamp, sidechain, chain)
 
     def _prompt(self, text: str, timestamp: str, sidechain: bool, chain: str) -> None:
+        typed = _BASH_INPUT.match(text.strip())
+        if typed and not sidechain:   # a command the user ran themselves ("!uv run ty check")
+            command = _clean(typed.group(1).strip(), INPUT_STR_MAX)
+            if command:
+                self.said.append(Said("command", command, "", self._next(), sidechain))
+            return
         own = _prompt_text(text)
         if own:
             self.prompts.append(UserMessage(text=_clean(own, PROMPT_MAX), timestamp=timestamp,
                                             sidechain=sidechain, index=self._next(), chain=chain))
+
+    def _answers(self, call: ToolCall, raw: dict, text: str, extra: object) -> None:
+        """The user's answers to an AskUserQuestion call: from the result's ``answers``
+        (question -> chosen labels or typed text), else from its text
+        (``User has answered your questions: "Q"="A", ...``)."""
+        answers = extra.get("answers") if isinstance(extra, dict) else None
+        if not isinstance(answers, dict):
+            answers = dict(_ANSWER.findall(text)) if "answered" in text[:200] else {}
+        questions = raw.get("questions") if isinstance(raw, dict) else None
+        if not isinstance(questions, list) and isinstance(extra, dict):
+            questions = extra.get("questions")
+        asked = {}
+        for q in questions if isinstance(questions, list) else []:
+            if isinstance(q, dict) and isinstance(q.get("question"), str):
+                asked[q["question"]] = q
+        for question, answer in list(answers.items())[:10]:
+            if isinstance(answer, list):
+                answer = ", ".join(str(a) for a in answer)
+            if not isinstance(question, str) or not isinstance(answer, str) or not answer.strip():
+                continue
+            q = asked.get(question, {})
+            header = q.get("header") if isinstance(q.get("header"), str) else ""
+            detail = ""
+            for option in q.get("options") or []:
+                if isinstance(option, dict) and option.get("label") == answer and isinstance(
+                        option.get("description"), str):
+                    detail = option["description"]
+            self.said.append(Said("answer", _clean(answer.strip(), TEXT_MAX),
+                                  _clean(question.strip(), TEXT_MAX), self._next(),
+                                  call.sidechain, header=_clean(header.strip(), 60),
+                                  detail=_clean(detail.strip(), TEXT_MAX)))
 
     def _tool_use(self, block: dict, timestamp: str, sidechain: bool, chain: str) -> None:
         call_id = block.get("id")
@@ -558,15 +626,21 @@ class _Reader:
 
     def _complete(self, call: ToolCall, raw: dict, text: str, flagged: bool,
                   extra: object) -> None:
-        if text.startswith(_REJECTED):
+        if text.startswith(_REJECTED) or text.lstrip().startswith(_INTERRUPTED):
             # the user refused the call; what they said instead is a prompt
             call.rejected = call.completed = True
             call.result = _clean(text, RESULT_MAX)
-            said = text.find(_USER_SAID)
-            if said >= 0:
-                self._prompt(text[said + len(_USER_SAID):], call.timestamp, call.sidechain,
-                             call.chain)
+            for marker in _USER_SAID:
+                said = text.find(marker)
+                if said >= 0:
+                    reason = _clean(text[said + len(marker):].strip(), TEXT_MAX)
+                    if reason:
+                        self.said.append(Said("rejection", reason, call.subject, self._next(),
+                                              call.sidechain, call=call))
+                    break
             return
+        if call.name == "AskUserQuestion" and not flagged:
+            self._answers(call, raw, text, extra)
         if _kind(call.name) == "bash" and isinstance(extra, dict) and (
                 "stdout" in extra or "stderr" in extra):
             response: object = {"stdout": extra.get("stdout"), "stderr": extra.get("stderr"),
@@ -579,8 +653,10 @@ class _Reader:
             response = {"content": text, "is_error": flagged}
             if _kind(call.name) == "bash" and not flagged:
                 response = text
-        call.errors = tool_errors(call.name, raw, response)
-        call.is_error = flagged or bool(call.errors)
+        # a success is judged by the tool's own status (``is_error``), never by a word in its
+        # output: "297 tests, 0 failures" next to a "[warning]" log line is a success
+        call.errors = tool_errors(call.name, raw, response) if flagged else []
+        call.is_error = flagged
         # only a failure's text is ever used (error lines, lessons): a success keeps none, so a
         # long session is not redacted twice over for nothing
         call.result = _clean(text, RESULT_MAX) if text and call.is_error else ""
@@ -620,5 +696,302 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
         pass
     transcript.calls = reader.calls
     transcript.prompts = reader.prompts
+    transcript.said = reader.said
     transcript.skipped_lines = skipped
     return transcript
+
+
+# ===========================================================================================
+# error lessons: an error, and the evidence of what fixed it
+
+# failures of the agent's own tooling, not of the project: nothing to learn for the project
+_TOOLING = re.compile(r"sibling tool call errored|has not been read yet|no such tool available|"
+                      r"shell \w+ is not running|file has been (?:unexpectedly )?modified since "
+                      r"read|interrupted by user", re.I)
+# a test runner's count line says that tests failed, not what failed: no key to match again
+_COUNT_ONLY = re.compile(r"^[\W\d_]*(?:\d+\s+(?:doctests?|tests?|properties|examples?|failures?|"
+                         r"errors?|passed|failed|skipped|excluded|invalid)[,;\s]*)+"
+                         r"(?:in [\d.]+m?s)?\W*$", re.I)
+_NAMED_FIX = re.compile(r"(?:run|use|try|with)\s+['`\"]([^'`\"\n]{2,60})['`\"]", re.I)
+_LESSON_WORDS = 120
+
+
+@dataclass
+class ErrorLesson:
+    """One error of a step and the evidence of its fix: ``fix`` the phrase for the summary
+    ("run `mix format` first", "edit `config/test.exs`"), ``detail`` what content shows (the
+    command, or the edited file and its changed lines)."""
+    error: ToolCall
+    normalized: str
+    line: str
+    fix: str
+    detail: str
+    times: int
+
+    @property
+    def lesson(self) -> str:
+        """"When `mix test` fails with `<error>`, <fix>": at most 120 characters, the error
+        message shortened at a word (never the fix), with no ellipsis."""
+        family, key = _pair_key(self.error)
+        if family == "bash":
+            what = f"`{key or self.error.name}`"
+        elif _file_of(self.error):
+            what = f"{self.error.name} on `{_base(_file_of(self.error))}`"
+        else:
+            what = f"`{self.error.name}`"
+        line = _readable_line(self.line)
+        bare = _EXC_TYPE.sub("", re.sub(r"^\*\* \([\w.]+\)\s+", "", line), count=1)
+        tail = f"`, {self.fix}"
+        for head in (f"When {what} fails with `", "On `"):
+            for shown in (line, bare):   # the error whole: with its type, or without
+                if len(head) + len(shown) + len(tail) <= _LESSON_WORDS:
+                    return head + shown + tail
+        shown = _fit(line, _LESSON_WORDS - len(f"When {what} fails with `") - len(tail))
+        if shown:
+            return f"When {what} fails with `{shown}{tail}"
+        plain = f"When {what} fails, {self.fix}"
+        return plain if len(plain) <= _LESSON_WORDS else ""
+
+
+def _readable_line(line: str) -> str:
+    line = re.sub(r"(?:\\n|\\t|\s)+", " ", line).strip().replace("`", "'")
+    return _TOOL_TAG.sub("", line).strip()
+
+
+_TOOL_TAG = re.compile(r"</?tool_use_error>")
+
+
+def _fit(text: str, room: int) -> str:
+    """``text`` within ``room`` characters, cut at a word and without an ellipsis; the
+    exception type goes first; "" when fewer than four words would be left."""
+    if len(text) <= room:
+        return text
+    bare = _EXC_TYPE.sub("", re.sub(r"^\*\* \([\w.]+\)\s+", "", text), count=1)
+    if len(bare) <= room:
+        return bare
+    cut = bare[:room + 1]
+    cut = cut[:cut.rfind(" ")] if " " in cut else ""
+    cut = cut.rstrip(" ,;:.(-")
+    return cut if len(cut.split()) >= 4 else ""
+
+
+def _changed_lines(call: ToolCall, limit: int = 200) -> str:
+    """An edit's added or changed lines, on one line (redacted input), at most ``limit``."""
+    new, old = call.input.get("new_string"), call.input.get("old_string")
+    if not isinstance(new, str):
+        new = call.input.get("content") if isinstance(call.input.get("content"), str) else ""
+    edits = call.input.get("edits")
+    if not new and isinstance(edits, list):
+        new = "\n".join(e.get("new_string", "") for e in edits if isinstance(e, dict)
+                        and isinstance(e.get("new_string"), str))
+    before = set((old or "").splitlines()) if isinstance(old, str) else set()
+    lines = [ln.strip() for ln in new.splitlines() if ln.strip() and ln not in before]
+    text = " | ".join(lines)
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " ..."
+
+
+def _terms_of(text: str) -> set[str]:
+    """Distinctive words (identifiers of 4+ characters) of a text, lowercase."""
+    words = (w.strip(".:-") for w in re.findall(r"[a-z_][a-z0-9_.:-]{3,}", text.lower()))
+    return {w for w in words if len(w) >= 4 and w not in _PLAIN} - _COMMON_ERROR_WORDS
+
+
+_COMMON_ERROR_WORDS = frozenset("""error errors failed failure failures exception found file
+line lines test tests none null true false with from this that when into must should could
+warning info debug code exit status""".split())
+
+
+def _short_cd(command: str) -> str:
+    """``cd /a/long/path/assets && node build.js`` → ``cd assets && node build.js``."""
+    return re.sub(r"\bcd\s+(?:\S*/)?([^/\s]+)/?(?=\s*(?:&&|;))", r"cd \1", command)
+
+
+def _input_change(failed: ToolCall, fixed: ToolCall) -> str:
+    """How a non-Bash call's input changed between a failure and its success ("`limit: 5`")."""
+    added = [(k, v) for k, v in fixed.input.items() if failed.input.get(k) != v
+             and k not in ("old_string", "new_string", "content", "description")]
+    shown = [f"{k}: {v}" for k, v in added if isinstance(v, (int, float, bool)) or
+             isinstance(v, str) and len(v) <= 40]
+    return ", ".join(shown[:3])
+
+
+def _error_lessons(self: "Transcript") -> list[ErrorLesson]:
+    """Each failed step paired with the next run of the same step that no longer shows its
+    error (same chain), and the evidence of what fixed it in between: the error's own named fix
+    when it was run, else the one change (edit or command that changed something) that shares
+    the error's words, else the only change, else how the step itself changed. Ambiguous
+    evidence (several unrelated changes) gives no lesson: a wrong fix misleads more than a
+    missing one. Failures of the agent's tooling and count-only errors give none either."""
+    calls = self.calls
+    out: list[ErrorLesson] = []
+    done: set[tuple[str, str]] = set()
+    counts: dict[str, int] = {}
+    for call in calls:
+        if _failed(call):
+            key = _error_key(call)
+            counts[key] = counts.get(key, 0) + 1
+    for i, err in enumerate(calls):
+        if not _failed(err):
+            continue
+        line = _error_line(err)
+        key = _error_key(err)
+        text = f"{line}\n{err.result}"
+        if not line or _TOOLING.search(text[:600]) or _COUNT_ONLY.match(line.strip()):
+            continue
+        family, step = _pair_key(err)
+        if not step and family in ("bash", "edit"):
+            continue
+        # the next run of the same step, and whether it still shows this error
+        nxt = None
+        for j in range(i + 1, len(calls)):
+            c = calls[j]
+            if c.chain != err.chain or not c.completed or c.rejected or _pair_key(c) != (family, step):
+                continue
+            if _failed(c) and _error_key(c) == key:
+                nxt = None
+                break          # failed the same way again: a later failure is paired instead
+            if family == "bash" and only_inspects(_command_of(c)) and not only_inspects(
+                    _command_of(err)):
+                continue
+            nxt = j
+            break
+        if nxt is None or (key, step) in done:
+            continue
+        fixed = calls[nxt]
+        window = [c for c in calls[i + 1:nxt] if c.chain == err.chain and _succeeded(c)]
+        found = _evidence(err, fixed, window, text, family)
+        if found is None:
+            continue
+        done.add((key, step))
+        fix, detail = found
+        out.append(ErrorLesson(error=err, normalized=key, line=line, fix=fix, detail=detail,
+                               times=counts.get(key, 1)))
+    return out
+
+
+def _evidence(err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str,
+              family: str) -> tuple[str, str] | None:
+    edits = [c for c in window if c.name.lower() in _EDITS]
+    ran = [c for c in window if _kind(c.name) == "bash" and _command_of(c).strip()
+           and not only_inspects(_command_of(c)) and _pair_key(c) != _pair_key(err)]
+    changes = edits + ran
+    # 1. the error names its fix, and it was run (in between, or as the step itself)
+    for named in _NAMED_FIX.findall(text[:2000]):
+        named = named.strip()
+        for c in ran + ([fixed] if family == "bash" else []):
+            if named and named in _command_of(c):
+                shown = command_core(c.subject) if c is not fixed else c.subject
+                if c is fixed:
+                    return f"run `{_fit(_short_cd(command_key(shown)), 60)}` instead", c.subject
+                return f"run `{_fit(command_key(shown), 60)}` first", c.subject
+    # 2. a change that shares the error's words
+    wanted = _terms_of(text[:2000])
+    command = _command_of(err)
+    # the agent adjusting the very test it runs is its work in progress, not a project lesson
+    changes = [c for c in changes if not (c in edits and _base(_file_of(c)) and
+                                          _base(_file_of(c)) in command)]
+    edits = [c for c in edits if c in changes]
+    if not changes and (edits or ran):
+        return None
+    related = [c for c in changes if wanted & _terms_of(
+        f"{_file_of(c)} {_changed_lines(c, 2000)} {_command_of(c)}")]
+    files = {_file_of(c) for c in related if c in edits}
+    if related and (len(related) == 1 or len(files) == 1 and all(c in edits for c in related)):
+        return _change(related[-1], edits)
+    if not changes:
+        # 3. nothing changed in between: the step itself changed
+        if family == "bash":
+            before, after = command_key(_command_of(err)), command_key(_command_of(fixed))
+            if before == after:
+                return None            # a rerun that worked: no evidence of a fix
+            shown = _what_changed(before, after, text)
+            if not shown:
+                return None            # other arguments the error never asked for
+            return f"run `{_fit(shown, 60)}` instead", fixed.subject
+        if family == "edit":
+            old_err, old_ok = err.input.get("old_string"), fixed.input.get("old_string")
+            if isinstance(old_err, str) and isinstance(old_ok, str) and "\\n" in old_err \
+                    and "\\n" not in old_ok:
+                return ("write real newlines in `old_string`, not `\\n` escapes",
+                        "The failing old_string held literal \\n escapes; the edit that "
+                        "worked used real newlines.")
+            if any(c.name.lower() == "read" and _file_of(c) == _file_of(err) for c in window):
+                return ("re-read the file, then edit again",
+                        "The file was read again before the edit that worked.")
+            return None
+        change = _input_change(err, fixed)
+        return (f"retry with `{change}`", f"Retried with {change}") if change else None
+    if len(changes) == 1:
+        return _change(changes[0], edits)
+    return None                        # several unrelated changes: ambiguous
+
+
+_PLACES = frozenset("config conf test tests spec src lib app assets public scripts js css "
+                    "static templates migrations settings".split())
+
+
+def _what_changed(before: str, after: str, text: str) -> str:
+    """The new command, shown from its changed stages, when the change is a directory (``cd``)
+    or what the error asked for (a word of the new command that the error text holds, such as
+    ``--set-upstream`` or ``-f``); "" otherwise."""
+    old = set(before.split())
+    new = [w for w in after.split() if w not in old]
+    said = set(re.findall(r"[\w./:-]+", text[:4000]))
+    if not (any(w == "cd" for w in new) or any(len(w) >= 2 and w in said and w.startswith("-")
+                                                or len(w) >= 4 and w in said for w in new)):
+        return ""
+    stages = re.split(r"\s*(?:&&|;)\s*", _short_cd(after))
+    kept, shown = [], 0
+    for stage in stages:
+        if stage.startswith("cd ") or any(w in stage.split() for w in new):
+            kept.append(stage)
+            shown += 1
+        elif kept:
+            break
+    return " && ".join(kept or stages)
+
+
+def _change(call: ToolCall, edits: list[ToolCall]) -> tuple[str, str]:
+    if call in edits:
+        path = _file_of(call)
+        parts = path.replace("\\", "/").split("/")
+        shown = "/".join(parts[-2:]) if len(parts) > 1 and parts[-2] in _PLACES else parts[-1]
+        shown = shown or call.name
+        lines = _changed_lines(call)
+        return f"edit `{shown}`", f"Edited {path}" + (f": {lines}" if lines else "")
+    return (f"run `{_fit(_short_cd(command_key(command_core(call.subject))), 60)}` first",
+            call.subject)
+
+
+Transcript.error_lessons = _error_lessons  # type: ignore[attr-defined]
+
+
+_LOOKS = frozenset("list ls show status info --help -h --version".split())
+
+
+def _refused_alternatives(self: "Transcript") -> list[tuple[str, str, ToolCall, ToolCall]]:
+    """A refused command and the one that replaced it: the very next call of the main chain, a
+    command that succeeded and runs the same program as a step of the refused one (``uv tool
+    upgrade --reinstall X`` after ``... uv tool uninstall X && uv tool install --reinstall .``
+    was refused). As (the new command, the refused step it replaces, refused call, new call)."""
+    from .signals import _stages
+
+    main = [c for c in self.calls if not c.sidechain and c.completed]
+    out = []
+    for refused, after in zip(main, main[1:]):
+        if not refused.rejected or _kind(refused.name) != "bash" or not _succeeded(after) \
+                or _kind(after.name) != "bash":
+            continue
+        new = command_core(_command_of(after)).strip()
+        head = command_head(new)
+        if not head or only_inspects(new) or len(command_heads(new)) != 1 or \
+                new.split()[-1] in _LOOKS:
+            continue
+        steps = [s.strip() for s in _stages(_command_of(refused)) if s.strip()]
+        same = [s for s in steps if command_head(s) == head]
+        if same and command_key(same[-1]) != command_key(new):
+            out.append((new, same[-1], refused, after))
+    return out
+
+
+Transcript.refused_alternatives = _refused_alternatives  # type: ignore[attr-defined]
