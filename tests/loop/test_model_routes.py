@@ -209,3 +209,42 @@ def test_a_server_that_stays_down_stops_the_run_and_resume_goes_on_where_it_was(
         resumed = cli("resume", "down", "--json")
     assert resumed.code == 0, resumed.err
     assert resumed.json()["generations_executed"] == 3
+
+
+def test_a_repeated_answer_is_repaired_under_a_schema_that_holds_one_field_off_its_value(
+        cli, monkeypatch):
+    """Asked in words to change a field, a small model writes the same strategy again: the
+    repair's schema gives numbers as a grid (enforced by grammars, unlike bounds) and holds
+    the named field off its current value."""
+    def reply(received: Received) -> Reply:
+        messages = received.body["messages"]
+        if "response_format" not in received.body:
+            return Reply(body=openai_completion("- fine"))
+        if len(messages) > 2:  # a repair: follow the schema's first allowed values
+            properties = received.body["response_format"]["json_schema"]["schema"]["properties"]
+            value = {name: spec["enum"][0] for name, spec in properties.items()}
+            return Reply(body=openai_completion(json.dumps(value)))
+        return Reply(body=openai_completion('{"aim": 0.1, "draw": 0.2}'))
+
+    with FakeServer(responder=reply) as server:
+        for name, value in {"LESSONLOOP_COMPETITOR_PROVIDER": "openai",
+                            "LESSONLOOP_COMPETITOR_MODEL": "small",
+                            "LESSONLOOP_COMPETITOR_BASE_URL": server.base_url + "/v1"}.items():
+            monkeypatch.setenv(name, value)
+        result = cli("run", PLUGIN, "--iterations", "2", "--run-id", "rep", "--json")
+        assert result.code == 0, result.err
+        repairs = [r.body for r in server.received if len(r.body.get("messages", [])) > 2]
+    assert repairs, "generation 2's echo of the incumbent was repaired"
+    schema = repairs[0]["response_format"]["json_schema"]["schema"]["properties"]
+    grids = {name: spec["enum"] for name, spec in schema.items()}
+    full = {"aim": [round(-1 + k / 10, 6) for k in range(21)],
+            "draw": [round(k / 20, 6) for k in range(21)]}
+    current = {"aim": 0.1, "draw": 0.2}
+    held = [name for name in grids if grids[name] != full[name]]
+    assert len(held) == 1, "one field is held off its value, the other keeps its whole grid"
+    assert grids[held[0]] == [v for v in full[held[0]] if v != current[held[0]]]
+    assert "cannot be used: the answer repeats" in repairs[0]["messages"][-1]["content"]
+    assert repairs[0]["temperature"] > 0.9
+    with open_store(readonly=True) as store:
+        second = run_store.generations(store, "rep")[1]
+    assert json.loads(second["strategy_json"]) != {"aim": 0.1, "draw": 0.2}

@@ -103,25 +103,54 @@ def competitor(ctx: Context) -> Prompt:
                   max_tokens=300, temperature=temperature)
 
 
+REPAIR_GRID = 20  # steps across a number's range in a repair's schema
+
+
+def repair_schema(ctx: Context, changed: str | None = None, current: object = None) -> dict | None:
+    """The strategy schema for a repair, with every bounded number given as a grid of values
+    (an enum, which grammar-constrained servers enforce, unlike bounds) and ``changed`` held
+    off its ``current`` value: a small model asked to fix an answer in words often writes it
+    again."""
+    schema = strategy_schema(ctx)
+    if schema is None:
+        return None
+    properties = {}
+    for name, spec in schema["properties"].items():
+        if isinstance(spec, dict) and spec.get("type") == "number" and "enum" not in spec and \
+                isinstance(spec.get("minimum"), (int, float)) and \
+                isinstance(spec.get("maximum"), (int, float)):
+            low, high = spec["minimum"], spec["maximum"]
+            spec = {**spec, "enum": [round(low + (high - low) * k / REPAIR_GRID, 6)
+                                     for k in range(REPAIR_GRID + 1)]}
+        if name == changed and isinstance(spec, dict):
+            choices = spec.get("enum") or ([True, False] if spec.get("type") == "boolean" else [])
+            others = [value for value in choices if value != current]
+            if others:
+                spec = {**spec, "enum": others}
+        properties[name] = spec
+    return {**schema, "properties": properties}
+
+
 def competitor_repair(prompt: Prompt, ctx: Context, answer: str, candidate: dict, problem: str,
-                      seed: int) -> tuple[Prompt, list[dict]]:
-    """The competitor's prompt again, with its answer and why it cannot be used. A small model
-    told only that it repeated the current best tends to repeat it again: it is given one field
-    to change (chosen by ``seed``), and a bolder temperature."""
+                      seed: int, repeated: bool) -> tuple[Prompt, list[dict]]:
+    """The competitor's prompt again, with its answer and why it cannot be used, under a schema
+    that keeps numbers in range. A small model told only that it repeated the current best
+    tends to repeat it again: a ``repeated`` answer must change one field (chosen by ``seed``),
+    which the schema holds off its value."""
     why = f"That answer cannot be used: {problem}."
-    best = (ctx.incumbent or {}).get("strategy") or {}
-    if canonical.dumps(candidate) == canonical.dumps(best) or any(
-            canonical.dumps(candidate) == canonical.dumps(t["strategy"]) for t in ctx.tried):
-        fields = [name for name, spec in ((strategy_schema(ctx) or {}).get("properties") or {}).items()
-                  if isinstance(spec, dict) and "const" not in spec]
-        if fields:
-            name = random.Random(seed).choice(fields)
-            why += (f" Write a different strategy: give {name} a new value (it is "
-                    f"{json.dumps(candidate.get(name))} now), and change any other field the "
-                    "evidence supports.")
+    changed = None
+    fields = [name for name, spec in ((strategy_schema(ctx) or {}).get("properties") or {}).items()
+              if isinstance(spec, dict) and "const" not in spec]
+    if repeated and fields:
+        changed = random.Random(seed).choice(fields)
+        why += (f" Write a different strategy: give {changed} a new value (it is "
+                f"{json.dumps(candidate.get(changed))} now), and change any other field the "
+                "evidence supports.")
     follow_up = [{"role": "assistant", "content": answer},
                  {"role": "user", "content": f"{why} Reply with only the JSON object."}]
-    return replace(prompt, temperature=min(1.2, prompt.temperature + 0.3)), follow_up
+    schema = repair_schema(ctx, changed, candidate.get(changed) if changed else None)
+    return replace(prompt, temperature=min(1.2, prompt.temperature + 0.3),
+                   schema=schema or prompt.schema), follow_up
 
 
 def translator(ctx: Context, text: str) -> Prompt:

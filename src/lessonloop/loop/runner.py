@@ -99,6 +99,8 @@ BUDGETS = ("max_calls", "max_tokens")  # limits, not semantics: a resumed run ma
 LOCK_WAIT_SECONDS = 0.5
 DEAD_ENDS_IN_CONTEXT = 20  # the most recent; all of them stay in dead_ends.md
 HINTS_IN_CONTEXT = 20  # the strongest
+REPEATS = ("the answer repeats the current best or a strategy already tried: change at least "
+           "one field")
 NO_STRATEGY_LIMIT = 2  # generations without any valid strategy after which a run fails
 HOLDOUT_FACTOR = 2  # holdout pairs per training pair: a false advance costs more than a check
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -492,7 +494,8 @@ class Runner:
                                                            "reads_state", False):
             seed = seeds.call_seed(self.run["seed"], ctx.generation, ctx.attempt, "repair")
             repair, follow_up = prompts.competitor_repair(prompt, ctx, completion.text,
-                                                          candidates[0], problem, seed)
+                                                          candidates[0], problem, seed,
+                                                          repeated=problem == REPEATS)
             completion = self._call("competitor", ctx, repair, calls, follow_up=follow_up)
             strategy, problem = self._first_valid(strategy_candidates(completion), ctx)
         return strategy, problem
@@ -507,8 +510,7 @@ class Runner:
         for candidate in candidates:
             candidate, clamped = clamp_to_bounds(candidate, self.scenario.strategy_schema)
             if canonical.dumps(candidate) in echoes:
-                problem = ("the answer repeats the current best or a strategy already tried: "
-                           "change at least one field")
+                problem = REPEATS
                 continue
             try:
                 problems = code.problems(self.scenario, candidate)
