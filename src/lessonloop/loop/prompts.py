@@ -13,8 +13,7 @@ import json
 import random
 from dataclasses import dataclass, replace
 
-from .. import canonical
-from .context import FENCE_NOTE, Context, fence, strategy_interface
+from .context import FENCE_NOTE, Context, fence, strategy_interface, strategy_words
 
 EDIT_OPS = ("add_bullet", "update_bullet", "remove_bullet", "add_hint", "add_dead_end")
 COACH_SCHEMA = {
@@ -165,9 +164,9 @@ def _outcome_words(outcome: dict) -> str:
     lines = [f"Gate: {outcome.get('decision')} ({outcome.get('rationale') or 'no rationale'})"]
     if outcome.get("incumbent") is not None:
         lines.append(f"Current best (score {outcome.get('incumbent_score') or 0:.4f}): "
-                     f"{canonical.dumps(outcome['incumbent'])}")
+                     f"{strategy_words(outcome['incumbent'])}")
     lines.append(f"Challenger (score {outcome.get('challenger_score') or 0:.4f}): "
-                 f"{canonical.dumps(outcome.get('challenger'))}")
+                 f"{strategy_words(outcome.get('challenger'))}")
     dims = outcome.get("challenger_dimensions") or {}
     before = outcome.get("incumbent_dimensions") or {}
     if dims:
