@@ -1,19 +1,29 @@
-"""Does the offline loop learn, and do retained lessons help? Prints the issue's three targets.
+"""Does the offline loop learn, are its numbers true, and does it hold up beside library
+optimizers at the same play() budget? Prints issue 18's targets.
 
-1. Quality: a 30-generation offline run's final incumbent against the best of 2,000 random
-   valid strategies (chosen on one set of seeds), both scored on 50 fresh seeds; the median
-   over several runs (target ≥ 95%).
-2. Lessons help: after a first run has built a playbook, runs with --no-incumbent (playbook
-   kept) and --fresh, each from a copy of that home, over several seeds: generations until the
-   incumbent reaches 90% of the first run's best (median; target: --no-incumbent fewer).
-   Incumbents are scored on a fixed seed set so luck does not decide.
-3. Loop overhead per generation, excluding matches and provider calls (target ≤ 10 ms).
-   Artifact, view and event writes run while the next matches play; their time is printed
-   too, as is the overhead counting them (what a machine without spare cores would pay).
+1. Quality, side by side: each run seed plays a LONG-generation offline run; its incumbent at
+   generation 30 and at the end, and each library optimizer's pick at the play() budget the
+   run spent in its first 30 generations (training and holdout matches; the validation
+   matches that only report are not counted), are scored on 50 fresh seeds and divided by
+   the best of 2,000 random valid strategies (chosen on 10 seeds, scored on the same fresh
+   seeds). Libraries see each candidate on 5 seeds of their own, as the loop's tournament
+   does, and pick their best-measured candidate. Printed per scenario and competitor: median
+   and minimum over the run seeds (targets: the offline agent within 1 point of the best
+   library, or better; its minimum >= 90%).
+2. Winner's curse: the run's reported best_score at generation 30 minus the same strategy's
+   mean on the fresh seeds (target: median <= 0.02), and the incumbent's quality at
+   generation 30 and at the end (target: not lower at the end, median).
+3. Lessons: after a first 30-generation run has built a playbook, runs with --no-incumbent
+   (playbook kept, old incumbent not rebuilt) and --fresh, each from a copy of that home:
+   generations until the incumbent's validated score reaches 95% of the first run's
+   validated best (median; target: --no-incumbent fewer).
+4. Loop overhead per generation, excluding matches and provider calls (target <= 10 ms).
 
-Usage: python bench/learning.py [SCENARIO ...]   (default: the built-in games; plugins as
-path/file.py:Class). BENCH_SEEDS sets the number of runs per measurement (default 5);
-BENCH_ONLY=quality|lessons|overhead runs one part.
+Usage: python bench/learning.py [SCENARIO ...]   (default: the built-in games and the four
+plugin scenarios in bench/scenarios.py; others as path/file.py:Class). BENCH_SEEDS sets the
+run seeds per measurement (default 5, starting at BENCH_SEED0, default 1); BENCH_LONG the
+long run's generations (default 100); BENCH_ONLY=quality|lessons|overhead runs one part;
+BENCH_LIBS=random,tpe,cma picks the library competitors (optuna, cma: bench-only).
 """
 
 from __future__ import annotations
@@ -33,11 +43,13 @@ from lessonloop.loop.runner import Runner, create_or_reuse
 from lessonloop.scenarios import registry, space
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
-from common import machine_speed
+from common import ROOT, machine_speed
 
 RANDOM_STRATEGIES, SELECT_SEEDS, FRESH_SEEDS = 2000, 10, 50
 GENERATIONS, ABLATION_GENERATIONS = 30, 20
-EVAL_SEEDS = range(10_000, 10_030)
+LIBRARY_SEEDS_PER_CANDIDATE = 5
+PLUGINS = [f"{ROOT / 'bench' / 'scenarios.py'}:{name}"
+           for name in ("Bowl8", "Mixed", "Deceptive", "NoisyFloor")]
 
 
 def mean_on(pool: MatchPool, strategy: dict, seeds) -> float:
@@ -66,11 +78,26 @@ def incumbents(home: Path, run_id: str) -> list[dict | None]:
     return result
 
 
+def generation_rows(home: Path, run_id: str) -> list:
+    os.environ["LESSONLOOP_HOME"] = str(home)
+    with open_store(readonly=True) as store:
+        return [dict(g) for g in run_store.generations(store, run_id)]
+
+
+def plays_until(home: Path, run_id: str, generation: int) -> int:
+    """play() calls a run spent choosing (training and holdout) in its first generations."""
+    os.environ["LESSONLOOP_HOME"] = str(home)
+    with open_store(readonly=True) as store:
+        return store.query_one(
+            "SELECT COUNT(*) FROM matches WHERE run_id = ? AND generation_index <= ? "
+            "AND phase != 'validation'", (run_id, generation))[0]
+
+
 def runs_config(store, run_id: str) -> dict:
     return run_store.loads(run_store.get_run(store, run_id)["config_json"])
 
 
-def quality(scenario: str, pool: MatchPool, work: Path, seeds: int) -> float:
+def random_baseline(scenario: str, pool: MatchPool) -> tuple[float, range]:
     schema = registry.load(scenario).strategy_schema
     rng = random.Random(7)
     candidates = [space.sample(schema, rng) for _ in range(RANDOM_STRATEGIES)]
@@ -79,49 +106,183 @@ def quality(scenario: str, pool: MatchPool, work: Path, seeds: int) -> float:
     best = max(range(len(candidates)),
                key=lambda i: statistics.fmean(scores[i * SELECT_SEEDS:(i + 1) * SELECT_SEEDS]))
     fresh = range(20_000, 20_000 + FRESH_SEEDS)
-    baseline = mean_on(pool, candidates[best], fresh)
-    ratios = []
-    for seed in range(1, seeds + 1):
-        home = work / f"quality-{seed}"
-        final = incumbents(home, run(home, scenario, GENERATIONS, seed=seed))[-1]
-        ratios.append(mean_on(pool, final, fresh) / baseline)
-    ratio = statistics.median(ratios)
-    print(f"  quality: final incumbent vs random-search best ({baseline:.4f}) on {FRESH_SEEDS} fresh "
-          f"seeds, median over {seeds} runs {ratio:.1%} (runs: {', '.join(f'{r:.1%}' for r in ratios)}) "
-          f"(target ≥ 95%: {'OK' if ratio >= 0.95 else 'MISSED'})")
-    return ratio
+    return mean_on(pool, candidates[best], fresh), fresh
 
 
-def generations_to_reach(pool, strategies, goal, cache) -> int:
-    for index, strategy in enumerate(strategies, 1):
-        if strategy is None:
-            continue
+# library optimizers at a play() budget ----------------------------------------------------------
+class _Measured:
+    """Plays each candidate on its own seeds in-process and remembers the best-measured one."""
+
+    def __init__(self, scenario: str, run_seed: int):
+        self.game = registry.load(scenario)
+        self.params = space.parameters(self.game.strategy_schema)
+        self.next_seed = 1_000_000 * run_seed
+        self.best: tuple[float, dict] | None = None
+
+    def measure(self, strategy: dict) -> float:
+        seeds = range(self.next_seed, self.next_seed + LIBRARY_SEEDS_PER_CANDIDATE)
+        self.next_seed += LIBRARY_SEEDS_PER_CANDIDATE
+        value = statistics.fmean(self.game.play(strategy, s)["score"] for s in seeds)
+        if self.best is None or value > self.best[0]:
+            self.best = (value, strategy)
+        return value
+
+    def decode(self, unit: list[float]) -> dict:
+        """A point of [0, 1]^d as a strategy (integers rounded, booleans and enums binned)."""
+        out, i = {}, 0
+        for p in self.params:
+            if p.kind == "const":
+                out[p.name] = p.choices[0]
+                continue
+            x = min(1.0, max(0.0, unit[i]))
+            i += 1
+            if p.kind in ("number", "integer"):
+                out[p.name] = p.clip(p.low + x * (p.high - p.low))
+            else:
+                choices = (False, True) if p.kind == "boolean" else p.choices
+                out[p.name] = choices[min(len(choices) - 1, int(x * len(choices)))]
+        return out
+
+    @property
+    def dimensions(self) -> int:
+        return sum(p.kind != "const" for p in self.params)
+
+
+def library_random(m: _Measured, candidates: int, seed: int) -> dict:
+    rng = random.Random(seed)
+    for _ in range(candidates):
+        m.measure(space.sample(m.game.strategy_schema, rng))
+    return m.best[1]
+
+
+def library_tpe(m: _Measured, candidates: int, seed: int) -> dict:
+    import warnings
+
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(
+            seed=seed, multivariate=True))
+
+        def objective(trial):
+            strategy = {}
+            for p in m.params:
+                if p.kind == "number":
+                    strategy[p.name] = round(trial.suggest_float(p.name, p.low, p.high), 4)
+                elif p.kind == "integer":
+                    strategy[p.name] = trial.suggest_int(p.name, int(p.low), int(p.high))
+                elif p.kind == "boolean":
+                    strategy[p.name] = trial.suggest_categorical(p.name, [False, True])
+                elif p.kind == "enum":
+                    strategy[p.name] = p.choices[trial.suggest_categorical(
+                        p.name, list(range(len(p.choices))))]
+                else:
+                    strategy[p.name] = p.choices[0]
+            return m.measure(strategy)
+
+        study.optimize(objective, n_trials=candidates)
+    return m.best[1]
+
+
+def library_cma(m: _Measured, candidates: int, seed: int) -> dict:
+    import cma
+
+    es = cma.CMAEvolutionStrategy([0.5] * m.dimensions, 0.3,
+                                  {"bounds": [0, 1], "seed": seed + 1, "verbose": -9})
+    spent = 0
+    while spent < candidates:
+        points = es.ask()[:candidates - spent]
+        values = [-m.measure(m.decode(list(x))) for x in points]
+        spent += len(points)
+        if len(points) == es.popsize:
+            es.tell(points, values)
+    return m.best[1]
+
+
+LIBRARIES = {"random": library_random, "tpe": library_tpe, "cma": library_cma}
+
+
+def _fmt_runs(values: list[float]) -> str:
+    return f"median {statistics.median(values):.1%}, min {min(values):.1%}"
+
+
+def quality(scenario: str, pool: MatchPool, work: Path, seeds: list[int]) -> dict:
+    long = int(os.environ.get("BENCH_LONG", "100"))
+    libraries = [n for n in os.environ.get("BENCH_LIBS", "random,tpe,cma").split(",") if n]
+    baseline, fresh = random_baseline(scenario, pool)
+    results: dict[str, list[float]] = {"lessonloop": [], **{n: [] for n in libraries}}
+    late, gaps, budgets = [], [], []
+    cache: dict = {}
+
+    def fresh_ratio(strategy: dict) -> float:
         key = repr(sorted(strategy.items()))
         if key not in cache:
-            cache[key] = mean_on(pool, strategy, EVAL_SEEDS)
-        if cache[key] >= goal:
-            return index
-    return len(strategies) + 1
+            cache[key] = mean_on(pool, strategy, fresh) / baseline
+        return cache[key]
+
+    for seed in seeds:
+        home = work / f"quality-{seed}"
+        run_id = run(home, scenario, long, seed=seed)
+        line = incumbents(home, run_id)
+        rows = generation_rows(home, run_id)
+        at30 = line[min(GENERATIONS, len(line)) - 1]
+        results["lessonloop"].append(fresh_ratio(at30))
+        late.append(fresh_ratio(line[-1]))
+        gaps.append(rows[GENERATIONS - 1]["best_score"] - fresh_ratio(at30) * baseline)
+        budget = plays_until(home, run_id, GENERATIONS)
+        budgets.append(budget)
+        for name in libraries:
+            m = _Measured(scenario, seed)
+            pick = LIBRARIES[name](m, max(1, budget // LIBRARY_SEEDS_PER_CANDIDATE), seed)
+            results[name].append(fresh_ratio(pick))
+    print(f"  random-search reference: {baseline:.4f} on {FRESH_SEEDS} fresh seeds; play() budget "
+          f"per run (generations 1-{GENERATIONS}): median {statistics.median(budgets):.0f}")
+    for name, values in results.items():
+        print(f"  {name:>10}: {_fmt_runs(values)}  ({', '.join(f'{v:.1%}' for v in values)})")
+    ours = results["lessonloop"]
+    best_lib = max((statistics.median(v) for n, v in results.items() if n not in ("lessonloop", "random")),
+                   default=None)
+    if best_lib is not None:
+        ok = statistics.median(ours) >= best_lib - 0.01 and min(ours) >= 0.90
+        print(f"  target: median within 1 point of the best library ({best_lib:.1%}) and min >= 90%: "
+              f"{'OK' if ok else 'MISSED'}")
+    gap = statistics.median(gaps)
+    print(f"  winner's curse: reported best_score - fresh-seed mean of the same strategy at generation "
+          f"{GENERATIONS}: median {gap:+.4f} (runs: {', '.join(f'{g:+.3f}' for g in gaps)}) "
+          f"(target <= 0.02: {'OK' if gap <= 0.02 else 'MISSED'})")
+    a, b = statistics.median(ours), statistics.median(late)
+    print(f"  incumbent quality: generation {GENERATIONS} median {a:.1%}, generation {long} median "
+          f"{b:.1%} ({', '.join(f'{v:.1%}' for v in late)}) (target: not lower: "
+          f"{'OK' if b >= a else 'MISSED'})")
+    return results
 
 
-def ablation(scenario: str, pool: MatchPool, work: Path, seeds: int) -> bool:
+def generations_to_reach(rows: list, goal: float) -> int:
+    """The first generation whose incumbent's validated score (best_score) reaches ``goal``."""
+    for row in rows:
+        if row["best_score"] >= goal:
+            return row["generation_index"]
+    return len(rows) + 1
+
+
+def ablation(scenario: str, pool: MatchPool, work: Path, seeds: list[int]) -> bool:
     with_lessons, without = [], []
-    cache: dict = {}
-    for seed in range(seeds):
+    for seed in seeds:
         base = work / f"ablation-{seed}"
         first = run(base, scenario, GENERATIONS, seed=100 + seed)
-        best = incumbents(base, first)[-1]
-        goal = 0.9 * mean_on(pool, best, EVAL_SEEDS)
+        goal = 0.95 * generation_rows(base, first)[-1]["best_score"]
         for flag, bucket in (("no_incumbent", with_lessons), ("fresh", without)):
             home = work / f"ablation-{seed}-{flag}"
             shutil.copytree(base, home)
             options = {"carry_incumbent": False} if flag == "no_incumbent" else \
                 {"carry_incumbent": False, "knowledge": False}
             run_id = run(home, scenario, ABLATION_GENERATIONS, seed=200 + seed, **options)
-            bucket.append(generations_to_reach(pool, incumbents(home, run_id), goal, cache))
+            bucket.append(generations_to_reach(generation_rows(home, run_id), goal))
     a, b = statistics.median(with_lessons), statistics.median(without)
-    print(f"  lessons: generations to 90% of the first run's best, median over {seeds} seeds: "
-          f"--no-incumbent {a:g} {with_lessons} vs --fresh {b:g} {without} "
+    print(f"  lessons: generations to 95% of the first run's validated best, median over "
+          f"{len(seeds)} seeds: --no-incumbent {a:g} {with_lessons} vs --fresh {b:g} {without} "
           f"(target: fewer with lessons: {'OK' if a < b else 'MISSED'})")
     return a < b
 
@@ -185,12 +346,14 @@ def overhead(scenario: str, work: Path) -> float:
 
 
 def main() -> None:
-    scenarios = sys.argv[1:] or ["grid_ctf", "negotiation"]
+    scenarios = sys.argv[1:] or ["grid_ctf", "negotiation", *PLUGINS]
     print(machine_speed())
     only = os.environ.get("BENCH_ONLY")  # quality, lessons or overhead
-    seeds = int(os.environ.get("BENCH_SEEDS", "5"))
+    first = int(os.environ.get("BENCH_SEED0", "1"))
+    seeds = list(range(first, first + int(os.environ.get("BENCH_SEEDS", "5"))))
     for scenario in scenarios:
-        print(f"{scenario}:")
+        print(f"{scenario.rsplit(':', 1)[-1]}:", flush=True)
+        started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="lessonloop-learning-") as tmp, \
                 MatchPool(registry.canonical_reference(scenario)) as pool:
             work = Path(tmp)
@@ -200,6 +363,7 @@ def main() -> None:
                 ablation(scenario, pool, work, seeds)
             if only in (None, "overhead"):
                 overhead(scenario, work)
+        print(f"  ({time.perf_counter() - started:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,10 @@ def finished(cli):
 def test_run_json_shape(finished):
     summary = finished.json()
     assert set(summary) == {"run_id", "scenario", "generations_executed", "best_score",
-                            "current_elo", "status"}
+                            "tournament_score", "current_elo", "status"}
     assert summary["run_id"] == "done" and summary["status"] == "completed"
     assert summary["generations_executed"] == 4 and 0 < summary["best_score"] <= 1
+    assert 0 < summary["tournament_score"] <= 1
 
 
 def test_status_and_show_validate_against_the_contracts(cli, finished):
@@ -43,8 +44,12 @@ def test_status_and_show_validate_against_the_contracts(cli, finished):
     best = cli("show", "done", "--best", "--json").json()
     contract_validator("run-show-v1.schema.json").validate(best)
     advanced = [g for g in status["generations"] if g["gate_decision"] == "advance"]
-    assert best["generation"]["mean_score"] == max(g["mean_score"] for g in advanced)
-    assert best["generation"]["mean_score"] == status["run"]["best_score"]
+    # the best is the incumbent (the latest advance); best_score is its validated score,
+    # its tournament mean stays available as tournament_score
+    assert best["generation"]["generation_index"] == advanced[-1]["generation_index"]
+    assert best["generation"]["mean_score"] == status["run"]["tournament_score"]
+    assert status["run"]["best_score"] == status["latest_generation"]["validated_score"] \
+        == best["run"]["best_score"] == status["progress_report"]["best_score"]
     one = cli("show", "done", "--generation", 2, "--json").json()
     assert one["generation"]["generation_index"] == 2
 

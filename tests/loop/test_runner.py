@@ -66,7 +66,7 @@ def test_matches_record_the_seeds_actually_played_including_retries(home):
                 train = [r for r in rows if r["attempt"] == attempt and r["phase"] == "train"]
                 challenger = [r["seed"] for r in train if r["side"] == "challenger"]
                 incumbent = [r["seed"] for r in train if r["side"] == "incumbent"]
-                assert len(challenger) == 3
+                assert len(challenger) in (3, 6, 12, 24), "3 pairs, doubled on close calls"
                 assert not incumbent or incumbent == challenger, "pairs share seeds"
             holdout = {r["seed"] for r in rows if r["phase"] == "holdout"}
             assert not holdout & {r["seed"] for r in rows if r["phase"] == "train"}
@@ -156,8 +156,11 @@ def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(ho
     assert clean.code == 0, clean.err
     with open_store(other, readonly=True) as store:
         uninterrupted = run_store.generations(store, "crashy")
-    assert [(g["mean_score"], g["gate_decision"], g["strategy_json"]) for g in uninterrupted] == \
-        [(g["mean_score"], g["gate_decision"], g["strategy_json"]) for g in gens]
+    def kept(rows):  # the optimizer's state, validated scores and ratings are rebuilt too
+        return [(g["mean_score"], g["gate_decision"], g["strategy_json"], g["best_score"],
+                 g["validated_score"], g["elo"]) for g in rows]
+
+    assert kept(uninterrupted) == kept(gens)
     assert (other / "knowledge" / "grid_ctf" / "playbook.md").read_text() == \
         (home / "knowledge" / "grid_ctf" / "playbook.md").read_text(), "same lessons learned"
 

@@ -80,8 +80,13 @@ def test_local_competitor_follows_playbook_targets_and_directions_and_avoids_dea
                 {"id": 2, "summary": "d", "tags": ["direction:rate:down"], "helpful": 1, "harmful": 0},
                 {"id": 3, "summary": "bad", "tags": ["target:rate=0.1"], "helpful": 0, "harmful": 4}]
     state = {"strategy_schema": SCHEMA, "incumbent": None, "attempt": 0, "playbook": playbook}
-    start = find_strategy(ask(local, "competitor", state), SCHEMA)
-    assert start["rate"] == 1.7 and start["units"] == 5, "a fresh start begins at the playbook's targets"
+    starts = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(40)]
+    # a fresh start is drawn around the playbook's targets, never the targets themselves (a
+    # run without the carried-over incumbent must not rebuild it from the tags)
+    assert all((s["rate"], s["units"]) != (1.7, 5) for s in starts)
+    assert abs(sum(s["rate"] for s in starts) / 40 - 1.7) < 0.15
+    assert sum(abs(s["units"] - 5) <= 1 for s in starts) >= 30
+    start = starts[0]
     incumbent = dict(start, rate=1.0)
     state.update(incumbent={"strategy": incumbent, "score": 0.5}, playbook=playbook[1:])
     moves = [find_strategy(ask(local, "competitor", state, seed), SCHEMA)["rate"] - 1.0 for seed in range(60)]
@@ -111,7 +116,9 @@ def test_booleans_and_enums_are_learned_as_targets_and_a_fresh_start_takes_them(
     targets, _ = guidance(playbook, space.parameters(SCHEMA))
     assert targets == {"rate": 1.2, "units": 3, "bold": True, "mode": "c"}, "unknown values are ignored"
     state = {"strategy_schema": SCHEMA, "incumbent": None, "attempt": 0, "playbook": playbook}
-    assert find_strategy(ask(local, "competitor", state), SCHEMA) == outcome["challenger"]
+    starts = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(40)]
+    assert outcome["challenger"] not in starts, "guidance, never the old incumbent rebuilt"
+    assert sum(s["bold"] is True for s in starts) >= 28 and sum(s["mode"] == "c" for s in starts) >= 28
 
 
 def test_after_generations_without_any_signal_the_competitor_samples_the_whole_space():
@@ -289,3 +296,56 @@ def test_scripted_file_errors_are_one_line_usage_errors(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(UsageError, match="not valid JSON"):
         get_provider(f"scripted:{bad}")
+
+
+def test_the_local_competitor_proposes_through_tpe_rebuilt_from_the_history():
+    """With the run's history in its state, attempt 0 comes from Optuna's TPE sampler told
+    every measured strategy; the same history and seed give the same proposal whether the
+    study was kept from earlier calls or rebuilt (as on resume), and it never repeats a
+    measured strategy or proposes a dead end."""
+    import random as rnd
+
+    from lessonloop.providers.local import LocalProvider, observations
+
+    rng = rnd.Random(4)
+    history = [{"strategy": {"rate": 1.0, "units": 3, "bold": False, "mode": "a"},
+                "mean_delta": None, "decision": "advance"}]
+    for _ in range(14):
+        strategy = space.sample(SCHEMA, rng)
+        history.append({"strategy": strategy, "mean_delta": round(rng.uniform(-0.2, 0.1), 4),
+                        "decision": "rollback"})
+    incumbent = {"strategy": history[0]["strategy"], "score": 0.5}
+    dead = [space.sample(SCHEMA, rng)]
+
+    def state(upto):
+        return {"strategy_schema": SCHEMA, "incumbent": incumbent, "attempt": 0,
+                "history": history[:upto], "dead_ends": dead}
+
+    kept = LocalProvider()
+    for upto in range(2, 15):  # a provider that has seen every generation so far
+        ask(kept, "competitor", state(upto), upto)
+    from_kept = ask(kept, "competitor", state(15), 99)
+    rebuilt = ask(LocalProvider(), "competitor", state(15), 99)
+    assert from_kept == rebuilt and "Optuna TPE over 15 measured strategies" in rebuilt
+    proposals = [find_strategy(ask(LocalProvider(), "competitor", state(15), seed), SCHEMA)
+                 for seed in range(10)]
+    measured = [h["strategy"] for h in history]
+    assert all(p not in measured and p not in dead for p in proposals)
+    assert len({json.dumps(p, sort_keys=True) for p in proposals}) > 5, "seeded, not fixed"
+    values = dict((json.dumps(s, sort_keys=True), v) for s, v in observations(history, [], incumbent))
+    assert values[json.dumps(history[0]["strategy"], sort_keys=True)] == 0.0
+    retry = ask(LocalProvider(), "competitor", {**state(15), "attempt": 1}, 3)
+    assert "Optuna" not in retry, "retries step locally around the incumbent"
+
+
+def test_observations_chain_paired_deltas_through_advances():
+    from lessonloop.providers.local import observations
+
+    a, b, c = {"rate": 0.1}, {"rate": 0.2}, {"rate": 0.3}
+    history = [{"strategy": a, "mean_delta": None, "decision": "advance"},
+               {"strategy": b, "mean_delta": 0.1, "decision": "advance"},
+               {"strategy": c, "mean_delta": -0.05, "decision": "rollback"}]
+    assert observations(history, [], {"strategy": b}) == [(a, 0.0), (b, 0.1), (c, 0.05)]
+    tried = [{"strategy": {"rate": 0.4}, "mean_delta": 0.02}]
+    last = observations(history, tried, {"strategy": b})[-1]
+    assert last[0] == {"rate": 0.4} and abs(last[1] - 0.12) < 1e-12

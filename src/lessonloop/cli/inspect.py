@@ -72,7 +72,10 @@ def register(app: typer.Typer) -> None:
         lines = [
             f"run {run['run_id']}  scenario {run['scenario']}  status {run_obj['status']}{reason}",
             f"provider {run['provider']}  generations {len(gens)}/{run['target_generations']}  "
-            f"best {fmt(run_obj['best_score'])}  elo {fmt(run_obj['current_elo'], '.1f')}",
+            f"best {fmt(run_obj['best_score'])}"
+            + (f" (tournament {fmt(run_obj['tournament_score'])})"
+               if run_obj.get("tournament_score") is not None else "")
+            + f"  elo {fmt(run_obj['current_elo'], '.1f')}",
         ]
         lines += [generation_line(dict(g)) for g in gens]
         sys.stdout.write("\n".join(lines) + "\n")
@@ -81,7 +84,7 @@ def register(app: typer.Typer) -> None:
     def show(
         run_id: str = typer.Argument(..., help="Run id."),
         generation: Optional[int] = typer.Option(None, "--generation", "-g", help="Generation index (default: latest)."),
-        best: bool = typer.Option(False, "--best", help="The advanced generation with the highest score."),
+        best: bool = typer.Option(False, "--best", help="The best strategy: the incumbent, from the latest advance (best_score is its validated score)."),
         as_json: bool = typer.Option(False, "--json", help="Print run-show-v1 JSON."),
     ) -> None:
         """Show one generation: its strategy, scores, gate decisions and analysis."""
@@ -99,7 +102,8 @@ def register(app: typer.Typer) -> None:
         gen_obj = generation_object(chosen, with_strategy=True)
         gen_obj["gate_decisions"] = [
             {k: d[k] for k in ("attempt", "decision", "rationale", "mean_delta", "wins",
-                               "losses", "holdout_delta")} for d in decisions]
+                               "losses", "holdout_delta", "pairs", "t_statistic", "lower_bound",
+                               "holdout_pairs", "holdout_lower_bound")} for d in decisions]
         gen_obj["matches"] = [
             {k: m[k] for k in ("attempt", "phase", "side", "seed", "score", "error")}
             for m in match_rows]

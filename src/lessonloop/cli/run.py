@@ -11,6 +11,15 @@ from .. import paths
 from .output import generation_line, print_json
 
 
+def progress_line(payload: dict, target: int) -> str:
+    """A generation's line, with why a gain was not kept when it was not (the gate's words)."""
+    line = generation_line(payload, target)
+    reason = payload.get("reason")
+    if reason and payload.get("gate_decision") != "advance":
+        line += f"  ({reason})"
+    return line
+
+
 class _PlainProgress:
     """A line per generation, for pipes, logs and CI."""
 
@@ -26,7 +35,7 @@ class _PlainProgress:
 
     def __call__(self, event: dict) -> None:
         if event["event"] == "generation_completed" and not self.quiet:
-            sys.stdout.write(generation_line(event["payload"], self.target) + "\n")
+            sys.stdout.write(progress_line(event["payload"], self.target) + "\n")
             sys.stdout.flush()
 
 
@@ -53,7 +62,7 @@ class _RichProgress(_PlainProgress):
             self.progress.update(self.task, completed=payload["completed_generations"])
         if event["event"] == "generation_completed":
             color = self.COLORS.get(payload.get("gate_decision"), "white")
-            line = generation_line(payload, self.target)
+            line = progress_line(payload, self.target)
             self.progress.console.print(f"[{color}]{line}[/{color}]", highlight=False)
             self.progress.advance(self.task)
 
@@ -78,7 +87,10 @@ def _execute(store, run_id: str, as_json: bool, target: int | None = None) -> No
         report = paths.run_dir(run_id) / "report.md"
         sys.stdout.write(
             f"run {run_id} {summary['status']}: {summary['generations_executed']} generations, "
-            f"best score {summary['best_score']:.4f}, elo {summary['current_elo']:.1f}\n"
+            f"best score {summary['best_score']:.4f} (validated"
+            + (f"; {summary['tournament_score']:.4f} in its tournament"
+               if summary.get("tournament_score") is not None else "")
+            + f"), elo {summary['current_elo']:.1f}\n"
             f"report: {report}\n"
         )
 

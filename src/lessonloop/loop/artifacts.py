@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..files import atomic_write
-from ..store.runs import loads
+from ..store.runs import best_generation, loads, validated
 
 
 def generation_dir(run_dir: Path, generation_index: int) -> Path:
@@ -41,6 +41,7 @@ def write_generation(run_dir: Path, generation, matches: Iterable) -> None:
         "incumbent_score": generation["incumbent_score"],
         "mean_delta": generation["mean_delta"],
         "best_score": generation["best_score"],
+        "validated_score": _column(generation, "validated_score"),
         "elo": generation["elo"],
         "wins": generation["wins"],
         "losses": generation["losses"],
@@ -55,6 +56,13 @@ def write_generation(run_dir: Path, generation, matches: Iterable) -> None:
         ],
     }
     atomic_write(folder / "score.json", json.dumps(score, indent=2) + "\n")
+
+
+def _column(row, key: str):
+    try:
+        return row[key]
+    except (IndexError, KeyError):
+        return None
 
 
 def _fmt(value: float | None, spec: str = ".4f") -> str:
@@ -72,21 +80,27 @@ def write_report(run_dir: Path, run, generations: list, decisions: list) -> Path
         "",
         "## Generations",
         "",
-        "| gen | score | incumbent | paired delta | W-L-T | gate | Elo |",
-        "|---:|---:|---:|---:|:---:|:---|---:|",
+        "| gen | score | incumbent | paired delta | W-L-T | gate | Elo | best |",
+        "|---:|---:|---:|---:|:---:|:---|---:|---:|",
     ]
     for g in generations:
         lines.append(
             f"| {g['generation_index']} | {_fmt(g['mean_score'])} | {_fmt(g['incumbent_score'])} | "
             f"{_fmt(g['mean_delta'], '+.4f')} | {g['wins']}-{g['losses']}-{g['ties']} | "
-            f"{g['gate_decision']} | {g['elo']:.1f} |"
+            f"{g['gate_decision']} | {g['elo']:.1f} | {_fmt(g['best_score'])} |"
         )
-    advanced = [g for g in generations if g["gate_decision"] == "advance"]
+    checked = validated(generations)
+    if checked:
+        lines += ["", "Scores are tournament means on the generation's own seeds; *best* is the "
+                  "incumbent's validated score, its mean on fixed validation seeds that never "
+                  "choose anything."]
+    best = best_generation(generations)
     lines += ["", "## Best strategy", ""]
-    if advanced:
-        best = max(advanced, key=lambda g: (g["mean_score"], -g["generation_index"]))
+    if best is not None:
+        score = (f"validated score {generations[-1]['best_score']:.4f} (tournament mean "
+                 f"{best['mean_score']:.4f})" if checked else f"mean score {best['mean_score']:.4f}")
         lines += [
-            f"Generation {best['generation_index']}, mean score {best['mean_score']:.4f}:",
+            f"Generation {best['generation_index']}, {score}:",
             "",
             "```json",
             json.dumps(loads(best["strategy_json"]), indent=2),

@@ -19,7 +19,7 @@ import signal
 import time
 from collections import deque
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
@@ -102,8 +102,22 @@ HINTS_IN_CONTEXT = 20  # the strongest
 REPEATS = ("the answer repeats the current best or a strategy already tried: change at least "
            "one field")
 NO_STRATEGY_LIMIT = 2  # generations without any valid strategy after which a run fails
-HOLDOUT_FACTOR = 2  # holdout pairs per training pair: a false advance costs more than a check
+VALIDATION_SEEDS = 50  # fixed validation seeds scoring every advanced strategy (loop/seeds.py)
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+@dataclass
+class SearchContext(Context):
+    """The competitor's context plus the run's history: every played attempt of the finished
+    generations in order ({"strategy", "mean_delta", "decision"}), rebuilt from the store on
+    resume. Only the offline agent reads it (as ``Request.state["history"]``): its optimizer
+    is rebuilt from it, so a resumed run proposes exactly what an uninterrupted one would.
+    Models get the same facts in words, as before."""
+
+    history: list = field(default_factory=list)
+
+    def state(self) -> dict:
+        return {**super().state(), "history": self.history}
 
 
 class RunStopped(LessonloopError):
@@ -182,7 +196,8 @@ def best_known_strategy(store: Store, scenario) -> dict | None:
     """The strongest final incumbent among earlier runs of this scenario that are not running.
 
     A run's final incumbent beat every strategy before it in that run on paired and holdout
-    seeds; between runs, the one that scored highest when it advanced wins.
+    seeds; between runs, the one with the highest validated score wins (the tournament mean
+    for runs from before validation).
     """
     epoch = registry.evaluator_epoch(scenario)
     rows = store.query(
@@ -191,7 +206,8 @@ def best_known_strategy(store: Store, scenario) -> dict | None:
         "AND r.status NOT IN ('running', 'created') AND g.gate_decision = 'advance' "
         "AND g.generation_index = (SELECT MAX(h.generation_index) FROM generations h "
         "WHERE h.run_id = g.run_id AND h.gate_decision = 'advance') "
-        "ORDER BY g.mean_score DESC, r.created_at DESC", (scenario.name, epoch))
+        "ORDER BY COALESCE(g.validated_score, g.mean_score) DESC, r.created_at DESC",
+        (scenario.name, epoch))
     for row in rows:
         strategy = json.loads(row["strategy_json"])
         try:
@@ -320,8 +336,8 @@ class Runner:
                        scenario=self.scenario.name, target_generations=target,
                        completed_generations=len(done), provider=self.options.provider or "local")
             run_store.set_status(self.store, self.run_id, "running")
-            pool = MatchPool(self.run["scenario_ref"], self.options.workers,
-                             self.options.match_timeout)
+            pool = self.pool = MatchPool(self.run["scenario_ref"], self.options.workers,
+                                         self.options.match_timeout)
             # Artifacts, Markdown views and events are written in order while the next
             # generation's matches run. All are derived from the database: resume writes
             # whatever a crash left unwritten.
@@ -377,12 +393,27 @@ class Runner:
         start = self.options.start_incumbent
         self.incumbent: dict | None = (
             {"strategy": start["strategy"], "score": start["score"]} if start else None)
+        self.incumbent_key = "start" if start else None  # names the incumbent in the ratings
         self.elo = elo.START
         self.best_score = 0.0
         self.trajectory: list[Step] = []
         self.last_analysis = ""
+        # validated scores and ratings, rebuilt from the stored validation matches
+        self.ratings = elo.Ratings()
+        self.validated: dict[str, float] = {}
+        self.history: list[dict] = []
+        self._remember(run_store.gate_decisions(self.store, self.run_id))
+        played: dict[tuple[int, str], list] = {}
+        for m in run_store.validation_matches(self.store, self.run_id):
+            played.setdefault((m["generation_index"], m["side"]), []).append(
+                None if m["error"] else m["score"])
         for g in done:
-            self._advance_state(g["generation_index"], run_store.loads(g["strategy_json"]),
+            index = g["generation_index"]
+            if (index, "incumbent") in played and self.incumbent_key:
+                self._rate(self.incumbent_key, played[index, "incumbent"])
+            if (index, "challenger") in played:
+                self._rate(f"gen:{index}", played[index, "challenger"])
+            self._advance_state(index, run_store.loads(g["strategy_json"]),
                                 g["mean_score"], g["mean_delta"], g["gate_decision"],
                                 g["elo"], g["best_score"], g["analysis"])
 
@@ -391,6 +422,7 @@ class Runner:
         compared_to = self.incumbent["strategy"] if self.incumbent else None
         if decision == gate.ADVANCE:
             self.incumbent = {"strategy": strategy, "score": mean_score}
+            self.incumbent_key = f"gen:{index}"
         self.elo, self.best_score, self.last_analysis = rating, best_score, analysis
         self.trajectory.append(Step({"generation": index, "strategy": strategy,
                                      "compared_to": compared_to, "mean_score": mean_score,
@@ -419,8 +451,8 @@ class Runner:
         failure = ""
         final = None  # (strategy, tournament outcome, context manifest) of the last played attempt
         knowledge = self._knowledge() if self.options.knowledge else {}
-        base = Context(
-            scenario=self.scenario.name, description=self.scenario.description,
+        base = SearchContext(
+            history=list(self.history), scenario=self.scenario.name, description=self.scenario.description,
             strategy_schema=self.scenario.strategy_schema, generation=index, attempt=0,
             incumbent=self.incumbent, trajectory=self.trajectory,
             last_analysis=self.last_analysis, budget=self.options.context_budget, **knowledge,
@@ -440,7 +472,8 @@ class Runner:
             outcome = self._tournament(pool, index, attempt, strategy, retries_left, match_rows)
             decision, paired, holdout = outcome["decision"], outcome["paired"], outcome["holdout"]
             tried.append({"strategy": strategy, "mean_delta": paired.mean_delta if paired else None})
-            decisions.append(self._decision_row(attempt, decision, paired, holdout))
+            decisions.append({**self._decision_row(attempt, decision, paired, holdout),
+                              "strategy": strategy})
             if problem:  # what was repaired in the answer, on record with the decision
                 decisions[-1]["rationale"] = f"{problem}; {decisions[-1]['rationale']}"
             final = (strategy, outcome, manifest)
@@ -589,8 +622,7 @@ class Runner:
         results = self._play(pool, jobs, attempt, phase, ["challenger"] * n + ["incumbent"] * n,
                              match_rows)
         mine, theirs = results[:n], results[n:]
-        pairs = [(a.score, b.score) for a, b in zip(mine, theirs) if a.error is None and b.error is None]
-        return mine, theirs, gate.PairedResult.from_pairs(pairs) if pairs else None
+        return mine, theirs, _paired(mine, theirs)
 
     def _tournament(self, pool, index, attempt, strategy, retries_left, match_rows) -> dict:
         train = seeds.training_seeds(self.run["seed"], index, attempt, self.options.matches)
@@ -606,29 +638,80 @@ class Runner:
                 decision = gate.invalid(f"every match failed ({_first_error(mine)})", retries_left)
         else:
             incumbent = self.incumbent["strategy"]
+            matches, min_delta = self.options.matches, self.options.min_delta
+            least = gate.min_pairs(matches)
             mine, theirs, paired = self._paired_play(pool, strategy, incumbent, train, attempt,
                                                      "train", match_rows)
+            # a close call gets more pairs: doubled, up to gate.TRAIN_CAP x --matches
+            while paired is not None and paired.close_call(min_delta, least) and \
+                    len(mine) < gate.TRAIN_CAP * matches:
+                more = seeds.training_seeds(self.run["seed"], index, attempt, len(mine),
+                                            start=len(mine))
+                extra_mine, extra_theirs, _ = self._paired_play(
+                    pool, strategy, incumbent, more, attempt, "train", match_rows)
+                mine, theirs = mine + extra_mine, theirs + extra_theirs
+                paired = _paired(mine, theirs)
             if paired is None:
                 decision = gate.invalid(
                     f"every pair had a failed match ({_first_error(mine + theirs)})", retries_left)
             else:
-                if paired.clears(self.options.min_delta):
+                if paired.clears(min_delta, least):
                     held = seeds.holdout_seeds(self.run["seed"], index, attempt,
-                                               HOLDOUT_FACTOR * len(train))
-                    *_, holdout = self._paired_play(pool, strategy, incumbent, held, attempt,
-                                                    "holdout", match_rows)
-                decision = gate.decide(paired, holdout, self.options.min_delta, retries_left)
+                                               gate.HOLDOUT_CAP * matches)
+                    played = gate.HOLDOUT_START * matches
+                    held_mine, held_theirs, holdout = self._paired_play(
+                        pool, strategy, incumbent, held[:played], attempt, "holdout", match_rows)
+                    # a close call on holdout (a gain, not yet significant): pairs doubled
+                    while holdout is not None and not holdout.holds() and \
+                            holdout.mean_delta > 0 and played < len(held):
+                        more = held[played:2 * played]
+                        extra_mine, extra_theirs, _ = self._paired_play(
+                            pool, strategy, incumbent, more, attempt, "holdout", match_rows)
+                        held_mine, held_theirs = held_mine + extra_mine, held_theirs + extra_theirs
+                        played += len(more)
+                        holdout = _paired(held_mine, held_theirs)
+                decision = gate.decide(paired, holdout, min_delta, retries_left, least)
         return {"decision": decision, "paired": paired, "holdout": holdout,
                 "challenger": mine, "incumbent": theirs,
                 "challenger_dims": mean_dimensions(mine), "incumbent_dims": mean_dimensions(theirs)}
 
-    @staticmethod
-    def _decision_row(attempt, decision, paired=None, holdout=None) -> dict:
+    def _decision_row(self, attempt, decision, paired=None, holdout=None) -> dict:
+        """A gate decision with the statistic it decided on."""
         return {"attempt": attempt, "decision": decision.decision, "rationale": decision.rationale,
+                "reason": decision.reason,
                 "mean_delta": paired.mean_delta if paired else None,
                 "wins": paired.wins if paired else 0, "losses": paired.losses if paired else 0,
                 "holdout_delta": holdout.mean_delta if holdout else None,
+                "pairs": paired.pairs if paired else None,
+                "t_statistic": paired.t_statistic(self.options.min_delta) if paired else None,
+                "lower_bound": paired.lower_bound if paired else None,
+                "holdout_pairs": holdout.pairs if holdout else None,
+                "holdout_lower_bound": holdout.lower_bound if holdout else None,
                 "created_at": utc_now()}
+
+    def _remember(self, decisions: list) -> None:
+        """Add stored gate decisions of played attempts to the search history."""
+        for d in decisions:
+            strategy = run_store.loads(_column(d, "strategy_json"))
+            if strategy is not None:
+                self.history.append({"strategy": strategy, "mean_delta": d["mean_delta"],
+                                     "decision": d["decision"]})
+
+    def _rate(self, key: str, scores: list) -> float:
+        """Rate a strategy from its validation scores; its validated score (the mean over the
+        seeds that completed, 0 when none did)."""
+        self.ratings.add(key, scores)
+        completed = [x for x in scores if x is not None]
+        self.validated[key] = sum(completed) / len(completed) if completed else 0.0
+        return self.validated[key]
+
+    def _validate(self, pool, key: str, strategy: dict, side: str, attempt: int,
+                  match_rows: list) -> None:
+        """Play a strategy on the fixed validation seeds (never used to choose) and rate it."""
+        valid = seeds.validation_seeds(self.run["seed"], VALIDATION_SEEDS)
+        results = self._play(pool, [(strategy, s) for s in valid], attempt, "validation",
+                             [side] * len(valid), match_rows)
+        self._rate(key, [None if r.error else r.score for r in results])
 
     def _finish_generation(self, index, started, created_at, final, decisions, calls,
                            match_rows, manifest, base: Context) -> None:
@@ -648,11 +731,17 @@ class Runner:
             paired = outcome["paired"]
             dims = outcome["challenger_dims"]
         decision = last["decision"]
-        rating = self.elo
-        if paired is not None:
-            rating = elo.after_generation(self.elo, decision == gate.ADVANCE,
-                                          paired.wins, paired.losses, paired.ties)
-        best = max(self.best_score, mean_score) if decision == gate.ADVANCE else self.best_score
+        # scores that are true: the incumbent after this generation, on the validation seeds
+        if self.incumbent is not None and self.incumbent_key not in self.ratings:
+            self._validate(self.pool, self.incumbent_key, self.incumbent["strategy"], "incumbent",
+                           last["attempt"], match_rows)  # a carried-over start, once
+        key = self.incumbent_key
+        if decision == gate.ADVANCE and strategy is not None:
+            key = f"gen:{index}"
+            self._validate(self.pool, key, strategy, "challenger", last["attempt"], match_rows)
+        validated = self.validated.get(key) if key else None
+        rating = self.ratings.rating(key) if key else elo.START
+        best = validated if validated is not None else 0.0
         # the reflection prompts read the scenario, trajectory, incumbent and playbook
         reflection_ctx = base.for_attempt(last["attempt"])
         summary = {
@@ -686,15 +775,22 @@ class Runner:
             gate_decision=decision, evaluator_epoch=self.epoch, dimensions=dims,
             context=manifest, analysis=analysis,
             duration_seconds=round(time.perf_counter() - started, 4), created_at=created_at,
-            matches=match_rows, role_calls=calls, decisions=decisions,
+            matches=match_rows, role_calls=calls, decisions=decisions, validated_score=validated,
         )
         with self.store.transaction():  # the generation and what it taught, atomically
             self._record_calls()
             run_store.save_generation(self.store, record)
             if self.options.knowledge:  # a run that reads no knowledge writes none either
-                self._learn(index, decision, paired is not None, summary, manifest, proposed,
+                # evidence only from a conclusive comparison, at the gate's confidence either
+                # way: an advance, or a rollback whose challenger measurably lost; what the
+                # gate could not tell apart says nothing about the bullets
+                conclusive = paired is not None and (decision == gate.ADVANCE or paired.lost())
+                self._learn(index, decision, conclusive, summary, manifest, proposed,
                             curator_text)
         saved = run_store.get_generation(self.store, self.run_id, index)
+        self._remember(self.store.query(
+            "SELECT * FROM gate_decisions WHERE run_id = ? AND generation_index = ? "
+            "ORDER BY attempt, id", (self.run_id, index)))
         # continue from what was stored (redacted), so a resumed run sees exactly the same
         self._advance_state(index, run_store.loads(saved["strategy_json"]), mean_score,
                             record.mean_delta, decision, rating, best, saved["analysis"])
@@ -702,7 +798,8 @@ class Runner:
                           run_store.matches(self.store, self.run_id, index))
         if self.options.knowledge:
             self._refresh_knowledge(write=lambda texts: self._write_later(write_views, texts))
-        self._emit("generation_completed", **_completed_payload(saved), rationale=last["rationale"])
+        self._emit("generation_completed", **_completed_payload(saved), rationale=last["rationale"],
+                   reason=last.get("reason") or "")
 
     def _write_later(self, write: Callable, *args) -> None:
         """Queue a derived-file write or event for the next wait on matches."""
@@ -735,7 +832,7 @@ class Runner:
     def _learn(self, index: int, decision: str, compared: bool, summary: dict, manifest: dict,
                proposed: list, curator_text: str) -> None:
         """Evidence for the bullets in context (only when the gate compared challenger and
-        incumbent), a dead end for a rolled-back strategy, and the coach's edits the curator
+        incumbent conclusively), a dead end for a rolled-back strategy, and the coach's edits the curator
         accepted — all through admission."""
         where = {"run_id": self.run_id, "generation_index": index}
         in_context = manifest.get("knowledge", {}).get("playbook", [])
@@ -771,7 +868,8 @@ class Runner:
 
 
 def run_summary(store: Store, run_id: str) -> dict:
-    """The ``run --json`` shape."""
+    """The ``run --json`` shape: ``best_score`` is the best strategy's validated score, and
+    ``tournament_score`` its mean in the tournament where it advanced."""
     run = run_store.get_run(store, run_id)
     done = run_store.generations(store, run_id)
     return {
@@ -779,6 +877,7 @@ def run_summary(store: Store, run_id: str) -> dict:
         "scenario": run["scenario"],
         "generations_executed": len(done),
         "best_score": run_store.best_score(done),
+        "tournament_score": run_store.tournament_score(done),
         "current_elo": run_store.current_elo(done),
         "status": run["status"],
     }
@@ -789,6 +888,7 @@ def _completed_payload(g) -> dict:
     return {"generation": g["generation_index"], "mean_score": g["mean_score"],
             "incumbent_score": g["incumbent_score"], "mean_delta": g["mean_delta"],
             "gate_decision": g["gate_decision"], "elo": g["elo"], "best_score": g["best_score"],
+            "validated_score": g["validated_score"],
             "attempts": g["attempts"], "quarantined": g["quarantined"]}
 
 
@@ -833,6 +933,19 @@ def _answer_text(completion: Completion) -> str:
     if isinstance(completion.parsed, dict):
         return json.dumps(completion.parsed)
     return completion.text
+
+
+def _paired(mine: list[MatchResult], theirs: list[MatchResult]) -> gate.PairedResult | None:
+    """The paired result of two sides on the same seeds; pairs with a failed match are left out."""
+    pairs = [(a.score, b.score) for a, b in zip(mine, theirs) if a.error is None and b.error is None]
+    return gate.PairedResult.from_pairs(pairs) if pairs else None
+
+
+def _column(row, key: str):
+    try:
+        return row[key]
+    except (IndexError, KeyError):
+        return None
 
 
 def _first_error(results: list[MatchResult]) -> str:

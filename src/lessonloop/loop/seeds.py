@@ -1,7 +1,11 @@
-"""Match seeds: derived from (run seed, generation, attempt, index); holdout never overlaps.
+"""Match seeds: derived from (run seed, generation, attempt, index); the three sets never overlap.
 
-Training seeds lie in [0, 2**31) and holdout seeds in [2**31, 2**32), so no seed the loop
-trains on is ever a holdout seed; both rotate with every generation and attempt.
+Training seeds lie in [0, 2**31), holdout seeds in [2**31, 2**31 + 2**30) and validation seeds
+in [2**31 + 2**30, 2**32), so no seed the loop trains on is ever a holdout or a validation
+seed, and the gate never sees a validation seed. Training and holdout seeds rotate with every
+generation and attempt; the validation seeds are one fixed set per run (the same for every
+generation, so the run's validated scores are comparable) that is only ever used to report
+scores, never to choose. All stay below 2**32, so a scenario may hand them to any seeded generator.
 """
 
 from __future__ import annotations
@@ -9,19 +13,31 @@ from __future__ import annotations
 import hashlib
 
 HALF = 2**31
+QUARTER = 2**30
+VALIDATION_BASE = HALF + QUARTER
 
 
-def _draw(*parts: object) -> int:
+def _draw(*parts: object, modulo: int = HALF) -> int:
     digest = hashlib.blake2b(":".join(map(str, parts)).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") % HALF
+    return int.from_bytes(digest, "big") % modulo
 
 
-def training_seeds(run_seed: int, generation: int, attempt: int, count: int) -> list[int]:
-    return [_draw("train", run_seed, generation, attempt, i) for i in range(count)]
+def training_seeds(run_seed: int, generation: int, attempt: int, count: int,
+                   start: int = 0) -> list[int]:
+    """``count`` training seeds from index ``start`` (a close call extends its own list)."""
+    return [_draw("train", run_seed, generation, attempt, i) for i in range(start, start + count)]
 
 
 def holdout_seeds(run_seed: int, generation: int, attempt: int, count: int) -> list[int]:
-    return [HALF + _draw("holdout", run_seed, generation, attempt, i) for i in range(count)]
+    return [HALF + _draw("holdout", run_seed, generation, attempt, i, modulo=QUARTER)
+            for i in range(count)]
+
+
+def validation_seeds(run_seed: int, count: int) -> list[int]:
+    """A run's fixed validation set: the same ``count`` seeds for every generation of the run
+    (a set shared by all runs would bias all their scores by that set's luck alike)."""
+    return [VALIDATION_BASE + _draw("validation", run_seed, i, modulo=QUARTER)
+            for i in range(count)]
 
 
 def call_seed(run_seed: int, generation: int, attempt: int, role: str) -> int:

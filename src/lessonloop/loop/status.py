@@ -24,6 +24,7 @@ def run_object(run, generations: list) -> dict:
     ``interrupted``, so a crash does not look like progress.
     """
     from ..store.runs import best_score as best_of
+    from ..store.runs import tournament_score
     from .runner import is_active
 
     best_score = best_of(generations)
@@ -44,6 +45,7 @@ def run_object(run, generations: list) -> dict:
         "stop_reason": reason,
         "generations_completed": len(generations),
         "best_score": best_score,
+        "tournament_score": tournament_score(generations),
         "current_elo": generations[-1]["elo"] if generations else None,
     }
 
@@ -70,6 +72,7 @@ def generation_object(g, *, with_strategy: bool = False) -> dict:
         "attempts": g["attempts"],
         "incumbent_score": g["incumbent_score"],
         "mean_delta": g["mean_delta"],
+        "validated_score": g["validated_score"] if "validated_score" in g.keys() else None,
         "dimensions": loads(g["dimensions_json"]),
     }
     if with_strategy:
@@ -91,6 +94,7 @@ def status_document(run, gens) -> dict:
             "target_generations": run["target_generations"],
             "percent": round(100 * len(gens) / max(1, run["target_generations"]), 1),
             "best_score": run_obj["best_score"],
+            "tournament_score": run_obj["tournament_score"],
             "current_elo": run_obj["current_elo"],
         },
         "generations": [generation_object(g) for g in gens],

@@ -3,14 +3,21 @@
 It reads the structured input of each request (``Request.state``: the facts a model gets in
 words) and answers as the role asks:
 
-- competitor: a seeded (1+1) evolution step around the incumbent. The step grows after
-  advances and shrinks after rollbacks (about one success in three keeps it steady). A retry
-  mirrors a move that lost or pushes further along one that gained. Playbook bullets steer it:
-  ``target:<param>=<value>`` tags give the starting point and a pull, ``direction:<param>:up|
-  down`` tags bias the sign of a move. With no incumbent and no targets it starts from a
-  seeded random point; when several generations in a row found no signal at all (every pair
-  tied) it samples the whole space. It never proposes the incumbent, a strategy already tried this
-  generation, or one next to a dead end.
+- competitor: within a run (its state carries the run's ``history``: every played attempt
+  with its paired delta), attempt 0 of each generation comes from Optuna's TPE sampler, told
+  every measured strategy with its value (its incumbent's value plus its mean paired delta,
+  chained through advances) and seeded with the call's seed; the study is rebuilt from the
+  history whenever it is not a continuation of the last one, so a resumed run proposes what
+  an uninterrupted one would. Retries step locally: a seeded (1+1) evolution step around the
+  incumbent. The step grows after advances and shrinks after rollbacks (about one success
+  in three keeps it steady). A retry mirrors a move that lost or pushes further along one
+  that gained. Playbook bullets steer it: ``target:<param>=<value>`` tags give a fresh
+  start's neighbourhood (drawn around them, never the targets themselves, so a run without
+  the carried-over incumbent cannot rebuild it) and a pull, ``direction:<param>:up|down``
+  tags bias the sign of a move. With no incumbent and no targets it starts from a seeded
+  random point; when several generations in a row found no signal at all (every pair tied)
+  it samples the whole space. It never proposes the incumbent, a strategy already measured
+  in the run (TPE) or tried this generation, or one next to a dead end.
 - translator: pulls ``key: value`` pairs for the schema's properties out of prose.
 - analyst: dimension deltas of this generation, and each parameter's sensitivity over the
   whole trajectory (paired score change per full range of the parameter, least squares).
@@ -54,6 +61,9 @@ class LocalProvider:
     name = "local"
     reads_state = True
 
+    def __init__(self) -> None:
+        self.optimizer = Optimizer()
+
     def complete(self, request: Request) -> Completion:
         started = time.perf_counter()
         state = request.state
@@ -68,6 +78,38 @@ class LocalProvider:
 
     # competitor ---------------------------------------------------------------------------
     def _competitor(self, state: dict, request: Request) -> str:
+        if isinstance(state.get("history"), list):
+            return self._search(state, request)
+        return self._step(state, request)
+
+    def _search(self, state: dict, request: Request) -> str:
+        """Propose through a TPE sampler (Optuna) rebuilt from the run's history."""
+        schema = state["strategy_schema"]
+        params = space.parameters(schema)
+        incumbent = state.get("incumbent")
+        attempt = int(state.get("attempt", 0))
+        tried = [t for t in state.get("tried", []) if isinstance(t, dict) and "strategy" in t]
+        seen = observations(state["history"], tried, incumbent)
+        stuck = rollback_streak(state.get("trajectory", [])) >= GLOBAL_AFTER
+        if not seen or (incumbent and attempt not in GLOBAL_ATTEMPTS and not stuck):
+            return self._step(state, request)  # the first strategy, or a local step
+        avoid = {canonical.dumps(strategy) for strategy, _ in seen}
+        if incumbent:
+            avoid.add(canonical.dumps(incumbent["strategy"]))
+        dead_ends = state.get("dead_ends", [])
+        candidate, asked = self.optimizer.propose(params, seen, request.seed, avoid,
+                                                  lambda c: near_any(c, dead_ends, params))
+        how = f"Optuna TPE over {len(seen)} measured strategies ({asked} asked)"
+        if incumbent is None:
+            reason = f"No incumbent yet: {how}."
+        else:
+            changed = [f"{k} {incumbent['strategy'].get(k)} -> {v}" for k, v in candidate.items()
+                       if incumbent["strategy"].get(k) != v]
+            reason = (f"Attempt {attempt}: {how}; from the incumbent (score "
+                      f"{incumbent.get('score', 0):.4f}) changed: {', '.join(changed) or 'nothing'}.")
+        return f"{reason}\n\n```json\n{json.dumps(candidate, indent=2)}\n```\n"
+
+    def _step(self, state: dict, request: Request) -> str:
         rng = random.Random(request.seed)
         schema = state["strategy_schema"]
         params = space.parameters(schema)
@@ -80,7 +122,7 @@ class LocalProvider:
         if incumbent:
             avoid.append(canonical.dumps(incumbent["strategy"]))
         dead_ends = state.get("dead_ends", [])
-        start = {**space.center(schema), **targets} if targets else space.sample(schema, rng)
+        start = prior_point(schema, params, targets, rng) if targets else space.sample(schema, rng)
         flat = rollback_streak(state.get("trajectory", []), tied_only=True)
         streak = rollback_streak(state.get("trajectory", []))
         sweep = [n for n in categorical_neighbours(incumbent["strategy"], params)
@@ -92,7 +134,8 @@ class LocalProvider:
             if incumbent is None:
                 candidate = start if tries == 0 and attempt == 0 else \
                     guided_step(start, schema, max(step, 0.25), {}, {}, rng)
-                how = "playbook targets" if targets else "a seeded random point"
+                how = "a point drawn around the playbook's targets" if targets else \
+                    "a seeded random point"
             elif flat >= PLATEAU_RESTART:
                 candidate = space.sample(schema, rng)
                 how = f"a random point (no signal around the incumbent for {flat} generations)"
@@ -206,6 +249,165 @@ class LocalProvider:
 
 
 # search -------------------------------------------------------------------------------------
+GLOBAL_ATTEMPTS = {0}  # attempts proposed by the model of the whole history; others step locally
+GLOBAL_AFTER = 6  # ... unless this many generations in a row rolled back: then every attempt
+ASKS = 40  # proposals asked of the sampler before settling for a random valid point
+STARTUP = 8  # random proposals before TPE models the history
+
+
+def observations(history: list, tried: list, incumbent: dict | None) -> list[tuple[dict, float]]:
+    """Every measured strategy with its value relative to the run's first incumbent: each
+    attempt's value is its incumbent's plus its mean paired delta, and an advance makes it the
+    incumbent (paired deltas on shared seeds are far less noisy than raw means)."""
+    value, out = 0.0, []
+    for entry in list(history) + [{**t, "decision": "retry"} for t in tried]:
+        strategy, delta = entry.get("strategy"), entry.get("mean_delta")
+        if not isinstance(strategy, dict):
+            continue
+        if delta is None:
+            if entry.get("decision") == "advance":  # the first strategy: the reference
+                out.append((strategy, value))
+            continue
+        out.append((strategy, value + float(delta)))
+        if entry.get("decision") == "advance":
+            value += float(delta)
+    if incumbent and canonical.dumps(incumbent["strategy"]) not in {canonical.dumps(s) for s, _ in out}:
+        out.append((incumbent["strategy"], value))  # a carried-over start: the reference
+    return out
+
+
+class Optimizer:
+    """Optuna's TPE sampler, asked for one strategy at a time and told every measured one.
+
+    Each proposal comes from the history it is given and a sampler seeded with the call's
+    seed, so the same history and seed give the same proposal: a resumed run, whose study is
+    rebuilt from the stored history, proposes exactly what an uninterrupted one would. Between
+    calls the study is kept and only told what is new (a history that does not extend it
+    rebuilds it); what was asked and not played is marked failed, which TPE ignores. Optuna
+    is imported here, on the first proposal: only runs pay its import."""
+
+    def __init__(self) -> None:
+        self.study = None
+        self.told: list[tuple] = []
+        self.space: tuple | None = None
+
+    # No background import: the match pool forks workers, and a fork while another thread
+    # holds the import lock leaves the child deadlocked (a match that never returns).
+
+    def propose(self, params: list, seen: list[tuple[dict, float]], seed: int | None,
+                avoid: set, excluded) -> tuple[dict, int]:
+        import warnings
+
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+        free = [p for p in params if p.kind != "const"]
+        dists = {p.name: _distribution(p, optuna) for p in free}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sampler = optuna.samplers.TPESampler(seed=(seed or 0) % 2**32,
+                                                 n_startup_trials=STARTUP, multivariate=True)
+            keys = [(canonical.dumps(s), v) for s, v in seen]
+            space_key = tuple((p.name, p.kind, p.low, p.high, repr(p.choices)) for p in free)
+            if self.study is None or self.space != space_key or keys[:len(self.told)] != self.told:
+                self.study = optuna.create_study(direction="maximize", sampler=sampler)
+                self.told, self.space = [], space_key
+            self.study.sampler = sampler
+            new = [(key, _trial(free, dists, s, v, optuna))
+                   for key, (s, v) in zip(keys[len(self.told):], seen[len(self.told):])]
+            self.study.add_trials([t for _, t in new if t is not None])
+            self.told += [key for key, _ in new]
+            rng = random.Random(seed)
+            candidate = None
+            for asked in range(1, ASKS + 1):
+                trial = self.study.ask(dists)
+                candidate = _strategy(params, trial.params)
+                self.study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                if canonical.dumps(candidate) not in avoid and not excluded(candidate):
+                    return candidate, asked
+            for _ in range(100):  # the sampler keeps repeating itself: a random valid point
+                candidate = {p.name: p.sample(rng) if p.kind != "const" else p.choices[0]
+                             for p in params}
+                if canonical.dumps(candidate) not in avoid and not excluded(candidate):
+                    break
+        return candidate, ASKS
+
+
+def _trial(free: list, dists: dict, strategy: dict, value: float, optuna):
+    """A measured strategy as a completed trial (None: it is not in the space)."""
+    encoded = {}
+    for p in free:
+        code = _encode(p, strategy[p.name]) if p.name in strategy else None
+        if code is None:
+            return None
+        encoded[p.name] = code
+    return optuna.trial.create_trial(params=encoded, distributions=dists, value=value)
+
+
+def _distribution(p: space.Parameter, optuna):
+    if p.kind == "number":
+        return optuna.distributions.FloatDistribution(p.low, p.high)
+    if p.kind == "integer":
+        return optuna.distributions.IntDistribution(int(p.low), int(p.high))
+    choices = (False, True) if p.kind == "boolean" else p.choices
+    return optuna.distributions.CategoricalDistribution(list(range(len(choices))))
+
+
+def _encode(p: space.Parameter, value):
+    """A strategy's value as the sampler's parameter (None: not in the space)."""
+    if p.kind in ("number", "integer"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        clipped = min(p.high, max(p.low, float(value)))
+        return int(round(clipped)) if p.kind == "integer" else clipped
+    choices = (False, True) if p.kind == "boolean" else p.choices
+    for index, choice in enumerate(choices):
+        if choice == value and type(choice) is type(value):
+            return index
+    return None
+
+
+def _strategy(params: list, values: dict) -> dict:
+    out = {}
+    for p in params:
+        if p.kind == "const":
+            out[p.name] = p.choices[0]
+        elif p.kind in ("number", "integer"):
+            out[p.name] = p.clip(values[p.name])
+        else:
+            choices = (False, True) if p.kind == "boolean" else p.choices
+            out[p.name] = choices[values[p.name]]
+    return out
+
+
+PRIOR_SPREAD = 0.15  # a fresh start's spread around the playbook's targets (share of range)
+
+
+def prior_point(schema: dict, params: list, targets: dict, rng: random.Random) -> dict:
+    """A fresh starting point guided by the playbook: drawn around its ``target:`` values
+    (numbers moved by a Gaussian of PRIOR_SPREAD of their range, booleans and enums kept
+    with probability 1 - PRIOR_SPREAD), never the targets themselves, so a run without the
+    carried-over incumbent cannot rebuild it from the tags."""
+    base = {**space.center(schema), **targets}
+    point = dict(base)
+    for p in params:
+        if p.kind in ("number", "integer"):
+            point[p.name] = p.nudge(base[p.name], rng.gauss(0.0, PRIOR_SPREAD * (p.high - p.low)), rng)
+        elif p.kind in ("boolean", "enum") and rng.random() < PRIOR_SPREAD:
+            point[p.name] = p.flip(base[p.name], 1.0, rng)
+    movable = [p for p in params if p.kind != "const"]
+    for _ in range(50):  # the targets themselves are never the answer
+        if not movable or canonical.dumps(point) != canonical.dumps(base):
+            break
+        p = rng.choice(movable)
+        if p.kind in ("number", "integer"):
+            move = PRIOR_SPREAD * (p.high - p.low) * rng.choice((-1, 1))
+            point[p.name] = p.nudge(base[p.name], move, rng)
+        else:
+            point[p.name] = p.flip(base[p.name], 1.0, rng)
+    return point
+
+
 def adaptive_step(trajectory: list) -> float:
     """Grow after an advance, shrink after a rollback (steady near one success in three).
 

@@ -261,6 +261,24 @@ def _007_provider_calls_by_session(conn: sqlite3.Connection) -> None:
         """)
 
 
+def _008_validated_scores(conn: sqlite3.Connection) -> None:
+    """Scores that are true and gates that state their evidence: a generation's
+    ``validated_score`` is its incumbent's mean on the fixed validation seeds (what
+    ``best_score`` reports; the tournament mean stays in ``mean_score``), and each gate
+    decision keeps the statistic it decided on: the pairs played, Student's t against the
+    bar and the one-sided lower confidence bound, for training and holdout pairs, and the
+    attempt's strategy (the offline agent's optimizer is rebuilt from every attempt on resume)."""
+    _execute_script(conn, """
+        ALTER TABLE generations ADD COLUMN validated_score REAL;
+        ALTER TABLE gate_decisions ADD COLUMN pairs INTEGER;
+        ALTER TABLE gate_decisions ADD COLUMN t_statistic REAL;
+        ALTER TABLE gate_decisions ADD COLUMN lower_bound REAL;
+        ALTER TABLE gate_decisions ADD COLUMN holdout_pairs INTEGER;
+        ALTER TABLE gate_decisions ADD COLUMN holdout_lower_bound REAL;
+        ALTER TABLE gate_decisions ADD COLUMN strategy_json TEXT
+        """)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -269,6 +287,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (5, "FTS5 vocabulary view for search", _005_knowledge_vocab),
     (6, "knowledge indexes in listing orders", _006_knowledge_orders),
     (7, "provider calls keyed by coding session", _007_provider_calls_by_session),
+    (8, "validated scores and the gate's statistic", _008_validated_scores),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -41,6 +41,7 @@ class GenerationRecord:
     matches: list[dict] = field(default_factory=list)
     role_calls: list[dict] = field(default_factory=list)
     decisions: list[dict] = field(default_factory=list)
+    validated_score: float | None = None  # the incumbent's mean on the validation seeds
 
 
 def create_run(store: Store, *, run_id: str, scenario: str, scenario_ref: str,
@@ -95,15 +96,51 @@ def get_generation(store: Store, run_id: str, generation_index: int) -> sqlite3.
     )
 
 
+def validated(generations: list) -> bool:
+    """True for a run whose generations carry validated scores (scenario runs since
+    migration 8); task runs and older runs have only tournament means."""
+    return bool(generations) and _get(generations[-1], "validated_score") is not None
+
+
 def best_generation(generations: list) -> sqlite3.Row | None:
-    """The advanced generation with the highest mean score (the earliest on ties)."""
+    """The generation whose strategy is the run's best.
+
+    With validated scores: the latest advanced generation, whose strategy is the incumbent
+    (it beat every strategy before it through the gate); choosing by validated score would
+    use the validation seeds to choose, and flatter. Otherwise: the advanced generation with
+    the highest mean score (the earliest on ties)."""
     advanced = [g for g in generations if g["gate_decision"] == "advance"]
+    if validated(generations):
+        return advanced[-1] if advanced else None
     return max(advanced, key=lambda g: (g["mean_score"], -g["generation_index"]), default=None)
 
 
 def best_score(generations: list) -> float:
+    """The validated score of the run's best strategy (its tournament mean for runs without
+    validated scores)."""
+    if validated(generations):
+        return generations[-1]["best_score"]
     best = best_generation(generations)
     return best["mean_score"] if best is not None else 0.0
+
+
+def tournament_score(generations: list) -> float | None:
+    """The tournament mean of the best strategy when it advanced (None: carried over)."""
+    best = best_generation(generations)
+    return best["mean_score"] if best is not None else None
+
+
+def validation_matches(store: Store, run_id: str) -> list[sqlite3.Row]:
+    """Every validation match of a run, in the order played."""
+    return store.query(
+        "SELECT * FROM matches WHERE run_id = ? AND phase = 'validation' ORDER BY id", (run_id,))
+
+
+def _get(row, key: str):
+    try:
+        return row[key]
+    except (IndexError, KeyError):
+        return None
 
 
 def current_elo(generations: list) -> float | None:
@@ -191,12 +228,13 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
             "INSERT INTO generations (run_id, generation_index, status, attempts, strategy_json, "
             "mean_score, incumbent_score, mean_delta, best_score, elo, wins, losses, ties, "
             "quarantined, gate_decision, evaluator_epoch, dimensions_json, context_json, analysis, "
-            "duration_seconds, created_at, updated_at) "
-            "VALUES (?, ?, 'completed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "duration_seconds, created_at, updated_at, validated_score) "
+            "VALUES (?, ?, 'completed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (r.run_id, r.generation_index, r.attempts, _dump(r.strategy), r.mean_score,
              r.incumbent_score, r.mean_delta, r.best_score, r.elo, r.wins, r.losses, r.ties,
              r.quarantined, r.gate_decision, r.evaluator_epoch, _dump(r.dimensions),
-             _dump(r.context), r.analysis, r.duration_seconds, r.created_at, now),
+             _dump(r.context), r.analysis, r.duration_seconds, r.created_at, now,
+             r.validated_score),
         )
         conn.executemany(
             "INSERT INTO matches (run_id, generation_index, attempt, phase, side, seed, score, "
@@ -213,11 +251,15 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
         )
         conn.executemany(
             "INSERT INTO gate_decisions (run_id, generation_index, attempt, decision, rationale, "
-            "mean_delta, wins, losses, holdout_delta, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "mean_delta, wins, losses, holdout_delta, created_at, pairs, t_statistic, "
+            "lower_bound, holdout_pairs, holdout_lower_bound, strategy_json) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(r.run_id, r.generation_index, d["attempt"], d["decision"], d["rationale"],
               d.get("mean_delta"), d.get("wins", 0), d.get("losses", 0), d.get("holdout_delta"),
-              d["created_at"]) for d in r.decisions],
+              d["created_at"], d.get("pairs"), _finite(d.get("t_statistic")),
+              _finite(d.get("lower_bound")), d.get("holdout_pairs"),
+              _finite(d.get("holdout_lower_bound")), _dump(d.get("strategy")))
+             for d in r.decisions],
         )
         conn.execute(
             "UPDATE runs SET status = 'running', updated_at = ? WHERE run_id = ?", (now, r.run_id)
@@ -246,8 +288,16 @@ def _redacted(record: GenerationRecord) -> GenerationRecord:
                  for m in record.matches],
         role_calls=[{**c, "prompt": clean(c["prompt"]), "output": clean(c["output"])}
                     for c in record.role_calls],
-        decisions=[{**d, "rationale": clean(d["rationale"])} for d in record.decisions],
+        decisions=[{**d, "rationale": clean(d["rationale"]),
+                    "strategy": redact_obj(d.get("strategy"))} for d in record.decisions],
     )
+
+
+def _finite(value: float | None) -> float | None:
+    """A statistic as stored: an infinite or undefined one is NULL (JSON has no infinity)."""
+    import math
+
+    return value if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
 def _dump(value: Any) -> str | None:
