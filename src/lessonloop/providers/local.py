@@ -103,10 +103,9 @@ class LocalProvider:
         if incumbent is None:
             reason = f"No incumbent yet: {how}."
         else:
-            changed = [f"{k} {incumbent['strategy'].get(k)} -> {v}" for k, v in candidate.items()
-                       if incumbent["strategy"].get(k) != v]
             reason = (f"Attempt {attempt}: {how}; from the incumbent (score "
-                      f"{incumbent.get('score', 0):.4f}) changed: {', '.join(changed) or 'nothing'}.")
+                      f"{incumbent.get('score', 0):.4f}) changed: "
+                      f"{_changed_words(incumbent['strategy'], candidate)}.")
         return f"{reason}\n\n```json\n{json.dumps(candidate, indent=2)}\n```\n"
 
     def _step(self, state: dict, request: Request) -> str:
@@ -153,11 +152,9 @@ class LocalProvider:
         if incumbent is None:
             reason = f"No incumbent yet: starting from {how}."
         else:
-            changed = [f"{k} {incumbent['strategy'].get(k)} -> {v}" for k, v in candidate.items()
-                       if incumbent["strategy"].get(k) != v]
             reason = (f"From the incumbent (score {incumbent.get('score', 0):.4f}) by {how}, "
                       f"guided by {len(targets)} targets and {len(directions)} directions; "
-                      f"changed: {', '.join(changed) or 'nothing'}.")
+                      f"changed: {_changed_words(incumbent['strategy'], candidate)}.")
         return f"{reason}\n\n```json\n{json.dumps(candidate, indent=2)}\n```\n"
 
     # translator ---------------------------------------------------------------------------
@@ -606,6 +603,12 @@ def _direction_edits(playbook: list[dict], name: str, fit: dict) -> list[dict]:
                   "text": f"{verb} {name} tends to raise the score "
                           f"(slope {fit['slope']:+.3f} per full range over {fit['n']} changes)"})
     return edits
+
+
+def _changed_words(before: dict, after: dict) -> str:
+    """What a proposal changes, as its reason says it: ``a 0.1 -> 0.3, b 2 -> 3``."""
+    return ", ".join(f"{k} {before.get(k)} -> {v}" for k, v in after.items()
+                     if before.get(k) != v) or "nothing"
 
 
 def _changes(before: dict, after: dict) -> list[tuple[str, object, object]]:
