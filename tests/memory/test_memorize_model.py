@@ -137,6 +137,20 @@ def test_a_slow_model_within_its_time_limit_is_waited_for_and_used(home, cli):
     assert result.model == "used" and result.stored == ["Test with vitest, not jest"]
 
 
+def test_a_summary_that_runs_on_into_json_syntax_is_no_memory(home, cli):
+    """Seen with the real 0.5B model: 'edit `app/package.json`}, {' as a memory."""
+    from lessonloop.memory import memorize
+
+    session = played(home, "prompt", cli=cli)
+    answer = {"memories": [{"type": "pattern", "summary": "Edit `app/package.json`}, {"},
+                           {"type": "preference", "summary": "Use vitest instead of jest"}]}
+    with FakeServer(answering(answer)) as server:
+        result = memorize.memorize(session.id, home, environ=model_env(server))
+    assert result.model == "used"
+    assert "Use vitest instead of jest" in result.stored
+    assert not any("}, {" in summary for summary in result.stored)
+
+
 # -------------------------------------------------------------------------------------------
 # what the model is sent: small enough for a 0.5B model
 

@@ -466,6 +466,11 @@ def _extracts(candidates: list[Candidate], signals: list[dict], feedback: list[d
     return cap(redact("\n".join(lines)), EXTRACT_CHARS)
 
 
+# A small model writing inside a JSON grammar sometimes runs on into the syntax ("edit
+# `app/package.json`}, {"): such a summary is debris, not a memory.
+_JSON_DEBRIS = re.compile(r'[}\]]\s*,\s*[{\[]|[{\[,]\s*$')
+
+
 def _synthesize(route, found: list[Candidate], signals: list[dict], feedback: list[dict],
                 record, environ: Mapping[str, str], root: Path | None = None) -> list[Candidate]:
     from .. import config
@@ -500,7 +505,7 @@ def _synthesize(route, found: list[Candidate], signals: list[dict], feedback: li
     written = []
     for m in value["memories"]:
         summary = m["summary"].strip()
-        if not summary:
+        if not summary or _JSON_DEBRIS.search(summary):
             continue
         # a lesson kept word for word is that lesson: its kind (the classifier read the
         # user's words), evidence and scope stay
