@@ -1361,6 +1361,9 @@ SECOND_REVIEW_REDACTED = [
     ("doctl auth init -t dop_v1_" + "52b49d7385d59d77d6b1c2a3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3",
      "52b49d7385d59d77d6b1c2a3e4f5"),
     ("export PPLX=x; use pplx-AbC123dEf456GhI789jKl012MnO345pQr678StU901 here", "AbC123dEf456GhI789"),
+    # Alibaba Cloud AccessKey IDs, alone in a log line (issue 17: "LTAI… access keys")
+    ("aliyun configure set --access-key-id LTAI" + "5tQ8xV2mR7nK4pWz9Lc3", "5tQ8xV2mR7nK4pWz9Lc3"),
+    ("oss sync failed for key LTAI" + "4FmN1ZsyKq8X in region cn-hangzhou", "4FmN1ZsyKq8X"),
     ("Use glc_XHg9eZFvWyAnlXK00lJKYxOrPiBOZR9A+YEYG1R1MAaTVqN0tDjOOYoRhEzFONj5 with the CLI",
      "XHg9eZFvWyAnlXK00lJKYxOrPiBOZR9A"),
     ('client = Groq(api_key="' + _GROQ + '")', _GROQ),
@@ -1412,6 +1415,8 @@ SECOND_REVIEW_REDACTED = [
 ]
 
 SECOND_REVIEW_KEPT = [
+    # words that only start like an Alibaba key id
+    "LTAIPROCESSINGSTAGE is an enum member", "see the LTAI docs for the format",
     # a file path's last part is no key: error lines name files
     "grep: /etc/passwd: Permission denied", "unknown scenario '/etc/passwd:Foo'",
     "cat ~/.config/gh/token: No such file", "open ./secrets/password: denied",

@@ -423,6 +423,9 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("dckr_pat_", re.compile(r"dckr_pat_[A-Za-z0-9_-]{20,200}+"), "generic-secret",
           left=_ALNUM),
     _Rule("pplx-", re.compile(r"pplx-[A-Za-z0-9]{32,100}+"), "generic-secret", left=_ALNUM),
+    # Alibaba Cloud AccessKey IDs: LTAI and 12-20 letters and digits
+    _Rule("LTAI", re.compile(r"LTAI(?P<body>[A-Za-z0-9]{12,20}+)(?![A-Za-z0-9])"),
+          _mixed_body("generic-secret"), left=_ALNUM),
     _Rule("xai-", re.compile(r"xai-[A-Za-z0-9]{48,120}+"), "generic-secret", left=_ALNUM),
     _Rule("pypi-AgE", re.compile(r"pypi-AgE[A-Za-z0-9_-]{16,1000}+"), "pypi-token", left=_ALNUM),
     _Rule("hf_", re.compile(r"hf_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
@@ -1882,7 +1885,7 @@ _GH, _GL, _AKIA = (next(r.regex for r in _RULES if r.regex.pattern.startswith(p)
 _PRESENCE_IN_TEXT = (
     *((_rare_first(n)[0], (n,), (n,))
       for n in ("-----", "://", "eyJ", "hf_", "npm_", "sk-", "whsec_", "ya29.", "api_org_",
-                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_", "pplx-")),
+                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_", "pplx-", "LTAI")),
     (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC),
      ("AIza", "AKIA", "ASIA", "ABIA", "ACCA", *(f"AC{c}" for c in "0123456789abcdef"))),
     (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941"), ("GOCSPX-", "GR1348941")),
