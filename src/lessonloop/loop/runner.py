@@ -519,9 +519,7 @@ class Runner:
         if not candidates and completion.text.strip():
             completion = self._call("translator", ctx, prompts.translator(ctx, completion.text),
                                     calls)
-            candidates = strategy_candidates(completion)
-            strategy, problem = self._first_valid(candidates, ctx)
-            return strategy, problem
+            return self._first_valid(strategy_candidates(completion), ctx)
         strategy, problem = self._first_valid(candidates, ctx)
         if strategy is None and candidates and not getattr(self.providers["competitor"],
                                                            "reads_state", False):

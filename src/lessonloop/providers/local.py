@@ -106,7 +106,7 @@ class LocalProvider:
             reason = (f"Attempt {attempt}: {how}; from the incumbent (score "
                       f"{incumbent.get('score', 0):.4f}) changed: "
                       f"{_changed_words(incumbent['strategy'], candidate)}.")
-        return f"{reason}\n\n```json\n{json.dumps(candidate, indent=2)}\n```\n"
+        return _answer(reason, candidate)
 
     def _step(self, state: dict, request: Request) -> str:
         rng = random.Random(request.seed)
@@ -155,7 +155,7 @@ class LocalProvider:
             reason = (f"From the incumbent (score {incumbent.get('score', 0):.4f}) by {how}, "
                       f"guided by {len(targets)} targets and {len(directions)} directions; "
                       f"changed: {_changed_words(incumbent['strategy'], candidate)}.")
-        return f"{reason}\n\n```json\n{json.dumps(candidate, indent=2)}\n```\n"
+        return _answer(reason, candidate)
 
     # translator ---------------------------------------------------------------------------
     def _translator(self, state: dict, request: Request) -> str:
@@ -603,6 +603,11 @@ def _direction_edits(playbook: list[dict], name: str, fit: dict) -> list[dict]:
                   "text": f"{verb} {name} tends to raise the score "
                           f"(slope {fit['slope']:+.3f} per full range over {fit['n']} changes)"})
     return edits
+
+
+def _answer(reason: str, candidate: dict) -> str:
+    """The competitor's answer: why, then the strategy in a JSON block."""
+    return f"{reason}\n\n```json\n{json.dumps(candidate, indent=2)}\n```\n"
 
 
 def _changed_words(before: dict, after: dict) -> str:
