@@ -197,6 +197,7 @@ def _text_of(content: object) -> str:
 
 
 _META = ("Caveat:", "[Request interrupted", "This session is being continued from a previous",
+         "Stop hook feedback:", "SubagentStop hook feedback:",
          "<local-command", "<bash-", "<task-notification", "[Image")
 _REJECTED = "The user doesn't want to proceed with this tool use"
 

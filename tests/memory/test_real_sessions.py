@@ -563,3 +563,84 @@ def test_secrets_in_the_new_channels_never_reach_disk(home, cli):
     blob = everything_under(home, home.parent / "user-home")
     for value in s.values():
         assert value.encode() not in blob and value[:14].encode() not in blob, value[:6]
+
+
+# -------------------------------------------------------------------------------------------
+# the project's own hooks, permission refusals, and constraints the user found
+# (tests/fixtures/real-sessions-2: real sessions, see its README)
+
+SECOND_SET = Path(__file__).parent.parent / "fixtures" / "real-sessions-2"
+
+
+@pytest.mark.parametrize("prompt, expected", [
+    ("Oh, I just found out that this is not supported by Chrome :(\\\n\\\nThis is the relevant "
+     "CSS:\\\n\\\nCan you please help rewriting this to use proper HTML ruby elements?",
+     ("fact", "Chrome does not support it: use proper HTML ruby elements instead")),
+    ("Flexbox gap isn't supported in Safari 13", ("fact", "Safari 13 does not support Flexbox gap")),
+    ("I keep getting mysterious build errors when MDX files have URLs wrapped in angle brackets "
+     "that markdownlint puts in automatically (MD034/no-bare-urls) – how can I disable that?",
+     ("fact", "Mysterious build errors happen when MDX files have URLs wrapped in angle brackets")),
+    ("we keep hitting flaky failures whenever the cache is cold",
+     ("fact", "Flaky failures happen when the cache is cold")),
+])
+def test_a_constraint_the_user_found_is_a_fact(prompt, expected):
+    assert expected in lessons(prompt), lessons(prompt)
+
+
+@pytest.mark.parametrize("prompt", [
+    "Is this not supported by Chrome?", "This is not supported by Safari.",
+    "I keep getting it wrong when I try", "I keep getting emails when the build fails",
+    "why do I keep getting errors?", "it is supported by Chrome",
+])
+def test_constraint_look_alikes_are_no_lesson(prompt):
+    assert lessons(prompt) == []
+
+
+def test_the_projects_hooks_are_read_from_what_claude_code_reported(tmp_path):
+    t = read(write(tmp_path / "t.jsonl", [
+        {"type": "system", "content": "\x1b[1mPostToolUse:Edit\x1b[22m [uv run ruff format] "
+         "completed successfully: 27 files left unchanged", "isSidechain": False},
+        {"type": "system", "content": "\x1b[1mPostToolUse:MultiEdit\x1b[22m [uv run ruff format]"
+         " completed successfully: 1 file reformatted", "isSidechain": False},
+        {"type": "system", "content": "\x1b[1mStop\x1b[22m [bash -c 'echo \"=== DEBUG ===\" >&2;"
+         " uv run pyright 2>&1 | tee /dev/stderr; echo \"Exit code: $?\" >&2'] completed "
+         "successfully: 0 errors", "isSidechain": False},
+        {"type": "system", "content": "\x1b[1mStop\x1b[22m [uv run pytest 2>&1] completed "
+         "successfully: 3 passed", "isSidechain": False},
+        {"type": "system", "content": "Running \x1b[1mPostToolUse:Edit\x1b[22m...",
+         "isSidechain": False},
+        event("user", "Stop hook feedback:\n[${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh]: # "
+              "Running Quality Checks...\n\n# Uncommitted Changes Detected\n\nCannot exit with "
+              "unstaged changes.\n\nBefore stopping, please:\n\n1. Run `git status`", isMeta=True),
+    ]))
+    assert t.prompts == []       # a hook's feedback is not the user's words
+    found = [c.summary for c in memorize._project_hooks(t)]
+    assert found == [
+        "After each edit, a project hook runs `uv run ruff format`",
+        "When the agent stops, project hooks run `uv run pyright`, `uv run pytest`",
+        "The Stop hook `stop.sh` blocks the agent: Cannot exit with unstaged changes"]
+
+
+def test_permission_refusals_are_a_fact_of_the_project(tmp_path):
+    t = read(SECOND_SET / "ccl-claude-p-experiment-2b4ed4c0.jsonl")
+    found = sorted(c.summary for c in memorize._permission_facts(t))
+    assert found == [
+        "`WebSearch`, `Read ~/.claude/CLAUDE.md` need a permission not granted here",
+        "`claude -p`, `claude --version` need approval here (refused without it)",
+        "`ls ~/.claude` was blocked: outside the allowed working directories"]
+    # a failure that is no refusal is no permission fact
+    plain = read(write(tmp_path / "t.jsonl", [
+        use("a", "Bash", {"command": "npm test"}),
+        result("a", "Error: 1 test failed: this command requires approval of the reviewer?",
+               is_error=True)]))
+    assert memorize._permission_facts(plain) == []
+
+
+@pytest.mark.parametrize("command, shown", [
+    ("uv run pytest 2>&1", "uv run pytest"),
+    ("${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh", "stop.sh"),
+    ("bash -c 'echo start >&2; uv run pyright 2>&1 | tee /dev/stderr'", "uv run pyright"),
+    ("npx prettier --write .", "npx prettier --write ."),
+])
+def test_what_a_hook_command_does(command, shown):
+    assert memorize._hook_command(command) == shown

@@ -205,7 +205,8 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
                                user_scope=bool(item.get("user_scope")) and kind == "preference"))
     if transcript is not None:
         for candidate in _from_said(transcript) + _from_refusals(transcript) + \
-                _project_facts(transcript):
+                _project_facts(transcript) + _project_hooks(transcript) + \
+                _permission_facts(transcript):
             if candidate.summary.lower() not in lessons:
                 lessons.add(candidate.summary.lower())
                 found.append(candidate)
@@ -337,6 +338,152 @@ def _project_facts(transcript) -> list[Candidate]:
                               f"`{_one_line(commands[summary], 200)}`",
                       why="Learned from the project's own successful runs.")
             for summary, n in runs.items() if n >= FACT_RUNS]
+
+
+_WHEN_HOOK = {"Stop": "When the agent stops", "SubagentStop": "When a subagent stops",
+              "PreCompact": "Before a compaction", "SessionStart": "At session start",
+              "UserPromptSubmit": "On each prompt"}
+_EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
+_SAYS_NOTHING = {"echo", "printf", "tee", "true", ":", "cat"}
+
+
+def _hook_command(command: str) -> str:
+    """What a hook command does, for a summary: `uv run pytest 2>&1` → `uv run pytest`; a
+    script → its file name; `bash -c '...; uv run pyright | tee ...'` → `uv run pyright`."""
+    import shlex
+
+    from .signals import command_key
+
+    text = command.strip()
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    if len(words) >= 3 and os.path.basename(words[0]) in ("bash", "sh", "zsh") and \
+            words[1] == "-c":
+        for stage in re.split(r"\s*(?:;|&&|\|\||\|)\s*", words[2]):
+            head = stage.split()[0] if stage.split() else ""
+            if head and head not in _SAYS_NOTHING and not head.startswith(("/dev/", ">")):
+                text = stage
+                break
+    key = command_key(text) or text
+    first = key.split()[0] if key.split() else ""
+    if "/" in first and len(key.split()) == 1:
+        key = os.path.basename(first)
+    return _one_line(key, 60)
+
+
+def _hook_reason(feedback: str) -> str:
+    """The first sentence of a hook's feedback that says why it blocked (not a heading)."""
+    for line in feedback.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", "-", "*", "[", "`")) and not line.endswith(
+                (":", "...")) and len(line) <= 80:
+            return line.rstrip(".")
+    return ""
+
+
+def _project_hooks(transcript) -> list[Candidate]:
+    """The project's own Claude Code hooks, from what Claude Code reported of them: what runs
+    after edits and when the agent stops (so the agent need not run it again), and what a hook
+    blocked the agent for (so it does that first next time)."""
+    runs: dict[str, list[str]] = {}
+    blocks: dict[tuple[str, str], list[str]] = {}
+    for hook in transcript.hooks:
+        shown = _hook_command(hook.command)
+        if not shown:
+            continue
+        if hook.feedback:
+            reason = _hook_reason(hook.feedback)
+            reasons = blocks.setdefault((hook.event, shown), [])
+            if reason and reason not in reasons:
+                reasons.append(reason)
+        elif shown not in runs.setdefault(hook.event, []):
+            runs[hook.event].append(shown)
+    found = []
+    for event, commands in runs.items():
+        name, _, matcher = event.partition(":")
+        if name == "PostToolUse" and matcher in _EDIT_TOOLS:
+            when = "After each edit"
+        elif name in ("PostToolUse", "PreToolUse") and matcher:
+            when = f"{'After' if name == 'PostToolUse' else 'Before'} each `{matcher}` call"
+        else:
+            when = _WHEN_HOOK.get(name, f"On {name}")
+        merged = {e: c for e, c in runs.items() if e.partition(":")[0] == "PostToolUse"
+                  and e.partition(":")[2] in _EDIT_TOOLS}
+        if when == "After each edit" and event != next(iter(merged)):
+            continue     # Edit and MultiEdit hooks: one memory
+        if when == "After each edit":
+            commands = list(dict.fromkeys(c for cs in merged.values() for c in cs))
+        shown = []
+        for command in commands:
+            trial = shown + [f"`{command}`"]
+            if len(f"{when}, project hooks run {', '.join(trial)}") > 120:
+                break
+            shown = trial
+        if not shown:
+            continue
+        verb = "a project hook runs" if len(shown) == 1 else "project hooks run"
+        found.append(Candidate(
+            kind="observation", summary=f"{when}, {verb} {', '.join(shown)}",
+            tags=["project-fact", "hook"],
+            content=f"Claude Code ran these {event} hooks successfully in the session: "
+                    + ", ".join(f"`{c}`" for c in commands),
+            why="Reported by Claude Code as the project's own hooks."))
+    for (event, shown), reasons in blocks.items():
+        summary = f"The {event} hook `{shown}` blocks the agent"
+        for reason in reasons:
+            trial = summary + (": " if summary.endswith("agent") else "; ") + reason
+            if len(trial) > 120:
+                break
+            summary = trial
+        found.append(Candidate(
+            kind="observation", summary=summary, tags=["project-fact", "hook"],
+            content=f"The {event} hook `{shown}` blocked the agent: " + "; ".join(reasons),
+            why="The project's hook refused to let the agent go on until this was done."))
+    return found
+
+
+def _permission_facts(transcript) -> list[Candidate]:
+    """What this project's permission settings refused (they outlast the session): commands
+    that need approval, tools or paths not granted, directories blocked."""
+    from .signals import command_key
+
+    refused: dict[str, list[str]] = {}
+    for why, call in transcript.permission_refusals():
+        place = re.search(r"(\w+) in '([^']{1,60})' was blocked", call.result)
+        if why == "blocked" and place:
+            what = f"{place.group(1)} {place.group(2)}"
+        elif call.name.lower() == "bash":
+            words = command_key(str(call.input.get("command") or "")).split()
+            what = " ".join(words[:2] if len(words) > 1 and words[1].startswith("-") else words[:1])
+        else:
+            path = call.input.get("file_path") or call.input.get("path")
+            what = f"{call.name} {path}" if isinstance(path, str) and path else call.name
+        if what and what not in refused.setdefault(why, []):
+            refused[why].append(_one_line(what, 40))
+    heads = {"approval": ("needs", "need", "approval here (refused without it)"),
+             "not granted": ("needs", "need", "a permission not granted here"),
+             "blocked": ("was", "were", "blocked: outside the allowed working directories")}
+    found = []
+    for why, items in refused.items():
+        one, many, rest = heads[why]
+        shown: list[str] = []
+        for item in items:
+            trial = shown + [f"`{item}`"]
+            if len(", ".join(trial)) + len(many) + len(rest) + 2 > 120:
+                break
+            shown = trial
+        if not shown:
+            continue
+        verb = one if len(shown) == 1 else many
+        found.append(Candidate(
+            kind="observation", summary=f"{', '.join(shown)} {verb} {rest}",
+            tags=["project-fact", "permission"],
+            content="Refused by Claude Code's permission settings in this session: "
+                    + ", ".join(f"`{i}`" for i in items),
+            why="Permission settings outlast the session: do not try again without asking."))
+    return found
 
 
 def _one_line(text: str, limit: int) -> str:

@@ -1775,6 +1775,48 @@ def _facts(body: str, saved: list[str]) -> list[str]:
     return out
 
 
+_NOT_SUPPORTED = _lazy(
+    r"^(?:i\s+(?:just\s+|only\s+)?(?:found out|realized|realised|learned|noticed|discovered)\s+"
+    r"(?:now\s+)?(?:that\s+)?)?(.{2,60}?)\s+(?:is|are)(?:\s+not|n't)\s+supported\s+(?:by|in|on)\s+"
+    r"([\w.+-]+(?:\s[A-Z0-9][\w.+-]*)?)[\s:;,(!.\\]*$", re.I)
+_INSTEAD = _lazy(r"\b(?:rewrit|chang|switch|convert|port|mov|migrat|replac)\w*\s+(?:this|it|that|them|"
+                 r"these)\s+(?:to|with|so it uses)\s+(?:use\s+)?(.{3,60}?)[?.!]*$", re.I)
+_KEEP_GETTING = _lazy(
+    r"^(?:i|we)\s+keep\s+(?:getting|hitting|seeing|running into)\s+(.{0,40}?\b(?:errors?|failures?|"
+    r"warnings?|exceptions?|crash(?:es)?|timeouts?|panics?))\s+(?:when|whenever)\s+"
+    r"(.{5,}?)(?:\s*[\u2014\u2013-]+\s*(?:how|what|why|can|could|is there)\b.*)?[?.!]*$", re.I | re.S)
+_PARENTHESES = _lazy(r"\s*\([^()]*\)")
+_RELATIVE_END = _lazy(r"\s+(?:that|which|who)\s+[^,;]*$")
+
+
+def _constraint(sentence: str, following: list[str], saved: list[str]) -> str:
+    """A constraint the user found, as a fact: "Chrome does not support it: use proper HTML
+    ruby elements instead" (from "I just found out this is not supported by Chrome ... can you
+    rewrite this to use proper HTML ruby elements?"); "Build errors happen when MDX files have
+    URLs in angle brackets" (from "I keep getting build errors when ..."). "" for none."""
+    body = _LEAD.sub("", sentence.strip()).strip()
+    m = _NOT_SUPPORTED.match(body) if not body.endswith("?") else None
+    if m:
+        what, where = m.group(1).strip(), m.group(2).strip()
+        if what.lower() not in _PRONOUN_ONLY:
+            return _finish(f"{where} does not support {what}", saved)
+        for later in [f for f in following if _words_of(f)][:3]:
+            instead = _INSTEAD.search(later.strip())
+            if instead:
+                return _finish(f"{where} does not support it: use {instead.group(1)} instead",
+                               saved)
+        return ""
+    m = _KEEP_GETTING.match(body)
+    if m:
+        what, when = m.group(1).strip(), m.group(2).strip(" ,;")
+        lesson = f"{what} happen{'' if what.lower().endswith('s') else 's'} when {when}"
+        for shorter in (_PARENTHESES, _RELATIVE_END):   # the condition's core, not a cut
+            if len(_unmask(lesson, saved)) > LESSON_MAX:
+                lesson = shorter.sub("", lesson)
+        return _finish(lesson, saved)
+    return ""
+
+
 def _clause_feedback(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     """A lesson in a later clause of a sentence ("I have both, but I don't want to make
     assumptions about people's env"; "yes please, and let's make it cross-browser"); each clause
@@ -1822,7 +1864,12 @@ def _prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
         out.append(Feedback(kind=kind, lesson=lesson, user_scope=user_scope,
                             text=_cap(_unmask(sentence, saved).strip(), TEXT_MAX)))
 
-    for sentence in _sentences(masked):
+    sentences = _sentences(masked)
+    for n, sentence in enumerate(sentences):
+        constraint = _constraint(sentence, sentences[n + 1:], saved)
+        if constraint and len(_words_of(constraint)) >= 4:
+            emit("fact", constraint, sentence, False)
+            continue
         if not sentence.strip().endswith("?"):
             for fact in _facts(_SAID_SO.sub("", sentence.strip().rstrip(" .!;:")), saved):
                 lesson = _finish(fact, saved)

@@ -12,7 +12,10 @@ status (``is_error``), never a word in its output; a refused or interrupted call
 nothing when the evidence is ambiguous; ``error_fixes`` is the older pairing with the next
 success. What the user says outside prompts is in ``said``: a refused call's reason, the answers
 to ``AskUserQuestion``, commands the user ran themselves (``<bash-input>``); a correction pairs
-with the call it is about, or none.
+with the call it is about, or none. The project's own Claude Code hooks are in ``hooks``: each
+run Claude Code reports ("PostToolUse:Edit [uv run ruff format] completed successfully") and
+each block a hook gave the agent ("Stop hook feedback: ..."), which is the hook's words, not the
+user's, so never a prompt.
 
 Everything stored is redacted, then capped: tool results at 2,000 characters, prompts at
 10,000, input strings at 2,000 each, subjects at 300.
@@ -32,7 +35,8 @@ from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block
                       command_core, command_head, command_heads, command_key, normalize_error,
                       only_inspects, prompt_feedback, steps_before, subject_of, tool_errors)
 
-__all__ = ["Correction", "ErrorFix", "Said", "ToolCall", "Transcript", "UserMessage", "read"]
+__all__ = ["Correction", "ErrorFix", "HookRun", "Said", "ToolCall", "Transcript", "UserMessage",
+           "read"]
 
 RESULT_MAX = 2000
 TEXT_MAX = 300            # a rejection's reason, an answer, a question
@@ -84,6 +88,15 @@ class Said:
     header: str = ""
     detail: str = ""
     call: "ToolCall | None" = None  # the refused or asking call
+
+
+@dataclass
+class HookRun:
+    """One run of a project hook: ``event`` as Claude Code names it ("PostToolUse:Edit",
+    "Stop"), the hook's ``command``, and ``feedback`` when it blocked the agent (its reason)."""
+    event: str
+    command: str
+    feedback: str = ""
 
 
 @dataclass
@@ -267,6 +280,7 @@ class Transcript:
     prompts: list[UserMessage]
     skipped_lines: int
     said: list[Said] = field(default_factory=list)  # rejection reasons and answers, in order
+    hooks: list[HookRun] = field(default_factory=list)  # the project's hooks that ran
 
     def error_fixes(self) -> list[ErrorFix]:
         """Each failed call paired with the first later successful call of the same kind
@@ -300,6 +314,21 @@ class Transcript:
             between = [c for c in self.calls[i + 1:j] if c.chain == err.chain and c.completed]
             out.append(ErrorFix(error=err, fix=self.calls[j], normalized=_error_key(err),
                                 between=between, attempts=attempts))
+        return out
+
+    def permission_refusals(self) -> list[tuple[str, ToolCall]]:
+        """Main-chain calls Claude Code's permission settings refused, each with why:
+        "approval" (the command needs approval), "not granted" (the tool or path needs a
+        permission not given) or "blocked" (outside the allowed directories). These settings
+        last beyond the session: the next one need not try again."""
+        out = []
+        for call in self.calls:
+            if call.sidechain or not _failed(call):
+                continue
+            m = _PERMISSION.search(call.result[:400])
+            if m:
+                why = "approval" if m.group(1) else "not granted" if m.group(2) else "blocked"
+                out.append((why, call))
         return out
 
     def corrections(self) -> list[Correction]:
@@ -470,6 +499,15 @@ _INTERRUPTED = "[Request interrupted by user"
 _BASH_INPUT = re.compile(r"^<bash-input>(.{1,2000}?)</bash-input>", re.S)
 _USER_SAID = ("The user provided the following reason for the rejection:", "the user said:")
 _ANSWER = re.compile(r'"((?:[^"\\]|\\.)+?)"="((?:[^"\\]|\\.)*?)"')
+_PERMISSION = re.compile(r"^(?:Error: )?(?:(This (?:Bash )?command (?:contains multiple operations"
+                         r"\. The following parts? )?requires? approval)|(Claude requested "
+                         r"permissions to \w+.{0,200}?but you haven't granted it yet)|"
+                         r"(\w+ in '[^']{1,200}' was blocked\. For security))", re.S)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# "PostToolUse:Edit [uv run ruff format] completed successfully: 1 file reformatted"
+_HOOK_RAN = re.compile(r"^([A-Z]\w+(?::[^\s\[]+)?) \[(.+?)\] completed successfully\b", re.S)
+# "Stop hook feedback:\n[${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh]: # Uncommitted ..."
+_HOOK_FEEDBACK = re.compile(r"^([A-Z]\w+(?::\S+)?) hook feedback:\s*\n\[(.+?)\]:\s*(.*)$", re.S)
 
 
 class _Reader:
@@ -481,6 +519,7 @@ class _Reader:
         self.orphans: dict[str, tuple] = {}
         self.side_root: dict[str, str] = {}
         self.said: list[Said] = []
+        self.hooks: list[HookRun] = []
         self.counter = 0
 
     def _next(self) -> int:
@@ -505,6 +544,9 @@ class _Reader:
 
     def add(self, event: dict) -> None:
         etype = event.get("type")
+        if etype == "system":
+            self._system(event)
+            return
         if etype not in ("user", "assistant"):
             return
         message = event.get("message")
@@ -522,7 +564,8 @@ class _Reader:
             return
         # user
         if isinstance(content, str):
-            if not event.get("isMeta") and not event.get("isCompactSummary"):
+            if _HOOK_FEEDBACK.match(content) or not event.get("isMeta") and not event.get(
+                    "isCompactSummary"):   # (Claude Code marks a hook's feedback isMeta)
                 self._prompt(content, timestamp, sidechain, chain)
             return
         if not isinstance(content, list):
@@ -545,7 +588,20 @@ class _Reader:
         if parts:
             self._prompt("\n".join(parts), timestamp, sidechain, chain)
 
+    def _system(self, event: dict) -> None:
+        content = event.get("content")
+        if isinstance(content, str) and not event.get("isSidechain"):
+            ran = _HOOK_RAN.match(_ANSI.sub("", content).strip())
+            if ran:
+                self.hooks.append(HookRun(ran.group(1), _clean(ran.group(2), INPUT_STR_MAX)))
+
     def _prompt(self, text: str, timestamp: str, sidechain: bool, chain: str) -> None:
+        blocked = _HOOK_FEEDBACK.match(_ANSI.sub("", text).strip())
+        if blocked:   # a hook's words, not the user's
+            if not sidechain:
+                self.hooks.append(HookRun(blocked.group(1), _clean(blocked.group(2), INPUT_STR_MAX),
+                                          _clean(blocked.group(3), TEXT_MAX * 4)))
+            return
         typed = _BASH_INPUT.match(text.strip())
         if typed and not sidechain:   # a command the user ran themselves ("!uv run ty check")
             command = _clean(typed.group(1).strip(), INPUT_STR_MAX)
@@ -697,6 +753,7 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
     transcript.calls = reader.calls
     transcript.prompts = reader.prompts
     transcript.said = reader.said
+    transcript.hooks = reader.hooks
     transcript.skipped_lines = skipped
     return transcript
 
