@@ -644,3 +644,43 @@ def test_permission_refusals_are_a_fact_of_the_project(tmp_path):
 ])
 def test_what_a_hook_command_does(command, shown):
     assert memorize._hook_command(command) == shown
+
+
+@pytest.mark.parametrize("prompt, expected", [
+    ("you just deleted my claude-parser?",
+     ("correction", "Never delete `claude-parser` without asking the user first")),
+    ("wtf? you deleted my tests!", ("correction", "Never delete tests without asking the user first")),
+])
+def test_work_the_user_finds_destroyed_is_a_rule(prompt, expected):
+    assert expected in lessons(prompt), lessons(prompt)
+
+
+@pytest.mark.parametrize("prompt", [
+    "Did you remove the config file?", "you removed it", "you deleted the old branch, good",
+    "I think you deleted my notes.md", "you removed my comment about the cache, which is fine",
+])
+def test_destroyed_look_alikes_are_no_lesson(prompt):
+    assert lessons(prompt) == []
+
+
+def test_an_error_the_session_never_got_past_is_an_open_problem_without_a_fix(tmp_path):
+    stuck = 'Path "/work/app" does not exist'
+    t = read(write(tmp_path / "t.jsonl", [
+        use("a", "Bash", {"command": "mv /work/app ~/apps/"}), result("a", stuck, is_error=True),
+        use("b", "Bash", {"command": "ls"}), result("b", stuck, is_error=True),
+        use("c", "Bash", {"command": "cd ~ && ls"}), result("c", stuck, is_error=True),
+        use("d", "TodoWrite", {"todos": []}), result("d", "ok"),
+    ]))
+    found = [c for c in memorize._from_errors([], t) if "open-problem" in c.tags]
+    assert [c.summary for c in found] == [
+        'Unresolved: `Bash` kept failing with `Path "/work/app" does not exist`']
+    assert "mv /work/app" in found[0].content and "Fixed by" not in found[0].content
+    # twice only, or a later success of the same tool: no open problem
+    for tail in ([], [use("e", "Bash", {"command": "pwd"}), result("e", "/home")]):
+        t = read(write(tmp_path / "u.jsonl", [
+            use("a", "Bash", {"command": "mv /work/app ~/apps/"}), result("a", stuck, is_error=True),
+            use("b", "Bash", {"command": "ls"}), result("b", stuck, is_error=True),
+            *([use("c", "Bash", {"command": "ls"}), result("c", stuck, is_error=True)] if tail
+              else []),
+            *tail]))
+        assert [c for c in memorize._from_errors([], t) if "open-problem" in c.tags] == []

@@ -168,6 +168,21 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
             content=f"Error: {fix.line[:300]}\nFixed by: {fix.detail}",
             why=f"Hit {times} time{'s' if times != 1 else ''} in one session, then fixed.",
             tags=["error"]))
+    for call, line, times, before in (transcript.unresolved_errors() if transcript else []):
+        from .transcript import _fit, _readable_line
+
+        head = f"Unresolved: `{call.name}` kept failing with `"
+        shown = _fit(_readable_line(line), 120 - len(head) - 1)
+        if not shown:
+            continue
+        after = f" It first failed on `{_one_line(call.subject, 200)}`" + (
+            f", after `{_one_line(before.subject, 120)}`." if before is not None else ".")
+        found.append(Candidate(
+            kind="observation", summary=f"{head}{shown}`",
+            content=f"Error: {line[:300]}\nFailed {times} times; the tool never worked again in "
+                    f"the session.{after}",
+            why="An error the session never got past: an open problem, no fix known.",
+            tags=["error", "open-problem"]))
     return found
 
 
@@ -375,9 +390,9 @@ def _hook_command(command: str) -> str:
 
 def _hook_reason(feedback: str) -> str:
     """The first sentence of a hook's feedback that says why it blocked (not a heading)."""
-    for line in feedback.splitlines():
+    for line in feedback.replace("\\n", "\n").splitlines():
         line = line.strip()
-        if line and not line.startswith(("#", "-", "*", "[", "`")) and not line.endswith(
+        if line and not line.startswith(("#", "-", "*", "`")) and not line.endswith(
                 (":", "...")) and len(line) <= 80:
             return line.rstrip(".")
     return ""
@@ -387,6 +402,8 @@ def _project_hooks(transcript) -> list[Candidate]:
     """The project's own Claude Code hooks, from what Claude Code reported of them: what runs
     after edits and when the agent stops (so the agent need not run it again), and what a hook
     blocked the agent for (so it does that first next time)."""
+    from .signals import command_key
+
     runs: dict[str, list[str]] = {}
     blocks: dict[tuple[str, str], list[str]] = {}
     for hook in transcript.hooks:
@@ -395,7 +412,14 @@ def _project_hooks(transcript) -> list[Candidate]:
             continue
         if hook.feedback:
             reason = _hook_reason(hook.feedback)
-            reasons = blocks.setdefault((hook.event, shown), [])
+            what = "the agent"
+            if hook.blocked is not None:   # a PreToolUse hook refused this call
+                command = hook.blocked.input.get("command")
+                stage = re.split(r"\s*(?:&&|;|\|\|?)\s*", command)[-1] if isinstance(
+                    command, str) else ""
+                words = command_key(stage).split()
+                what = f"`{' '.join(words[:2])}`" if words else f"`{hook.blocked.name}`"
+            reasons = blocks.setdefault((hook.event, shown, what), [])
             if reason and reason not in reasons:
                 reasons.append(reason)
         elif shown not in runs.setdefault(hook.event, []):
@@ -430,16 +454,16 @@ def _project_hooks(transcript) -> list[Candidate]:
             content=f"Claude Code ran these {event} hooks successfully in the session: "
                     + ", ".join(f"`{c}`" for c in commands),
             why="Reported by Claude Code as the project's own hooks."))
-    for (event, shown), reasons in blocks.items():
-        summary = f"The {event} hook `{shown}` blocks the agent"
+    for (event, shown, what), reasons in blocks.items():
+        summary = f"The {event} hook `{shown}` blocks {what}"
         for reason in reasons:
-            trial = summary + (": " if summary.endswith("agent") else "; ") + reason
+            trial = summary + ("; " if ": " in summary else ": ") + reason
             if len(trial) > 120:
                 break
             summary = trial
         found.append(Candidate(
             kind="observation", summary=summary, tags=["project-fact", "hook"],
-            content=f"The {event} hook `{shown}` blocked the agent: " + "; ".join(reasons),
+            content=f"The {event} hook `{shown}` blocked {what}: " + "; ".join(reasons),
             why="The project's hook refused to let the agent go on until this was done."))
     return found
 

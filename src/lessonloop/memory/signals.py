@@ -1785,6 +1785,12 @@ _KEEP_GETTING = _lazy(
     r"^(?:i|we)\s+keep\s+(?:getting|hitting|seeing|running into)\s+(.{0,40}?\b(?:errors?|failures?|"
     r"warnings?|exceptions?|crash(?:es)?|timeouts?|panics?))\s+(?:when|whenever)\s+"
     r"(.{5,}?)(?:\s*[\u2014\u2013-]+\s*(?:how|what|why|can|could|is there)\b.*)?[?.!]*$", re.I | re.S)
+_YOU_DESTROYED = _lazy(
+    r"^you\s+(?:just\s+|really\s+)?(deleted|removed|wiped|erased|overwrote|nuked|dropped)\s+"
+    r"(?:all\s+)?(?:my|our)\s+"
+    r"([^\s?!.,]+(?:\s[^\s?!.,]+)?)\s*[?!.]*$", re.I)
+_BASE_VERB = {"deleted": "delete", "removed": "remove", "wiped": "wipe", "erased": "erase",
+              "overwrote": "overwrite", "nuked": "delete", "nuke": "delete", "dropped": "drop"}
 _PARENTHESES = _lazy(r"\s*\([^()]*\)")
 _RELATIVE_END = _lazy(r"\s+(?:that|which|who)\s+[^,;]*$")
 
@@ -1806,6 +1812,17 @@ def _constraint(sentence: str, following: list[str], saved: list[str]) -> str:
                 return _finish(f"{where} does not support it: use {instead.group(1)} instead",
                                saved)
         return ""
+    m = _YOU_DESTROYED.match(body)
+    if m:   # the user finding their work destroyed: a rule for every later session
+        verb = _BASE_VERB.get(m.group(1).lower(), m.group(1).lower())
+        what = _unmask(m.group(2), saved)
+        if what.lower() in _PRONOUN_ONLY or _words_of(what) and _words_of(what)[0].lower() in (
+                "whole", "entire"):
+            what = what if what.lower() not in _PRONOUN_ONLY else ""
+        if not what:
+            return ""
+        shown = f"`{what}`" if re.search(r"[-_/.~]", what) else what
+        return f"Never {verb} {shown} without asking the user first"
     m = _KEEP_GETTING.match(body)
     if m:
         what, when = m.group(1).strip(), m.group(2).strip(" ,;")
@@ -1868,7 +1885,8 @@ def _prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
     for n, sentence in enumerate(sentences):
         constraint = _constraint(sentence, sentences[n + 1:], saved)
         if constraint and len(_words_of(constraint)) >= 4:
-            emit("fact", constraint, sentence, False)
+            emit("correction" if constraint.startswith("Never ") else "fact", constraint,
+                 sentence, False)
             continue
         if not sentence.strip().endswith("?"):
             for fact in _facts(_SAID_SO.sub("", sentence.strip().rstrip(" .!;:")), saved):

@@ -97,6 +97,7 @@ class HookRun:
     event: str
     command: str
     feedback: str = ""
+    blocked: "ToolCall | None" = None   # the call a PreToolUse hook refused
 
 
 @dataclass
@@ -520,6 +521,7 @@ class _Reader:
         self.side_root: dict[str, str] = {}
         self.said: list[Said] = []
         self.hooks: list[HookRun] = []
+        self.pre_hooks: dict[str, list[tuple[str, str]]] = {}   # call id -> PreToolUse hooks
         self.counter = 0
 
     def _next(self) -> int:
@@ -546,6 +548,9 @@ class _Reader:
         etype = event.get("type")
         if etype == "system":
             self._system(event)
+            return
+        if etype == "progress":
+            self._progress(event)
             return
         if etype not in ("user", "assistant"):
             return
@@ -587,6 +592,16 @@ class _Reader:
                 parts.append(block["text"])
         if parts:
             self._prompt("\n".join(parts), timestamp, sidechain, chain)
+
+    def _progress(self, event: dict) -> None:
+        data = event.get("data")
+        call = event.get("toolUseID")
+        if isinstance(data, dict) and data.get("type") == "hook_progress" and isinstance(
+                call, str) and not event.get("isSidechain"):
+            name, command = data.get("hookName"), data.get("command")
+            if isinstance(name, str) and name.startswith("PreToolUse") and isinstance(
+                    command, str):
+                self.pre_hooks.setdefault(call, []).append((name, _clean(command, INPUT_STR_MAX)))
 
     def _system(self, event: dict) -> None:
         content = event.get("content")
@@ -754,6 +769,14 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
     transcript.prompts = reader.prompts
     transcript.said = reader.said
     transcript.hooks = reader.hooks
+    for call in reader.calls:   # a call a PreToolUse hook refused: its result is the hook's
+        hooks = reader.pre_hooks.get(call.id)
+        if hooks and _failed(call) and not call.result.lstrip().startswith(
+                ("Exit code", "Error: Exit code")) and not _PERMISSION.search(call.result[:400]):
+            words = set(re.findall(r"[a-z]{3,}", call.result[:300].lower()))
+            name, command = max(hooks, key=lambda h: len(words & set(re.findall(
+                r"[a-z]{3,}", os.path.basename(h[1].split()[0] if h[1].split() else "").lower()))))
+            transcript.hooks.append(HookRun(name, command, call.result, call))
     transcript.skipped_lines = skipped
     return transcript
 
@@ -1021,6 +1044,35 @@ def _change(call: ToolCall, edits: list[ToolCall]) -> tuple[str, str]:
 
 
 Transcript.error_lessons = _error_lessons  # type: ignore[attr-defined]
+
+UNRESOLVED = 3   # the same error this often, and the tool never worked again: an open problem
+
+
+def _unresolved_errors(self: "Transcript") -> list[tuple[ToolCall, str, int, ToolCall | None]]:
+    """Errors of the main chain seen ``UNRESOLVED`` times or more after which the same tool
+    never succeeded again (the session ended stuck), each with its first failure, its line,
+    how often, and the call just before the first failure (often what caused it). An open
+    problem, not a fix: no fix is named without evidence."""
+    main = [c for c in self.calls if not c.sidechain and c.completed and not c.rejected]
+    by_key: dict[str, list[int]] = {}
+    for i, call in enumerate(main):
+        if _failed(call):
+            by_key.setdefault(_error_key(call), []).append(i)
+    out = []
+    for key, places in by_key.items():
+        first = main[places[0]]
+        line = _error_line(first)
+        if len(places) < UNRESOLVED or not key or not line or _TOOLING.search(line) or \
+                _COUNT_ONLY.match(line.strip()):
+            continue
+        if any(_succeeded(c) and c.name == first.name for c in main[places[0] + 1:]):
+            continue
+        before = main[places[0] - 1] if places[0] > 0 else None
+        out.append((first, line, len(places), before))
+    return out
+
+
+Transcript.unresolved_errors = _unresolved_errors  # type: ignore[attr-defined]
 
 
 _LOOKS = frozenset("list ls show status info --help -h --version".split())
