@@ -5,17 +5,17 @@ first step of admission (DESIGN §6) and runs before anything is persisted (DESI
 *before* truncation, so a secret cut short later can never leave a readable prefix behind.
 
 Families: provider and vendor tokens by their shape (Anthropic, OpenAI, GitHub, GitLab, Slack,
-Stripe, SendGrid, Mailgun, Twilio, npm, PyPI, Hugging Face, Google, AWS), webhooks (Slack,
-Discord, Teams), Sentry DSNs, JWTs, private-key blocks (PEM, OpenSSH, EC, PGP; also inside one
-JSON line; in base64 as Kubernetes stores them), credentials in URLs, Authorization/Bearer/
-Basic/curl -u credentials, password flags (mysql -p, mongosh -p, redis-cli -a), signed URLs,
-secrets under secret-looking names (``password: x``, ``"api_key": "x"``, ``--token x``,
-``api_key   <random>``, SQL ``PASSWORD 'x'``), a secret's name given as a field's or an
-argument's value with its value next to it (``{"name": "DB_PASSWORD", "value": "x"}``,
-``os.environ.get("DB_PASSWORD", "x")``, ``process.env.API_KEY || "x"``) and a high-entropy
-fallback: a random-looking token assigned under any other name (see _looks_random for what
-counts, and what never does: ids, digests, UUIDs, paths, code). A token right after an escape
-(``\\n``, ``\\u003d``, ``%3D``) is a token, not the tail of a word.
+Stripe, SendGrid, Mailgun, Twilio, npm, PyPI, Hugging Face, Google, AWS, Alibaba), webhooks
+(Slack, Discord, Teams), Sentry DSNs, JWTs, private-key blocks (PEM, OpenSSH, EC, PGP; also
+inside one JSON line; in base64 as Kubernetes stores them), PuTTY key files (.ppk, whole),
+credentials in URLs, Authorization/Bearer/Basic/curl -u credentials, password flags (mysql -p,
+mongosh -p, redis-cli -a), signed URLs, secrets under secret-looking names (``password: x``,
+``"api_key": "x"``, ``--token x``, ``api_key   <random>``, SQL ``PASSWORD 'x'``), a secret's name
+given as a field's or an argument's value with its value next to it (``{"name": "DB_PASSWORD",
+"value": "x"}``, ``os.environ.get("DB_PASSWORD", "x")``, ``process.env.API_KEY || "x"``) and a
+high-entropy fallback: a random-looking token assigned under any other name (see _looks_random
+for what counts, and what never does: ids, digests, UUIDs, paths, code). A token right after an
+escape (``\\n``, ``\\u003d``, ``%3D``) is a token, not the tail of a word.
 
 How it stays fast and linear:
 - every rule is anchored on a literal ("needle") or a regex that starts with one; a prefilter
@@ -574,6 +574,31 @@ def _pem_body_start(text: str, i: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# PuTTY private-key files (.ppk, versions 2 and 3): the whole file from its first line through
+# the Private-MAC; from Private-Lines when the first lines were cut off, to the end when the MAC
+# was. (Public-Lines are public, but a .ppk is one secret: it goes whole.)
+
+_PUTTY_HEAD = "PuTTY-User-Key-File-"
+_PUTTY_PRIVATE = re.compile(r"Private-(?:Lines[ \t]*+:[ \t]*+\d{1,5}+|MAC[ \t]*+:[ \t]*+"
+                            r"[0-9A-Fa-f]{16,256}+)")
+_PUTTY_MAC = re.compile(r"Private-MAC[ \t]*+:[ \t]*+[0-9A-Fa-f]{0,256}+")
+_PUTTY_REACH = 200_000    # characters between a file's first line, its private lines and MAC
+
+
+def _putty(sc: _Scan, out: list[Span]) -> None:
+    text = sc.text
+    prio = _PRIO["private-key"]
+    covered = 0
+    for i in sc.hits("Private-"):
+        if i < covered or not _PUTTY_PRIVATE.match(text, i):
+            continue
+        head = text.rfind(_PUTTY_HEAD, max(covered, i - _PUTTY_REACH), i)
+        mac = text.find("Private-MAC", i, i + _PUTTY_REACH)
+        covered = _PUTTY_MAC.match(text, mac).end() if mac != -1 else len(text)
+        out.append((i if head == -1 else head, covered, prio))
+
+
+# --------------------------------------------------------------------------------------------
 # URLs with credentials (any scheme), Sentry DSNs, credentials cut off at the end of the text
 
 _AUTHORITY = re.compile(r"[^\s/?#\"'<>\\]{0,1024}+")
@@ -726,6 +751,8 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
             user, pw = m.group(2), _esc_cut(m.group(3))
             if text.startswith(MARKER_PREFIX, m.start(2)):
                 continue                                  # (a user already redacted)
+            if user.startswith("+"):
+                continue                                  # date -u +%H:%M:%S: a format
             if "@" in user and not _CURL_WORDS.search(text, _logical_line_start(text, h, 300), h):
                 continue                                  # git push -u git@host:repo, rsync -u u@h:/p
             if not pw and not m.group(1) and _looks_random(user):
@@ -1834,7 +1861,7 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
 # Every needle and needle-less regex any pass looks for: no finding is possible without one.
 _TRIGGERS: frozenset = frozenset(
     {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
-    | {".com/webhook", "-----", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
+    | {".com/webhook", "-----", "Private-", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
        b"identified", b"stdin", b"cookie", "login(", _PREFIXED}
     | {_TWILIO_AC, _TWILIO_SK, _MAILGUN, *_ENTROPY_RES}
     | set(_KEY_NEEDLES))
@@ -1846,6 +1873,7 @@ _PASS_STEPS = (
     (_token_rules, frozenset({r.needle or r.regex for r in _RULES} | {".com/webhook"})),
     (_vendor_pairs, frozenset({_TWILIO_AC, _TWILIO_SK, _MAILGUN})),
     (_pem, frozenset({"-----"})),
+    (_putty, frozenset({"Private-"})),
     (_urls, frozenset({"://"})),
     (_schemes, frozenset({b"bearer", b"basic", "-u", b"sig=", b"signature="})),
     (_password_flags, frozenset({"-p"})),
@@ -1885,7 +1913,7 @@ _GH, _GL, _AKIA = (next(r.regex for r in _RULES if r.regex.pattern.startswith(p)
 _PRESENCE_IN_TEXT = (
     *((_rare_first(n)[0], (n,), (n,))
       for n in ("-----", "://", "eyJ", "hf_", "npm_", "sk-", "whsec_", "ya29.", "api_org_",
-                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_", "pplx-", "LTAI")),
+                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_", "pplx-", "LTAI", "Private-")),
     (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC),
      ("AIza", "AKIA", "ASIA", "ABIA", "ACCA", *(f"AC{c}" for c in "0123456789abcdef"))),
     (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941"), ("GOCSPX-", "GR1348941")),
