@@ -153,8 +153,8 @@ def learn(known: KnownSecrets, *seen: object) -> None:
 
 
 def learn_transcript(known: KnownSecrets, path: str | None) -> None:
-    """Learn the secrets in every event of a Claude Code transcript (lines too long to read
-    are skipped, as ``transcript.read`` skips them)."""
+    """Learn the secrets in every event of a Claude Code transcript, every string whole (a
+    line too long to read is skipped, as ``transcript.read`` skips it: nothing of it is kept)."""
     if not path:
         return
     from .transcript import _lines
@@ -171,7 +171,7 @@ def learn_transcript(known: KnownSecrets, path: str | None) -> None:
                 event = json.loads(raw)
             except ValueError:
                 continue
-            known.learn_from(_window(event))
+            known.learn_from(event)
 
 
 class watching:  # noqa: N801 - used like a function: ``with watching(folder, ...):``
