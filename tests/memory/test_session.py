@@ -73,8 +73,9 @@ class Session:
         return self.hook("post-tool-use", tool_name=name, tool_input=tool_input,
                          tool_response=response, tool_use_id=call_id)
 
-    def play(self) -> dict:
-        """The session: two stated lessons, a recurring error and its fix, a harmless read."""
+    def play(self, more=None) -> dict:
+        """The session: two stated lessons, a recurring error and its fix, a harmless read;
+        ``more(self)`` plays more events before the session ends."""
         s = self.secret
         self.hook("session-start", source="startup")
         self.prompt(f"I prefer pnpm over npm for this repo. By the way my token is {s['github']}")
@@ -95,6 +96,8 @@ class Session:
                   {"stdout": "All 12 tests passed\n", "stderr": "", "interrupted": False,
                    "isImage": False})
         self.prompt(f"From now on we use vitest instead of jest. The db password={s['password']}")
+        if more is not None:
+            more(self)
         self.hook("stop", stop_hook_active=False)
         return self.hook("session-end", reason="prompt_input_exit")
 
@@ -143,6 +146,47 @@ def test_a_session_yields_lessons_not_trigger_phrases_and_no_secret(home, user_h
         assert value.encode() not in blob and value[:14].encode() not in blob
     signals = (home / "sessions" / "sess-one" / "signals.jsonl").read_text()
     assert "ValidationError" not in signals, "a file read that mentions Error is no signal"
+
+
+def secrets_in_lessons(session: Session) -> None:
+    """Secrets inside the sentences that become lessons and the error lines that become
+    pattern keys: by their shape, after their key (the db password), and before it (the
+    "bare" one, whose key only a command that succeeded shows, later)."""
+    s = session.secret
+    session.prompt(f"Always run the migrations with {s['password']} as the db password.")
+    session.prompt(f"Always push with the token {s['github']} to the mirror. From now on log in "
+                   f"to staging as deploy-{s['bare']}.")
+    quiet = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
+    for _ in range(2):
+        error = (f"Error: login rejected for user deploy-{s['bare']} at db:5432 "
+                 f"(key {s['anthropic']})\n")
+        session.tool("Bash", {"command": "npm run deploy"}, {**quiet, "stderr": error},
+                     is_error=True, result_text=f"Exit code 1\n{error}")
+    session.tool("Edit", {"file_path": "/work/app/config/deploy.json", "old_string": '"db"',
+                          "new_string": '"db.internal"'},
+                 {"filePath": "/work/app/config/deploy.json"}, result_text="The file has been updated.")
+    session.tool("Bash", {"command": "npm run deploy"}, {**quiet, "stdout": "deployed\n"})
+    session.tool("Bash", {"command": f"export DEPLOY_PASSWORD='{s['bare']}' && ./bin/smoke"},
+                 {**quiet, "stdout": "ok\n"})
+
+
+def test_secrets_inside_lesson_sentences_and_error_lines_never_reach_disk(home, user_home, cli):
+    cli("memory", "consent", "yes")
+    # and one no rule finds by its shape: only a key, later in the session, says it is a secret
+    secret = {**fresh_secrets(), "bare": f"Zq{secrets.token_hex(3)}-{secrets.token_hex(6)}"}
+    Session(home, "sess-lessons", secret).play(more=secrets_in_lessons)
+    stored = memories(home)
+    summaries = [summary for _, summary in stored]
+    assert ("preference", "Use pnpm instead of npm for this repo") in stored
+    assert {
+        "Run the migrations with [REDACTED:password] as the db password",
+        "Push with the token [REDACTED:github-token] to the mirror",
+        "Log in to staging as deploy-[REDACTED:password]"} <= set(summaries), summaries
+    [deploy] = [s for s in summaries if "login rejected" in s]
+    assert "login rejected for user deploy-[REDACTED:password]" in deploy, deploy
+    blob = everything_under(home, user_home)
+    for value in secret.values():
+        assert value.encode() not in blob and value[:14].encode() not in blob, value[:6]
 
 
 def test_a_second_identical_session_adds_no_duplicate(home, cli):

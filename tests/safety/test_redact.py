@@ -1415,6 +1415,8 @@ SECOND_REVIEW_REDACTED = [
 ]
 
 SECOND_REVIEW_KEPT = [
+    # date's -u (UTC) and its format, near a URL: no curl -u user:password (a real session's)
+    'URL="http://127.0.0.1:${PORT}"\nTIMESTAMP="$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)"',
     # words that only start like an Alibaba key id
     "LTAIPROCESSINGSTAGE is an enum member", "see the LTAI docs for the format",
     # a file path's last part is no key: error lines name files
@@ -1485,3 +1487,72 @@ def test_second_review_secrets_are_redacted(text, secret):
 @pytest.mark.parametrize("text", SECOND_REVIEW_KEPT)
 def test_second_review_ordinary_text_stays(text):
     assert redact(text) == text
+
+
+# --------------------------------------------------------------------------------------------
+# PuTTY private-key files (issue 17, point 7)
+
+def ppk(version: int, seed: int) -> tuple[str, list[str]]:
+    """A PuTTY key file (.ppk) of ``version`` 2 or 3, and its secret parts: the private lines
+    and the MAC."""
+    rng = random.Random(seed)
+
+    def lines(n: int) -> list[str]:
+        body = base64.b64encode(bytes(rng.randrange(256) for _ in range(48 * n))).decode()
+        return [body[k:k + 64] for k in range(0, len(body), 64)]
+    public, private = lines(5), lines(11)
+    mac = "".join(rng.choice(HEX) for _ in range(40 if version == 2 else 64))
+    head = [f"PuTTY-User-Key-File-{version}: ssh-rsa"]
+    if version == 2:
+        head += ["Encryption: none", "Comment: rsa-key-20240115"]
+    else:
+        head += ["Encryption: aes256-cbc", "Comment: deploy@ci"]
+    head += [f"Public-Lines: {len(public)}", *public]
+    if version == 3:
+        head += ["Key-Derivation: Argon2id", "Argon2-Memory: 8192", "Argon2-Passes: 13",
+                 "Argon2-Parallelism: 1", "Argon2-Salt: " + "".join(rng.choice(HEX) for _ in range(32))]
+    text = "\n".join([*head, f"Private-Lines: {len(private)}", *private, f"Private-MAC: {mac}"])
+    return text + "\n", [*private, mac]
+
+
+def _no_secret_part(out: str, parts: list[str]) -> None:
+    for part in parts:
+        assert part not in out and part[:20] not in out, (part, out)
+    assert redact(out) == out
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_putty_key_file_goes_whole_in_a_log_a_heredoc_a_file_read_and_a_json_line(version):
+    key, parts = ppk(version, seed=version)
+    assert redact("key:\n" + key + "done") == "key:\n" + M("private-key") + "\ndone"
+    heredoc = f"cat > ~/.ssh/deploy.ppk <<'EOF'\n{key}EOF\nchmod 600 ~/.ssh/deploy.ppk"
+    out = redact(heredoc)
+    assert out.startswith("cat > ~/.ssh/deploy.ppk <<'EOF'\n" + M("private-key"))
+    assert out.endswith("\nEOF\nchmod 600 ~/.ssh/deploy.ppk")
+    _no_secret_part(out, parts)
+    numbered = "\n".join(f"{n:>6}\u2192{line}" for n, line in enumerate(key.splitlines(), 1))
+    _no_secret_part(redact(numbered), parts)                    # the Read tool's result
+    line = json.dumps({"type": "tool_result", "content": key, "is_error": False})
+    out = redact(line)
+    _no_secret_part(out, parts)
+    assert json.loads(out)["content"].startswith(M("private-key"))   # still one JSON line
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_a_putty_key_file_cut_off_still_loses_its_private_lines(version):
+    key, parts = ppk(version, seed=10 + version)
+    private_at = key.index("Private-Lines:")
+    for cut in range(private_at + 20, len(key), 97):        # the MAC (and more) cut off
+        out = redact("$ cat key.ppk\n" + key[:cut])
+        assert out == "$ cat key.ppk\n" + M("private-key"), (cut, out)
+    out = redact(key[private_at - 30:] + "next line")       # the first lines cut off
+    _no_secret_part(out, parts)
+    assert out.endswith(M("private-key") + "\nnext line")
+
+
+def test_text_about_the_putty_format_stays():
+    for text in ("The Private-Lines: N block follows the public lines",
+                 "check the Private-MAC line of the .ppk file",
+                 "PuTTY-User-Key-File-3: ssh-ed25519 is the first line of a key file",
+                 "Private-MAC: see below"):
+        assert redact(text) == text

@@ -94,9 +94,23 @@ def session_start(payload: dict, root: str) -> dict | None:
     return output or None
 
 
+def _known_secrets(root: str, payload: dict, *seen: object):
+    """The session's known secrets while a capture redacts (``known_secrets.watching``): a
+    value this event or an earlier one saw under a secret's name is redacted where it stands
+    bare. Only the capture paths, which load the redactor anyway, enter it."""
+    from . import known_secrets
+
+    return known_secrets.watching(os.path.dirname(_in_session(root, payload, "-")), seen)
+
+
 def user_prompt_submit(payload: dict, root: str) -> None:
     if consent.state(root) == "no":
         return None
+    with _known_secrets(root, payload, payload.get("prompt")):
+        return _prompt_captures(payload, root)
+
+
+def _prompt_captures(payload: dict, root: str) -> None:
     from .signals import prompt_check, prompt_feedback
 
     _remember_transcript(payload, root)
@@ -170,6 +184,11 @@ def post_tool_use_failure(payload: dict, root: str) -> None:
 
 
 def _capture_errors(payload: dict, root: str, response: object) -> None:
+    with _known_secrets(root, payload, payload.get("tool_input"), response):
+        _capture_error_lines(payload, root, response)
+
+
+def _capture_error_lines(payload: dict, root: str, response: object) -> None:
     from .signals import tool_errors
 
     found = tool_errors(_text(payload.get("tool_name")), payload.get("tool_input"), response)

@@ -729,7 +729,19 @@ def memorize(session: str, root: Path, transcript: str | None = None,
         return Result(skipped=f"consent is {state}")
     folder = paths.session_dir(session, root)
     with capture.locked(folder / "memorize.lock"):  # hooks of one session may end together
-        return _memorize(session, folder, root, transcript, user_root, environ)
+        with _known_secrets(folder, transcript):
+            return _memorize(session, folder, root, transcript, user_root, environ)
+
+
+def _known_secrets(folder: Path, transcript: str | None):
+    """Secrets seen anywhere in the session, redacted everywhere in it: every value the whole
+    transcript shows under a secret's name (or the hooks saw) is a marker wherever it stands
+    bare in what memorize reads and stores, and in the session's captures, rewritten first
+    (see known_secrets)."""
+    from . import known_secrets
+
+    return known_secrets.watching(folder, transcript=_transcript_path(folder, transcript),
+                                  rewrite=True)
 
 
 def has_new_lessons(session: str, root: Path, transcript: str | None = None) -> bool:

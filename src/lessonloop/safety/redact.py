@@ -5,17 +5,17 @@ first step of admission (DESIGN §6) and runs before anything is persisted (DESI
 *before* truncation, so a secret cut short later can never leave a readable prefix behind.
 
 Families: provider and vendor tokens by their shape (Anthropic, OpenAI, GitHub, GitLab, Slack,
-Stripe, SendGrid, Mailgun, Twilio, npm, PyPI, Hugging Face, Google, AWS), webhooks (Slack,
-Discord, Teams), Sentry DSNs, JWTs, private-key blocks (PEM, OpenSSH, EC, PGP; also inside one
-JSON line; in base64 as Kubernetes stores them), credentials in URLs, Authorization/Bearer/
-Basic/curl -u credentials, password flags (mysql -p, mongosh -p, redis-cli -a), signed URLs,
-secrets under secret-looking names (``password: x``, ``"api_key": "x"``, ``--token x``,
-``api_key   <random>``, SQL ``PASSWORD 'x'``), a secret's name given as a field's or an
-argument's value with its value next to it (``{"name": "DB_PASSWORD", "value": "x"}``,
-``os.environ.get("DB_PASSWORD", "x")``, ``process.env.API_KEY || "x"``) and a high-entropy
-fallback: a random-looking token assigned under any other name (see _looks_random for what
-counts, and what never does: ids, digests, UUIDs, paths, code). A token right after an escape
-(``\\n``, ``\\u003d``, ``%3D``) is a token, not the tail of a word.
+Stripe, SendGrid, Mailgun, Twilio, npm, PyPI, Hugging Face, Google, AWS, Alibaba), webhooks
+(Slack, Discord, Teams), Sentry DSNs, JWTs, private-key blocks (PEM, OpenSSH, EC, PGP; also
+inside one JSON line; in base64 as Kubernetes stores them), PuTTY key files (.ppk, whole),
+credentials in URLs, Authorization/Bearer/Basic/curl -u credentials, password flags (mysql -p,
+mongosh -p, redis-cli -a), signed URLs, secrets under secret-looking names (``password: x``,
+``"api_key": "x"``, ``--token x``, ``api_key   <random>``, SQL ``PASSWORD 'x'``), a secret's name
+given as a field's or an argument's value with its value next to it (``{"name": "DB_PASSWORD",
+"value": "x"}``, ``os.environ.get("DB_PASSWORD", "x")``, ``process.env.API_KEY || "x"``) and a
+high-entropy fallback: a random-looking token assigned under any other name (see _looks_random
+for what counts, and what never does: ids, digests, UUIDs, paths, code). A token right after an
+escape (``\\n``, ``\\u003d``, ``%3D``) is a token, not the tail of a word.
 
 How it stays fast and linear:
 - every rule is anchored on a literal ("needle") or a regex that starts with one; a prefilter
@@ -34,6 +34,11 @@ of ``FAMILIES``). A pass is repeated until nothing changes (normally one extra p
 lines that hold new markers only), so ``redact(redact(x)) == redact(x)`` holds even when one
 secret hid the boundary of the next.
 
+Within one session a secret found once is a secret everywhere: inside ``with known:`` (a
+session's ``KnownSecrets``) ``redact`` remembers the values it replaced and replaces their bare
+occurrences too (``DB_PASSWORD=x`` in one command, ``x`` alone in a later log line); a session
+keeps only salted digests of them between processes (see ``KnownSecrets``).
+
 Generic ``name = value`` secrets keep the name and lose the value. Values that are clearly not
 secrets are left: empty, null/None/true/false, placeholders (``<your-token>``, ``${VAR}``,
 ``***``), code (``get_password()``, ``os.environ["X"]``, ``settings.token``, a variable passed
@@ -48,13 +53,15 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import contextvars
 import functools
 import math
 import re
 from collections import Counter
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
-__all__ = ["FAMILIES", "MARKER_RE", "find_secrets", "marker", "redact", "redact_obj"]
+__all__ = ["FAMILIES", "MARKER_RE", "KnownSecrets", "bare_worthy", "find_secrets", "marker",
+           "redact", "redact_obj"]
 
 # Most specific first: when findings overlap, the merged span takes the earliest family here.
 FAMILIES: tuple[str, ...] = (
@@ -574,6 +581,31 @@ def _pem_body_start(text: str, i: int) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# PuTTY private-key files (.ppk, versions 2 and 3): the whole file from its first line through
+# the Private-MAC; from Private-Lines when the first lines were cut off, to the end when the MAC
+# was. (Public-Lines are public, but a .ppk is one secret: it goes whole.)
+
+_PUTTY_HEAD = "PuTTY-User-Key-File-"
+_PUTTY_PRIVATE = re.compile(r"Private-(?:Lines[ \t]*+:[ \t]*+\d{1,5}+|MAC[ \t]*+:[ \t]*+"
+                            r"[0-9A-Fa-f]{16,256}+)")
+_PUTTY_MAC = re.compile(r"Private-MAC[ \t]*+:[ \t]*+[0-9A-Fa-f]{0,256}+")
+_PUTTY_REACH = 200_000    # characters between a file's first line, its private lines and MAC
+
+
+def _putty(sc: _Scan, out: list[Span]) -> None:
+    text = sc.text
+    prio = _PRIO["private-key"]
+    covered = 0
+    for i in sc.hits("Private-"):
+        if i < covered or not _PUTTY_PRIVATE.match(text, i):
+            continue
+        head = text.rfind(_PUTTY_HEAD, max(covered, i - _PUTTY_REACH), i)
+        mac = text.find("Private-MAC", i, i + _PUTTY_REACH)
+        covered = _PUTTY_MAC.match(text, mac).end() if mac != -1 else len(text)
+        out.append((i if head == -1 else head, covered, prio))
+
+
+# --------------------------------------------------------------------------------------------
 # URLs with credentials (any scheme), Sentry DSNs, credentials cut off at the end of the text
 
 _AUTHORITY = re.compile(r"[^\s/?#\"'<>\\]{0,1024}+")
@@ -726,6 +758,8 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
             user, pw = m.group(2), _esc_cut(m.group(3))
             if text.startswith(MARKER_PREFIX, m.start(2)):
                 continue                                  # (a user already redacted)
+            if user.startswith("+"):
+                continue                                  # date -u +%H:%M:%S: a format
             if "@" in user and not _CURL_WORDS.search(text, _logical_line_start(text, h, 300), h):
                 continue                                  # git push -u git@host:repo, rsync -u u@h:/p
             if not pw and not m.group(1) and _looks_random(user):
@@ -1834,7 +1868,7 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
 # Every needle and needle-less regex any pass looks for: no finding is possible without one.
 _TRIGGERS: frozenset = frozenset(
     {r.needle for r in _RULES if r.needle} | {r.regex for r in _RULES if not r.needle}
-    | {".com/webhook", "-----", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
+    | {".com/webhook", "-----", "Private-", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
        b"identified", b"stdin", b"cookie", "login(", _PREFIXED}
     | {_TWILIO_AC, _TWILIO_SK, _MAILGUN, *_ENTROPY_RES}
     | set(_KEY_NEEDLES))
@@ -1846,6 +1880,7 @@ _PASS_STEPS = (
     (_token_rules, frozenset({r.needle or r.regex for r in _RULES} | {".com/webhook"})),
     (_vendor_pairs, frozenset({_TWILIO_AC, _TWILIO_SK, _MAILGUN})),
     (_pem, frozenset({"-----"})),
+    (_putty, frozenset({"Private-"})),
     (_urls, frozenset({"://"})),
     (_schemes, frozenset({b"bearer", b"basic", "-u", b"sig=", b"signature="})),
     (_password_flags, frozenset({"-p"})),
@@ -1885,7 +1920,7 @@ _GH, _GL, _AKIA = (next(r.regex for r in _RULES if r.regex.pattern.startswith(p)
 _PRESENCE_IN_TEXT = (
     *((_rare_first(n)[0], (n,), (n,))
       for n in ("-----", "://", "eyJ", "hf_", "npm_", "sk-", "whsec_", "ya29.", "api_org_",
-                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_", "pplx-", "LTAI")),
+                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_", "pplx-", "LTAI", "Private-")),
     (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, _TWILIO_AC),
      ("AIza", "AKIA", "ASIA", "ABIA", "ACCA", *(f"AC{c}" for c in "0123456789abcdef"))),
     (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941"), ("GOCSPX-", "GR1348941")),
@@ -2273,9 +2308,17 @@ def find_secrets(text: str) -> list[tuple[str, int, int]]:
 
 
 def redact(text: str) -> str:
-    """``text`` with every recognised secret replaced by ``[REDACTED:<family>]``."""
+    """``text`` with every recognised secret replaced by ``[REDACTED:<family>]``; inside
+    ``with known:`` (a session's ``KnownSecrets``) also every bare occurrence of a secret found
+    before in that session, and what it finds is added to ``known``."""
     if not isinstance(text, str):
         raise TypeError(f"redact() needs str, not {type(text).__name__}")
+    session = _SESSION.get()
+    text = _redact(text, session)
+    return session.scrub(text) if session and session.scrubbing else text
+
+
+def _redact(text: str, session: KnownSecrets | None) -> str:
     present, low, known = _present_low(text)
     if not present:
         return text
@@ -2285,6 +2328,8 @@ def redact(text: str) -> str:
     for done in range(1, _MAX_PASSES + 1):
         if not spans:
             break
+        if session is not None:
+            session.learn_spans(text, spans)
         text, marks = _apply(text, spans)
         if done < _MAX_PASSES:
             spans = _recheck(text, marks, skip)
@@ -2378,8 +2423,10 @@ def redact_obj(value: Any) -> Any:
             family = _secret_key(k) or (named_family if k in ("value", "Value") else None)
             if family and _secret_value(family, k, v):
                 whole = redact(v).strip() if isinstance(v, str) else ""
+                _learn(v, family)
                 out[redact_obj(k)] = whole if MARKER_RE.fullmatch(whole) else marker(family)
             elif _random_value_under(k, v):
+                _learn(v, "generic-secret")
                 out[redact_obj(k)] = marker("generic-secret")
             else:
                 out[redact_obj(k)] = redact_obj(v)
@@ -2392,3 +2439,215 @@ def redact_obj(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return type(value)(redact_obj(v) for v in value)
     return value
+
+
+# --------------------------------------------------------------------------------------------
+# A session's known secrets: a value found once is a secret wherever it appears in the session
+
+BARE_MIN = 8          # characters: shorter values are too often words, numbers, flags
+BARE_MAX = 512
+_NOT_WORD = re.compile(r"\W")
+# what a value looked for bare never holds: whitespace, quotes, brackets, commas (a value the
+# rules find ends at them anyway), so that text is searched a run between them at a time
+_VALUE_RUN = re.compile(r"[^\s\"'`(){}\[\]<>,]{%d,}" % BARE_MIN)
+_ESCAPE_END = re.compile(r"\\[nrt]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}")
+_SESSION: contextvars.ContextVar = contextvars.ContextVar("lessonloop_known_secrets",
+                                                          default=None)
+
+
+@functools.lru_cache(maxsize=None)
+def _blake2b() -> Callable:
+    """BLAKE2b, imported on first use, from its own module: ``hashlib`` also loads OpenSSL,
+    which costs a capture hook a few milliseconds for nothing."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:                     # (a Python built without it)
+        from hashlib import blake2b
+    return blake2b
+
+
+def bare_worthy(value: str) -> bool:
+    """Whether a secret found under a key is also redacted where it appears alone: at least
+    BARE_MIN characters without whitespace, quotes, brackets or commas; letters alone from 16
+    characters and digits alone from 12 only. ``password: postgres`` must not turn every "postgres" of the session into a
+    marker, nor ``pin: 20251130`` every date; ``hunter22``, ``pw-5f3a…`` or a token are
+    unlikely to be anything but the secret."""
+    n = len(value)
+    if not BARE_MIN <= n <= BARE_MAX or MARKER_PREFIX in value:
+        return False
+    if value.isalpha():
+        return n >= 16
+    if value.isdigit():
+        return n >= 12
+    return _VALUE_RUN.fullmatch(value) is not None
+
+
+def _word_at(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+
+
+def _bare_at(text: str, s: int, e: int) -> bool:
+    """Whether ``text[s:e]`` stands alone: it cuts no run of letters, digits and underscores
+    (a token right after a \\n, \\u003d or %3D escape stands alone too)."""
+    return ((not (_word_at(text, s - 1) and _word_at(text, s)) or _escape_ends_at(text, s))
+            and not (_word_at(text, e - 1) and _word_at(text, e)))
+
+
+class KnownSecrets:
+    """The secrets found so far in one session, to redact wherever they appear bare.
+
+    ``DB_PASSWORD=pw-5f3a…`` in one command makes ``pw-5f3a…`` a secret in a later log line,
+    an error message that becomes a pattern's key, or a sentence that becomes a lesson. Inside
+    ``with known:`` every ``redact`` (and ``redact_obj``) adds what it finds (``learn``, when
+    ``bare_worthy``) and replaces bare occurrences of what was found before (``scrub``) with
+    the marker of the family it was found as.
+
+    Only salted digests persist (``new``: BLAKE2b keyed with ``salt``, per value length), so
+    what a session keeps on disk holds no value; a process that saw a value itself holds it
+    in memory too and finds it by search, the others hash the text's candidate tokens.
+    """
+
+    def __init__(self, salt: bytes, saved: Iterable[tuple[int, str, bytes]] = ()):
+        self.salt = bytes(salt)
+        self.new: list[tuple[int, str, bytes]] = []     # learned here, not saved yet
+        self._digests: dict[int, dict[bytes, str]] = {}  # length: digest: family
+        self._values: dict[str, str] = {}               # value: family (this process only)
+        self._covered: set[bytes] = set()               # digests of the values held
+        self._search: Callable | None = None
+        self._unmatched: dict[int, dict[bytes, str]] | None = None
+        self._tokens: list[contextvars.Token] = []
+        self.scrubbing = True                           # (off while only learning)
+        for length, family, digest in saved:
+            self._digests.setdefault(int(length), {}).setdefault(bytes(digest), family)
+
+    def __bool__(self) -> bool:
+        return bool(self._digests)
+
+    def __len__(self) -> int:
+        return sum(map(len, self._digests.values()))
+
+    def __enter__(self) -> KnownSecrets:
+        self._tokens.append(_SESSION.set(self))
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        _SESSION.reset(self._tokens.pop())
+
+    def digest(self, value: str) -> bytes:
+        return _blake2b()(value.encode("utf-8", "surrogatepass"), key=self.salt[:64],
+                          digest_size=16).digest()
+
+    def saved(self, salt: bytes | None = None) -> list[tuple[int, str, bytes]]:
+        """What to save: ``new``, or under another ``salt`` (another process saved the session's
+        salt first) the values this process holds."""
+        if salt is None or bytes(salt) == self.salt:
+            return list(self.new)
+        other = KnownSecrets(salt)
+        return [(len(v), f, other.digest(v)) for v, f in self._values.items()]
+
+    def learn(self, value: str, family: str) -> bool:
+        """Remember ``value``, found as a secret of ``family``, when it is ``bare_worthy``; True
+        when the session did not know it."""
+        if value in self._values or not bare_worthy(value):
+            return False
+        d = self.digest(value)
+        self._values[value] = family if family in _PRIO else "generic-secret"
+        self._covered.add(d)
+        self._search = self._unmatched = None
+        known = self._digests.setdefault(len(value), {})
+        if d in known:
+            return False
+        known[d] = self._values[value]
+        self.new.append((len(value), known[d], d))
+        return True
+
+    def learn_from(self, value: Any) -> None:
+        """Learn the secrets the redactor finds in ``value`` (a string or a structure), and
+        replace nothing: what an event saw, learned before its captures are redacted."""
+        scrubbing, self.scrubbing = self.scrubbing, False
+        try:
+            with self:
+                redact_obj(value)
+        finally:
+            self.scrubbing = scrubbing
+
+    def learn_spans(self, text: str, spans: Iterable[Span]) -> None:
+        """Learn the values of the redactor's findings (a private key's lines excepted)."""
+        for s, e, p in spans:
+            if p != _PRIO["private-key"] and e - s >= BARE_MIN:
+                for piece in text[s:e].split():
+                    self.learn(piece.strip(_QUOTES), FAMILIES[p])
+
+    def spans(self, text: str) -> list[Span]:
+        """Where known secrets stand bare in ``text``, merged."""
+        found: list[Span] = []
+        if self._values:
+            if self._search is None:
+                self._search = re.compile("|".join(
+                    map(re.escape, sorted(self._values, key=len, reverse=True)))).search
+            m, search = self._search(text), self._search
+            while m:
+                s, e = m.span()
+                if _bare_at(text, s, e):
+                    found.append((s, e, _PRIO[self._values[m.group()]]))
+                    m = search(text, e)
+                else:
+                    m = search(text, s + 1)
+        if self._unmatched is None:
+            self._unmatched = {n: left for n, ds in self._digests.items()
+                               if (left := {d: f for d, f in ds.items()
+                                            if d not in self._covered})}
+        if self._unmatched and len(text) >= BARE_MIN:
+            found += self._hashed(text)
+        if len(found) < 2:
+            return found
+        found.sort()
+        merged = [found[0]]
+        for s, e, p in found[1:]:
+            ms, me, mp = merged[-1]
+            if s < me:
+                merged[-1] = (ms, max(me, e), min(mp, p))
+            else:
+                merged.append((s, e, p))
+        return merged
+
+    def _hashed(self, text: str) -> list[Span]:
+        """The candidate tokens of ``text`` whose digest is known: within each run a value
+        could lie in (``_VALUE_RUN``), every span of a known length that cuts no word and
+        could have been learned (``bare_worthy``)."""
+        found: list[Span] = []
+        digest, unmatched = self.digest, self._unmatched
+        shortest = min(unmatched)
+        for m in _VALUE_RUN.finditer(text):
+            a, run = m.start(), m.group()
+            n = len(run)
+            if n < shortest:
+                continue
+            ends = {0, n}
+            for w in _NOT_WORD.finditer(run):
+                ends.add(w.start())
+                ends.add(w.end())
+            starts = ends
+            if "\\" in run or "%" in run:
+                starts = ends | {e.end() for e in _ESCAPE_END.finditer(run)}
+            for length, known in unmatched.items():
+                if length > n:
+                    continue
+                for e in ends.intersection(map(length.__add__, starts)):
+                    if bare_worthy(piece := run[e - length:e]) and (d := digest(piece)) in known:
+                        found.append((a + e - length, a + e,
+                                      _PRIO.get(known[d], _PRIO["generic-secret"])))
+        return found
+
+    def scrub(self, text: str) -> str:
+        """``text`` with every bare occurrence of a known secret replaced by its marker."""
+        spans = self.spans(text)
+        return _apply(text, spans)[0] if spans else text
+
+
+def _learn(value: Any, family: str) -> None:
+    """Inside ``with known:``, learn a value a structure keeps under a secret's name."""
+    session = _SESSION.get()
+    if session is not None and isinstance(value, str):
+        for piece in value.split():
+            session.learn(piece.strip(_QUOTES), family)
