@@ -110,6 +110,11 @@ def test_a_gate_never_hides_a_match(pattern):
     (r"^ok\b", re.I, "o\u212a then", True),                     # Kelvin sign: K under IGNORECASE
     (r"^yes\b", re.I, "ye\u017f", True),                        # long s: s under IGNORECASE
     (r"^x*", 0, "anything", True),                              # matches the empty string
+    (r"^(?:ok|yes)\b", re.I, "well, ok", False),               # ^: at the start only
+    (r"^(?:ok|yes)\b", re.I, "Yes, ok", True),
+    (r"(?m)^(?:ok|yes)\b", 0, "well\nok then", True),          # ^ after a newline too
+    (r"[\\/]tmp\b", 0, "C:\\tmp\\x", True),
+    (r"[\\/]tmp\b", 0, "tmp", False),
 ])
 def test_gated_calls_give_what_the_compiled_pattern_gives(pattern, flags, text, expected):
     compiled = re.compile(pattern, flags)
@@ -134,11 +139,15 @@ def test_gated_calls_give_what_the_compiled_pattern_gives(pattern, flags, text, 
 
 
 def test_derived_gates():
+    # (a third item: every match starts where the string starts)
     assert derive_gate(r"^(?:please\s+)?(don't|do not|never)\s+(\w+)", re.I) == (
-        ("do not", "don't", "never", "please"), ("do not", "don't", "never"))
+        ("do not", "don't", "never", "please"), ("do not", "don't", "never"), True)
+    assert derive_gate(r"(?m)^(?:ok|okay)\b", re.I) == (("ok",), ("ok",))
     assert derive_gate(r"(.+?)\s+still\s+(?:does not|doesn't)\s+work", re.I) == (
         None, ("still",))
-    assert derive_gate(r"^(?:ok|okay)\b", re.I) == (("ok",), ("ok",))
+    assert derive_gate(r"\bok\b|\Ayes", re.I) == (("ok", "yes"), ("ok", "yes"))
+    assert derive_gate(r"[\\/]x+[a-c]") == (("/x", "\\x"), ("x",))
+    assert derive_gate(r"[^/]x") == (None, ("x",))
     assert derive_gate(r"[\w'-]+") is None
     assert derive_gate(r"(?:abc)?x*") is None                   # matches the empty string
     assert derive_gate(r"\u2014 decided") == (None, (" decided",))   # (no non-ASCII literal)

@@ -40,6 +40,7 @@ GATED_CALLS = 32           # calls through the gate before a pattern is compiled
 PREFIX_MAX = 12            # characters of a gate's prefixes
 PREFIXES_MAX = 64          # more alternatives than this: no prefix gate
 CONTAINS_MAX = 16          # more alternatives than this: no contains gate
+CHARSET_MAX = 8            # a character set of more characters is no literal of a gate
 # characters that match an ASCII letter under IGNORECASE though not ASCII (İ ı ſ K), the only
 # ones that change length when lowered (İ) or lower into ASCII (K): a text with one skips gates
 _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
@@ -80,13 +81,18 @@ class LazyPattern:
     def _may_match(self, string: object, pos: int = 0, endpos: int | None = None,
                    anchored: bool = False) -> bool:
         """False only when no match is possible: ``string`` holds none of the gate's literals
-        (or, ``anchored``, does not start with one of its prefixes at ``pos``)."""
+        (or, ``anchored`` (a match at ``pos``) or the pattern anchored at the start of the
+        string, does not start with one of its prefixes there)."""
         self._calls += 1
         if self._calls > GATED_CALLS or self._gate is None or string.__class__ is not str:
             return True
         if not string.isascii() and any(c in string for c in _FOLDS_TO_ASCII):
             return True
-        prefixes, contains = self._gate
+        prefixes, contains = self._gate[:2]
+        if len(self._gate) > 2 and not anchored:   # ^ or \A: a match starts at 0 only
+            if pos > 0:
+                return True                        # (re decides: ^ never matches there)
+            anchored, pos = True, 0
         if anchored and prefixes:
             pos = max(pos, 0)                      # (as re reads a negative pos)
             end = pos + PREFIX_MAX if endpos is None else min(endpos, pos + PREFIX_MAX)
@@ -116,19 +122,19 @@ def _fullmatch(self, string, pos=0, endpos=sys.maxsize):
 
 
 def _search(self, string, pos=0, endpos=sys.maxsize):
-    if self._may_match(string):
+    if self._may_match(string, pos, endpos):
         return self._compile("search")(string, pos, endpos)
     return None
 
 
 def _findall(self, string, pos=0, endpos=sys.maxsize):
-    if self._may_match(string):
+    if self._may_match(string, pos, endpos):
         return self._compile("findall")(string, pos, endpos)
     return []
 
 
 def _finditer(self, string, pos=0, endpos=sys.maxsize):
-    if self._may_match(string):
+    if self._may_match(string, pos, endpos):
         return self._compile("finditer")(string, pos, endpos)
     return iter(())
 
@@ -163,9 +169,10 @@ def lazy(pattern: str | bytes, flags: int = 0) -> LazyPattern:
 # -------------------------------------------------------------------------------------------
 # deriving gates (python -m lessonloop.lazyre; never at run time: parsing is what costs)
 
-def derive_gate(pattern: str, flags: int = 0) -> tuple[tuple | None, tuple | None] | None:
+def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
     """``(prefixes, contains)`` of ``pattern``, lowered: every match starts with one of
-    ``prefixes`` and holds one of ``contains`` (None: no such literals); None when neither."""
+    ``prefixes`` and holds one of ``contains`` (None: no such literals); None when neither.
+    A third item, True, says every match starts at the start of the string (``^``, ``\\A``)."""
     from re import _constants as c
     from re import _parser
 
@@ -175,6 +182,20 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple[tuple | None, tuple | Non
     def literal(op, av) -> str | None:
         # an ASCII literal (a non-ASCII one may match other characters under IGNORECASE)
         return chr(av).lower() if op is c.LITERAL and av < 128 else None
+
+    def charset(op, av) -> set[str] | None:
+        """The lowered characters a small set of ASCII literals ([\\/], [a-c]) matches."""
+        if op is not c.IN:
+            return None
+        chars: set[str] = set()
+        for kind, value in av:
+            if kind is c.LITERAL and value < 128:
+                chars.add(chr(value).lower())
+            elif kind is c.RANGE and value[1] < 128 and value[1] - value[0] < CHARSET_MAX:
+                chars.update(chr(v).lower() for v in range(value[0], value[1] + 1))
+            else:                                  # a negation, a category, non-ASCII
+                return None
+        return chars if 0 < len(chars) <= CHARSET_MAX else None
 
     def inner(op, av) -> list | None:
         if op is c.SUBPATTERN:
@@ -194,6 +215,11 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple[tuple | None, tuple | Non
         ch = literal(op, av)
         if ch is not None:
             return {ch + tail for tail in prefixes(rest, need - 1)}
+        chars = charset(op, av)
+        if chars is not None:
+            tails = prefixes(rest, need - 1)
+            found = {ch + tail for ch in chars for tail in tails}
+            return {""} if len(found) > PREFIXES_MAX else found
         body = inner(op, av)
         if body is not None:
             return prefixes(body + rest, need)
@@ -240,7 +266,7 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple[tuple | None, tuple | Non
             elif op in repeats and av[0] >= 1:
                 found = contains(list(av[2]))
             else:
-                found = None
+                found = charset(op, av)
             if found:
                 choices.append(found)
         if run:
@@ -249,12 +275,28 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple[tuple | None, tuple | Non
             return None
         return max(choices, key=lambda s: (min(map(len, s)), -len(s)))
 
+    def at_start(items: list) -> bool:
+        """Whether every match starts where the string starts (``^`` without MULTILINE,
+        ``\\A``): then every method's match starts with a prefix, not only match's."""
+        for op, av in items:
+            if op is c.AT:
+                return av is c.AT_BEGINNING_STRING or (
+                    av is c.AT_BEGINNING and not parsed.state.flags & c.SRE_FLAG_MULTILINE)
+            body = inner(op, av)
+            if body is not None:
+                return at_start(body)
+            if op is c.BRANCH:
+                return all(at_start(list(alternative)) for alternative in av[1])
+            return False
+        return False
+
     def minimal(strings: set[str], within) -> tuple | None:
         """The strings none of which holds another (startswith/in is then just as exact)."""
         kept = sorted(s for s in strings if not any(t != s and within(s, t) for t in strings))
         return tuple(kept) or None
 
-    items = list(_parser.parse(pattern, flags))
+    parsed = _parser.parse(pattern, flags)
+    items = list(parsed)
     starts = None
     for need in (PREFIX_MAX, 8, 6, 4, 3, 2):      # (shorter prefixes: fewer alternatives)
         found = prefixes(items, need)
@@ -265,7 +307,9 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple[tuple | None, tuple | Non
     holds = contains(items)
     holds = None if not holds or "" in holds else minimal(holds, str.__contains__)
     gate = (starts, holds if holds and len(holds) <= CONTAINS_MAX else None)
-    return gate if gate != (None, None) else None
+    if gate == (None, None):
+        return None
+    return (*gate, True) if starts and at_start(items) else gate
 
 
 def patterns_of(module) -> list[LazyPattern]:
