@@ -73,9 +73,8 @@ class LazyPattern:
 
     def _compile(self, name: str):
         compiled = re.compile(self.pattern, self._flags)
-        for attr in _FORWARDED:
+        for attr in _FORWARDED:      # (the gate stays, unused: the slots answer from now on)
             setattr(self, attr, getattr(compiled, attr))
-        self._gate = None
         return getattr(compiled, name)
 
     def _may_match(self, string: object, pos: int = 0, endpos: int | None = None,
