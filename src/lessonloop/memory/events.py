@@ -22,7 +22,6 @@ Standard library only, and light: the capture hooks import it.
 from __future__ import annotations
 
 import re
-import zlib
 
 from ..lazyre import lazy
 
@@ -84,6 +83,8 @@ def prompt_text(text: str) -> str:
 
 def prompt_key(redacted: str) -> str:
     """The key of a prompt, from its redacted text (the transcript reader keeps no other)."""
+    import zlib  # (here: only the prompt hook and memorize take keys)
+
     normalized = " ".join(redacted.split())[:_KEY_CHARS]
     return "%08x" % zlib.crc32(normalized.encode("utf-8", "replace"))
 

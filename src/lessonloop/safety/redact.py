@@ -45,9 +45,7 @@ stays valid.
 
 from __future__ import annotations
 
-import bisect
 import functools
-import math
 import re
 from collections import Counter, namedtuple
 
@@ -778,9 +776,11 @@ def _password_flags(sc: _Scan, out: list[Span]) -> None:
     programs = list(_FLAG_PROGRAMS.finditer(text))       # (found once: a text of flags stays linear)
     if not programs:
         return
+    from bisect import bisect_right  # (here: a hook that finds no flag loads no bisect)
+
     ends = [m.end() for m in programs]
     for h in (m.start() for m in _PASSWORD_FLAG.finditer(text)):
-        k = bisect.bisect_right(ends, h) - 1
+        k = bisect_right(ends, h) - 1
         if k < 0:
             continue
         program = programs[k]                             # the last one before the flag, on its line
@@ -1768,9 +1768,11 @@ def _looks_random(v: str) -> bool:
         return False
     if sum(map(len, _WORDY.findall(v))) > (0.7 if up and lo else 0.8) * alnum:
         return False
+    from math import log2  # (here: most texts have no candidate, and a hook loads no math)
+
     counts = Counter(v).values()
-    entropy = math.log2(n) - sum(c * math.log2(c) for c in counts) / n
-    if entropy < min(4.0, math.log2(n) - 0.9):
+    entropy = log2(n) - sum(c * log2(c) for c in counts) / n
+    if entropy < min(4.0, log2(n) - 0.9):
         return False
     return not _readable_base64(v)
 
