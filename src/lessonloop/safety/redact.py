@@ -2218,7 +2218,7 @@ def _needles_in_markers() -> frozenset:
     low = markers.lower().encode()
     inside = set()
     for n in _TRIGGERS:
-        if isinstance(n, LazyPattern):
+        if isinstance(n, (LazyPattern, re.Pattern)):     # (a rule's regex: lazy or compiled)
             hit = n.search(markers) is not None
         elif isinstance(n, bytes):
             hit = n in low
@@ -2226,7 +2226,8 @@ def _needles_in_markers() -> frozenset:
             hit = n in markers
         if hit:
             inside.add(n)
-        assert isinstance(n, LazyPattern) or ("[" not in str(n) and "]" not in str(n))
+        assert isinstance(n, (LazyPattern, re.Pattern)) or ("[" not in str(n)
+                                                           and "]" not in str(n))
     return frozenset(inside)
 
 
