@@ -126,8 +126,12 @@ def _prompt_captures(payload: dict, root: str) -> None:
         capture.append(path, {"type": "feedback", "kind": found.kind, "lesson": found.lesson,
                               "text": found.text, "user_scope": found.user_scope,
                               "prompt": context, "at": at})
-    if prompt.strip():
-        capture.append(path, {"type": "prompt_check", **prompt_check(prompt), "at": at})
+    if prompt.strip():   # (its key: memorize reads the transcript's other prompts)
+        from ..safety.redact import redact
+        from .events import prompt_key, prompt_text
+
+        capture.append(path, {"type": "prompt_check", **prompt_check(prompt), "at": at,
+                              "prompt_key": prompt_key(redact(prompt_text(prompt)))})
     return None
 
 
@@ -162,24 +166,22 @@ def post_tool_use(payload: dict, root: str) -> None:
     return None
 
 
-_REFUSED = ("The user doesn't want to proceed with this tool use",
-            "The user doesn't want to take this action")
-
-
 def post_tool_use_failure(payload: dict, root: str) -> None:
     """PostToolUseFailure: a call that failed, with ``error`` (the failure text) and
-    ``is_interrupt``. A user's interruption or refusal is no error to learn a fix for."""
+    ``is_interrupt``. A user's interruption or refusal is no error to learn a fix for (judged
+    as the transcript reader judges it: events.outcome)."""
     if consent.state(root) == "no":
         return None
     _remember_transcript(payload, root)
+    from . import events
+
     error = payload.get("error")
     text = error if isinstance(error, str) else json.dumps(error) if error is not None else ""
-    if payload.get("is_interrupt") is True or text.lstrip().startswith(_REFUSED) \
-            or text.lstrip().startswith("[Request interrupted by user"):
+    if events.outcome(text, True, payload.get("is_interrupt") is True) != "failed":
         return None
     # the shape the transcript reader gives a failed result: the text, flagged (a Bash
     # failure's text starts with "Exit code N")
-    _capture_errors(payload, root, {"content": text, "is_error": True})
+    _capture_errors(payload, root, events.response(False, text, True))
     return None
 
 
@@ -189,15 +191,18 @@ def _capture_errors(payload: dict, root: str, response: object) -> None:
 
 
 def _capture_error_lines(payload: dict, root: str, response: object) -> None:
+    """Error events, in the shape memorize merges with the transcript's (keyed by the call's
+    tool_use_id)."""
     from .signals import tool_errors
 
     found = tool_errors(_text(payload.get("tool_name")), payload.get("tool_input"), response)
     path = _in_session(root, payload, "signals.jsonl")
     at = utc_now()
+    call = _text(payload.get("tool_use_id"))
     for signal in found:
         capture.append(path, {"type": "error", "tool": signal.tool, "line": signal.line,
                               "normalized": signal.normalized, "subject": signal.subject,
-                              "at": at})
+                              "tool_use_id": call, "at": at, "source": "hook"})
     return None
 
 

@@ -53,7 +53,7 @@ from .. import paths
 from ..knowledge import admission
 from ..knowledge.entries import fingerprint
 from ..safety import cap, redact
-from . import capture, consent
+from . import capture, consent, events
 from .recall import MEMORY_KINDS, PROJECT, USER
 
 RECURRING = 2  # the same normalized error this often makes a pattern
@@ -186,13 +186,23 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
     return found
 
 
-def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
-    items = [f for f in feedback if f.get("type") == "feedback"]
-    if not items and transcript is not None:  # no capture hooks ran: read the prompts instead
+def _feedback_stream(captured: list[dict], transcript) -> list[dict]:
+    """The session's feedback as one stream: what the capture hooks found in the prompts they
+    saw, then what the transcript's prompts that no hook saw say (see events.unseen_prompts)."""
+    items = [f for f in captured if f.get("type") == "feedback"]
+    unseen = events.unseen_prompts(transcript, captured)
+    if unseen is None:   # the captures cannot tell which prompts they saw: all or none
+        unseen = [p for p in transcript.prompts if not p.sidechain] if not items else []
+    if unseen:
         from .signals import prompt_feedback
 
-        items = [{"kind": f.kind, "lesson": f.lesson, "text": f.text, "user_scope": f.user_scope}
-                 for p in transcript.prompts if not p.sidechain for f in prompt_feedback(p.text)]
+        items += [{"type": "feedback", "kind": f.kind, "lesson": f.lesson, "text": f.text,
+                   "user_scope": f.user_scope} for p in unseen for f in prompt_feedback(p.text)]
+    return items
+
+
+def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
+    items = [f for f in feedback if f.get("type") == "feedback"]
     corrected = {}
     if transcript is not None:
         for correction in transcript.corrections():
@@ -751,13 +761,15 @@ def has_new_lessons(session: str, root: Path, transcript: str | None = None) -> 
 
 
 def _candidates(folder: Path, transcript: str | None):
-    """The session's new candidates, its signals and feedback, and the keys already done."""
+    """The session's new candidates, its signals and feedback, and the keys already done.
+    The hooks' captures and the transcript are read as one stream of normalized events (see
+    events): error events deduplicated by tool_use_id, feedback from every prompt once."""
     from . import transcript as transcripts
 
-    signals = capture.read(folder / "signals.jsonl")
-    feedback = capture.read(folder / "feedback.jsonl")
     path = _transcript_path(folder, transcript)
     read = transcripts.read(path) if path else None
+    signals = events.merge_errors(read, capture.read(folder / "signals.jsonl"))
+    feedback = _feedback_stream(capture.read(folder / "feedback.jsonl"), read)
     try:
         done = set(json.loads((folder / "memorized.json").read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError):

@@ -25,11 +25,12 @@ import json
 import re
 from collections import namedtuple
 
+from ..lazyre import lazy as _lazy  # compiled on first use, and only for a text it may match
 
 
 def redact(text: str) -> str:
-    """The one redactor, imported on first use: compiling its rules costs a hook process ~25
-    ms, and most tool calls (the ones that succeed) have nothing to redact."""
+    """The one redactor, imported on first use: most tool calls (the ones that succeed) have
+    nothing to redact, and their hook process need not load it."""
     from ..safety.redact import redact as redact_text
 
     return redact_text(text)
@@ -59,47 +60,6 @@ Feedback = namedtuple("Feedback", "kind lesson text user_scope")
 
 # ===========================================================================================
 # small helpers
-
-class _lazy:  # noqa: N801 - used like re.compile
-    """A regex compiled on first use: a hook process pays only for the patterns it runs."""
-
-    __slots__ = ("_args", "_rx")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._args = (pattern, flags)
-        self._rx: re.Pattern | None = None
-
-    def _get(self) -> re.Pattern:
-        rx = self._rx
-        if rx is None:
-            rx = self._rx = re.compile(*self._args)
-        return rx
-
-    @property
-    def pattern(self) -> str:
-        return self._args[0]
-
-    def match(self, *args):
-        return self._get().match(*args)
-
-    def fullmatch(self, *args):
-        return self._get().fullmatch(*args)
-
-    def search(self, *args):
-        return self._get().search(*args)
-
-    def sub(self, *args):
-        return self._get().sub(*args)
-
-    def split(self, *args):
-        return self._get().split(*args)
-
-    def findall(self, *args):
-        return self._get().findall(*args)
-
-    def finditer(self, *args):
-        return self._get().finditer(*args)
-
 
 def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit]

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator
 
 from ..safety.redact import redact, redact_obj
+from . import events
 from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block_text, _kind,
                       command_core, command_head, command_heads, command_key, normalize_error,
                       only_inspects, prompt_feedback, steps_before, subject_of, tool_errors)
@@ -475,28 +476,6 @@ def _cut(value: object, limit: int, key_limit: int, depth: int = 0) -> object:
     return str(value)[:limit]
 
 
-_INJECTED_TAGS = re.compile(r"<([a-z][\w-]*)(?:\s[^>]*)?>.*?</\1\s*>", re.S)
-_TAG_NAMES_SKIPPED = ("command-", "local-command", "system-reminder", "bash-", "user-prompt",
-                      "task-notification", "user-memory", "ide_", "ide-")
-_META_PREFIXES = ("Caveat:", "[Request interrupted", "This session is being continued from a "
-                  "previous conversation", "[Image", "<command-", "<local-command", "<bash-")
-
-
-def _prompt_text(text: str) -> str:
-    """The user's own words, or "" for injected/meta text."""
-    s = text.strip()
-    if not s or s.startswith(_META_PREFIXES):
-        return ""
-    if "<" in s:
-        s = _INJECTED_TAGS.sub(
-            lambda m: "" if m.group(1).lower().startswith(_TAG_NAMES_SKIPPED) else m.group(0), s)
-        s = s.strip()
-    return s
-
-
-_REJECTED = ("The user doesn't want to proceed with this tool use",
-             "The user doesn't want to take this action", "Error: The user doesn't want to")
-_INTERRUPTED = "[Request interrupted by user"
 _BASH_INPUT = re.compile(r"^<bash-input>(.{1,2000}?)</bash-input>", re.S)
 _USER_SAID = ("The user provided the following reason for the rejection:", "the user said:")
 _ANSWER = re.compile(r'"((?:[^"\\]|\\.)+?)"="((?:[^"\\]|\\.)*?)"')
@@ -623,7 +602,7 @@ class _Reader:
             if command:
                 self.said.append(Said("command", command, "", self._next(), sidechain))
             return
-        own = _prompt_text(text)
+        own = events.prompt_text(text)
         if own:
             self.prompts.append(UserMessage(text=_clean(own, PROMPT_MAX), timestamp=timestamp,
                                             sidechain=sidechain, index=self._next(), chain=chain))
@@ -697,7 +676,7 @@ class _Reader:
 
     def _complete(self, call: ToolCall, raw: dict, text: str, flagged: bool,
                   extra: object) -> None:
-        if text.startswith(_REJECTED) or text.lstrip().startswith(_INTERRUPTED):
+        if events.outcome(text, flagged) in ("refused", "interrupted"):
             # the user refused the call; what they said instead is a prompt
             call.rejected = call.completed = True
             call.result = _clean(text, RESULT_MAX)
@@ -712,18 +691,7 @@ class _Reader:
             return
         if call.name == "AskUserQuestion" and not flagged:
             self._answers(call, raw, text, extra)
-        if _kind(call.name) == "bash" and isinstance(extra, dict) and (
-                "stdout" in extra or "stderr" in extra):
-            response: object = {"stdout": extra.get("stdout"), "stderr": extra.get("stderr"),
-                                "interrupted": extra.get("interrupted"), "is_error": flagged}
-            if flagged and text:
-                exit_line = re.match(r"\s*(?:Error: )?Exit code (-?\d+)", text)
-                if exit_line:
-                    response["exit_code"] = int(exit_line.group(1))
-        else:
-            response = {"content": text, "is_error": flagged}
-            if _kind(call.name) == "bash" and not flagged:
-                response = text
+        response = events.response(_kind(call.name) == "bash", text, flagged, extra)
         # a success is judged by the tool's own status (``is_error``), never by a word in its
         # output: "297 tests, 0 failures" next to a "[warning]" log line is a success
         call.errors = tool_errors(call.name, raw, response) if flagged else []

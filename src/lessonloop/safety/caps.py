@@ -8,8 +8,6 @@ Redaction must run *before* ``cap`` (DESIGN §6), so a secret is already a marke
 
 from __future__ import annotations
 
-import unicodedata
-
 from .redact import MARKER_RE
 
 __all__ = ["CONTENT_MAX", "HOW_MAX", "SUMMARY_MAX", "TRUNCATION_MARKER", "WHY_MAX", "cap"]
@@ -26,6 +24,8 @@ _ZWJ = "\u200d"
 
 def _extends_previous(c: str) -> bool:
     """True for a character that belongs to the character cluster before it."""
+    import unicodedata  # (here: the hooks import this package and never cap)
+
     o = ord(c)
     return (
         unicodedata.combining(c) != 0

@@ -50,15 +50,16 @@ stays valid.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import bisect
 import contextvars
 import functools
-import math
 import re
-from collections import Counter
-from typing import Any, Callable, Iterable, Iterator, NamedTuple
+from collections import Counter, namedtuple
+
+from ..lazyre import LazyPattern, lazy
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this module)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable, Iterator
 
 __all__ = ["FAMILIES", "MARKER_RE", "KnownSecrets", "bare_worthy", "find_secrets", "marker",
            "redact", "redact_obj"]
@@ -239,7 +240,7 @@ class _Scan:
         return found
 
     def next_skip(self) -> frozenset:
-        return (self.skip | self.absent) - _IN_MARKERS
+        return (self.skip | self.absent) - _needles_in_markers()
 
 
 def _line_end(text: str, i: int) -> int:
@@ -263,9 +264,9 @@ def _line_prefix_blank(text: str, ks: int) -> bool:
 
 # JSON-escaped text (transcripts are JSON lines): a value never runs on over a \n, \r, \t or \"
 # escape, nor over the quote that closes the JSON string it sits in.
-_ESC_SAFE = re.compile(r"(?:[^\\]|\\[^nrt\"])*+")
-_ESC_NL_SAFE = re.compile(r"(?:[^\\\n]|\\[^nr\n])*+")
-_JSON_QUOTE = re.compile(r'\\.|"')
+_ESC_SAFE = lazy(r"(?:[^\\]|\\[^nrt\"])*+")
+_ESC_NL_SAFE = lazy(r"(?:[^\\\n]|\\[^nr\n])*+")
+_JSON_QUOTE = lazy(r'\\.|"')
 
 
 def _escape_before(text: str, i: int) -> bool:
@@ -360,13 +361,15 @@ def _close_quote(text: str, start: int, quote: str) -> int:
 # Token rules anchored on a literal
 
 
-class _Rule(NamedTuple):
-    needle: str | None          # str.find() this literal; None: scan with regex.finditer
-    regex: re.Pattern           # matched at each hit (must start with the needle)
-    family: str | Callable[[re.Match], str | None]   # or a judge naming it (None rejects)
-    left: frozenset | None = None   # reject a hit preceded by one of these characters
-    group: int | str = 0            # the part of the match that is redacted
-    url_back: bool = False          # extend the span back over host and scheme
+# (a named tuple made by collections, not typing.NamedTuple: typing costs a hook 3 ms)
+_Rule = namedtuple("_Rule", "needle regex family left group url_back",
+                   defaults=(None, 0, False))
+# needle: str | None     str.find() this literal; None: scan with regex.finditer
+# regex: LazyPattern     matched at each hit (must start with the needle)
+# family: str | Callable[[re.Match], str | None]   or a judge naming it (None rejects)
+# left: frozenset | None  reject a hit preceded by one of these characters
+# group: int | str        the part of the match that is redacted
+# url_back: bool          extend the span back over host and scheme
 
 
 def _sk_family(m: re.Match) -> str | None:
@@ -380,6 +383,9 @@ def _sk_family(m: re.Match) -> str | None:
 
 def _b64_private_key(b64: str) -> bool:
     """Whether base64 text (wrapped or not) holds a PEM private key's BEGIN line."""
+    import base64  # (on first use: most processes never decode)
+    import binascii
+
     flat = re.sub(r"\\[rn]|\s", "", b64).rstrip("=")
     try:
         return b"PRIVATE KEY-----" in base64.b64decode(flat[:len(flat) - len(flat) % 4])
@@ -396,62 +402,62 @@ def _mixed_body(family: str) -> Callable[[re.Match], str | None]:
 
 _GL_KINDS = ("pat", "ptt", "dt", "rt", "cbt", "ft", "soat", "oas", "imt", "agent", "ffct", "wt")
 _RULES: tuple[_Rule, ...] = (
-    _Rule("sk-", re.compile(
+    _Rule("sk-", lazy(
         r"sk-(?:(?P<ant>ant-)[A-Za-z0-9_-]{8,1000}+"
         r"|(?P<sub>(?:proj|svcacct|admin|None)-)?+(?P<body>[A-Za-z0-9_-]{8,1000}+))"),
         _sk_family, left=_TOKCH),
-    _Rule(None, re.compile(r"gh[pousr]_[A-Za-z0-9]{16,255}+"), "github-token", left=_ALNUM),
-    _Rule("github_pat_", re.compile(r"github_pat_[A-Za-z0-9_]{20,255}+"), "github-token",
+    _Rule(None, lazy(r"gh[pousr]_[A-Za-z0-9]{16,255}+"), "github-token", left=_ALNUM),
+    _Rule("github_pat_", lazy(r"github_pat_[A-Za-z0-9_]{20,255}+"), "github-token",
           left=_ALNUM),
-    _Rule(None, re.compile(r"gl(?:%s)-" % "|".join(_GL_KINDS) +
+    _Rule(None, lazy(r"gl(?:%s)-" % "|".join(_GL_KINDS) +
                            r"[A-Za-z0-9_-]{16,255}+(?:\.[A-Za-z0-9_-]{1,255}+){0,3}+"),
           "gitlab-token", left=_ALNUM),
-    _Rule("GR1348941", re.compile(r"GR1348941[A-Za-z0-9_-]{20,255}+"), "gitlab-token", left=_ALNUM),
-    _Rule("hooks.slack.com/", re.compile(
+    _Rule("GR1348941", lazy(r"GR1348941[A-Za-z0-9_-]{20,255}+"), "gitlab-token", left=_ALNUM),
+    _Rule("hooks.slack.com/", lazy(
         r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{8,400}+"),
         "slack-webhook", url_back=True),
-    _Rule("discord", re.compile(
+    _Rule("discord", lazy(
         r"discord(?:app)?\.com/api/(?:v\d{1,2}/)?webhooks/\d{5,30}+/[A-Za-z0-9_-]{8,200}+"),
         "discord-webhook", url_back=True),
-    _Rule("xox", re.compile(r"xox(?:[abeoprs]|e\.xox[bp])-[A-Za-z0-9-]{10,300}+"), "slack-token",
+    _Rule("xox", lazy(r"xox(?:[abeoprs]|e\.xox[bp])-[A-Za-z0-9-]{10,300}+"), "slack-token",
           left=_ALNUM),
-    _Rule("xapp-", re.compile(r"xapp-\d-[A-Za-z0-9-]{10,300}+"), "slack-token", left=_ALNUM),
-    _Rule("k_live_", re.compile(r"k_live_[A-Za-z0-9]{10,255}+"), "stripe-key"),
-    _Rule("k_test_", re.compile(r"k_test_[A-Za-z0-9]{10,255}+"), "stripe-key"),
-    _Rule("whsec_", re.compile(r"whsec_[A-Za-z0-9+/=]{10,255}+"), "stripe-key", left=_ALNUM),
+    _Rule("xapp-", lazy(r"xapp-\d-[A-Za-z0-9-]{10,300}+"), "slack-token", left=_ALNUM),
+    _Rule("k_live_", lazy(r"k_live_[A-Za-z0-9]{10,255}+"), "stripe-key"),
+    _Rule("k_test_", lazy(r"k_test_[A-Za-z0-9]{10,255}+"), "stripe-key"),
+    _Rule("whsec_", lazy(r"whsec_[A-Za-z0-9+/=]{10,255}+"), "stripe-key", left=_ALNUM),
     # SendGrid: SG.<22>.<43> (base64url); a cut-off second part still counts from 8 characters.
-    _Rule("SG.", re.compile(r"SG\.(?P<body>[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{8,80}+)"),
+    _Rule("SG.", lazy(r"SG\.(?P<body>[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{8,80}+)"),
           _mixed_body("sendgrid-key"), left=_TOKCH | {"."}),
     # Mailgun: key-<32 hex> (pubkey-... is the public validation key: not matched); the newer
     # <32 hex>-<8 hex>-<8 hex> keys are matched by _MAILGUN below.
-    _Rule("key-", re.compile(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), "mailgun-key", left=_ALNUM),
-    _Rule("npm_", re.compile(r"npm_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
+    _Rule("key-", lazy(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), "mailgun-key", left=_ALNUM),
+    _Rule("npm_", lazy(r"npm_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
           _mixed_body("npm-token"), left=_ALNUM),
-    _Rule("dckr_pat_", re.compile(r"dckr_pat_[A-Za-z0-9_-]{20,200}+"), "generic-secret",
+    _Rule("dckr_pat_", lazy(r"dckr_pat_[A-Za-z0-9_-]{20,200}+"), "generic-secret",
           left=_ALNUM),
-    _Rule("pplx-", re.compile(r"pplx-[A-Za-z0-9]{32,100}+"), "generic-secret", left=_ALNUM),
+    _Rule("pplx-", lazy(r"pplx-[A-Za-z0-9]{32,100}+"), "generic-secret", left=_ALNUM),
     # Alibaba Cloud AccessKey IDs: LTAI and 12-20 letters and digits
-    _Rule("LTAI", re.compile(r"LTAI(?P<body>[A-Za-z0-9]{12,20}+)(?![A-Za-z0-9])"),
+    _Rule("LTAI", lazy(r"LTAI(?P<body>[A-Za-z0-9]{12,20}+)(?![A-Za-z0-9])"),
           _mixed_body("generic-secret"), left=_ALNUM),
-    _Rule("xai-", re.compile(r"xai-[A-Za-z0-9]{48,120}+"), "generic-secret", left=_ALNUM),
-    _Rule("pypi-AgE", re.compile(r"pypi-AgE[A-Za-z0-9_-]{16,1000}+"), "pypi-token", left=_ALNUM),
-    _Rule("hf_", re.compile(r"hf_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
+    _Rule("xai-", lazy(r"xai-[A-Za-z0-9]{48,120}+"), "generic-secret", left=_ALNUM),
+    _Rule("pypi-AgE", lazy(r"pypi-AgE[A-Za-z0-9_-]{16,1000}+"), "pypi-token", left=_ALNUM),
+    _Rule("hf_", lazy(r"hf_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
           _mixed_body("huggingface-token"), left=_WORD),
-    _Rule("api_org_", re.compile(r"api_org_(?P<body>[A-Za-z0-9]{30,255}+)(?![_-])"),
+    _Rule("api_org_", lazy(r"api_org_(?P<body>[A-Za-z0-9]{30,255}+)(?![_-])"),
           _mixed_body("huggingface-token"), left=_WORD),
-    _Rule("AIza", re.compile(r"AIza[0-9A-Za-z_-]{20,255}+"), "google-api-key", left=_ALNUM),
-    _Rule("GOCSPX-", re.compile(r"GOCSPX-[A-Za-z0-9_-]{16,255}+"), "google-oauth", left=_ALNUM),
-    _Rule("ya29.", re.compile(r"ya29\.[A-Za-z0-9_-]{20,4000}+"), "google-oauth", left=_ALNUM),
-    _Rule(None, re.compile(r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{12,16}+"), "aws-access-key", left=_ALNUM),
+    _Rule("AIza", lazy(r"AIza[0-9A-Za-z_-]{20,255}+"), "google-api-key", left=_ALNUM),
+    _Rule("GOCSPX-", lazy(r"GOCSPX-[A-Za-z0-9_-]{16,255}+"), "google-oauth", left=_ALNUM),
+    _Rule("ya29.", lazy(r"ya29\.[A-Za-z0-9_-]{20,4000}+"), "google-oauth", left=_ALNUM),
+    _Rule(None, lazy(r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{12,16}+"), "aws-access-key", left=_ALNUM),
     # JWT: header.payload.signature (JWE: up to five parts), or header.payload when cut off.
-    _Rule("eyJ", re.compile(
+    _Rule("eyJ", lazy(
         r"eyJ[A-Za-z0-9_-]{6,8000}+\.(?:eyJ[A-Za-z0-9_-]{0,8000}+(?:\.[A-Za-z0-9_-]{0,8000}+)?+"
         r"|[A-Za-z0-9_-]{4,8000}+\.[A-Za-z0-9_-]{0,8000}+)(?:\.[A-Za-z0-9_-]{1,8000}+){0,2}+"),
         "jwt", left=_TOKCH | {"."}),
     # A PEM block in base64 ("-----BEGIN" is LS0tLS1CRUdJTi): Kubernetes secrets, kubeconfig's
     # client-key-data, `base64 key.pem` wrapped at 76 columns (whole lines that follow, indented
     # in a YAML block too). Only one that holds a private key (certificates are public).
-    _Rule("LS0tLS1CRUdJTi", re.compile(
+    _Rule("LS0tLS1CRUdJTi", lazy(
         r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,100000}+"
         r"(?:(?:\r?\n|\\[rn]){1,2}+[ \t]*+[A-Za-z0-9+/]{4,100000}+(?=[=\r\n\\\"']|$))*+={0,2}+"),
         lambda m: "private-key" if _b64_private_key(m.group()) else None, left=_ALNUM | {"+", "/"}),
@@ -463,13 +469,13 @@ _RULE_TRIGGERS = tuple((rule.needle or rule.regex, rule) for rule in _RULES)
 _STRIPE_NEEDLES = ("k_live_", "k_test_")
 
 # Teams incoming webhooks: <tenant>.webhook.office.com/webhookb2/..., outlook.office(365).com/webhook/...
-_TEAMS = re.compile(r"(?:[A-Za-z0-9-]{1,63}\.)?(?:webhook\.office|outlook\.office(?:365)?)\.com"
+_TEAMS = lazy(r"(?:[A-Za-z0-9-]{1,63}\.)?(?:webhook\.office|outlook\.office(?:365)?)\.com"
                     r"/webhook(?:b2)?/[A-Za-z0-9@._/-]{8,600}+")
 
 
 # Mailgun's newer private API keys, <32 hex>-<8 hex>-<8 hex>. Anchored on the "-" that ends the
 # 32 hex digits (a leading hex class would be tried at every hex digit of the text).
-_MAILGUN = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z])"
+_MAILGUN = lazy(r"-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z])"
                       r"(?<=(?<![0-9A-Za-z-])[0-9a-f]{32}-.{17})")
 
 # Twilio. An account SID (AC + 32 hex) identifies an account and is not a secret by itself; the
@@ -479,8 +485,8 @@ _MAILGUN = re.compile(r"-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z])"
 # and API secrets under their own names (TWILIO_AUTH_TOKEN=...) are caught by the key name.
 _TWILIO_PAIR = (r"(?![0-9A-Za-z])(?:(?:\\?[\"'`])?+[ \t]*+(?:[,:][ \t]*+)?+(?:\\?[\"'`])?+"
                 r"(?P<secret>%s)(?![0-9A-Za-z]))?")
-_TWILIO_AC = re.compile(r"AC(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[0-9a-f]{32}")
-_TWILIO_SK = re.compile(r"SK(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[A-Za-z0-9]{32}")
+_TWILIO_AC = lazy(r"AC(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[0-9a-f]{32}")
+_TWILIO_SK = lazy(r"SK(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[A-Za-z0-9]{32}")
 
 
 def _vendor_pairs(sc: _Scan, out: list[Span]) -> None:
@@ -537,8 +543,8 @@ def _token_rules(sc: _Scan, out: list[Span]) -> None:
 # --------------------------------------------------------------------------------------------
 # PEM private keys: the whole block; from BEGIN to the end when END was cut off
 
-_PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BEGIN = lazy(r"-----BEGIN[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = lazy(r"-----END[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = _ALNUM | set("+/=\\")
 
 
@@ -586,9 +592,9 @@ def _pem_body_start(text: str, i: int) -> int:
 # was. (Public-Lines are public, but a .ppk is one secret: it goes whole.)
 
 _PUTTY_HEAD = "PuTTY-User-Key-File-"
-_PUTTY_PRIVATE = re.compile(r"Private-(?:Lines[ \t]*+:[ \t]*+\d{1,5}+|MAC[ \t]*+:[ \t]*+"
+_PUTTY_PRIVATE = lazy(r"Private-(?:Lines[ \t]*+:[ \t]*+\d{1,5}+|MAC[ \t]*+:[ \t]*+"
                             r"[0-9A-Fa-f]{16,256}+)")
-_PUTTY_MAC = re.compile(r"Private-MAC[ \t]*+:[ \t]*+[0-9A-Fa-f]{0,256}+")
+_PUTTY_MAC = lazy(r"Private-MAC[ \t]*+:[ \t]*+[0-9A-Fa-f]{0,256}+")
 _PUTTY_REACH = 200_000    # characters between a file's first line, its private lines and MAC
 
 
@@ -608,8 +614,8 @@ def _putty(sc: _Scan, out: list[Span]) -> None:
 # --------------------------------------------------------------------------------------------
 # URLs with credentials (any scheme), Sentry DSNs, credentials cut off at the end of the text
 
-_AUTHORITY = re.compile(r"[^\s/?#\"'<>\\]{0,1024}+")
-_HEX32 = re.compile(r"[0-9a-f]{32}")
+_AUTHORITY = lazy(r"[^\s/?#\"'<>\\]{0,1024}+")
+_HEX32 = lazy(r"[0-9a-f]{32}")
 
 
 def _mask_markers(s: str) -> str:
@@ -653,14 +659,14 @@ def _urls(sc: _Scan, out: list[Span]) -> None:
 # --------------------------------------------------------------------------------------------
 # Authorization headers, Bearer and Basic credentials, curl -u user:pass, signed URLs
 
-_AUTHZ = re.compile(
+_AUTHZ = lazy(
     r"authorization(?:\\?[\"'])?+\]?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[rbuf]{0,2}(\\?[\"'`]))?", re.I)
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9_-]{0,30})[ \t]+(?=\S)")
+_SCHEME = lazy(r"([A-Za-z][A-Za-z0-9_-]{0,30})[ \t]+(?=\S)")
 _ONE_TOKEN_SCHEMES = {"bearer", "basic", "token", "bot", "apikey", "key", "jwt", "dpop",
                       "sso-key", "geniekey", "splunk", "otp"}
 _MULTI_SCHEMES = {"digest", "negotiate", "ntlm", "aws4-hmac-sha256", "hoba", "mutual", "vapid",
                   "hmac", "signature", "oauth", "kerberos"}
-_CRED = re.compile(r"[^\s\"'`,;]{1,8192}+")
+_CRED = lazy(r"[^\s\"'`,;]{1,8192}+")
 
 
 def _authorization(text: str, h: int, out: list[Span]) -> None:
@@ -698,15 +704,15 @@ def _authorization(text: str, h: int, out: list[Span]) -> None:
                 out.append((cm.start(), cm.start() + len(v), _PRIO["authorization-header"]))
 
 
-_BEARER = re.compile(r"bearer[ \t]+([A-Za-z0-9._~+/-]{8,8192}+=*+)", re.I)
-_BASIC = re.compile(r"basic[ \t]+([A-Za-z0-9+/]{6,4096}+={0,2}+)(?![A-Za-z0-9+/=])", re.I)
-_CURL_USER = re.compile(r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'\\]|\\[^\s\"']){1,256}+):"
+_BEARER = lazy(r"bearer[ \t]+([A-Za-z0-9._~+/-]{8,8192}+=*+)", re.I)
+_BASIC = lazy(r"basic[ \t]+([A-Za-z0-9+/]{6,4096}+={0,2}+)(?![A-Za-z0-9+/=])", re.I)
+_CURL_USER = lazy(r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'\\]|\\[^\s\"']){1,256}+):"
                         r"((?:[^\s\"'\\]|\\[^\s\"']){0,1024}+)\1")          # (\" in JSON too)
 # Programs whose -u takes user:group, not user:password: the command a flag belongs to is the
 # first word after the last ;, | or & before it (docker exec es01 curl -u ... is curl's).
-_CURL_WORDS = re.compile(r"(?<![\w.-])(?:curl|wget|http|https|xh)(?![\w.-])")
+_CURL_WORDS = lazy(r"(?<![\w.-])(?:curl|wget|http|https|xh)(?![\w.-])")
 _USER_GROUP_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "chown", "chgrp", "runuser"})
-_COMMAND_WORDS = re.compile(r"[^\s;|&]+")
+_COMMAND_WORDS = lazy(r"[^\s;|&]+")
 
 
 def _user_group_flag(text: str, h: int) -> bool:
@@ -717,10 +723,13 @@ def _user_group_flag(text: str, h: int) -> bool:
     if any(w in ("curl", "wget", "http", "https") for w in words):
         return False                                   # docker exec x curl -u: curl's
     return next((w for w in words if w != "sudo"), None) in _USER_GROUP_PROGRAMS
-_SIGNATURE = re.compile(r"(?:sig|[a-z0-9-]{0,20}signature)=([A-Za-z0-9%+/=._-]{16,4000}+)", re.I)
+_SIGNATURE = lazy(r"(?:sig|[a-z0-9-]{0,20}signature)=([A-Za-z0-9%+/=._-]{16,4000}+)", re.I)
 
 
 def _decodes_to_userpass(b64: str) -> bool:
+    import base64  # (on first use: most processes never decode)
+    import binascii
+
     try:
         raw = base64.b64decode(b64 + "=" * (-len(b64) % 4), validate=True)
         s = raw.decode("utf-8")
@@ -786,14 +795,14 @@ def _schemes(sc: _Scan, out: list[Span]) -> None:
 # -u me -p SECRET``, ``mongosh``/``twine``/``az login``/``psexec -p SECRET``, ``redis-cli -a
 # SECRET``, ``zip``/``unzip``/``sqlcmd -P SECRET``, ``ldapsearch -w SECRET``, ``openssl enc -k
 # SECRET``. Each group names the flag's letter its programs take.
-_FLAG_PROGRAMS = re.compile(
+_FLAG_PROGRAMS = lazy(
     r"(?<![\w.-])(?:(?P<p_attached>mysql\w*|mariadb\w*|7z[az]?)|(?P<a>redis-cli)|(?P<p>sshpass"
     r"|mongosh|mongo|mongodump|mongorestore|mongoexport|mongoimport|twine|psexec(?:64)?"
     r"|(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|oras|az)[ \t]+"
     r"(?:\S+[ \t]+){0,3}?login)|(?P<P>zip|unzip|sqlcmd|bcp)|(?P<w>ldap(?:search|add|modify|delete"
     r"|passwd|whoami|compare|modrdn|exop))|(?P<k>openssl))"
     r"(?![\w.-])")
-_FLAG_VALUE = re.compile(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
+_FLAG_VALUE = lazy(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
 
 
 def _password_flags(sc: _Scan, out: list[Span]) -> None:
@@ -801,9 +810,11 @@ def _password_flags(sc: _Scan, out: list[Span]) -> None:
     programs = list(_FLAG_PROGRAMS.finditer(text))       # (found once: a text of flags stays linear)
     if not programs:
         return
+    from bisect import bisect_right  # (here: a hook that finds no flag loads no bisect)
+
     ends = [m.end() for m in programs]
     for h in (m.start() for m in _PASSWORD_FLAG.finditer(text)):
-        k = bisect.bisect_right(ends, h) - 1
+        k = bisect_right(ends, h) - 1
         if k < 0:
             continue
         program = programs[k]                             # the last one before the flag, on its line
@@ -834,9 +845,9 @@ def _password_flags(sc: _Scan, out: list[Span]) -> None:
 # Cookie headers: a session's cookie is its credential. In ``Cookie: a=1; sid=x`` every pair is
 # a cookie, in ``Set-Cookie: sid=x; Path=/`` the first; a value goes when its name says session,
 # token or auth, or when it looks random (analytics' _ga=GA1.2.123.456 stays).
-_COOKIE_HEADER = re.compile(r"(set-)?cookie\\?[\"']?[ \t]*:[ \t]*\\?[\"']?")
-_COOKIE_PAIR = re.compile(r"[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}+)=([^;,\s\"'\\]{1,4096}+)")
-_SESSION_NAME = re.compile(r"(?i:sess|sid|token|auth|jwt|login|remember|csrf|xsrf)")
+_COOKIE_HEADER = lazy(r"(set-)?cookie\\?[\"']?[ \t]*:[ \t]*\\?[\"']?")
+_COOKIE_PAIR = lazy(r"[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}+)=([^;,\s\"'\\]{1,4096}+)")
+_SESSION_NAME = lazy(r"(?i:sess|sid|token|auth|jwt|login|remember|csrf|xsrf)")
 
 
 def _cookies(sc: _Scan, out: list[Span]) -> None:
@@ -867,9 +878,9 @@ def _cookies(sc: _Scan, out: list[Span]) -> None:
 # A password echoed into a command that reads it from stdin: ``echo 'pw' | sudo -S ...``,
 # ``echo "$tok" | docker login -u me --password-stdin``, ``echo 'user:pw' | sudo chpasswd``,
 # ``echo pw | passwd --stdin user``. (The "stdin" trigger stands for all of them.)
-_ECHO_PIPE = re.compile(r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})*[ \t]+(?:'%s(?:\\n)?'[ \t]+)?"
+_ECHO_PIPE = lazy(r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})*[ \t]+(?:'%s(?:\\n)?'[ \t]+)?"
                         r"(\\?[\"']?)([^\s\"'|;&\\]{1,256}+)\1[ \t]*\|[ \t]*((?:[^\n|;&\\]|\\[^nr]){0,300})")
-_READS_STDIN = re.compile(r"sudo\b.*?[ \t]-[A-Za-z]*S\b|(?:sudo[ \t]+)?\S*chpasswd|.*(?:--password-stdin"
+_READS_STDIN = lazy(r"sudo\b.*?[ \t]-[A-Za-z]*S\b|(?:sudo[ \t]+)?\S*chpasswd|.*(?:--password-stdin"
                           r"|passwd[ \t].*--stdin)")
 
 
@@ -895,7 +906,7 @@ def _piped_passwords(sc: _Scan, out: list[Span]) -> None:
 
 # A login call's password as its second argument: smtplib's, ftplib's and imaplib's
 # ``server.login("me@corp.io", "pw")`` or ``server.login(user, "pw")``.
-_LOGIN_CALL = re.compile(r"login\([ \t]*(?:\\?[\"'][^\"'\n]{0,200}+\\?[\"']|[\w.\[\]]{1,100}+)[ \t]*,[ \t]*"
+_LOGIN_CALL = lazy(r"login\([ \t]*(?:\\?[\"'][^\"'\n]{0,200}+\\?[\"']|[\w.\[\]]{1,100}+)[ \t]*,[ \t]*"
                          r"(\\?[\"'])((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)")
 
 
@@ -907,7 +918,7 @@ def _login_calls(sc: _Scan, out: list[Span]) -> None:
 
 
 # MySQL/MariaDB: CREATE USER 'u'@'h' IDENTIFIED BY 'secret' (also WITH ... BY, BY PASSWORD).
-_IDENTIFIED_BY = re.compile(r"identified(?:[ \t]+with[ \t]+\w{1,40})?[ \t]+by[ \t]+"
+_IDENTIFIED_BY = lazy(r"identified(?:[ \t]+with[ \t]+\w{1,40})?[ \t]+by[ \t]+"
                             r"(?:password[ \t]+)?(\\?['\"])", re.I)
 
 
@@ -930,9 +941,9 @@ _KEY_WORDS_BEFORE_KEY = ("api", "access", "private", "session", "signing", "encr
                          "storage", "license", "priv", "cookie", "aes", "cipher", "crypto")
 _KEYCH = _WORD | {".", "-"}
 _AFTER_KEY = frozenset("=:\"'`> \t]\\*_")          # what may follow a key name before its value
-_KEY_FWD = re.compile(r"[A-Za-z0-9_.-]{0,200}+")
-_KEY_RUN = re.compile(r"[A-Za-z0-9_.-]*+")
-_SEG = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+_KEY_FWD = lazy(r"[A-Za-z0-9_.-]{0,200}+")
+_KEY_RUN = lazy(r"[A-Za-z0-9_.-]*+")
+_SEG = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 _PASSWORD_WORDS = ("password", "passwd", "passphrase", "passcode", "pwd")
 _STRONG = frozenset({
@@ -945,7 +956,7 @@ _STRONG = frozenset({
 _STRONG_SUFFIX = ("password", "passwd", "passphrase", "passcode", "pwd", "secret", "token",
                   "apikey", "accesskey", "privatekey", "sessionkey", "secretkey", "authkey", "oauth")
 _STRONG_PREFIX = ("password", "passwd", "secret")
-_HAS_STRONG_WORD = re.compile("|".join(_STRONG_SUFFIX)).search
+_HAS_STRONG_WORD = lazy("|".join(_STRONG_SUFFIX))
 _KEY_PAIRS = frozenset({"api", "access", "private", "session", "signing", "encryption", "master",
                         "secret", "auth", "client", "account", "subscription", "hmac", "jwt",
                         "deploy", "app", "consumer", "storage", "license", "priv", "cookie",
@@ -992,14 +1003,14 @@ _NON_SECRET_VALUES = frozenset({
 })
 _TYPE_WORDS = frozenset({"str", "string", "bytes", "int", "bool", "number", "any", "secretstr",
                          "secretbytes", "object", "none", "optional", "char", "text", "varchar"})
-_TYPE_START = re.compile(
+_TYPE_START = lazy(
     r"(?:str|String|string|bytes|int|bool|Optional|Union|Annotated|SecretStr|SecretBytes|Any|"
     r"list|dict|List|Dict|Mapping|Sequence|tuple|Tuple|typing\.\w+|Final|ClassVar)\b")
 # A file system path (made of names: a random value with slashes is base64), a type's name.
-_PATH_VALUE = re.compile(r"(?:~|\.{1,2})?(?:/[\w.@+-]{1,100}){2,40}/?")
-_NAME_PATH = re.compile(r"[a-z][a-z_-]{0,60}(?:/[a-z][a-z_-]{0,60}){1,10}")   # --secret-id prod/db
-_PASCAL_TYPE = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*")
-_PLACEHOLDER = re.compile(
+_PATH_VALUE = lazy(r"(?:~|\.{1,2})?(?:/[\w.@+-]{1,100}){2,40}/?")
+_NAME_PATH = lazy(r"[a-z][a-z_-]{0,60}(?:/[a-z][a-z_-]{0,60}){1,10}")   # --secret-id prod/db
+_PASCAL_TYPE = lazy(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*")
+_PLACEHOLDER = lazy(
     r"<[^<>\n]{0,200}>|\$\{.{0,200}\}|\$\(.{0,200}\)|\$[A-Za-z_]\w{0,100}|%[A-Za-z_]\w{0,100}%|"
     r"\{\{.{0,200}\}\}|\{[A-Za-z_][\w.]{0,100}\}|[*•·]{3,50}\w{0,6}|[xX]{3,100}|\.{3,100}|…|"
     r"(?i:your|my)[-_ ].{0,100}|\[REDACTED:.{0,60}|(?i:<redacted>|redacted)|"
@@ -1012,11 +1023,11 @@ _PLACEHOLDER = re.compile(
     r".{0,40}(?:key|token|secret|password|api|value)[-_ ]here|replace[-_ ]?me)",
     re.S)
 _TEMPLATE_START = (MARKER_PREFIX, "${", "{{", "$(", "<%", "{%")
-_CALL = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100}+){0,20}+(?:[(\[]|!\()")
-_ATTR_CHAIN = re.compile(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100}+){1,20}+")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,200}")
-_DIGIT_THEN_LOWER = re.compile(r"[0-9][a-z]")
-_HUMPS = re.compile(r"[A-Z][a-z]{2,}|[a-z]{3,}")       # a name's words: Private, Key, base
+_CALL = lazy(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100}+){0,20}+(?:[(\[]|!\()")
+_ATTR_CHAIN = lazy(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100}+){1,20}+")
+_IDENT = lazy(r"[A-Za-z_][A-Za-z0-9_]{0,200}")
+_DIGIT_THEN_LOWER = lazy(r"[0-9][a-z]")
+_HUMPS = lazy(r"[A-Z][a-z]{2,}|[a-z]{3,}")       # a name's words: Private, Key, base
 _CODE_WORDS = frozenset({"await", "new", "yield", "lambda", "not", "function", "async", "typeof",
                          "self", "this", "cls", "return", "if", "else", "or", "and", "in", "is"})
 _STOPWORDS = frozenset({"to", "the", "a", "an", "and", "or", "with", "when", "if", "for", "in",
@@ -1024,23 +1035,23 @@ _STOPWORDS = frozenset({"to", "the", "a", "an", "and", "or", "with", "when", "if
                         "that", "this", "it", "but", "not", "only", "here", "there", "so", "then",
                         "was", "were", "are", "be", "by", "from", "at"})
 _VAR_NAMES = frozenset({"pw", "pwd", "tok", "key", "value", "val", "s", "x", "v"})
-_SEP = re.compile(r"[ \t]*(=>|:=|===|==|=|:(?!:))[ \t]*")
-_WS = re.compile(r"[ \t]+")
-_SETTER = re.compile(r"(?i:(?:set|with)?_?(?:password|passwd|passphrase))")
-_LAST_STRING_ARG = re.compile(r"\((?:[ \t]*\\?[\"'][^\"'\n]{0,200}+\\?[\"'][ \t]*,){0,3}+[ \t]*(\\?[\"'])"
+_SEP = lazy(r"[ \t]*(=>|:=|===|==|=|:(?!:))[ \t]*")
+_WS = lazy(r"[ \t]+")
+_SETTER = lazy(r"(?i:(?:set|with)?_?(?:password|passwd|passphrase))")
+_LAST_STRING_ARG = lazy(r"\((?:[ \t]*\\?[\"'][^\"'\n]{0,200}+\\?[\"'][ \t]*,){0,3}+[ \t]*(\\?[\"'])"
                               r"((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)")
-_AUTH_PAIR = re.compile(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
+_AUTH_PAIR = lazy(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
                         r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)")      # (\" in JSON too)
-_PASSPHRASE_TAIL = re.compile(r"(?:[ \t]+[A-Za-z0-9]{1,40}){1,8}(?=[ \t]*(?:$|\\[nr]|[\r\n]))")
-_ODBC_BRACED = re.compile(r"\{([^{}\n\"':,]{1,200})\}(?=[;\s\"']|$)")
-_NETRC = re.compile(r"(?<!\S)(?:machine|login|default)\s")
+_PASSPHRASE_TAIL = lazy(r"(?:[ \t]+[A-Za-z0-9]{1,40}){1,8}(?=[ \t]*(?:$|\\[nr]|[\r\n]))")
+_ODBC_BRACED = lazy(r"\{([^{}\n\"':,]{1,200})\}(?=[;\s\"']|$)")
+_NETRC = lazy(r"(?<!\S)(?:machine|login|default)\s")
 # An unquoted value: up to 4096 characters without whitespace or quotes, cut before its first
 # \n, \r or \t escape (or a lone backslash at its end): _esc_cut(_UNQUOTED match) in one step.
-_UNQUOTED_VALUE = re.compile(r"[^\s\"'`\\]*+(?:\\[^\s\"'`nrt][^\s\"'`\\]*+)*+")
-_CUT = re.compile(r"[;&][A-Za-z_][\w.-]{0,100}=")
-_DEFAULT = re.compile(r"[^\n=]{0,200}?(?<![=!<>])=(?!=)[ \t]*")
+_UNQUOTED_VALUE = lazy(r"[^\s\"'`\\]*+(?:\\[^\s\"'`nrt][^\s\"'`\\]*+)*+")
+_CUT = lazy(r"[;&][A-Za-z_][\w.-]{0,100}=")
+_DEFAULT = lazy(r"[^\n=]{0,200}?(?<![=!<>])=(?!=)[ \t]*")
 _BLOCK = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
-_STR_PREFIX = re.compile(r"[rRbBuUfF]{1,2}(?=[\"'])")
+_STR_PREFIX = lazy(r"[rRbBuUfF]{1,2}(?=[\"'])")
 _STR_PREFIX_CHARS = frozenset("rRbBuUfF")
 _TRAIL = ".,;:)]}>"
 
@@ -1242,7 +1253,7 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
     if _IDENT.fullmatch(v) and (spaced or trailing[:1] in (",", ")")) and _variable_name(v):
         lv = v.lower()
         if ("_" in v or lv == key.lower().strip("-") or lv in _VAR_NAMES
-                or _HAS_STRONG_WORD(lv)):
+                or _HAS_STRONG_WORD.search(lv)):
             return None                                # password = password: a variable
     if key.lower().strip("-") in ("pwd", "oldpwd") and v[:1] in ("/", "~", "."):
         return None                                    # the shell's working directory
@@ -1267,7 +1278,7 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
 
 # A secret's name given where its value follows: as a name field's value, as the first argument
 # of a call that takes a name and a value, or as an environment variable with a fallback.
-_NAMED_FORMS = tuple((re.compile(before + r"\\?[\"']?[\w/.-]{0,60}\Z"), re.compile(value)) for
+_NAMED_FORMS = tuple((lazy(before + r"\\?[\"']?[\w/.-]{0,60}\Z"), lazy(value)) for
                      before, value in (
     (r"\b(?i:name|key|variable)\\?[\"']?[ \t]*[:=]?[ \t]*",     # {"name": "X", "value": "v"}
      r"\\?[\"']?(?:[ \t]*+,[ \t]*+\\?\"\w{1,20}\\?\"[ \t]*+:[ \t]*+\\?\"[^\"\\]{0,40}+\\?\")?"  # ("Type": "x")
@@ -1284,7 +1295,7 @@ _NAMED_FORMS = tuple((re.compile(before + r"\\?[\"']?[\w/.-]{0,60}\Z"), re.compi
 
 
 # KEY=..., "key": ... (most keys): no named form, unless a nested {"value": ...} follows.
-_PLAIN_ASSIGNMENT = re.compile(r"\\?[\"']?[ \t]*+[=:](?![ \t]*+\{)")
+_PLAIN_ASSIGNMENT = lazy(r"\\?[\"']?[ \t]*+[=:](?![ \t]*+\{)")
 
 
 def _named_value(text: str, ks: int, ke: int, i: int) -> int | None:
@@ -1297,21 +1308,21 @@ def _named_value(text: str, ks: int, ke: int, i: int) -> int | None:
     return None
 
 
-_SQL_QUOTED = re.compile(r"[ \t]+(?=')")               # SQL: PASSWORD 'x'
-_PROSE_IS = re.compile(r"(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.@-]{1,40}){1,4}?(?=[ \t]+(?:is|was)[ \t]))?"
+_SQL_QUOTED = lazy(r"[ \t]+(?=')")               # SQL: PASSWORD 'x'
+_PROSE_IS = lazy(r"(?:[ \t]+(?:for|of|on)(?:[ \t]+[\w.@-]{1,40}){1,4}?(?=[ \t]+(?:is|was)[ \t]))?"
                        r"[ \t]+(?:(?:is|was)[ \t]+(?:set[ \t]+to[ \t]+|now[ \t]+)?|to[ \t]+)")
-_PROSE_VALUE = re.compile(r"(\\?[\"'`])?([^\s\"'`\\]{6,256}+)")
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+[\w.+-]*|\d+(?:st|nd|rd|th)"        # auth v2.1.0,
+_PROSE_VALUE = lazy(r"(\\?[\"'`])?([^\s\"'`\\]{6,256}+)")
+_VERSION = lazy(r"v?\d+(?:\.\d+)+[\w.+-]*|\d+(?:st|nd|rd|th)"        # auth v2.1.0,
                       r"|[a-z0-9]+-[a-z]+(?:ed|ing)"                        # base64-encoded,
                       r"|(?i:sha\d{1,3}|md5|bcrypt|argon2\w{0,2}|scrypt|pbkdf2\w{0,12})")  # sha256
 
 
-_HEX_KEY = re.compile(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{20,128}|"   # an API key in
+_HEX_KEY = lazy(r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{20,128}|"   # an API key in
                       r"(?=[0-9A-F]*[A-F])(?=[0-9A-F]*[0-9])[0-9A-F]{20,128}|"   # hex, or a UUID
                       r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
-_YAML_TAG = re.compile(r"![A-Za-z_]{1,30}")
+_YAML_TAG = lazy(r"![A-Za-z_]{1,30}")
 
 
 def _code_name(v: str) -> bool:
@@ -1453,8 +1464,8 @@ def _key_hit_ok(text: str, h: int) -> bool:
 # A hit whose word goes on into another word ("tokens", "passed", "author") cannot make its key
 # a secret's name: skipping it loses nothing, since every word that can (password, apikey,
 # credentials, ...) holds a needle of its own, and any hit in a key finds the same key.
-_WORD_TAIL = re.compile(r"[a-z]+")
-_UPPER_TAIL = re.compile(r"[A-Z]+")
+_WORD_TAIL = lazy(r"[a-z]+")
+_UPPER_TAIL = lazy(r"[A-Z]+")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -1509,7 +1520,7 @@ _RUN_PATTERN = "[a-z]{0,%d}+" % _RUN_MAX   # the ASCII letters after a needle
 _KEY_RUNS = {}                      # needle: (str regex, bytes regex)
 for _n in _KEY_NEEDLES:
     _p = _rare_first(_n.decode(), folded=True)[0] + "(?=(%s))" % _RUN_PATTERN
-    _KEY_RUNS[_n] = (re.compile(_p), re.compile(_p.encode()))
+    _KEY_RUNS[_n] = (lazy(_p), lazy(_p.encode()))
 del _n, _p
 assert not any(a != b and a.startswith(b) for a in _KEY_NEEDLES for b in _KEY_NEEDLES)
 _STRONG_RUN: dict[str, bool] = {}   # run of letters: strong (emptied at 4096 runs)
@@ -1532,7 +1543,7 @@ def _key_family(bare: str) -> str | None:
     return None if bare.lower().endswith("authorization") else _classify(bare)
 
 
-_CSV_HEADER = re.compile(r"[A-Za-z_][\w .-]{0,60}+(?:,[A-Za-z_][\w .-]{0,60}+){1,50}+\r?")
+_CSV_HEADER = lazy(r"[A-Za-z_][\w .-]{0,60}+(?:,[A-Za-z_][\w .-]{0,60}+){1,50}+\r?")
 _CSV_ROWS = 1000  # rows read below a header
 
 
@@ -1678,10 +1689,10 @@ def _not_after(words: tuple[str, ...]) -> str:
 
 
 _PREFIX_TAIL = r"(?=[A-Za-z0-9]{16})(?<=[a-z0-9].)" + _not_after(_ID_PREFIXES + _DIGEST_NAMES)
-_PREFIXED = re.compile("_" + _PREFIX_TAIL)
-_PREFIX_SHAPE = re.compile(r"[a-z][a-z0-9]{1,11}(?:[_-][a-z0-9]{1,8}){0,2}[_-]")
-_TOKEN_BODY = re.compile(r"[A-Za-z0-9_+/=-]{0,400}+")
-_HEX_BODY = re.compile(r"[0-9a-f]{32,128}")
+_PREFIXED = lazy("_" + _PREFIX_TAIL)
+_PREFIX_SHAPE = lazy(r"[a-z][a-z0-9]{1,11}(?:[_-][a-z0-9]{1,8}){0,2}[_-]")
+_TOKEN_BODY = lazy(r"[A-Za-z0-9_+/=-]{0,400}+")
+_HEX_BODY = lazy(r"[0-9a-f]{32,128}")
 _HEX_KEY_PREFIXES = frozenset({"sbp", "shpat", "shpss", "shpca", "shppa", "rubygems", "dop_v1",
                                "doo_v1", "dor_v1", "lsv2_pt", "lsv2_sk", "sntryu"})
 _NOT_TOKEN_PREFIXES = frozenset(_ID_PREFIXES) | frozenset(_DIGEST_NAMES) | {"pk"}  # (Stripe's
@@ -1755,12 +1766,12 @@ _ENTROPY_TAIL = (
     r"(?=[a-z0-9+/_.~-]{0,255}+[A-Z]|[A-Za-z0-9+/_.~-]{32})"   # (under 32: needs upper case)
     r"(?!" + _NOT_SECRET_START + r")"
     r"([A-Za-z0-9+/_.~-]{24,256}+={0,3}+)(?=[\s\"'`\\,;)\]}&>|<]|$)")
-_ENTROPY_RES = (re.compile(":" + _ENTROPY_TAIL), re.compile("=" + _ENTROPY_TAIL))
-_ENTROPY_ID = re.compile(_NOT_SECRET_START)
-_HEXISH = re.compile(r"(?:0x)?[0-9a-fA-F._/-]+")
-_WORDY = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])")
-_CLASS_RUN = re.compile(r"U+|L+|D+")
-_ALNUM_RUN = re.compile(r"[ULD]+")
+_ENTROPY_RES = (lazy(":" + _ENTROPY_TAIL), lazy("=" + _ENTROPY_TAIL))
+_ENTROPY_ID = lazy(_NOT_SECRET_START)
+_HEXISH = lazy(r"(?:0x)?[0-9a-fA-F._/-]+")
+_WORDY = lazy(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])")
+_CLASS_RUN = lazy(r"U+|L+|D+")
+_ALNUM_RUN = lazy(r"[ULD]+")
 _CLASS_OF = str.maketrans({**{c: "U" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
                            **{c: "L" for c in "abcdefghijklmnopqrstuvwxyz"},
                            **{c: "D" for c in "0123456789"}})
@@ -1791,15 +1802,20 @@ def _looks_random(v: str) -> bool:
         return False
     if sum(map(len, _WORDY.findall(v))) > (0.7 if up and lo else 0.8) * alnum:
         return False
+    from math import log2  # (here: most texts have no candidate, and a hook loads no math)
+
     counts = Counter(v).values()
-    entropy = math.log2(n) - sum(c * math.log2(c) for c in counts) / n
-    if entropy < min(4.0, math.log2(n) - 0.9):
+    entropy = log2(n) - sum(c * log2(c) for c in counts) / n
+    if entropy < min(4.0, log2(n) - 0.9):
         return False
     return not _readable_base64(v)
 
 
 def _readable_base64(v: str) -> bool:
     """Base64 (standard or URL-safe) of printable text with spaces: encoded prose, no key."""
+    import base64  # (on first use: most processes never decode)
+    import binascii
+
     if "." in v or "~" in v or ("-" in v or "_" in v) and ("+" in v or "/" in v):
         return False
     try:
@@ -1907,7 +1923,7 @@ def _steps_for(skip: frozenset) -> tuple:
 # ".com/" URL are looked for only when the text has one, "key-" only with "key".
 _AS_STR = {n: n.decode() for n in (*_TRIGGERS, b"authorization") if isinstance(n, bytes)}
 _COM_NEEDLES = (".com/webhook", "hooks.slack.com/", "discord")
-_KEY_DASH = re.compile(_rare_first("key-")[0])
+_KEY_DASH = lazy(_rare_first("key-")[0])
 # Each pattern starts with a literal character, the rarest one its needles have (see
 # _rare_first), and patterns that start with the same character are searched as one: a scan
 # costs about as much as the stops at that character. A group that matches counts all its
@@ -1936,8 +1952,9 @@ _PRESENCE_IN_TEXT = (
 
 
 def _by_first_char(entries: tuple) -> tuple:
-    """``(search, triggers, literals)`` per first character of the patterns:
-    ``c(?:rest|rest...)``."""
+    """``(pattern, triggers, literals, c)`` per first character ``c`` of the patterns:
+    ``c(?:rest|rest...)`` (a text without ``c`` is not searched: the pattern is not even
+    compiled)."""
     groups: dict[str, tuple[list, list, list | None]] = {}
     for pattern, triggers, literals in entries:
         k = 2 if pattern[0] == "\\" else 1                  # (an escaped first character)
@@ -1949,8 +1966,8 @@ def _by_first_char(entries: tuple) -> tuple:
             groups[pattern[k - 1]] = (rests, trigs, None)
         else:
             lits += literals
-    return tuple((re.compile(re.escape(c) + "(?:%s)" % "|".join(rests)).search, tuple(trigs),
-                  None if lits is None else frozenset(lits))
+    return tuple((lazy(re.escape(c) + "(?:%s)" % "|".join(rests)), tuple(trigs),
+                  None if lits is None else frozenset(lits), c)
                  for c, (rests, trigs, lits) in groups.items())
 
 
@@ -1960,9 +1977,9 @@ _PRESENCE_IN_LOW = (
     (r"identified[ \t]", (b"identified",), ("identified",)),
 )
 # The key names' needles are found everywhere at once: the generic rule gets their runs.
-_KEY_FINDERS = tuple((r.finditer, n, n.decode()) for n, (r, _) in _KEY_RUNS.items())
+_KEY_FINDERS = tuple((r, n, n.decode()) for n, (r, _) in _KEY_RUNS.items())
 _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
-_LOW_SEARCHES = tuple((re.compile(p).search, t, frozenset(w)) for p, t, w in _PRESENCE_IN_LOW)
+_LOW_SEARCHES = tuple((lazy(p), t, frozenset(w)) for p, t, w in _PRESENCE_IN_LOW)
 assert (frozenset(t for _, ts, _ in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
         | frozenset(_COM_NEEDLES)
         | {"key-", "-u", "-p", b"stdin", b"cookie", "login(", _PREFIXED, *_ENTROPY_RES,
@@ -1973,12 +1990,12 @@ assert (frozenset(t for _, ts, _ in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t i
 # "-p" (or another letter of _FLAG_PROGRAMS) as a flag of its own, not inside a word or
 # "--password" (as _password_flags wants it): the "-p" trigger stands for them all.
 _FLAG_LETTERS = "paPwk"                                # (the groups of _FLAG_PROGRAMS)
-_PASSWORD_FLAG = re.compile(r"-(?<=(?<!\S)-)[%s]" % _FLAG_LETTERS)
-assert {group[0] for group in _FLAG_PROGRAMS.groupindex} == set(_FLAG_LETTERS)
+_PASSWORD_FLAG = lazy(r"-(?<=(?<!\S)-)[%s]" % _FLAG_LETTERS)
+assert {name[0] for name in _FLAG_PROGRAMS.pattern.split("(?P<")[1:]} == set(_FLAG_LETTERS)
 # The three kinds of flag the prefilter looks for in one pass: "-u" or "--u" at the start or
 # after whitespace (curl's user, as _schemes wants it), a password flag of _FLAG_PROGRAMS, and
 # those that read a password from stdin (sudo -S, --password-stdin, passwd --stdin).
-_SHORT_FLAGS = re.compile(r"-(?:(?<=(?<!\S)-)([%sSu])|(?<=(?<!\S)--)u|(stdin))" % _FLAG_LETTERS)
+_SHORT_FLAGS = lazy(r"-(?:(?<=(?<!\S)-)([%sSu])|(?<=(?<!\S)--)u|(stdin))" % _FLAG_LETTERS)
 _FLAG_TRIGGER = {**dict.fromkeys(_FLAG_LETTERS, "-p"), "u": "-u", "S": b"stdin", "stdin": b"stdin"}
 _FLAG_LITERALS = frozenset({*(f"-{c}" for c in _FLAG_LETTERS + "Su"), "-stdin"})   # (every match
 #                                                                                   holds one)
@@ -1995,10 +2012,10 @@ _NOTHING: frozenset = frozenset()
 # (see __main__) and so take the standard path.
 _LOW_LITERALS = (*(w for _, _, w in _KEY_FINDERS), *(w for _, _, ws in _LOW_SEARCHES for w in ws),
                  "cookie", "chpasswd")
-_TEXT_LITERALS = (*sorted({w for _, _, ws in _TEXT_SEARCHES if ws for w in ws} | _FLAG_LITERALS),
+_TEXT_LITERALS = (*sorted({w for _, _, ws, _ in _TEXT_SEARCHES if ws for w in ws} | _FLAG_LITERALS),
                   ".com/", "login(")
 _KEY_OF_WORD = {word: needle for _, needle, word in _KEY_FINDERS}
-_LETTER_RUN = re.compile(_RUN_PATTERN)
+_LETTER_RUN = lazy(_RUN_PATTERN)
 _LONGEST_LITERAL = max(map(len, _LOW_LITERALS + _TEXT_LITERALS))
 _WINDOW = 1 << 16
 
@@ -2067,24 +2084,25 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     accelerator = _accelerator              # (read once: another thread may be loading it)
     if accelerator is None or (seen := accelerator(text, low)) is None:
         in_low, in_text = low, text
-        known = {needle: [m.span(1) for m in finditer(low)]   # (str's search outruns the regex
-                 for finditer, needle, word in _KEY_FINDERS if word in low}   # engine's)
+        known = {needle: [m.span(1) for m in run.finditer(low)]   # (str's search outruns the
+                 for run, needle, word in _KEY_FINDERS if word in low}      # regex engine's)
     else:
         in_low, in_text, known = seen
     found = list(known)
-    for search, triggers, literals in _LOW_SEARCHES:
-        if (in_low is low or not literals.isdisjoint(in_low)) and search(low):
+    for pattern, triggers, literals in _LOW_SEARCHES:
+        if (in_low is low or not literals.isdisjoint(in_low)) and pattern.pattern[0] in low \
+                and pattern.search(low):
             found += triggers
-    for search, triggers, literals in _TEXT_SEARCHES:
+    for pattern, triggers, literals, first in _TEXT_SEARCHES:
         if (in_text is text or literals is None
-                or not literals.isdisjoint(in_text)) and search(text):
+                or not literals.isdisjoint(in_text)) and first in text and pattern.search(text):
             found += triggers
     if ".com/" in in_text:
         found += [n for n in _COM_NEEDLES if n in text]
     if b"key" in found and _KEY_DASH.search(text):
         found.append("key-")
     flags = set()
-    if in_text is text or not _FLAG_LITERALS.isdisjoint(in_text):
+    if (in_text is text or not _FLAG_LITERALS.isdisjoint(in_text)) and "-" in text:
         for m in _SHORT_FLAGS.finditer(text):   # (one look at each "-" for -u, -p, sudo -S and
             flags.add(_FLAG_TRIGGER[m.group(1) or m.group(2) or "u"])   # --password-stdin)
             if len(flags) == 3:
@@ -2227,13 +2245,15 @@ def _may_hold_secret(text: str) -> bool:
     return bool(_present(text))
 
 
+@functools.lru_cache(maxsize=None)
 def _needles_in_markers() -> frozenset:
-    """Needles and token regexes that occur inside some marker: always rescanned."""
+    """Needles and token regexes that occur inside some marker: always rescanned. (Found on
+    first use: a process that never finds a secret compiles none of these regexes.)"""
     markers = " ".join(marker(f) for f in FAMILIES)
     low = markers.lower().encode()
     inside = set()
     for n in _TRIGGERS:
-        if isinstance(n, re.Pattern):
+        if isinstance(n, (LazyPattern, re.Pattern)):     # (a rule's regex: lazy or compiled)
             hit = n.search(markers) is not None
         elif isinstance(n, bytes):
             hit = n in low
@@ -2241,11 +2261,9 @@ def _needles_in_markers() -> frozenset:
             hit = n in markers
         if hit:
             inside.add(n)
-        assert isinstance(n, re.Pattern) or ("[" not in str(n) and "]" not in str(n))
+        assert isinstance(n, (LazyPattern, re.Pattern)) or ("[" not in str(n)
+                                                           and "]" not in str(n))
     return frozenset(inside)
-
-
-_IN_MARKERS = _needles_in_markers()
 
 
 def _apply(text: str, spans: list[Span]) -> tuple[str, list[tuple[int, int]]]:
@@ -2345,7 +2363,7 @@ def _redact(text: str, session: KnownSecrets | None) -> str:
 _ENTITY_CHARS = {"&quot;": '"', "&#34;": '"', "&#x22;": '"', "&apos;": "'", "&#39;": "'",
                  "&#x27;": "'", "&lt;": "<", "&gt;": ">", "&amp;": "&", "\\u0022": '"',
                  "\\u0027": "'", "\\u003c": "<", "\\u003e": ">", "\\u0026": "&", "\\u003d": "="}
-_ENTITY = re.compile(r"&(?:quot|apos|lt|gt|amp|#34|#39|#x22|#x27);|\\u00(?:22|27|3[cCdDeE]|26)")
+_ENTITY = lazy(r"&(?:quot|apos|lt|gt|amp|#34|#39|#x22|#x27);|\\u00(?:22|27|3[cCdDeE]|26)")
 
 
 def _encoded_secrets(text: str) -> list[Span]:
@@ -2389,7 +2407,7 @@ def _secret_value(family: str, key: str, v: Any) -> bool:
     return False
 
 
-_ENTROPY_VALUE = re.compile(r"[A-Za-z0-9+/_.~-]{24,256}+={0,3}+")
+_ENTROPY_VALUE = lazy(r"[A-Za-z0-9+/_.~-]{24,256}+={0,3}+")
 
 
 def _random_value_under(key: Any, v: Any) -> bool:
@@ -2446,11 +2464,11 @@ def redact_obj(value: Any) -> Any:
 
 BARE_MIN = 8          # characters: shorter values are too often words, numbers, flags
 BARE_MAX = 512
-_NOT_WORD = re.compile(r"\W")
+_NOT_WORD = lazy(r"\W")
 # what a value looked for bare never holds: whitespace, quotes, brackets, commas (a value the
 # rules find ends at them anyway), so that text is searched a run between them at a time
-_VALUE_RUN = re.compile(r"[^\s\"'`(){}\[\]<>,]{%d,}" % BARE_MIN)
-_ESCAPE_END = re.compile(r"\\[nrt]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}")
+_VALUE_RUN = lazy(r"[^\s\"'`(){}\[\]<>,]{%d,}" % BARE_MIN)
+_ESCAPE_END = lazy(r"\\[nrt]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}")
 _SESSION: contextvars.ContextVar = contextvars.ContextVar("lessonloop_known_secrets",
                                                           default=None)
 

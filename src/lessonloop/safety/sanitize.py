@@ -8,8 +8,6 @@ used to smuggle invisible instructions to models).
 
 from __future__ import annotations
 
-import unicodedata
-
 __all__ = ["sanitize"]
 
 _REMOVED = (
@@ -36,5 +34,7 @@ def sanitize(text: str, as_spaces: bool = False) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = text.translate(_AS_SPACES if as_spaces else _TABLE)
     if not text.isascii():
+        import unicodedata  # (here: hooks import this package and never sanitize)
+
         text = unicodedata.normalize("NFC", text)
     return text
