@@ -4,9 +4,22 @@ Runs at session end and before a compaction, never after every turn. With consen
 Deterministic first — recurring errors and the fix that followed (``pattern``), explicit
 choices (``decision``), stated preferences and rules (``preference``, the personal ones also in
 the user root), single notable fixes (``observation``) — each summary stating the lesson, not
-the words that triggered it. A configured model (``LESSONLOOP_AUTOMEM_MODEL``) may rewrite
-them from redacted, capped extracts; any failure keeps the deterministic result. Idempotent per
-session: what a session already stored is not proposed again.
+the words that triggered it. A configured model (``LESSONLOOP_AUTOMEM_MODEL``) may word those
+lessons anew, from redacted, capped extracts; any failure keeps the deterministic result.
+Idempotent per session: what a session already stored is not proposed again.
+
+What the model does
+    It is sent the lessons the deterministic pass found in the session's normalized events
+    (numbered, each with its evidence: the user's words, the error and the change that fixed
+    it, the runs of a command), and answers, per lesson, one sentence. A sentence replaces the
+    lesson's summary only when ``rewrite.problem`` finds it keeps the lesson's commands, paths
+    and words, adds no command, name or word the evidence does not hold, turns no negation and
+    is whole; the lesson keeps its kind, scope, content and evidence either way, so the model
+    can neither drop a lesson nor add one, and its memories go through the same admission and
+    dedupe. A small model copies the evidence, drops the error or invents a purpose; those
+    wordings are refused and counted. A lesson the model worded in an earlier session keeps that
+    wording (found by ``WORDED`` in its why) and is not sent again. Each run is one line in the
+    session's ``model.jsonl``: used or why not, and each refused wording with its reason.
 
 The model and its time limit
     One request, no retries, no wait for a loopback server that refuses connections; an answer
@@ -15,9 +28,9 @@ The model and its time limit
     a 0.5B model on a CPU reads ~40 and writes ~10 tokens a second), so memorize with a model
     may take ``longest_seconds()`` = two requests plus ``SETTLE_SECONDS``. The prompt is kept
     small enough for such a model: the task, the numbered lessons with their evidence, the
-    answer's form with lesson 1 as its example; the answer is a kind and a summary per memory,
-    at most one per lesson or note sent (``answer_schema``), through the endpoint's structured
-    output.
+    answer's form; the answer is a lesson's number and a sentence per memory, at most one per
+    lesson sent (``answer_schema``, at most MAX_MODEL_MEMORIES lessons a request), through the
+    endpoint's structured output, at temperature 0.
 
 The session-end hook's deadline (see ``hooks.session_end``)
     Claude Code gives session-end and pre-compact 60 s (``hooks.MEMORIZE_DEADLINE``). When

@@ -9,9 +9,11 @@ allowed to reach a memory, so a rewording is accepted only when, word for word, 
 - keeps every command, path and name of the lesson: each backticked span, whole and in
   backticks, and each technical token (``config/test.exs``, ``lazy_html``, ``AudioWorklet``);
 - keeps every other word of the lesson (by stem: "assumptions" is kept by "assume");
-- adds no backticked span, technical token or word that the lesson and its evidence do not hold,
-  but for the few words any sentence needs (``FREE``), and none of the words people chat with
-  (``CHAT``: "yes", "please", "I", "let's") that the lesson does not hold;
+- adds no backticked span the lesson does not hold (a command from its evidence is the run's own,
+  `mix credo lib/x.ex` for "Lint with `mix credo`", or another step than the fix), no technical
+  token or word that the lesson and its evidence do not hold, but for the few words any
+  sentence needs (``FREE``), and none of the words people chat with or memorize writes its notes
+  with (``CHAT``: "yes", "please", "I", "let's", "successfully") that the lesson does not hold;
 - negates nothing the lesson does not negate, and keeps what it negates negated;
 - is a whole summary: 3 to ``SUMMARY_MAX`` characters on one line, no ellipsis, no JSON debris.
 
@@ -48,11 +50,12 @@ always only fails fail failed failing error errors fix fixes fixed fixing edit e
 change changes changed instead project app repo repository command commands file files
 set sets setting need needs needed make makes made work works it's don't doesn't not no never
 avoid so try tried retry again first then before after""".split())
-# what people say to an agent, not what a lesson says: a wording may hold them only where the
-# lesson itself does ("Yes please, and let's make it cross-browser" is no better lesson)
+# what people say to an agent, and the words of memorize's own notes on a lesson ("Ran
+# successfully 4 time(s) in the session"), not what a lesson says: a wording may hold them only
+# where the lesson itself does ("Yes please, and let's make it cross-browser" is no better lesson)
 CHAT = frozenset("""yes yeah yep ok okay fine sure please thanks thank let's lets i i'm i'd i've
 me my mine we we're our us you you're your maybe perhaps think believe guess also just really
-actually basically so well hey hi""".split())
+actually basically so well hey hi successfully time times session evidence""".split())
 _SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "es", "ed", "ly", "s", "e")
 
 
@@ -99,10 +102,11 @@ def negated(text: str) -> set[str]:
     aside) after each negation ("not", "don't", "instead of", "avoid", ...)."""
     tokens = re.findall(r"`[^`\n]+`|[A-Za-z][A-Za-z'\u2019]*", text)
     found, left = set(), 0
-    for token in tokens:
+    for n, token in enumerate(tokens):
         low = token.lower().replace("\u2019", "'")
-        if _negation(low):
-            left = 3
+        if _negation(low) and (low != "instead" or n + 1 < len(tokens) and
+                                  tokens[n + 1].lower() == "of"):
+            left = 3     # ("instead" alone ends a clause: "run `x` instead when ...")
             continue
         if left and (token.startswith("`") or low not in STOP):
             found.add(token if token.startswith("`") else stem(low))
@@ -144,9 +148,11 @@ def problem(summary: str, evidence: str, rewrite: str) -> str | None:
         if span not in mine:
             return f"drops: `{span}`"
     source_lower = source.lower()
-    for span in mine:
-        if span.lower() not in source_lower:
-            return f"adds: `{span}`"
+    theirs = set(spans(summary))
+    for span in sorted(mine - theirs):
+        # a command, path or name is the lesson's: one from its evidence is the run's own
+        # (`mix credo lib/x.ex` for "Lint with `mix credo`") or another step than the fix
+        return f"adds: `{span}`"
     kept, wanted = technical(text) | {t for s in mine for t in technical(s)}, technical(summary)
     kept_lower = {t.lower() for t in kept} | {s.lower() for s in mine}
     for token in sorted(wanted):
@@ -166,7 +172,7 @@ def problem(summary: str, evidence: str, rewrite: str) -> str | None:
     said = {w for w in _words(summary)}
     for word in _words(text):
         if word in CHAT and word not in said:
-            return f"adds: the chat word {word!r}"
+            return f"adds: the chat or note word {word!r}"
     known = _stems(source.replace("`", " "), frozenset())  # words inside spans count here
     for word in sorted(_stems(text, FREE)):
         if word not in known:
