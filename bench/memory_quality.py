@@ -24,11 +24,25 @@ Measures, per session and in total:
   dups      memories added by replaying the session a second time (under a new session id)
   block     characters (and ~tokens) of the recall block the next session starts with
 
+The model route (``--model SPEC``, as LESSONLOOP_AUTOMEM_MODEL takes it: ``openai:<model>``
+with ``--base-url``, ``ollama:<model>``, ``anthropic:<model>``): the same replay with the model
+routed. When the model may outlast the hook's 60 s, session-end and pre-compact start a detached
+``lessonloop hook memorize``, as they would for a user; the replay waits for that process to end
+before it goes on (so a pre-compact memorize reads the transcript as it stood, and the table
+counts what the model route stored, not what was stored before it finished). Below the table:
+how many memorize runs used the model's answer and how many fell back (and why, from
+logs/hooks.log), what the guards did with the model's memories (each session's model.jsonl),
+and the calls and tokens of the usage ledger.
+
 Usage: python bench/memory_quality.py [--set DIR] [--only NAME] [--in-process] [--once] [-q]
+                                      [--model SPEC [--base-url URL] [--timeout S]]
   --in-process  call the hook entry point (lessonloop.memory.hooks.main) in this process
                 instead of a subprocess per event: the same code and payloads, ~50x faster,
                 for iterating; report numbers from the default (subprocess) mode
   --once        skip the second replay (no duplicate count)
+  --model       route memorize to this model (LESSONLOOP_AUTOMEM_MODEL); off by default
+  --base-url    LESSONLOOP_BASE_URL for an openai route (a local OpenAI-compatible server)
+  --timeout     LESSONLOOP_AUTOMEM_TIMEOUT, seconds per request (memorize's default otherwise)
 """
 
 from __future__ import annotations
@@ -137,6 +151,8 @@ class Replay:
         self.project, self.env, self.hooks, self.in_process = project, env, hooks, in_process
         self.sent: dict[str, int] = {}
         self.outputs: list[dict] = []
+        self.detached = 0  # memorizes that ran detached (a model that may outlast the hook)
+        self.waited = 0.0  # seconds spent waiting for them
 
     def fire(self, event: str, payload: dict, tool: str | None = None) -> None:
         for group in self.hooks.get(event, []):
@@ -152,6 +168,11 @@ class Replay:
                         self.outputs.append({"event": event, **json.loads(out)})
                     except ValueError:
                         self.outputs.append({"event": event, "text": out.decode(errors="replace")})
+                if b"in the background" in out:
+                    self.detached += 1
+                    started = time.perf_counter()
+                    _wait_detached(self.env["LESSONLOOP_HOME"])
+                    self.waited += time.perf_counter() - started
 
     def _run(self, command: str, body: bytes) -> bytes:
         argv = shlex.split(command)
@@ -181,6 +202,45 @@ class Replay:
             print(f"  ! hook {command!r} exited {done.returncode}: "
                   f"{done.stderr.decode(errors='replace')[:300]}", file=sys.stderr)
         return done.stdout
+
+
+def _detached_memorizes(home: str) -> list[int]:
+    """The pids of the detached ``lessonloop hook memorize`` processes of this project home
+    (their command line and LESSONLOOP_HOME, read from /proc; a process that ended, or a zombie,
+    has neither)."""
+    found = []
+    marker = f"LESSONLOOP_HOME={home}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            if b"hook" not in argv or b"memorize" not in argv:
+                continue
+            if marker in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+APPEAR_SECONDS = 10.0  # how long a detached memorize may take to show in /proc
+
+
+def _wait_detached(home: str, seconds: float = 3600.0) -> None:
+    """Wait until the detached memorize the hook just started has ended. Right after its exec
+    a process may show an empty command line or environment for a moment (the kernel has not
+    set them yet), so it is looked for until it shows, for at most APPEAR_SECONDS (one that
+    never shows ended before it could be seen), then waited for."""
+    started = time.monotonic()
+    while not _detached_memorizes(home):
+        if time.monotonic() - started > APPEAR_SECONDS:
+            return
+        time.sleep(0.05)
+    while _detached_memorizes(home):
+        if time.monotonic() - started > seconds:
+            raise SystemExit(f"a detached memorize of {home} still runs after {seconds:.0f} s")
+        time.sleep(0.5)
 
 
 def _text_of(content: object) -> str:
@@ -321,7 +381,32 @@ def _recall_block(env: dict, project: Path) -> str:
     return done.stdout.strip()
 
 
-def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: bool) -> dict:
+def _model_outcome(env: dict, project: Path) -> dict:
+    """What the model route did in this project: each memorize run's record (the sessions'
+    model.jsonl), the fallback lines of logs/hooks.log, and the usage ledger's memorize calls."""
+    home = Path(env["LESSONLOOP_HOME"])
+    runs = []
+    for path in sorted(home.glob("sessions/*/model.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                runs.append(json.loads(line))
+            except ValueError:
+                continue
+    log = home / "logs" / "hooks.log"
+    fallbacks = [line.split(" not used: ", 1)[1] for line in (
+        log.read_text(encoding="utf-8").splitlines() if log.exists() else [])
+        if " not used: " in line]
+    done = subprocess.run([*_lessonloop(env), "usage", "--json"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=120)
+    usage = json.loads(done.stdout).get("by_role", {}).get("memorize", {}) \
+        if done.returncode == 0 and done.stdout.strip() else {}
+    return {"runs": runs, "fallbacks": fallbacks, "calls": usage.get("calls", 0),
+            "input_tokens": usage.get("input_tokens", 0),
+            "output_tokens": usage.get("output_tokens", 0)}
+
+
+def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: bool,
+            model: dict | None = None) -> dict:
     name = entry["session"]
     transcript = sessions / f"{name}.jsonl"
     with tempfile.TemporaryDirectory(prefix="lessonloop-mq-") as tmp:
@@ -335,6 +420,7 @@ def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: b
                     "LESSONLOOP_AUTOMEM_MODEL": "off", "HOME": str(tmp_path),
                     "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
                     "PYTHONPATH": str(ROOT / "src")})
+        env.update(model or {})
         hooks = _settings_hooks(project, env)
         subprocess.run([*_lessonloop(env), "memory", "consent", "yes"], cwd=project, env=env,
                        capture_output=True, check=True, timeout=120)
@@ -350,6 +436,7 @@ def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: b
             before = {(m.get("scope"), m.get("id")) for m in stored}
             dups = [m for m in again if (m.get("scope"), m.get("id")) not in before]
         block = _recall_block(env, project)
+        outcome = _model_outcome(env, project) if model else None
     lessons = entry["lessons"]
     rules = [re.compile(r, re.I) for r in NOT_LESSONS.get(name, [])]
     rows, matched = [], set()
@@ -372,7 +459,8 @@ def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: b
         "recalled": len(matched), "user_lessons": len(user_ids),
         "user_recalled": len(matched & user_ids), "dups": len(dups) if twice else None,
         "block_chars": len(block), "seconds": seconds, "sent": replayer.sent,
-        "outputs": replayer.outputs,
+        "outputs": replayer.outputs, "model": outcome, "detached": replayer.detached,
+        "waited": replayer.waited,
     }
     if not quiet:
         print(f"\n=== {name}  ({seconds:.1f} s; events sent: "
@@ -391,7 +479,28 @@ def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: b
             print(f"  missed {lesson['id']} ({lesson['kind']}, {who}): {lesson['lesson'][:110]}")
         for m in dups:
             print(f"  DUPLICATE on second replay: {m.get('summary')}")
+        if outcome is not None:
+            print(f"  model: {replayer.detached} detached memorize(s), {replayer.waited:.0f} s "
+                  f"waited; {outcome['calls']} calls, {outcome['input_tokens']} tokens in, "
+                  f"{outcome['output_tokens']} out")
+            for run in outcome["runs"]:
+                print(f"    {_run_line(run)}")
+                for refused in run.get("refused", []):
+                    print(f"      refused for lesson {refused.get('lesson')}: "
+                          f"{refused.get('wording')!r} ({refused.get('why')})")
     return result
+
+
+def _run_line(run: dict) -> str:
+    """One memorize run of the model route, as its model.jsonl record tells it."""
+    if run.get("model") != "used":
+        return f"{run.get('model')}"
+    rejected = ", ".join(f"{n} {why}" for why, n in sorted(run.get("rejected", {}).items()))
+    return (f"used: {run.get('lessons', 0)} lessons, {run.get('answered', 0)} answered, "
+            f"{run.get('rewritten', 0)} reworded, {run.get('kept', 0)} kept as found, "
+            f"{run.get('reused', 0)} worded as in an earlier session"
+            + (f"; rejected: {rejected}" if rejected else "")
+            + f" ({run.get('seconds', 0):.0f} s)")
 
 
 def _pct(a: int, b: int) -> str:
@@ -405,15 +514,30 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true")
     parser.add_argument("--once", action="store_true", help="no second replay")
     parser.add_argument("-q", "--quiet", action="store_true", help="the table only")
+    parser.add_argument("--model", help="LESSONLOOP_AUTOMEM_MODEL for the replay (the model "
+                        "route), e.g. openai:qwen2.5-coder-0.5b-instruct-q4_k_m")
+    parser.add_argument("--base-url", help="LESSONLOOP_BASE_URL (an openai route's server)")
+    parser.add_argument("--timeout", help="LESSONLOOP_AUTOMEM_TIMEOUT, seconds per request")
     args = parser.parse_args()
+    model = None
+    if args.model:
+        model = {"LESSONLOOP_AUTOMEM_MODEL": args.model}
+        if args.base_url:
+            model["LESSONLOOP_BASE_URL"] = args.base_url
+        if args.timeout:
+            model["LESSONLOOP_AUTOMEM_TIMEOUT"] = args.timeout
+    elif args.base_url or args.timeout:
+        parser.error("--base-url and --timeout go with --model")
     sessions = Path(args.set)
     expected = json.loads((sessions / "expected.json").read_text())
     if args.only:
         expected = [e for e in expected if any(o in e["session"] for o in args.only)]
     if args.in_process:
         sys.path.insert(0, str(ROOT / "src"))
-    results = [measure(e, sessions, args.in_process, not args.once, args.quiet)
+    results = [measure(e, sessions, args.in_process, not args.once, args.quiet, model)
                for e in expected]
+    route = f"model route {args.model}" if model else "deterministic route"
+    print(f"\n{route}" + (f" at {args.base_url}" if args.base_url else ""))
     print(f"\n{'session':45} {'stored':>6} {'corr':>5} {'wrong':>5} {'unm':>4} "
           f"{'recall':>9} {'user':>7} {'dups':>4} {'block':>6}")
     for r in results:
@@ -436,6 +560,44 @@ def main() -> None:
           f"{_pct(total['user_recalled'], total['user_lessons'])} (target >= 80%), duplicates "
           f"{'-' if dups is None else dups} (target 0); largest recall block {largest} chars "
           f"(~{largest // 4} tokens, budget 1500)")
+    if model:
+        _model_summary(results)
+
+
+def _model_summary(results: list[dict]) -> None:
+    """How often the model's answer was used, why it was not, what the guards did, the cost."""
+    runs = [run for r in results for run in r["model"]["runs"]]
+    used = [run for run in runs if run.get("model") == "used"]
+    why: dict[str, int] = {}
+    for run in runs:
+        if run.get("model") != "used":
+            reason = re.sub(r"\d+(\.\d+)?", "N", str(run.get("model")))[:90]
+            why[reason] = why.get(reason, 0) + 1
+    sessions_used = sum(1 for r in results if any(run.get("model") == "used"
+                                                  for run in r["model"]["runs"]))
+    count = {k: sum(run.get(k, 0) for run in used)
+             for k in ("lessons", "sent", "answered", "rewritten", "kept", "reused")}
+    rejected: dict[str, int] = {}
+    for run in used:
+        for reason, n in run.get("rejected", {}).items():
+            rejected[reason] = rejected.get(reason, 0) + n
+    calls = sum(r["model"]["calls"] for r in results)
+    tokens_in = sum(r["model"]["input_tokens"] for r in results)
+    tokens_out = sum(r["model"]["output_tokens"] for r in results)
+    detached = sum(r["detached"] for r in results)
+    waited = sum(r["waited"] for r in results)
+    print(f"model route: {len(runs)} memorize runs ({detached} detached, {waited:.0f} s waited "
+          f"for them); {len(used)} used the model's answer ({sessions_used} of {len(results)} "
+          f"sessions), {len(runs) - len(used)} fell back")
+    for reason, n in sorted(why.items(), key=lambda kv: -kv[1]):
+        print(f"  fell back {n}x: {reason}")
+    print(f"  in the runs that used it: {count['lessons']} lessons, {count['sent']} sent, "
+          f"{count['answered']} memories answered; {count['rewritten']} lessons reworded by the "
+          f"model (its wording passed the guards), {count['reused']} worded as in an earlier "
+          f"session, {count['kept']} kept as the deterministic pass found them")
+    for reason, n in sorted(rejected.items(), key=lambda kv: -kv[1]):
+        print(f"  wording refused {n}x: {reason}")
+    print(f"  {calls} calls, {tokens_in} tokens in, {tokens_out} out")
 
 
 if __name__ == "__main__":

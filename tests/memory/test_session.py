@@ -115,6 +115,12 @@ def memories(home: Path) -> list[tuple[str, str]]:
         return conn.execute("SELECT kind, summary FROM knowledge ORDER BY id").fetchall()
 
 
+# the played session's second lesson ("Use pnpm instead of npm for this repo"), worded by a model
+# as memorize's guards allow (memory/rewrite.py)
+REWORDED = "Use pnpm, not npm, for this repo."
+MEMORY_ANSWER = {"memories": [{"lesson": 2, "summary": REWORDED}]}
+
+
 # a model time limit whose worst case (two requests) fits the session-end hook's 60 s: memorize
 # runs inside the hook, as these tests read its result when the hook returns
 IN_HOOK = {"LESSONLOOP_AUTOMEM_TIMEOUT": "20"}
@@ -260,9 +266,8 @@ def test_consent_false_means_nothing_at_all(home, cli):
 
 def test_a_model_route_is_called_only_with_consent_and_never_sees_a_secret(home, cli):
     secret = fresh_secrets()
-    answer = {"memories": [{"type": "preference", "summary": "Use pnpm for every script",
-                            "why": "stated by the user", "scope": "project"}]}
-    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(answer)))) as server:
+    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))) \
+            as server:
         env = {"LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
                "LESSONLOOP_BASE_URL": server.base_url + "/v1", **IN_HOOK}
         Session(home, "no-consent", secret, env).play()
@@ -274,7 +279,7 @@ def test_a_model_route_is_called_only_with_consent_and_never_sees_a_secret(home,
     sent = json.dumps(posts[0].body)
     for value in secret.values():
         assert value not in sent and value[:14] not in sent
-    assert ("preference", "Use pnpm for every script") in memories(home)
+    assert ("preference", REWORDED) in memories(home)
 
 
 def test_a_broken_model_answer_falls_back_to_the_deterministic_memories(home, cli):
@@ -289,15 +294,20 @@ def test_a_broken_model_answer_falls_back_to_the_deterministic_memories(home, cl
     assert output["systemMessage"].startswith("Stored")
 
 
-def test_a_model_that_echoes_a_secret_is_reported_as_stored_redacted(home, cli):
+def test_a_model_that_echoes_a_secret_has_its_wording_refused_and_recorded_redacted(home, cli):
     cli("memory", "consent", "yes")
     token = "ghp_" + secrets.token_hex(18)
-    answer = {"memories": [{"type": "decision", "summary": f"Deploy with {token}"}]}
+    answer = {"memories": [{"lesson": 2, "summary": f"Use pnpm, not npm, for this repo: {token}"}]}
     with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(answer)))) as server:
         env = {"LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
                "LESSONLOOP_BASE_URL": server.base_url + "/v1", **IN_HOOK}
         output = Session(home, "echo", fresh_secrets(), env).play()
-    assert output["systemMessage"] == "Stored 1 new memory: Deploy with [REDACTED:github-token]"
+    assert "Use pnpm instead of npm for this repo" in output["systemMessage"]
+    assert ("preference", "Use pnpm instead of npm for this repo") in memories(home)
+    [record] = [json.loads(line) for line in
+                (home / "sessions" / "echo" / "model.jsonl").read_text().splitlines()]
+    assert record["rejected"] == {"adds": 1}
+    assert "[REDACTED:github-token]" in record["refused"][0]["wording"]
     assert token.encode() not in everything_under(home)
 
 
@@ -384,8 +394,7 @@ def assert_no_secret(blob: bytes, secret: dict) -> None:
         assert value.encode() not in blob and value[:14].encode() not in blob, value
 
 
-MEMORY_ANSWER = {"memories": [{"type": "preference", "summary": "Run scripts with pnpm, never npm",
-                               "why": "stated by the user", "scope": "project"}]}
+
 
 
 def test_model_routes_resolve_as_documented():
@@ -456,7 +465,7 @@ def test_model_off_never_contacts_a_model_and_stores_the_deterministic_memories(
     stored = memories(home)
     assert ("preference", "Use pnpm instead of npm for this repo") in stored
     assert ("decision", "Use vitest instead of jest") in stored
-    assert ("preference", "Run scripts with pnpm, never npm") not in stored
+    assert ("preference", REWORDED) not in stored
     assert output["systemMessage"].startswith(f"Stored {len(stored)} new memories: ")
     with sqlite3.connect(home / "lessonloop.db") as conn:
         calls = conn.execute("SELECT COUNT(*) FROM provider_calls").fetchone()[0]
@@ -500,8 +509,8 @@ def test_the_session_end_hook_reaches_the_gateway_anthropic_base_url_names(home,
     assert len(calls) == 1 and calls[0].path == "/v1/messages"
     assert calls[0].body["model"] == "claude-haiku-4-5"
     assert_no_secret(sent_bytes(calls[0]), secret)
-    assert ("preference", "Run scripts with pnpm, never npm") in memories(home)
-    assert "Run scripts with pnpm, never npm" in output["systemMessage"]
+    assert ("preference", REWORDED) in memories(home)
+    assert REWORDED in output["systemMessage"]
 
 
 @pytest.mark.parametrize("value, model", [("anthropic:claude-test-model", "claude-test-model"),
@@ -545,8 +554,8 @@ def test_an_anthropic_route_is_asked_only_with_consent_and_never_sees_a_secret(
     assert len(extracts) <= memorize.EXTRACT_CHARS
     assert_no_secret(sent_bytes(calls[0]), secret)
     assert openai_key.encode() not in json.dumps(calls[0].headers).encode() + calls[0].raw
-    assert result.stored == ["Run scripts with pnpm, never npm"]
-    assert ("preference", "Run scripts with pnpm, never npm") in memories(home)
+    assert REWORDED in result.stored and len(result.stored) == 3, result.stored
+    assert ("preference", REWORDED) in memories(home)
     assert_no_secret(everything_under(home, home.parent / "user-home"), secret)
 
 
@@ -601,9 +610,9 @@ def test_what_a_model_may_see_is_redacted_and_capped_whatever_the_candidates_hol
     leaky = memorize.Candidate(kind="decision", summary=f"Deploy with {secret['github']}",
                                content=f"aws_secret_access_key = {secret['aws']}",
                                why=f"password={secret['password']}")
-    signals = [{"type": "error", "line": f"Error: bad key {secret['anthropic']}"}] * 30
-    feedback = [{"type": "feedback", "kind": "rule", "text": f"token {secret['github']} " + "x" * 500}] * 30
-    extracts = memorize._extracts([leaky] * 40, signals, feedback)
+    wordy = memorize.Candidate(kind="observation", summary="x" * 300,
+                               content=f"token {secret['github']} " + "y" * 5000)
+    extracts = memorize._extracts([leaky] * 5 + [wordy] * 35)
     assert len(extracts) <= memorize.EXTRACT_CHARS
     assert "[REDACTED:" in extracts and "Deploy with" in extracts
     assert_no_secret(extracts.encode(), secret)
@@ -697,7 +706,7 @@ def test_an_ollama_route_goes_to_the_local_ollama_endpoint_without_any_key(home,
     assert openai_key.encode() not in calls[0].raw
     assert_no_secret(sent_bytes(calls[0]), secret)
     assert "Use vitest instead of jest" in calls[0].text
-    assert result.stored == ["Run scripts with pnpm, never npm"]
+    assert REWORDED in result.stored and len(result.stored) == 3, result.stored
 
 
 # -------------------------------------------------------------------------------------------
@@ -771,8 +780,8 @@ def test_memorize_reads_its_model_settings_from_the_environment_it_is_given(home
 
     session = captured_session(home, "own-environ", fresh_secrets())
     cli("memory", "consent", "yes")
-    answer = {"memories": [{"type": "decision", "summary": "Keep the ledger append-only"}]}
-    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(answer)))) as server:
+    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))) \
+            as server:
         result = memorize.memorize(session.id, home, environ={
             "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
             "LESSONLOOP_BASE_URL": server.base_url + "/v1", "OPENAI_API_KEY": "sk-given-only"})

@@ -4,9 +4,22 @@ Runs at session end and before a compaction, never after every turn. With consen
 Deterministic first — recurring errors and the fix that followed (``pattern``), explicit
 choices (``decision``), stated preferences and rules (``preference``, the personal ones also in
 the user root), single notable fixes (``observation``) — each summary stating the lesson, not
-the words that triggered it. A configured model (``LESSONLOOP_AUTOMEM_MODEL``) may rewrite
-them from redacted, capped extracts; any failure keeps the deterministic result. Idempotent per
-session: what a session already stored is not proposed again.
+the words that triggered it. A configured model (``LESSONLOOP_AUTOMEM_MODEL``) may word those
+lessons anew, from redacted, capped extracts; any failure keeps the deterministic result.
+Idempotent per session: what a session already stored is not proposed again.
+
+What the model does
+    It is sent the lessons the deterministic pass found in the session's normalized events
+    (numbered, each with its evidence: the user's words, the error and the change that fixed
+    it, the runs of a command), and answers, per lesson, one sentence. A sentence replaces the
+    lesson's summary only when ``rewrite.problem`` finds it keeps the lesson's commands, paths
+    and words, adds no command, name or word the evidence does not hold, turns no negation and
+    is whole; the lesson keeps its kind, scope, content and evidence either way, so the model
+    can neither drop a lesson nor add one, and its memories go through the same admission and
+    dedupe. A small model copies the evidence, drops the error or invents a purpose; those
+    wordings are refused and counted. A lesson the model worded in an earlier session keeps that
+    wording (found by ``WORDED`` in its why) and is not sent again. Each run is one line in the
+    session's ``model.jsonl``: used or why not, and each refused wording with its reason.
 
 The model and its time limit
     One request, no retries, no wait for a loopback server that refuses connections; an answer
@@ -15,9 +28,9 @@ The model and its time limit
     a 0.5B model on a CPU reads ~40 and writes ~10 tokens a second), so memorize with a model
     may take ``longest_seconds()`` = two requests plus ``SETTLE_SECONDS``. The prompt is kept
     small enough for such a model: the task, the numbered lessons with their evidence, the
-    answer's form with lesson 1 as its example; the answer is a kind and a summary per memory,
-    at most one per lesson or note sent (``answer_schema``), through the endpoint's structured
-    output.
+    answer's form; the answer is a lesson's number and a sentence per memory, at most one per
+    lesson sent (``answer_schema``, at most MAX_MODEL_MEMORIES lessons a request), through the
+    endpoint's structured output, at temperature 0.
 
 The session-end hook's deadline (see ``hooks.session_end``)
     Claude Code gives session-end and pre-compact 60 s (``hooks.MEMORIZE_DEADLINE``). When
@@ -73,38 +86,35 @@ HOW_TO_APPLY = {
     "preference": "Apply it whenever it is relevant, without being asked again.",
     "observation": "Keep it in mind when working on the same part of the project.",
 }
-# What a model answers: a kind and the lesson, no more. A 0.5B model given room for content,
-# evidence, how-to-apply and tags fills them with prose it invents (or another lesson's
-# evidence) and runs out of tokens mid-answer; how to apply a memory comes from its kind, and a
-# lesson the model keeps word for word keeps its own evidence. Each request narrows maxItems
-# to the lessons and notes it sends (answer_schema): a small model that starts repeating itself
-# is stopped there by the endpoint's structured output.
+# What a model answers: for a lesson it was sent (by its number), the lesson worded as one
+# sentence; no kind, scope, content or evidence. A 0.5B model given room for those fills them
+# with prose it invents; a lesson keeps its own kind, scope, content and evidence, and the
+# model's sentence replaces its summary only when ``rewrite.problem`` finds nothing wrong with
+# it. The summary may run past SUMMARY_MAX here so that a sentence too long is seen whole (and
+# refused) rather than cut by the endpoint's grammar. Each request narrows maxItems to the
+# lessons it sends (answer_schema): a small model that starts repeating itself is stopped there.
 MEMORY_SCHEMA = {
     "type": "object", "required": ["memories"],
     "properties": {"memories": {
         "type": "array", "maxItems": MAX_MODEL_MEMORIES,
-        "minItems": 1,  # the model is asked only when the notes hold lessons: none is no answer
+        "minItems": 1,  # the model is asked only when there are lessons: none is no answer
         "items": {
-            "type": "object", "required": ["type", "summary"],
+            "type": "object", "required": ["lesson", "summary"],
             "properties": {
-                "type": {"enum": list(MEMORY_KINDS)},
-                "summary": {"type": "string", "minLength": 3, "maxLength": 120},
-                "scope": {"enum": ["project", "user"]},
+                # (no bounds: an endpoint's grammar does not hold numbers to them, and one
+                # lesson number out of range is one wording lost, not the whole answer)
+                "lesson": {"type": "integer"},
+                "summary": {"type": "string", "minLength": 3, "maxLength": 160},
             }}}}}
-# Short enough for a 0.5B model to follow: the task, the facts, the answer's form. The example
-# is the notes' own first lesson (see _extracts): a model that copies it stores a lesson of the
-# session, never one the example made up. The JSON Schema itself goes through the endpoint's
-# structured output.
+# Short enough for a 0.5B model to follow: the task, the rules the guards hold it to, the
+# answer's form. The JSON Schema itself goes through the endpoint's structured output.
 MODEL_SYSTEM = (
-    "You turn notes from a coding session into short memories for later sessions: one memory "
-    "for each numbered lesson in the notes, in their order. \"type\" is pattern (an error that "
-    "came back, and its fix), decision (a choice made for the project), preference (how the "
-    "user wants things done) or observation (one notable fact). \"summary\" is the lesson "
-    "itself as one instruction or fact, at most 120 characters. Add \"scope\": \"user\" to a "
-    "personal preference that holds in every project. Use only what the notes say. Answer with "
-    'JSON only, as many memories as there are lessons: {"memories": [{"type": ..., '
-    '"summary": ...}, ...]}')
-
+    "You reword lessons from a coding session as memories for later sessions. Rewrite each "
+    "numbered lesson as one clear sentence of at most 120 characters: an instruction or a "
+    "fact. The evidence is only there to check the lesson: do not copy it. Keep every "
+    "command, file and name of the lesson, and keep the text in backticks exactly as it "
+    "is, in backticks. Add no command, file or tool. Answer with JSON only, one memory per "
+    "lesson.")
 
 @dataclass
 class Candidate:
@@ -610,94 +620,179 @@ def _line(text: object, limit: int) -> str:
     return " ".join(str(text or "").split())[:limit]
 
 
-def _other_notes(candidates: list[Candidate], signals: list[dict],
-                 feedback: list[dict]) -> tuple[list[str], list[str]]:
-    """The error lines and the user's words that no lesson holds yet (an error is held when
-    a lesson quotes one of the same normalized form)."""
-    told = " ".join(f"{c.summary} {c.content} {c.why}" for c in candidates)
-    errors = [s for s in signals if s.get("type") == "error"]
-    known = {s.get("normalized") for s in errors if _line(s.get("line"), 300) in told}
-    lines = [e for e in dict.fromkeys(_line(s.get("line"), 300) for s in errors
-                                      if s.get("normalized") not in known) if e][:20]
-    said = [f"({f.get('kind')}) {_line(f.get('text'), 300)}" for f in feedback
-            if f.get("type") == "feedback" and _line(f.get("text"), 300) not in told][:20]
-    return lines, said
+def _evidence(candidate: Candidate) -> str:
+    """What a lesson rests on, on one line: its content (the user's words and where they were
+    said, the error and the change that fixed it, the runs of a command). Its ``why`` is said
+    by memorize itself ("Hit 2 times in one session, then fixed.") or repeats the content: a
+    model sent it writes it into the lesson."""
+    return (candidate.content.strip() or candidate.why.strip()).replace("\n", "; ")
 
 
-def _extracts(candidates: list[Candidate], signals: list[dict], feedback: list[dict]) -> str:
-    """What the model may see: redacted, capped lines — never raw transcript text. The answer's
-    form with lesson 1 as its example, the numbered lessons each with its evidence, then the
-    error lines and the user's words no lesson holds yet."""
-    lines = []
-    if candidates:
-        first = {"type": candidates[0].kind, "summary": candidates[0].summary[:120]}
-        lines.append("Answer format, with lesson 1 as the example: "
-                     + json.dumps({"memories": [first]}, ensure_ascii=False)[:-2] + ", ...]}")
-    lines.append("Lessons (one memory for each, in this order):")
+def _extracts(candidates: list[Candidate]) -> str:
+    """What the model may see: the numbered lessons of the session, each with its kind and
+    evidence, redacted and capped — never raw transcript text. The lessons are what the
+    deterministic pass made of the session's normalized events (the user's statements, the
+    errors with the change that fixed them, the project's commands); an error with no evidence
+    of its fix, or words of the user that state no lasting rule, are no lesson, and a model
+    that is sent them makes memories of them."""
+    lines = ["Lessons:"]
     for n, c in enumerate(candidates, 1):
-        lines.append(f"{n}. {c.kind}: {_line(c.summary, 300)}")
-        evidence = [_line(c.why, 200)]
-        if c.content.strip() not in c.why:
-            evidence.insert(0, _line(c.content.replace("\n", "; "), 300))
-        lines.append("   evidence: " + "; ".join(e for e in evidence if e))
-    errors, said = _other_notes(candidates, signals, feedback)
-    if errors or said:
-        lines.append("Other notes (a memory only for a lesson they teach):")
-        lines += [f"- error: {e}" for e in errors] + [f"- the user said {s}" for s in said]
+        lines.append(f"{n}. {_line(c.summary, 300)}")
+        lines.append(f"   evidence: {_line(_evidence(c), 300)}")
+    # the answer's form, one memory per lesson by its number: a small model shown one example
+    # memory answers one memory
+    form = ", ".join(f'{{"lesson": {n}, "summary": <lesson {n} as one sentence>}}'
+                     for n in range(1, len(candidates) + 1))
+    lines.append(f'Answer: {{"memories": [{form}]}}')
     return cap(redact("\n".join(lines)), EXTRACT_CHARS)
 
 
-# A small model writing inside a JSON grammar sometimes runs on into the syntax ("edit
-# `app/package.json`}, {"): such a summary is debris, not a memory.
-_JSON_DEBRIS = re.compile(r'[}\]]\s*,\s*[{\[]|[{\[,]\s*$')
+# the start of ``why`` for a lesson the model worded: the lesson as the deterministic pass
+# found it, so that another session's lesson finds this wording again (see _worded_before)
+WORDED = 'Worded by the memorize model from "{}". '
 
 
-def _synthesize(route, found: list[Candidate], signals: list[dict], feedback: list[dict],
-                record, environ: Mapping[str, str], root: Path | None = None) -> list[Candidate]:
+def _worded_before(store, summary: str) -> tuple[str, str] | None:
+    """The kind and summary of the active project memory the model worded from this lesson in
+    an earlier session, if any: the lesson keeps that wording (and admission reinforces the
+    memory) instead of a new one from another answer, which would be a duplicate."""
+    row = store.query("SELECT kind, summary FROM knowledge WHERE scope = ? AND status = 'active' "
+                      "AND instr(why, ?) = 1 ORDER BY id LIMIT 1",
+                      (PROJECT, WORDED.format(summary)))
+    return (row[0]["kind"], row[0]["summary"]) if row else None
+
+
+def _worded(candidate: Candidate, summary: str) -> Candidate:
+    """The lesson with the model's wording as its summary; kind, scope, content and evidence
+    stay the lesson's."""
+    from dataclasses import replace
+
+    return replace(candidate, summary=summary,
+                   why=WORDED.format(candidate.summary) + candidate.why)
+
+
+@dataclass
+class ModelRun:
+    """What one memorize did with its model: the record in the session's ``model.jsonl``."""
+    route: str
+    model: str = ""          # "used", or "not used: ..."
+    lessons: int = 0         # lessons found
+    sent: int = 0            # lessons sent to the model (not worded before; MAX_MODEL_MEMORIES)
+    answered: int = 0        # memories in its answer
+    rewritten: int = 0       # the model's wording accepted
+    kept: int = 0            # lessons kept as found (no wording, the same words, or refused)
+    reused: int = 0          # lessons worded in an earlier session, that wording again
+    rejected: dict[str, int] = field(default_factory=dict)  # refusals by category
+    refused: list[dict] = field(default_factory=list)  # each refused wording, and why
+    seconds: float = 0.0
+
+    def refuse(self, lesson: int, wording: str, why: str) -> None:
+        category = why.split(":", 1)[0]
+        self.rejected[category] = self.rejected.get(category, 0) + 1
+        self.refused.append({"lesson": lesson, "wording": redact(wording[:200]),
+                             "why": redact(why[:200])})
+
+    def record(self) -> dict:
+        return {k: v for k, v in vars(self).items()}
+
+
+def _worded_earlier(store, found: list[Candidate], run: ModelRun
+                    ) -> tuple[list[Candidate], list[int]]:
+    """The lessons with the wording an earlier session's model gave them, where one did (and
+    kept the lesson's kind), and the indexes of the others: those the model is asked about,
+    at most MAX_MODEL_MEMORIES. Done before the model is asked, so that a model that then
+    fails leaves the earlier wordings (and no duplicate of them) all the same."""
+    result, ask = list(found), []
+    for n, c in enumerate(found):
+        before = _worded_before(store, c.summary)
+        if before is not None and before[0] == c.kind:
+            result[n] = _worded(c, before[1])
+            run.reused += 1
+        elif len(ask) < MAX_MODEL_MEMORIES:
+            ask.append(n)
+    return result, ask
+
+
+def _synthesize(route, found: list[Candidate], ask: list[int], record,
+                environ: Mapping[str, str], root: Path | None, run: ModelRun
+                ) -> list[Candidate]:
+    """The session's lessons, each of those at the indexes ``ask`` worded by the model where
+    its wording passes the guards (``rewrite.problem``) and as found otherwise: never fewer
+    lessons, never another kind, scope, content or evidence. Raises on any failure of the route
+    (memorize then keeps the lessons as they were)."""
+    import time
+
     from .. import config
     from ..errors import ProviderError
     from ..providers.base import Request
     from ..providers.registry import build
     from ..scenarios.base import schema_problems
+    from . import rewrite
 
-    timeout = model_seconds(environ)
-    # one attempt: no retry, no wait for a loopback server that is down (CONNECT_WAIT)
-    settings = config.load(flags={"MAX_RETRIES": "0", "CONNECT_WAIT": "0"}, environ=environ,
-                           root=root)
-    provider = build(route, settings)
-    schema = answer_schema(len(found) + sum(map(len, _other_notes(found, signals, feedback))))
-    request = Request(role="memorize", max_tokens=MODEL_MAX_TOKENS, temperature=0.2,
-                      json_schema=schema, timeout=timeout, system=MODEL_SYSTEM,
-                      messages=[{"role": "user", "content": _extracts(found, signals, feedback)}])
+    started = time.monotonic()
+    result = list(found)
+    run.sent = len(ask)
+    if ask:
+        timeout = model_seconds(environ)
+        # one attempt: no retry, no wait for a loopback server that is down (CONNECT_WAIT)
+        settings = config.load(flags={"MAX_RETRIES": "0", "CONNECT_WAIT": "0"},
+                               environ=environ, root=root)
+        provider = build(route, settings)
+        schema = answer_schema(len(ask))
+        sent = [found[n] for n in ask]
+        # temperature 0: a wording is no creative writing, and the same lessons get the same
+        # words from the same model
+        request = Request(role="memorize", max_tokens=MODEL_MAX_TOKENS, temperature=0.0,
+                          json_schema=schema, timeout=timeout, system=MODEL_SYSTEM,
+                          messages=[{"role": "user", "content": _extracts(sent)}])
+        try:
+            completion = provider.complete(request)
+        except ProviderError as exc:  # what was answered before it failed counts too
+            if exc.completion is not None:
+                record(provider.name, exc.completion)
+            raise
+        record(provider.name, completion)
+        value = completion.parsed
+        if value is None:
+            value = json.loads(completion.text)
+        problems = schema_problems(value, schema, "reply")
+        if problems:
+            raise ValueError(f"the model's memories do not match the schema: {problems[0]}")
+        run.answered = len(value["memories"])
+        done = set()
+        for m in value["memories"]:
+            number = m["lesson"]
+            if not 1 <= number <= len(ask) or number in done:
+                # a lesson named twice, or one never sent: the model's slip, not a memory
+                run.refuse(number, str(m["summary"]), "number: no such lesson, or named twice")
+                continue
+            done.add(number)
+            lesson = sent[number - 1]
+            summary = rewrite.restore_spans(lesson.summary, " ".join(m["summary"].split()))
+            if summary.rstrip(".") == lesson.summary.rstrip("."):
+                continue  # the lesson as found
+            why = rewrite.problem(lesson.summary, _evidence(lesson), summary)
+            if why is not None:
+                run.refuse(number, summary, why)
+                continue
+            result[ask[number - 1]] = _worded(lesson, summary)
+            run.rewritten += 1
+    run.kept = len(found) - run.rewritten - run.reused
+    run.seconds = round(time.monotonic() - started, 1)
+    return result
+
+
+def _record_run(folder: Path, run: ModelRun) -> None:
+    """One line per memorize with a model in the session's ``model.jsonl``: whether the
+    model's answer was used, and what the guards did with it (``bench/memory_quality.py`` reads
+    it; so may a person who wonders why a lesson kept its first wording)."""
+    from ..timeutil import utc_now
+
     try:
-        completion = provider.complete(request)
-    except ProviderError as exc:  # what was answered before it failed counts too
-        if exc.completion is not None:
-            record(provider.name, exc.completion)
-        raise
-    record(provider.name, completion)
-    value = completion.parsed
-    if value is None:
-        value = json.loads(completion.text)
-    problems = schema_problems(value, schema, "reply")
-    if problems:
-        raise ValueError(f"the model's memories do not match the schema: {problems[0]}")
-    lessons = {c.summary.strip().lower(): c for c in found}
-    written = []
-    for m in value["memories"]:
-        summary = m["summary"].strip()
-        if not summary or _JSON_DEBRIS.search(summary):
-            continue
-        # a lesson kept word for word is that lesson: its kind (the classifier read the
-        # user's words), evidence and scope stay
-        kept = lessons.get(summary.lower())
-        written.append(kept or Candidate(
-            kind=m["type"], summary=summary,
-            why="Written by the memorize model from this session's lessons.",
-            user_scope=m.get("scope") == "user" and m["type"] == "preference"))
-    if not written:  # the notes held lessons (or the model would not have been asked)
-        raise ValueError("the model answered no memories")
-    return written
+        folder.mkdir(parents=True, exist_ok=True)
+        capture.append(folder / "model.jsonl", {"at": utc_now(), **run.record()})
+    except OSError:
+        pass  # a record that cannot be written changes nothing that was stored
 
 
 def _why_not(exc: Exception, environ: Mapping[str, str]) -> str:
@@ -794,18 +889,24 @@ def _memorize(session: str, folder: Path, root: Path, transcript: str | None,
         return result
     candidates = found
     with open_store(root) as store:
+        run = None
         try:
             route = model_route(environ)
             if route is not None:
                 result.route = f"{route.provider}:{route.model}"
-                candidates = _synthesize(route, found, signals, feedback,
+                run = ModelRun(route=result.route, lessons=len(found))
+                candidates, ask = _worded_earlier(store, found, run)
+                candidates = _synthesize(route, candidates, ask,
                                          lambda name, c: run_store.record_call(
                                              store, None, None, None, "memorize", name, c,
                                              session_id=session),
-                                         environ, root)
+                                         environ, root, run)
                 result.model = "used"
         except Exception as exc:  # noqa: BLE001 - any failure keeps the deterministic result
             result.model = _why_not(exc, environ)
+        if run is not None:
+            run.model = result.model or ""
+            _record_run(folder, run)
         fresh = []
         for c in candidates:
             if _key(c) not in done and c.kind in MEMORY_KINDS:
