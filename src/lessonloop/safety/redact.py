@@ -1869,7 +1869,11 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
     found = [f for f in found if f[1] > f[0] and not text.startswith(MARKER_PREFIX, f[0])]
     if not found:
         return found, _NOTHING                         # (no next pass)
-    next_skip = sc.next_skip()
+    return _merged(found), sc.next_skip()
+
+
+def _merged(found: list[Span]) -> list[Span]:
+    """Overlapping spans as one, sorted; a merged span keeps the most specific family."""
     found.sort()
     merged = [found[0]]
     for s, e, p in found[1:]:
@@ -1878,7 +1882,7 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
             merged[-1] = (ms, max(me, e), min(mp, p))
         else:
             merged.append((s, e, p))
-    return merged, next_skip
+    return merged
 
 
 # Every needle and needle-less regex any pass looks for: no finding is possible without one.
@@ -2617,17 +2621,7 @@ class KnownSecrets:
                                             if d not in self._covered})}
         if self._unmatched and len(text) >= BARE_MIN:
             found += self._hashed(text)
-        if len(found) < 2:
-            return found
-        found.sort()
-        merged = [found[0]]
-        for s, e, p in found[1:]:
-            ms, me, mp = merged[-1]
-            if s < me:
-                merged[-1] = (ms, max(me, e), min(mp, p))
-            else:
-                merged.append((s, e, p))
-        return merged
+        return _merged(found) if len(found) > 1 else found
 
     def _hashed(self, text: str) -> list[Span]:
         """The candidate tokens of ``text`` whose digest is known: within each run a value
