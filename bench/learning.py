@@ -3,8 +3,8 @@ optimizers at the same play() budget? Prints issue 18's targets.
 
 1. Quality, side by side: each run seed plays a LONG-generation offline run; its incumbent at
    generation 30 and at the end, and each library optimizer's pick at the play() budget the
-   run spent in its first 30 generations (training and holdout matches; the validation
-   matches that only report are not counted), are scored on 50 fresh seeds and divided by
+   run spent in its first 30 generations (screening, training and holdout matches; the
+   validation matches that only report are not counted), are scored on 50 fresh seeds and divided by
    the best of 2,000 random valid strategies (chosen on 10 seeds, scored on the same fresh
    seeds). Libraries see each candidate on 5 seeds of their own, as the loop's tournament
    does, and pick their best-measured candidate. Printed per scenario and competitor: median

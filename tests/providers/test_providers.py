@@ -39,6 +39,11 @@ def ask(provider, role, state, seed=1):
                                      messages=[{"role": "user", "content": "prose"}])).text
 
 
+def find_strategies(text: str, schema: dict) -> list[dict]:
+    """Every strategy in the offline competitor's answer (a batch for the runner to screen)."""
+    return [c for c in json_objects(text) if set(c) <= set(schema["properties"])]
+
+
 def find_strategy(text: str, schema: dict) -> dict | None:
     """The strategy in the offline competitor's answer: its one JSON object."""
     found = [c for c in json_objects(text) if set(c) <= set(schema["properties"])]
@@ -299,13 +304,14 @@ def test_scripted_file_errors_are_one_line_usage_errors(tmp_path):
 
 
 def test_the_local_competitor_proposes_through_tpe_rebuilt_from_the_history():
-    """With the run's history in its state, attempt 0 comes from Optuna's TPE sampler told
-    every measured strategy; the same history and seed give the same proposal whether the
-    study was kept from earlier calls or rebuilt (as on resume), and it never repeats a
-    measured strategy or proposes a dead end."""
+    """With the run's history in its state, attempt 0 answers with a batch for the runner to
+    screen: TPE's best-ranked candidates, told every measured strategy, and local steps around
+    the incumbent; the same history and seed give the same batch whether the study was kept
+    from earlier calls or rebuilt (as on resume), and it never repeats a measured strategy or
+    proposes a dead end. A retry takes the best screened candidate no gate has judged."""
     import random as rnd
 
-    from lessonloop.providers.local import LocalProvider, observations
+    from lessonloop.providers.local import BATCH, LOCAL_IN_BATCH, LocalProvider, observations
 
     rng = rnd.Random(4)
     history = [{"strategy": {"rate": 1.0, "units": 3, "bold": False, "mode": "a"},
@@ -327,15 +333,29 @@ def test_the_local_competitor_proposes_through_tpe_rebuilt_from_the_history():
     from_kept = ask(kept, "competitor", state(15), 99)
     rebuilt = ask(LocalProvider(), "competitor", state(15), 99)
     assert from_kept == rebuilt and "Optuna TPE over 15 measured strategies" in rebuilt
-    proposals = [find_strategy(ask(LocalProvider(), "competitor", state(15), seed), SCHEMA)
-                 for seed in range(10)]
+    batches = [find_strategies(ask(LocalProvider(), "competitor", state(15), seed), SCHEMA)
+               for seed in range(10)]
+    assert all(len(b) == BATCH + LOCAL_IN_BATCH for b in batches)
+    proposals = [p for b in batches for p in b]
     measured = [h["strategy"] for h in history]
     assert all(p not in measured and p not in dead for p in proposals)
-    assert len({json.dumps(p, sort_keys=True) for p in proposals}) > 5, "seeded, not fixed"
+    assert all(len({json.dumps(p, sort_keys=True) for p in b}) == len(b) for b in batches)
+    assert len({json.dumps(b[0], sort_keys=True) for b in batches}) > 5, "seeded, not fixed"
     values = dict((json.dumps(s, sort_keys=True), v) for s, v in observations(history, [], incumbent))
     assert values[json.dumps(history[0]["strategy"], sort_keys=True)] == 0.0
     retry = ask(LocalProvider(), "competitor", {**state(15), "attempt": 1}, 3)
-    assert "Optuna" not in retry, "retries step locally around the incumbent"
+    assert "Optuna" not in retry and len(find_strategies(retry, SCHEMA)) == 1, \
+        "with nothing screened above the incumbent, a retry steps locally"
+    good, better = space.sample(SCHEMA, rng), space.sample(SCHEMA, rng)
+    screened = history[:15] + [
+        {"strategy": good, "mean_delta": 0.02, "pairs": 3, "decision": "screened"},
+        {"strategy": better, "mean_delta": 0.05, "pairs": 3, "decision": "screened"},
+        {"strategy": {**better, "rate": 0.01}, "mean_delta": 0.09, "pairs": 3,
+         "decision": "screened"}]
+    judged = [{"strategy": {**better, "rate": 0.01}, "mean_delta": -0.01, "pairs": 5}]
+    retry = ask(LocalProvider(), "competitor", {**state(15), "history": screened,
+                                                "attempt": 1, "tried": judged}, 3)
+    assert find_strategies(retry, SCHEMA) == [better] and "no gate has judged" in retry
 
 
 def test_observations_chain_paired_deltas_through_advances():

@@ -1,10 +1,23 @@
 """The generation loop for scenarios, resumable after any crash.
 
 For each generation: build the context, ask the competitor (translator if needed), validate,
-play a paired tournament against the incumbent, gate (advance / retry / rollback, holdout
-check before any advance), reflect (analyst, coach, curator), then persist everything in one
-transaction before writing artifacts and events. A crash loses at most the generation in
-flight; resuming redoes it with the same seeds, so the run ends as if never interrupted.
+screen when the answer carries several candidates, play a paired tournament against the
+incumbent, gate (advance / retry / rollback, holdout check before any advance), reflect
+(analyst, coach, curator), then persist everything in one transaction before writing
+artifacts and events. A crash loses at most the generation in flight; resuming redoes it with
+the same seeds, so the run ends as if never interrupted.
+
+Screening: an answer may carry several valid new strategies (the offline agent answers
+attempt 0 with a batch; a model may too). Each candidate (at most ``SCREEN_CAP``) is played
+once on the attempt's ``SCREEN_SEEDS`` screening seeds, and the incumbent once on the same
+seeds, so each candidate gets a mean paired delta in which each seed's shared luck cancels.
+Only the best-measured candidate goes to the gate, which judges it on training and holdout
+seeds of its own (screening seeds never overlap them or the validation seeds: loop/seeds.py),
+so screening chooses *which* candidate is judged, never *whether* one advances: the gate's
+stated error rate holds as before. Every screening play is a match on record (phase
+``screen``, side ``candidate:<i>`` or ``incumbent``) and counts in the play budget; each
+screened candidate is stored (``screenings``) and told to the offline agent's optimizer in
+the run's history (rebuilt from the store on resume), beside every gate decision.
 """
 
 from __future__ import annotations
@@ -102,6 +115,8 @@ HINTS_IN_CONTEXT = 20  # the strongest
 REPEATS = ("the answer repeats the current best or a strategy already tried: change at least "
            "one field")
 NO_STRATEGY_LIMIT = 2  # generations without any valid strategy after which a run fails
+SCREEN_SEEDS = 3  # screening seeds per candidate (the incumbent plays them once per attempt)
+SCREEN_CAP = 32  # candidates of one answer screened at most (the first ones)
 VALIDATION_SEEDS = 50  # fixed validation seeds scoring every advanced strategy (loop/seeds.py)
 RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -402,7 +417,8 @@ class Runner:
         self.ratings = elo.Ratings()
         self.validated: dict[str, float] = {}
         self.history: list[dict] = []
-        self._remember(run_store.gate_decisions(self.store, self.run_id))
+        self._remember(run_store.gate_decisions(self.store, self.run_id),
+                       run_store.screenings(self.store, self.run_id))
         played: dict[tuple[int, str], list] = {}
         for m in run_store.validation_matches(self.store, self.run_id):
             played.setdefault((m["generation_index"], m["side"]), []).append(
@@ -457,11 +473,17 @@ class Runner:
             incumbent=self.incumbent, trajectory=self.trajectory,
             last_analysis=self.last_analysis, budget=self.options.context_budget, **knowledge,
         )
+        screened: list[dict] = []  # this generation's screened candidates, in order
         for attempt in range(self.options.max_retries + 1):
             retries_left = self.options.max_retries - attempt
             ctx = base.for_attempt(attempt, failure, tried)
+            ctx.history = base.history + [_screened_entry(c) for c in screened]
             manifest = ctx.manifest()
-            strategy, problem = self._attempt_strategy(ctx, calls)
+            strategies, problem = self._attempt_strategies(ctx, calls)
+            strategy = strategies[0] if strategies else None
+            if len(strategies) > 1:  # several candidates: the best screened goes to the gate
+                strategy, rows = self._screen(pool, index, attempt, strategies, match_rows)
+                screened.extend(rows)
             if strategy is None:
                 decision = gate.invalid(problem, retries_left)
                 decisions.append(self._decision_row(attempt, decision))
@@ -471,7 +493,8 @@ class Runner:
                 continue
             outcome = self._tournament(pool, index, attempt, strategy, retries_left, match_rows)
             decision, paired, holdout = outcome["decision"], outcome["paired"], outcome["holdout"]
-            tried.append({"strategy": strategy, "mean_delta": paired.mean_delta if paired else None})
+            tried.append({"strategy": strategy, "mean_delta": paired.mean_delta if paired else None,
+                          "pairs": paired.pairs if paired else None})
             decisions.append({**self._decision_row(attempt, decision, paired, holdout),
                               "strategy": strategy})
             if problem:  # what was repaired in the answer, on record with the decision
@@ -487,7 +510,8 @@ class Runner:
             )
         self.last_problem = decisions[-1]["rationale"]
         self._finish_generation(index, started, created_at, final, decisions, calls,
-                                match_rows, manifest if final is None else final[2], base)
+                                match_rows, manifest if final is None else final[2], base,
+                                screened)
 
     def _refresh_knowledge(self, write: Callable[[dict], None]) -> None:
         """Read the scope's active knowledge once (for the views now and the next generation's
@@ -508,8 +532,69 @@ class Runner:
                 "hints": knowledge_entries.ranked(by_kind["hint"])[:HINTS_IN_CONTEXT],
                 "dead_ends": by_kind["dead_end"][-DEAD_ENDS_IN_CONTEXT:]}
 
-    def _attempt_strategy(self, ctx: Context, calls: list) -> tuple[dict | None, str]:
-        """The competitor's strategy: the first candidate in its answer that validates. An
+    def _attempt_strategies(self, ctx: Context, calls: list) -> tuple[list[dict], str]:
+        """The answer's strategies for this attempt: the first valid new one (see
+        ``_attempt_strategy``), then every other valid new candidate of the same answer in
+        order, up to SCREEN_CAP (several are screened; one goes straight to the gate)."""
+        strategy, problem, answer = self._attempt_strategy(ctx, calls)
+        if strategy is None:
+            return [], problem
+        found = [strategy]
+        seen = {canonical.dumps(strategy)} | {canonical.dumps(t["strategy"]) for t in ctx.tried}
+        if ctx.incumbent:
+            seen.add(canonical.dumps(ctx.incumbent["strategy"]))
+        for candidate in answer:
+            if len(found) >= SCREEN_CAP:
+                break
+            candidate, _ = clamp_to_bounds(candidate, self.scenario.strategy_schema)
+            if canonical.dumps(candidate) in seen:
+                continue
+            try:
+                playable = not code.problems(self.scenario, candidate)
+            except Exception:
+                playable = False
+            if playable:
+                seen.add(canonical.dumps(candidate))
+                found.append(candidate)
+        return found, problem
+
+    def _screen(self, pool, index, attempt, candidates, match_rows) -> tuple[dict, list[dict]]:
+        """Play each candidate once on the attempt's screening seeds, beside the incumbent on
+        the same seeds (each seed's luck, shared by every strategy, cancels in the paired
+        delta); the best by mean paired delta goes to the gate. Screening chooses which
+        candidate is judged, never whether it advances: the gate judges it on training and
+        holdout seeds of its own. Returns that candidate and a row per screened candidate."""
+        seed_list = seeds.screening_seeds(self.run["seed"], index, attempt, SCREEN_SEEDS)
+        k = len(seed_list)
+        jobs = [(c, s) for c in candidates for s in seed_list]
+        sides = [f"candidate:{i}" for i in range(len(candidates)) for _ in seed_list]
+        if self.incumbent is not None:
+            jobs += [(self.incumbent["strategy"], s) for s in seed_list]
+            sides += ["incumbent"] * k
+        results = self._play(pool, jobs, attempt, "screen", sides, match_rows)
+        reference = results[len(candidates) * k:] if self.incumbent is not None else None
+        measured: list[tuple[float | None, int]] = []
+        for i in range(len(candidates)):
+            mine = results[i * k:(i + 1) * k]
+            if reference is None:  # no incumbent yet: raw scores, made relative below
+                deltas = [a.score for a in mine if a.error is None]
+            else:
+                deltas = [a.score - b.score for a, b in zip(mine, reference)
+                          if a.error is None and b.error is None]
+            measured.append((sum(deltas) / len(deltas), len(deltas)) if deltas else (None, 0))
+        ranked = [i for i, (delta, _) in enumerate(measured) if delta is not None]
+        best = max(ranked, key=lambda i: measured[i][0]) if ranked else 0
+        if reference is None and ranked:  # relative to the one the gate makes the incumbent
+            top = measured[best][0]
+            measured = [(d - top if d is not None else None, n) for d, n in measured]
+        rows = [{"attempt": attempt, "candidate": i, "strategy": c, "mean_delta": measured[i][0],
+                 "pairs": measured[i][1], "chosen": i == best} for i, c in enumerate(candidates)]
+        return candidates[best], rows
+
+    def _attempt_strategy(self, ctx: Context, calls: list) -> tuple[dict | None, str, list]:
+        """The competitor's strategy (the first candidate in its answer that validates), what
+        was wrong or repaired, and the answer's candidates (none after a translation or a
+        repair: only the first answer is screened). An
         echo of the current best or of this generation's tries is no answer; an answer with
         no JSON at all goes to the translator. A model whose answer the scenario refuses is
         told why and asked once more, within the same attempt."""
@@ -519,7 +604,7 @@ class Runner:
         if not candidates and completion.text.strip():
             completion = self._call("translator", ctx, prompts.translator(ctx, completion.text),
                                     calls)
-            return self._first_valid(strategy_candidates(completion), ctx)
+            return (*self._first_valid(strategy_candidates(completion), ctx), [])
         strategy, problem = self._first_valid(candidates, ctx)
         if strategy is None and candidates and not getattr(self.providers["competitor"],
                                                            "reads_state", False):
@@ -529,7 +614,8 @@ class Runner:
                                                           repeated=problem == REPEATS)
             completion = self._call("competitor", ctx, repair, calls, follow_up=follow_up)
             strategy, problem = self._first_valid(strategy_candidates(completion), ctx)
-        return strategy, problem
+            return strategy, problem, []
+        return strategy, problem, candidates
 
     def _first_valid(self, candidates: list[dict], ctx: Context) -> tuple[dict | None, str]:
         """The first candidate the scenario accepts that is new (and what was clamped in it),
@@ -687,13 +773,18 @@ class Runner:
                 "holdout_lower_bound": holdout.lower_bound if holdout else None,
                 "created_at": utc_now()}
 
-    def _remember(self, decisions: list) -> None:
-        """Add stored gate decisions of played attempts to the search history."""
-        for d in decisions:
-            strategy = run_store.loads(_column(d, "strategy_json"))
-            if strategy is not None:
-                self.history.append({"strategy": strategy, "mean_delta": d["mean_delta"],
-                                     "decision": d["decision"]})
+    def _remember(self, decisions: list, screened: list) -> None:
+        """Add stored gate decisions and screened candidates of played attempts to the search
+        history, in the order they were measured (an attempt's screening before its gate)."""
+        events = [((d["generation_index"], d["attempt"], 1), {
+            "strategy": run_store.loads(_column(d, "strategy_json")),
+            "mean_delta": d["mean_delta"], "pairs": _column(d, "pairs"),
+            "decision": d["decision"]}) for d in decisions]
+        events += [((c["generation_index"], c["attempt"], 0), _screened_entry(
+            {"strategy": run_store.loads(c["strategy_json"]), "mean_delta": c["mean_delta"],
+             "pairs": c["pairs"]})) for c in screened]
+        events.sort(key=lambda e: e[0])  # stable: rows keep their stored order within a kind
+        self.history.extend(e for _, e in events if e["strategy"] is not None)
 
     def _rate(self, key: str, scores: list) -> float:
         """Rate a strategy from its validation scores; its validated score (the mean over the
@@ -712,7 +803,7 @@ class Runner:
         self._rate(key, [None if r.error else r.score for r in results])
 
     def _finish_generation(self, index, started, created_at, final, decisions, calls,
-                           match_rows, manifest, base: Context) -> None:
+                           match_rows, manifest, base: Context, screened: list) -> None:
         self._write_all()  # what the matches left no time for: files lag one generation at most
         if match_rows and all(m["error"] for m in match_rows):
             raise LessonloopError(f"every match in generation {index} failed; the scenario is "
@@ -774,6 +865,7 @@ class Runner:
             context=manifest, analysis=analysis,
             duration_seconds=round(time.perf_counter() - started, 4), created_at=created_at,
             matches=match_rows, role_calls=calls, decisions=decisions, validated_score=validated,
+            screenings=screened,
         )
         with self.store.transaction():  # the generation and what it taught, atomically
             self._record_calls()
@@ -788,7 +880,8 @@ class Runner:
         saved = run_store.get_generation(self.store, self.run_id, index)
         self._remember(self.store.query(
             "SELECT * FROM gate_decisions WHERE run_id = ? AND generation_index = ? "
-            "ORDER BY attempt, id", (self.run_id, index)))
+            "ORDER BY attempt, id", (self.run_id, index)),
+            run_store.screenings(self.store, self.run_id, index))
         # continue from what was stored (redacted), so a resumed run sees exactly the same
         self._advance_state(index, run_store.loads(saved["strategy_json"]), mean_score,
                             record.mean_delta, decision, rating, best, saved["analysis"])
@@ -924,6 +1017,12 @@ def strategy_candidates(completion: Completion) -> list[dict]:
         json_objects(completion.text or "")
     return [c for c in found if not ({"properties", "$schema"} & set(c)
                                      or c.get("type") == "object")]
+
+
+def _screened_entry(row: dict) -> dict:
+    """A screened candidate as the search history shows it (decision ``screened``)."""
+    return {"strategy": row["strategy"], "mean_delta": row["mean_delta"], "pairs": row["pairs"],
+            "decision": "screened"}
 
 
 def _answer_text(completion: Completion) -> str:

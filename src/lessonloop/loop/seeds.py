@@ -1,8 +1,9 @@
-"""Match seeds: derived from (run seed, generation, attempt, index); the three sets never overlap.
+"""Match seeds: derived from (run seed, generation, attempt, index); the four sets never overlap.
 
-Training seeds lie in [0, 2**31), holdout seeds in [2**31, 2**31 + 2**30) and validation seeds
-in [2**31 + 2**30, 2**32), so no seed the loop trains on is ever a holdout or a validation
-seed, and the gate never sees a validation seed. Training and holdout seeds rotate with every
+Training seeds lie in [0, 2**31), holdout seeds in [2**31, 2**31 + 2**29), screening seeds in
+[2**31 + 2**29, 2**31 + 2**30) and validation seeds in [2**31 + 2**30, 2**32), so no seed the
+loop trains on is ever a holdout, screening or validation seed, the gate never judges a
+candidate on the seeds it was screened (chosen) on, and it never sees a validation seed. Training and holdout seeds rotate with every
 generation and attempt; the validation seeds are one fixed set per run (the same for every
 generation, so the run's validated scores are comparable) that is only ever used to report
 scores, never to choose. All stay below 2**32, so a scenario may hand them to any seeded generator.
@@ -15,6 +16,8 @@ import hashlib
 HALF = 2**31
 QUARTER = 2**30
 VALIDATION_BASE = HALF + QUARTER
+EIGHTH = 2**29
+SCREENING_BASE = HALF + EIGHTH
 
 
 def _draw(*parts: object, modulo: int = HALF) -> int:
@@ -29,7 +32,13 @@ def training_seeds(run_seed: int, generation: int, attempt: int, count: int,
 
 
 def holdout_seeds(run_seed: int, generation: int, attempt: int, count: int) -> list[int]:
-    return [HALF + _draw("holdout", run_seed, generation, attempt, i, modulo=QUARTER)
+    return [HALF + _draw("holdout", run_seed, generation, attempt, i, modulo=EIGHTH)
+            for i in range(count)]
+
+
+def screening_seeds(run_seed: int, generation: int, attempt: int, count: int) -> list[int]:
+    """An attempt's screening seeds: every candidate of its answer and the incumbent play them."""
+    return [SCREENING_BASE + _draw("screen", run_seed, generation, attempt, i, modulo=EIGHTH)
             for i in range(count)]
 
 

@@ -3,13 +3,20 @@
 It reads the structured input of each request (``Request.state``: the facts a model gets in
 words) and answers as the role asks:
 
-- competitor: within a run (its state carries the run's ``history``: every played attempt
-  with its paired delta), attempt 0 of each generation comes from Optuna's TPE sampler, told
-  every measured strategy with its value (its incumbent's value plus its mean paired delta,
-  chained through advances) and seeded with the call's seed; the study is rebuilt from the
-  history whenever it is not a continuation of the last one, so a resumed run proposes what
-  an uninterrupted one would. Retries step locally: a seeded (1+1) evolution step around the
-  incumbent. The step grows after advances and shrinks after rollbacks (about one success
+- competitor: within a run (its state carries the run's ``history``: every measured
+  strategy with its paired delta against the incumbent of the time, screened candidates
+  included), attempt 0 of each generation answers with a batch for the runner to screen
+  (loop/runner.py): Optuna's TPE sampler, told every measured strategy with its value (its
+  incumbent's value plus its mean paired delta, chained through advances) and seeded with
+  the call's seed, ranks its candidates on one ask and the best ``BATCH`` are taken (one
+  fit per generation: a TPE ask costs milliseconds, the 30-generation run has a time
+  budget), plus ``LOCAL_IN_BATCH`` local steps around the incumbent (a seeded (1+1)
+  evolution step; TPE alone is slow to refine a narrow or ill-conditioned optimum). The
+  study is rebuilt from the history whenever it is not a continuation of the last one, so
+  a resumed run proposes what an uninterrupted one would. A retry takes the best screened
+  candidate no gate has judged yet that measured above the incumbent (no plays are spent
+  screening again), else steps locally. The step grows after advances and shrinks after
+  rollbacks (about one success
   in three keeps it steady). A retry mirrors a move that lost or pushes further along one
   that gained. Playbook bullets steer it: ``target:<param>=<value>`` tags give a fresh
   start's neighbourhood (drawn around them, never the targets themselves, so a run without
@@ -83,30 +90,53 @@ class LocalProvider:
         return self._step(state, request)
 
     def _search(self, state: dict, request: Request) -> str:
-        """Propose through a TPE sampler (Optuna) rebuilt from the run's history."""
+        """Attempt 0: a batch for the runner to screen (TPE's best-ranked candidates from the
+        run's history, plus local steps around the incumbent). A retry: the best screened
+        candidate no gate has judged, or a local step."""
         schema = state["strategy_schema"]
         params = space.parameters(schema)
         incumbent = state.get("incumbent")
         attempt = int(state.get("attempt", 0))
         tried = [t for t in state.get("tried", []) if isinstance(t, dict) and "strategy" in t]
         seen = observations(state["history"], tried, incumbent)
-        stuck = rollback_streak(state.get("trajectory", [])) >= GLOBAL_AFTER
-        if not seen or (incumbent and attempt not in GLOBAL_ATTEMPTS and not stuck):
-            return self._step(state, request)  # the first strategy, or a local step
+        if not seen:
+            return self._step(state, request)  # the first strategy
+        if incumbent and attempt not in GLOBAL_ATTEMPTS:  # a retry
+            pending = best_unjudged(state["history"], tried, seen, incumbent)
+            if pending is not None:
+                best, gain = pending
+                return _answer(f"Attempt {attempt}: the best screened candidate no gate has "
+                               f"judged yet ({gain:+.4f} over the incumbent on its screening "
+                               f"seeds); changed: {_changed_words(incumbent['strategy'], best)}.",
+                               best)
+            return self._step(state, request)  # a local step
         avoid = {canonical.dumps(strategy) for strategy, _ in seen}
         if incumbent:
             avoid.add(canonical.dumps(incumbent["strategy"]))
         dead_ends = state.get("dead_ends", [])
-        candidate, asked = self.optimizer.propose(params, seen, request.seed, avoid,
-                                                  lambda c: near_any(c, dead_ends, params))
-        how = f"Optuna TPE over {len(seen)} measured strategies ({asked} asked)"
+        candidates, asked = self.optimizer.propose(params, seen, request.seed, avoid,
+                                                   lambda c: near_any(c, dead_ends, params),
+                                                   count=BATCH)
+        if incumbent:
+            rng = random.Random(request.seed)
+            step = adaptive_step(state.get("trajectory", []))
+            targets, directions = guidance(state.get("playbook", []), params)
+            keys = avoid | {canonical.dumps(c) for c in candidates}
+            for _ in range(LOCAL_IN_BATCH * 5):
+                if len(candidates) >= BATCH + LOCAL_IN_BATCH:
+                    break
+                c = guided_step(incumbent["strategy"], schema, step, directions, targets, rng)
+                if canonical.dumps(c) not in keys and not near_any(c, dead_ends, params):
+                    keys.add(canonical.dumps(c))
+                    candidates.append(c)
+        how = (f"Optuna TPE over {len(seen)} measured strategies ({asked} asked): "
+               f"{len(candidates)} candidates to screen")
         if incumbent is None:
             reason = f"No incumbent yet: {how}."
         else:
-            reason = (f"Attempt {attempt}: {how}; from the incumbent (score "
-                      f"{incumbent.get('score', 0):.4f}) changed: "
-                      f"{_changed_words(incumbent['strategy'], candidate)}.")
-        return _answer(reason, candidate)
+            reason = (f"Attempt {attempt}: {how}, local steps around the incumbent (score "
+                      f"{incumbent.get('score', 0):.4f}) among them.")
+        return _answers(reason, candidates)
 
     def _step(self, state: dict, request: Request) -> str:
         rng = random.Random(request.seed)
@@ -246,10 +276,28 @@ class LocalProvider:
 
 
 # search -------------------------------------------------------------------------------------
-GLOBAL_ATTEMPTS = {0}  # attempts proposed by the model of the whole history; others step locally
-GLOBAL_AFTER = 6  # ... unless this many generations in a row rolled back: then every attempt
+GLOBAL_ATTEMPTS = {0}  # attempts proposed as a batch; retries take a screened one or step
+BATCH = 6  # TPE's candidates per batch, ranked by its acquisition on one ask
+LOCAL_IN_BATCH = 3  # local steps around the incumbent added to a batch
 ASKS = 40  # proposals asked of the sampler before settling for a random valid point
 STARTUP = 8  # random proposals before TPE models the history
+
+
+def best_unjudged(history: list, tried: list, seen: list, incumbent: dict):
+    """(strategy, gain over the incumbent) of the best measured strategy no gate has judged
+    (screened only) that measured above the incumbent, or None."""
+    judged = {canonical.dumps(h["strategy"]) for h in history
+              if isinstance(h, dict) and h.get("decision") != "screened"
+              and isinstance(h.get("strategy"), dict)}
+    judged |= {canonical.dumps(t["strategy"]) for t in tried}
+    judged.add(canonical.dumps(incumbent["strategy"]))
+    values = {canonical.dumps(s): v for s, v in seen}
+    reference = values.get(canonical.dumps(incumbent["strategy"]), 0.0)
+    pending = [(v, s) for s, v in seen if canonical.dumps(s) not in judged and v > reference]
+    if not pending:
+        return None
+    value, best = max(pending, key=lambda x: x[0])
+    return best, value - reference
 
 
 def observations(history: list, tried: list, incumbent: dict | None) -> list[tuple[dict, float]]:
@@ -292,7 +340,7 @@ class Optimizer:
     # holds the import lock leaves the child deadlocked (a match that never returns).
 
     def propose(self, params: list, seen: list[tuple[dict, float]], seed: int | None,
-                avoid: set, excluded) -> tuple[dict, int]:
+                avoid: set, excluded, count: int = 1) -> tuple[list[dict], int]:
         import warnings
 
         import optuna
@@ -302,8 +350,8 @@ class Optimizer:
         dists = {p.name: _distribution(p, optuna) for p in free}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            sampler = optuna.samplers.TPESampler(seed=(seed or 0) % 2**32,
-                                                 n_startup_trials=STARTUP, multivariate=True)
+            sampler = _ranking_sampler(optuna)(seed=(seed or 0) % 2**32,
+                                               n_startup_trials=STARTUP, multivariate=True)
             keys = [(canonical.dumps(s), v) for s, v in seen]
             space_key = tuple((p.name, p.kind, p.low, p.high, repr(p.choices)) for p in free)
             if self.study is None or self.space != space_key or keys[:len(self.told)] != self.told:
@@ -315,19 +363,54 @@ class Optimizer:
             self.study.add_trials([t for _, t in new if t is not None])
             self.told += [key for key, _ in new]
             rng = random.Random(seed)
-            candidate = None
-            for asked in range(1, ASKS + 1):
+            avoid = set(avoid)
+            found: list[dict] = []
+            asked = 0
+            while asked < ASKS * count and len(found) < count:
+                asked += 1
+                sampler.ranked = []
                 trial = self.study.ask(dists)
-                candidate = _strategy(params, trial.params)
                 self.study.tell(trial, state=optuna.trial.TrialState.FAIL)
-                if canonical.dumps(candidate) not in avoid and not excluded(candidate):
-                    return candidate, asked
-            for _ in range(100):  # the sampler keeps repeating itself: a random valid point
+                options = [trial.params]
+                if sampler.ranked:  # the sampler's other candidates, best first
+                    samples, values = sampler.ranked[-1]
+                    order = sorted(range(len(values)), key=lambda i: -float(values[i]))
+                    options += [{name: dists[name].to_external_repr(samples[name][i])
+                                 for name in dists} for i in order[1:]]
+                for option in options:
+                    if len(found) >= count:
+                        break
+                    candidate = _strategy(params, option)
+                    if canonical.dumps(candidate) not in avoid and not excluded(candidate):
+                        avoid.add(canonical.dumps(candidate))
+                        found.append(candidate)
+            for _ in range(100):  # the sampler keeps repeating itself: random valid points
+                if len(found) >= count:
+                    break
                 candidate = {p.name: p.sample(rng) if p.kind != "const" else p.choices[0]
                              for p in params}
                 if canonical.dumps(candidate) not in avoid and not excluded(candidate):
-                    break
-        return candidate, ASKS
+                    avoid.add(canonical.dumps(candidate))
+                    found.append(candidate)
+        return found, asked
+
+
+_RANKING = {}
+
+
+def _ranking_sampler(optuna):
+    """TPE that keeps the candidates it ranked on its last ask (its acquisition values)."""
+    if "class" not in _RANKING:
+        class Ranking(optuna.samplers.TPESampler):
+            ranked: list = []
+
+            def _compute_acquisition_func(self, samples, mpe_below, mpe_above):
+                values = super()._compute_acquisition_func(samples, mpe_below, mpe_above)
+                self.ranked.append((samples, values))
+                return values
+
+        _RANKING["class"] = Ranking
+    return _RANKING["class"]
 
 
 def _trial(free: list, dists: dict, strategy: dict, value: float, optuna):
@@ -603,6 +686,11 @@ def _direction_edits(playbook: list[dict], name: str, fit: dict) -> list[dict]:
                   "text": f"{verb} {name} tends to raise the score "
                           f"(slope {fit['slope']:+.3f} per full range over {fit['n']} changes)"})
     return edits
+
+
+def _answers(reason: str, candidates: list[dict]) -> str:
+    """The competitor's answer with several candidates (the runner screens them)."""
+    return f"{reason}\n\n```json\n{json.dumps(candidates, indent=1)}\n```\n"
 
 
 def _answer(reason: str, candidate: dict) -> str:

@@ -279,6 +279,28 @@ def _008_validated_scores(conn: sqlite3.Connection) -> None:
         """)
 
 
+def _009_screenings(conn: sqlite3.Connection) -> None:
+    """Screened candidates: when an answer carries several strategies, each is played once on
+    the attempt's screening seeds (its matches: phase ``screen``, side ``candidate:<index>``)
+    and the best goes to the gate. Each row keeps the candidate, its mean paired delta against
+    the incumbent on those seeds and whether it went to the gate (the offline agent's
+    optimizer is told every screened candidate, and rebuilt from them on resume)."""
+    _execute_script(conn, """
+        CREATE TABLE screenings (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            generation_index INTEGER NOT NULL,
+            attempt INTEGER NOT NULL,
+            candidate INTEGER NOT NULL,
+            strategy_json TEXT NOT NULL,
+            mean_delta REAL,
+            pairs INTEGER NOT NULL,
+            chosen INTEGER NOT NULL
+        );
+        CREATE INDEX screenings_by_generation ON screenings (run_id, generation_index)
+        """)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -288,6 +310,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (6, "knowledge indexes in listing orders", _006_knowledge_orders),
     (7, "provider calls keyed by coding session", _007_provider_calls_by_session),
     (8, "validated scores and the gate's statistic", _008_validated_scores),
+    (9, "screened candidates", _009_screenings),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -42,6 +42,7 @@ class GenerationRecord:
     role_calls: list[dict] = field(default_factory=list)
     decisions: list[dict] = field(default_factory=list)
     validated_score: float | None = None  # the incumbent's mean on the validation seeds
+    screenings: list[dict] = field(default_factory=list)  # candidates screened before the gate
 
 
 def create_run(store: Store, *, run_id: str, scenario: str, scenario_ref: str,
@@ -161,6 +162,15 @@ def gate_decisions(store: Store, run_id: str) -> list[sqlite3.Row]:
     )
 
 
+def screenings(store: Store, run_id: str, generation_index: int | None = None) -> list[sqlite3.Row]:
+    """Screened candidates in the order played (a run's, or one generation's)."""
+    if generation_index is None:
+        return store.query("SELECT * FROM screenings WHERE run_id = ? "
+                           "ORDER BY generation_index, attempt, id", (run_id,))
+    return store.query("SELECT * FROM screenings WHERE run_id = ? AND generation_index = ? "
+                       "ORDER BY attempt, id", (run_id, generation_index))
+
+
 def role_outputs(store: Store, run_id: str, generation_index: int | None = None) -> list[sqlite3.Row]:
     if generation_index is None:
         return store.query("SELECT * FROM role_outputs WHERE run_id = ? ORDER BY id", (run_id,))
@@ -261,6 +271,13 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
               _finite(d.get("holdout_lower_bound")), _dump(d.get("strategy")))
              for d in r.decisions],
         )
+        conn.executemany(
+            "INSERT INTO screenings (run_id, generation_index, attempt, candidate, strategy_json, "
+            "mean_delta, pairs, chosen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(r.run_id, r.generation_index, c["attempt"], c["candidate"], _dump(c["strategy"]),
+              _finite(c.get("mean_delta")), c["pairs"], int(bool(c.get("chosen"))))
+             for c in r.screenings],
+        )
         conn.execute(
             "UPDATE runs SET status = 'running', updated_at = ? WHERE run_id = ?", (now, r.run_id)
         )
@@ -290,6 +307,7 @@ def _redacted(record: GenerationRecord) -> GenerationRecord:
                     for c in record.role_calls],
         decisions=[{**d, "rationale": clean(d["rationale"]),
                     "strategy": redact_obj(d.get("strategy"))} for d in record.decisions],
+        screenings=[{**c, "strategy": redact_obj(c["strategy"])} for c in record.screenings],
     )
 
 
