@@ -70,6 +70,7 @@ def test_malformed_lines_get_json_rpc_errors_and_the_server_keeps_serving(env):
         {"jsonrpc": "2.0", "id": "six", "method": 6},         # a method that is no string
         {"jsonrpc": "2.0", "method": {"a": 1}},               # no id to answer with
         {"jsonrpc": "2.0", "id": 7, "result": 5},             # a bad response: not answered
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": [1]}},
         {"jsonrpc": "2.0", "id": 9, "method": "ping"},        # and the server still serves
     )
     assert replies == [

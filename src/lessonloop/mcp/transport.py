@@ -71,6 +71,8 @@ async def relay(wire_in, wire_out):
     ended = False
 
     def settle(request_id) -> None:
+        if not isinstance(request_id, (int, str)):
+            return  # (a cancel naming no request id)
         if in_flight[request_id] > 1:
             in_flight[request_id] -= 1
         else:
