@@ -549,11 +549,7 @@ class Runner:
             candidate, _ = clamp_to_bounds(candidate, self.scenario.strategy_schema)
             if canonical.dumps(candidate) in seen:
                 continue
-            try:
-                playable = not code.problems(self.scenario, candidate)
-            except Exception:
-                playable = False
-            if playable:
+            if not code.problems(self.scenario, candidate):  # a broken validate() fails the run
                 seen.add(canonical.dumps(candidate))
                 found.append(candidate)
         return found, problem
@@ -629,10 +625,7 @@ class Runner:
             if canonical.dumps(candidate) in echoes:
                 problem = REPEATS
                 continue
-            try:
-                problems = code.problems(self.scenario, candidate)
-            except Exception as exc:
-                problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
+            problems = code.problems(self.scenario, candidate)  # ScenarioBroken fails the run
             if not problems:
                 return candidate, "; ".join(clamped)
             if not problem.startswith("invalid"):  # the first invalid candidate says why

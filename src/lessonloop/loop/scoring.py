@@ -59,13 +59,8 @@ def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[
     from ..scenarios import code, registry
 
     scenario = registry.load(scenario_name)
-    checked = []
-    for strategy in strategies:
-        try:
-            problems = code.problems(scenario, strategy)
-        except Exception as exc:
-            problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
-        checked.append((strategy, problems))
+    # a validate() that raises or answers no list is the scenario's fault: ScenarioBroken
+    checked = [(strategy, code.problems(scenario, strategy)) for strategy in strategies]
     jobs = [(s, seed) for s, problems in checked if not problems for seed in seeds]
     with MatchPool(registry.canonical_reference(scenario_name), timeout=timeout) as pool:
         results = iter(pool.play(jobs) if jobs else [])
