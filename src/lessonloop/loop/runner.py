@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 
 from .. import canonical, config, paths, state_block
 from ..errors import (EndpointUnavailable, LessonloopError, OffSchemaError, ProviderError,
-                      UsageError)
+                      UsageError, unwritable)
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts, write_views
@@ -228,8 +228,11 @@ def run_lock(run_dir: Path) -> Iterator[None]:
 
     A brief wait covers ``watch`` or ``status`` probing the lock at the same instant.
     """
-    run_dir.mkdir(parents=True, exist_ok=True)
-    handle = open(run_dir / "run.lock", "a+")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(run_dir / "run.lock", "a+")
+    except OSError as exc:
+        raise unwritable(run_dir / "run.lock", exc) from None
     deadline = time.monotonic() + LOCK_WAIT_SECONDS
     while True:
         try:
@@ -242,10 +245,11 @@ def run_lock(run_dir: Path) -> Iterator[None]:
                     f"run {run_dir.name} is already running in another process") from None
             time.sleep(0.02)
     try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
+        with suppress(OSError):  # the pid is for people; the lock works without it (full disk)
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()))
+            handle.flush()
         yield
     finally:
         handle.close()
