@@ -178,9 +178,11 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
             content=f"Error: {fix.line[:300]}\nFixed by: {fix.detail}",
             why=f"Hit {times} time{'s' if times != 1 else ''} in one session, then fixed.",
             tags=["error"]))
-    for call, line, times, before in (transcript.unresolved_errors() if transcript else []):
-        from .transcript import _fit, _readable_line
+    if transcript is None:
+        return found
+    from .transcript import _fit, _readable_line
 
+    for call, line, times, before in transcript.unresolved_errors():
         head = f"Unresolved: `{call.name}` kept failing with `"
         shown = _fit(_readable_line(line), 120 - len(head) - 1)
         if not shown:
