@@ -114,14 +114,16 @@ def test_the_hooks_deadline_is_the_one_install_gives_claude_code():
 
 
 def test_a_model_slower_than_its_time_limit_is_cut_off_there_and_the_reason_logged(home, cli):
-    with FakeServer(answering(ANSWER, delay=4)) as server:
+    # The answer would come after 30 s: a hook that returns well before it was cut off at 1 s
+    # (the bound leaves room for a loaded machine; the server's delay ends when it closes).
+    with FakeServer(answering(ANSWER, delay=30)) as server:
         env = model_env(server, LESSONLOOP_AUTOMEM_TIMEOUT="1")
         session = played(home, "slow-model", env, cli=cli)
         started = time.monotonic()
         output = session.hook("session-end", reason="other")   # fits the deadline: in the hook
         elapsed = time.monotonic() - started
         assert len(posts(server)) == 1, "one attempt"
-    assert elapsed < 3.5, elapsed
+    assert elapsed < 15, elapsed
     assert DETERMINISTIC <= set(memories(home))
     assert output["systemMessage"].startswith("Stored ")
     [line] = hooks_log(home)
@@ -355,7 +357,7 @@ def test_every_fallback_stores_the_deterministic_memories_and_logs_one_line(home
         output = session.hook("session-end", reason="other")
         elapsed = time.monotonic() - started
         asked = len(posts(server))
-    assert elapsed < 10, f"{case}: {elapsed:.1f} s (no wait for a server that is down)"
+    assert elapsed < 15, f"{case}: {elapsed:.1f} s (no wait for a server that is down: 20 s)"
     stored = set(memories(home))
     assert DETERMINISTIC <= stored and ("decision", REWORDED) not in stored
     assert output["systemMessage"].startswith(f"Stored {len(stored)} new memories: ")

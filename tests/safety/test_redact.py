@@ -1035,13 +1035,18 @@ PATHOLOGICAL = {
 }
 
 
+# Each case takes at most ~0.25 s on this VM alone; a quadratic scan of the same input takes
+# minutes. The bound leaves room for a loaded machine (xdist workers beside other work).
+LINEAR_BOUND = 3.0
+
+
 @pytest.mark.parametrize("name", sorted(PATHOLOGICAL))
 def test_pathological_input_is_fast(name):
     text = PATHOLOGICAL[name]
     t0 = time.perf_counter()
     out = redact(text)
     elapsed = time.perf_counter() - t0
-    assert elapsed < 1.0, f"{name}: {elapsed:.2f}s"
+    assert elapsed < LINEAR_BOUND, f"{name}: {elapsed:.2f}s"
     assert redact(out) == out
 
 
@@ -1094,7 +1099,7 @@ def test_long_runs_of_key_needles_stay_linear(text):
     t0 = time.perf_counter()
     out = redact(text)
     elapsed = time.perf_counter() - t0
-    assert elapsed < 1.0, f"{text[:12]}...: {elapsed:.2f}s"
+    assert elapsed < LINEAR_BOUND, f"{text[:12]}...: {elapsed:.2f}s"
     assert redact(out) == out
 
 

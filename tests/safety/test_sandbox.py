@@ -60,6 +60,12 @@ def _pids(text: str) -> list[int]:
     return [int(w) for w in text.split() if w.isdigit()]
 
 
+# Seconds a contained run may overrun its deadline on a loaded machine (the suite runs on two
+# xdist workers beside other work): every bound stays far below what an uncontained command
+# takes (forever, or its ``sleep 100``), so a broken limit still fails the test.
+GRACE = 3.0
+
+
 def timed(command, **kwargs) -> tuple[Outcome, float]:
     start = time.monotonic()
     outcome = run(command, **kwargs)
@@ -68,7 +74,7 @@ def timed(command, **kwargs) -> tuple[Outcome, float]:
 
 def assert_contained(outcome: Outcome, elapsed: float, limits: Limits, token: str | None = None,
                      pids: list[int] = ()) -> None:
-    assert elapsed < limits.timeout + 1, f"run took {elapsed:.2f}s: {outcome.report()}"
+    assert elapsed < limits.timeout + GRACE, f"run took {elapsed:.2f}s: {outcome.report()}"
     if token:
         assert _with_token(token) == [], "processes of the command are still alive"
     left = [pid for pid in pids if _alive(pid)]
@@ -97,7 +103,7 @@ def test_stdin_reaches_the_command():
     assert run(["wc", "-c"], stdin=b"x" * 100_000).stdout.strip() == "100000"
     # Input the command never reads cannot block the run.
     outcome, elapsed = timed("true", stdin=b"x" * 10_000_000)
-    assert outcome.passed and elapsed < 2
+    assert outcome.passed and elapsed < 1 + GRACE
 
 
 def test_files_are_written_into_the_working_directory_which_is_removed_afterwards():
@@ -176,7 +182,7 @@ def test_cpu_time_is_limited_separately():
     token = _token()
     limits = Limits(timeout=5, cpu_seconds=1)
     outcome, elapsed = timed(f"while :; do :; done # {token}", limits=limits)
-    assert outcome.killed == "SIGXCPU" and elapsed < 3
+    assert outcome.killed == "SIGXCPU" and elapsed < limits.timeout - 0.5
     assert_contained(outcome, elapsed, limits, token)
 
 
@@ -216,7 +222,7 @@ def test_a_memory_bomb_ends_within_the_deadline(chunk):
     outcome, elapsed = timed([PY, "-c", code, token], limits=limits)
     assert ((outcome.exit_code not in (0, None) and "MemoryError" in outcome.stderr)
             or outcome.killed is not None), outcome.report()
-    assert elapsed < 3
+    assert elapsed < limits.timeout - 0.5
     assert_contained(outcome, elapsed, limits, token)
 
 
@@ -225,7 +231,7 @@ def test_a_10gb_write_is_stopped_by_the_file_size_limit():
     limits = Limits(timeout=10, file_mb=16)
     outcome, elapsed = timed(["dd", "if=/dev/zero", f"of=big-{token}", "bs=1M", "count=10240"],
                              limits=limits)
-    assert outcome.killed == "SIGXFSZ" and elapsed < 2
+    assert outcome.killed == "SIGXFSZ" and elapsed < 1 + GRACE
     assert_contained(outcome, elapsed, limits, token)
 
     # Through the shell, which reports its child's signal as 128 + n; the file goes with the
@@ -233,7 +239,7 @@ def test_a_10gb_write_is_stopped_by_the_file_size_limit():
     outcome, elapsed = timed(f"pwd; dd if=/dev/zero of=big-{token} bs=1M count=10240",
                              limits=limits)
     assert outcome.killed == "SIGXFSZ" or outcome.exit_code == 128 + signal.SIGXFSZ
-    assert elapsed < 2 and not os.path.exists(outcome.stdout.split("\n")[0])
+    assert elapsed < 1 + GRACE and not os.path.exists(outcome.stdout.split("\n")[0])
     assert_contained(outcome, elapsed, limits, token)
 
 
@@ -245,7 +251,7 @@ def test_a_python_write_loop_is_stopped_by_the_file_size_limit():
     outcome, elapsed = timed([PY, "-c", code, token], limits=limits)
     # Python ignores SIGXFSZ and raises OSError(EFBIG) instead; other programs get killed.
     assert outcome.killed == "SIGXFSZ" or "File too large" in outcome.stderr, outcome.report()
-    assert elapsed < 2 and not os.path.exists(outcome.stdout.strip())
+    assert elapsed < 1 + GRACE and not os.path.exists(outcome.stdout.strip())
     assert_contained(outcome, elapsed, limits, token)
 
 
@@ -319,7 +325,7 @@ def test_a_flood_on_both_streams_does_not_deadlock():
 def test_a_background_child_is_killed_when_the_command_exits():
     limits = Limits(timeout=5)
     outcome, elapsed = timed("sleep 100 & echo $!; exit 0", limits=limits)
-    assert not outcome.passed and outcome.exit_code == 0 and elapsed < 1
+    assert not outcome.passed and outcome.exit_code == 0 and elapsed < limits.timeout - 1
     assert outcome.killed == "left 1 process running", "work left running fails the run"
     assert_contained(outcome, elapsed, limits, pids=_pids(outcome.stdout))
 
@@ -332,7 +338,7 @@ def test_a_background_child_is_killed_when_the_command_exits():
 def test_a_child_that_calls_setsid_is_killed_too(command):
     limits = Limits(timeout=5)
     outcome, elapsed = timed(command, limits=limits)
-    assert outcome.killed == "left 1 process running" and elapsed < 1, outcome.report()
+    assert outcome.killed == "left 1 process running" and elapsed < limits.timeout - 1, outcome.report()
     assert_contained(outcome, elapsed, limits, pids=_pids(outcome.stdout))
 
 
@@ -372,5 +378,5 @@ def test_processes_that_together_hold_too_much_memory_are_stopped():
     limits = Limits(timeout=10, memory_mb=256)
     outcome, elapsed = timed(f"for i in 1 2 3 4; do {hog} & done; wait", limits=limits)
     assert outcome.killed == "too much memory", outcome.report()
-    assert elapsed < 5
+    assert elapsed < limits.timeout - 2
     assert_contained(outcome, elapsed, limits)
