@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 
@@ -21,10 +23,32 @@ class LessonloopError(Exception):
         return str(self)
 
 
+FIELD = "{field}"  # where a UsageError's message names its field
+
+
 class UsageError(LessonloopError):
-    """The user's arguments are wrong (exit code 2)."""
+    """The user's arguments are wrong (exit code 2).
+
+    ``field``: the argument at fault, by its name in the use case (``matches``,
+    ``match_timeout``). The message names it where ``{field}`` stands (at the start when it
+    does not): plainly in ``str()``, and as each adapter calls it through ``named`` — the CLI
+    as ``--match-timeout``, the MCP server as the tool argument ``match_timeout``."""
 
     exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, exit_code: int | None = None, *,
+                 field: str | None = None):
+        if field is not None and FIELD not in message:
+            message = f"{FIELD} {message}"
+        self.field = field
+        self._template = message
+        super().__init__(self.named(str), exit_code)
+
+    def named(self, name: Callable[[str], str]) -> str:
+        """The message with the field called ``name(field)``."""
+        if self.field is None:
+            return self._template
+        return self._template.replace(FIELD, name(self.field))
 
 
 class NotFoundError(LessonloopError):

@@ -232,6 +232,8 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(env, errlog)
             assert "unknown scenario" in await fails(session, "run_start", {"scenario": "chess"})
             assert "'iterations'" in await fails(session, "run_start", {"scenario": "grid_ctf",
                                                                         "iterations": 0})
+            text = await fails(session, "run_start", {"scenario": "grid_ctf", "seed": 2**63})
+            assert "seed must be a non-negative 64-bit integer" in text and "--" not in text
             assert "invalid run id" in await fails(session, "run_start", {"scenario": "grid_ctf",
                                                                           "run_id": "../x"})
             assert "unknown scenario" in await fails(session, "read_playbook", {"scenario": "chess"})

@@ -17,7 +17,7 @@ def _click_exceptions():
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .output import error_line
+    from .output import error_line, error_text
 
     import typer
     from typer.main import get_command
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         error_line(exc.format_message(), as_json)
         return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else EXIT_FAILURE
     except LessonloopError as exc:
-        error_line(exc.message, as_json)
+        error_line(error_text(exc), as_json)
         return exc.exit_code
     except KeyboardInterrupt:
         error_line("interrupted", as_json)

@@ -7,10 +7,21 @@ import sys
 from typing import Any
 
 
-
 def print_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=2, sort_keys=False) + "\n")
     sys.stdout.flush()
+
+
+def flag(field: str) -> str:
+    """The command-line flag that sets a use case's field (``match_timeout`` -> ``--match-timeout``)."""
+    return "--" + field.replace("_", "-")
+
+
+def error_text(exc: Exception) -> str:
+    """A lessonloop error in the CLI's words: the argument at fault named as its flag."""
+    from ..errors import UsageError
+
+    return exc.named(flag) if isinstance(exc, UsageError) else str(exc)
 
 
 def error_line(message: str, as_json: bool) -> None:

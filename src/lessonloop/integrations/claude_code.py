@@ -46,7 +46,7 @@ def settings_path(scope: str, project: Path | None = None) -> Path:
         return Path("~/.claude/settings.json").expanduser()
     if scope == "project":
         return (project or Path.cwd()) / ".claude" / "settings.json"
-    raise UsageError(f"--scope is project or user, not {scope!r}")
+    raise UsageError(f"is project or user, not {scope!r}", field="scope")
 
 
 def command() -> str:

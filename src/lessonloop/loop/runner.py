@@ -77,25 +77,25 @@ class RunOptions:
     max_tokens: int | None = None  # budget: input + output tokens (--max-tokens)
 
     def check(self) -> "RunOptions":
-        """Reject values no run can use, with the flag's name in the message."""
+        """Reject values no run can use, naming the option at fault (``UsageError.field``)."""
         if not 1 <= self.matches <= MAX_MATCHES:
-            raise UsageError(f"--matches must be between 1 and {MAX_MATCHES}")
+            raise UsageError(f"must be between 1 and {MAX_MATCHES}", field="matches")
         if not 0 <= self.max_retries <= MAX_RETRIES:
-            raise UsageError(f"--max-retries must be between 0 and {MAX_RETRIES}")
+            raise UsageError(f"must be between 0 and {MAX_RETRIES}", field="max_retries")
         if not (math.isfinite(self.min_delta) and 0 <= self.min_delta < 1):
-            raise UsageError("--min-delta must be a number in [0, 1)")
+            raise UsageError("must be a number in [0, 1)", field="min_delta")
         if not (math.isfinite(self.match_timeout) and 0 < self.match_timeout <= MAX_TIMEOUT):
-            raise UsageError(f"--match-timeout must be between 0 and {MAX_TIMEOUT:g} seconds")
+            raise UsageError(f"must be between 0 and {MAX_TIMEOUT:g} seconds", field="match_timeout")
         if not 0 <= self.workers <= MAX_WORKERS:
-            raise UsageError(f"--workers must be between 0 (automatic) and {MAX_WORKERS}")
+            raise UsageError(f"must be between 0 (automatic) and {MAX_WORKERS}", field="workers")
         if not 0 <= self.seed < 2**63:
-            raise UsageError("--seed must be a non-negative 64-bit integer")
+            raise UsageError("must be a non-negative 64-bit integer", field="seed")
         if not 200 <= self.context_budget <= 1_000_000:
-            raise UsageError("--context-budget must be between 200 and 1000000 tokens")
+            raise UsageError("must be between 200 and 1000000 tokens", field="context_budget")
         for name in BUDGETS:
             value = getattr(self, name)
             if value is not None and not 1 <= value <= 10**12:
-                raise UsageError(f"--{name.replace('_', '-')} must be a positive integer")
+                raise UsageError("must be a positive integer", field=name)
         return self
 
 
@@ -141,7 +141,7 @@ class NoValidStrategy(LessonloopError):
 
 def check_iterations(iterations: int) -> None:
     if not 1 <= iterations <= MAX_ITERATIONS:
-        raise UsageError(f"--iterations must be between 1 and {MAX_ITERATIONS}")
+        raise UsageError(f"must be between 1 and {MAX_ITERATIONS}", field="iterations")
 
 
 def create_or_reuse(store: Store, scenario_name: str, iterations: int,
@@ -320,7 +320,7 @@ class Runner:
             if target is not None and target != self.run["target_generations"]:
                 if target < len(done):
                     raise UsageError(f"run {self.run_id} already has {len(done)} generations; "
-                                     f"--iterations cannot be lower")
+                                     "{field} cannot be lower", field="iterations")
                 run_store.set_status(self.store, self.run_id, self.run["status"],
                                      self.run["stop_reason"], target_generations=target)
                 self.run = run_store.get_run(self.store, self.run_id)

@@ -16,21 +16,22 @@ def parse_seeds(text: str) -> list[int]:
         if ".." in text:
             low, high = (int(part) for part in text.split("..", 1))
             if high < low:
-                raise UsageError(f"--seeds {text!r}: the end is before the start")
+                raise UsageError(f"{text!r}: the end is before the start", field="seeds")
             count = high - low + 1
             seeds = range(low, high + 1)
         else:
             seeds = [int(part) for part in text.split(",") if part.strip()]
             count = len(seeds)
     except ValueError:
-        raise UsageError(f"--seeds {text!r}: expected A..B, A,B,C or A (integers)") from None
+        raise UsageError(f"{text!r}: expected A..B, A,B,C or A (integers)",
+                         field="seeds") from None
     if count == 0:
-        raise UsageError("--seeds is empty")
+        raise UsageError("is empty", field="seeds")
     if count > MAX_SEEDS:
-        raise UsageError(f"--seeds covers {count} seeds; at most {MAX_SEEDS} per call")
+        raise UsageError(f"covers {count} seeds; at most {MAX_SEEDS} per call", field="seeds")
     seeds = list(seeds)
     if min(seeds) < 0 or max(seeds) >= 2**63:
-        raise UsageError("--seeds must be non-negative 64-bit integers")
+        raise UsageError("must be non-negative 64-bit integers", field="seeds")
     return seeds
 
 

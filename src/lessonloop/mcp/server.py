@@ -21,7 +21,6 @@ import inspect
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -41,8 +40,6 @@ RECENT_MEMORIES = 20
 VIEWS = ("playbook", "hints", "dead_ends")
 _CHILDREN: dict[str, dict] = {}  # run id -> {"pid", "exit_code"} of runs this server started
 _CHILDREN_LOCK = threading.Lock()
-_FLAGS = re.compile(r"--(seeds|iterations|matches|seed|match-timeout|scope|type|run-id|provider|"
-                    r"model)\b")
 
 
 # --------------------------------------------------------------------------------------------
@@ -212,9 +209,10 @@ _COMMANDS = {"`lessonloop list`": "list_runs"}
 # The MCP layer
 
 
-def _message(text: str) -> str:
-    """One redacted line (see errors.one_line), CLI flags named as this server's arguments."""
-    text = _FLAGS.sub(lambda m: m.group(1).replace("-", "_"), str(text))
+def _message(error: Exception | str) -> str:
+    """One redacted line (see errors.one_line); the argument at fault named as this server's
+    tool argument (``UsageError.field``), the commands it points to as this server's tools."""
+    text = error.named(str) if isinstance(error, UsageError) else str(error)
     for command, tool in _COMMANDS.items():
         text = text.replace(command, tool)
     return one_line(text)
@@ -270,7 +268,7 @@ def _guarded(fn):
         except ToolError:
             raise
         except LessonloopError as exc:
-            raise ToolError(_message(exc.message)) from None
+            raise ToolError(_message(exc)) from None
         except (Exception, SystemExit) as exc:  # a bug or a misbehaving plugin: log, one line
             where = log_internal_error()
             raise ToolError(_message(f"internal error: {exc.__class__.__name__}: {exc}{where}")) from None
@@ -535,9 +533,9 @@ def build_server():
         try:
             return playbook_text(scenario)
         except UsageError as exc:
-            raise ResourceNotFoundError(_message(exc.message)) from None
+            raise ResourceNotFoundError(_message(exc)) from None
         except LessonloopError as exc:
-            raise ResourceError(_message(exc.message)) from None
+            raise ResourceError(_message(exc)) from None
 
     @server.resource("lessonloop://memories/recent", name="recent-memories",
                      mime_type="application/json",
@@ -547,7 +545,7 @@ def build_server():
         try:
             return json.dumps(recent_memories("all", RECENT_MEMORIES), indent=2)
         except LessonloopError as exc:
-            raise ResourceError(_message(exc.message)) from None
+            raise ResourceError(_message(exc)) from None
 
     return server
 
