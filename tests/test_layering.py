@@ -1,5 +1,6 @@
-"""Data flows one way (DESIGN §3): CLI → loop/tasks/memory/mcp → knowledge/store. The MCP
-server and the engine share code through the engine's modules, never through the CLI's."""
+"""Data flows one way (DESIGN §3): the adapters (CLI, MCP server) → the use cases (``app``) →
+loop/tasks/memory → knowledge/store. The adapters share code through ``app`` and the engine,
+never through each other; the engine never calls back up into ``app`` or an adapter."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import lessonloop
 
 ROOT = Path(lessonloop.__file__).parent
 LOWER = {"knowledge", "store", "safety", "scenarios", "providers"}
-UPPER = {"cli", "loop", "tasks", "memory", "mcp", "integrations"}
+UPPER = {"cli", "loop", "tasks", "memory", "mcp", "integrations", "app"}
+ADAPTERS = {"cli", "mcp"}
+ENGINE = {"loop", "tasks", "memory", "integrations"} | LOWER
 
 
 def _imports() -> list[tuple[str, str]]:
@@ -49,3 +52,24 @@ def test_only_the_entry_point_imports_the_cli():
 def test_knowledge_store_and_plugins_never_import_the_layers_above_them():
     offenders = sorted({(w, t) for w, t in _imports() if w in LOWER and t in UPPER})
     assert offenders == []
+
+
+def test_the_adapters_never_import_each_other_and_app_imports_neither():
+    # The one exception: the program's entry point, the CLI, starts the server (`lessonloop mcp`).
+    offenders = sorted({(w, t) for w, t in _imports()
+                        if t in ADAPTERS and w in (ADAPTERS | {"app"}) - {t}} - {("cli", "mcp")})
+    assert offenders == []
+    cli_to_mcp = [line.strip() for path in (ROOT / "cli").glob("*.py")
+                  for line in path.read_text(encoding="utf-8").splitlines()
+                  if "from ..mcp" in line or "lessonloop.mcp" in line.split("#")[0]]
+    assert cli_to_mcp == ["from ..mcp.server import serve"], cli_to_mcp
+
+
+def test_the_engine_never_imports_the_use_cases_or_an_adapter():
+    offenders = sorted({(w, t) for w, t in _imports()
+                        if w in ENGINE and t in ADAPTERS | {"app"}})
+    assert offenders == []
+
+
+def test_the_scan_sees_both_adapters_using_app():
+    assert {("cli", "app"), ("mcp", "app")} <= set(_imports())

@@ -14,6 +14,8 @@ from lessonloop.scenarios import code, registry
 GRID = registry.load("grid_ctf")
 PARAMS = {"aggression": 0.6, "stealth": 0.5, "defense_radius": 3, "retreat_threshold": 0.3}
 LIMITS = sandbox.Limits(timeout=2.0, memory_mb=256, max_processes=8, file_mb=8)
+# ``leftovers`` looks for the runner's command line in every process on the machine: no other
+# test file runs code strategies, and xdist runs a file on one worker (--dist loadfile).
 
 
 def source(body: str) -> dict:
@@ -72,7 +74,8 @@ def test_hostile_code_is_stopped_within_the_deadline_and_leaves_nothing(name, bo
     started = time.monotonic()
     with pytest.raises(code.CodeStrategyError, match="stopped"):
         code.parameters(GRID, source(body), 1, LIMITS)
-    assert time.monotonic() - started < LIMITS.timeout + 1.0
+    # Uncontained, each would run forever; the margin is for a loaded machine, not for the code.
+    assert time.monotonic() - started < LIMITS.timeout + 3.0
     assert leftovers('runpy.run_path("strategy.py"') == [], "a process of the code survived"
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 from typing import Optional
 
@@ -11,7 +10,7 @@ import typer
 
 from ..errors import EXIT_FAILURE, EXIT_USAGE, UsageError
 from ..files import read_user_file
-from ..loop.scoring import evaluate_strategies, failure_line, parse_seeds, parse_strategy
+from ..loop.scoring import failure_line, parse_strategy
 from .output import error_line, print_json
 
 
@@ -30,13 +29,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print name, description and strategy schema."),
     ) -> None:
         """List the scenarios you can run (built-ins and installed plugins)."""
-        from ..scenarios import registry
+        from ..app.scenarios import list_scenarios
 
-        items = []
-        for name in registry.available_names():
-            scenario = registry.load(name)
-            items.append({"name": name, "description": scenario.description,
-                          "strategy_schema": scenario.strategy_schema})
+        items = list_scenarios()
         if as_json:
             print_json(items)
             return
@@ -55,13 +50,12 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print results as JSON."),
     ) -> None:
         """Score strategies on chosen seeds: per-seed scores, mean and dimensions."""
+        from ..app.scenarios import evaluate as evaluate_on_seeds
+
         if (strategy is None) == (strategies is None):
             raise UsageError("give exactly one of --strategy JSON or --strategies FILE.jsonl")
-        if not (math.isfinite(match_timeout) and 0 < match_timeout <= 3600):
-            raise UsageError("--match-timeout must be between 0 and 3600 seconds")
-        seed_list = parse_seeds(seeds)
         items = [parse_strategy(strategy, "--strategy")] if strategy is not None else _read_strategies(strategies)
-        report = evaluate_strategies(scenario, items, seed_list, match_timeout)
+        report = evaluate_on_seeds(scenario, items, seeds, match_timeout)
         if as_json:
             print_json(report if strategies is not None else report[0])
         else:
@@ -74,8 +68,9 @@ def register(app: typer.Typer) -> None:
                 scores = " ".join("failed" if s is None else f"{s:.4f}" for s in entry["scores"])
                 mean = "n/a" if entry["mean_score"] is None else f"{entry['mean_score']:.4f}"
                 failed = len(entry.get("failed_seeds", []))
-                over = (f"{len(seed_list) - failed} of {len(seed_list)} seeds ({failed} failed)"
-                        if failed else f"{len(seed_list)} seeds")
+                played = len(entry["seeds"])
+                over = (f"{played - failed} of {played} seeds ({failed} failed)"
+                        if failed else f"{played} seeds")
                 sys.stdout.write(f"{head}\n  mean {mean} over {over}  [{dims}]\n"
                                  f"  scores: {scores}\n")
                 for error in entry.get("errors", []):

@@ -1,204 +1,34 @@
 """The ``lessonloop mcp`` server: memories, scenarios, runs, playbooks and the task judge as MCP
 tools and resources over stdio, built on the official ``mcp`` SDK (2.x, ``MCPServer``).
 
-Two layers:
-
-- plain operations (no SDK): each opens its own short-lived store connection, so concurrent
-  calls (the SDK runs synchronous tools on worker threads) share no connection; writes that
-  render Markdown views are serialized by one lock so the views never go stale. Memories go
-  through admission (redaction, sanitizing, caps, dedupe) like everything else;
-- the MCP layer (``build_server``, ``serve``): the SDK is imported there only. Every failure
-  becomes a tool error (``isError``) with one redacted line — lessonloop's own message, the
-  argument at fault, or "internal error" with the traceback in ``logs/errors.log`` — never a
-  crash. While it serves, the SDK points file descriptor 1 at stderr and writes the protocol
-  to a private duplicate, so nothing a tool, a scenario or a child process prints can corrupt
-  the stream; stray Python output is flushed after every call so none reaches the wire later.
+Each tool is a few lines over the use cases in ``lessonloop.app`` and ``memory.service``
+(each call opens its own short-lived store connection, so concurrent calls — the SDK runs
+synchronous tools on worker threads — share none). The SDK is imported in ``build_server``
+only. Every failure becomes a tool error (``isError``) with one redacted line — lessonloop's
+own message, the argument at fault (named as the tool argument), or "internal error" with the
+traceback in ``logs/errors.log`` — never a crash. While it serves, the SDK points file
+descriptor 1 at stderr and writes the protocol to a private duplicate, so nothing a tool, a
+scenario or a child process prints can corrupt the stream; stray Python output is flushed
+after every call so none reaches the wire later.
 """
 
 import contextlib
 import functools
 import inspect
 import json
-import math
 import os
-import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from .. import paths
-from ..errors import LessonloopError, NotFoundError, UsageError, log_internal_error, one_line
-from ..memory.service import (MAX_LISTED, MAX_SEARCH, check_limit, reading, writing,
-                              forget_memory, recall_text, recent_memories, search_memories,
-                              store_memory)
+from ..errors import LessonloopError, UsageError, log_internal_error, one_line
+from ..memory.service import (MAX_LISTED, MAX_SEARCH, forget_memory, recall_text,
+                              recent_memories, search_memories, store_memory)
 
 SDK_MISSING = "the MCP server needs its SDK: pip install 'lessonloop[mcp]'"
 SERVER_NAME = "lessonloop"
 RECENT_MEMORIES = 20
-VIEWS = ("playbook", "hints", "dead_ends")
-_CHILDREN: dict[str, dict] = {}  # run id -> {"pid", "exit_code"} of runs this server started
-_CHILDREN_LOCK = threading.Lock()
-
-
-# --------------------------------------------------------------------------------------------
-# Scenarios, runs, playbooks, judge
-
-
-def scenario_list() -> list[dict]:
-    """What `lessonloop scenarios --json` prints: name, description, strategy schema."""
-    from ..scenarios import registry
-
-    items = []
-    for name in registry.available_names():
-        scenario = registry.load(name)
-        items.append({"name": name, "description": scenario.description,
-                      "strategy_schema": scenario.strategy_schema})
-    return items
-
-
-def evaluate_strategy(scenario: str, strategy: dict | str, seeds: str | list[int] = "1..5",
-                      match_timeout: float = 10.0) -> dict:
-    """One strategy scored on ``seeds`` (as `lessonloop evaluate --json`); an invalid strategy
-    is a usage error naming its problems."""
-    from ..loop.scoring import evaluate_strategies, parse_seeds, parse_strategy
-    from ..scenarios import registry
-
-    registry.load(scenario)  # an unknown scenario fails first, with the valid names
-    if isinstance(strategy, str):
-        strategy = parse_strategy(strategy, "strategy")
-    if not isinstance(strategy, dict):
-        raise UsageError("strategy must be a JSON object")
-    if isinstance(seeds, list):
-        if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
-            raise UsageError("seeds must be A..B, A,B,C or a non-empty list of integers")
-        seeds = ",".join(str(s) for s in seeds)
-    seed_list = parse_seeds(seeds)
-    if not (math.isfinite(match_timeout) and 0 < match_timeout <= 3600):
-        raise UsageError("match_timeout must be between 0 and 3600 seconds")
-    report = evaluate_strategies(scenario, [strategy], seed_list, match_timeout)[0]
-    if not report["valid"]:
-        raise UsageError(f"the strategy is not valid for {scenario}: "
-                         f"{'; '.join(report['problems'])}")
-    return report
-
-
-def _child_env() -> dict:
-    """This process's environment with the home made explicit and, when lessonloop is not
-    installed in site-packages (a checkout on PYTHONPATH), its source folder on the path."""
-    import site
-
-    env = dict(os.environ, LESSONLOOP_HOME=str(paths.home()))
-    source = str(Path(__file__).resolve().parents[2])
-    installed = {str(Path(p).resolve()) for p in site.getsitepackages() + [site.getusersitepackages()]}
-    if source not in installed and source not in env.get("PYTHONPATH", "").split(os.pathsep):
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
-    return env
-
-
-def _spawn(run_id: str, args: list[str]) -> int:
-    """Start ``python -m lessonloop ARGS`` detached (own session, no terminal, no pipes); a
-    daemon thread reaps it and keeps its exit code for ``run_status``. (The caller holds
-    _CHILDREN_LOCK.)"""
-    proc = subprocess.Popen([sys.executable, "-m", "lessonloop", *args], env=_child_env(),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
-    record = {"pid": proc.pid, "exit_code": None}
-    _CHILDREN[run_id] = record
-
-    def reap() -> None:
-        record["exit_code"] = proc.wait()
-
-    threading.Thread(target=reap, name=f"lessonloop-reap-{run_id}", daemon=True).start()
-    return proc.pid
-
-
-def start_run(scenario: str, iterations: int = 10, run_id: str | None = None,
-              overrides: dict | None = None) -> dict:
-    """Create the run (or reuse ``run_id``) and execute it in a detached child process; returns
-    at once with the run's id and status."""
-    from ..loop.runner import RunOptions, check_iterations, create_or_reuse, is_active
-    from ..scenarios import registry
-    from ..store import runs as run_store
-
-    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-    check_iterations(iterations)
-    RunOptions(**overrides).check()
-    registry.load(scenario)  # an unknown scenario fails before anything is written
-    with writing() as store:  # (racing calls for one run id must not both create it)
-        rid = create_or_reuse(store, scenario, iterations, dict(overrides), run_id)
-        run = run_store.get_run(store, rid)
-        done = len(run_store.generations(store, rid))
-    if done > iterations:
-        raise UsageError(f"run {rid} already has {done} generations; iterations cannot be lower")
-    if done == iterations and run["status"] == "completed":
-        return {"run_id": rid, "status": "completed", "started": False,
-                "scenario": run["scenario"], "target_generations": iterations,
-                "detail": f"it already has its {done} generations: ask for more to continue it"}
-    with _CHILDREN_LOCK:  # one child per run, however many calls race
-        ours = _CHILDREN.get(rid)
-        if (ours and ours["exit_code"] is None) or is_active(paths.run_dir(rid)):
-            return {"run_id": rid, "status": "running", "started": False,
-                    "scenario": run["scenario"], "target_generations": run["target_generations"],
-                    "detail": "already running in another process"}
-        pid = _spawn(rid, ["run", run["scenario_ref"], "--run-id", rid,
-                           "--iterations", str(iterations)])
-    return {"run_id": rid, "status": run["status"], "started": True, "scenario": run["scenario"],
-            "target_generations": iterations, "pid": pid}
-
-
-def run_status(run_id: str) -> dict:
-    """What `lessonloop status RUN_ID --json` prints (run-status-v1 plus every generation)."""
-    from ..loop.status import load_run, status_document
-
-    with reading(paths.home()) as store:
-        if store is None:
-            raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)")
-        run, gens = load_run(store, run_id)
-    return status_document(run, gens)
-
-
-def run_list(limit: int | None = None) -> list[dict]:
-    """What `lessonloop list --json` prints: runs, newest first (the first ``limit``)."""
-    from ..loop.status import run_object
-    from ..store import runs as run_store
-
-    check_limit(limit)
-    with reading(paths.home()) as store:
-        if store is None:
-            return []
-        return [run_object(r, run_store.generations(store, r["run_id"]))
-                for r in run_store.list_runs(store)[:limit]]
-
-
-def playbook_text(scenario: str, view: str = "playbook") -> str:
-    """A scenario's playbook (or hints, dead ends, or all three) as Markdown, rendered from the
-    store exactly as ``knowledge/<scenario>/*.md``."""
-    from ..knowledge.entries import active, scenario_scope
-    from ..knowledge.render import view_texts
-    from ..scenarios import registry
-
-    if view not in (*VIEWS, "all"):
-        raise UsageError(f"view is {', '.join(VIEWS)} or all, not {view!r}")
-    scope = scenario_scope(registry.load(scenario).name)
-    root = paths.home()
-    with reading(root) as store:
-        entries = active(store, scope) if store is not None else []
-    texts = {path.stem: text for path, text in view_texts(scope, entries, root).items()}
-    return "\n".join(texts[v] for v in VIEWS) if view == "all" else texts[view]
-
-
-def judge_output(task: str, output: str, provider: str | None = None,
-                 model: str | None = None) -> dict:
-    """Score one output of a task (verifier offline; a rubric needs a judge model), as
-    `lessonloop judge TASK --output FILE --json` does."""
-    from ..tasks import evaluate
-    from ..tasks import spec as task_spec
-
-    spec, path = task_spec.read(task)
-    return evaluate.judge_once(spec, path.parent, output, lambda: writing(exclusive=False),
-                               provider, model).to_dict()
 
 
 # CLI commands that error messages point to, and the tools that do the same here.
@@ -307,7 +137,7 @@ def build_server():
     from .. import __version__
 
     accepted: dict[str, set[str]] = {}
-    ops = sys.modules[__name__]  # the plain operations, some named like the tools below
+    from ..app import knowledge, runs, scenarios, tasks
 
     class Server(MCPServer):
         async def list_tools(self):
@@ -437,7 +267,7 @@ def build_server():
     def list_scenarios() -> dict[str, Any]:
         """The scenarios that can be evaluated and run, each with its description and the JSON
         schema of its strategy. Returns {"scenarios": [{name, description, strategy_schema}]}."""
-        return {"scenarios": scenario_list()}
+        return {"scenarios": scenarios.list_scenarios()}
 
     @tool(read_only=True)
     def evaluate_strategy(
@@ -454,7 +284,11 @@ def build_server():
         """Score one strategy on chosen seeds (deterministic per strategy and seeds). Returns
         {strategy, seeds, scores, mean_score, dimensions, valid, problems} plus errors for
         matches that failed (their score is null)."""
-        return ops.evaluate_strategy(scenario, strategy, seeds, match_timeout)
+        report = scenarios.evaluate(scenario, [strategy], seeds, match_timeout)[0]
+        if not report["valid"]:
+            raise UsageError(f"the strategy is not valid for {scenario}: "
+                             f"{'; '.join(report['problems'])}")
+        return report
 
     @tool(read_only=False)
     def run_start(
@@ -476,7 +310,7 @@ def build_server():
     ) -> dict[str, Any]:
         """Start a run of a scenario in the background and return at once with its run_id;
         poll run_status until its status is completed, stopped or failed."""
-        return start_run(scenario, iterations, run_id,
+        return runs.start_in_background(scenario, iterations, run_id,
                          {"provider": provider, "model": model, "matches": matches, "seed": seed})
 
     @tool(read_only=True)
@@ -486,11 +320,10 @@ def build_server():
         """A run's state and every generation (run-status-v1, as `lessonloop status --json`):
         {run, latest_generation, progress_report, generations}, plus process (pid, exit_code)
         for a run this server started."""
-        document = ops.run_status(run_id)
-        with _CHILDREN_LOCK:
-            record = _CHILDREN.get(run_id)
-        if record is not None:
-            document["process"] = {**record, "running": record["exit_code"] is None}
+        document = runs.status(run_id)
+        process = runs.background_process(run_id)
+        if process is not None:
+            document["process"] = process
         return document
 
     @tool(read_only=True)
@@ -500,7 +333,7 @@ def build_server():
     ) -> dict[str, Any]:
         """Runs, newest first, each with its status, progress, best score and Elo. Returns
         {"runs": [...]}."""
-        return {"runs": run_list(limit)}
+        return {"runs": runs.list_runs(limit)}
 
     @tool(read_only=True)
     def read_playbook(
@@ -510,7 +343,7 @@ def build_server():
     ) -> str:
         """What lessonloop has learned about a scenario, as Markdown: playbook bullets with
         their evidence (+helpful/-harmful, seen n) and tags, hints and dead ends."""
-        return playbook_text(scenario, view)
+        return knowledge.playbook_text(scenario, view)
 
     @tool(read_only=False)
     def judge_output(
@@ -525,13 +358,13 @@ def build_server():
         """Score one output of an agent task: required strings, format, the verifier in the
         sandbox (offline), then for a task with a rubric the judge model. Returns {score,
         passed_verifier, dimensions, reasoning, epoch}."""
-        return ops.judge_output(task, output, provider, model)
+        return tasks.judge_output(task, output, provider, model)
 
     @server.resource("lessonloop://playbook/{scenario}", name="playbook", mime_type="text/markdown",
                      description="A scenario's playbook as Markdown (bullets with their evidence).")
     def playbook_resource(scenario: str) -> str:
         try:
-            return playbook_text(scenario)
+            return knowledge.playbook_text(scenario)
         except UsageError as exc:
             raise ResourceNotFoundError(_message(exc)) from None
         except LessonloopError as exc:

@@ -1,0 +1,56 @@
+"""Scenarios: which can be played, and how given strategies score on chosen seeds."""
+
+from __future__ import annotations
+
+import math
+
+from ..errors import UsageError
+
+MAX_MATCH_TIMEOUT = 3600.0
+
+
+def list_scenarios() -> list[dict]:
+    """Every scenario that can be run (built-ins and installed plugins): name, description,
+    strategy schema."""
+    from ..scenarios import registry
+
+    items = []
+    for name in registry.available_names():
+        scenario = registry.load(name)
+        items.append({"name": name, "description": scenario.description,
+                      "strategy_schema": scenario.strategy_schema})
+    return items
+
+
+def seed_list(seeds: str | list[int]) -> list[int]:
+    """Seeds given as ``A..B``, ``A,B,C`` or ``A``, or as a list of integers."""
+    from ..loop.scoring import parse_seeds
+
+    if isinstance(seeds, list):
+        if not seeds or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+            raise UsageError("must be A..B, A,B,C or a non-empty list of integers", field="seeds")
+        seeds = ",".join(str(s) for s in seeds)
+    return parse_seeds(seeds)
+
+
+def evaluate(scenario: str, strategies: list[dict | str], seeds: str | list[int] = "1..5",
+             match_timeout: float = 10.0) -> list[dict]:
+    """Each strategy scored on the seeds (deterministic per strategy and seed): per-seed
+    scores (None for a failed match), mean, dimensions, validity and problems. A strategy given
+    as text is parsed as JSON; an unknown scenario fails first, naming the valid ones."""
+    from ..loop.scoring import evaluate_strategies, parse_strategy
+    from ..scenarios import registry
+
+    registry.load(scenario)
+    if not (math.isfinite(match_timeout) and 0 < match_timeout <= MAX_MATCH_TIMEOUT):
+        raise UsageError(f"must be between 0 and {MAX_MATCH_TIMEOUT:g} seconds",
+                         field="match_timeout")
+    chosen = seed_list(seeds)
+    parsed = []
+    for strategy in strategies:
+        if isinstance(strategy, str):
+            strategy = parse_strategy(strategy, "strategy")
+        if not isinstance(strategy, dict):
+            raise UsageError("must be a JSON object", field="strategy")
+        parsed.append(strategy)
+    return evaluate_strategies(scenario, parsed, chosen, match_timeout)
