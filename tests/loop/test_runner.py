@@ -176,6 +176,8 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(home, run_cli):
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 1
     assert "Traceback" not in err and "lessonloop resume interrupted" in err
+    assert err.startswith("stopped: run interrupted interrupted;") and "error" not in err, \
+        "a stop the user asked for is no error"
     status = run_cli("status", "interrupted", "--json").json()
     assert status["run"]["status"] == "stopped"
     assert "interrupted" in status["run"]["stop_reason"]

@@ -13,14 +13,16 @@ def print_json(value: Any) -> None:
     sys.stdout.flush()
 
 
-def error_line(message: str, as_json: bool) -> None:
+def error_line(message: str, as_json: bool, label: str = "error") -> None:
+    """The one line of a failure on stderr: ``{"error": ...}`` with --json, else ``label:
+    message`` (``stopped:`` for a stop the user asked for)."""
     from ..errors import one_line
 
     message = one_line(message)
     if as_json:
         sys.stderr.write(json.dumps({"error": message}) + "\n")
     else:
-        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.write(f"{label}: {message}\n")
     sys.stderr.flush()
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from .. import canonical, config, paths
-from ..errors import EndpointUnavailable, LessonloopError, OffSchemaError, UsageError
+from ..errors import (EndpointUnavailable, LessonloopError, OffSchemaError, Stopped,
+                      UsageError)
 from ..files import atomic_write
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
@@ -242,7 +243,8 @@ class TaskRun:
                 self._learn()
             except KeyboardInterrupt:
                 self._finish("stopped", "interrupted by the user")
-                raise
+                raise Stopped(f"run {self.run_id} interrupted; continue with "
+                              f"`lessonloop resume {self.run_id}`") from None
             except BudgetSpent as exc:  # a limit the user set: a clean stop, resumable
                 self._finish("stopped", exc.message)
                 return self._summary(exc.message)
