@@ -96,6 +96,21 @@ def test_a_user_root_that_is_a_file_names_its_own_variable(cli, home, tmp_path, 
     assert result.code == 1 and "check LESSONLOOP_USER_HOME" in result.error()["error"]
 
 
+def test_memorize_names_a_session_it_does_not_know_and_a_transcript_that_is_a_folder(cli, home,
+                                                                                   tmp_path):
+    cli("memory", "consent", "yes")
+    unknown = cli("memorize", "--session-id", "nosuch", "--json")
+    assert unknown.code == 1 and "no session 'nosuch'" in unknown.error()["error"]
+    assert "--transcript" in unknown.error()["error"]
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    given = cli("memorize", "--transcript", folder)
+    assert given.code == 2
+    assert given.err == (f"error: --transcript takes a session's .jsonl file; {folder} is a "
+                         "directory\n")
+    assert not (home / "sessions" / "nosuch").exists(), "an unknown session leaves no folder"
+
+
 # --- audit, uninstall, prune's VACUUM, doctor's integrity check --------------------------------
 
 AUDIT_LINE = re.compile(r"^\[(project|user) (\d+)\] \((\w+)\) (.+)  — (\w+), seen (\d+)$")
