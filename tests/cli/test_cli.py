@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from lessonloop.cli.output import fmt
 from lessonloop.errors import ERROR_LINE_MAX
 
 from ..conftest import FIXTURES, PLUGIN, contract_validator
@@ -57,7 +58,12 @@ def test_status_and_show_validate_against_the_contracts(cli, finished):
 def test_text_output_of_inspection_commands(cli, finished):
     assert "status completed" in cli("status", "done").out
     assert "strategy:" in cli("show", "done", "--best").out
-    assert "done" in cli("list").out
+    listed = cli("list").out.splitlines()
+    assert listed[0].split() == ["RUN", "ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST",
+                                 "CREATED"], "a header names the columns"
+    assert listed[1].split()[:5] == ["done", "grid_ctf", "completed", "4/4",
+                                     fmt(cli("status", "done", "--json").json()["run"]["best_score"])]
+    assert listed[0].index("SCENARIO") == listed[1].index("grid_ctf"), "columns line up"
     watched = cli("watch", "done")
     assert watched.code == 0 and "run completed" in watched.out
     raw = [json.loads(line) for line in cli("watch", "done", "--ndjson").out.splitlines()]

@@ -137,12 +137,14 @@ def register(app: typer.Typer) -> None:
         if not runs:
             sys.stdout.write("no runs yet: try `lessonloop run grid_ctf --iterations 30`\n")
             return
-        for r in runs:
-            sys.stdout.write(
-                f"{r['run_id']}  {r['scenario']:<12} {r['status']:<11} "
-                f"{r['generations_completed']}/{r['target_generations']}  best {fmt(r['best_score'])}  "
-                f"{r['created_at']}\n"
-            )
+        rows = [("RUN ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST", "CREATED")]
+        rows += [(r["run_id"], r["scenario"], r["status"],
+                  f"{r['generations_completed']}/{r['target_generations']}",
+                  fmt(r["best_score"]), r["created_at"]) for r in runs]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+        for row in rows:  # a header, then columns as wide as their longest cell
+            cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+            sys.stdout.write("  ".join([*cells, row[-1]]) + "\n")
 
     @app.command()
     def watch(
