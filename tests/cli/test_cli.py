@@ -253,6 +253,23 @@ def test_help_lists_every_command(run_cli):
         assert re.search(rf"^\s+{command}\s", result.out, re.M), command
 
 
+def test_help_gives_each_command_its_whole_first_sentence(run_cli, home):
+    """Not cut to the terminal's width with "...": every description ends its sentence."""
+    from ..conftest import subprocess_env
+
+    for args in (("--help",), ("memory", "--help")):
+        result = run_cli(*args, env=subprocess_env(home, COLUMNS="80"))
+        assert result.code == 0, result.err
+        listed = result.out.split("Commands:\n", 1)[1]
+        assert "..." not in listed, listed
+        entries = re.split(r"\n  (?=\S)", "\n" + listed.rstrip())[1:]
+        assert len(entries) >= 9
+        for entry in entries:
+            name, description = entry.split(None, 1)
+            assert " ".join(description.split()).endswith("."), (name, description)
+            assert all(len(line) <= 80 for line in entry.splitlines()), "wrapped, not cut"
+
+
 def test_help_is_printed_from_its_cache_without_typer_and_refreshed_when_commands_change(home, tmp_path):
     import os
     import subprocess

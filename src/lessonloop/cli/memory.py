@@ -10,8 +10,10 @@ import typer
 
 from .output import print_json
 
+from .help_format import WholeSentences
+
 memory_app = typer.Typer(help="Memories from coding-agent sessions: search, review, correct.",
-                         no_args_is_help=True, add_completion=False)
+                         no_args_is_help=True, add_completion=False, cls=WholeSentences)
 
 
 def _show(items: list[dict], as_json: bool, empty: str) -> None:
