@@ -99,3 +99,99 @@ def test_the_loser_of_a_race_to_create_a_run_gets_one_line(home):
         with pytest.raises(run_store.RunExists, match="'raced' was just created by another "
                                                       "process"):
             run_store.create_run(second, run_id="raced", **fields)
+
+
+# --- a kill before the CLI has even read its arguments ----------------------------------------
+
+KILLED_AT_CLI_IMPORT = """
+import os, signal, sys, types
+cli = types.ModuleType("lessonloop.cli")
+cli.main = lambda argv=None: os.kill(os.getpid(), signal.SIGKILL)  # the CLI never loads
+sys.modules["lessonloop.cli"] = cli
+sys.argv = ["lessonloop", *sys.argv[1:]]
+from lessonloop.__main__ import main
+main()
+"""
+
+
+def _killed_before_the_cli(home, cwd, *args):
+    """``lessonloop ARGS`` killed the moment it would import its CLI: before it parsed an
+    argument, checked anything or printed anything."""
+    proc = subprocess.run([sys.executable, "-c", KILLED_AT_CLI_IMPORT, *map(str, args)],
+                          env=subprocess_env(home), cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    return proc
+
+
+def _only_run_folder(home):
+    (folder,) = (home / "runs").iterdir()
+    return folder.name
+
+
+def test_a_run_without_run_id_killed_before_its_cli_loaded_resumes(home, tmp_path, run_cli):
+    """No --run-id and killed before anything was printed: the id is on disk, `resume`
+    continues it with the flags it was typed with, from the folder it was typed in."""
+    typed_in = tmp_path / "project"
+    typed_in.mkdir()
+    (typed_in / "held_scenario.py").write_text((FIXTURES / "held_scenario.py").read_text())
+    _killed_before_the_cli(home, typed_in, "run", "held_scenario.py:Held", "-n", 2,
+                           "--matches", 3)
+    run_id = _only_run_folder(home)
+    assert run_id.startswith("run-")
+    assert not (home / "lessonloop.db").exists() or _row(home, run_id) is None
+    listed = run_cli("list")
+    assert run_id in listed.out and "interrupted" in listed.out, "list shows it, to resume"
+    resumed = run_cli("resume", run_id, "--json")
+    assert resumed.code == 0, resumed.err
+    summary = json.loads(resumed.out)
+    assert summary["run_id"] == run_id and summary["generations_executed"] == 2
+    assert json.loads(_row(home, run_id)["config_json"])["matches"] == 3
+    with open_store(home, readonly=True) as store:
+        assert [g["generation_index"] for g in run_store.generations(store, run_id)] == [1, 2]
+    assert not (home / "runs" / run_id / "request.json").exists()
+
+
+def test_a_run_shows_its_id_first_and_a_kill_right_after_can_be_resumed(home, tmp_path, run_cli):
+    gate = tmp_path / "gate"
+    held = _start_held(home, gate, "--iterations", 1)  # no --run-id
+    _wait_until_held(gate, [held])  # held at start-up: nothing has been run yet
+    import select
+
+    shown, _, _ = select.select([held.stdout], [], [], 60)  # a guard, not a timing
+    if not shown:
+        held.kill()
+        held.wait()
+        gate.unlink()
+        raise AssertionError("the run printed nothing before it did its work")
+    first_line = held.stdout.readline()
+    held.send_signal(signal.SIGKILL)
+    held.wait()
+    gate.unlink()
+    run_id = first_line.split()[1]
+    assert first_line.startswith("run run-") and f"lessonloop resume {run_id}" in first_line
+    resumed = run_cli("resume", run_id, "--json")
+    assert resumed.code == 0, resumed.err
+    assert json.loads(resumed.out)["generations_executed"] == 1
+
+
+def test_an_improve_run_killed_before_its_row_existed_resumes(home, tmp_path, run_cli):
+    from .test_task_commands import EXAMPLES, GOOD_SQL, fenced, script
+
+    provider = script(tmp_path, competitor=[fenced(GOOD_SQL)])
+    _killed_before_the_cli(home, tmp_path, "improve", EXAMPLES / "sql-top-customers.yaml",
+                           "--provider", provider, "--run-id", "task-early")
+    assert (home / "runs" / "task-early" / "request.json").exists()
+    resumed = run_cli("resume", "task-early", "--json")
+    assert resumed.code == 0, resumed.err
+    summary = json.loads(resumed.out)
+    assert summary["run_id"] == "task-early" and summary["status"] == "completed"
+    assert summary["best_score"] == 1.0
+    assert not (home / "runs" / "task-early" / "request.json").exists()
+
+
+def test_a_command_refused_for_its_arguments_leaves_no_request(home, run_cli):
+    refused = run_cli("run", "grid_ctf", "--no-such-flag", "--run-id", "typo")
+    assert refused.code == 2
+    assert not (home / "runs" / "typo").exists()
+    assert run_cli("resume", "typo").code == 1

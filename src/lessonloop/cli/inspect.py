@@ -134,10 +134,17 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(runs)
             return
-        if not runs:
+        from ..loop import request
+
+        # killed at start-up, before their row: listed so that their ids can be resumed
+        asked = request.pending({r["run_id"] for r in runs})
+        if not runs and not asked:
             sys.stdout.write("no runs yet: try `lessonloop run grid_ctf --iterations 30`\n")
             return
         rows = [("RUN ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST", "CREATED")]
+        rows += [(r["run_id"], r["scenario"], "interrupted",
+                  f"0/{r['target_generations'] or '?'}", fmt(None), r["created_at"])
+                 for r in asked]
         rows += [(r["run_id"], r["scenario"], r["status"],
                   f"{r['generations_completed']}/{r['target_generations']}",
                   fmt(r["best_score"]), r["created_at"]) for r in runs]

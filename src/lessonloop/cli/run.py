@@ -136,6 +136,9 @@ def register(app: typer.Typer) -> None:
         request.check_run_id(rid)
         # on disk before anything that takes time: `resume` works however early a kill comes
         request.save(rid, canonical_reference(scenario), iterations, overrides)
+        if not as_json:  # its id before anything that takes time, so a kill can be resumed
+            sys.stdout.write(f"run {rid} (if it is interrupted: `lessonloop resume {rid}`)\n")
+            sys.stdout.flush()
         try:
             _start(scenario, iterations, overrides, rid, as_json)
         except LessonloopError:
@@ -189,10 +192,33 @@ def _resume_requested(store, run_id: str, budgets: dict, as_json: bool) -> None:
     asked = request.load(run_id)
     if asked is None:
         raise NotFoundError(f"unknown run id {run_id!r} (see `lessonloop list`)")
+    if "argv" in asked:  # killed before it had read its arguments: type the command again
+        _replay(asked, budgets, as_json)
+        return
     target = asked["iterations"] or DEFAULT_ITERATIONS
     create_or_reuse(store, asked["scenario"], target, {**asked["overrides"], **budgets}, run_id)
     request.discard(run_id)
     _execute(store, run_id, as_json, target)
+
+
+def _replay(asked: dict, budgets: dict, as_json: bool) -> None:
+    """Run the command line ``started`` kept (``run`` or ``improve``, with its --run-id), in
+    the folder it was typed in, on this home; resume's budgets and --json apply."""
+    import os
+
+    from typer.main import get_command
+
+    from .app import app
+
+    argv = [arg for arg in asked["argv"] if arg != "--json"]
+    for name, value in budgets.items():
+        argv += [f"--{name.replace('_', '-')}", str(value)]
+    if as_json:
+        argv.append("--json")
+    os.environ["LESSONLOOP_HOME"] = str(paths.home())  # the home stays where it is
+    if os.path.isdir(asked["cwd"]):
+        os.chdir(asked["cwd"])  # its relative paths (a scenario or task file) mean what they meant
+    get_command(app).main(args=argv, prog_name="lessonloop", standalone_mode=False)
 
 
 def _register_resume(app: typer.Typer) -> None:

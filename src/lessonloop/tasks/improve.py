@@ -555,5 +555,8 @@ def start(store: Store, spec: TaskSpec, task_path: Path, provider: str | None = 
             target_generations=spec.max_rounds, provider=routes["competitor"].provider, seed=0,
             config={"kind": "task", "routes": {r: route.to_dict() for r, route in routes.items()},
                     "task": spec.model_dump(exclude_defaults=True), "budgets": budgets})
+    from ..loop import request
+
+    request.discard(run_id)  # the command line `started` kept: the row holds it all now
     return TaskRun(store, spec, task_path, run_id, providers, routes, observer,
                    budgets.get("max_calls"), budgets.get("max_tokens")).execute()
