@@ -316,6 +316,7 @@ def test_help_imports_no_provider_sdk(home):
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.reliability
 def test_read_only_database_inspects_but_run_refuses(tmp_path):
     """Run as an unprivileged user so that file permissions apply even when tests run as root."""
     import os

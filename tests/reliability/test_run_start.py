@@ -17,6 +17,8 @@ from lessonloop.store import runs as run_store
 
 from ..conftest import FIXTURES, subprocess_env
 
+pytestmark = pytest.mark.reliability
+
 HELD = f"{FIXTURES / 'held_scenario.py'}:Held"
 
 
@@ -176,7 +178,7 @@ def test_a_run_shows_its_id_first_and_a_kill_right_after_can_be_resumed(home, tm
 
 
 def test_an_improve_run_killed_before_its_row_existed_resumes(home, tmp_path, run_cli):
-    from .test_task_commands import EXAMPLES, GOOD_SQL, fenced, script
+    from ..cli.test_task_commands import EXAMPLES, GOOD_SQL, fenced, script
 
     provider = script(tmp_path, competitor=[fenced(GOOD_SQL)])
     _killed_before_the_cli(home, tmp_path, "improve", EXAMPLES / "sql-top-customers.yaml",
