@@ -197,3 +197,24 @@ def test_a_command_refused_for_its_arguments_leaves_no_request(home, run_cli):
     assert refused.code == 2
     assert not (home / "runs" / "typo").exists()
     assert run_cli("resume", "typo").code == 1
+
+
+def test_resume_replays_a_kept_command_line_in_its_folder_and_gives_the_folder_back(
+        cli, home, tmp_path, monkeypatch):
+    typed_in = tmp_path / "typed-in"
+    typed_in.mkdir()
+    (typed_in / "held_scenario.py").write_text((FIXTURES / "held_scenario.py").read_text())
+    request = home / "runs" / "kept" / "request.json"
+    request.parent.mkdir(parents=True)
+    request.write_text(json.dumps({"argv": ["run", "held_scenario.py:Held", "-n", "1", "--json",
+                                            "--run-id", "kept"], "cwd": str(typed_in)}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    resumed = cli("resume", "kept", "--max-calls", 50)
+    assert resumed.code == 0, resumed.err
+    assert resumed.out.startswith("run kept (if it is interrupted"), "resume's own --json, none"
+    assert os.getcwd() == str(elsewhere) and os.environ["LESSONLOOP_HOME"] == str(home)
+    config = json.loads(_row(home, "kept")["config_json"])
+    assert config["max_calls"] == 50, "resume's budget applies"
+    assert not request.exists()

@@ -215,10 +215,18 @@ def _replay(asked: dict, budgets: dict, as_json: bool) -> None:
         argv += [f"--{name.replace('_', '-')}", str(value)]
     if as_json:
         argv.append("--json")
+    home, folder = os.environ.get("LESSONLOOP_HOME"), os.getcwd()
     os.environ["LESSONLOOP_HOME"] = str(paths.home())  # the home stays where it is
-    if os.path.isdir(asked["cwd"]):
-        os.chdir(asked["cwd"])  # its relative paths (a scenario or task file) mean what they meant
-    get_command(app).main(args=argv, prog_name="lessonloop", standalone_mode=False)
+    try:
+        if os.path.isdir(asked["cwd"]):
+            os.chdir(asked["cwd"])  # its relative paths (scenario, task file) mean what they meant
+        get_command(app).main(args=argv, prog_name="lessonloop", standalone_mode=False)
+    finally:  # as it was, for a caller in the same process
+        os.chdir(folder)
+        if home is None:
+            del os.environ["LESSONLOOP_HOME"]
+        else:
+            os.environ["LESSONLOOP_HOME"] = home
 
 
 def _register_resume(app: typer.Typer) -> None:
