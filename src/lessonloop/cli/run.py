@@ -136,9 +136,6 @@ def register(app: typer.Typer) -> None:
         request.check_run_id(rid)
         # on disk before anything that takes time: `resume` works however early a kill comes
         request.save(rid, canonical_reference(scenario), iterations, overrides)
-        if not as_json:  # its id before anything that takes time, so a kill can be resumed
-            sys.stdout.write(f"run {rid} (if it is interrupted: `lessonloop resume {rid}`)\n")
-            sys.stdout.flush()
         try:
             _start(scenario, iterations, overrides, rid, as_json)
         except LessonloopError:
@@ -161,6 +158,9 @@ def _start(scenario: str, iterations: int | None, overrides: dict, run_id: str,
     if iterations is not None:
         check_iterations(iterations)
     RunOptions(**overrides).check()
+    if not as_json:  # its id once the flags are good, before what takes time: to resume a kill
+        sys.stdout.write(f"run {run_id} (if it is interrupted: `lessonloop resume {run_id}`)\n")
+        sys.stdout.flush()
     registry.load(scenario)  # an unknown scenario fails before the run exists
     with open_store() as store:
         existing = run_store.find_run(store, run_id)
