@@ -29,9 +29,16 @@ def main() -> None:
             sys.stderr.write(f"error: {exc.message}\n")
             sys.exit(exc.exit_code)
         sys.exit(0)
+    # a run's request on disk before anything heavy: resume works however early a kill comes
+    from . import started
+
+    sys.argv[1:], run_id = started.keep(sys.argv[1:])
     from .cli import main as cli_main
 
-    sys.exit(cli_main())
+    code = cli_main()
+    if run_id is not None and code == 2:  # refused for its arguments: nothing to resume
+        started.forget_refused(run_id)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

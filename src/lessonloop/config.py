@@ -288,6 +288,9 @@ def _file_layer(path: Path) -> tuple[dict[str, str], dict[str, tuple[float, floa
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}, {}
+    except NotADirectoryError:  # the home is a file: say that, not something about config.toml
+        paths.ensure_home(path.parent)
+        raise
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:

@@ -12,6 +12,7 @@ class LessonloopError(Exception):
     """An error reported to the user as one line, never as a traceback."""
 
     exit_code = EXIT_FAILURE
+    label = "error"  # how the one line starts in text mode
 
     def __init__(self, message: str, exit_code: int | None = None):
         super().__init__(message)
@@ -21,6 +22,13 @@ class LessonloopError(Exception):
     @property
     def message(self) -> str:
         return str(self)
+
+
+class Stopped(LessonloopError):
+    """A stop the user asked for (Ctrl-C, SIGTERM): exit 1, but told as ``stopped: ...``, not
+    as an error, since nothing went wrong."""
+
+    label = "stopped"
 
 
 FIELD = "{field}"  # where a UsageError's message names its field

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from lessonloop.cli.output import fmt
 from lessonloop.errors import ERROR_LINE_MAX
 
 from ..conftest import FIXTURES, PLUGIN, contract_validator
@@ -57,7 +58,12 @@ def test_status_and_show_validate_against_the_contracts(cli, finished):
 def test_text_output_of_inspection_commands(cli, finished):
     assert "status completed" in cli("status", "done").out
     assert "strategy:" in cli("show", "done", "--best").out
-    assert "done" in cli("list").out
+    listed = cli("list").out.splitlines()
+    assert listed[0].split() == ["RUN", "ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST",
+                                 "CREATED"], "a header names the columns"
+    assert listed[1].split()[:5] == ["done", "grid_ctf", "completed", "4/4",
+                                     fmt(cli("status", "done", "--json").json()["run"]["best_score"])]
+    assert listed[0].index("SCENARIO") == listed[1].index("grid_ctf"), "columns line up"
     watched = cli("watch", "done")
     assert watched.code == 0 and "run completed" in watched.out
     raw = [json.loads(line) for line in cli("watch", "done", "--ndjson").out.splitlines()]
@@ -247,6 +253,23 @@ def test_help_lists_every_command(run_cli):
         assert re.search(rf"^\s+{command}\s", result.out, re.M), command
 
 
+def test_help_gives_each_command_its_whole_first_sentence(run_cli, home):
+    """Not cut to the terminal's width with "...": every description ends its sentence."""
+    from ..conftest import subprocess_env
+
+    for args in (("--help",), ("memory", "--help")):
+        result = run_cli(*args, env=subprocess_env(home, COLUMNS="80"))
+        assert result.code == 0, result.err
+        listed = result.out.split("Commands:\n", 1)[1]
+        assert "..." not in listed, listed
+        entries = re.split(r"\n  (?=\S)", "\n" + listed.rstrip())[1:]
+        assert len(entries) >= 9
+        for entry in entries:
+            name, description = entry.split(None, 1)
+            assert " ".join(description.split()).endswith("."), (name, description)
+            assert all(len(line) <= 80 for line in entry.splitlines()), "wrapped, not cut"
+
+
 def test_help_is_printed_from_its_cache_without_typer_and_refreshed_when_commands_change(home, tmp_path):
     import os
     import subprocess
@@ -293,6 +316,7 @@ def test_help_imports_no_provider_sdk(home):
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.reliability
 def test_read_only_database_inspects_but_run_refuses(tmp_path):
     """Run as an unprivileged user so that file permissions apply even when tests run as root."""
     import os

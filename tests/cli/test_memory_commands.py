@@ -96,6 +96,21 @@ def test_a_user_root_that_is_a_file_names_its_own_variable(cli, home, tmp_path, 
     assert result.code == 1 and "check LESSONLOOP_USER_HOME" in result.error()["error"]
 
 
+def test_memorize_names_a_session_it_does_not_know_and_a_transcript_that_is_a_folder(cli, home,
+                                                                                   tmp_path):
+    cli("memory", "consent", "yes")
+    unknown = cli("memorize", "--session-id", "nosuch", "--json")
+    assert unknown.code == 1 and "no session 'nosuch'" in unknown.error()["error"]
+    assert "--transcript" in unknown.error()["error"]
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    given = cli("memorize", "--transcript", folder)
+    assert given.code == 2
+    assert given.err == (f"error: --transcript takes a session's .jsonl file; {folder} is a "
+                         "directory\n")
+    assert not (home / "sessions" / "nosuch").exists(), "an unknown session leaves no folder"
+
+
 # --- audit, uninstall, prune's VACUUM, doctor's integrity check --------------------------------
 
 AUDIT_LINE = re.compile(r"^\[(project|user) (\d+)\] \((\w+)\) (.+)  — (\w+), seen (\d+)$")
@@ -322,3 +337,15 @@ def test_doctor_names_a_database_that_is_not_one_without_a_traceback(run_cli, ho
     line = [x for x in run_cli("doctor").out.splitlines() if x.startswith("store: ")]
     assert len(line) == 1 and "FAIL" in line[0] and "corrupt" in line[0]
     assert (home / "lessonloop.db").read_bytes() == b"\0garbage" * 512, "doctor changes nothing"
+
+
+def test_a_home_that_is_a_file_is_named_as_such_by_doctor_and_run(run_cli, home):
+    home.parent.mkdir(parents=True, exist_ok=True)
+    home.write_text("")
+    for args in (("doctor",), ("doctor", "--json"), ("run", "grid_ctf", "-n", "1")):
+        result = run_cli(*args)
+        assert result.code == 1, (args, result.err)
+        line = result.err.strip()
+        assert "Traceback" not in line and "\n" not in line
+        assert f"the lessonloop home {home} is not a directory" in line, line
+        assert "LESSONLOOP_HOME" in line and "config.toml" not in line

@@ -195,7 +195,8 @@ def test_an_interrupted_task_run_resumes_after_its_stored_rounds(cli, tmp_path, 
     monkeypatch.setattr(improve.TaskRun, "_round", stop_after_one)
     interrupted = cli("improve", EXAMPLES / "sql-top-customers.yaml", "--provider", provider,
                       "--run-id", "cut")
-    assert interrupted.code != 0
+    assert interrupted.code == 1
+    assert interrupted.err == "stopped: run cut interrupted; continue with `lessonloop resume cut`\n"
     assert cli("status", "cut", "--json").json()["run"]["status"] == "stopped"
     monkeypatch.setattr(improve.TaskRun, "_round", real_round)
     script(tmp_path, competitor=[fenced(GOOD_SQL)])  # scripted replies restart in a new process

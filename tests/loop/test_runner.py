@@ -130,6 +130,7 @@ def _wait_for_event(path, predicate, timeout=60.0):
     raise AssertionError("event never appeared")
 
 
+@pytest.mark.reliability
 @pytest.mark.parametrize("kill_at", ["generation_started", "generation_completed"])
 def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(home, run_cli, kill_at):
     target = 30
@@ -168,6 +169,7 @@ def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(ho
         (home / "knowledge" / "grid_ctf" / "playbook.md").read_text(), "same lessons learned"
 
 
+@pytest.mark.reliability
 def test_ctrl_c_stops_cleanly_and_the_run_resumes(home, run_cli):
     proc = _start(home, "run", "grid_ctf", "--iterations", 500, "--run-id", "interrupted")
     events = home / "runs" / "interrupted" / "events.ndjson"
@@ -176,6 +178,8 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(home, run_cli):
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 1
     assert "Traceback" not in err and "lessonloop resume interrupted" in err
+    assert err.startswith("stopped: run interrupted interrupted;") and "error" not in err, \
+        "a stop the user asked for is no error"
     status = run_cli("status", "interrupted", "--json").json()
     assert status["run"]["status"] == "stopped"
     assert "interrupted" in status["run"]["stop_reason"]
@@ -187,6 +191,7 @@ def test_ctrl_c_stops_cleanly_and_the_run_resumes(home, run_cli):
     assert resumed.json()["status"] == "completed"
 
 
+@pytest.mark.reliability
 def test_a_second_process_cannot_run_the_same_run_concurrently(home, run_cli):
     proc = _start(home, "run", "grid_ctf", "--iterations", 500, "--run-id", "busy")
     events = home / "runs" / "busy" / "events.ndjson"

@@ -59,6 +59,7 @@ def slow_task(tmp_path) -> Path:
     return task
 
 
+@pytest.mark.reliability
 def test_malformed_lines_get_json_rpc_errors_and_the_server_keeps_serving(env):
     replies, done = converse(
         env,
@@ -86,6 +87,7 @@ def test_malformed_lines_get_json_rpc_errors_and_the_server_keeps_serving(env):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.reliability
 def test_every_request_sent_before_stdin_closed_is_answered_before_the_server_exits(env,
                                                                                   slow_task):
     replies, done = converse(

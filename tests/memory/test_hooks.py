@@ -7,6 +7,8 @@ import multiprocessing
 import subprocess
 import sys
 
+import pytest
+
 from lessonloop.memory import capture, consent, recall
 
 from ..conftest import subprocess_env
@@ -51,6 +53,7 @@ def _append_many(path: str, worker: int, count: int) -> None:
                        {"type": "error", "worker": worker, "i": i, "line": "x" * (i * 97 % 3000)})
 
 
+@pytest.mark.reliability
 def test_twenty_concurrent_writers_lose_nothing(tmp_path):
     path = tmp_path / "sessions" / "s" / "signals.jsonl"
     context = multiprocessing.get_context("fork")
@@ -125,6 +128,7 @@ def _bash_failure(session_id: str, i: int, cwd: str) -> dict:
                               "interrupted": False, "isImage": False, "exitCode": 1}}
 
 
+@pytest.mark.reliability
 def test_twenty_hook_processes_writing_at_once_lose_nothing(home, cli):
     assert cli("memory", "consent", "yes").code == 0
     assert consent.state(home) == "yes"

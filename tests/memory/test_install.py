@@ -88,3 +88,34 @@ def test_an_install_that_changes_nothing_writes_nothing_and_modes_are_kept(cli, 
     assert again["backup"] is None
     backups = [p.name for p in tmp_path.rglob("*lessonloop-backup-*")]
     assert len(backups) == 1 and backups[0].startswith("settings.json."), backups  # (.mcp.json was new)
+
+
+def test_installed_hooks_start_without_the_install_time_virtualenv_on_path(cli, home, tmp_path,
+                                                                          monkeypatch):
+    """Installed from an activated venv (its bin first on PATH), the hooks must still start
+    when Claude Code is launched from a shell where that venv is not active."""
+    import os
+    import subprocess
+
+    venv_bin = tmp_path / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    script = venv_bin / "lessonloop"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{venv_bin}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+    assert cli("install", "claude-code").code == 0
+    settings = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    start = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert os.path.isabs(start.split()[0]), start
+    server = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["lessonloop"]
+    assert os.path.isabs(server["command"]) and server["args"][-1] == "mcp"
+    bare = {"PATH": "/usr/bin:/bin", "LESSONLOOP_HOME": str(home),
+            "LESSONLOOP_USER_HOME": str(tmp_path / "user-home")}
+    payload = json.dumps({"session_id": "s1", "hook_event_name": "SessionStart",
+                          "cwd": str(tmp_path)})
+    started = subprocess.run(["/bin/sh", "-c", start], input=payload, capture_output=True,
+                             text=True, env=bare, timeout=60)
+    assert started.returncode == 0 and "not found" not in started.stderr, started.stderr
+    removed = cli("uninstall", "claude-code", "--json").json()["removed"]
+    assert "SessionStart" in removed, "hooks written by path are still recognised as ours"

@@ -51,10 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         error_line(exc.format_message(), as_json)
         return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else EXIT_FAILURE
     except LessonloopError as exc:
-        error_line(error_text(exc), as_json)
+        error_line(error_text(exc), as_json, exc.label)
         return exc.exit_code
-    except KeyboardInterrupt:
-        error_line("interrupted", as_json)
+    except KeyboardInterrupt:  # Ctrl-C where no command turned it into its own words
+        error_line("interrupted", as_json, "stopped")
         return EXIT_FAILURE
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         error_line("output closed before it was complete", as_json)

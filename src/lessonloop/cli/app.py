@@ -10,9 +10,11 @@ from . import providers as provider_commands
 from . import run as run_commands
 from . import scenarios as scenario_commands
 from . import tasks as task_commands
+from .help_format import WholeSentences
 
 app = typer.Typer(
     name="lessonloop",
+    cls=WholeSentences,
     help="A local-first harness that makes AI agents better with every run and every session.",
     add_completion=False,
     no_args_is_help=True,

@@ -134,15 +134,24 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(runs)
             return
-        if not runs:
+        from ..loop import request
+
+        # killed at start-up, before their row: listed so that their ids can be resumed
+        asked = request.pending({r["run_id"] for r in runs})
+        if not runs and not asked:
             sys.stdout.write("no runs yet: try `lessonloop run grid_ctf --iterations 30`\n")
             return
-        for r in runs:
-            sys.stdout.write(
-                f"{r['run_id']}  {r['scenario']:<12} {r['status']:<11} "
-                f"{r['generations_completed']}/{r['target_generations']}  best {fmt(r['best_score'])}  "
-                f"{r['created_at']}\n"
-            )
+        rows = [("RUN ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST", "CREATED")]
+        rows += [(r["run_id"], r["scenario"], "interrupted",
+                  f"0/{r['target_generations'] or '?'}", fmt(None), r["created_at"])
+                 for r in asked]
+        rows += [(r["run_id"], r["scenario"], r["status"],
+                  f"{r['generations_completed']}/{r['target_generations']}",
+                  fmt(r["best_score"]), r["created_at"]) for r in runs]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+        for row in rows:  # a header, then columns as wide as their longest cell
+            cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+            sys.stdout.write("  ".join([*cells, row[-1]]) + "\n")
 
     @app.command()
     def watch(

@@ -10,8 +10,10 @@ import typer
 
 from .output import print_json
 
+from .help_format import WholeSentences
+
 memory_app = typer.Typer(help="Memories from coding-agent sessions: search, review, correct.",
-                         no_args_is_help=True, add_completion=False)
+                         no_args_is_help=True, add_completion=False, cls=WholeSentences)
 
 
 def _show(items: list[dict], as_json: bool, empty: str) -> None:
@@ -188,8 +190,17 @@ def register(app: typer.Typer) -> None:
 
         if session_id is None and transcript is None:
             raise UsageError("give --session-id (captured by the hooks) or --transcript FILE")
+        if transcript is not None and transcript.is_dir():
+            raise UsageError(f"--transcript takes a session's .jsonl file; {transcript} is a "
+                             "directory")
         if transcript is not None and not transcript.is_file():
             raise UsageError(f"transcript not found: {transcript}")
+        if transcript is None and not paths.session_dir(session_id).is_dir():
+            from ..errors import NotFoundError
+
+            raise NotFoundError(
+                f"no session {session_id!r}: the hooks captured nothing under "
+                f"{paths.session_dir(session_id)} (check the id, or give --transcript FILE)")
         session = session_id or transcript.stem
         result = run(session, paths.home(), transcript=str(transcript) if transcript else None)
         if as_json:

@@ -24,14 +24,16 @@ def error_text(exc: Exception) -> str:
     return exc.named(flag) if isinstance(exc, UsageError) else str(exc)
 
 
-def error_line(message: str, as_json: bool) -> None:
+def error_line(message: str, as_json: bool, label: str = "error") -> None:
+    """The one line of a failure on stderr: ``{"error": ...}`` with --json, else ``label:
+    message`` (``stopped:`` for a stop the user asked for)."""
     from ..errors import one_line
 
     message = one_line(message)
     if as_json:
         sys.stderr.write(json.dumps({"error": message}) + "\n")
     else:
-        sys.stderr.write(f"error: {message}\n")
+        sys.stderr.write(f"{label}: {message}\n")
     sys.stderr.flush()
 
 

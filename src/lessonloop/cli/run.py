@@ -158,6 +158,9 @@ def _start(scenario: str, iterations: int | None, overrides: dict, run_id: str,
     if iterations is not None:
         check_iterations(iterations)
     RunOptions(**overrides).check()
+    if not as_json:  # its id once the flags are good, before what takes time: to resume a kill
+        sys.stdout.write(f"run {run_id} (if it is interrupted: `lessonloop resume {run_id}`)\n")
+        sys.stdout.flush()
     registry.load(scenario)  # an unknown scenario fails before the run exists
     with open_store() as store:
         existing = run_store.find_run(store, run_id)
@@ -189,10 +192,41 @@ def _resume_requested(store, run_id: str, budgets: dict, as_json: bool) -> None:
     asked = request.load(run_id)
     if asked is None:
         raise NotFoundError(f"unknown run id {run_id!r} (see `lessonloop list`)")
+    if "argv" in asked:  # killed before it had read its arguments: type the command again
+        _replay(asked, budgets, as_json)
+        return
     target = asked["iterations"] or DEFAULT_ITERATIONS
     create_or_reuse(store, asked["scenario"], target, {**asked["overrides"], **budgets}, run_id)
     request.discard(run_id)
     _execute(store, run_id, as_json, target)
+
+
+def _replay(asked: dict, budgets: dict, as_json: bool) -> None:
+    """Run the command line ``started`` kept (``run`` or ``improve``, with its --run-id), in
+    the folder it was typed in, on this home; resume's budgets and --json apply."""
+    import os
+
+    from typer.main import get_command
+
+    from .app import app
+
+    argv = [arg for arg in asked["argv"] if arg != "--json"]
+    for name, value in budgets.items():
+        argv += [f"--{name.replace('_', '-')}", str(value)]
+    if as_json:
+        argv.append("--json")
+    home, folder = os.environ.get("LESSONLOOP_HOME"), os.getcwd()
+    os.environ["LESSONLOOP_HOME"] = str(paths.home())  # the home stays where it is
+    try:
+        if os.path.isdir(asked["cwd"]):
+            os.chdir(asked["cwd"])  # its relative paths (scenario, task file) mean what they meant
+        get_command(app).main(args=argv, prog_name="lessonloop", standalone_mode=False)
+    finally:  # as it was, for a caller in the same process
+        os.chdir(folder)
+        if home is None:
+            del os.environ["LESSONLOOP_HOME"]
+        else:
+            os.environ["LESSONLOOP_HOME"] = home
 
 
 def _register_resume(app: typer.Typer) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 from datetime import datetime, timezone
@@ -49,10 +50,23 @@ def settings_path(scope: str, project: Path | None = None) -> Path:
     raise UsageError(f"is project or user, not {scope!r}", field="scope")
 
 
-def command() -> str:
-    """How Claude Code should start us: the console script when it is on PATH."""
+def command_parts() -> list[str]:
+    """How Claude Code should start us, by absolute path: it may start without the virtualenv
+    that was active at install time on its PATH, where a bare ``lessonloop`` is not found. The
+    console script beside this interpreter, else the one on PATH, else this interpreter with
+    ``-m lessonloop``."""
+    beside = os.path.join(os.path.dirname(sys.executable), "lessonloop")
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return [os.path.abspath(beside)]
     script = shutil.which("lessonloop")
-    return "lessonloop" if script else f"{sys.executable} -m lessonloop"
+    if script:
+        return [os.path.abspath(script)]
+    return [os.path.abspath(sys.executable), "-m", "lessonloop"]
+
+
+def command() -> str:
+    """``command_parts`` as one shell command (a path with spaces is quoted)."""
+    return shlex.join(command_parts())
 
 
 def _load(path: Path) -> dict:
@@ -70,7 +84,9 @@ def _load(path: Path) -> dict:
 
 
 def _our_hook(hook: object) -> bool:
-    return isinstance(hook, dict) and MARK in str(hook.get("command", ""))
+    """Ours whether written bare (older installs), by path, or by a quoted path."""
+    text = str(hook.get("command", "")) if isinstance(hook, dict) else ""
+    return MARK in text or "lessonloop' hook " in text
 
 
 def _without_ours(entries: list) -> list:
@@ -141,7 +157,7 @@ def install(path: Path, mcp_config: Path | None = None) -> dict:
             servers = config.setdefault("mcpServers", {})
             if not isinstance(servers, dict):
                 raise UsageError(f"{mcp_config}: \"mcpServers\" must be an object")
-            parts = base.split()
+            parts = command_parts()
             servers[SERVER] = {"type": "stdio", "command": parts[0], "args": [*parts[1:], "mcp"]}
             _write(mcp_config, config)
             result["mcp"] = str(mcp_config)

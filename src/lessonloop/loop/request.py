@@ -52,12 +52,17 @@ def save(run_id: str, scenario: str, iterations: int | None, overrides: dict) ->
         {"scenario": scenario, "iterations": iterations, "overrides": overrides}))
 
 
-def load(run_id: str) -> dict | None:
-    """The request of a run that was asked for but has no row yet, or None."""
+def load(run_id: str, root: Path | None = None) -> dict | None:
+    """The request of a run that was asked for but has no row yet, or None: what ``run``
+    parsed, or (killed sooner) the command line ``started`` kept."""
     try:
-        value = json.loads(_path(run_id).read_text(encoding="utf-8"))
+        value = json.loads(_path(run_id, root).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    if (isinstance(value, dict) and isinstance(value.get("argv"), list)
+            and all(isinstance(a, str) for a in value["argv"])
+            and isinstance(value.get("cwd"), str)):
+        return value  # the command line itself, kept by ``started`` before the CLI loaded
     if not (isinstance(value, dict) and isinstance(value.get("scenario"), str)
             and isinstance(value.get("overrides"), dict)
             and (value.get("iterations") is None or isinstance(value["iterations"], int))):
@@ -74,3 +79,28 @@ def discard(run_id: str) -> None:
         path.parent.rmdir()
     except OSError:
         pass
+
+
+def pending(known: set[str], root: Path | None = None) -> list[dict]:
+    """Runs asked for whose row never came (killed at start-up), ids not in ``known``, newest
+    first: ``{"run_id", "scenario", "target_generations", "created_at"}`` for ``list``, so
+    their ids can be found and resumed."""
+    import time
+
+    found = []
+    folder = paths.runs_dir(root)
+    for path in folder.glob(f"*/{NAME}") if folder.is_dir() else ():
+        run_id = path.parent.name
+        asked = load(run_id, root)
+        if run_id in known or asked is None:
+            continue
+        argv = asked.get("argv") or []
+        scenario = asked.get("scenario") or (argv[1] if len(argv) > 1 else "?")
+        try:
+            when = path.stat().st_mtime
+        except OSError:
+            continue
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when))
+        found.append({"run_id": run_id, "scenario": scenario, "created_at": f"{stamp}Z",
+                      "target_generations": asked.get("iterations")})
+    return sorted(found, key=lambda r: r["created_at"], reverse=True)

@@ -36,7 +36,7 @@ from typing import Callable, Iterator
 
 from .. import canonical, config, paths, state_block
 from ..errors import (EndpointUnavailable, LessonloopError, OffSchemaError, ProviderError,
-                      UsageError, unwritable)
+                      Stopped, UsageError, unwritable)
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts, write_views
@@ -131,7 +131,7 @@ class SearchContext(Context):
         return {**super().state(), "history": self.history}
 
 
-class RunStopped(LessonloopError):
+class RunStopped(Stopped):
     """The user interrupted the run; it is marked ``stopped`` and can be resumed."""
 
 
@@ -357,7 +357,7 @@ class Runner:
                 self._close_files(raise_errors=False)
                 self._finish("stopped", "interrupted by the user")
                 raise RunStopped(
-                    f"run {self.run_id} stopped; continue with `lessonloop resume {self.run_id}`"
+                    f"run {self.run_id} interrupted; continue with `lessonloop resume {self.run_id}`"
                 ) from None
             except BudgetSpent as exc:  # a limit the user set: a clean stop, not a failure
                 self._close_files(raise_errors=True)

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from .. import canonical, config, paths
-from ..errors import EndpointUnavailable, LessonloopError, OffSchemaError, UsageError
+from ..errors import (EndpointUnavailable, LessonloopError, OffSchemaError, Stopped,
+                      UsageError)
 from ..files import atomic_write
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
@@ -242,7 +243,8 @@ class TaskRun:
                 self._learn()
             except KeyboardInterrupt:
                 self._finish("stopped", "interrupted by the user")
-                raise
+                raise Stopped(f"run {self.run_id} interrupted; continue with "
+                              f"`lessonloop resume {self.run_id}`") from None
             except BudgetSpent as exc:  # a limit the user set: a clean stop, resumable
                 self._finish("stopped", exc.message)
                 return self._summary(exc.message)
@@ -553,5 +555,8 @@ def start(store: Store, spec: TaskSpec, task_path: Path, provider: str | None = 
             target_generations=spec.max_rounds, provider=routes["competitor"].provider, seed=0,
             config={"kind": "task", "routes": {r: route.to_dict() for r, route in routes.items()},
                     "task": spec.model_dump(exclude_defaults=True), "budgets": budgets})
+    from ..loop import request
+
+    request.discard(run_id)  # the command line `started` kept: the row holds it all now
     return TaskRun(store, spec, task_path, run_id, providers, routes, observer,
                    budgets.get("max_calls"), budgets.get("max_tokens")).execute()

@@ -14,6 +14,8 @@ from lessonloop.store import runs as run_store
 
 from ..conftest import subprocess_env
 
+pytestmark = pytest.mark.reliability
+
 HINT = "free some space (or point LESSONLOOP_HOME at a disk with room)"
 
 
