@@ -3,8 +3,8 @@
 Runs at session end and before a compaction, never after every turn. With consent only.
 Deterministic first — recurring errors and the fix that followed (``pattern``), explicit
 choices (``decision``), stated preferences and rules (``preference``, the personal ones also in
-the user root), single notable fixes (``observation``) — each summary stating the lesson, not
-the words that triggered it. A configured model (``LESSONLOOP_AUTOMEM_MODEL``) may word those
+the user root), single notable fixes (``observation``), and what the agent stated it found or
+set up (``conclusions``) — each summary stating the lesson, not the words that triggered it. A configured model (``LESSONLOOP_AUTOMEM_MODEL``) may word those
 lessons anew, from redacted, capped extracts; any failure keeps the deterministic result.
 Idempotent per session: what a session already stored is not proposed again.
 
@@ -243,11 +243,21 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
     if transcript is not None:
         for candidate in _from_said(transcript) + _from_refusals(transcript) + \
                 _project_facts(transcript) + _project_hooks(transcript) + \
-                _permission_facts(transcript):
+                _permission_facts(transcript) + _from_conclusions(transcript):
             if candidate.summary.lower() not in lessons:
                 lessons.add(candidate.summary.lower())
                 found.append(candidate)
     return found
+
+
+def _from_conclusions(transcript) -> list[Candidate]:
+    """What the agent said it found, advised or set up (see conclusions): findings after
+    research, an overview of a code base a subagent explored, how to install the project from
+    its source, a configuration file it created."""
+    from .conclusions import conclusions
+
+    return [Candidate(kind=c.kind, summary=c.summary, content=c.content, why=c.why,
+                      tags=["conclusion", c.tag]) for c in conclusions(transcript)]
 
 
 def _from_said(transcript) -> list[Candidate]:

@@ -15,7 +15,9 @@ to ``AskUserQuestion``, commands the user ran themselves (``<bash-input>``); a c
 with the call it is about, or none. The project's own Claude Code hooks are in ``hooks``: each
 run Claude Code reports ("PostToolUse:Edit [uv run ruff format] completed successfully") and
 each block a hook gave the agent ("Stop hook feedback: ..."), which is the hook's words, not the
-user's, so never a prompt.
+user's, so never a prompt. What the agent itself wrote to the user (its text blocks, where it
+states what it found or concluded) is in ``texts``, in order with the calls (``conclusions``
+reads them).
 
 Everything stored is redacted, then capped: tool results at 2,000 characters, prompts at
 10,000, input strings at 2,000 each, subjects at 300.
@@ -36,11 +38,12 @@ from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block
                       command_core, command_head, command_heads, command_key, normalize_error,
                       only_inspects, prompt_feedback, steps_before, subject_of, tool_errors)
 
-__all__ = ["Correction", "ErrorFix", "HookRun", "Said", "ToolCall", "Transcript", "UserMessage",
-           "read"]
+__all__ = ["AgentText", "Correction", "ErrorFix", "HookRun", "Said", "ToolCall", "Transcript",
+           "UserMessage", "read"]
 
 RESULT_MAX = 2000
 TEXT_MAX = 300            # a rejection's reason, an answer, a question
+AGENT_TEXT_MAX = 8000     # one text block of the agent (its answers, summaries, findings)
 PROMPT_MAX = 10_000
 INPUT_STR_MAX = 2000
 _MARGIN = 4096            # extra characters kept before redaction, so a cut never hides a secret
@@ -89,6 +92,16 @@ class Said:
     header: str = ""
     detail: str = ""
     call: "ToolCall | None" = None  # the refused or asking call
+
+
+@dataclass
+class AgentText:
+    """A text block the agent wrote (redacted, capped): what it says it found, concluded or
+    advises. ``index`` orders it among the calls and prompts."""
+    text: str
+    index: int
+    sidechain: bool
+    chain: str = ""
 
 
 @dataclass
@@ -283,6 +296,7 @@ class Transcript:
     skipped_lines: int
     said: list[Said] = field(default_factory=list)  # rejection reasons and answers, in order
     hooks: list[HookRun] = field(default_factory=list)  # the project's hooks that ran
+    texts: list[AgentText] = field(default_factory=list)  # what the agent wrote, in order
 
     def error_fixes(self) -> list[ErrorFix]:
         """Each failed call paired with the first later successful call of the same kind
@@ -500,6 +514,7 @@ class _Reader:
         self.side_root: dict[str, str] = {}
         self.said: list[Said] = []
         self.hooks: list[HookRun] = []
+        self.texts: list[AgentText] = []
         self.pre_hooks: dict[str, list[tuple[str, str]]] = {}   # call id -> PreToolUse hooks
         self.counter = 0
 
@@ -545,6 +560,10 @@ class _Reader:
                 for block in content:
                     if isinstance(block, dict) and block.get("type") == "tool_use":
                         self._tool_use(block, timestamp, sidechain, chain)
+                    elif isinstance(block, dict) and block.get("type") == "text" and isinstance(
+                            block.get("text"), str) and block["text"].strip():
+                        self.texts.append(AgentText(_clean(block["text"], AGENT_TEXT_MAX),
+                                                    self._next(), sidechain, chain))
             return
         # user
         if isinstance(content, str):
@@ -737,6 +756,7 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
     transcript.prompts = reader.prompts
     transcript.said = reader.said
     transcript.hooks = reader.hooks
+    transcript.texts = reader.texts
     for call in reader.calls:   # a call a PreToolUse hook refused: its result is the hook's
         hooks = reader.pre_hooks.get(call.id)
         if hooks and _failed(call) and not call.result.lstrip().startswith(
