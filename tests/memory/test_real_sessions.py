@@ -53,6 +53,13 @@ def lessons(prompt: str, corrected: bool = False) -> list[tuple[str, str]]:
     ("scrolling back in xterm.js still does not work (maybe because outer web catches it)? "
      "websearch xterm.js tmux interactions",
      ("fact", "Open problem: scrolling back in xterm.js still does not work")),
+    # (real-sessions-2, ccl-claude-code-log-sample-71c9afe9: a revised choice, then the rule)
+    ("Please have a look at this patch diff, I changed my mind a bit about it and would like to "
+     "combine the logic: take the least nested path first, but take the latest if there are "
+     "equal depths.\\", ("decision", "Take the least nested path first, but take the latest if "
+                          "there are equal depths")),
+    ("We've changed our minds: keep the old endpoint until v2 ships",
+     ("decision", "Keep the old endpoint until v2 ships")),
 ])
 def test_real_phrasing_is_a_lesson(prompt, expected):
     assert expected in lessons(prompt), lessons(prompt)
@@ -78,6 +85,10 @@ def test_real_phrasing_is_a_lesson(prompt, expected):
     "it still does not work", "Does the login still not work?", "I still don't know why it "
     "does not work", "the fix is already done?", "the link is here", "the tests are already "
     "passing", "this is already done", "the docs are at docs/index.md",
+    # a revised mind without the rule after a colon, someone else's mind, a question
+    "I changed my mind and would like to see the tests first", "I changed my mind.",
+    "You changed my mind: the tests are fine as they are", "I changed my mind: why not?",
+    "Have you changed your mind: is it done?", "I changed my mind about it: maybe try later",
 ])
 def test_look_alikes_are_no_lesson(prompt):
     assert lessons(prompt) == []
