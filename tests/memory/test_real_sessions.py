@@ -632,6 +632,41 @@ def test_the_projects_hooks_are_read_from_what_claude_code_reported(tmp_path):
         "The Stop hook `stop.sh` blocks the agent: Cannot exit with unstaged changes"]
 
 
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_what_satisfied_a_blocking_hook_is_in_its_memory():
+    # drmaciver-coverage-test-fix: the stop hook blocks for untracked files; the agent adds the
+    # generated files to .gitignore and the hook does not block again
+    t = read(FIXTURES / "real-sessions-2" / "drmaciver-coverage-test-fix.jsonl")
+    (block,) = [c for c in memorize._project_hooks(t) if "blocked" in c.content]
+    assert "After its last block the agent edited `.gitignore` (# Python | __pycache__/ | " \
+           "*.pyc | # Coverage | .coverage), and it did not block again." in block.content
+
+
+def stop_block(reason: str) -> dict:
+    return event("user", "Stop hook feedback:\n[${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh]: "
+                 f"{reason}", isMeta=True)
+
+
+@pytest.mark.parametrize("after", [
+    # three files edited: no clear evidence of what satisfied it
+    [*edit("e1", "/p/a.py", "x", "y"), *edit("e2", "/p/b.py", "x", "y"),
+     *edit("e3", "/p/c.py", "x", "y")],
+    # the user spoke first: the edit is the next task's
+    [event("user", "now add a README"), *edit("e1", "/p/README.md", "", "# p")],
+    # an edit that failed, and a command: no edit made it pass
+    [*edit("e1", "/p/.gitignore", "x", "y", error="String to replace not found in file."),
+     *bash("b1", "git add -A && git commit -m wip", "[master 1] wip")],
+])
+def test_no_fix_is_credited_to_a_hook_block_without_clear_evidence(tmp_path, after):
+    t = read(write(tmp_path / "t.jsonl", [event("user", "add multiply"),
+                                          stop_block("Cannot exit with untracked files."),
+                                          *after]))
+    (block,) = memorize._project_hooks(t)
+    assert "After its last block" not in block.content
+
+
 def test_permission_refusals_are_a_fact_of_the_project(tmp_path):
     t = read(SECOND_SET / "ccl-claude-p-experiment-2b4ed4c0.jsonl")
     found = sorted(c.summary for c in memorize._permission_facts(t))

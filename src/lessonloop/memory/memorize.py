@@ -448,6 +448,7 @@ def _project_hooks(transcript) -> list[Candidate]:
 
     runs: dict[str, list[str]] = {}            # when it runs -> the commands
     blocks: dict[tuple[str, str, str], list[str]] = {}
+    last: dict[tuple[str, str, str], int] = {}  # where each block's last time stands
     for hook in transcript.hooks:
         shown = _hook_command(hook.command)
         if not shown:
@@ -464,6 +465,7 @@ def _project_hooks(transcript) -> list[Candidate]:
             reasons = blocks.setdefault((hook.event, shown, what), [])
             if reason and reason not in reasons:
                 reasons.append(reason)
+            last[(hook.event, shown, what)] = hook.index
         elif shown not in runs.setdefault(_hook_when(hook.event), []):
             runs[_hook_when(hook.event)].append(shown)
     found = []
@@ -490,11 +492,36 @@ def _project_hooks(transcript) -> list[Candidate]:
             if len(trial) > 120:
                 break
             summary = trial
+        after = _after_block(transcript, last.get((event, shown, what), -1))
         found.append(Candidate(
             kind="observation", summary=summary, tags=["project-fact", "hook"],
-            content=f"The {event} hook `{shown}` blocked {what}: " + "; ".join(reasons),
+            content=f"The {event} hook `{shown}` blocked {what}: " + "; ".join(reasons) + after,
             why="The project's hook refused to let the agent go on until this was done."))
     return found
+
+
+def _after_block(transcript, index: int) -> str:
+    """What satisfied a hook after it last blocked the agent, for a memory's content: the
+    files the agent then edited (at most two, with their changed lines) before the user spoke
+    again; "" when it edited none or more (no clear evidence). The hook never blocked again."""
+    from .transcript import _changed_lines
+
+    if index < 0:
+        return ""
+    following = [p.index for p in transcript.prompts if not p.sidechain and p.index > index]
+    end = min(following) if following else float("inf")
+    edits = [c for c in transcript.calls if not c.sidechain and index < c.index < end and
+             c.completed and not c.is_error and not c.rejected and
+             c.name.lower() in ("edit", "write", "multiedit")]
+    files = list(dict.fromkeys(str(c.input.get("file_path") or "") for c in edits))
+    if not edits or len(files) > 2 or not all(files):
+        return ""
+    shown = []
+    for f in files:
+        lines = " | ".join(_changed_lines(c, 160) for c in edits if c.input.get("file_path") == f)
+        shown.append(f"`{os.path.basename(f)}`" + (f" ({_one_line(lines, 200)})" if lines else ""))
+    shown = "; ".join(shown)
+    return f". After its last block the agent edited {shown}, and it did not block again."
 
 
 def _permission_facts(transcript) -> list[Candidate]:

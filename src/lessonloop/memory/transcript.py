@@ -112,6 +112,7 @@ class HookRun:
     command: str
     feedback: str = ""
     blocked: "ToolCall | None" = None   # the call a PreToolUse hook refused
+    index: int = -1                     # where it stands among the calls and prompts
 
 
 @dataclass
@@ -613,7 +614,8 @@ class _Reader:
         if blocked:   # a hook's words, not the user's
             if not sidechain:
                 self.hooks.append(HookRun(blocked.group(1), _clean(blocked.group(2), INPUT_STR_MAX),
-                                          _clean(blocked.group(3), TEXT_MAX * 4)))
+                                          _clean(blocked.group(3), TEXT_MAX * 4),
+                                          index=self._next()))
             return
         typed = _BASH_INPUT.match(text.strip())
         if typed and not sidechain:   # a command the user ran themselves ("!uv run ty check")
