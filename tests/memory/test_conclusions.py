@@ -136,7 +136,9 @@ OVERVIEW = """Here's an overview of the **claude-code-log** project organization
 
 | Directory | Purpose |
 |-----------|---------|
+| `claude_code_log/` | Main package (~31 Python files, ~10,600 LOC) |
 | `claude_code_log/migrations/` | SQLite schema migrations |
+| `test/` | 50 test files with comprehensive coverage |
 
 ## Core Components
 
@@ -158,6 +160,10 @@ def test_an_overview_after_a_subagent_explored_names_the_code_base_and_its_flow(
     assert "(subagent_type Explore, model haiku) explored /workspace/claude-code-log" in content
     assert "cache.py - SQLite caching system" in content
     assert "`claude_code_log/migrations/` - SQLite schema migrations" in content
+    # a subagent's counts go stale with the next commit: not kept
+    assert "`claude_code_log/` - Main package\n" in content
+    assert "`test/` - test files with comprehensive coverage" in content
+    assert not any(n in content for n in ("1,850", "10,600", "31", "50 "))
 
 
 def test_no_overview_without_a_subagent_that_worked_or_before_the_turn_ended(tmp_path):

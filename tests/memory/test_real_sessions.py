@@ -644,6 +644,32 @@ def test_what_satisfied_a_blocking_hook_is_in_its_memory():
            "*.pyc | # Coverage | .coverage), and it did not block again." in block.content
 
 
+def test_a_decision_above_a_pasted_diff_names_what_it_is_about():
+    # ccl-claude-code-log-sample-71c9afe9: the rule alone names nothing the next session finds
+    t = read(FIXTURES / "real-sessions-2" / "ccl-claude-code-log-sample-71c9afe9.jsonl")
+    (decision,) = [c for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
+                   if c.kind == "decision"]
+    assert decision.summary == ("Take the least nested path first, but take the latest if "
+                                "there are equal depths")
+    assert decision.content.endswith("About the diff pasted with it: "
+                                     "`claude_code_log/renderer.py` (`get_project_display_name`)")
+
+
+@pytest.mark.parametrize("prompts", [
+    # no diff in the prompt that says it
+    ["I changed my mind: keep the old endpoint until v2 ships"],
+    # a diff, but in another prompt
+    ["I changed my mind: keep the old endpoint until v2 ships",
+     "look at this\ndiff --git a/api.py b/api.py\n--- a/api.py\n+++ b/api.py\n@@ -1 +1 @@\n"
+     "-def old():\n+def new():"],
+])
+def test_no_diff_is_named_for_a_decision_said_without_one(tmp_path, prompts):
+    t = read(write(tmp_path / "t.jsonl", [event("user", p) for p in prompts]))
+    (decision,) = [c for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
+                   if c.kind == "decision"]
+    assert "About the diff" not in decision.content
+
+
 def stop_block(reason: str) -> dict:
     return event("user", "Stop hook feedback:\n[${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh]: "
                  f"{reason}", isMeta=True)

@@ -255,16 +255,22 @@ _ARROW = re.compile(r"\s(?:→|->|⇒|=>)\s")
 _PATH = re.compile(r"(?<![\w.])(/(?:[\w.-]+/)*[\w.-]+)")
 
 
+# figures an overview gives in passing ("(~1,850 LOC)", "50 test files"): counted once by a
+# subagent, stale after the next commit, so no part of a memory
+_FIGURE = re.compile(r"\s*\([^()]*\d[^()]*\)|(?<![\w.])~?\d[\d,.]*\+?\s+(?=[a-z])", re.I)
+
+
 def _component(block: Block) -> str:
     """A listed component: an item or table row that starts with a file or directory name in
-    bold or backticks ("**cache.py** - SQLite caching system")."""
+    bold or backticks ("**cache.py** - SQLite caching system"), without its figures."""
+    text = ""
     if block.kind == "item" and re.match(r"^(?:\*\*`?|`)[\w./-]+`?(?:\*\*)?\s*[-—:|]", block.text):
-        return plain(block.text)
-    if block.kind == "table":
+        text = plain(block.text)
+    elif block.kind == "table":
         cells = [c.strip() for c in block.text.strip("|").split("|")]
         if len(cells) >= 2 and re.fullmatch(r"`[\w./-]+`", cells[0]):
-            return f"{cells[0]} - {plain(cells[1])}"
-    return ""
+            text = f"{cells[0]} - {plain(cells[1])}"
+    return " ".join(_FIGURE.sub(" ", text).split())
 
 
 def overview(turn: Turn) -> list[Conclusion]:

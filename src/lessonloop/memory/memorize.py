@@ -237,6 +237,9 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
         context = str(item.get("prompt") or "")
         if context and content not in context[:len(content) + 1]:
             content += f"\nSaid in: {context}"
+        about = _pasted_about(transcript, content) if kind in ("decision", "preference") else ""
+        if about:
+            content += f"\n{about}"
         found.append(Candidate(kind=kind, summary=lesson, content=content,
                                why=why, tags=[str(item.get("kind"))],
                                user_scope=bool(item.get("user_scope")) and kind == "preference"))
@@ -248,6 +251,34 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
                 lessons.add(candidate.summary.lower())
                 found.append(candidate)
     return found
+
+
+_DIFF_FILE = re.compile(r"^\+\+\+ (?:[^/\s]*/)?(\S+)", re.M)
+_DEFINED = re.compile(r"^[ +-]?\s*(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|function|fn|func|"
+                      r"class|defp?|defmodule)\s+([\w.]+)", re.M)
+
+
+def _pasted_about(transcript, said: str) -> str:
+    """What a decision stated above a pasted diff is about: "About the diff pasted with it:
+    `claude_code_log/renderer.py` (`get_project_display_name`)" — its files and the functions
+    it defines or shows; "" when the prompt that says it holds no diff. Without it, "take the
+    least nested path first" names nothing the next session can find."""
+    if transcript is None or not said.strip():
+        return ""
+    head = " ".join(said.split())[:80]
+    for prompt in transcript.prompts:
+        if prompt.sidechain or head not in " ".join(prompt.text.split()):
+            continue
+        files = [f for f in dict.fromkeys(_DIFF_FILE.findall(prompt.text))
+                 if f != "dev/null"][:3]
+        if not files:
+            return ""
+        names = list(dict.fromkeys(_DEFINED.findall(prompt.text)))[:3]
+        shown = ", ".join(f"`{f}`" for f in files)
+        if names:
+            shown += " (" + ", ".join(f"`{n}`" for n in names) + ")"
+        return f"About the diff pasted with it: {shown}"
+    return ""
 
 
 def _from_conclusions(transcript) -> list[Candidate]:
