@@ -116,6 +116,21 @@ def test_look_alikes_of_findings_are_no_lesson(tmp_path, text):
     assert summaries(tmp_path, [ASKED, *SEARCHED, said(text)]) == []
 
 
+def test_a_root_cause_line_in_the_turns_last_text_is_a_finding(tmp_path):
+    ran = [use("b1", "Bash", {"command": "mix test"}), result("b1", "1 failure")]
+    text = ("Fixed.\n\n**Root cause:** the LiveView process could not see the rows the test "
+            "created in the SQL sandbox; shared mode in setup fixes it.")
+    assert summaries(tmp_path, [ASKED, *ran, said(text)]) == [
+        "The LiveView process could not see the rows the test created in the SQL sandbox; "
+        "shared mode in setup fixes it"]
+    # in the middle of the turn, "the fix is: ..." is a plan
+    plan = "The fix is: make the sandbox shared in the test setup."
+    again = [use("b2", "Bash", {"command": "mix test"}), result("b2", "0 failures")]
+    assert summaries(tmp_path, [ASKED, *ran, said(plan), *again]) == []
+    # a label that only names a heading of prose is no finding
+    assert summaries(tmp_path, [ASKED, *ran, said("Fix: done")]) == []
+
+
 def test_findings_without_any_tool_used_in_the_turn_are_an_opinion(tmp_path):
     assert summaries(tmp_path, [ASKED, said(KEY_FINDINGS)]) == []
     # the research of an earlier turn does not count for a later answer
@@ -166,10 +181,27 @@ def test_an_overview_after_a_subagent_explored_names_the_code_base_and_its_flow(
     assert not any(n in content for n in ("1,850", "10,600", "31", "50 "))
 
 
-def test_no_overview_without_a_subagent_that_worked_or_before_the_turn_ended(tmp_path):
+def reads(n: int) -> list[dict]:
+    return [e for k in range(n) for e in (use(f"r{k}", "Read", {"file_path": f"/p/m{k}.py"}),
+                                           result(f"r{k}", "x = 1"))]
+
+
+def test_an_overview_after_the_agent_read_the_code_itself(tmp_path):
+    asked = event("user", "How is the code organized?")
+    (tag, summary, content), = found(tmp_path, [asked, *reads(3), said(OVERVIEW)])
+    assert summary.startswith("This project's data pipeline: JSONL File → parser.py")
+    assert content.startswith("From the agent's overview after it read 3 files or searches:")
+
+
+def test_no_overview_without_exploring_or_before_the_turn_ended(tmp_path):
     assert summaries(tmp_path, [EXPLORE_ASKED, said(OVERVIEW)]) == []
     failed = [EXPLORED[0], result("t1", "Agent failed", is_error=True)]
     assert summaries(tmp_path, [EXPLORE_ASKED, *failed, said(OVERVIEW)]) == []
+    # two reads are a look, not an exploration; reads with an edit are work, not an overview
+    assert summaries(tmp_path, [EXPLORE_ASKED, *reads(2), said(OVERVIEW)]) == []
+    edited = [use("e1", "Edit", {"file_path": "/p/a.py", "old_string": "a", "new_string": "b"}),
+              result("e1", "The file /p/a.py has been updated.")]
+    assert summaries(tmp_path, [EXPLORE_ASKED, *reads(4), *edited, said(OVERVIEW)]) == []
     more = [use("b1", "Bash", {"command": "ls"}), result("b1", "x")]
     assert summaries(tmp_path, [EXPLORE_ASKED, *EXPLORED, said(OVERVIEW), *more]) == []
     # an arrow in a list of renames is no flow

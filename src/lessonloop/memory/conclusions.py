@@ -10,12 +10,14 @@ Precision comes first, so each rule needs a structural mark, never a phrase fitt
 session, and evidence in the calls of the same turn:
 
 - ``findings``: a list under a "Key findings" / "Findings" / "Conclusion" / "Root cause" label,
-  or statements that open with a bold **Yes** / **No** (the answer to the user's question), in
-  a text written after the agent used tools in that turn. One memory per answer: the first
+  statements that open with a bold **Yes** / **No** (the answer to the user's question), or,
+  in the turn's last text, a "Root cause: ..." / "The fix was: ..." line; in a text written
+  after the agent used tools in that turn. One memory per answer: the first
   finding is the summary, the others and their details are the content.
 - ``overview``: the agent's last text of a turn in which a subagent (``Task``/``Agent``)
-  explored, holding a flow of at least three steps (``a → b → c``): the summary names the
-  explored code base and the flow; the content keeps the components it listed.
+  explored, or the agent itself read (three reads or searches at least, no edit), holding a flow
+  of at least three steps (``a → b → c``): the summary names the explored code base (a path the
+  user or the subagent's prompt gave) and the flow; the content keeps the components it listed.
 - ``install``: a command that installs the project from its own source (``cargo install
   --path engine/cli``, ``pip install -e .``, ``uv tool install .``, ``npm link``) that the
   agent gives in a text; never one the user refused. The last such advice of the session wins.
@@ -180,6 +182,10 @@ def _ok(call) -> bool:
 
 _LABEL = re.compile(r"(?:^|\b)(?:key\s+findings|findings|conclusions?|root\s+cause|"
                     r"what\s+i\s+found)\b[^.!?]{0,30}:?\s*$", re.I)
+# "**Root cause:** the sandbox was not shared" in the agent's last text of a turn (mid-turn, "the
+# fix is ..." is a plan, not a conclusion)
+_INLINE = re.compile(r"^(?:the\s+)?(?:root\s+cause|key\s+finding|finding|conclusion|fix)"
+                     r"(?:\s+(?:was|is))?\s*:\s+(.{12,})$", re.I)
 # "**Yes**, ..." or "**Yes, X is available** ..." (not "**No Blocking**: ...", a benefit)
 _ANSWER = re.compile(r"^\*\*(?:yes|no)(?:\*\*|[,.:!])", re.I)
 _OPENER = re.compile(r"^yes\b[,.:!]?\s*(?:-\s*)?", re.I)   # (a "No" stays: it is the finding)
@@ -210,14 +216,18 @@ def _attached(bs: list[Block], i: int) -> list[str]:
 
 
 def findings(turn: Turn) -> list[Conclusion]:
-    if not turn.calls:
-        return []   # an opinion, not something the agent looked up
     found = []
     for text in turn.texts:
+        before = [c for c in turn.calls if c.index < text.index]
+        if not before:
+            continue   # an opinion, not something the agent looked up
+        final = not any(c.index > text.index for c in turn.calls)
         bs = blocks(text.text)
         items: list[str] = []
         for i, b in enumerate(bs):
             labelled = b.kind in ("heading", "para") and _LABEL.search(plain(b.text))
+            inline = _INLINE.match(plain(b.text)) if b.kind in ("para", "item") and final \
+                else None
             if labelled:
                 j = i + 1
                 while j < len(bs) and bs[j].kind == "blank":
@@ -226,6 +236,9 @@ def findings(turn: Turn) -> list[Conclusion]:
                     if bs[j].kind == "item" and bs[j].indent == 0:
                         items.append(_finding_text(bs[j]))
                     j += 1
+            elif inline:
+                rest = inline.group(1).strip()
+                items.append(rest[:1].upper() + rest[1:])
             elif b.kind in ("para", "item") and _ANSWER.match(b.text.strip()):
                 line = _finding_text(b)
                 details = _attached(bs, i)
@@ -238,7 +251,7 @@ def findings(turn: Turn) -> list[Conclusion]:
         summary = next((s for s in map(sentence, items) if s), "")
         if not summary:
             continue
-        content = (f"The agent's findings after using {_used(turn.calls)}"
+        content = (f"The agent's findings after using {_used(before)}"
                    + (f", asked: \"{_cap(' '.join(turn.prompt.split()), 200)}\"" if turn.prompt
                       else "") + " (what it concluded, not a check it ran):\n- "
                    + "\n- ".join(items))
@@ -273,10 +286,18 @@ def _component(block: Block) -> str:
     return " ".join(_FIGURE.sub(" ", text).split())
 
 
+READ_TOOLS = frozenset({"read", "glob", "grep", "ls"})
+EXPLORED = 3   # reads, at least, for a turn without a subagent to count as exploring
+
+
 def overview(turn: Turn) -> list[Conclusion]:
     agents = [c for c in turn.calls if c.name.lower() in SUBAGENT_TOOLS and _ok(c)]
-    if not agents or not turn.texts or turn.calls[-1].index > turn.texts[-1].index:
+    if not turn.texts or not turn.calls or turn.calls[-1].index > turn.texts[-1].index:
         return []
+    reads = [c for c in turn.calls if c.name.lower() in READ_TOOLS and _ok(c)]
+    edited = any(c.name.lower() in EDIT_TOOLS for c in turn.calls)
+    if not agents and (len(reads) < EXPLORED or edited):
+        return []   # an arrow in an answer is a flow the agent looked at, or none
     bs = blocks(turn.texts[-1].text)
     flow, label = "", ""
     for i, b in enumerate(bs):
@@ -291,17 +312,21 @@ def overview(turn: Turn) -> list[Conclusion]:
             break
     if not flow:
         return []
-    asked = " ".join(str(agents[0].input.get(k) or "") for k in ("prompt", "description"))
+    asked = " ".join(str(agents[0].input.get(k) or "") for k in ("prompt", "description")) \
+        if agents else ""
     paths = _PATH.findall(f"{turn.prompt} {asked}")
     name = paths[0].rstrip("/").rsplit("/", 1)[-1] if paths else ""
     summary = f"{name} {label}: {flow}" if name else f"This project's {label}: {flow}"
     if len(summary) > SUMMARY_MAX:
         return []
-    how = ", ".join(f"{k} {agents[0].input[k]}" for k in ("subagent_type", "model")
-                    if isinstance(agents[0].input.get(k), str))
     where = f" explored {paths[0]}" if paths else " explored it"
-    parts = [f"From the agent's overview after a {agents[0].name} subagent"
-             + (f" ({how})" if how else "") + f"{where}:"]
+    if agents:
+        how = ", ".join(f"{k} {agents[0].input[k]}" for k in ("subagent_type", "model")
+                        if isinstance(agents[0].input.get(k), str))
+        parts = [f"From the agent's overview after a {agents[0].name} subagent"
+                 + (f" ({how})" if how else "") + f"{where}:"]
+    else:
+        parts = [f"From the agent's overview after it read {len(reads)} files or searches:"]
     parts += [c for c in map(_component, bs) if c]
     return [Conclusion("observation", summary, _cap("\n- ".join(parts)),
                        "The agent's overview of a code base a subagent explored.", "overview")]
