@@ -233,7 +233,7 @@ cargo install --path engine/snps-cli
 def test_install_from_source_advice_is_a_project_fact(tmp_path):
     (tag, summary, content), = found(tmp_path, [HOW_ASKED, *LOOKED, said(ADVICE)])
     assert tag == "install"
-    assert summary == ("Install the project's command from its source with "
+    assert summary == ("Install this project from its source with "
                        "`cargo install --path engine/snps-cli`")
     assert "new `snps claude` commands (parse, list, analyze, tree, import)" in content
     assert "installs to `~/.cargo/bin/snps`" in content
@@ -318,7 +318,7 @@ def test_blocks_keep_code_lists_and_tables_apart():
 
 @pytest.mark.parametrize("name, expected", [
     ("real-sessions-3/pmsynapse-2e90adc4.jsonl",
-     [("install", "Install the project's command from its source with "
+     [("install", "Install this project from its source with "
                   "`cargo install --path engine/snps-cli`")]),
     ("real-sessions-3/ccl-claude-p-experiment-256ba646.jsonl",
      [("finding", "WebSearch is available in `claude -p` (non-interactive/print mode)")]),

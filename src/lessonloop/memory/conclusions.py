@@ -329,7 +329,7 @@ def overview(turn: Turn) -> list[Conclusion]:
         parts = [f"From the agent's overview after it read {len(reads)} files or searches:"]
     parts += [c for c in map(_component, bs) if c]
     return [Conclusion("observation", summary, _cap("\n- ".join(parts)),
-                       "The agent's overview of a code base a subagent explored.", "overview")]
+                       "The agent's overview of a code base it explored.", "overview")]
 
 
 # -------------------------------------------------------------------------------------------
@@ -361,7 +361,7 @@ def install(transcript, turn_list: list[Turn]) -> list[Conclusion]:
     if last is None:
         return []
     command, turn, bs, i = last
-    summary = f"Install the project's command from its source with `{command}`"
+    summary = f"Install this project from its source with `{command}`"
     if len(summary) > SUMMARY_MAX:
         return []
     lead = [plain(b.text) for b in bs[:i] if b.kind == "para"][:2]
