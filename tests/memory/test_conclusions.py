@@ -109,6 +109,9 @@ def test_a_no_finding_keeps_its_no(tmp_path):
     # a summary of the work done is no finding
     "All done. Here's the summary:\n\n- Added `get_current_branch_pr()`\n- Updated the README",
     "## Summary\n\n1. **Switched to Hatchling**: changed the build backend",
+    # the wrap-up of work done, and the state of the session's work
+    "## Conclusion\n\n- The parser was split into three modules\n- The CLI keeps its flags",
+    "Key findings:\n- All 42 tests pass\n- 3 failures fixed",
     # "yes" that is not the bold answer to a question
     "Yes, I'll search for that now.", "- **Yesterday's build** is broken",
 ])

@@ -9,7 +9,7 @@ nor the error pairing read that text; memorize does, from the transcript's ``tex
 Precision comes first, so each rule needs a structural mark, never a phrase fitted to one
 session, and evidence in the calls of the same turn:
 
-- ``findings``: a list under a "Key findings" / "Findings" / "Conclusion" / "Root cause" label,
+- ``findings``: a list under a "Key findings" / "Findings" / "Root cause" label,
   statements that open with a bold **Yes** / **No** (the answer to the user's question), or,
   in the turn's last text, a "Root cause: ..." / "The fix was: ..." line; in a text written
   after the agent used tools in that turn. One memory per answer: the first
@@ -180,11 +180,15 @@ def _ok(call) -> bool:
 # -------------------------------------------------------------------------------------------
 # findings
 
-_LABEL = re.compile(r"(?:^|\b)(?:key\s+findings|findings|conclusions?|root\s+cause|"
+# ("Conclusion" is no label here: it heads the wrap-up of work done as often as a finding)
+_LABEL = re.compile(r"(?:^|\b)(?:key\s+findings|findings|root\s+cause|"
                     r"what\s+i\s+found)\b[^.!?]{0,30}:?\s*$", re.I)
+# the state of this session's work ("All 42 tests pass"), not something to remember
+_STATUS = re.compile(r"\b(?:all (?:the )?(?:tests|checks) pass|tests? (?:now )?pass(?:es|ing)?\b|"
+                     r"\d+ (?:tests?|passed|failed|failures)\b|is (?:now )?complete\b)", re.I)
 # "**Root cause:** the sandbox was not shared" in the agent's last text of a turn (mid-turn, "the
 # fix is ..." is a plan, not a conclusion)
-_INLINE = re.compile(r"^(?:the\s+)?(?:root\s+cause|key\s+finding|finding|conclusion|fix)"
+_INLINE = re.compile(r"^(?:the\s+)?(?:root\s+cause|key\s+finding|finding|fix)"
                      r"(?:\s+(?:was|is))?\s*:\s+(.{12,})$", re.I)
 # "**Yes**, ..." or "**Yes, X is available** ..." (not "**No Blocking**: ...", a benefit)
 _ANSWER = re.compile(r"^\*\*(?:yes|no)(?:\*\*|[,.:!])", re.I)
@@ -245,7 +249,7 @@ def findings(turn: Turn) -> list[Conclusion]:
                 line = f"{line} {'; '.join(details)}" if details else line
                 if line not in items:
                     items.append(line)
-        items = [x for x in items if x]
+        items = [x for x in items if x and not _STATUS.search(x)]
         if not items:
             continue
         summary = next((s for s in map(sentence, items) if s), "")
