@@ -4,8 +4,9 @@ Runs at session end and before a compaction, never after every turn. With consen
 Deterministic first — recurring errors and the fix that followed (``pattern``), explicit
 choices (``decision``), stated preferences and rules (``preference``, the personal ones also in
 the user root), single notable fixes (``observation``), and what the agent stated it found or
-set up (``conclusions``) — each summary stating the lesson, not the words that triggered it. A configured model (``LESSONLOOP_AUTOMEM_MODEL``) may word those
-lessons anew, from redacted, capped extracts; any failure keeps the deterministic result.
+set up (``conclusions``) — each summary stating the lesson, not the words that triggered it. A
+configured model (``LESSONLOOP_AUTOMEM_MODEL``) may word those lessons anew, from redacted,
+capped extracts; any failure keeps the deterministic result.
 Idempotent per session: what a session already stored is not proposed again.
 
 What the model does
