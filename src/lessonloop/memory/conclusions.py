@@ -277,11 +277,14 @@ _PATH = re.compile(r"(?<![\w.])(/(?:[\w.-]+/)*[\w.-]+)")
 _FIGURE = re.compile(r"\s*\([^()]*\d[^()]*\)|(?<![\w.])~?\d[\d,.]*\+?\s+(?=[a-z])", re.I)
 
 
+_NAMED = re.compile(r"^(?:\*\*`?|`)[\w./-]+`?(?:\*\*)?\s*[-—:|]")   # "**cache.py** - ..."
+
+
 def _component(block: Block) -> str:
     """A listed component: an item or table row that starts with a file or directory name in
     bold or backticks ("**cache.py** - SQLite caching system"), without its figures."""
     text = ""
-    if block.kind == "item" and re.match(r"^(?:\*\*`?|`)[\w./-]+`?(?:\*\*)?\s*[-—:|]", block.text):
+    if block.kind == "item" and _NAMED.match(block.text):
         text = plain(block.text)
     elif block.kind == "table":
         cells = [c.strip() for c in block.text.strip("|").split("|")]
