@@ -341,3 +341,49 @@ def test_blocks_keep_code_lists_and_tables_apart():
 def test_conclusions_of_real_sessions(name, expected):
     got = [(c.tag, c.summary) for c in conclusions(read(FIXTURES / name))]
     assert got == expected
+
+
+# -------------------------------------------------------------------------------------------
+# whatever the agent wrote, reading it never raises
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_pieces = st.sampled_from([
+    "**Yes**, ", "**No**, ", "Key findings:\n", "## Findings\n", "Root cause: ", "- ", "1. ",
+    "```\n", "| `a/` | b |\n", " → ", " -> ", "`cargo install --path x`", "`pip install -e .`",
+    "I've created a `.xrc` file that ", "you'll need to fix it manually. ", "\n\n", "`", "**",
+    "[l](u)", "e.g. ", "(~12 LOC)", "/abs/path ", "word ",
+])
+_text = st.lists(st.one_of(_pieces, st.text(max_size=20)), max_size=30).map("".join)
+_shape = st.one_of(
+    _text.map(said),
+    st.sampled_from([*SEARCHED, *EXPLORED, *WROTE, ASKED, EXPLORE_ASKED,
+                     use("x", "Task", {"prompt": 3, "model": None}), result("x", None)]),
+    _text.map(lambda t: event("user", t)))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_shape, max_size=10))
+def test_random_answers_never_break_the_rules_and_summaries_stay_whole(tmp_path, events):
+    for tag, summary, content in found(tmp_path, events):
+        assert tag in ("finding", "overview", "install", "config")
+        assert 0 < len(summary) <= 120 and "\u2026" not in summary and "\n" not in summary
+        assert len(content) <= 1504
+
+
+def test_a_rule_that_fails_loses_no_other_lesson_of_the_session(tmp_path, monkeypatch):
+    from lessonloop.memory import conclusions as module
+    from lessonloop.memory import memorize
+
+    t = read(FIXTURES / "real-sessions-2" / "ccl-danieldemmel-me-next-5ed31c36.jsonl")
+    assert [c.summary for c in memorize._from_conclusions(t)] == [
+        "`.markdownlintrc.json` disables the MD034 rule (no-bare-urls)"]
+
+    def broken(transcript):
+        raise ValueError("a shape nobody expected")
+
+    monkeypatch.setattr(module, "conclusions", broken)
+    assert memorize._from_conclusions(t) == []
+    feedback = memorize._feedback_stream([], t)
+    assert memorize._from_feedback(feedback, t)      # the user's own lesson is still there

@@ -285,11 +285,16 @@ def _pasted_about(transcript, said: str) -> str:
 def _from_conclusions(transcript) -> list[Candidate]:
     """What the agent said it found, advised or set up (see conclusions): findings after
     research, an overview of a code base a subagent explored, how to install the project from
-    its source, a configuration file it created."""
+    its source, a configuration file it created. A heuristic over free text: should it ever
+    fail, the session's other lessons are stored all the same."""
     from .conclusions import conclusions
 
+    try:
+        found = conclusions(transcript)
+    except Exception:  # noqa: BLE001 - no shape of the agent's text may lose the session
+        return []
     return [Candidate(kind=c.kind, summary=c.summary, content=c.content, why=c.why,
-                      tags=["conclusion", c.tag]) for c in conclusions(transcript)]
+                      tags=["conclusion", c.tag]) for c in found]
 
 
 def _from_said(transcript) -> list[Candidate]:
