@@ -756,3 +756,45 @@ def test_an_error_the_session_never_got_past_is_an_open_problem_without_a_fix(tm
               else []),
             *tail]))
         assert [c for c in memorize._from_errors([], t) if "open-problem" in c.tags] == []
+
+
+# -------------------------------------------------------------------------------------------
+# a plan the user refused and then dropped (ccl-danieldemmel-me-next-f852ad25, lines 84-90)
+
+WORKER_ASKED = ("Do you think there's a simple way to offload the actual tokenisation process to a "
+                "worker without having to have another JS file and complicated inter-process "
+                "communication?")
+WORKER_PLAN = ("## Web Worker Analysis & Alternative Solutions\n\n### Why Traditional Web Workers "
+               "Are Complex Here\n\n1. **Separate File Requirement**: Workers typically need a "
+               "separate JS file")
+PLAN_REFUSED = ("The user doesn't want to proceed with this tool use. The tool use was rejected "
+                "(eg. if it was a file edit, the new_string was NOT written to the file). STOP "
+                "what you are doing and wait for the user to tell you how to proceed.")
+
+
+def plan_session(tmp_path, then: str, refused: bool = True):
+    return read(write(tmp_path / "t.jsonl", [
+        event("user", WORKER_ASKED),
+        use("p1", "ExitPlanMode", {"plan": WORKER_PLAN}),
+        result("p1", PLAN_REFUSED if refused else "User has approved your plan.", refused),
+        event("user", "[Request interrupted by user for tool use]"),
+        event("user", then)]))
+
+
+def test_a_refused_plan_the_user_then_drops_is_a_decision(tmp_path):
+    t = plan_session(tmp_path, "Never mind! But I'd like to ask you to add a `<details>` element "
+                               "with the title \"Implementation details\"")
+    (dropped,) = memorize._dropped_plans(t)
+    assert dropped.kind == "decision"
+    assert dropped.summary == ("The user dropped the plan: Web Worker Analysis & Alternative "
+                               "Solutions")
+    assert WORKER_ASKED in dropped.content and dropped.content.endswith('said: "Never mind!"')
+
+
+@pytest.mark.parametrize("then, refused", [
+    ("Keep it in one file, and use a Blob URL for the worker", True),   # a correction, not a drop
+    ("Never mind, that works", False),                                   # the plan was approved
+    ("I never mind a second file, go ahead", True),
+])
+def test_a_plan_not_dropped_is_no_decision(tmp_path, then, refused):
+    assert memorize._dropped_plans(plan_session(tmp_path, then, refused)) == []

@@ -247,7 +247,8 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
     if transcript is not None:
         for candidate in _from_said(transcript) + _from_refusals(transcript) + \
                 _project_facts(transcript) + _project_hooks(transcript) + \
-                _permission_facts(transcript) + _from_conclusions(transcript):
+                _permission_facts(transcript) + _from_conclusions(transcript) + \
+                _dropped_plans(transcript):
             if candidate.summary.lower() not in lessons:
                 lessons.add(candidate.summary.lower())
                 found.append(candidate)
@@ -295,6 +296,44 @@ def _from_conclusions(transcript) -> list[Candidate]:
         return []
     return [Candidate(kind=c.kind, summary=c.summary, content=c.content, why=c.why,
                       tags=["conclusion", c.tag]) for c in found]
+
+
+# the user's next words after refusing a plan drop the idea itself, not only this plan
+_DROPPED = re.compile(r"^\W*(?:never\s?mind|forget (?:it|that|about it)|scratch that|"
+                      r"let'?s not(?: do (?:it|that))?|don'?t bother)\b", re.I)
+
+
+def _dropped_plans(transcript) -> list[Candidate]:
+    """A plan the agent proposed (``ExitPlanMode``), refused by the user, whose next words drop
+    the idea ("Never mind! But ..."): "The user dropped the plan: Web Worker Analysis &
+    Alternative Solutions", so the next session does not propose it again. A plan refused
+    without such words is only not approved as written: no lesson."""
+    from .conclusions import blocks, plain
+
+    main = sorted([(c.index, "call", c) for c in transcript.calls if not c.sidechain] +
+                  [(p.index, "prompt", p) for p in transcript.prompts if not p.sidechain],
+                  key=lambda x: x[0])
+    found = []
+    for n, (_, what, call) in enumerate(main):
+        if what != "call" or call.name != "ExitPlanMode" or not call.rejected:
+            continue
+        after = next((p for _, w, p in main[n + 1:] if w == "prompt"), None)
+        plan = call.input.get("plan")
+        if after is None or not isinstance(plan, str) or not _DROPPED.match(after.text):
+            continue
+        title = next((plain(b.text) for b in blocks(plan) if b.kind == "heading"), "")
+        asked = next((p.text for _, w, p in reversed(main[:n]) if w == "prompt"), "")
+        summary = f"The user dropped the plan: {title.rstrip('.:')}"
+        words = re.match(r"[^.!?\n]*[.!?]?", after.text.strip()).group(0)   # (not the next ask)
+        if not title or len(summary) > 120:
+            continue
+        found.append(Candidate(
+            kind="decision", summary=summary, tags=["rejection", "dropped"],
+            content=f"Asked: \"{_one_line(asked, 200)}\" The agent proposed: "
+                    f"{_one_line(plan, 300)} The user refused it and said: "
+                    f"\"{_one_line(words, 120)}\"",
+            why="A plan the user refused and then dropped: do not propose it again unasked."))
+    return found
 
 
 def _from_said(transcript) -> list[Candidate]:
