@@ -7,6 +7,8 @@ GATES = {
         (('are', 'can', 'could', 'did', 'do', 'is', "it's", 'must', 'should', "that's", 'was', 'were', 'will', 'would'), ('are', 'can', 'could', 'did', 'do', 'is', "it's", 'must', 'should', "that's", 'was', 'were', 'will', 'would')),
     ("\\b(?:it|this|that)\\s+(?:doesn'?t|does not|isn'?t|is not)\\s+work(?:ing)?\\b|\\bnot working\\b|\\b(?:it'?s|is) broken\\b", 2):
         (('is broken', 'it', 'not working', 'that', 'this'), (' broken', 'work')),
+    ("\\b(?:i|we)(?:'ve| have)? changed (?:my|our) minds?\\b([^:?]{0,120}):\\s+(.{8,300})$", 18):
+        (('i changed my', 'i changed ou', 'i have', "i've", 'we changed m', 'we changed o', 'we have', "we've"), (' changed ',)),
     ("\\b(?:must|should|shall|needs? to|has to|have to)\\s+(?:never|always|not|only)\\b|\\b(?:must|has to|have to)\\b(?!\\s+(?:have\\b|'ve\\b|be\\s+\\w+ing\\b))", 2):
         (('has to', 'have to', 'must', 'need to', 'needs', 'shall', 'should'), ('has to', 'have to', 'must', 'need', 'shall', 'should')),
     ("\\b(?:not|no|never|n't|but|still|except|almost|however|yet|nearly|wrong|broken|fails?|failing|anymore)\\b|n't\\b", 2):

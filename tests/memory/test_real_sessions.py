@@ -53,6 +53,13 @@ def lessons(prompt: str, corrected: bool = False) -> list[tuple[str, str]]:
     ("scrolling back in xterm.js still does not work (maybe because outer web catches it)? "
      "websearch xterm.js tmux interactions",
      ("fact", "Open problem: scrolling back in xterm.js still does not work")),
+    # (real-sessions-2, ccl-claude-code-log-sample-71c9afe9: a revised choice, then the rule)
+    ("Please have a look at this patch diff, I changed my mind a bit about it and would like to "
+     "combine the logic: take the least nested path first, but take the latest if there are "
+     "equal depths.\\", ("decision", "Take the least nested path first, but take the latest if "
+                          "there are equal depths")),
+    ("We've changed our minds: keep the old endpoint until v2 ships",
+     ("decision", "Keep the old endpoint until v2 ships")),
 ])
 def test_real_phrasing_is_a_lesson(prompt, expected):
     assert expected in lessons(prompt), lessons(prompt)
@@ -78,6 +85,10 @@ def test_real_phrasing_is_a_lesson(prompt, expected):
     "it still does not work", "Does the login still not work?", "I still don't know why it "
     "does not work", "the fix is already done?", "the link is here", "the tests are already "
     "passing", "this is already done", "the docs are at docs/index.md",
+    # a revised mind without the rule after a colon, someone else's mind, a question
+    "I changed my mind and would like to see the tests first", "I changed my mind.",
+    "You changed my mind: the tests are fine as they are", "I changed my mind: why not?",
+    "Have you changed your mind: is it done?", "I changed my mind about it: maybe try later",
 ])
 def test_look_alikes_are_no_lesson(prompt):
     assert lessons(prompt) == []
@@ -621,6 +632,67 @@ def test_the_projects_hooks_are_read_from_what_claude_code_reported(tmp_path):
         "The Stop hook `stop.sh` blocks the agent: Cannot exit with unstaged changes"]
 
 
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_what_satisfied_a_blocking_hook_is_in_its_memory():
+    # drmaciver-coverage-test-fix: the stop hook blocks for untracked files; the agent adds the
+    # generated files to .gitignore and the hook does not block again
+    t = read(FIXTURES / "real-sessions-2" / "drmaciver-coverage-test-fix.jsonl")
+    (block,) = [c for c in memorize._project_hooks(t) if "blocked" in c.content]
+    assert "After its last block the agent edited `.gitignore` (# Python | __pycache__/ | " \
+           "*.pyc | # Coverage | .coverage), and it did not block again." in block.content
+
+
+def test_a_decision_above_a_pasted_diff_names_what_it_is_about():
+    # ccl-claude-code-log-sample-71c9afe9: the rule alone names nothing the next session finds
+    t = read(FIXTURES / "real-sessions-2" / "ccl-claude-code-log-sample-71c9afe9.jsonl")
+    (decision,) = [c for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
+                   if c.kind == "decision"]
+    assert decision.summary == ("Take the least nested path first, but take the latest if "
+                                "there are equal depths")
+    assert decision.content.endswith("About the diff pasted with it: "
+                                     "`claude_code_log/renderer.py` (`get_project_display_name`)")
+
+
+@pytest.mark.parametrize("prompts", [
+    # no diff in the prompt that says it
+    ["I changed my mind: keep the old endpoint until v2 ships"],
+    # a diff, but in another prompt
+    ["I changed my mind: keep the old endpoint until v2 ships",
+     "look at this\ndiff --git a/api.py b/api.py\n--- a/api.py\n+++ b/api.py\n@@ -1 +1 @@\n"
+     "-def old():\n+def new():"],
+])
+def test_no_diff_is_named_for_a_decision_said_without_one(tmp_path, prompts):
+    t = read(write(tmp_path / "t.jsonl", [event("user", p) for p in prompts]))
+    (decision,) = [c for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
+                   if c.kind == "decision"]
+    assert "About the diff" not in decision.content
+
+
+def stop_block(reason: str) -> dict:
+    return event("user", "Stop hook feedback:\n[${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh]: "
+                 f"{reason}", isMeta=True)
+
+
+@pytest.mark.parametrize("after", [
+    # three files edited: no clear evidence of what satisfied it
+    [*edit("e1", "/p/a.py", "x", "y"), *edit("e2", "/p/b.py", "x", "y"),
+     *edit("e3", "/p/c.py", "x", "y")],
+    # the user spoke first: the edit is the next task's
+    [event("user", "now add a README"), *edit("e1", "/p/README.md", "", "# p")],
+    # an edit that failed, and a command: no edit made it pass
+    [*edit("e1", "/p/.gitignore", "x", "y", error="String to replace not found in file."),
+     *bash("b1", "git add -A && git commit -m wip", "[master 1] wip")],
+])
+def test_no_fix_is_credited_to_a_hook_block_without_clear_evidence(tmp_path, after):
+    t = read(write(tmp_path / "t.jsonl", [event("user", "add multiply"),
+                                          stop_block("Cannot exit with untracked files."),
+                                          *after]))
+    (block,) = memorize._project_hooks(t)
+    assert "After its last block" not in block.content
+
+
 def test_permission_refusals_are_a_fact_of_the_project(tmp_path):
     t = read(SECOND_SET / "ccl-claude-p-experiment-2b4ed4c0.jsonl")
     found = sorted(c.summary for c in memorize._permission_facts(t))
@@ -684,3 +756,45 @@ def test_an_error_the_session_never_got_past_is_an_open_problem_without_a_fix(tm
               else []),
             *tail]))
         assert [c for c in memorize._from_errors([], t) if "open-problem" in c.tags] == []
+
+
+# -------------------------------------------------------------------------------------------
+# a plan the user refused and then dropped (ccl-danieldemmel-me-next-f852ad25, lines 84-90)
+
+WORKER_ASKED = ("Do you think there's a simple way to offload the actual tokenisation process to a "
+                "worker without having to have another JS file and complicated inter-process "
+                "communication?")
+WORKER_PLAN = ("## Web Worker Analysis & Alternative Solutions\n\n### Why Traditional Web Workers "
+               "Are Complex Here\n\n1. **Separate File Requirement**: Workers typically need a "
+               "separate JS file")
+PLAN_REFUSED = ("The user doesn't want to proceed with this tool use. The tool use was rejected "
+                "(eg. if it was a file edit, the new_string was NOT written to the file). STOP "
+                "what you are doing and wait for the user to tell you how to proceed.")
+
+
+def plan_session(tmp_path, then: str, refused: bool = True):
+    return read(write(tmp_path / "t.jsonl", [
+        event("user", WORKER_ASKED),
+        use("p1", "ExitPlanMode", {"plan": WORKER_PLAN}),
+        result("p1", PLAN_REFUSED if refused else "User has approved your plan.", refused),
+        event("user", "[Request interrupted by user for tool use]"),
+        event("user", then)]))
+
+
+def test_a_refused_plan_the_user_then_drops_is_a_decision(tmp_path):
+    t = plan_session(tmp_path, "Never mind! But I'd like to ask you to add a `<details>` element "
+                               "with the title \"Implementation details\"")
+    (dropped,) = memorize._dropped_plans(t)
+    assert dropped.kind == "decision"
+    assert dropped.summary == ("The user dropped the plan: Web Worker Analysis & Alternative "
+                               "Solutions")
+    assert WORKER_ASKED in dropped.content and dropped.content.endswith('said: "Never mind!"')
+
+
+@pytest.mark.parametrize("then, refused", [
+    ("Keep it in one file, and use a Blob URL for the worker", True),   # a correction, not a drop
+    ("Never mind, that works", False),                                   # the plan was approved
+    ("I never mind a second file, go ahead", True),
+])
+def test_a_plan_not_dropped_is_no_decision(tmp_path, then, refused):
+    assert memorize._dropped_plans(plan_session(tmp_path, then, refused)) == []

@@ -3,9 +3,10 @@
 Runs at session end and before a compaction, never after every turn. With consent only.
 Deterministic first — recurring errors and the fix that followed (``pattern``), explicit
 choices (``decision``), stated preferences and rules (``preference``, the personal ones also in
-the user root), single notable fixes (``observation``) — each summary stating the lesson, not
-the words that triggered it. A configured model (``LESSONLOOP_AUTOMEM_MODEL``) may word those
-lessons anew, from redacted, capped extracts; any failure keeps the deterministic result.
+the user root), single notable fixes (``observation``), and what the agent stated it found or
+set up (``conclusions``) — each summary stating the lesson, not the words that triggered it. A
+configured model (``LESSONLOOP_AUTOMEM_MODEL``) may word those lessons anew, from redacted,
+capped extracts; any failure keeps the deterministic result.
 Idempotent per session: what a session already stored is not proposed again.
 
 What the model does
@@ -237,16 +238,101 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
         context = str(item.get("prompt") or "")
         if context and content not in context[:len(content) + 1]:
             content += f"\nSaid in: {context}"
+        about = _pasted_about(transcript, content) if kind in ("decision", "preference") else ""
+        if about:
+            content += f"\n{about}"
         found.append(Candidate(kind=kind, summary=lesson, content=content,
                                why=why, tags=[str(item.get("kind"))],
                                user_scope=bool(item.get("user_scope")) and kind == "preference"))
     if transcript is not None:
         for candidate in _from_said(transcript) + _from_refusals(transcript) + \
                 _project_facts(transcript) + _project_hooks(transcript) + \
-                _permission_facts(transcript):
+                _permission_facts(transcript) + _from_conclusions(transcript) + \
+                _dropped_plans(transcript):
             if candidate.summary.lower() not in lessons:
                 lessons.add(candidate.summary.lower())
                 found.append(candidate)
+    return found
+
+
+_DIFF_FILE = re.compile(r"^\+\+\+ (?:[^/\s]*/)?(\S+)", re.M)
+_DEFINED = re.compile(r"^[ +-]?\s*(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|function|fn|func|"
+                      r"class|defp?|defmodule)\s+([\w.]+)", re.M)
+
+
+def _pasted_about(transcript, said: str) -> str:
+    """What a decision stated above a pasted diff is about: "About the diff pasted with it:
+    `claude_code_log/renderer.py` (`get_project_display_name`)" — its files and the functions
+    it defines or shows; "" when the prompt that says it holds no diff. Without it, "take the
+    least nested path first" names nothing the next session can find."""
+    if transcript is None or not said.strip():
+        return ""
+    head = " ".join(said.split())[:80]
+    for prompt in transcript.prompts:
+        if prompt.sidechain or head not in " ".join(prompt.text.split()):
+            continue
+        files = [f for f in dict.fromkeys(_DIFF_FILE.findall(prompt.text))
+                 if f != "dev/null"][:3]
+        if not files:
+            return ""
+        names = list(dict.fromkeys(_DEFINED.findall(prompt.text)))[:3]
+        shown = ", ".join(f"`{f}`" for f in files)
+        if names:
+            shown += " (" + ", ".join(f"`{n}`" for n in names) + ")"
+        return f"About the diff pasted with it: {shown}"
+    return ""
+
+
+def _from_conclusions(transcript) -> list[Candidate]:
+    """What the agent said it found, advised or set up (see conclusions): findings after
+    research, an overview of a code base a subagent explored, how to install the project from
+    its source, a configuration file it created. A heuristic over free text: should it ever
+    fail, the session's other lessons are stored all the same."""
+    from .conclusions import conclusions
+
+    try:
+        found = conclusions(transcript)
+    except Exception:  # noqa: BLE001 - no shape of the agent's text may lose the session
+        return []
+    return [Candidate(kind=c.kind, summary=c.summary, content=c.content, why=c.why,
+                      tags=["conclusion", c.tag]) for c in found]
+
+
+# the user's next words after refusing a plan drop the idea itself, not only this plan
+_DROPPED = re.compile(r"^\W*(?:never\s?mind|forget (?:it|that|about it)|scratch that|"
+                      r"let'?s not(?: do (?:it|that))?|don'?t bother)\b", re.I)
+
+
+def _dropped_plans(transcript) -> list[Candidate]:
+    """A plan the agent proposed (``ExitPlanMode``), refused by the user, whose next words drop
+    the idea ("Never mind! But ..."): "The user dropped the plan: Web Worker Analysis &
+    Alternative Solutions", so the next session does not propose it again. A plan refused
+    without such words is only not approved as written: no lesson."""
+    from .conclusions import blocks, plain
+
+    main = sorted([(c.index, "call", c) for c in transcript.calls if not c.sidechain] +
+                  [(p.index, "prompt", p) for p in transcript.prompts if not p.sidechain],
+                  key=lambda x: x[0])
+    found = []
+    for n, (_, what, call) in enumerate(main):
+        if what != "call" or call.name != "ExitPlanMode" or not call.rejected:
+            continue
+        after = next((p for _, w, p in main[n + 1:] if w == "prompt"), None)
+        plan = call.input.get("plan")
+        if after is None or not isinstance(plan, str) or not _DROPPED.match(after.text):
+            continue
+        title = next((plain(b.text) for b in blocks(plan) if b.kind == "heading"), "")
+        asked = next((p.text for _, w, p in reversed(main[:n]) if w == "prompt"), "")
+        summary = f"The user dropped the plan: {title.rstrip('.:')}"
+        words = re.match(r"[^.!?\n]*[.!?]?", after.text.strip()).group(0)   # (not the next ask)
+        if not title or len(summary) > 120:
+            continue
+        found.append(Candidate(
+            kind="decision", summary=summary, tags=["rejection", "dropped"],
+            content=f"Asked: \"{_one_line(asked, 200)}\" The agent proposed: "
+                    f"{_one_line(plan, 300)} The user refused it and said: "
+                    f"\"{_one_line(words, 120)}\"",
+            why="A plan the user refused and then dropped: do not propose it again unasked."))
     return found
 
 
@@ -438,6 +524,7 @@ def _project_hooks(transcript) -> list[Candidate]:
 
     runs: dict[str, list[str]] = {}            # when it runs -> the commands
     blocks: dict[tuple[str, str, str], list[str]] = {}
+    last: dict[tuple[str, str, str], int] = {}  # where each block's last time stands
     for hook in transcript.hooks:
         shown = _hook_command(hook.command)
         if not shown:
@@ -454,6 +541,7 @@ def _project_hooks(transcript) -> list[Candidate]:
             reasons = blocks.setdefault((hook.event, shown, what), [])
             if reason and reason not in reasons:
                 reasons.append(reason)
+            last[(hook.event, shown, what)] = hook.index
         elif shown not in runs.setdefault(_hook_when(hook.event), []):
             runs[_hook_when(hook.event)].append(shown)
     found = []
@@ -480,11 +568,36 @@ def _project_hooks(transcript) -> list[Candidate]:
             if len(trial) > 120:
                 break
             summary = trial
+        after = _after_block(transcript, last.get((event, shown, what), -1))
         found.append(Candidate(
             kind="observation", summary=summary, tags=["project-fact", "hook"],
-            content=f"The {event} hook `{shown}` blocked {what}: " + "; ".join(reasons),
+            content=f"The {event} hook `{shown}` blocked {what}: " + "; ".join(reasons) + after,
             why="The project's hook refused to let the agent go on until this was done."))
     return found
+
+
+def _after_block(transcript, index: int) -> str:
+    """What satisfied a hook after it last blocked the agent, for a memory's content: the
+    files the agent then edited (at most two, with their changed lines) before the user spoke
+    again; "" when it edited none or more (no clear evidence). The hook never blocked again."""
+    from .transcript import _changed_lines
+
+    if index < 0:
+        return ""
+    following = [p.index for p in transcript.prompts if not p.sidechain and p.index > index]
+    end = min(following) if following else float("inf")
+    edits = [c for c in transcript.calls if not c.sidechain and index < c.index < end and
+             c.completed and not c.is_error and not c.rejected and
+             c.name.lower() in ("edit", "write", "multiedit")]
+    files = list(dict.fromkeys(str(c.input.get("file_path") or "") for c in edits))
+    if not edits or len(files) > 2 or not all(files):
+        return ""
+    shown = []
+    for f in files:
+        lines = " | ".join(_changed_lines(c, 160) for c in edits if c.input.get("file_path") == f)
+        shown.append(f"`{os.path.basename(f)}`" + (f" ({_one_line(lines, 200)})" if lines else ""))
+    shown = "; ".join(shown)
+    return f". After its last block the agent edited {shown}, and it did not block again."
 
 
 def _permission_facts(transcript) -> list[Candidate]:

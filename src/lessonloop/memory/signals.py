@@ -1176,6 +1176,12 @@ _LINK_IS = _lazy(r"^(?:the|our)\s+([\w .'-]{2,40}?)\s+(?:is|lives at|is at)\s+("
                  r"\d+" + _PH_CLOSE + r")$", re.I | re.S)
 _STILL_BROKEN = _lazy(r"^(.{3,80}?)\s+still\s+(?:does not|doesn't|doesnt|do not|don't|isn't|is not|"
                       r"won't|will not)\s+work\b", re.I | re.S)
+# "I changed my mind a bit about it and would like to combine the logic: take the least nested
+# path first, but ...": a choice the user revises is a decision by its nature (they thought about
+# it twice); the rule is what follows the colon (without one, "I changed my mind and would like
+# to see the tests first" is a request for this turn, and the other rules judge it)
+_REVISED = _lazy(r"\b(?:i|we)(?:'ve| have)? changed (?:my|our) minds?\b([^:?]{0,120}):\s+(.{8,300})$",
+                 re.I | re.S)
 _PROJECT_SCOPE = _lazy(r"\s+(?:for|in|across)\s+(?:this|the|our)\s+(?:repo|repository|project|codebase|"
                        r"app|team)\s*$", re.I)
 _NOT_A_CHOICE = frozenset("""next previous other another step steps task tasks part phase section
@@ -1889,6 +1895,12 @@ def _sentence_feedback(sentence: str, saved: list[str],
                     False)
     if not s or s.endswith("?") or _QUESTION_START.match(s):
         return None
+    revised = _REVISED.search(s.rstrip(" .!;:\\"))
+    if revised and len(_words_of(_PLACEHOLDER.sub("x", revised.group(2)))) >= 4 and not \
+            _HEDGE.match(revised.group(2)) and not _QUESTION_START.match(revised.group(2)):
+        lesson = _finish(revised.group(2).strip(), saved)
+        if lesson:
+            return "decision", lesson, False
     if not _words_of(_PLACEHOLDER.sub("", s)):
         return None  # nothing but quoted or code text
     body = _SAID_SO.sub("", s.rstrip(" .!;:")).rstrip(" .!;:")   # "... — decided."

@@ -15,7 +15,9 @@ to ``AskUserQuestion``, commands the user ran themselves (``<bash-input>``); a c
 with the call it is about, or none. The project's own Claude Code hooks are in ``hooks``: each
 run Claude Code reports ("PostToolUse:Edit [uv run ruff format] completed successfully") and
 each block a hook gave the agent ("Stop hook feedback: ..."), which is the hook's words, not the
-user's, so never a prompt.
+user's, so never a prompt. What the agent itself wrote to the user (its text blocks, where it
+states what it found or concluded) is in ``texts``, in order with the calls (``conclusions``
+reads them).
 
 Everything stored is redacted, then capped: tool results at 2,000 characters, prompts at
 10,000, input strings at 2,000 each, subjects at 300.
@@ -36,11 +38,12 @@ from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block
                       command_core, command_head, command_heads, command_key, normalize_error,
                       only_inspects, prompt_feedback, steps_before, subject_of, tool_errors)
 
-__all__ = ["Correction", "ErrorFix", "HookRun", "Said", "ToolCall", "Transcript", "UserMessage",
-           "read"]
+__all__ = ["AgentText", "Correction", "ErrorFix", "HookRun", "Said", "ToolCall", "Transcript",
+           "UserMessage", "read"]
 
 RESULT_MAX = 2000
 TEXT_MAX = 300            # a rejection's reason, an answer, a question
+AGENT_TEXT_MAX = 8000     # one text block of the agent (its answers, summaries, findings)
 PROMPT_MAX = 10_000
 INPUT_STR_MAX = 2000
 _MARGIN = 4096            # extra characters kept before redaction, so a cut never hides a secret
@@ -92,6 +95,16 @@ class Said:
 
 
 @dataclass
+class AgentText:
+    """A text block the agent wrote (redacted, capped): what it says it found, concluded or
+    advises. ``index`` orders it among the calls and prompts."""
+    text: str
+    index: int
+    sidechain: bool
+    chain: str = ""
+
+
+@dataclass
 class HookRun:
     """One run of a project hook: ``event`` as Claude Code names it ("PostToolUse:Edit",
     "Stop"), the hook's ``command``, and ``feedback`` when it blocked the agent (its reason)."""
@@ -99,6 +112,7 @@ class HookRun:
     command: str
     feedback: str = ""
     blocked: "ToolCall | None" = None   # the call a PreToolUse hook refused
+    index: int = -1                     # where it stands among the calls and prompts
 
 
 @dataclass
@@ -283,6 +297,7 @@ class Transcript:
     skipped_lines: int
     said: list[Said] = field(default_factory=list)  # rejection reasons and answers, in order
     hooks: list[HookRun] = field(default_factory=list)  # the project's hooks that ran
+    texts: list[AgentText] = field(default_factory=list)  # what the agent wrote, in order
 
     def error_fixes(self) -> list[ErrorFix]:
         """Each failed call paired with the first later successful call of the same kind
@@ -500,6 +515,7 @@ class _Reader:
         self.side_root: dict[str, str] = {}
         self.said: list[Said] = []
         self.hooks: list[HookRun] = []
+        self.texts: list[AgentText] = []
         self.pre_hooks: dict[str, list[tuple[str, str]]] = {}   # call id -> PreToolUse hooks
         self.counter = 0
 
@@ -545,6 +561,10 @@ class _Reader:
                 for block in content:
                     if isinstance(block, dict) and block.get("type") == "tool_use":
                         self._tool_use(block, timestamp, sidechain, chain)
+                    elif isinstance(block, dict) and block.get("type") == "text" and isinstance(
+                            block.get("text"), str) and block["text"].strip():
+                        self.texts.append(AgentText(_clean(block["text"], AGENT_TEXT_MAX),
+                                                    self._next(), sidechain, chain))
             return
         # user
         if isinstance(content, str):
@@ -594,7 +614,8 @@ class _Reader:
         if blocked:   # a hook's words, not the user's
             if not sidechain:
                 self.hooks.append(HookRun(blocked.group(1), _clean(blocked.group(2), INPUT_STR_MAX),
-                                          _clean(blocked.group(3), TEXT_MAX * 4)))
+                                          _clean(blocked.group(3), TEXT_MAX * 4),
+                                          index=self._next()))
             return
         typed = _BASH_INPUT.match(text.strip())
         if typed and not sidechain:   # a command the user ran themselves ("!uv run ty check")
@@ -737,6 +758,7 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
     transcript.prompts = reader.prompts
     transcript.said = reader.said
     transcript.hooks = reader.hooks
+    transcript.texts = reader.texts
     for call in reader.calls:   # a call a PreToolUse hook refused: its result is the hook's
         hooks = reader.pre_hooks.get(call.id)
         if hooks and _failed(call) and not call.result.lstrip().startswith(
