@@ -1,5 +1,13 @@
 """The project's one secret redactor.
 
+Where things live: ``families`` (every family, most specific first, and the token rules that
+recognise one by its shape: a new token family is one entry there), ``shaped`` (the token
+rules' scan, key pairs, private-key blocks), ``credentials`` (URLs, headers, flags, cookies,
+piped passwords), ``named`` (secrets under secret-looking names), ``entropy`` (random-looking
+tokens), ``lexicon`` and ``text`` (the words and the text helpers they judge by),
+``prefilter`` (which detectors can find anything in a text), ``engine`` (the passes, the
+public functions) and ``session`` (a session's known secrets).
+
 ``redact(text)`` replaces every secret it recognises with ``[REDACTED:<family>]``. It is the
 first step of admission (DESIGN §6) and runs before anything is persisted (DESIGN §8.1), always
 *before* truncation, so a secret cut short later can never leave a readable prefix behind.
@@ -13,7 +21,7 @@ mongosh -p, redis-cli -a), signed URLs, secrets under secret-looking names (``pa
 ``"api_key": "x"``, ``--token x``, ``api_key   <random>``, SQL ``PASSWORD 'x'``), a secret's name
 given as a field's or an argument's value with its value next to it (``{"name": "DB_PASSWORD",
 "value": "x"}``, ``os.environ.get("DB_PASSWORD", "x")``, ``process.env.API_KEY || "x"``) and a
-high-entropy fallback: a random-looking token assigned under any other name (see _looks_random
+high-entropy fallback: a random-looking token assigned under any other name (see entropy.looks_random
 for what counts, and what never does: ids, digests, UUIDs, paths, code). A token right after an
 escape (``\\n``, ``\\u003d``, ``%3D``) is a token, not the tail of a word.
 

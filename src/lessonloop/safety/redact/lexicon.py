@@ -221,7 +221,7 @@ _UPPER_TAIL = lazy(r"[A-Z]+")
 def _weak_word(word: str) -> bool:
     return not (word in _STRONG or word.endswith(_STRONG_SUFFIX)
                 or (word.startswith(_STRONG_PREFIX) and not word.startswith("secretar"))
-                or word.startswith("authorization"))          # (see _authorization)
+                or word.startswith("authorization"))          # (see named._authorization)
 
 
 def _weak_hit(text: str, h: int, size: int, tails: dict | None = None) -> bool:
@@ -274,5 +274,5 @@ def strong_hit(text: str, h: int, e: int, size: int, tails: dict) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def key_family(bare: str) -> str | None:
-    """classify, except for Authorization (handled by _authorization)."""
+    """classify, except for Authorization (handled by named._authorization)."""
     return None if bare.lower().endswith("authorization") else classify(bare)

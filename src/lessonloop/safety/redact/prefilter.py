@@ -14,10 +14,9 @@ from .credentials import (FLAG_LETTERS, cookies, login_calls, password_flags, pi
     schemes, sql_identified, urls)
 from .entropy import (ENTROPY_RES, PREFIXED, PREFIX_TAIL, entropy_values, looks_random,
     prefixed_tokens)
-from .families import FAMILIES, marker
+from .families import FAMILIES, RULES, Search, Within, marker
 from .named import generic
-from .shaped import (GL_KINDS, MAILGUN, RULES, TWILIO_AC, TWILIO_SK, pem, putty, token_rules,
-    vendor_pairs)
+from .shaped import MAILGUN, TWILIO_AC, TWILIO_SK, pem, putty, token_rules, vendor_pairs
 from .text import KEY_NEEDLES, KEY_RUNS, RUN_PATTERN, rare_first
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
@@ -25,19 +24,10 @@ if TYPE_CHECKING:
     from typing import Callable, Iterator
 
 
-# Every needle and needle-less regex any pass looks for: no finding is possible without one.
-_TRIGGERS: frozenset = frozenset(
-    {r.needle for r in RULES if r.needle} | {r.regex for r in RULES if not r.needle}
-    | {".com/webhook", "-----", "Private-", "://", "-u", "-p", b"bearer", b"basic", b"sig=", b"signature=",
-       b"identified", b"stdin", b"cookie", "login(", PREFIXED}
-    | {TWILIO_AC, TWILIO_SK, MAILGUN, *ENTROPY_RES}
-    | set(KEY_NEEDLES))
-
-
 # The steps of a pass, each with every trigger it looks for: a step none of whose triggers
-# occurs is not run.
+# occurs is not run. A token rule's trigger is its needle, or its regex when it has none.
 _PASS_STEPS = (
-    (token_rules, frozenset({r.needle or r.regex for r in RULES} | {".com/webhook"})),
+    (token_rules, frozenset({rule.needle or rule.regex for rule in RULES} | {".com/webhook"})),
     (vendor_pairs, frozenset({TWILIO_AC, TWILIO_SK, MAILGUN})),
     (pem, frozenset({"-----"})),
     (putty, frozenset({"Private-"})),
@@ -52,7 +42,8 @@ _PASS_STEPS = (
     (prefixed_tokens, frozenset({PREFIXED})),
     (entropy_values, frozenset(ENTROPY_RES)),
 )
-assert frozenset().union(*(t for _, t in _PASS_STEPS)) == _TRIGGERS
+# Every needle and needle-less regex any pass looks for: no finding is possible without one.
+_TRIGGERS: frozenset = frozenset().union(*(triggers for _, triggers in _PASS_STEPS))
 
 
 @functools.lru_cache(maxsize=256)
@@ -64,34 +55,37 @@ def steps_for(skip: frozenset) -> tuple:
 # full scan, and a text without any is returned untouched.
 # "-u" only counts at the start or after whitespace (``curl -u user:pass``, ``--user``), so
 # hyphenated words do not send a text down the full scan. Needles that can only match inside a
-# ".com/" URL are looked for only when the text has one, "key-" only with "key".
-_AS_STR = {n: n.decode() for n in (*_TRIGGERS, b"authorization") if isinstance(n, bytes)}
-_COM_NEEDLES = (".com/webhook", "hooks.slack.com/", "discord")
-_KEY_DASH = lazy(rare_first("key-")[0])
+# ".com/" URL are looked for only when the text has one, "key-" only with "key" (a rule's
+# ``presence``: families.Within, families.After).
 # Each pattern starts with a literal character, the rarest one its needles have (see
 # rare_first), and patterns that start with the same character are searched as one: a scan
 # costs about as much as the stops at that character. A group that matches counts all its
 # triggers as present (the full scan then looks for each).
-_GH, _GL, _AKIA = (next(r.regex for r in RULES if r.regex.pattern.startswith(p))
-                   for p in ("gh", "gl", "A(?:KIA"))
 # Each entry also names its literals: every match of its pattern holds one of them (None: not
 # every match holds a literal). The accelerator (see _load_accelerator) runs a search only when
 # one of its literals occurs.
+_RULE_SEARCHES: list[tuple[str, tuple, tuple | None]] = []
+_WITHIN: dict[str, list] = {".com/": [".com/webhook"]}      # literal: needles (Teams' webhooks:
+_AFTER: list[tuple[bytes, LazyPattern, str]] = []            # shaped.token_rules); (trigger,
+for _rule in RULES:                                          # pattern, needle)
+    if _rule.presence is None:
+        _RULE_SEARCHES.append((rare_first(_rule.needle)[0], (_rule.needle,), (_rule.needle,)))
+    elif isinstance(_rule.presence, Search):
+        _RULE_SEARCHES.append((_rule.presence.pattern, (_rule.needle or _rule.regex,),
+                               _rule.presence.literals))
+    elif isinstance(_rule.presence, Within):
+        _WITHIN.setdefault(_rule.presence.literal, []).append(_rule.needle)
+    else:
+        _AFTER.append((_rule.presence.trigger, lazy(rare_first(_rule.needle)[0]), _rule.needle))
+del _rule
+_HEX_DIGITS = "0123456789abcdef"
 _PRESENCE_IN_TEXT = (
-    *((rare_first(n)[0], (n,), (n,))
-      for n in ("-----", "://", "eyJ", "hf_", "npm_", "sk-", "whsec_", "ya29.", "api_org_",
-                "pypi-AgE", "LS0tLS1CRUdJTi", "dckr_pat_", "pplx-", "LTAI", "Private-")),
-    (r"A(?:Iza|KIA|SIA|BIA|CCA|C[0-9a-f]{32})", ("AIza", _AKIA, TWILIO_AC),
-     ("AIza", "AKIA", "ASIA", "ABIA", "ACCA", *(f"AC{c}" for c in "0123456789abcdef"))),
-    (r"G(?:OCSPX-|R1348941)", ("GOCSPX-", "GR1348941"), ("GOCSPX-", "GR1348941")),
-    (r"S(?:G\.|K[0-9a-f]{32})", ("SG.", TWILIO_SK),
-     ("SG.", *(f"SK{c}" for c in "0123456789abcdef"))),
-    (r"g(?:ithub_pat_|h[pousr]_|l(?:%s)-)" % "|".join(GL_KINDS), ("github_pat_", _GH, _GL),
-     ("github_pat_", *(f"gh{c}_" for c in "pousr"), *(f"gl{k}-" for k in GL_KINDS))),
-    (r"k_(?:live|test)_", ("k_live_", "k_test_"), ("k_live_", "k_test_")),
-    (r"x(?:ox|app-|ai-)", ("xox", "xapp-", "xai-"), ("xox", "xapp-", "xai-")),
+    *_RULE_SEARCHES,
+    *((rare_first(n)[0], (n,), (n,)) for n in ("-----", "://", "Private-")),
+    (r"AC[0-9a-f]{32}", (TWILIO_AC,), tuple(f"AC{c}" for c in _HEX_DIGITS)),
+    (r"SK[0-9a-f]{32}", (TWILIO_SK,), tuple(f"SK{c}" for c in _HEX_DIGITS)),
     (MAILGUN.pattern, (MAILGUN,), None),
-    ("_" + PREFIX_TAIL, (PREFIXED,), None),    # (joining the "_" search above: one more look
+    ("_" + PREFIX_TAIL, (PREFIXED,), None),    # (joining a "_" search of a rule: one more look
 )                                                # at each stop)
 
 
@@ -124,10 +118,10 @@ _PRESENCE_IN_LOW = (
 _KEY_FINDERS = tuple((r, n, n.decode()) for n, (r, _) in KEY_RUNS.items())
 _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((lazy(p), t, frozenset(w)) for p, t, w in _PRESENCE_IN_LOW)
+# (every trigger is looked for: by a search, after a literal or another trigger, or below)
 assert (frozenset(t for _, ts, _ in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
-        | frozenset(_COM_NEEDLES)
-        | {"key-", "-u", "-p", b"stdin", b"cookie", "login(", PREFIXED, *ENTROPY_RES,
-           *KEY_NEEDLES}
+        | {n for needles in _WITHIN.values() for n in needles} | {n for _, _, n in _AFTER}
+        | {"-u", "-p", b"stdin", b"cookie", "login(", *ENTROPY_RES, *KEY_NEEDLES}
         ) == _TRIGGERS
 # The three kinds of flag the prefilter looks for in one pass: "-u" or "--u" at the start or
 # after whitespace (curl's user, as schemes wants it), a password flag of _FLAG_PROGRAMS, and
@@ -150,7 +144,7 @@ NOTHING: frozenset = frozenset()
 _LOW_LITERALS = (*(w for _, _, w in _KEY_FINDERS), *(w for _, _, ws in _LOW_SEARCHES for w in ws),
                  "cookie", "chpasswd")
 _TEXT_LITERALS = (*sorted({w for _, _, ws, _ in _TEXT_SEARCHES if ws for w in ws} | _FLAG_LITERALS),
-                  ".com/", "login(")
+                  *_WITHIN, "login(")
 _KEY_OF_WORD = {word: needle for _, needle, word in _KEY_FINDERS}
 _LETTER_RUN = lazy(RUN_PATTERN)
 _LONGEST_LITERAL = max(map(len, _LOW_LITERALS + _TEXT_LITERALS))
@@ -234,10 +228,12 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         if (in_text is text or literals is None
                 or not literals.isdisjoint(in_text)) and first in text and pattern.search(text):
             found += triggers
-    if ".com/" in in_text:
-        found += [n for n in _COM_NEEDLES if n in text]
-    if b"key" in found and _KEY_DASH.search(text):
-        found.append("key-")
+    for literal, needles in _WITHIN.items():
+        if literal in in_text:
+            found += [n for n in needles if n in text]
+    for trigger, pattern, needle in _AFTER:
+        if trigger in found and pattern.search(text):
+            found.append(needle)
     flags = set()
     if (in_text is text or not _FLAG_LITERALS.isdisjoint(in_text)) and "-" in text:
         for m in _SHORT_FLAGS.finditer(text):   # (one look at each "-" for -u, -p, sudo -S and

@@ -6,129 +6,17 @@ and private-key blocks (PEM, also cut off at either end; PuTTY .ppk files, whole
 from __future__ import annotations
 
 import re
-from collections import namedtuple
 
 from ...lazyre import lazy
-from .families import PRIO, Span
+from .families import PRIO, RULES, Span
 from .lexicon import placeholder
-from .text import (ALNUM, TOKCH, WORD, Scan, back_over_url, escape_ends_at, has_digit,
-    has_upper_and_lower)
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
-if TYPE_CHECKING:
-    from typing import Callable
+from .text import ALNUM, Scan, back_over_url, escape_ends_at
 
 
 # --------------------------------------------------------------------------------------------
-# Token rules anchored on a literal
-
-
-# (a named tuple made by collections, not typing.NamedTuple: typing costs a hook 3 ms)
-_Rule = namedtuple("_Rule", "needle regex family left group url_back",
-                   defaults=(None, 0, False))
-# needle: str | None     str.find() this literal; None: scan with regex.finditer
-# regex: LazyPattern     matched at each hit (must start with the needle)
-# family: str | Callable[[re.Match], str | None]   or a judge naming it (None rejects)
-# left: frozenset | None  reject a hit preceded by one of these characters
-# group: int | str        the part of the match that is redacted
-# url_back: bool          extend the span back over host and scheme
-
-
-def _sk_family(m: re.Match) -> str | None:
-    if m.group("ant"):
-        return "anthropic-api-key"
-    body = m.group("body")
-    if m.group("sub") or (has_upper_and_lower(body) and (has_digit(body) or len(body) >= 32)):
-        return "openai-api-key"
-    return None        # kebab-case words such as sk-learn-compat-layer
-
-
-def _b64_private_key(b64: str) -> bool:
-    """Whether base64 text (wrapped or not) holds a PEM private key's BEGIN line."""
-    import base64  # (on first use: most processes never decode)
-    import binascii
-
-    flat = re.sub(r"\\[rn]|\s", "", b64).rstrip("=")
-    try:
-        return b"PRIVATE KEY-----" in base64.b64decode(flat[:len(flat) - len(flat) % 4])
-    except (binascii.Error, ValueError):
-        return False
-
-
-def _mixed_body(family: str) -> Callable[[re.Match], str | None]:
-    def judge(m: re.Match) -> str | None:
-        body = m.group("body")
-        return family if has_digit(body) or has_upper_and_lower(body) else None
-    return judge
-
-
-GL_KINDS = ("pat", "ptt", "dt", "rt", "cbt", "ft", "soat", "oas", "imt", "agent", "ffct", "wt")
-RULES: tuple[_Rule, ...] = (
-    _Rule("sk-", lazy(
-        r"sk-(?:(?P<ant>ant-)[A-Za-z0-9_-]{8,1000}+"
-        r"|(?P<sub>(?:proj|svcacct|admin|None)-)?+(?P<body>[A-Za-z0-9_-]{8,1000}+))"),
-        _sk_family, left=TOKCH),
-    _Rule(None, lazy(r"gh[pousr]_[A-Za-z0-9]{16,255}+"), "github-token", left=ALNUM),
-    _Rule("github_pat_", lazy(r"github_pat_[A-Za-z0-9_]{20,255}+"), "github-token",
-          left=ALNUM),
-    _Rule(None, lazy(r"gl(?:%s)-" % "|".join(GL_KINDS) +
-                           r"[A-Za-z0-9_-]{16,255}+(?:\.[A-Za-z0-9_-]{1,255}+){0,3}+"),
-          "gitlab-token", left=ALNUM),
-    _Rule("GR1348941", lazy(r"GR1348941[A-Za-z0-9_-]{20,255}+"), "gitlab-token", left=ALNUM),
-    _Rule("hooks.slack.com/", lazy(
-        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{8,400}+"),
-        "slack-webhook", url_back=True),
-    _Rule("discord", lazy(
-        r"discord(?:app)?\.com/api/(?:v\d{1,2}/)?webhooks/\d{5,30}+/[A-Za-z0-9_-]{8,200}+"),
-        "discord-webhook", url_back=True),
-    _Rule("xox", lazy(r"xox(?:[abeoprs]|e\.xox[bp])-[A-Za-z0-9-]{10,300}+"), "slack-token",
-          left=ALNUM),
-    _Rule("xapp-", lazy(r"xapp-\d-[A-Za-z0-9-]{10,300}+"), "slack-token", left=ALNUM),
-    _Rule("k_live_", lazy(r"k_live_[A-Za-z0-9]{10,255}+"), "stripe-key"),
-    _Rule("k_test_", lazy(r"k_test_[A-Za-z0-9]{10,255}+"), "stripe-key"),
-    _Rule("whsec_", lazy(r"whsec_[A-Za-z0-9+/=]{10,255}+"), "stripe-key", left=ALNUM),
-    # SendGrid: SG.<22>.<43> (base64url); a cut-off second part still counts from 8 characters.
-    _Rule("SG.", lazy(r"SG\.(?P<body>[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{8,80}+)"),
-          _mixed_body("sendgrid-key"), left=TOKCH | {"."}),
-    # Mailgun: key-<32 hex> (pubkey-... is the public validation key: not matched); the newer
-    # <32 hex>-<8 hex>-<8 hex> keys are matched by MAILGUN below.
-    _Rule("key-", lazy(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"), "mailgun-key", left=ALNUM),
-    _Rule("npm_", lazy(r"npm_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
-          _mixed_body("npm-token"), left=ALNUM),
-    _Rule("dckr_pat_", lazy(r"dckr_pat_[A-Za-z0-9_-]{20,200}+"), "generic-secret",
-          left=ALNUM),
-    _Rule("pplx-", lazy(r"pplx-[A-Za-z0-9]{32,100}+"), "generic-secret", left=ALNUM),
-    # Alibaba Cloud AccessKey IDs: LTAI and 12-20 letters and digits
-    _Rule("LTAI", lazy(r"LTAI(?P<body>[A-Za-z0-9]{12,20}+)(?![A-Za-z0-9])"),
-          _mixed_body("generic-secret"), left=ALNUM),
-    _Rule("xai-", lazy(r"xai-[A-Za-z0-9]{48,120}+"), "generic-secret", left=ALNUM),
-    _Rule("pypi-AgE", lazy(r"pypi-AgE[A-Za-z0-9_-]{16,1000}+"), "pypi-token", left=ALNUM),
-    _Rule("hf_", lazy(r"hf_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
-          _mixed_body("huggingface-token"), left=WORD),
-    _Rule("api_org_", lazy(r"api_org_(?P<body>[A-Za-z0-9]{30,255}+)(?![_-])"),
-          _mixed_body("huggingface-token"), left=WORD),
-    _Rule("AIza", lazy(r"AIza[0-9A-Za-z_-]{20,255}+"), "google-api-key", left=ALNUM),
-    _Rule("GOCSPX-", lazy(r"GOCSPX-[A-Za-z0-9_-]{16,255}+"), "google-oauth", left=ALNUM),
-    _Rule("ya29.", lazy(r"ya29\.[A-Za-z0-9_-]{20,4000}+"), "google-oauth", left=ALNUM),
-    _Rule(None, lazy(r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{12,16}+"), "aws-access-key", left=ALNUM),
-    # JWT: header.payload.signature (JWE: up to five parts), or header.payload when cut off.
-    _Rule("eyJ", lazy(
-        r"eyJ[A-Za-z0-9_-]{6,8000}+\.(?:eyJ[A-Za-z0-9_-]{0,8000}+(?:\.[A-Za-z0-9_-]{0,8000}+)?+"
-        r"|[A-Za-z0-9_-]{4,8000}+\.[A-Za-z0-9_-]{0,8000}+)(?:\.[A-Za-z0-9_-]{1,8000}+){0,2}+"),
-        "jwt", left=TOKCH | {"."}),
-    # A PEM block in base64 ("-----BEGIN" is LS0tLS1CRUdJTi): Kubernetes secrets, kubeconfig's
-    # client-key-data, `base64 key.pem` wrapped at 76 columns (whole lines that follow, indented
-    # in a YAML block too). Only one that holds a private key (certificates are public).
-    _Rule("LS0tLS1CRUdJTi", lazy(
-        r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{40,100000}+"
-        r"(?:(?:\r?\n|\\[rn]){1,2}+[ \t]*+[A-Za-z0-9+/]{4,100000}+(?=[=\r\n\\\"']|$))*+={0,2}+"),
-        lambda m: "private-key" if _b64_private_key(m.group()) else None, left=ALNUM | {"+", "/"}),
-)
+# Token rules anchored on a literal (the table: families.TABLE)
 
 _RULE_TRIGGERS = tuple((rule.needle or rule.regex, rule) for rule in RULES)
-
-# Stripe keys are sk_/rk_ + live_/test_: the needle starts one character in.
-_STRIPE_NEEDLES = ("k_live_", "k_test_")
 
 # Teams incoming webhooks: <tenant>.webhook.office.com/webhookb2/..., outlook.office(365).com/webhook/...
 _TEAMS = lazy(r"(?:[A-Za-z0-9-]{1,63}\.)?(?:webhook\.office|outlook\.office(?:365)?)\.com"
@@ -181,13 +69,19 @@ def token_rules(sc: Scan, out: list[Span]) -> None:
             m = regex.match(text, h) if isinstance(hit, int) else hit
             if m is None:
                 continue
-            family = rule.family if isinstance(rule.family, str) else rule.family(m)
-            if family is None or placeholder(m.group()):   # ghp_XXXX…, sk-...
+            family = rule.family
+            if rule.judge is not None:
+                verdict = rule.judge(m)
+                if not verdict:
+                    continue
+                if verdict is not True:
+                    family = verdict                     # (the judge named another family)
+            if placeholder(m.group()):                   # ghp_XXXX…, sk-...
                 continue
             prev_end = m.end()
             s, e = m.span(rule.group)
-            if rule.needle in _STRIPE_NEEDLES:           # sk_live_ / rk_test_ ...
-                if s < 1 or text[s - 1] not in "sr" or (
+            if rule.lead:                                # sk_live_ / rk_test_ ...
+                if s < 1 or text[s - 1] not in rule.lead or (
                         s >= 2 and text[s - 2] in ALNUM and not escape_ends_at(text, s - 1)):
                     continue
                 s -= 1
