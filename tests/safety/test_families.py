@@ -78,7 +78,7 @@ EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
                         "LT" + "AI" + token(31, 20), "xa" + "i-" + token(32, 80)],
                        ["LTAIxxxxxxxxxxxxxxxxx", "pplx-models-overview"]),
 }
-TOKEN_FAMILIES = {entry.name for entry in TABLE if entry.rules} | {"openai-api-key"}
+TOKEN_FAMILIES = {name for name, rules in TABLE if rules} | {"openai-api-key"}
 
 
 def test_every_token_family_of_the_table_has_true_and_false_positives_here():

@@ -33,23 +33,32 @@ TokenRule = namedtuple("TokenRule", "needle regex left judge group url_back lead
 # url_back: bool          extend the span back over host and scheme
 # lead: str               one of these characters must precede the needle, and belongs to the
 #                         token (Stripe's sk_live_/rk_live_: the needle starts one character in)
-# presence: Search | Within | After | None   how the prefilter looks for the rule (None: the
-#                         needle, searched from its rarest character)
+# presence: tuple | None  how the prefilter looks for the rule: search(), within(), after()
+#                         below (None: the needle, searched from its rarest character)
 # family: str             the entry's name (filled in by ``family``)
-Family = namedtuple("Family", "name rules")
-
-# How the prefilter looks for a rule, when not by its needle alone:
-# a pattern starting with a literal character, searched together with the other patterns that
-# start with that character; ``literals``: one of them is in every match (None: not so)
-Search = namedtuple("Search", "pattern literals")
-# the needle, looked for only in a text that holds this literal (".com/" for webhook URLs)
-Within = namedtuple("Within", "literal")
-# the needle's pattern, searched only when this other trigger was found (b"key" for "key-")
-After = namedtuple("After", "trigger")
+# How the prefilter looks for a rule, when not by its needle alone (tagged tuples: a named
+# tuple class costs a hook process a tenth of a millisecond to make):
 
 
-def family(name: str, *rules: TokenRule) -> Family:
-    return Family(name, tuple(rule._replace(family=name) for rule in rules))
+def search(pattern: str, literals: tuple[str, ...] | None) -> tuple:
+    """A pattern starting with a literal character, searched together with the other patterns
+    that start with that character; one of ``literals`` is in every match (None: not so)."""
+    return ("search", pattern, literals)
+
+
+def within(literal: str) -> tuple:
+    """The needle, looked for only in a text that holds ``literal`` (".com/" for webhooks)."""
+    return ("within", literal)
+
+
+def after(trigger: bytes) -> tuple:
+    """The needle (from its rarest character), looked for only when ``trigger`` was found."""
+    return ("after", trigger)
+
+
+def family(name: str, *rules: TokenRule) -> tuple[str, tuple[TokenRule, ...]]:
+    """One entry of TABLE: a family's name and its token rules."""
+    return name, tuple(rule._replace(family=name) for rule in rules)
 
 
 def _sk_family(m: re.Match) -> str | None:
@@ -82,7 +91,7 @@ def _mixed_body(m: re.Match) -> bool:
 GL_KINDS = ("pat", "ptt", "dt", "rt", "cbt", "ft", "soat", "oas", "imt", "agent", "ffct", "wt")
 
 # Most specific first: when findings overlap, the merged span takes the earliest family here.
-TABLE: tuple[Family, ...] = (
+TABLE: tuple[tuple[str, tuple[TokenRule, ...]], ...] = (
     # (also PEM and PuTTY blocks: shaped.pem, shaped.putty) A PEM block in base64
     # ("-----BEGIN" is LS0tLS1CRUdJTi): Kubernetes secrets, kubeconfig's client-key-data,
     # `base64 key.pem` wrapped at 76 columns (whole lines that follow, indented in a YAML block
@@ -99,42 +108,42 @@ TABLE: tuple[Family, ...] = (
     family("openai-api-key"),                           # (anthropic-api-key's sk- rule)
     family("github-token",
            TokenRule(None, lazy(r"gh[pousr]_[A-Za-z0-9]{16,255}+"), left=ALNUM,
-                     presence=Search("gh[pousr]_", tuple(f"gh{c}_" for c in "pousr"))),
+                     presence=search("gh[pousr]_", tuple(f"gh{c}_" for c in "pousr"))),
            TokenRule("github_pat_", lazy(r"github_pat_[A-Za-z0-9_]{20,255}+"), left=ALNUM,
-                     presence=Search("github_pat_", ("github_pat_",)))),
+                     presence=search("github_pat_", ("github_pat_",)))),
     family("gitlab-token",
            TokenRule(None, lazy(r"gl(?:%s)-" % "|".join(GL_KINDS) +
                                 r"[A-Za-z0-9_-]{16,255}+(?:\.[A-Za-z0-9_-]{1,255}+){0,3}+"),
-                     left=ALNUM, presence=Search(r"gl(?:%s)-" % "|".join(GL_KINDS),
+                     left=ALNUM, presence=search(r"gl(?:%s)-" % "|".join(GL_KINDS),
                                                  tuple(f"gl{k}-" for k in GL_KINDS))),
            TokenRule("GR1348941", lazy(r"GR1348941[A-Za-z0-9_-]{20,255}+"), left=ALNUM,
-                     presence=Search("GR1348941", ("GR1348941",)))),
+                     presence=search("GR1348941", ("GR1348941",)))),
     family("slack-webhook", TokenRule("hooks.slack.com/", lazy(
         r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{8,400}+"),
-        url_back=True, presence=Within(".com/"))),
+        url_back=True, presence=within(".com/"))),
     family("discord-webhook", TokenRule("discord", lazy(
         r"discord(?:app)?\.com/api/(?:v\d{1,2}/)?webhooks/\d{5,30}+/[A-Za-z0-9_-]{8,200}+"),
-        url_back=True, presence=Within(".com/"))),
+        url_back=True, presence=within(".com/"))),
     family("teams-webhook"),                            # (shaped.teams_webhooks)
     family("slack-token",
            TokenRule("xox", lazy(r"xox(?:[abeoprs]|e\.xox[bp])-[A-Za-z0-9-]{10,300}+"),
-                     left=ALNUM, presence=Search("xox", ("xox",))),
+                     left=ALNUM, presence=search("xox", ("xox",))),
            TokenRule("xapp-", lazy(r"xapp-\d-[A-Za-z0-9-]{10,300}+"), left=ALNUM,
-                     presence=Search("xapp-", ("xapp-",)))),
+                     presence=search("xapp-", ("xapp-",)))),
     family("stripe-key",
            TokenRule("k_live_", lazy(r"k_live_[A-Za-z0-9]{10,255}+"), lead="sr",
-                     presence=Search("k_live_", ("k_live_",))),
+                     presence=search("k_live_", ("k_live_",))),
            TokenRule("k_test_", lazy(r"k_test_[A-Za-z0-9]{10,255}+"), lead="sr",
-                     presence=Search("k_test_", ("k_test_",))),
+                     presence=search("k_test_", ("k_test_",))),
            TokenRule("whsec_", lazy(r"whsec_[A-Za-z0-9+/=]{10,255}+"), left=ALNUM)),
     # SendGrid: SG.<22>.<43> (base64url); a cut-off second part still counts from 8 characters.
     family("sendgrid-key", TokenRule("SG.", lazy(
         r"SG\.(?P<body>[A-Za-z0-9_-]{16,32}+\.[A-Za-z0-9_-]{8,80}+)"),
-        left=TOKCH | {"."}, judge=_mixed_body, presence=Search(r"SG\.", ("SG.",)))),
+        left=TOKCH | {"."}, judge=_mixed_body, presence=search(r"SG\.", ("SG.",)))),
     # Mailgun: key-<32 hex> (pubkey-... is the public validation key: not matched); the newer
     # <32 hex>-<8 hex>-<8 hex> keys: shaped.vendor_pairs.
     family("mailgun-key", TokenRule("key-", lazy(r"key-[0-9a-f]{32}(?![0-9A-Za-z])"),
-                                    left=ALNUM, presence=After(b"key"))),
+                                    left=ALNUM, presence=after(b"key"))),
     family("twilio-key"),                               # (shaped.vendor_pairs)
     family("npm-token", TokenRule("npm_", lazy(r"npm_(?P<body>[A-Za-z0-9]{20,255}+)(?![_-])"),
                                   left=ALNUM, judge=_mixed_body)),
@@ -146,13 +155,13 @@ TABLE: tuple[Family, ...] = (
            TokenRule("api_org_", lazy(r"api_org_(?P<body>[A-Za-z0-9]{30,255}+)(?![_-])"),
                      left=WORD, judge=_mixed_body)),
     family("google-api-key", TokenRule("AIza", lazy(r"AIza[0-9A-Za-z_-]{20,255}+"), left=ALNUM,
-                                       presence=Search("AIza", ("AIza",)))),
+                                       presence=search("AIza", ("AIza",)))),
     family("google-oauth",
            TokenRule("GOCSPX-", lazy(r"GOCSPX-[A-Za-z0-9_-]{16,255}+"), left=ALNUM,
-                     presence=Search("GOCSPX-", ("GOCSPX-",))),
+                     presence=search("GOCSPX-", ("GOCSPX-",))),
            TokenRule("ya29.", lazy(r"ya29\.[A-Za-z0-9_-]{20,4000}+"), left=ALNUM)),
     family("aws-access-key", TokenRule(None, lazy(r"A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{12,16}+"),
-                                       left=ALNUM, presence=Search(
+                                       left=ALNUM, presence=search(
                                            "A(?:KIA|SIA|BIA|CCA)", ("AKIA", "ASIA", "ABIA",
                                                                     "ACCA")))),
     family("aws-secret-key"),                           # (named: a name's family)
@@ -177,12 +186,12 @@ TABLE: tuple[Family, ...] = (
            TokenRule("LTAI", lazy(r"LTAI(?P<body>[A-Za-z0-9]{12,20}+)(?![A-Za-z0-9])"),
                      left=ALNUM, judge=_mixed_body),
            TokenRule("xai-", lazy(r"xai-[A-Za-z0-9]{48,120}+"), left=ALNUM,
-                     presence=Search("xai-", ("xai-",)))),
+                     presence=search("xai-", ("xai-",)))),
 )
 
-FAMILIES: tuple[str, ...] = tuple(entry.name for entry in TABLE)
+FAMILIES: tuple[str, ...] = tuple(name for name, _ in TABLE)
 PRIO = {name: i for i, name in enumerate(FAMILIES)}
-RULES: tuple[TokenRule, ...] = tuple(rule for entry in TABLE for rule in entry.rules)
+RULES: tuple[TokenRule, ...] = tuple(rule for _, rules in TABLE for rule in rules)
 
 MARKER_PREFIX = "[REDACTED:"
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9-]{1,40}\]")

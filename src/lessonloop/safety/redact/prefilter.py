@@ -14,7 +14,7 @@ from .credentials import (FLAG_LETTERS, cookies, login_calls, password_flags, pi
     schemes, sql_identified, urls)
 from .entropy import (ENTROPY_RES, PREFIXED, PREFIX_TAIL, entropy_values, looks_random,
     prefixed_tokens)
-from .families import FAMILIES, RULES, Search, Within, marker
+from .families import FAMILIES, RULES, marker
 from .named import generic
 from .shaped import MAILGUN, TWILIO_AC, TWILIO_SK, pem, putty, token_rules, vendor_pairs
 from .text import KEY_NEEDLES, KEY_RUNS, RUN_PATTERN, rare_first
@@ -56,7 +56,7 @@ def steps_for(skip: frozenset) -> tuple:
 # "-u" only counts at the start or after whitespace (``curl -u user:pass``, ``--user``), so
 # hyphenated words do not send a text down the full scan. Needles that can only match inside a
 # ".com/" URL are looked for only when the text has one, "key-" only with "key" (a rule's
-# ``presence``: families.Within, families.After).
+# ``presence``: families.within, families.after).
 # Each pattern starts with a literal character, the rarest one its needles have (see
 # rare_first), and patterns that start with the same character are searched as one: a scan
 # costs about as much as the stops at that character. A group that matches counts all its
@@ -68,16 +68,14 @@ _RULE_SEARCHES: list[tuple[str, tuple, tuple | None]] = []
 _WITHIN: dict[str, list] = {".com/": [".com/webhook"]}      # literal: needles (Teams' webhooks:
 _AFTER: list[tuple[bytes, LazyPattern, str]] = []            # shaped.token_rules); (trigger,
 for _rule in RULES:                                          # pattern, needle)
-    if _rule.presence is None:
-        _RULE_SEARCHES.append((rare_first(_rule.needle)[0], (_rule.needle,), (_rule.needle,)))
-    elif isinstance(_rule.presence, Search):
-        _RULE_SEARCHES.append((_rule.presence.pattern, (_rule.needle or _rule.regex,),
-                               _rule.presence.literals))
-    elif isinstance(_rule.presence, Within):
-        _WITHIN.setdefault(_rule.presence.literal, []).append(_rule.needle)
+    _how = _rule.presence or ("search", rare_first(_rule.needle)[0], (_rule.needle,))
+    if _how[0] == "search":
+        _RULE_SEARCHES.append((_how[1], (_rule.needle or _rule.regex,), _how[2]))
+    elif _how[0] == "within":
+        _WITHIN.setdefault(_how[1], []).append(_rule.needle)
     else:
-        _AFTER.append((_rule.presence.trigger, lazy(rare_first(_rule.needle)[0]), _rule.needle))
-del _rule
+        _AFTER.append((_how[1], lazy(rare_first(_rule.needle)[0]), _rule.needle))
+del _rule, _how
 _HEX_DIGITS = "0123456789abcdef"
 _PRESENCE_IN_TEXT = (
     *_RULE_SEARCHES,
