@@ -69,8 +69,20 @@ def _authorization(text: str, h: int, out: list[Span]) -> None:
 
 
 def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int, int] | None:
-    """Span of the value assigned to the key ``text[ks:ke]``, or None when there is none."""
-    n = len(text)
+    """Span of the value assigned to the key ``text[ks:ke]``, or None when there is none: where
+    it starts and after which separator (_value_start), then what it is (_value_at)."""
+    start = _value_start(text, ks, ke, key, family)
+    if start is None or len(start) == 2:               # no value, or found on the way
+        return start
+    sep, j, spaced, quoted_key = start
+    return _value_at(text, ks, j, key, family, sep, spaced, quoted_key)
+
+
+def _value_start(text: str, ks: int, ke: int, key: str,
+                 family: str) -> tuple[str, int, bool, bool] | tuple[int, int] | None:
+    """After the key ``text[ks:ke]``: its separator, where its value starts, whether the
+    separator has spaces around it and whether the key is quoted; or, for the forms read whole
+    on the way (a call's argument, an XML element, prose, SQL), the value's span or None."""
     i = ke
     q = text[ks - 1] if ks else ""
     quoted_key = False
@@ -129,6 +141,14 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         return _spaced_span(text, m.end(), family, key)  # "password   X", "aws_secret_access_key K"
     else:
         return None
+    return sep, j, spaced, quoted_key
+
+
+def _value_at(text: str, ks: int, j: int, key: str, family: str, sep: str, spaced: bool,
+              quoted_key: bool) -> tuple[int, int] | None:
+    """The span of the value that starts at ``j`` after the key at ``ks`` and its separator
+    ``sep``: quoted, a structure's credential, or unquoted (_unquoted_value)."""
+    n = len(text)
     if j >= n:
         return None
     q = text[ks - 1] if ks else ""
@@ -151,6 +171,14 @@ def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int
         if bm and not placeholder(bm.group()):         # ODBC: PWD={p;w};
             return bm.span(1)
         return None                                    # a structure: its own keys speak for it
+    return _unquoted_value(text, ks, j, key, family, sep, spaced, quoted_key)
+
+
+def _unquoted_value(text: str, ks: int, j: int, key: str, family: str, sep: str, spaced: bool,
+                    quoted_key: bool) -> tuple[int, int] | None:
+    """The span of an unquoted value at ``j``, or None when it reads as no secret: a template,
+    prose, a type, a variable, code, a path, a count."""
+    n = len(text)
     raw = UNQUOTED_VALUE.match(text, j, j + 4096).group()
     if not raw:
         return None
