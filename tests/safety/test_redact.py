@@ -414,7 +414,7 @@ def test_pgp_armored_private_key_block():
 # --------------------------------------------------------------------------------------------
 # The high-entropy fallback: NAME = <random token> under any name
 #
-# Policy (see redact.py): the whole value of an assignment, 24-256 token characters, letters and
+# Policy (see redact/entropy.py): the whole value of an assignment, 24-256 token characters, letters and
 # a digit (both cases under 32 characters), random in shape (class changes, few word-like runs,
 # entropy); never hex/UUIDs/digests, paths, URLs, dotted names, well-known id prefixes, base64
 # of prose, nor a value stored under an id/digest/signature/public-key name.

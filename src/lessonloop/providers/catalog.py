@@ -9,7 +9,6 @@ nothing imported until a route names a provider: config (and so the hooks) impor
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this module)
@@ -17,25 +16,36 @@ if TYPE_CHECKING:
     from typing import Callable
 
 
-@dataclass(frozen=True)
 class ProviderSpec:
-    """One provider. ``factory`` is ``"package.module:callable"``, imported only when a route names the provider; the callable takes ``(route, settings)``
-    and returns the provider (and raises a UsageError for what is missing)."""
+    """One provider. ``factory`` is ``"package.module:callable"``, imported only when a route
+    names the provider; the callable takes ``(route, settings)`` and returns the provider (and
+    raises a UsageError for what is missing). (A plain class: a dataclass costs ``--help`` a
+    millisecond and a half to make.)"""
 
-    name: str
-    factory: str
-    # "builtin": runs in the process, no endpoint; "anthropic": the Messages API;
-    # "openai": the Chat Completions API (OpenAI and every preset of a local server)
-    wire: str = "builtin"
-    default_base_url: str | None = None
-    key_variable: str | None = None        # the provider's own key variable (as its SDK reads it)
-    endpoint_variable: str | None = None   # the provider's own endpoint variable, followed when
-    #                                        lessonloop sets no base URL
-    read_endpoint: Callable[[str], str] | None = None   # how that variable is read (else a URL)
-    argument_variable: str | None = None   # a builtin's argument when the name has none
-    usage: str | None = None               # how --help writes it (default: the name)
-    sdk_adds_v1: bool = False              # the SDK appends /v1/... itself: routes drop "/v1"
-    context_setting: str | None = None     # where the server's context window is raised
+    __slots__ = ("name", "factory", "wire", "default_base_url", "key_variable",
+                 "endpoint_variable", "read_endpoint", "argument_variable", "usage", "sdk_adds_v1",
+                 "context_setting")
+
+    def __init__(self, name: str, factory: str, *, wire: str = "builtin",
+                 default_base_url: str | None = None, key_variable: str | None = None,
+                 endpoint_variable: str | None = None,
+                 read_endpoint: Callable[[str], str] | None = None,
+                 argument_variable: str | None = None, usage: str | None = None,
+                 sdk_adds_v1: bool = False, context_setting: str | None = None):
+        self.name = name
+        self.factory = factory
+        # "builtin": runs in the process, no endpoint; "anthropic": the Messages API;
+        # "openai": the Chat Completions API (OpenAI and every preset of a local server)
+        self.wire = wire
+        self.default_base_url = default_base_url
+        self.key_variable = key_variable          # its own key variable (as its SDK reads it)
+        self.endpoint_variable = endpoint_variable  # its own endpoint variable, followed when
+        #                                             lessonloop sets no base URL
+        self.read_endpoint = read_endpoint        # how that variable is read (else as a URL)
+        self.argument_variable = argument_variable  # a builtin's argument when the name has none
+        self.usage = usage                        # how --help writes it (default: the name)
+        self.sdk_adds_v1 = sdk_adds_v1            # the SDK appends /v1/... itself: no "/v1"
+        self.context_setting = context_setting    # where the server's context window is raised
 
     @property
     def remote(self) -> bool:
