@@ -209,6 +209,14 @@ def _unquoted_value(text: str, ks: int, j: int, key: str, family: str, sep: str,
         return None
     if family == "generic-secret" and (short_word(raw, key) or _YAML_TAG.fullmatch(raw)):
         return None                                    # auth: ldap, api_key: !ENV ${API_KEY}
+    return _plain_value(text, ks, j, raw, key, family, sep, spaced)
+
+
+def _plain_value(text: str, ks: int, j: int, raw: str, key: str, family: str, sep: str,
+                 spaced: bool) -> tuple[int, int] | None:
+    """The span of the unquoted value ``raw`` at ``j`` once it reads as one (_unquoted_value):
+    cut where a next parameter starts, without trailing punctuation, and not code, a variable,
+    a working directory, a count, a path or a type; a password runs on over its words."""
     v = raw
     if ";" in v or "&" in v:
         cm = CUT.search(v)
