@@ -1,12 +1,12 @@
 """The project's one secret redactor.
 
 Where things live: ``families`` (every family, most specific first, and the token rules that
-recognise one by its shape: a new token family is one entry there), ``shaped`` (the token
-rules' scan, key pairs, private-key blocks), ``credentials`` (URLs, headers, flags, cookies,
-piped passwords), ``named`` (secrets under secret-looking names), ``entropy`` (random-looking
-tokens), ``lexicon`` and ``text`` (the words and the text helpers they judge by),
-``prefilter`` (which detectors can find anything in a text), ``engine`` (the passes, the
-public functions) and ``session`` (a session's known secrets).
+recognise one by its shape: a new token family is one entry there), ``shaped`` (secrets with a
+shape or syntax of their own: the token rules' scan, key pairs, private-key blocks, URLs,
+headers, flags, cookies, piped passwords), ``named`` (secrets under secret-looking names),
+``entropy`` (random-looking tokens), ``lexicon`` and ``text`` (the words and the text helpers
+they judge by), ``prefilter`` (which detectors can find anything in a text) and ``engine`` (the
+passes, the public functions and a session's known secrets).
 
 ``redact(text)`` replaces every secret it recognises with ``[REDACTED:<family>]``. It is the
 first step of admission (DESIGN §6) and runs before anything is persisted (DESIGN §8.1), always
@@ -58,9 +58,8 @@ stays valid.
 
 from __future__ import annotations
 
-from .engine import find_secrets, redact, redact_obj
+from .engine import KnownSecrets, bare_worthy, find_secrets, redact, redact_obj
 from .families import FAMILIES, MARKER_RE, marker
-from .session import KnownSecrets, bare_worthy
 
 __all__ = ["FAMILIES", "MARKER_RE", "KnownSecrets", "bare_worthy", "find_secrets", "marker",
            "redact", "redact_obj"]

@@ -166,20 +166,20 @@ TABLE: tuple[tuple[str, tuple[TokenRule, ...]], ...] = (
                                                                     "ACCA")))),
     family("aws-secret-key"),                           # (named: a name's family)
     family("azure-storage-key"),                        # (named)
-    family("sentry-dsn"),                               # (credentials.urls, named)
+    family("sentry-dsn"),                               # (shaped.urls, named)
     family("cloudflare-token"),                         # (named)
     # JWT: header.payload.signature (JWE: up to five parts), or header.payload when cut off.
     family("jwt", TokenRule("eyJ", lazy(
         r"eyJ[A-Za-z0-9_-]{6,8000}+\.(?:eyJ[A-Za-z0-9_-]{0,8000}+(?:\.[A-Za-z0-9_-]{0,8000}+)?+"
         r"|[A-Za-z0-9_-]{4,8000}+\.[A-Za-z0-9_-]{0,8000}+)(?:\.[A-Za-z0-9_-]{1,8000}+){0,2}+"),
         left=TOKCH | {"."})),
-    family("url-signature"),                            # (credentials.schemes)
-    family("url-credentials"),                          # (credentials.urls)
-    family("bearer-token"),                             # (credentials.schemes, named)
-    family("basic-auth"),                               # (credentials.schemes, named)
+    family("url-signature"),                            # (shaped.schemes)
+    family("url-credentials"),                          # (shaped.urls)
+    family("bearer-token"),                             # (shaped.schemes, named)
+    family("basic-auth"),                               # (shaped.schemes, named)
     family("authorization-header"),                     # (named.authorization_header)
-    family("password"),                                 # (named, credentials)
-    family("generic-secret",                            # (also named, entropy, credentials)
+    family("password"),                                 # (named, shaped)
+    family("generic-secret",                            # (also named, entropy, shaped)
            TokenRule("dckr_pat_", lazy(r"dckr_pat_[A-Za-z0-9_-]{20,200}+"), left=ALNUM),
            TokenRule("pplx-", lazy(r"pplx-[A-Za-z0-9]{32,100}+"), left=ALNUM),
            # Alibaba Cloud AccessKey IDs: LTAI and 12-20 letters and digits

@@ -21,7 +21,7 @@ from .text import (ALNUM, KEY_NEEDLES, LETTERS, QUOTES, WORD, Scan, close_quote,
 
 
 # --------------------------------------------------------------------------------------------
-# Authorization headers, Bearer and Basic credentials, curl -u user:pass, signed URLs
+# Authorization headers (Bearer, Basic and curl -u in free text, signed URLs: shaped.schemes)
 
 _AUTHZ = lazy(
     r"authorization(?:\\?[\"'])?+\]?[ \t]*(?:=>|:=|=|:)[ \t]*(?:[rbuf]{0,2}(\\?[\"'`]))?", re.I)

@@ -10,13 +10,13 @@ import functools
 import re
 
 from ...lazyre import LazyPattern, lazy
-from .credentials import (FLAG_LETTERS, cookies, login_calls, password_flags, piped_passwords,
-    schemes, sql_identified, urls)
 from .entropy import (ENTROPY_RES, PREFIXED, PREFIX_TAIL, entropy_values, looks_random,
     prefixed_tokens)
 from .families import FAMILIES, RULES, marker
 from .named import generic
-from .shaped import MAILGUN, TWILIO_AC, TWILIO_SK, pem, putty, token_rules, vendor_pairs
+from .shaped import (FLAG_LETTERS, MAILGUN, TWILIO_AC, TWILIO_SK, cookies, login_calls,
+    password_flags, pem, piped_passwords, putty, schemes, sql_identified, token_rules, urls,
+    vendor_pairs)
 from .text import KEY_NEEDLES, KEY_RUNS, RUN_PATTERN, rare_first
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
