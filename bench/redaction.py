@@ -26,7 +26,7 @@ import uuid
 from lessonloop.safety import redact
 from common import machine_speed
 
-_redact_module = importlib.import_module("lessonloop.safety.redact")
+_redact_module = importlib.import_module("lessonloop.safety.redact.prefilter")
 
 TARGET_MB_S = 20.0
 CHUNK_BYTES = 1 << 20

@@ -26,24 +26,22 @@ from urllib.parse import urlsplit
 
 from . import paths
 from .errors import UsageError
+from .providers import catalog
 
 ROLES = ("competitor", "translator", "analyst", "coach", "curator", "judge")
-PROVIDERS = ("local", "scripted", "anthropic", "openai", "ollama", "vllm", "llamacpp", "lmstudio")
+# Read from the provider registry (providers/catalog.py), where a provider is added; Settings
+# asks the registry itself, so these name the providers registered when config was imported.
+PROVIDERS = catalog.names()
 # providers that talk to an endpoint; all but anthropic speak the OpenAI Chat Completions API
-REMOTE = ("anthropic", "openai", "ollama", "vllm", "llamacpp", "lmstudio")
-DEFAULT_BASE_URLS = {
-    "anthropic": "https://api.anthropic.com",
-    "openai": "https://api.openai.com/v1",
-    "ollama": "http://localhost:11434/v1",
-    "vllm": "http://localhost:8000/v1",
-    "llamacpp": "http://127.0.0.1:8080/v1",
-    "lmstudio": "http://127.0.0.1:1234/v1",
-}
-KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+REMOTE = tuple(name for name, spec in catalog.PROVIDERS.items() if spec.remote)
+DEFAULT_BASE_URLS = {name: spec.default_base_url for name, spec in catalog.PROVIDERS.items()
+                     if spec.default_base_url}
+KEY_VARIABLES = {name: spec.key_variable for name, spec in catalog.PROVIDERS.items()
+                 if spec.key_variable}
 # A provider's own endpoint variable (a gateway or proxy set up for Claude Code or the SDK) is
 # followed when lessonloop's own setting is absent, as the provider's SDK or CLI would.
-ENDPOINT_VARIABLES = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL",
-                      "ollama": "OLLAMA_HOST"}
+ENDPOINT_VARIABLES = {name: spec.endpoint_variable for name, spec in catalog.PROVIDERS.items()
+                      if spec.endpoint_variable}
 ROLE_FIELDS = ("PROVIDER", "MODEL", "BASE_URL")  # what a route is made of
 ROLE_SETTINGS = ROLE_FIELDS + ("TIMEOUT",)  # what may be set per role
 GLOBAL_KEYS = ROLE_FIELDS + ("API_KEY", "OFFLINE", "TIMEOUT", "MAX_RETRIES", "CONNECT_WAIT",
@@ -111,22 +109,24 @@ class Settings:
         # the global model and URL go with the global provider, or with any remote one when
         # the global provider is local (the same rule as for the key)
         shared = (provider == global_provider
-                  or global_provider.partition(":")[0].lower() not in REMOTE)
+                  or not catalog.is_remote(global_provider.partition(":")[0].lower()))
         model, _ = self.lookup(prefix + "MODEL", *(["MODEL"] if shared else []))
         base_url, _ = self.lookup(prefix + "BASE_URL", *(["BASE_URL"] if shared else []))
         name, _, argument = provider.partition(":")
         name = name.lower()
-        if name not in PROVIDERS:
+        spec = catalog.spec(name)
+        if spec is None:
             raise UsageError(f"unknown provider {provider!r} for the {role}; valid providers: "
-                             f"{', '.join(PROVIDERS)}")
-        if name in REMOTE:
+                             f"{', '.join(catalog.names())}")
+        if spec.remote:
             if argument:  # openai:gpt-4o-mini is shorthand for the provider and its model
                 model, argument = argument, ""
             url = _checked_url((base_url or default_base_url(name, self.environ)).rstrip("/"), role)
             return Route(name, model, route_url(name, url))
-        if name == "scripted":
-            argument = argument or self.environ.get("LESSONLOOP_SCRIPT", "")
-            return Route(f"scripted:{argument}" if argument else "scripted")
+        variable = spec.argument_variable
+        if variable:  # scripted:FILE, or the file from LESSONLOOP_SCRIPT
+            argument = argument or self.environ.get(variable, "")
+            return Route(f"{name}:{argument}" if argument else name)
         return Route(name)
 
     def routes(self) -> dict[str, Route]:
@@ -140,11 +140,11 @@ class Settings:
         servers never fall back to ``OPENAI_API_KEY``, so that key cannot leak to them.
         """
         global_kind = (self.value("PROVIDER") or "local").partition(":")[0].lower()
-        if route.kind == global_kind or global_kind not in REMOTE:
+        if route.kind == global_kind or not catalog.is_remote(global_kind):
             key, source = self.lookup("API_KEY")
             if key:
                 return key, "LESSONLOOP_API_KEY" if source == "environment" else source
-        variable = KEY_VARIABLES.get(route.kind)
+        variable = catalog.key_variable(route.kind)
         if variable and self.environ.get(variable):
             return self.environ[variable], variable
         return None, None
@@ -223,38 +223,20 @@ def _number(key: str, text: str | None, low: float, high: float) -> float:
 
 def default_base_url(kind: str, environ: Mapping[str, str]) -> str:
     """Where ``kind`` is reached when lessonloop sets no base URL: the provider's own variable
-    (ENDPOINT_VARIABLES), else DEFAULT_BASE_URLS."""
-    value = (environ.get(ENDPOINT_VARIABLES.get(kind, ""), "") or "").strip().strip("\"'")
+    (ENDPOINT_VARIABLES), else DEFAULT_BASE_URLS: both from the provider's registration."""
+    spec = catalog.PROVIDERS[kind]
+    value = (environ.get(spec.endpoint_variable or "", "") or "").strip().strip("\"'")
     if not value:
-        return DEFAULT_BASE_URLS[kind]
-    return _ollama_url(value) if kind == "ollama" else value.rstrip("/")
-
-
-def _ollama_url(host: str) -> str:
-    """OLLAMA_HOST read as the ollama client reads it: ``[scheme://]host[:port][/path]``, http
-    and port 11434 without a scheme, the scheme's port with one; an address that means "every
-    interface" to a server (0.0.0.0, ::) is this machine to a client. The route wants the
-    OpenAI-compatible ``/v1``. (Unreadable: returned as it is, for the URL check to report.)"""
-    scheme, has_scheme, rest = host.partition("://")
-    if not has_scheme:
-        scheme, rest = "http", host
-    authority, _, path = rest.partition("/")
-    try:
-        parts = urlsplit(f"{scheme}://{authority}")
-        name, port = parts.hostname or "", parts.port
-    except ValueError:
-        return host
-    name = "127.0.0.1" if name in ("", "0.0.0.0", "::") else name
-    port = port or (443 if scheme == "https" else 80 if has_scheme else 11434)
-    path = "/" + path.strip("/") if path.strip("/") else ""
-    url = f"{scheme}://{'[%s]' % name if ':' in name else name}:{port}{path}"
-    return url if url.endswith("/v1") else url + "/v1"
+        return DEFAULT_BASE_URLS.get(kind) or spec.default_base_url
+    read = spec.read_endpoint
+    return read(value) if read else value.rstrip("/")
 
 
 def route_url(kind: str, url: str) -> str:
     """A route's base URL as its client wants it (the Anthropic SDK adds /v1/messages itself)."""
     url = url.rstrip("/")
-    return url[:-3] if kind == "anthropic" and url.endswith("/v1") else url
+    spec = catalog.spec(kind)
+    return url[:-3] if spec and spec.sdk_adds_v1 and url.endswith("/v1") else url
 
 
 def _checked_url(url: str, role: str) -> str:

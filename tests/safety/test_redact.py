@@ -18,7 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lessonloop.safety import FAMILIES, cap, find_secrets, redact, redact_obj
-from lessonloop.safety.redact import MARKER_RE, _collect, _looks_random, _may_hold_secret
+from lessonloop.safety.redact import MARKER_RE
+from lessonloop.safety.redact.engine import _collect
+from lessonloop.safety.redact.prefilter import _may_hold_secret
+from lessonloop.safety.redact.entropy import looks_random as _looks_random
 
 ALNUM = string.ascii_letters + string.digits
 B64URL = ALNUM + "-_"
@@ -27,7 +30,7 @@ UPPER_DIGITS = string.ascii_uppercase + string.digits
 HEX = "0123456789abcdef"
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-REDACT = importlib.import_module("lessonloop.safety.redact")   # (the package exports the function)
+REDACT = importlib.import_module("lessonloop.safety.redact.prefilter")   # (the accelerator's switch)
 
 
 @pytest.fixture(scope="module", autouse=True, params=["standard", "accelerated"])
@@ -411,7 +414,7 @@ def test_pgp_armored_private_key_block():
 # --------------------------------------------------------------------------------------------
 # The high-entropy fallback: NAME = <random token> under any name
 #
-# Policy (see redact.py): the whole value of an assignment, 24-256 token characters, letters and
+# Policy (see redact/entropy.py): the whole value of an assignment, 24-256 token characters, letters and
 # a digit (both cases under 32 characters), random in shape (class changes, few word-like runs,
 # entropy); never hex/UUIDs/digests, paths, URLs, dotted names, well-known id prefixes, base64
 # of prose, nor a value stored under an id/digest/signature/public-key name.
@@ -1117,7 +1120,9 @@ def test_overlapping_needles_are_all_found():
 def test_prefilter_shortcuts_do_not_change_a_pass(text):
     # redact() passes the prefilter's lowered text and key-needle runs on and skips what it
     # did not find; a pass that finds everything itself must find the same spans.
-    from lessonloop.safety.redact import _forget_lines, _present_low, _skip_for
+    from lessonloop.safety.redact.prefilter import _forget_lines
+    from lessonloop.safety.redact.prefilter import present_low as _present_low
+    from lessonloop.safety.redact.prefilter import skip_for as _skip_for
 
     for t in (text, text + "\n" + text.upper() + "\n" + text):
         _forget_lines()

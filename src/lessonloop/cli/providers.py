@@ -15,8 +15,8 @@ def _endpoint(route, roles: list[str], settings, latency: bool | None = None) ->
     the endpoint whether it answers. On an OpenAI-compatible endpoint also: whether it serves
     the model, how large its context window is and, on loopback (or with ``latency``), whether
     each role's timeout fits the largest call. Never prints or returns a key."""
-    from ..config import REMOTE
     from ..errors import LessonloopError
+    from ..providers import catalog
     from ..providers.registry import build
 
     key_source = settings.api_key(route)[1] if route.base_url else None
@@ -26,7 +26,7 @@ def _endpoint(route, roles: list[str], settings, latency: bool | None = None) ->
               "models_detail": None, "context": None, "latency": None}
     try:
         provider = build(route, settings)
-        if route.kind in REMOTE and route.kind != "anthropic":
+        if catalog.PROVIDERS[route.kind].wire == "openai":
             _server_checks(provider, report, roles, settings, latency)
         else:
             check = getattr(provider, "check", None)

@@ -9,6 +9,7 @@ import typer
 
 from .. import paths
 from ..errors import LessonloopError
+from ..providers import catalog
 from .output import generation_line, print_json
 
 
@@ -101,7 +102,7 @@ def register(app: typer.Typer) -> None:
     def run(
         scenario: str = typer.Argument(..., help="Built-in name, entry point, or path/file.py:ClassName."),
         iterations: Optional[int] = typer.Option(None, "--iterations", "-n", help="Generations to run [default: 10]."),
-        provider: Optional[str] = typer.Option(None, "--provider", help="local (default), scripted:FILE, anthropic, openai, ollama, vllm, llamacpp or lmstudio; every role [default: config, then $LESSONLOOP_PROVIDER]."),
+        provider: Optional[str] = typer.Option(None, "--provider", help=f"{catalog.help_text()}; every role [default: config, then $LESSONLOOP_PROVIDER]."),
         model: Optional[str] = typer.Option(None, "--model", help="Model for the provider (or provider:model in --provider)."),
         max_calls: Optional[int] = typer.Option(None, "--max-calls", help="Stop the run cleanly after this many provider calls."),
         max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Stop the run cleanly once this many tokens (in + out) are spent."),

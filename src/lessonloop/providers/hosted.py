@@ -11,11 +11,11 @@ import json
 import time
 from dataclasses import dataclass
 
-from ..config import KEY_VARIABLES, Route, Settings, is_loopback
+from ..config import Route, Settings, is_loopback
 from ..errors import OffSchemaError, ProviderError, UsageError
 from ..json_blocks import json_objects
 from ..scenarios.base import schema_problems
-from . import retry
+from . import catalog, retry
 from .base import Completion, Request
 
 
@@ -59,10 +59,10 @@ class HostedProvider:
         self.settings = settings
         self.name = route.provider
         key, source = settings.api_key(route)
-        variable = KEY_VARIABLES.get(route.kind)
+        variable = catalog.key_variable(route.kind)
         self.key_hint = source or "LESSONLOOP_API_KEY" + (f" or {variable}" if variable else "")
         if key is None:
-            if route.kind in KEY_VARIABLES and not is_loopback(route.base_url or ""):
+            if variable and not is_loopback(route.base_url or ""):
                 raise ProviderError(f"provider {route.provider} needs an API key: set "
                                     f"{self.key_hint}")
             key = "not-needed"  # local servers ignore it; the SDKs insist on one

@@ -64,6 +64,11 @@ SIGNIFICANT_SLOPE, MIN_CHANGES = 0.05, 3
 EDIT_OPS = ("add_bullet", "update_bullet", "remove_bullet", "add_hint", "add_dead_end")
 
 
+def provider_for(route, settings) -> "LocalProvider":
+    """The provider for ``local`` (the registry's factory): it needs nothing from the route."""
+    return LocalProvider()
+
+
 class LocalProvider:
     name = "local"
     reads_state = True

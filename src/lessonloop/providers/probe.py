@@ -20,6 +20,7 @@ import time
 from typing import Any, Callable
 
 from ..errors import ProviderError
+from . import catalog
 
 # The longest answer a loop role asks for (the coach's max_tokens in lessonloop.loop.prompts);
 # the largest prompt is the context budget, which the caller gives (providers sit below loop/).
@@ -29,15 +30,15 @@ CPU_PROMPT_RATE = 40.0  # prompt tokens/s a CPU server reads: used only when not
 # ~40 prompt tok/s, 8-15 answer tok/s). Used only when the server does not time the two parts.
 WRITE_COST = 4.0
 PROBE_ANSWER = 8  # tokens the latency probe asks for
-RAISE_CONTEXT = {  # how each make of server is given a larger context window
-    "llamacpp": "the llama.cpp server's --ctx-size (per slot with --parallel)",
-    "vllm": "vLLM's --max-model-len",
-    "ollama": "OLLAMA_CONTEXT_LENGTH on the Ollama server (or the model's num_ctx)",
-    "lmstudio": "the context length LM Studio loads the model with",
-}
 LIST_TIMEOUT = 5.0  # seconds for a GET that only reads what a server says about itself
 PROBE_TIMEOUT_CAP = 120.0  # a few tokens that take longer than this say enough
 MIN_MEASURED_PROMPT = 16  # fewer prompt tokens read (the rest cached) time nothing useful
+
+
+def _context_setting(kind: str) -> str:
+    """How this make of server is given a larger context window (its registration says)."""
+    spec = catalog.spec(kind)
+    return (spec and spec.context_setting) or "the server context size"
 
 
 def largest_call(prompt_tokens: int) -> dict:
@@ -238,7 +239,7 @@ class ServerProbe:
             ok = tokens >= needed
             detail = (f"context window {tokens} tokens ({found['source']}) "
                       + (f"holds {size}" if ok else f"is smaller than {size}: raise "
-                         f"{RAISE_CONTEXT.get(self.kind, 'the server context size')} or run "
+                         f"{_context_setting(self.kind)} or run "
                          "with a smaller --context-budget"))
         elif model_max is not None and model_max < needed:
             ok = False

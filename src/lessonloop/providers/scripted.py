@@ -17,6 +17,15 @@ from .base import Completion, Request
 EXHAUSTION_POLICIES = ("error", "repeat_last", "cycle")
 
 
+def provider_for(route, settings) -> "ScriptedProvider":
+    """The provider for ``scripted:FILE`` (the registry's factory)."""
+    argument = route.provider.partition(":")[2]
+    if not argument:
+        raise UsageError("the scripted provider needs a response file: --provider "
+                         "scripted:FILE.json (or set LESSONLOOP_SCRIPT)")
+    return ScriptedProvider.from_file(argument)
+
+
 class ScriptedProvider:
     name = "scripted"
 
