@@ -29,6 +29,8 @@ GATES = {
         (('also', 'always', 'i need you t', 'i want you t', 'i would like', "i'd like you", 'just', 'let us', "let's", 'make sure to', 'make sure yo', 'please', 'we', 'you'), ('also', 'always', 'just', 'let us', "let's", 'make sure to', 'please', 'we', 'you'), True),
     ("^(?:but\\s+|and\\s+|so\\s+)?(i|we)(?:\\s+(do not|don't|dont)\\s+(?:really\\s+)?want|(?:'d|\\s+would)\\s+(?:like|prefer)|\\s+(?:really\\s+)?want)\\s+(?:you\\s+|us\\s+)?to\\s+(.+)$", 18):
         (('and', 'but', 'i', 'so', 'we'), ('like', 'prefer', 'want'), True),
+    ("^(?:don't|do not|never)\\s+(?:stop|finish|quit|end)\\s+until\\s+(.{8,160})$", 2):
+        (('do not', "don't", 'never'), ('until',), True),
     ("^(?:i\\s+(?:just\\s+|only\\s+)?(?:found out|realized|realised|learned|noticed|discovered)\\s+(?:now\\s+)?(?:that\\s+)?)?(.{2,60}?)\\s+(?:is|are)(?:\\s+not|n't)\\s+supported\\s+(?:by|in|on)\\s+([\\w.+-]+(?:\\s[A-Z0-9][\\w.+-]*)?)[\\s:;,(!.\\\\]*$", 2):
         (None, ('supported',)),
     ("^(?:if|when|unless|maybe|perhaps|probably|possibly|i think|i guess|i wonder|i'm not sure|not sure|it seems|apparently|in case|although|though|even if|i suppose|i believe|i don't know|i'm wondering|i was wondering|hopefully|ideally)\\b", 2):
@@ -189,6 +191,8 @@ GATES = {
         (('please', 'stop'), ('stop',), True),
     ('^(?:the|our)\\s+(.{2,50}?)\\s+(?:is|are|was|were|has been|have been)\\s+already\\s+(done|fixed|implemented|merged|finished|complete|completed|in place|upgraded|migrated|deployed|installed)$', 18):
         (('our', 'the'), ('already',), True),
+    ('^(?:the|our|this|my)\\s+(?:same|good|momentum|pace|conversation)\\b|\\b(?:going|in mind|in sync|track|an eye|up|trying)\\b', 2):
+        (('an eye', 'going', 'in mind', 'in sync', 'my', 'our', 'the', 'this', 'track', 'trying', 'up'), ('an eye', 'conversation', 'going', 'good', 'in mind', 'in sync', 'momentum', 'pace', 'same', 'track', 'trying', 'up')),
     ('^(?:whenever|every time|each time|any ?time)\\s+(you|we)\\s+([^,]{2,80}),\\s*(?:please\\s+)?(?:(always)\\s+|(never)\\s+)?(.+)$', 18):
         (('any ', 'anytime', 'each time', 'every time', 'whenever'), ('time', 'whenever'), True),
     ('^(During handling of the above exception|The above exception was the direct)', 0):
@@ -235,6 +239,8 @@ GATES = {
         (('i',), ('always', 'never'), True),
     ('^in (?:this|our|the) (?:repo|repository|project|codebase|code base|team|service|app)\\b', 2):
         (('in our app', 'in our code ', 'in our codeb', 'in our proje', 'in our repo', 'in our servi', 'in our team', 'in the app', 'in the code ', 'in the codeb', 'in the proje', 'in the repo', 'in the servi', 'in the team', 'in this app', 'in this code', 'in this proj', 'in this repo', 'in this serv', 'in this team'), ('in ',), True),
+    ('^keep\\s+((?:the|our|this|these|all|every|my)\\s+[^,;:\\u2014\\u2013-]{2,60}?)\\s*(?:(?:\\s-|[,;:\\u2014\\u2013])\\s*(.{0,100}))?$', 2):
+        (('keep',), ('keep',), True),
     ('^make(?:\\[\\d+\\])?: \\*\\*\\*', 0):
         (('make: ***', 'make['), (': ***',), True),
     ('^no\\s+(.{2,50}?)\\s+(?:is\\s+|are\\s+)?(?:needed|required|necessary)$', 18):

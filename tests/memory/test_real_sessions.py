@@ -28,6 +28,13 @@ def lessons(prompt: str, corrected: bool = False) -> list[tuple[str, str]]:
 # -------------------------------------------------------------------------------------------
 # the user's own phrasing (each from a real session, then look-alikes that are no lesson)
 
+RUST_PORT = ("Port this Python project to Rust. Create a standalone Rust library (no Python "
+             "bindings needed). Delete all the Python source files when you're done (but keep the "
+             "Justfile - update it to run Rust tests instead). Don't stop until all functions are "
+             "ported, tests pass, and you have 100% coverage. You can ask me questions if you need "
+             "clarification.")
+
+
 @pytest.mark.parametrize("prompt, expected", [
     ("ok, fine, let's do vite", ("decision", "Use vite")),
     ("yes please, and let's make it cross-browser", ("decision", "Make it cross-browser")),
@@ -60,6 +67,12 @@ def lessons(prompt: str, corrected: bool = False) -> list[tuple[str, str]]:
                           "there are equal depths")),
     ("We've changed our minds: keep the old endpoint until v2 ships",
      ("decision", "Keep the old endpoint until v2 ships")),
+    # (real-sessions-4, drmaciver-python-to-rust-port: a task's rules in asides and its end)
+    (RUST_PORT, ("decision", "No Python bindings needed")),
+    (RUST_PORT, ("rule", "Keep the Justfile; update it to run Rust tests instead")),
+    (RUST_PORT, ("rule", "The work is done only when all functions are ported, tests pass, and "
+                         "you have 100% coverage")),
+    ("Keep the tests passing", ("rule", "Keep the tests passing")),
 ])
 def test_real_phrasing_is_a_lesson(prompt, expected):
     assert expected in lessons(prompt), lessons(prompt)
@@ -86,6 +99,9 @@ def test_real_phrasing_is_a_lesson(prompt, expected):
     "does not work", "the fix is already done?", "the link is here", "the tests are already "
     "passing", "this is already done", "the docs are at docs/index.md",
     # a revised mind without the rule after a colon, someone else's mind, a question
+    "keep going", "Keep this in mind", "keep track of the ids", "Keep the same structure.",
+    "keep it simple (as before)", "Do not stop until it works", "don't stop until I say so",
+    "Wait until the build (the slow one) is done", "Create a standalone library (Rust)",
     "I changed my mind and would like to see the tests first", "I changed my mind.",
     "You changed my mind: the tests are fine as they are", "I changed my mind: why not?",
     "Have you changed your mind: is it done?", "I changed my mind about it: maybe try later",

@@ -1273,8 +1273,22 @@ def _sentences(text: str) -> list[str]:
                 or _EXC.match(line.strip()) and not _EXC_BARE.match(line.strip()):
             continue
         line = _BULLET.sub("", line)
-        out.extend(s.strip() for s in _SENTENCE_SPLIT.split(line) if s.strip())
+        for sentence in _SENTENCE_SPLIT.split(line):
+            out.extend(_clauses(sentence))
     return out
+
+
+_ASIDE = re.compile(r"\s*\(([^()\n]{8,240})\)")
+_ASIDE_LEAD = re.compile(r"^(?:but|and|or|also|though)\s+", re.I)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A sentence, then each aside in it that is a clause (three words or more) as a sentence
+    of its own: a task often states its rules there ("Create a library (no Python bindings
+    needed)", "(but keep the Justfile)"); "(uuid.NewV7)" stays only in its sentence."""
+    main = sentence.strip()
+    asides = [_ASIDE_LEAD.sub("", m.group(1).strip()) for m in _ASIDE.finditer(main)]
+    return ([main] if main else []) + [aside for aside in asides if len(aside.split()) >= 3]
 
 
 def _words_of(text: str) -> list[str]:
@@ -1415,8 +1429,22 @@ def _prefer_lesson(obj: str) -> str | None:
     return f"Prefer {obj}"
 
 
+# "keep the Justfile - update it to run Rust tests instead": a thing that must stay
+_KEEP_THING = _lazy(r"^keep\s+((?:the|our|this|these|all|every|my)\s+[^,;:\u2014\u2013-]{2,60}?)"
+                    r"\s*(?:(?:\s-|[,;:\u2014\u2013])\s*(.{0,100}))?$", re.I)
+_KEEP_NOT = _lazy(r"^(?:the|our|this|my)\s+(?:same|good|momentum|pace|conversation)\b|"
+                  r"\b(?:going|in mind|in sync|track|an eye|up|trying)\b", re.I)
+# "Don't stop until all functions are ported, tests pass, and you have 100% coverage"
+_UNTIL_DONE = _lazy(r"^(?:don't|do not|never)\s+(?:stop|finish|quit|end)\s+until\s+(.{8,160})$",
+                    re.I)
+
+
 def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     """(kind, lesson, user_scope) for one sentence with markers stripped, or None."""
+    m = _KEEP_THING.match(body)
+    if m and not _KEEP_NOT.search(m.group(1)):
+        then = _imperative(m.group(2) or "")
+        return ("rule", f"Keep {m.group(1).strip()}" + (f"; {then}" if then else ""), False)
     m = _WHENEVER.match(body)
     if m:
         action = _imperative(m.group(5))
@@ -1921,6 +1949,10 @@ def _sentence_feedback(sentence: str, saved: list[str],
             strong = re.search(r"wrong|incorrect|not (?:right|correct|what)|misunderstood|broke|"
                                r"not like that|not quite|not it", m.group(0), re.I)
             return ("correction", "", False) if strong else None
+    done = _UNTIL_DONE.match(body)   # ("until" otherwise marks a one-off)
+    if done and len(_words_of(done.group(1))) >= 5:   # not "until it works"
+        lesson = _finish(f"The work is done only when {done.group(1).strip()}", saved)
+        return ("rule", lesson, False) if lesson else None
     if not body or _HEDGE.match(body) and not _WHENEVER.match(body) or _ONE_OFF.search(body):
         return None
     if _QUESTION_START.match(body):
