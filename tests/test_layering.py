@@ -73,3 +73,15 @@ def test_the_engine_never_imports_the_use_cases_or_an_adapter():
 
 def test_the_scan_sees_both_adapters_using_app():
     assert {("cli", "app"), ("mcp", "app")} <= set(_imports())
+
+
+def test_no_module_imports_another_modules_private_names():
+    """A leading underscore means "this module's own": a name another module needs is public."""
+    offenders = []
+    for path in ROOT.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(
+                    "lessonloop")):
+                offenders += [f"{path.relative_to(ROOT)}: {alias.name}" for alias in node.names
+                              if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert offenders == []

@@ -254,11 +254,11 @@ def _register_resume(app: typer.Typer) -> None:
                 from pathlib import Path
 
                 from ..tasks.spec import parse
-                from .tasks import _improve
+                from .tasks import execute_improve
 
                 stored = run_store.loads(run["config_json"])["task"]
                 spec = parse(stored, f"the task stored with run {run_id}")
-                _improve(store, spec, Path(run["scenario_ref"]), None, None, run_id, as_json,
+                execute_improve(store, spec, Path(run["scenario_ref"]), None, None, run_id, as_json,
                          max_calls, max_tokens)
                 return
             if budgets:

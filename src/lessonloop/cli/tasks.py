@@ -15,7 +15,7 @@ MAX_CALLS_HELP = "Stop cleanly after this many provider calls (the run's; resuma
 MAX_TOKENS_HELP = "Stop cleanly once this many tokens (in + out) are spent."
 
 
-def _improve(store, spec, path: Path, provider, model, run_id, as_json: bool,
+def execute_improve(store, spec, path: Path, provider, model, run_id, as_json: bool,
              max_calls: int | None = None, max_tokens: int | None = None) -> None:
     from ..errors import LessonloopError
     from ..tasks import improve
@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
         check_limits(max_calls, max_tokens)
         spec, path = task_spec.read(task)
         with open_store() as store:
-            _improve(store, spec, path, provider, model, run_id, as_json, max_calls, max_tokens)
+            execute_improve(store, spec, path, provider, model, run_id, as_json, max_calls, max_tokens)
 
     @app.command()
     def judge(
@@ -138,5 +138,5 @@ def register(app: typer.Typer) -> None:
                 else:
                     sys.stdout.write(reason + "\n")
                 return
-            _improve(store, spec, path.resolve(), provider, model, None, as_json,
+            execute_improve(store, spec, path.resolve(), provider, model, None, as_json,
                      left["calls"], left["tokens"])

@@ -157,14 +157,14 @@ def learn_transcript(known: KnownSecrets, path: str | None) -> None:
     line too long to read is skipped, as ``transcript.read`` skips it: nothing of it is kept)."""
     if not path:
         return
-    from .transcript import _lines
+    from .transcript import read_lines
 
     try:
         handle = open(path, "rb")
     except OSError:
         return
     with handle:
-        for raw in _lines(handle, _LINE_BYTES):
+        for raw in read_lines(handle, _LINE_BYTES):
             if not raw:
                 continue
             try:

@@ -181,11 +181,11 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
             tags=["error"]))
     if transcript is None:
         return found
-    from .transcript import _fit, _readable_line
+    from .transcript import fit, readable_line
 
     for call, line, times, before in transcript.unresolved_errors():
         head = f"Unresolved: `{call.name}` kept failing with `"
-        shown = _fit(_readable_line(line), 120 - len(head) - 1)
+        shown = fit(readable_line(line), 120 - len(head) - 1)
         if not shown:
             continue
         after = f" It first failed on `{_one_line(call.subject, 200)}`" + (
@@ -580,7 +580,7 @@ def _after_block(transcript, index: int) -> str:
     """What satisfied a hook after it last blocked the agent, for a memory's content: the
     files the agent then edited (at most two, with their changed lines) before the user spoke
     again; "" when it edited none or more (no clear evidence). The hook never blocked again."""
-    from .transcript import _changed_lines
+    from .transcript import changed_lines
 
     if index < 0:
         return ""
@@ -594,7 +594,7 @@ def _after_block(transcript, index: int) -> str:
         return ""
     shown = []
     for f in files:
-        lines = " | ".join(_changed_lines(c, 160) for c in edits if c.input.get("file_path") == f)
+        lines = " | ".join(changed_lines(c, 160) for c in edits if c.input.get("file_path") == f)
         shown.append(f"`{os.path.basename(f)}`" + (f" ({_one_line(lines, 200)})" if lines else ""))
     shown = "; ".join(shown)
     return f". After its last block the agent edited {shown}, and it did not block again."

@@ -118,7 +118,7 @@ def _substitution_end(text: str, i: int) -> int:
     return len(text)
 
 
-def _stages(command: str) -> list[str]:
+def command_stages(command: str) -> list[str]:
     """Split a shell command at unquoted ``| && || ; & newline`` (quote-aware, never raises;
     a ``$(...)`` or backtick substitution stays whole)."""
     out, buf, quote, i, n = [], [], "", 0, len(command)
@@ -312,7 +312,7 @@ def command_core(command: str) -> str:
     """``command`` without its leading ``cd``/``export``/``source`` steps (for display)."""
     try:
         command = _str(command).strip()
-        for stage in _stages(command[:4000]):
+        for stage in command_stages(command[:4000]):
             args = _argv(stage)
             if args and _program(args[0]) not in _NEUTRAL:
                 at = command.find(stage)
@@ -324,7 +324,7 @@ def command_core(command: str) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def _command_head(command: str) -> str:
-    for stage in _stages(command[:4000]):
+    for stage in command_stages(command[:4000]):
         args = _argv(stage)
         if args and _program(args[0]) not in _NEUTRAL:
             return _stage_head(args)
@@ -336,7 +336,7 @@ def command_heads(command: str) -> tuple[str, ...]:
     """The heads of every stage that runs something, in order: ``terraform init && terraform
     plan`` runs ``terraform init`` then ``terraform plan`` (command_head is the first)."""
     try:
-        heads = (_stage_head(args) for args in map(_argv, _stages(_str(command)[:4000]))
+        heads = (_stage_head(args) for args in map(_argv, command_stages(_str(command)[:4000]))
                  if args and _program(args[0]) not in _NEUTRAL)
         return tuple(dict.fromkeys(h for h in heads if h))
     except Exception:  # noqa: BLE001
@@ -348,7 +348,7 @@ def steps_before(command: str, head: str) -> str:
     joined by ``&&`` (``docker compose up -d db`` in ``docker compose up -d db && alembic
     upgrade head``, for "alembic upgrade"); "" when there are none."""
     steps = []
-    for stage in _stages(_str(command)[:4000]):
+    for stage in command_stages(_str(command)[:4000]):
         args = _argv(stage)
         if args and _program(args[0]) not in _NEUTRAL:
             if _stage_head(args) == head:
@@ -377,7 +377,7 @@ def command_key(command: str) -> str:
     output filters (``| tail -5``) and redirections (``2>&1``), so ``pytest -q 2>&1 | tail`` and
     ``pytest -q`` compare equal (``cd``/``export`` steps stay: they may be what changed)."""
     try:
-        stages = _stages(_str(command)[:4000])
+        stages = command_stages(_str(command)[:4000])
         kept = [s for s in stages if not _is_filter(_argv(s))] or stages
         parts: list[str] = []
         for stage in kept:
@@ -417,7 +417,7 @@ def _stage_is_view(args: list[str]) -> bool:
 def _view_programs(command: str) -> tuple[bool, frozenset[str]]:
     """(all stages only show things or echo what they were given, the programs named)."""
     programs, view = set(), True
-    for stage in _stages(command[:4000]):
+    for stage in command_stages(command[:4000]):
         args = _argv(stage)
         if args:
             programs.add(_program(args[0]))
@@ -466,7 +466,7 @@ def only_inspects(command: str) -> bool:
     that worked is credited with the fix unless it only looked (``git remote -v`` looks; ``git
     remote set-url``, ``git commit``, ``export X=1``, ``mkdir``, ``tee`` and ``> file`` do not).
     (_view_programs asks whether a command's output is only something shown.)"""
-    for stage in _stages(command[:4000]):
+    for stage in command_stages(command[:4000]):
         args = _argv(stage)
         if not args:
             continue
@@ -665,7 +665,7 @@ _EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "str_replace_based_
 _PATH_KEYS = ("file_path", "notebook_path", "path", "filePath", "file", "url", "uri")
 
 
-def _kind(tool: str) -> str:
+def tool_kind(tool: str) -> str:
     t = tool.strip().lower()
     if t in _BASH_TOOLS:
         return "bash"
@@ -698,7 +698,7 @@ def subject_of(tool_name: str, tool_input: object) -> str:
     try:
         tool = _str(tool_name)
         if isinstance(tool_input, dict):
-            if _kind(tool) == "bash" or "command" in tool_input:
+            if tool_kind(tool) == "bash" or "command" in tool_input:
                 cmd = tool_input.get("command")
                 if isinstance(cmd, list):
                     cmd = " ".join(str(c) for c in cmd)
@@ -721,21 +721,21 @@ def subject_of(tool_name: str, tool_input: object) -> str:
 # -------------------------------------------------------------------------------------------
 # response shapes
 
-def _block_text(value: object, depth: int = 0) -> str:
+def block_text(value: object, depth: int = 0) -> str:
     """Text of a string, a list of content blocks, or a {"text"}/{"content"} object."""
     if depth > 4:
         return ""
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        parts = [_block_text(v, depth + 1) for v in value[:200]]
+        parts = [block_text(v, depth + 1) for v in value[:200]]
         return "\n".join(p for p in parts if p)
     if isinstance(value, dict):
         if value.get("type") in ("image", "document"):
             return ""
         for key in ("text", "content", "output", "result", "message"):
             if key in value:
-                t = _block_text(value[key], depth + 1)
+                t = block_text(value[key], depth + 1)
                 if t:
                     return t
     return ""
@@ -761,7 +761,7 @@ def _parse_response(kind: str, response: object) -> _Response:
     if isinstance(response, str):
         r.text = response
     elif isinstance(response, list):
-        r.text = _block_text(response)
+        r.text = block_text(response)
     elif isinstance(response, dict):
         for key in ("is_error", "isError"):
             if response.get(key) is True:
@@ -775,25 +775,25 @@ def _parse_response(kind: str, response: object) -> _Response:
         if isinstance(err, str) and err.strip():
             r.error = err
         elif isinstance(err, dict):
-            r.error = _block_text(err) or _cap(json.dumps(err, default=str)[:2000], 2000)
+            r.error = block_text(err) or _cap(json.dumps(err, default=str)[:2000], 2000)
         for key in ("exit_code", "returncode", "exitCode", "exit_status", "returnCode"):
             code = _int(response.get(key))
             if code is not None:
                 r.exit_code = code
                 break
         if kind == "bash" or "stdout" in response or "stderr" in response:
-            r.stdout = _str(response.get("stdout")) or _block_text(response.get("output"))
+            r.stdout = _str(response.get("stdout")) or block_text(response.get("output"))
             r.stderr = _str(response.get("stderr"))
             if not r.stdout and not r.stderr and kind == "bash":
-                r.text = _block_text(response.get("content"))
+                r.text = block_text(response.get("content"))
         elif kind == "other":
-            r.text = _block_text(response.get("content")) or _block_text(response.get("result")) \
-                or _block_text(response.get("output"))
+            r.text = block_text(response.get("content")) or block_text(response.get("result")) \
+                or block_text(response.get("output"))
         elif kind == "read" and r.flagged:
-            r.text = _block_text(response.get("content"))
+            r.text = block_text(response.get("content"))
         # "edit": response objects echo file contents; only flags and "error" count
         if r.flagged and not r.text and not r.error:
-            r.text = _block_text(response.get("content")) or _block_text(response.get("message"))
+            r.text = block_text(response.get("content")) or block_text(response.get("message"))
     return r
 
 
@@ -886,7 +886,7 @@ def tool_errors(tool_name: str, tool_input: object, tool_response: object) -> li
 
 
 def _tool_errors(tool: str, tool_input: object, tool_response: object) -> list[ErrorSignal]:
-    kind = _kind(tool)
+    kind = tool_kind(tool)
     if kind == "other" and isinstance(tool_input, dict) and isinstance(
             tool_input.get("command"), str) and tool.lower().endswith(("bash", "shell", "command")):
         kind = "bash"
@@ -999,7 +999,7 @@ def normalize_error(line: str) -> str:
 # Verbs an instruction may start with (base forms). A sentence after "always", "never",
 # "don't", "from now on", a correction marker... must start with one of them: "the test always
 # fails", "never mind", "don't worry" and "from now on it gets harder" are not lessons.
-_VERBS = frozenset("""
+VERBS = frozenset("""
 use run add write put keep check make call avoid commit push pull test format lint ask include
 update create read prefer name import export install pin wrap return raise log document comment
 annotate sort split merge rebase squash tag deploy build compile validate escape quote indent
@@ -1019,9 +1019,9 @@ share leak hardcode hard-code skip ignore silence suppress swallow disable bypas
 upload download post reuse memoize iterate loop block await paginate retry throttle
 hand let derive point route inject
 """.split())
-_AUX = frozenset("""is are was were be been being has have had will would can could should shall
+AUX = frozenset("""is are was were be been being has have had will would can could should shall
 may might must does did do 's seems looks feels sounds gets got""".split())
-_PRONOUN_ONLY = frozenset("""it this that them these those anything something everything nothing
+PRONOUN_ONLY = frozenset("""it this that them these those anything something everything nothing
 so too again now then here there me us him her one ones stuff things thing else myself
 yourself""".split())
 # objects that only make sense in the conversation ("option 2", "the first one", "the plan")
@@ -1302,12 +1302,12 @@ def _imperative(rest: str) -> str | None:
     if len(words) < 2:
         return None
     first = words[0].lower()
-    if first not in _VERBS and not any(part in _VERBS for part in first.split("-")):
+    if first not in VERBS and not any(part in VERBS for part in first.split("-")):
         return None
     second = words[1].lower()
-    if second in _AUX or second.endswith("'s") and second != "let's":
+    if second in AUX or second.endswith("'s") and second != "let's":
         return None
-    content = [w for w in words[1:] if w.lower() not in _PRONOUN_ONLY]
+    content = [w for w in words[1:] if w.lower() not in PRONOUN_ONLY]
     if not content or second in ("that", "this", "those", "these") and len(words) <= 3:
         return None   # "delete that file": only meaningful in the conversation
     if any(w.lower() in ("myself", "yourself") for w in words):
@@ -1321,7 +1321,7 @@ def _gerund_base(word: str) -> str | None:
         return None
     stem = w[:-3]
     for cand in (stem, stem + "e", stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] else None):
-        if cand and cand in _VERBS:
+        if cand and cand in VERBS:
             return cand
     return None
 
@@ -1356,7 +1356,7 @@ def _strip_subject(rest: str) -> str:
 def _object_ok(text: str, most: int = 8) -> bool:
     """A thing named on its own ("pnpm", "the logging module"), not "it" or "the first one"."""
     words = _words_of(text)
-    return 0 < len(words) <= most and words[0].lower() not in _PRONOUN_ONLY and \
+    return 0 < len(words) <= most and words[0].lower() not in PRONOUN_ONLY and \
         not _DEICTIC.match(text.strip())
 
 
@@ -1370,7 +1370,7 @@ def _swap_lesson(text: str) -> tuple[str, str] | None:
         return None
     trigger, verb, old, verb2, new = (g.strip() for g in m.groups())
     base = _gerund_base(verb) if trigger.lower() == "stop" else verb.lower()
-    if base not in _VERBS or verb2.lower() != base:
+    if base not in VERBS or verb2.lower() != base:
         return None
     if not _object_ok(new) or not _object_ok(old):
         return trigger, ""
@@ -1409,7 +1409,7 @@ def _prefer_lesson(obj: str) -> str | None:
     if m:
         return _imperative(_strip_subject(m.group(1)))
     words = _words_of(obj)
-    if not words or words[0].lower() in _PRONOUN_ONLY or words[0].lower() in (
+    if not words or words[0].lower() in PRONOUN_ONLY or words[0].lower() in (
             "when", "if", "that", "whatever", "not", "it's", "this", "that's") or _DEICTIC.match(obj):
         return None
     m = _OVER.match(obj)
@@ -1420,7 +1420,7 @@ def _prefer_lesson(obj: str) -> str | None:
             a = a.split(None, 1)[1] if len(a.split(None, 1)) > 1 else a
         elif base:
             return None
-        if not a or not b or a.lower() in _PRONOUN_ONLY or b.lower() in _PRONOUN_ONLY:
+        if not a or not b or a.lower() in PRONOUN_ONLY or b.lower() in PRONOUN_ONLY:
             return None
         return f"Use {a} instead of {b}"
     base = _gerund_base(words[0])
@@ -1499,7 +1499,7 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     m = _RUN_TO.match(body)
     if m:
         words = _words_of(m.group(2))
-        if not words or words[0].lower() in _DETERMINERS | _PRONOUN_ONLY | _VERBS - {
+        if not words or words[0].lower() in _DETERMINERS | PRONOUN_ONLY | VERBS - {
                 "make", "test", "build", "format", "lint", "check"} or \
                 _TASK_BOUND.search(m.group(4)):
             return None            # "run the tests to see", "run it to check that"
@@ -1516,14 +1516,14 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     m = _NO_NEEDED.match(body)
     if m:
         words = [w.lower() for w in _words_of(m.group(1))]
-        if words and len(words) <= 5 and not set(words) & (_GENERIC_NEEDS | _PRONOUN_ONLY) \
+        if words and len(words) <= 5 and not set(words) & (_GENERIC_NEEDS | PRONOUN_ONLY) \
                 and words[0] not in _DETERMINERS:
             return ("decision", f"No {m.group(1).strip()} needed", False)
         return None
     m = _GO_WITH.match(body)
     if m:
         obj = m.group(1).strip()
-        if _words_of(obj) and _words_of(obj)[0].lower() not in _PRONOUN_ONLY and \
+        if _words_of(obj) and _words_of(obj)[0].lower() not in PRONOUN_ONLY and \
                 not _DEICTIC.match(obj):
             return ("decision", f"Go with {obj}", False)
         return None
@@ -1533,7 +1533,7 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         if how and how.lower() == "on":
             words = _words_of(obj)
             return ("decision", f"Use {obj}", False) if words and words[0].lower() not in \
-                _PRONOUN_ONLY and not _DEICTIC.match(obj) else None
+                PRONOUN_ONLY and not _DEICTIC.match(obj) else None
         lesson = _decision_body(obj)
         return ("decision", lesson, False) if lesson else None
     swapped = _swap_lesson(body)
@@ -1590,7 +1590,7 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     if m:
         obj = m.group(1).strip()
         words = _words_of(obj)
-        if words and words[0].lower() not in _PRONOUN_ONLY and (
+        if words and words[0].lower() not in PRONOUN_ONLY and (
                 len(words) >= 2 or _PH_OPEN in obj):
             return ("correction", f"Avoid {obj}", False)
         return None
@@ -1615,7 +1615,7 @@ def _choice(obj: str, most: int) -> str | None:
     thing at hand ("this", "here"), the next step of the task."""
     obj = _CLAUSE_CUT.sub("", obj.strip()).strip(" ,.;:!")
     words = [w.lower() for w in _words_of(obj)]
-    if not words or len(words) > most or words[0] in _PRONOUN_ONLY and len(words) == 1:
+    if not words or len(words) > most or words[0] in PRONOUN_ONLY and len(words) == 1:
         return None
     if set(words) & (_NOT_A_CHOICE | {"here", "there", "now", "this", "that", "these", "those"}):
         return None
@@ -1627,7 +1627,7 @@ def _lets_more(verb: str, rest: str) -> tuple[str, str, bool] | None:
     name" → Keep the file name; "let's make it cross-browser" → Make it cross-browser."""
     if verb == "do":
         obj = _choice(rest, 3)
-        if not obj or _words_of(obj)[0].lower() in _DETERMINERS | _VERBS:
+        if not obj or _words_of(obj)[0].lower() in _DETERMINERS | VERBS:
             return None            # "let's do it", "let's do the tests": the task at hand
         return ("decision", f"Use {obj}", False)
     if verb == "keep":
@@ -1640,7 +1640,7 @@ def _lets_more(verb: str, rest: str) -> tuple[str, str, bool] | None:
     if verb.startswith("make"):
         obj = _choice(rest, 3)
         if not obj or len(_words_of(obj)) != 1 or not _PROPERTY.match(obj) or \
-                obj.lower() in _QUALITIES or obj.lower() in _VERBS:
+                obj.lower() in _QUALITIES or obj.lower() in VERBS:
             return None            # "let's make it work", "let's make it faster"
         return ("decision", f"{verb[0].upper()}{verb[1:]} {obj}", False)
     scope = _PROJECT_SCOPE.search(rest)   # "... for this repo": where the choice holds
@@ -1711,7 +1711,7 @@ def _stated(body: str, decided: bool, signalled: bool) -> str | None:
     "Order ids are UUIDv7"), up to its first dashed clause unless that one is an instruction
     too; None when it is no statement about a thing (a pronoun for subject) or, unless
     ``signalled`` (a label, "from now on", "in this repo"), about the thing at hand."""
-    if not _STATEMENT.match(body) or _words_of(body)[0].lower() in _PRONOUN_ONLY | {
+    if not _STATEMENT.match(body) or _words_of(body)[0].lower() in PRONOUN_ONLY | {
             "i", "you", "he", "she", "they", "we"}:
         return None
     if not (decided or signalled or _MODAL_RULE.search(body) or _ALWAYS_NEVER.search(body)):
@@ -1798,7 +1798,7 @@ def _constraint(sentence: str, following: list[str], saved: list[str]) -> str:
     m = _NOT_SUPPORTED.match(body) if not body.endswith("?") else None
     if m:
         what, where = m.group(1).strip(), m.group(2).strip()
-        if what.lower() not in _PRONOUN_ONLY:
+        if what.lower() not in PRONOUN_ONLY:
             return _finish(f"{where} does not support {what}", saved)
         for later in [f for f in following if _words_of(f)][:3]:
             instead = _INSTEAD.search(later.strip())
@@ -1810,9 +1810,9 @@ def _constraint(sentence: str, following: list[str], saved: list[str]) -> str:
     if m:   # the user finding their work destroyed: a rule for every later session
         verb = _BASE_VERB.get(m.group(1).lower(), m.group(1).lower())
         what = _unmask(m.group(2), saved)
-        if what.lower() in _PRONOUN_ONLY or _words_of(what) and _words_of(what)[0].lower() in (
+        if what.lower() in PRONOUN_ONLY or _words_of(what) and _words_of(what)[0].lower() in (
                 "whole", "entire"):
-            what = what if what.lower() not in _PRONOUN_ONLY else ""
+            what = what if what.lower() not in PRONOUN_ONLY else ""
         if not what:
             return ""
         shown = f"`{what}`" if re.search(r"[-_/.~]", what) else what
@@ -1917,7 +1917,7 @@ def _sentence_feedback(sentence: str, saved: list[str],
     if broken and not _QUESTION_START.match(_LEAD.sub("", s)):
         subject = broken.group(1).strip()
         words = _words_of(_PLACEHOLDER.sub("x", subject))
-        if words and words[0].lower() not in _PRONOUN_ONLY | {"i", "you", "he", "she", "we",
+        if words and words[0].lower() not in PRONOUN_ONLY | {"i", "you", "he", "she", "we",
                                                               "they"} and len(words) >= 2:
             return ("fact", _finish(f"Open problem: {subject} still does not work", saved),
                     False)

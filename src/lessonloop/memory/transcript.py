@@ -34,7 +34,7 @@ from typing import BinaryIO, Iterator
 
 from ..safety.redact import redact, redact_obj
 from . import events
-from .signals import (_AUX, _PRONOUN_ONLY, _VERBS, ErrorSignal, Feedback, _block_text, _kind,
+from .signals import (AUX, PRONOUN_ONLY, VERBS, ErrorSignal, Feedback, block_text, tool_kind,
                       command_core, command_head, command_heads, command_key, normalize_error,
                       only_inspects, prompt_feedback, steps_before, subject_of, tool_errors)
 
@@ -148,7 +148,7 @@ _EDITS = {"edit", "write", "multiedit", "notebookedit", "str_replace_based_edit_
 
 def _pair_key(call: ToolCall) -> tuple[str, str]:
     """What "doing the same kind of thing" means: same command head, or same tool and file."""
-    if _kind(call.name) == "bash":
+    if tool_kind(call.name) == "bash":
         return ("bash", command_head(_command_of(call)))
     name = call.name.lower()
     family = "edit" if name in _EDITS else name
@@ -234,7 +234,7 @@ class ErrorFix:
         # what happened after this error's last failure: earlier steps did not fix it
         window = [c for c in self.between if c.index > last.index]
         if family == "bash":
-            ran = [c for c in window if _kind(c.name) == "bash" and not c.is_error
+            ran = [c for c in window if tool_kind(c.name) == "bash" and not c.is_error
                    and _command_of(c).strip() and not only_inspects(_command_of(c))]
             edited = self._edited(window)
             key = command_key(_command_of(fix))
@@ -374,7 +374,7 @@ class Transcript:
 
 
 # words that relate nothing: instruction verbs, pronouns, and what any correction says
-_PLAIN = _VERBS | _AUX | _PRONOUN_ONLY | frozenset("""
+_PLAIN = VERBS | AUX | PRONOUN_ONLY | frozenset("""
 the and not don't dont didn't instead always never wrong that's it's right correct actually
 please with for from into onto than rather prefer like just only also all any some each every
 your you our we they their there here when then what which why how way should would could must
@@ -424,7 +424,7 @@ def _about(fb: Feedback, turn: list[ToolCall]) -> ToolCall | None:
 # ===========================================================================================
 # reading
 
-def _lines(f: BinaryIO, max_len: int) -> Iterator[bytes | None]:
+def read_lines(f: BinaryIO, max_len: int) -> Iterator[bytes | None]:
     """Lines of a binary stream; None for a line longer than ``max_len`` (never held whole)."""
     buf = bytearray()
     skipping = False
@@ -685,7 +685,7 @@ class _Reader:
         if not isinstance(call_id, str) or not call_id:
             return
         content = block.get("content")
-        text = _block_text(content) if not isinstance(content, str) else content
+        text = block_text(content) if not isinstance(content, str) else content
         flagged = block.get("is_error") is True
         call = self.by_id.get(call_id)
         if call is None:
@@ -712,7 +712,7 @@ class _Reader:
             return
         if call.name == "AskUserQuestion" and not flagged:
             self._answers(call, raw, text, extra)
-        response = events.response(_kind(call.name) == "bash", text, flagged, extra)
+        response = events.response(tool_kind(call.name) == "bash", text, flagged, extra)
         # a success is judged by the tool's own status (``is_error``), never by a word in its
         # output: "297 tests, 0 failures" next to a "[warning]" log line is a success
         call.errors = tool_errors(call.name, raw, response) if flagged else []
@@ -734,7 +734,7 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
     skipped = 0
     try:
         with f:
-            for raw in _lines(f, max(1, int(max_line_bytes))):
+            for raw in read_lines(f, max(1, int(max_line_bytes))):
                 if raw is None:
                     skipped += 1
                     continue
@@ -809,21 +809,21 @@ class ErrorLesson:
             what = f"{self.error.name} on `{_base(_file_of(self.error))}`"
         else:
             what = f"`{self.error.name}`"
-        line = _readable_line(self.line)
+        line = readable_line(self.line)
         bare = _EXC_TYPE.sub("", re.sub(r"^\*\* \([\w.]+\)\s+", "", line), count=1)
         tail = f"`, {self.fix}"
         for head in (f"When {what} fails with `", "On `"):
             for shown in (line, bare):   # the error whole: with its type, or without
                 if len(head) + len(shown) + len(tail) <= _LESSON_WORDS:
                     return head + shown + tail
-        shown = _fit(line, _LESSON_WORDS - len(f"When {what} fails with `") - len(tail))
+        shown = fit(line, _LESSON_WORDS - len(f"When {what} fails with `") - len(tail))
         if shown:
             return f"When {what} fails with `{shown}{tail}"
         plain = f"When {what} fails, {self.fix}"
         return plain if len(plain) <= _LESSON_WORDS else ""
 
 
-def _readable_line(line: str) -> str:
+def readable_line(line: str) -> str:
     line = re.sub(r"(?:\\n|\\t|\s)+", " ", line).strip().replace("`", "'")
     return _TOOL_TAG.sub("", line).strip()
 
@@ -831,7 +831,7 @@ def _readable_line(line: str) -> str:
 _TOOL_TAG = re.compile(r"</?tool_use_error>")
 
 
-def _fit(text: str, room: int) -> str:
+def fit(text: str, room: int) -> str:
     """``text`` within ``room`` characters, cut at a word and without an ellipsis; the
     exception type goes first; "" when fewer than four words would be left."""
     if len(text) <= room:
@@ -845,7 +845,7 @@ def _fit(text: str, room: int) -> str:
     return cut if len(cut.split()) >= 4 else ""
 
 
-def _changed_lines(call: ToolCall, limit: int = 200) -> str:
+def changed_lines(call: ToolCall, limit: int = 200) -> str:
     """An edit's added or changed lines, on one line (redacted input), at most ``limit``."""
     new, old = call.input.get("new_string"), call.input.get("old_string")
     if not isinstance(new, str):
@@ -942,7 +942,7 @@ def _error_lessons(self: "Transcript") -> list[ErrorLesson]:
 def _evidence(err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str,
               family: str) -> tuple[str, str] | None:
     edits = [c for c in window if c.name.lower() in _EDITS]
-    ran = [c for c in window if _kind(c.name) == "bash" and _command_of(c).strip()
+    ran = [c for c in window if tool_kind(c.name) == "bash" and _command_of(c).strip()
            and not only_inspects(_command_of(c)) and _pair_key(c) != _pair_key(err)]
     changes = edits + ran
     # 1. the error names its fix, and it was run (in between, or as the step itself)
@@ -952,8 +952,8 @@ def _evidence(err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str,
             if named and named in _command_of(c):
                 shown = command_core(c.subject) if c is not fixed else c.subject
                 if c is fixed:
-                    return f"run `{_fit(_short_cd(command_key(shown)), 60)}` instead", c.subject
-                return f"run `{_fit(command_key(shown), 60)}` first", c.subject
+                    return f"run `{fit(_short_cd(command_key(shown)), 60)}` instead", c.subject
+                return f"run `{fit(command_key(shown), 60)}` first", c.subject
     # 2. a change that shares the error's words
     wanted = _terms_of(text[:2000])
     command = _command_of(err)
@@ -964,7 +964,7 @@ def _evidence(err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str,
     if not changes and (edits or ran):
         return None
     related = [c for c in changes if wanted & _terms_of(
-        f"{_file_of(c)} {_changed_lines(c, 2000)} {_command_of(c)}")]
+        f"{_file_of(c)} {changed_lines(c, 2000)} {_command_of(c)}")]
     files = {_file_of(c) for c in related if c in edits}
     if related and (len(related) == 1 or len(files) == 1 and all(c in edits for c in related)):
         return _change(related[-1], edits)
@@ -977,7 +977,7 @@ def _evidence(err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str,
             shown = _what_changed(before, after, text)
             if not shown:
                 return None            # other arguments the error never asked for
-            return f"run `{_fit(shown, 60)}` instead", fixed.subject
+            return f"run `{fit(shown, 60)}` instead", fixed.subject
         if family == "edit":
             old_err, old_ok = err.input.get("old_string"), fixed.input.get("old_string")
             if isinstance(old_err, str) and isinstance(old_ok, str) and "\\n" in old_err \
@@ -1027,9 +1027,9 @@ def _change(call: ToolCall, edits: list[ToolCall]) -> tuple[str, str]:
         parts = path.replace("\\", "/").split("/")
         shown = "/".join(parts[-2:]) if len(parts) > 1 and parts[-2] in _PLACES else parts[-1]
         shown = shown or call.name
-        lines = _changed_lines(call)
+        lines = changed_lines(call)
         return f"edit `{shown}`", f"Edited {path}" + (f": {lines}" if lines else "")
-    return (f"run `{_fit(_short_cd(command_key(command_core(call.subject))), 60)}` first",
+    return (f"run `{fit(_short_cd(command_key(command_core(call.subject))), 60)}` first",
             call.subject)
 
 
@@ -1073,20 +1073,20 @@ def _refused_alternatives(self: "Transcript") -> list[tuple[str, str, ToolCall, 
     command that succeeded and runs the same program as a step of the refused one (``uv tool
     upgrade --reinstall X`` after ``... uv tool uninstall X && uv tool install --reinstall .``
     was refused). As (the new command, the refused step it replaces, refused call, new call)."""
-    from .signals import _stages
+    from .signals import command_stages
 
     main = [c for c in self.calls if not c.sidechain and c.completed]
     out = []
     for refused, after in zip(main, main[1:]):
-        if not refused.rejected or _kind(refused.name) != "bash" or not _succeeded(after) \
-                or _kind(after.name) != "bash":
+        if not refused.rejected or tool_kind(refused.name) != "bash" or not _succeeded(after) \
+                or tool_kind(after.name) != "bash":
             continue
         new = command_core(_command_of(after)).strip()
         head = command_head(new)
         if not head or only_inspects(new) or len(command_heads(new)) != 1 or \
                 new.split()[-1] in _LOOKS:
             continue
-        steps = [s.strip() for s in _stages(_command_of(refused)) if s.strip()]
+        steps = [s.strip() for s in command_stages(_command_of(refused)) if s.strip()]
         same = [s for s in steps if command_head(s) == head]
         if same and command_key(same[-1]) != command_key(new):
             out.append((new, same[-1], refused, after))

@@ -69,7 +69,7 @@ def _answer(output: str, spec: TaskSpec) -> str:
     return extract(output, spec) if _REPLY_FENCE.search(output) else output
 
 
-def _format_problems(output: str, spec: TaskSpec) -> list[str]:
+def format_problems(output: str, spec: TaskSpec) -> list[str]:
     if not output.strip():
         return ["the answer held no output"]
     if spec.output_format != "json":
@@ -101,7 +101,7 @@ def evaluate(spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None,
     """Score ``output``. A task with a rubric needs ``judge``; one without is scored by its
     verifier alone (1 when it passes)."""
     missing = [s for s in spec.required_strings if s not in output]
-    problems = _format_problems(output, spec)
+    problems = format_problems(output, spec)
     if missing or problems:
         why = "; ".join(problems + ([f"missing required strings: {', '.join(missing)}"]
                                    if missing else []))

@@ -33,7 +33,7 @@ from ..store import runs as run_store
 from ..store.db import Store
 from ..timeutil import utc_now
 from ..loop.budget import Budget, BudgetSpent, Metered, check_limits
-from .evaluate import Evaluation, _format_problems, evaluate, extract
+from .evaluate import Evaluation, format_problems, evaluate, extract
 from .judge import Judge, epoch
 from .spec import TaskSpec, parse
 
@@ -257,7 +257,7 @@ class TaskRun:
                 self._finish("failed", message)
                 raise
             status = "failed" if reason.startswith("the judge") else "completed"
-            problems = [_format_problems(r.output, self.spec) for r in self.rounds]
+            problems = [format_problems(r.output, self.spec) for r in self.rounds]
             if problems and all(problems):  # nothing usable was ever produced: no success
                 status, reason = "failed", (
                     f"no round produced an output in the task's format ({len(problems)} "
@@ -321,7 +321,7 @@ class TaskRun:
         else:
             output = extract(completion.text, self.spec)
         if off_schema is not None:  # counted, but invalid: no verifier or judge is asked
-            why = "; ".join(_format_problems(output, self.spec)) or off_schema
+            why = "; ".join(format_problems(output, self.spec)) or off_schema
             evaluation = Evaluation(0.0, None, reasoning=why, epoch=self.epoch,
                                     feedback=f"The output does not match the format: {why}")
         else:
