@@ -814,3 +814,32 @@ def test_a_refused_plan_the_user_then_drops_is_a_decision(tmp_path):
 ])
 def test_a_plan_not_dropped_is_no_decision(tmp_path, then, refused):
     assert memorize._dropped_plans(plan_session(tmp_path, then, refused)) == []
+
+
+# -------------------------------------------------------------------------------------------
+# what a task runner's recipes run (real-sessions-4, drmaciver-python-to-rust-port)
+
+
+def test_a_task_runners_recipes_are_learned_from_what_it_printed_when_they_ran():
+    session = FIXTURES / "real-sessions-4" / "drmaciver-python-to-rust-port.jsonl"
+    [fact] = memorize._recipe_facts(read(session))
+    assert fact.summary == ("This project's just recipes: `just check` runs "
+                            "`cargo llvm-cov --fail-under-lines 100`")
+    assert fact.content == ("`just check` runs `cargo llvm-cov --fail-under-lines 100`; `just lint` "
+                            "runs `cargo clippy -- -D warnings`; `just format` runs `cargo fmt`")
+
+
+@pytest.mark.parametrize("command, output, is_error", [
+    ("make test", "make[1]: Entering directory '/src'\npytest -q", False),   # make's own chatter
+    ("just check", "error: Justfile does not contain recipe `check`.", True),   # it failed
+    ("just check 2>&1", "error: Justfile does not contain recipe `check`.", False),
+    ("make", "cc -o app main.c", False),                   # no target named: which recipe?
+    ("just test", "just build\ncargo test", False),        # a recipe that calls the runner
+    ("make lint", "src/app.py:3:1: F401 unused import", False),    # output, not a command
+    ("ls -la", "total 0", False),                          # not a task runner
+])
+def test_no_recipe_fact_from_a_failure_or_output_that_is_not_the_command(tmp_path, command,
+                                                                           output, is_error):
+    session = write(tmp_path / "s.jsonl", [use("t1", "Bash", {"command": command}),
+                                           result("t1", output, is_error=is_error)])
+    assert memorize._recipe_facts(read(session)) == []

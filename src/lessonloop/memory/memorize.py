@@ -246,7 +246,8 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
                                user_scope=bool(item.get("user_scope")) and kind == "preference"))
     if transcript is not None:
         for candidate in _from_said(transcript) + _from_refusals(transcript) + \
-                _project_facts(transcript) + _project_hooks(transcript) + \
+                _project_facts(transcript) + _recipe_facts(transcript) + \
+                _project_hooks(transcript) + \
                 _permission_facts(transcript) + _from_conclusions(transcript) + \
                 _dropped_plans(transcript):
             if candidate.summary.lower() not in lessons:
@@ -461,6 +462,46 @@ def _project_facts(transcript) -> list[Candidate]:
                               f"`{_one_line(commands[summary], 200)}`",
                       why="Learned from the project's own successful runs.")
             for summary, n in runs.items() if n >= FACT_RUNS]
+
+
+# the first line a task runner printed is the command its recipe ran when it reads as one
+_ECHOED_COMMAND = re.compile(r"^[a-z][\w.+-]*(?: [^\n]{0,100})?$")
+_NOT_ECHOED = re.compile(r"^(?:make(?:\[\d+\])?|error|warning|info|note|running|nothing|"
+                         r"usage)\b|:\s|^\w+:$", re.I)
+
+
+def _recipe_facts(transcript) -> list[Candidate]:
+    """What this project's task runner recipes run, learned from their successful use: `just
+    check` printed `cargo llvm-cov --fail-under-lines 100` before running it. One memory per
+    runner, its recipes in the order first run."""
+    from .signals import command_core, command_key
+
+    recipes: dict[str, dict[str, str]] = {}
+    for call in transcript.calls:
+        if call.sidechain or call.is_error or not call.echoed:
+            continue
+        invoked = command_key(command_core(call.input.get("command", ""))).strip()
+        words = invoked.split()
+        first = call.echoed.strip().split("\n", 1)[0].strip()
+        if len(words) != 2 or not _ECHOED_COMMAND.match(first) or _NOT_ECHOED.search(first) \
+                or first.split()[0] == words[0]:
+            continue
+        recipes.setdefault(words[0], {}).setdefault(words[1], first)
+    found = []
+    for runner, ran in recipes.items():
+        pairs = [f"{runner} {name}` runs `{command}" for name, command in ran.items()]
+        summary = f"This project's {runner} recipes: `" + "`; `".join(pairs) + "`"
+        while len(summary) > 120 and len(pairs) > 1:
+            pairs.pop()
+            summary = f"This project's {runner} recipes: `" + "`; `".join(pairs) + "`"
+        if len(summary) > 120:
+            continue
+        found.append(Candidate(
+            kind="observation", summary=summary, tags=["project-fact", "command"],
+            content="; ".join(f"`{runner} {name}` runs `{_one_line(command, 200)}`"
+                              for name, command in ran.items()),
+            why=f"Each ran successfully in the session and {runner} printed the command first."))
+    return found
 
 
 _WHEN_HOOK = {"Stop": "When the agent stops", "SubagentStop": "When a subagent stops",

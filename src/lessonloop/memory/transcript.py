@@ -67,6 +67,7 @@ class ToolCall:
     chain: str = ""           # "" for the main chain, else the sidechain's id
     completed: bool = False   # a tool_result came back for this call
     rejected: bool = False    # the user refused the call (neither a failure nor a success)
+    echoed: str = ""          # a task runner's success: the first lines it printed (RECIPE_RUNNERS)
 
 
 @dataclass
@@ -462,6 +463,10 @@ def read_lines(f: BinaryIO, max_len: int) -> Iterator[bytes | None]:
         yield bytes(buf)
 
 
+RECIPE_RUNNERS = frozenset({"just", "make"})  # task runners that print each command they run
+ECHO_MAX = 300
+
+
 def _clean(text: str, limit: int) -> str:
     text = redact(text[:limit + _MARGIN])
     return text[:limit]
@@ -720,6 +725,9 @@ class _Reader:
         # only a failure's text is ever used (error lines, lessons): a success keeps none, so a
         # long session is not redacted twice over for nothing
         call.result = _clean(text, RESULT_MAX) if text and call.is_error else ""
+        if text and not call.is_error and tool_kind(call.name) == "bash" and \
+                command_head(_command_of(call)).partition(" ")[0] in RECIPE_RUNNERS:
+            call.echoed = _clean(text, ECHO_MAX)   # `just check` prints what its recipe runs
         call.completed = True
 
 
