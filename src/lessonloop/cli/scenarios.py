@@ -7,8 +7,6 @@ import math
 import sys
 from typing import Optional
 
-import typer
-
 from ..errors import EXIT_FAILURE, EXIT_USAGE, UsageError
 from ..files import read_user_file
 from ..loop.scoring import evaluate_strategies, failure_line, parse_seeds, parse_strategy
@@ -24,26 +22,33 @@ def _read_strategies(path: str) -> list[dict]:
     return strategies
 
 
+def scenarios_command(as_json: bool = False) -> None:
+    """``scenarios``: the built-ins and installed plugins, with their strategy schemas."""
+    from ..scenarios import registry
+
+    items = []
+    for name in registry.available_names():
+        scenario = registry.load(name)
+        items.append({"name": name, "description": scenario.description,
+                      "strategy_schema": scenario.strategy_schema})
+    if as_json:
+        print_json(items)
+        return
+    for item in items:
+        params = ", ".join(item["strategy_schema"].get("properties", {}))
+        summary = item["description"].strip().split(". ")[0].rstrip(".")
+        sys.stdout.write(f"{item['name']:<14} {summary}.\n{'':<14} parameters: {params}\n")
+
+
 def register(app: typer.Typer) -> None:
+    import typer
+
     @app.command()
     def scenarios(
         as_json: bool = typer.Option(False, "--json", help="Print name, description and strategy schema."),
     ) -> None:
         """List the scenarios you can run (built-ins and installed plugins)."""
-        from ..scenarios import registry
-
-        items = []
-        for name in registry.available_names():
-            scenario = registry.load(name)
-            items.append({"name": name, "description": scenario.description,
-                          "strategy_schema": scenario.strategy_schema})
-        if as_json:
-            print_json(items)
-            return
-        for item in items:
-            params = ", ".join(item["strategy_schema"].get("properties", {}))
-            summary = item["description"].strip().split(". ")[0].rstrip(".")
-            sys.stdout.write(f"{item['name']:<14} {summary}.\n{'':<14} parameters: {params}\n")
+        scenarios_command(as_json)
 
     @app.command()
     def evaluate(
