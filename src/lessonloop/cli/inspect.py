@@ -170,7 +170,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Follow a run's events while it runs; print what happened so far when it is not running."""
         from ..loop.events import read_events
-        from ..loop.runner import is_active
+        from ..loop.runlock import is_active
 
         with _open_for_run(run_id) as store:
             run, _ = load_run(store, run_id)

@@ -8,12 +8,13 @@ import sys
 from typing import Optional
 
 from ..errors import EXIT_FAILURE, EXIT_USAGE, UsageError
-from ..files import read_user_file
-from ..loop.scoring import evaluate_strategies, failure_line, parse_seeds, parse_strategy
 from .output import error_line, print_json
 
 
 def _read_strategies(path: str) -> list[dict]:
+    from ..files import read_user_file
+    from ..loop.scoring import parse_strategy
+
     lines = read_user_file(path, "strategies file", encoding="utf-8-sig").splitlines()
     strategies = [parse_strategy(line, f"{path} line {number}")
                   for number, line in enumerate(lines, 1) if line.strip()]
@@ -60,6 +61,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print results as JSON."),
     ) -> None:
         """Score strategies on chosen seeds: per-seed scores, mean and dimensions."""
+        # here, not at the top: `scenarios` (fast.py) needs none of it
+        from ..loop.scoring import evaluate_strategies, failure_line, parse_seeds, parse_strategy
+
         if (strategy is None) == (strategies is None):
             raise UsageError("give exactly one of --strategy JSON or --strategies FILE.jsonl")
         if not (math.isfinite(match_timeout) and 0 < match_timeout <= 3600):
