@@ -3,9 +3,10 @@ tagged ``lessonloop-state``, appended to the stored prompt of a ``local`` call. 
 ever sent one; ``local`` reads ``Request.state`` itself.
 
 A record must not grow with the run: a list longer than ``RECORDED_ITEMS`` (the competitor's
-``history``, every strategy the run measured) is recorded as its last ``RECORDED_ITEMS`` items
+``history``, every strategy the run measured) is recorded as its newest ``RECORDED_ITEMS`` items
 and ``<key>_omitted``, the number of older ones left out. Those are the run's earlier rows in
-the store, which the history is rebuilt from on resume.
+the store, which the history is rebuilt from on resume. A list that is not in time order (the
+playbook, ranked best first) keeps its first items instead.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from . import canonical
 
 TAG = "lessonloop-state"
 RECORDED_ITEMS = 40
+IN_TIME_ORDER = ("history", "trajectory")  # oldest first: the newest are the last items
 
 
 def render(payload: dict) -> str:
@@ -26,7 +28,7 @@ def render(payload: dict) -> str:
         value = payload[key]
         omitted = len(value) - RECORDED_ITEMS if isinstance(value, list) else 0
         if omitted > 0:
-            value = value[-RECORDED_ITEMS:]
+            value = value[-RECORDED_ITEMS:] if key in IN_TIME_ORDER else value[:RECORDED_ITEMS]
         if isinstance(value, list) and value:
             items = ",\n".join(map(canonical.dumps, value))
             lines.append(f"{json.dumps(key)}: [\n{items}\n]")

@@ -82,6 +82,14 @@ def test_the_record_of_a_long_history_keeps_its_newest_entries_and_counts_the_re
     assert len(block["trajectory"]) == 29  # lists within the bound are recorded whole
 
 
+def test_a_ranked_list_keeps_its_first_entries_in_the_record():
+    playbook = [{"id": i, "summary": f"lesson {i}"} for i in range(50)]
+    text = state_block.render({"role": "coach", "playbook": playbook})
+    block = json.loads(text.split("\n", 1)[1].rsplit("\n```", 1)[0])
+    assert block["playbook"] == playbook[:state_block.RECORDED_ITEMS]
+    assert block["playbook_omitted"] == 50 - state_block.RECORDED_ITEMS
+
+
 def test_stored_prompts_stay_flat_in_a_real_run(cli, home):
     """An offline run: the competitor's record no longer grows with every strategy measured,
     and every role's words stay within the context budget."""
