@@ -3,10 +3,12 @@ tagged ``lessonloop-state``, appended to the stored prompt of a ``local`` call. 
 ever sent one; ``local`` reads ``Request.state`` itself.
 
 A record must not grow with the run: a list longer than ``RECORDED_ITEMS`` (the competitor's
-``history``, every strategy the run measured) is recorded as its newest ``RECORDED_ITEMS`` items
-and ``<key>_omitted``, the number of older ones left out. Those are the run's earlier rows in
-the store, which the history is rebuilt from on resume. A list that is not in time order (the
-playbook, ranked best first) keeps its first items instead.
+``history``, every strategy the run measured; the analyst's ``trajectory``, every generation) is
+recorded as its newest ``RECORDED_ITEMS`` items and ``<key>_omitted``, the number of older ones
+left out. Those are the run's earlier rows in the store, which the history is rebuilt from on
+resume. The agent itself still reads all of them (its whole-run fits cost no tokens; a model
+reads the same facts in words, trimmed to the context budget). A list that is not in time
+order (the playbook, ranked best first) keeps its first items instead.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import json
 from . import canonical
 
 TAG = "lessonloop-state"
-RECORDED_ITEMS = 40
+RECORDED_ITEMS = 30  # a default run's whole trajectory; the analyst's record stays that size
 IN_TIME_ORDER = ("history", "trajectory")  # oldest first: the newest are the last items
 
 

@@ -1,6 +1,7 @@
-"""Costs that do not grow with the run (issue 20, point 5): the analyst reads a summary of the
-trajectory, not the whole run, and what a call's record keeps of the offline agent's data is
-bounded; the facts that matter (latest results, the best strategy, recent gate decisions) stay.
+"""Costs that do not grow with the run (issue 20, point 5): a model's words are trimmed to the
+context budget, and what a call's record keeps of the offline agent's data (the analyst's
+trajectory, the competitor's history) is a bounded summary of the run, not all of it; the facts
+that matter (latest results, the best strategy, recent gate decisions) stay.
 bench/prompt_growth.py prints the sizes of a 300-generation run."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import sqlite3
 
 from lessonloop import state_block
 from lessonloop.loop import prompts
-from lessonloop.loop.context import ANALYSIS_WINDOW, TOKEN_BUDGET, Context
+from lessonloop.loop.context import TOKEN_BUDGET, Context
 from lessonloop.loop.runner import SearchContext
 
 SCHEMA = {"type": "object", "properties": {
@@ -48,24 +49,31 @@ def _stored(prompt: prompts.Prompt) -> str:
     return f"{prompt.system}\n\n{prompt.user}\n\n{state_block.render(prompt.state)}"
 
 
+def _record(stored: str) -> dict:
+    return json.loads(stored.split("```json lessonloop-state\n", 1)[1].rsplit("\n```", 1)[0])
+
+
 def test_the_analyst_prompt_at_generation_300_is_no_larger_than_at_30():
     at_30 = prompts.analyst(_context(30), _outcome(30))
     at_300 = prompts.analyst(_context(300), _outcome(300))
     assert len(_stored(at_300)) <= 1.05 * len(_stored(at_30))
     assert len(_stored(at_300)) <= 4 * TOKEN_BUDGET  # about four characters a token
-    # a summary, not the whole run: the latest generations, as data and in words
-    steps = at_300.state["trajectory"]
-    assert len(steps) == ANALYSIS_WINDOW and steps[-1]["generation"] == 299
-    assert steps[0]["generation"] == 300 - ANALYSIS_WINDOW
+    # a summary, not the whole run: the latest generations and how many came before
+    record = _record(_stored(at_300))
+    steps = record["trajectory"]
+    assert len(steps) == state_block.RECORDED_ITEMS and steps[-1]["generation"] == 299
+    assert record["trajectory_omitted"] == 299 - state_block.RECORDED_ITEMS
+    assert record["outcome"] == _outcome(300)
     assert "gen 299: score" in at_300.user and "gen 296: score" in at_300.user  # latest results
     assert "Current best (score 0.6123): aim 0.61, draw 0.42" in at_300.user  # the best strategy
     assert "Gate: rollback (lost 3 of 5 pairs)" in at_300.user  # this generation's decision
     assert "gate advance" in at_300.user and "gate rollback" in at_300.user  # recent decisions
 
 
-def test_a_run_shorter_than_the_window_gives_the_analyst_all_of_it():
-    state = prompts.analyst(_context(20), _outcome(20)).state
-    assert [s["generation"] for s in state["trajectory"]] == list(range(1, 20))
+def test_a_run_shorter_than_the_bound_is_recorded_whole():
+    record = _record(_stored(prompts.analyst(_context(20), _outcome(20))))
+    assert [s["generation"] for s in record["trajectory"]] == list(range(1, 20))
+    assert "trajectory_omitted" not in record
 
 
 def test_the_record_of_a_long_history_keeps_its_newest_entries_and_counts_the_rest():
@@ -76,10 +84,10 @@ def test_the_record_of_a_long_history_keeps_its_newest_entries_and_counts_the_re
     short = _stored(prompts.competitor(_context(30, SearchContext, history=history(360))))
     long = _stored(prompts.competitor(_context(30, SearchContext, history=history(3600))))
     assert len(long) <= len(short) + 10  # the count of the omitted ones is one number
-    block = json.loads(long.split("```json lessonloop-state\n", 1)[1].rsplit("\n```", 1)[0])
+    block = _record(long)
     assert block["history_omitted"] == 3600 - state_block.RECORDED_ITEMS
     assert block["history"] == history(3600)[-state_block.RECORDED_ITEMS:]
-    assert len(block["trajectory"]) == 29  # lists within the bound are recorded whole
+    assert len(block["trajectory"]) == 29 and "trajectory_omitted" not in block
 
 
 def test_a_ranked_list_keeps_its_first_entries_in_the_record():

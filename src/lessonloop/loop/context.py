@@ -24,9 +24,6 @@ from ..knowledge.entries import Entry
 TOKEN_BUDGET = 6000
 TRAJECTORY_LENGTH = 8
 DECISION_HISTORY = 40
-# the analyst's data: the last generations, not the whole run (a prompt must not grow with the
-# run). All of a default 30-generation run; a long run's recent neighbourhood.
-ANALYSIS_WINDOW = 30
 SCORE_KEYS = ("generation", "mean_score", "mean_delta", "gate_decision")  # competitor's block
 FENCE_OPEN = '<<untrusted-reference name="{name}">>'
 FENCE_CLOSE = "<<end-untrusted-reference>>"
@@ -249,8 +246,8 @@ class Context:
         return [entry_state(e) for e in self.playbook]
 
     def trajectory_state(self) -> list[dict]:
-        """The recent trajectory as data: its last ``ANALYSIS_WINDOW`` steps."""
-        return [dict(t) for t in self.trajectory[-ANALYSIS_WINDOW:]]
+        """Every step of the trajectory as data."""
+        return [dict(t) for t in self.trajectory]
 
     @cached_property
     def assembled(self) -> tuple[dict[str, str], list[Entry], list[dict], list[str]]:

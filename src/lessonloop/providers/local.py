@@ -27,8 +27,7 @@ words) and answers as the role asks:
   in the run (TPE) or tried this generation, or one next to a dead end.
 - translator: pulls ``key: value`` pairs for the schema's properties out of prose.
 - analyst: dimension deltas of this generation, and each parameter's sensitivity over the
-  trajectory it is given (the last generations, ``loop/context.ANALYSIS_WINDOW``: paired score
-  change per full range of the parameter, least squares).
+  whole trajectory (paired score change per full range of the parameter, least squares).
 - coach: turns the incumbent's values (numbers, booleans and enums) into ``target`` bullets
   and significant sensitivities of numbers into ``direction`` bullets, updating or replacing
   the playbook's entries instead of piling up.
