@@ -10,7 +10,7 @@ import pytest
 from lessonloop.errors import LessonloopError, UsageError
 from lessonloop.scenarios import registry
 
-from ..conftest import FIXTURES, PLUGIN
+from ..conftest import FIXTURES, PLUGIN, ROOT
 
 
 def test_builtins_are_listed_and_load():
@@ -65,3 +65,27 @@ def test_evaluator_epoch_changes_with_the_rules():
 
     assert registry.evaluator_epoch(Changed()) != before
     assert before.startswith("archery-")
+
+
+def test_without_a_plugin_the_scenarios_are_listed_without_reading_every_distribution(tmp_path, monkeypatch):
+    """``importlib.metadata`` is imported (and every distribution read) only when some
+    distribution on the path names the group: `lessonloop scenarios` starts fast without one."""
+    import os
+    import subprocess
+
+    probe = ("import sys\nfrom lessonloop.scenarios import registry\n"
+             "print(registry.available_names(), 'importlib.metadata' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+    assert done.stdout.split() == ["['grid_ctf',", "'negotiation']", "False"], done.stderr
+    # a distribution that declares another group only is no plugin; one that names ours is
+    other = tmp_path / "other-1.0.dist-info"
+    other.mkdir()
+    (other / "entry_points.txt").write_text("[console_scripts]\nother = other:main\n")
+    (tmp_path / "single-1.0.egg-info").write_text("Metadata-Version: 1.0\nName: single\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert not registry._may_declare_plugins()
+    ours = tmp_path / "archery_plugin-1.0.dist-info"
+    ours.mkdir()
+    (ours / "entry_points.txt").write_text("[lessonloop.scenarios]\narchery = archery_plugin:Archery\n")
+    assert registry._may_declare_plugins()

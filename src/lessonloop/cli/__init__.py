@@ -16,14 +16,48 @@ def _click_exceptions():
     return exceptions
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, fast: bool = True) -> int:
+    """Run one command line. The inspection commands skip Typer (``fast.py``) unless ``fast``
+    is False (the tests compare both paths)."""
+    from . import fast as fast_path
     from .output import error_line, error_text
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in argv or "--ndjson" in argv
+    try:
+        parsed = fast_path.parse(argv) if fast else None
+        if parsed is not None:
+            return fast_path.call(parsed)
+        return _typer_main(argv, as_json)
+    except LessonloopError as exc:
+        error_line(error_text(exc), as_json, exc.label)
+        return exc.exit_code
+    except KeyboardInterrupt:  # Ctrl-C where no command turned it into its own words
+        error_line("interrupted", as_json, "stopped")
+        return EXIT_FAILURE
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
+        error_line("output closed before it was complete", as_json)
+        return EXIT_FAILURE
+    except OSError as exc:
+        if exc.errno not in NO_SPACE:
+            return _internal_error(exc, as_json)
+        # a full disk where no writer named its path: the file, else the home
+        from .. import paths
+
+        error_line(no_space(exc.filename or paths.home()).message, as_json)
+        return EXIT_FAILURE
+    except Exception as exc:  # a bug: still one line for the user, the traceback to the log
+        return _internal_error(exc, as_json)
+
+
+def _typer_main(argv: list[str], as_json: bool) -> int:
+    """Every other command line, read by Typer; its own exits and usage errors become codes
+    and one line here, everything else is ``main``'s to report."""
+    from .output import error_line
 
     import typer
     from typer.main import get_command
 
-    argv = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in argv or "--ndjson" in argv
     click_exceptions = _click_exceptions()
     try:
         from .app import app
@@ -50,25 +84,6 @@ def main(argv: list[str] | None = None) -> int:
     except click_exceptions.ClickException as exc:
         error_line(exc.format_message(), as_json)
         return EXIT_USAGE if isinstance(exc, click_exceptions.UsageError) else EXIT_FAILURE
-    except LessonloopError as exc:
-        error_line(error_text(exc), as_json, exc.label)
-        return exc.exit_code
-    except KeyboardInterrupt:  # Ctrl-C where no command turned it into its own words
-        error_line("interrupted", as_json, "stopped")
-        return EXIT_FAILURE
-    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
-        error_line("output closed before it was complete", as_json)
-        return EXIT_FAILURE
-    except OSError as exc:
-        if exc.errno not in NO_SPACE:
-            return _internal_error(exc, as_json)
-        # a full disk where no writer named its path: the file, else the home
-        from .. import paths
-
-        error_line(no_space(exc.filename or paths.home()).message, as_json)
-        return EXIT_FAILURE
-    except Exception as exc:  # a bug: still one line for the user, the traceback to the log
-        return _internal_error(exc, as_json)
 
 
 def _internal_error(exc: Exception, as_json: bool) -> int:

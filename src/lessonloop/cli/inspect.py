@@ -1,5 +1,7 @@
 """Read-only commands: ``status``, ``show``, ``list``, ``watch``, ``export``.
 
+Typer is imported only to register them: ``fast.py`` calls the ``*_command`` functions directly.
+
 They open the database read-only, so they work on a read-only copy and never block a run.
 """
 
@@ -8,14 +10,15 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Optional
-
-import typer
+from typing import TYPE_CHECKING, Optional
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
 from ..loop.status import generation_object, load_run, run_object, status_document
 from .output import fmt, generation_line, print_json
+
+if TYPE_CHECKING:  # Typer is imported by register() only: the fast path needs none
+    import typer
 
 
 def _open():
@@ -55,30 +58,104 @@ def _match_object(row) -> dict:
     return match
 
 
+def status_command(run_id: str, as_json: bool = False) -> None:
+    """``status``: a run's state and every generation's score and gate decision."""
+    with _open_for_run(run_id) as store:
+        run, gens = load_run(store, run_id)
+    run_obj = run_object(run, gens)
+    if as_json:
+        print_json(status_document(run, gens))
+        return
+    reason = f" ({run_obj['stop_reason']})" if run_obj["stop_reason"] else ""
+    lines = [
+        f"run {run['run_id']}  scenario {run['scenario']}  status {run_obj['status']}{reason}",
+        f"provider {run['provider']}  generations {len(gens)}/{run['target_generations']}  "
+        f"best {fmt(run_obj['best_score'])}"
+        + (f" (tournament {fmt(run_obj['tournament_score'])})"
+           if run_obj.get("tournament_score") is not None else "")
+        + f"  elo {fmt(run_obj['current_elo'], '.1f')}",
+    ]
+    lines += [generation_line(dict(g)) for g in gens]
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def show_command(run_id: str, generation: Optional[int] = None, best: bool = False,
+                 as_json: bool = False) -> None:
+    """``show``: one generation, its strategy, scores, gate decisions and analysis."""
+    from ..store import runs as run_store
+
+    if best and generation is not None:
+        raise UsageError("use either --generation or --best, not both")
+    with _open_for_run(run_id) as store:
+        run, gens = load_run(store, run_id)
+        chosen = _select(run_id, gens, generation, best)
+        index = chosen["generation_index"]
+        decisions = [d for d in run_store.gate_decisions(store, run_id)
+                     if d["generation_index"] == index]
+        match_rows = run_store.matches(store, run_id, index)
+    gen_obj = generation_object(chosen, with_strategy=True)
+    gen_obj["gate_decisions"] = [
+        {k: d[k] for k in ("attempt", "decision", "rationale", "mean_delta", "wins",
+                           "losses", "holdout_delta", "pairs", "t_statistic", "lower_bound",
+                           "holdout_pairs", "holdout_lower_bound")} for d in decisions]
+    gen_obj["matches"] = [
+        {k: m[k] for k in ("attempt", "phase", "side", "seed", "score", "error")}
+        for m in match_rows]
+    if as_json:
+        print_json({"run": run_object(run, gens), "generation": gen_obj, "runtime_session": None})
+        return
+    lines = [generation_line(gen_obj), "strategy: " + json.dumps(gen_obj["strategy"], sort_keys=True)]
+    lines += [f"  attempt {d['attempt']}: {d['decision']} — {d['rationale']}"
+              for d in gen_obj["gate_decisions"]]
+    lines += ["", gen_obj["analysis"].rstrip()]
+    sys.stdout.write("\n".join(lines) + "\n")
+
+
+def list_command(as_json: bool = False) -> None:
+    """``list``: runs, newest first."""
+    from ..store import runs as run_store
+
+    try:
+        store = _open()
+    except NotFoundError:
+        runs = []
+    else:
+        with store:
+            runs = [run_object(r, run_store.generations(store, r["run_id"]))
+                    for r in run_store.list_runs(store)]
+    if as_json:
+        print_json(runs)
+        return
+    from ..loop import request
+
+    # killed at start-up, before their row: listed so that their ids can be resumed
+    asked = request.pending({r["run_id"] for r in runs})
+    if not runs and not asked:
+        sys.stdout.write("no runs yet: try `lessonloop run grid_ctf --iterations 30`\n")
+        return
+    rows = [("RUN ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST", "CREATED")]
+    rows += [(r["run_id"], r["scenario"], "interrupted",
+              f"0/{r['target_generations'] or '?'}", fmt(None), r["created_at"])
+             for r in asked]
+    rows += [(r["run_id"], r["scenario"], r["status"],
+              f"{r['generations_completed']}/{r['target_generations']}",
+              fmt(r["best_score"]), r["created_at"]) for r in runs]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:  # a header, then columns as wide as their longest cell
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)]
+        sys.stdout.write("  ".join([*cells, row[-1]]) + "\n")
+
+
 def register(app: typer.Typer) -> None:
+    import typer
+
     @app.command()
     def status(
         run_id: str = typer.Argument(..., help="Run id (see `lessonloop list`)."),
         as_json: bool = typer.Option(False, "--json", help="Print run-status-v1 JSON."),
     ) -> None:
         """Show a run's state and every generation's score and gate decision."""
-        with _open_for_run(run_id) as store:
-            run, gens = load_run(store, run_id)
-        run_obj = run_object(run, gens)
-        if as_json:
-            print_json(status_document(run, gens))
-            return
-        reason = f" ({run_obj['stop_reason']})" if run_obj["stop_reason"] else ""
-        lines = [
-            f"run {run['run_id']}  scenario {run['scenario']}  status {run_obj['status']}{reason}",
-            f"provider {run['provider']}  generations {len(gens)}/{run['target_generations']}  "
-            f"best {fmt(run_obj['best_score'])}"
-            + (f" (tournament {fmt(run_obj['tournament_score'])})"
-               if run_obj.get("tournament_score") is not None else "")
-            + f"  elo {fmt(run_obj['current_elo'], '.1f')}",
-        ]
-        lines += [generation_line(dict(g)) for g in gens]
-        sys.stdout.write("\n".join(lines) + "\n")
+        status_command(run_id, as_json)
 
     @app.command()
     def show(
@@ -88,70 +165,14 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print run-show-v1 JSON."),
     ) -> None:
         """Show one generation: its strategy, scores, gate decisions and analysis."""
-        from ..store import runs as run_store
-
-        if best and generation is not None:
-            raise UsageError("use either --generation or --best, not both")
-        with _open_for_run(run_id) as store:
-            run, gens = load_run(store, run_id)
-            chosen = _select(run_id, gens, generation, best)
-            index = chosen["generation_index"]
-            decisions = [d for d in run_store.gate_decisions(store, run_id)
-                         if d["generation_index"] == index]
-            match_rows = run_store.matches(store, run_id, index)
-        gen_obj = generation_object(chosen, with_strategy=True)
-        gen_obj["gate_decisions"] = [
-            {k: d[k] for k in ("attempt", "decision", "rationale", "mean_delta", "wins",
-                               "losses", "holdout_delta", "pairs", "t_statistic", "lower_bound",
-                               "holdout_pairs", "holdout_lower_bound")} for d in decisions]
-        gen_obj["matches"] = [
-            {k: m[k] for k in ("attempt", "phase", "side", "seed", "score", "error")}
-            for m in match_rows]
-        if as_json:
-            print_json({"run": run_object(run, gens), "generation": gen_obj, "runtime_session": None})
-            return
-        lines = [generation_line(gen_obj), "strategy: " + json.dumps(gen_obj["strategy"], sort_keys=True)]
-        lines += [f"  attempt {d['attempt']}: {d['decision']} — {d['rationale']}"
-                  for d in gen_obj["gate_decisions"]]
-        lines += ["", gen_obj["analysis"].rstrip()]
-        sys.stdout.write("\n".join(lines) + "\n")
+        show_command(run_id, generation, best, as_json)
 
     @app.command(name="list")
     def list_runs(
         as_json: bool = typer.Option(False, "--json", help="Print a JSON list of runs."),
     ) -> None:
         """List runs, newest first."""
-        from ..store import runs as run_store
-
-        try:
-            store = _open()
-        except NotFoundError:
-            runs = []
-        else:
-            with store:
-                runs = [run_object(r, run_store.generations(store, r["run_id"]))
-                        for r in run_store.list_runs(store)]
-        if as_json:
-            print_json(runs)
-            return
-        from ..loop import request
-
-        # killed at start-up, before their row: listed so that their ids can be resumed
-        asked = request.pending({r["run_id"] for r in runs})
-        if not runs and not asked:
-            sys.stdout.write("no runs yet: try `lessonloop run grid_ctf --iterations 30`\n")
-            return
-        rows = [("RUN ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST", "CREATED")]
-        rows += [(r["run_id"], r["scenario"], "interrupted",
-                  f"0/{r['target_generations'] or '?'}", fmt(None), r["created_at"])
-                 for r in asked]
-        rows += [(r["run_id"], r["scenario"], r["status"],
-                  f"{r['generations_completed']}/{r['target_generations']}",
-                  fmt(r["best_score"]), r["created_at"]) for r in runs]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-        for row in rows:  # a header, then columns as wide as their longest cell
-            cells = [cell.ljust(width) for cell, width in zip(row, widths)]
-            sys.stdout.write("  ".join([*cells, row[-1]]) + "\n")
+        list_command(as_json)
 
     @app.command()
     def watch(
@@ -161,7 +182,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Follow a run's events while it runs; print what happened so far when it is not running."""
         from ..loop.events import read_events
-        from ..loop.runner import is_active
+        from ..loop.runlock import is_active
 
         with _open_for_run(run_id) as store:
             run, _ = load_run(store, run_id)

@@ -8,24 +8,13 @@ from typing import Optional
 
 import typer
 
+from .memory_views import list_command, search_command, show
 from .output import print_json
 
 from .help_format import WholeSentences
 
 memory_app = typer.Typer(help="Memories from coding-agent sessions: search, review, correct.",
                          no_args_is_help=True, add_completion=False, cls=WholeSentences)
-
-
-def _show(items: list[dict], as_json: bool, empty: str) -> None:
-    if as_json:
-        print_json(items)
-        return
-    if not items:
-        sys.stdout.write(empty + "\n")
-    for item in items:
-        score = f" score {item['score']:.2f}" if "score" in item else ""
-        sys.stdout.write(f"[{item['scope']} {item['id']}] ({item['type']}) {item['summary']}"
-                         f"  — {item['author']}, seen {item['seen']}{score}\n")
 
 
 @memory_app.command()
@@ -50,18 +39,14 @@ def search(query: str = typer.Argument(...), limit: int = typer.Option(10, "--li
            scope: str = typer.Option("all", "--scope", help="project, user or all"),
            as_json: bool = typer.Option(False, "--json")) -> None:
     """Memories matching QUERY, best first (BM25, nudged by evidence)."""
-    from ..memory.service import search_memories
-
-    _show(search_memories(query, scope, limit), as_json, "no memory matches")
+    search_command(query, limit, scope, as_json)
 
 
 @memory_app.command("list")
 def list_(scope: str = typer.Option("all", "--scope", help="project, user or all"),
           as_json: bool = typer.Option(False, "--json")) -> None:
     """Every active memory, most useful first."""
-    from ..memory.service import useful_memories
-
-    _show(useful_memories(scope), as_json, "no memories yet")
+    list_command(scope, as_json)
 
 
 @memory_app.command()
@@ -71,7 +56,7 @@ def audit(limit: int = typer.Option(50, "--limit"),
     """Recent automatic memories, newest first, to review (then `why` or `forget`)."""
     from ..memory.service import recent_memories
 
-    _show(recent_memories(scope, limit, automatic_only=True), as_json, "no automatic memories")
+    show(recent_memories(scope, limit, automatic_only=True), as_json, "no automatic memories")
 
 
 @memory_app.command()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional
-
-import typer
+from typing import TYPE_CHECKING, Optional
 
 from .output import print_json
+
+if TYPE_CHECKING:  # Typer is imported by register() only: the fast path needs none
+    import typer
 
 
 def _endpoint(route, roles: list[str], settings, latency: bool | None = None) -> dict:
@@ -142,61 +143,96 @@ def _money(cost: float | None) -> str:
     return "unknown" if cost is None else f"${cost:.4f}"
 
 
+def doctor_command(provider: Optional[str] = None, model: Optional[str] = None,
+                   latency: Optional[bool] = None, as_json: bool = False) -> int:
+    """``doctor``: exit code 1 when an endpoint or a store is not healthy."""
+    from .. import config, paths
+
+    settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
+    routes = settings.routes()
+    grouped: dict = {}
+    for role, route in routes.items():
+        grouped.setdefault(route, []).append(role)
+    endpoints = [_endpoint(route, roles, settings, latency)
+                 for route, roles in grouped.items()]
+    path = config.config_path()
+    report = {
+        "routes": {role: route.to_dict() for role, route in routes.items()},
+        "endpoints": endpoints,
+        "offline": settings.offline,
+        "config": {"path": str(path), "exists": path.exists()},
+        "store": _store_check(paths.home()),
+        "user_store": _store_check(paths.user_home()),
+    }
+    report["ok"] = (all(e["ok"] for e in endpoints) and report["store"]["ok"]
+                    and report["user_store"]["ok"])
+    if as_json:
+        print_json(report)
+    else:
+        out = [f"config: {path}" + ("" if path.exists() else " (none; defaults apply)"),
+               f"offline mode: {'on' if settings.offline else 'off'}", "routes:"]
+        for role, route in routes.items():
+            target = " ".join(p for p in (route.provider, route.model, route.base_url) if p)
+            out.append(f"  {role:<11} {target}")
+        out.append("endpoints:")
+        for e in endpoints:
+            key = f", key from {e['key']}" if e["key"] else ""
+            where = " ".join(p for p in (e["provider"], e["base_url"]) if p)
+            # context and latency problems are told on their own lines below
+            told = {(e[name] or {}).get("detail") for name in ("context", "latency")}
+            head = "; ".join(p for p in e["problems"] if p not in told)
+            head = head or e["models_detail"] or e["detail"]
+            out.append(f"  {'ok  ' if e['ok'] else 'FAIL'} {where}{key}: {head}")
+            out.extend(_endpoint_lines(e))
+        for name in ("store", "user_store"):
+            store = report[name]
+            out.append(f"{name.replace('_', ' ')}: {'ok  ' if store['ok'] else 'FAIL'} "
+                       f"{store['path']}: {store['detail']}")
+        sys.stdout.write("\n".join(out) + "\n")
+    return 0 if report["ok"] else 1
+
+
+def usage_command(run_id: Optional[str] = None, as_json: bool = False) -> None:
+    """``usage``: provider calls, tokens and cost, in total and per role."""
+    from ..store import open_store
+    from ..store import runs as run_store
+
+    with open_store(readonly=True) as store:
+        if run_id is not None:
+            run_store.get_run(store, run_id)
+            rows = run_store.provider_calls(store, run_id)
+        else:
+            rows = store.query("SELECT * FROM provider_calls ORDER BY id")
+    report = _usage(rows)
+    if as_json:
+        print_json(report)
+        return
+    out = [f"{report['calls']} calls, {report['input_tokens']} tokens in, "
+           f"{report['output_tokens']} out, {report['retries']} retries, cost "
+           f"{_money(report['cost'])}"]
+    for role, part in report["by_role"].items():
+        out.append(f"  {role:<11} {part['calls']:>5} calls {part['input_tokens']:>9} in "
+                   f"{part['output_tokens']:>9} out  {_money(part['cost'])}")
+    if report["unpriced_calls"]:
+        out.append(f"{report['unpriced_calls']} calls used a model with no known price: add "
+                   'it as [prices."MODEL"] input and output (USD per million tokens) in '
+                   "config.toml")
+    sys.stdout.write("\n".join(out) + "\n")
+
+
 def register(app: typer.Typer) -> None:
+    import typer
+
     @app.command()
     def doctor(
         provider: Optional[str] = typer.Option(None, "--provider", help="Check this provider for every role instead."),
         model: Optional[str] = typer.Option(None, "--model", help="Check with this model."),
         latency: Optional[bool] = typer.Option(None, "--latency/--no-latency", help="Time one tiny completion per endpoint against the roles' timeouts (default: loopback endpoints only; a hosted API may charge for it)."),
         as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    ) -> None:
+    ) -> int:
         """Show each role's route and whether its endpoint answers, serves the model, holds the
         largest prompt and answers within the timeouts; check config and stores."""
-        from .. import config, paths
-
-        settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
-        routes = settings.routes()
-        grouped: dict = {}
-        for role, route in routes.items():
-            grouped.setdefault(route, []).append(role)
-        endpoints = [_endpoint(route, roles, settings, latency)
-                     for route, roles in grouped.items()]
-        path = config.config_path()
-        report = {
-            "routes": {role: route.to_dict() for role, route in routes.items()},
-            "endpoints": endpoints,
-            "offline": settings.offline,
-            "config": {"path": str(path), "exists": path.exists()},
-            "store": _store_check(paths.home()),
-            "user_store": _store_check(paths.user_home()),
-        }
-        report["ok"] = (all(e["ok"] for e in endpoints) and report["store"]["ok"]
-                        and report["user_store"]["ok"])
-        if as_json:
-            print_json(report)
-        else:
-            out = [f"config: {path}" + ("" if path.exists() else " (none; defaults apply)"),
-                   f"offline mode: {'on' if settings.offline else 'off'}", "routes:"]
-            for role, route in routes.items():
-                target = " ".join(p for p in (route.provider, route.model, route.base_url) if p)
-                out.append(f"  {role:<11} {target}")
-            out.append("endpoints:")
-            for e in endpoints:
-                key = f", key from {e['key']}" if e["key"] else ""
-                where = " ".join(p for p in (e["provider"], e["base_url"]) if p)
-                # context and latency problems are told on their own lines below
-                told = {(e[name] or {}).get("detail") for name in ("context", "latency")}
-                head = "; ".join(p for p in e["problems"] if p not in told)
-                head = head or e["models_detail"] or e["detail"]
-                out.append(f"  {'ok  ' if e['ok'] else 'FAIL'} {where}{key}: {head}")
-                out.extend(_endpoint_lines(e))
-            for name in ("store", "user_store"):
-                store = report[name]
-                out.append(f"{name.replace('_', ' ')}: {'ok  ' if store['ok'] else 'FAIL'} "
-                           f"{store['path']}: {store['detail']}")
-            sys.stdout.write("\n".join(out) + "\n")
-        if not report["ok"]:
-            raise typer.Exit(1)
+        return doctor_command(provider, model, latency, as_json)
 
     @app.command()
     def usage(
@@ -204,27 +240,4 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print the totals as JSON."),
     ) -> None:
         """Provider calls, tokens and cost, in total and per role (all runs, or one)."""
-        from ..store import open_store
-        from ..store import runs as run_store
-
-        with open_store(readonly=True) as store:
-            if run_id is not None:
-                run_store.get_run(store, run_id)
-                rows = run_store.provider_calls(store, run_id)
-            else:
-                rows = store.query("SELECT * FROM provider_calls ORDER BY id")
-        report = _usage(rows)
-        if as_json:
-            print_json(report)
-            return
-        out = [f"{report['calls']} calls, {report['input_tokens']} tokens in, "
-               f"{report['output_tokens']} out, {report['retries']} retries, cost "
-               f"{_money(report['cost'])}"]
-        for role, part in report["by_role"].items():
-            out.append(f"  {role:<11} {part['calls']:>5} calls {part['input_tokens']:>9} in "
-                       f"{part['output_tokens']:>9} out  {_money(part['cost'])}")
-        if report["unpriced_calls"]:
-            out.append(f"{report['unpriced_calls']} calls used a model with no known price: add "
-                       'it as [prices."MODEL"] input and output (USD per million tokens) in '
-                       "config.toml")
-        sys.stdout.write("\n".join(out) + "\n")
+        usage_command(run_id, as_json)

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Optional
-
-import typer
+from typing import TYPE_CHECKING, Optional
 
 from ..errors import EXIT_FAILURE, EXIT_USAGE, UsageError
-from ..files import read_user_file
-from ..loop.scoring import failure_line, parse_strategy
 from .output import error_line, print_json
+
+if TYPE_CHECKING:  # Typer is imported by register() only: the fast path needs none
+    import typer
 
 
 def _read_strategies(path: str) -> list[dict]:
+    from ..files import read_user_file
+    from ..loop.scoring import parse_strategy
+
     lines = read_user_file(path, "strategies file", encoding="utf-8-sig").splitlines()
     strategies = [parse_strategy(line, f"{path} line {number}")
                   for number, line in enumerate(lines, 1) if line.strip()]
@@ -23,22 +25,29 @@ def _read_strategies(path: str) -> list[dict]:
     return strategies
 
 
+def scenarios_command(as_json: bool = False) -> None:
+    """``scenarios``: the built-ins and installed plugins, with their strategy schemas."""
+    from ..app.scenarios import list_scenarios
+
+    items = list_scenarios()
+    if as_json:
+        print_json(items)
+        return
+    for item in items:
+        params = ", ".join(item["strategy_schema"].get("properties", {}))
+        summary = item["description"].strip().split(". ")[0].rstrip(".")
+        sys.stdout.write(f"{item['name']:<14} {summary}.\n{'':<14} parameters: {params}\n")
+
+
 def register(app: typer.Typer) -> None:
+    import typer
+
     @app.command()
     def scenarios(
         as_json: bool = typer.Option(False, "--json", help="Print name, description and strategy schema."),
     ) -> None:
         """List the scenarios you can run (built-ins and installed plugins)."""
-        from ..app.scenarios import list_scenarios
-
-        items = list_scenarios()
-        if as_json:
-            print_json(items)
-            return
-        for item in items:
-            params = ", ".join(item["strategy_schema"].get("properties", {}))
-            summary = item["description"].strip().split(". ")[0].rstrip(".")
-            sys.stdout.write(f"{item['name']:<14} {summary}.\n{'':<14} parameters: {params}\n")
+        scenarios_command(as_json)
 
     @app.command()
     def evaluate(
@@ -50,7 +59,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print results as JSON."),
     ) -> None:
         """Score strategies on chosen seeds: per-seed scores, mean and dimensions."""
+        # here, not at the top: `scenarios` (fast.py) needs none of it
         from ..app.scenarios import evaluate as evaluate_on_seeds
+        from ..loop.scoring import failure_line, parse_strategy
 
         if (strategy is None) == (strategies is None):
             raise UsageError("give exactly one of --strategy JSON or --strategies FILE.jsonl")

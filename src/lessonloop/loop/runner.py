@@ -48,6 +48,7 @@ from ..store import runs as run_store
 from ..store.db import Store
 from ..timeutil import utc_now
 from . import artifacts, elo, gate, prompts, seeds
+from .runlock import is_active  # noqa: F401 - importable from here too
 from .request import RUN_ID, check_run_id, new_run_id  # noqa: F401 - RUN_ID kept importable
 from .budget import Budget, BudgetSpent
 from .context import TOKEN_BUDGET, Context, Step, strategy_words
@@ -253,20 +254,6 @@ def run_lock(run_dir: Path) -> Iterator[None]:
         yield
     finally:
         handle.close()
-
-
-def is_active(run_dir: Path) -> bool:
-    """True while some process holds the run's lock (probed read-only, never blocking)."""
-    try:
-        handle = open(run_dir / "run.lock", "r")
-    except OSError:
-        return False
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        return False
 
 
 @contextmanager

@@ -25,7 +25,7 @@ def run_object(run, generations: list) -> dict:
     """
     from ..store.runs import best_score as best_of
     from ..store.runs import tournament_score
-    from .runner import is_active
+    from .runlock import is_active
 
     best_score = best_of(generations)
     status, reason = run["status"], run["stop_reason"]

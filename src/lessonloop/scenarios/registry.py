@@ -26,9 +26,45 @@ _cache: dict[str, Scenario] = {}
 
 
 def _entry_points() -> dict[str, object]:
+    if not _may_declare_plugins():
+        return {}
     from importlib.metadata import entry_points
 
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _may_declare_plugins() -> bool:
+    """False only when no installed distribution can declare the entry-point group: importing
+    ``importlib.metadata`` and reading every distribution's metadata costs more than listing
+    the scenarios does. It looks where that lookup looks (the ``*.dist-info`` and ``*.egg-info``
+    folders on ``sys.path``) for the group's name; anything it cannot read as plainly (a zip or
+    an egg on the path, another finder of distributions) counts as a maybe."""
+    import os
+    from importlib.machinery import PathFinder
+
+    if any(getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
+           for finder in sys.meta_path):
+        return True
+    for entry in sys.path:
+        folder = entry or "."
+        if folder.lower().endswith(".egg") or os.path.isfile(folder):
+            return True
+        try:
+            names = os.listdir(folder)
+        except OSError:  # a path entry that does not exist holds no distribution
+            continue
+        for name in names:
+            if not name.lower().endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder, name, "entry_points.txt"), "rb") as handle:
+                    if ENTRY_POINT_GROUP.encode() in handle.read():
+                        return True
+            except (FileNotFoundError, NotADirectoryError):  # declares no entry point at all
+                continue
+            except OSError:  # unreadable, or an egg-info that is a file: let the lookup judge
+                return True
+    return False
 
 
 def available_names() -> list[str]:

@@ -9,7 +9,6 @@ from typing import Any
 
 from .. import canonical
 from ..errors import LessonloopError, NotFoundError
-from ..safety.redact import redact, redact_obj
 from ..timeutil import utc_now
 from .db import Store
 
@@ -85,6 +84,8 @@ def list_runs(store: Store) -> list[sqlite3.Row]:
 
 def set_status(store: Store, run_id: str, status: str, reason: str | None = None,
                target_generations: int | None = None) -> None:
+    from ..safety.redact import redact  # writes only: compiling its patterns costs reads time
+
     reason = redact(reason) if reason else reason
     with store.transaction() as conn:
         conn.execute(
@@ -298,6 +299,8 @@ def _redacted(record: GenerationRecord) -> GenerationRecord:
 
     A text that occurs more than once (the analysis is also the analyst's output; matches
     repeat summaries) is redacted once."""
+    from ..safety.redact import redact, redact_obj  # writes only, as in set_status
+
     done: dict[str, str] = {}
 
     def clean(text):
