@@ -303,15 +303,15 @@ def test_scripted_file_errors_are_one_line_usage_errors(tmp_path):
         get_provider(f"scripted:{bad}")
 
 
-def test_the_local_competitor_proposes_through_tpe_rebuilt_from_the_history():
+def test_the_local_competitor_proposes_through_cma_and_tpe_rebuilt_from_the_history():
     """With the run's history in its state, attempt 0 answers with a batch for the runner to
-    screen: TPE's best-ranked candidates, told every measured strategy, and local steps around
-    the incumbent; the same history and seed give the same batch whether the study was kept
+    screen: CMA-ES's and TPE's candidates, both told every measured strategy, and basin swaps
+    (an enum or boolean changed with the integers of its best measurement); the same history and seed give the same batch whether the study was kept
     from earlier calls or rebuilt (as on resume), and it never repeats a measured strategy or
     proposes a dead end. A retry takes the best screened candidate no gate has judged."""
     import random as rnd
 
-    from lessonloop.providers.local import BATCH, LOCAL_IN_BATCH, LocalProvider, observations
+    from lessonloop.providers.local import BASIN_SWAPS, BATCH, LocalProvider, observations
 
     rng = rnd.Random(4)
     history = [{"strategy": {"rate": 1.0, "units": 3, "bold": False, "mode": "a"},
@@ -332,15 +332,19 @@ def test_the_local_competitor_proposes_through_tpe_rebuilt_from_the_history():
         ask(kept, "competitor", state(upto), upto)
     from_kept = ask(kept, "competitor", state(15), 99)
     rebuilt = ask(LocalProvider(), "competitor", state(15), 99)
-    assert from_kept == rebuilt and "Optuna TPE over 15 measured strategies" in rebuilt
+    assert from_kept == rebuilt and "from 15 measured strategies" in rebuilt
+    assert "CMA-ES over the numbers (6 candidates" in rebuilt and "Optuna TPE (3," in rebuilt
     batches = [find_strategies(ask(LocalProvider(), "competitor", state(15), seed), SCHEMA)
                for seed in range(10)]
-    assert all(len(b) == BATCH + LOCAL_IN_BATCH for b in batches)
+    assert all(BATCH <= len(b) <= BATCH + BASIN_SWAPS for b in batches)
+    assert any(len(b) > BATCH for b in batches), "basin swaps join the batch"
     proposals = [p for b in batches for p in b]
     measured = [h["strategy"] for h in history]
     assert all(p not in measured and p not in dead for p in proposals)
     assert all(len({json.dumps(p, sort_keys=True) for p in b}) == len(b) for b in batches)
-    assert len({json.dumps(b[0], sort_keys=True) for b in batches}) > 5, "seeded, not fixed"
+    assert len({json.dumps(b[0], sort_keys=True) for b in batches}) == 1, \
+        "CMA-ES's mean first: it depends on the history only"
+    assert len({json.dumps(b[1], sort_keys=True) for b in batches}) > 5, "seeded, not fixed"
     values = dict((json.dumps(s, sort_keys=True), v) for s, v in observations(history, [], incumbent))
     assert values[json.dumps(history[0]["strategy"], sort_keys=True)] == 0.0
     retry = ask(LocalProvider(), "competitor", {**state(15), "attempt": 1}, 3)
