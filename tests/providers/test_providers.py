@@ -258,6 +258,26 @@ def test_local_coach_writes_targets_and_directions_and_updates_instead_of_piling
     assert not any("direction:units" in t for t in tags), "an insignificant slope teaches nothing"
 
 
+def test_local_coach_keeps_targets_at_the_best_validated_strategy():
+    """A --no-incumbent run's first, weaker advance must not overwrite the old best's targets:
+    they move only to a strategy whose validated score beats the one they record."""
+    local = get_provider("local")
+    playbook = [{"id": 7, "summary": "old", "tags": ["target:rate=1.0", "validated:0.8000"]},
+                {"id": 9, "summary": "old", "tags": ["target:units=3", "validated:0.8000"]}]
+
+    def targets(validated):
+        outcome = {"decision": "advance", "rationale": "won", "challenger": {"rate": 1.2, "units": 4},
+                   "incumbent": {"rate": 1.1, "units": 4}, "challenger_score": 0.6,
+                   "validated_score": validated}
+        state = {"generation": 2, "outcome": outcome, "analysis": "", "strategy_schema": SCHEMA,
+                 "playbook": playbook}
+        return [t for e in block(ask(local, "coach", state), "edits") for t in e.get("tags", [])
+                if t.startswith(("target:", "validated:"))]
+
+    assert targets(0.7) == [], "weaker than the best-known strategy: targets stay"
+    assert set(targets(0.9)) == {"target:rate=1.2", "target:units=4", "validated:0.9000"}
+
+
 def test_local_curator_accepts_new_merges_known_and_rejects_bad_edits():
     state = {"playbook": [{"id": 7, "summary": "Keep guards home", "tags": []}], "edits": [
         {"op": "add_bullet", "text": "New idea"}, {"op": "add_bullet", "text": "keep guards home"},

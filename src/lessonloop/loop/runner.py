@@ -842,6 +842,9 @@ class Runner:
             "wins": paired.wins if paired else 0, "losses": paired.losses if paired else 0,
             "challenger_dimensions": dims,
             "incumbent_dimensions": outcome["incumbent_dims"] if outcome else {},
+            # an advanced strategy's score on the validation seeds (the coach keeps targets
+            # at the best-known strategy by it)
+            "validated_score": validated if decision == gate.ADVANCE else None,
         }
         analysis, proposed, curator_text = "", [], ""
         if final is not None:  # reflect only on what was played

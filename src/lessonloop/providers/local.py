@@ -109,7 +109,9 @@ class LocalProvider:
         tried = [t for t in state.get("tried", []) if isinstance(t, dict) and "strategy" in t]
         seen = observations(state["history"], tried, incumbent)
         if not seen:
-            return self._step(state, request)  # the first strategy
+            if attempt != 0:
+                return self._step(state, request)
+            return self._first_batch(state, request, params)
         if incumbent and attempt not in GLOBAL_ATTEMPTS:  # a retry
             pending = best_unjudged(state["history"], tried, seen, incumbent)
             if pending is not None:
@@ -125,8 +127,11 @@ class LocalProvider:
         dead_ends = state.get("dead_ends", [])
         excluded = lambda c: near_any(c, dead_ends, params)  # noqa: E731
         targets, _ = guidance(state.get("playbook", []), params)
+        prior = {**space.center(schema), **targets} if targets else None
+        if prior:  # the targets are a prior, never an answer
+            avoid.add(canonical.dumps(prior))
         candidates = self.cma.propose(params, seen, request.seed, avoid, excluded, CMA_IN_BATCH,
-                                      incumbent["strategy"] if incumbent else None, bool(targets))
+                                      incumbent["strategy"] if incumbent else None, prior)
         avoid = avoid | {canonical.dumps(c) for c in candidates}
         more, asked = self.optimizer.propose(params, seen, request.seed, avoid, excluded,
                                              count=BATCH - len(candidates))
@@ -146,6 +151,27 @@ class LocalProvider:
         else:
             reason = f"Attempt {attempt} (incumbent score {incumbent.get('score', 0):.4f}): {how}."
         return _answers(reason, candidates)
+
+    def _first_batch(self, state: dict, request: Request, params: list) -> str:
+        """The run's first strategies, for the runner to screen (the best-measured becomes
+        the incumbent): drawn around the playbook's targets when it has some (a prior, never
+        the targets themselves), else seeded random points."""
+        rng = random.Random(request.seed)
+        schema = state["strategy_schema"]
+        targets, _ = guidance(state.get("playbook", []), params)
+        dead_ends = state.get("dead_ends", [])
+        found: list[dict] = []
+        keys: set = set()
+        for _ in range(BATCH * 10):
+            if len(found) >= BATCH:
+                break
+            c = prior_point(schema, params, targets, rng) if targets else space.sample(schema, rng)
+            if canonical.dumps(c) not in keys and not near_any(c, dead_ends, params):
+                keys.add(canonical.dumps(c))
+                found.append(c)
+        how = (f"{len(found)} points drawn around the playbook's {len(targets)} targets"
+               if targets else f"{len(found)} seeded random points")
+        return _answers(f"No incumbent yet: {how}, to screen.", found)
 
     def _step(self, state: dict, request: Request) -> str:
         rng = random.Random(request.seed)
@@ -247,10 +273,14 @@ class LocalProvider:
         playbook = state.get("playbook", [])
         params = {p.name: p for p in space.parameters(state["strategy_schema"]) if p.kind != "const"}
         edits: list[dict] = []
-        if outcome["decision"] == "advance" and outcome.get("challenger"):
+        validated = outcome.get("validated_score")
+        recorded = [r for r in map(_recorded_score, playbook) if r is not None]
+        best_known = validated is None or not recorded or validated > max(recorded)
+        if outcome["decision"] == "advance" and outcome.get("challenger") and best_known:
             for name, value in outcome["challenger"].items():
                 if name in params:
-                    edits.extend(_target_edit(playbook, name, value, state.get("generation")))
+                    edits.extend(_target_edit(playbook, name, value, state.get("generation"),
+                                              outcome.get("validated_score")))
         sens = _sensitivities_from(state.get("analysis", ""))
         for name, fit in sens.items():
             if (name in params and params[name].kind in ("number", "integer")
@@ -289,7 +319,8 @@ GLOBAL_ATTEMPTS = {0}  # attempts proposed as a batch; retries take a screened o
 BATCH = 9  # CMA-ES and TPE candidates per batch (bench/learning.py chose the split)
 CMA_IN_BATCH = 6  # of them from CMA-ES (its mean first); TPE fills the rest
 BASIN_SWAPS = 2  # basin swaps added to a batch (spaces with booleans or enums)
-CMA_SIGMA, CMA_PRIOR_SIGMA = 0.3, 0.15  # CMA-ES's first spread (share of each range)
+CMA_SIGMA, CMA_PRIOR_SIGMA = 0.3, 0.05  # CMA-ES's first spread (share of each range)
+#   without and with a prior (the playbook's targets; within a run, its best-known strategy)
 ASKS = 40  # proposals asked of the sampler before settling for a random valid point
 STARTUP = 8  # random proposals before TPE models the history
 
@@ -461,14 +492,19 @@ class CmaSearch:
     history and seed give the same proposal, and a resumed run proposes what an uninterrupted
     one would. Values are the chained paired deltas of ``observations``, comparable across the
     run. The distribution starts at the centre of the space with a spread of
-    CMA_SIGMA of each range; with playbook targets (a prior) at the run's first strategy,
-    which a fresh start draws around the targets (``prior_point``), with CMA_PRIOR_SIGMA. The
-    first candidate is the distribution's mean: it averages the best measured strategies, so
-    it is less flattered by a lucky seed than any one of them."""
+    CMA_SIGMA of each range, or, when the playbook has ``target:`` tags, at the point they
+    name with CMA_PRIOR_SIGMA: a prior. The coach keeps those tags at the best-known
+    strategy by validated score (``_target_edit``), so within a run the search restarts from
+    the best it has validated, and a run without the old incumbent searches around the old
+    best from its second generation; the target point itself is never proposed. The first
+    candidate is the distribution's mean: it averages the best measured strategies, so it is
+    less flattered by a lucky seed than any one of them. bench/learning.py chose the spreads
+    (0.05 with a prior rather than 0.1 or 0.15: higher median quality on every plugin
+    scenario, and the lessons ablation's --no-incumbent runs faster than --fresh)."""
 
     def propose(self, params: list, seen: list[tuple[dict, float]], seed: int | None,
                 avoid: set, excluded, count: int, incumbent: dict | None,
-                prior: bool = False) -> list[dict]:
+                prior: dict | None = None) -> list[dict]:
         numeric = [p for p in params if p.kind in ("number", "integer")]
         if not numeric or not seen or count < 1:
             return []
@@ -480,7 +516,7 @@ class CmaSearch:
             return np.array([min(1.0, max(0.0, (float(strategy[p.name]) - p.low)
                                           / (p.high - p.low or 1))) for p in numeric])
 
-        start = np.clip(encode(seen[0][0]), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
+        start = np.clip(encode(prior), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
         es = cma(mean=start, sigma=CMA_PRIOR_SIGMA if prior else CMA_SIGMA,
                  bounds=np.array([[0.0, 1.0]] * len(numeric)), seed=0)
         size = es.population_size
@@ -568,7 +604,7 @@ def _strategy(params: list, values: dict) -> dict:
     return out
 
 
-PRIOR_SPREAD = 0.15  # a fresh start's spread around the playbook's targets (share of range)
+PRIOR_SPREAD = 0.05  # a fresh start's spread around the playbook's targets (share of range)
 
 
 def prior_point(schema: dict, params: list, targets: dict, rng: random.Random) -> dict:
@@ -765,10 +801,20 @@ def _target_value(p: space.Parameter, text: str):
     return next((c for c in choices if _tag_value(c) == text), _NOT_A_VALUE)
 
 
-def _target_edit(playbook: list[dict], name: str, value, generation) -> list[dict]:
+def _target_edit(playbook: list[dict], name: str, value, generation,
+                 validated: float | None = None) -> list[dict]:
+    """A ``target:`` bullet for an advanced strategy's value. The coach calls it only for a
+    strategy whose validated score beats every one the playbook's targets record (their
+    ``validated:`` tags), so the targets name the best-known strategy, all together: a run
+    that starts without the old incumbent (``--no-incumbent``) keeps the old targets as its
+    prior until it finds better, instead of overwriting them with its own first, weaker
+    strategy."""
     value = _tag_value(value)
-    text = f"Best-known {name}: {value} (incumbent after generation {generation})"
+    scored = f" (validated {validated:.4f})" if validated is not None else ""
+    text = f"Best-known {name}: {value} (incumbent after generation {generation}){scored}"
     tags = [f"param:{name}", f"target:{name}={value}"]
+    if validated is not None:
+        tags.append(f"validated:{validated:.4f}")
     for entry in playbook:
         old = [t for t in entry.get("tags", []) if str(t).startswith(f"target:{name}=")]
         if old:
@@ -776,6 +822,17 @@ def _target_edit(playbook: list[dict], name: str, value, generation) -> list[dic
                 return []
             return [{"op": "update_bullet", "id": entry["id"], "text": text, "tags": tags}]
     return [{"op": "add_bullet", "text": text, "tags": tags}]
+
+
+def _recorded_score(entry: dict) -> float | None:
+    for tag in entry.get("tags", []):
+        kind, _, text = str(tag).partition(":")
+        if kind == "validated":
+            try:
+                return float(text)
+            except ValueError:
+                return None
+    return None
 
 
 def _direction_edits(playbook: list[dict], name: str, fit: dict) -> list[dict]:
