@@ -486,11 +486,12 @@ class CmaSearch:
     """CMA-ES (the cmaes package's CMA) over the numbers and integers, in [0, 1] per parameter;
     booleans and enums stay the incumbent's (TPE and basin swaps move them).
 
-    It holds no state between calls: each proposal builds the evolution strategy afresh and
-    tells it every measured strategy in measured order, in groups of its population size (a
-    partial last group waits), then reseeds its sampler with the call's seed. So the same
-    history and seed give the same proposal, and a resumed run proposes what an uninterrupted
-    one would. Values are the chained paired deltas of ``observations``, comparable across the
+    Its state is a function of the history: the evolution strategy is told every measured
+    strategy in measured order, in groups of its population size (a partial last group
+    waits), then its sampler is reseeded with the call's seed. Between calls it is kept and
+    told only the new groups when the history extends the one it was told (same space, same
+    prior), else built afresh; either way the same history and seed give the same proposal,
+    and a resumed run proposes what an uninterrupted one would. Values are the chained paired deltas of ``observations``, comparable across the
     run. The distribution starts at the centre of the space with a spread of
     CMA_SIGMA of each range, or, when the playbook has ``target:`` tags, at the point they
     name with CMA_PRIOR_SIGMA: a prior. The coach keeps those tags at the best-known
@@ -501,6 +502,11 @@ class CmaSearch:
     less flattered by a lucky seed than any one of them. bench/learning.py chose the spreads
     (0.05 with a prior rather than 0.1 or 0.15: higher median quality on every plugin
     scenario, and the lessons ablation's --no-incumbent runs faster than --fresh)."""
+
+    def __init__(self) -> None:
+        self.es = None
+        self.origin: tuple | None = None
+        self.told: list[tuple] = []
 
     def propose(self, params: list, seen: list[tuple[dict, float]], seed: int | None,
                 avoid: set, excluded, count: int, incumbent: dict | None,
@@ -516,12 +522,19 @@ class CmaSearch:
             return np.array([min(1.0, max(0.0, (float(strategy[p.name]) - p.low)
                                           / (p.high - p.low or 1))) for p in numeric])
 
-        start = np.clip(encode(prior), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
-        es = cma(mean=start, sigma=CMA_PRIOR_SIGMA if prior else CMA_SIGMA,
-                 bounds=np.array([[0.0, 1.0]] * len(numeric)), seed=0)
+        origin = (tuple((p.name, p.kind, p.low, p.high) for p in numeric),
+                  canonical.dumps(prior) if prior else None)
+        keys = [(canonical.dumps(s), v) for s, v in seen]
+        if self.es is None or self.origin != origin or keys[:len(self.told)] != self.told:
+            start = np.clip(encode(prior), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
+            self.es = cma(mean=start, sigma=CMA_PRIOR_SIGMA if prior else CMA_SIGMA,
+                          bounds=np.array([[0.0, 1.0]] * len(numeric)), seed=0)
+            self.origin, self.told = origin, []
+        es = self.es
         size = es.population_size
-        for i in range(0, len(seen) - size + 1, size):
+        for i in range(len(self.told), len(seen) - size + 1, size):
             es.tell([(encode(s), -v) for s, v in seen[i:i + size]])
+            self.told += keys[i:i + size]
         es.reseed_rng((seed or 0) % 2**32)
         base = incumbent or max(seen, key=lambda x: x[1])[0]
         found: list[dict] = []
