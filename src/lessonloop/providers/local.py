@@ -138,8 +138,9 @@ class LocalProvider:
         candidates += more
         swaps = 0
         if incumbent:
+            donors = candidates[1:CMA_IN_BATCH] if len(candidates) > 1 else []
             for c in basin_swaps(incumbent["strategy"], params, seen, random.Random(request.seed),
-                                 BASIN_SWAPS):
+                                 BASIN_SWAPS, donors):
                 if canonical.dumps(c) not in avoid and not excluded(c) and c not in candidates:
                     candidates.append(c)
                     swaps += 1
@@ -438,20 +439,26 @@ class Optimizer:
 
 
 def basin_swaps(incumbent: dict, params: list, seen: list, rng: random.Random,
-                count: int) -> list[dict]:
-    """The incumbent with one boolean or enum changed and the integers (whose best values
-    often depend on it) taken from the best measured strategy with that value."""
+                count: int, donors: list[dict] = ()) -> list[dict]:
+    """The incumbent with one boolean or enum changed (which one: seeded), the integers
+    (whose best values often depend on it) taken from the best measured strategy with the
+    new value, and the numbers from a donor (CMA-ES's samples of this call, in turn; else the
+    incumbent's): each call tries the other basins with fresh numbers, so one unlucky
+    screening does not close a basin for good."""
     out = []
     options = categorical_neighbours(incumbent, params)
     rng.shuffle(options)
     integers = [p.name for p in params if p.kind == "integer"]
+    numbers = [p.name for p in params if p.kind == "number"]
     for n in options:
         changed = next(k for k in n if n[k] != incumbent.get(k))
         same = [(v, s) for s, v in seen if s.get(changed) == n[changed]]
         if not same:
             continue
         best = max(same, key=lambda x: x[0])[1]
-        out.append({**n, **{k: best[k] for k in integers if k in best}})
+        donor = donors[len(out) % len(donors)] if donors else incumbent
+        out.append({**n, **{k: donor[k] for k in numbers if k in donor},
+                    **{k: best[k] for k in integers if k in best}})
         if len(out) >= count:
             break
     return out
