@@ -393,3 +393,17 @@ def test_observations_chain_paired_deltas_through_advances():
     tried = [{"strategy": {"rate": 0.4}, "mean_delta": 0.02}]
     last = observations(history, tried, {"strategy": b})[-1]
     assert last[0] == {"rate": 0.4} and abs(last[1] - 0.12) < 1e-12
+
+
+def test_a_validated_target_outlives_rollbacks_while_advice_that_mostly_fails_is_dropped():
+    """Rollbacks while a target was in context say nothing against the best-known strategy it
+    records: a target with its validated score stays a prior; an unmeasured one is advice and
+    the trust filter drops it once it mostly fails."""
+    from lessonloop.providers.local import guidance
+
+    params = space.parameters(SCHEMA)
+    failing = {"helpful": 0, "harmful": 10}
+    measured = [{**failing, "tags": ["target:rate=1.5", "validated:0.7000"]}]
+    advice = [{**failing, "tags": ["target:rate=1.5"]}]
+    assert guidance(measured, params)[0] == {"rate": 1.5}
+    assert guidance(advice, params)[0] == {}

@@ -702,7 +702,10 @@ def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
     """(targets, directions) from playbook tags; entries that mostly fail are ignored and,
     between rivals, the one with more net evidence wins. Targets cover every kind of parameter
     (a boolean's or an enum's best-known value matters as much as a number's: optima of
-    numbers often depend on them); directions only numbers."""
+    numbers often depend on them); directions only numbers. A target that records its
+    validated score (the coach's best-known strategy) is a measurement, not advice: the trust
+    filter does not drop it (rollbacks while it was in context say nothing against it), so
+    the prior outlives a long run of rollbacks."""
     by_name = {p.name: p for p in params}
     numeric = {p.name: p for p in params if p.kind in ("number", "integer")}
     targets: dict[str, tuple[int, object]] = {}
@@ -710,7 +713,8 @@ def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
     for entry in playbook:
         helpful, harmful = int(entry.get("helpful", 0)), int(entry.get("harmful", 0))
         evidence = helpful - harmful
-        if (helpful + 1) / (helpful + harmful + 2) < TRUST:
+        measured = _recorded_score(entry) is not None
+        if (helpful + 1) / (helpful + harmful + 2) < TRUST and not measured:
             continue
         for tag in entry.get("tags", []):
             kind, _, rest = str(tag).partition(":")
