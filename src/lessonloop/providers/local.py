@@ -11,33 +11,40 @@ words) and answers as the role asks:
   CMA-ES (the ``cmaes`` package) over the numbers and integers, its mean first, then samples
   (``CMA_IN_BATCH`` in all), and Optuna's TPE (multivariate) for the rest of ``BATCH``: its
   best-ranked candidates on one ask, which move booleans and enums with the numbers. With
-  booleans or enums, ``BASIN_SWAPS`` more: the incumbent with one of them changed and the
+  booleans or enums, ``BASIN_SWAPS`` more: the incumbent with one of them changed, the
   integers of the best measured strategy that has the new value (an integer's best value
-  often depends on an enum: a local search stalls there). Chosen by bench/learning.py
-  (issue 18): beside TPE alone plus local steps, this batch raised the median quality on
-  the 8-parameter bowl (125 -> 132 %), the deceptive peak (102 -> 104 %) and the noisy floor
-  (98 -> 102 %) and the mixed space's median and minimum; nevergrad's NGOpt was not taken
-  (1.2 s of import against the 3-second 30-generation budget, and it trailed CMA-ES and TPE
-  as a library on these scenarios). Both optimizers are rebuilt from the history (CMA-ES on
-  every call, TPE whenever the history is not a continuation of its last one) and seeded
-  with the call's seed, so a resumed run proposes what an uninterrupted one would. A retry
-  takes the best screened candidate no gate has judged yet that measured above the
-  incumbent (no plays are spent screening again), else steps locally. The step grows after
-  advances and shrinks after rollbacks (about one success in three keeps it steady). A
-  retry mirrors a move that lost or pushes further along one that gained. Playbook bullets
-  steer it: ``target:<param>=<value>`` tags give a fresh start's neighbourhood (drawn
-  around them, never the targets themselves, so a run without the carried-over incumbent
-  cannot rebuild it), CMA-ES's first mean (that first strategy) and a narrower first spread,
-  and a pull on local steps; ``direction:<param>:up|down`` tags bias the sign of a local
-  move. With no incumbent and no targets it starts from a seeded random point; when several
+  often depends on an enum: a local search stalls there) and CMA-ES's sampled numbers.
+  Chosen by bench/learning.py (issue 18; 5 run seeds, quality at generation 30,
+  median/min): beside TPE's batch plus local steps it measured negotiation 98.1/86.7 -> 99.5/99.2 %, the mixed space 82.2/66.3
+  -> 84.4/78.6 %, the noisy floor 98.1/94.3 -> 100.8/95.4 %, the 8-parameter bowl 125.0 ->
+  125.8 % (min 108.2 -> 105.2), grid_ctf 99.6 -> 98.3 % (min 95.3 -> 96.8), the deceptive
+  peak 102.3 -> 101.5 %; a batch with more basin swaps, or with CMA-ES's share scaled by
+  the numeric share of the space, measured worse on the mixed space, and CMA-ES with
+  learning-rate adaptation no better on the noisy floor. nevergrad's NGOpt was not taken:
+  1.2 s of import against the 3-second 30-generation budget, and as a library at the same
+  budget it trailed CMA-ES or TPE on five of the six scenarios. ``cmaes``'s CMA is loaded
+  from its own module (``load_cma``), skipping the package's scipy-bound variants.
+  Both optimizers are kept between calls and rebuilt from the history whenever it is not a
+  continuation of the one they were told, and seeded with the call's seed, so a resumed
+  run proposes what an uninterrupted one would. A retry takes the best screened candidate
+  no gate has judged yet that measured above the incumbent (no plays are spent screening
+  again), else steps locally. The step grows after advances and shrinks after rollbacks
+  (about one success in three keeps it steady). A retry mirrors a move that lost or pushes
+  further along one that gained. Playbook bullets steer it: ``target:<param>=<value>`` tags
+  (the best-known strategy by validated score, see ``_target_edit``) are a prior: a run's
+  first generation screens a batch drawn around them (never the targets themselves, so a
+  run without the carried-over incumbent cannot rebuild it; without targets, seeded random
+  points), CMA-ES starts at them with a narrow spread, and local steps are pulled toward
+  them; ``direction:<param>:up|down`` tags bias the sign of a local move. When several
   generations in a row found no signal at all (every pair tied) a retry samples the whole
   space. It never proposes the incumbent, a strategy already measured in the run or tried
   this generation, or one next to a dead end.
 - translator: pulls ``key: value`` pairs for the schema's properties out of prose.
 - analyst: dimension deltas of this generation, and each parameter's sensitivity over the
   whole trajectory (paired score change per full range of the parameter, least squares).
-- coach: turns the incumbent's values (numbers, booleans and enums) into ``target`` bullets
-  and significant sensitivities of numbers into ``direction`` bullets, updating or replacing
+- coach: turns an advanced strategy's values (numbers, booleans and enums) into ``target``
+  bullets with its validated score, only when that score beats the one the targets record
+  (they name the best-known strategy), and significant sensitivities of numbers into ``direction`` bullets, updating or replacing
   the playbook's entries instead of piling up.
 - curator: accepts well-formed edits that are new and refer to real entries.
 """
