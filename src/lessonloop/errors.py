@@ -32,7 +32,26 @@ class NotFoundError(LessonloopError):
 
 
 class StoreError(LessonloopError):
-    """The database cannot be opened, read or written (exit code 1)."""
+    """The database, or a file under the home, cannot be opened, read or written (exit code
+    1): a full disk among them (see ``unwritable``)."""
+
+
+NO_SPACE = (28, 122)  # ENOSPC, EDQUOT (a quota counts as a full disk to the user)
+SPACE_HINT = ("free some space (or point LESSONLOOP_HOME at a disk with room) and run the "
+              "command again; what was stored before is intact")
+
+
+def no_space(path: object) -> StoreError:
+    """The one line for a full disk, wherever it struck: the path and what to do."""
+    return StoreError(f"no space left on the device holding {path}: {SPACE_HINT}")
+
+
+def unwritable(path: object, exc: OSError) -> StoreError:
+    """An OSError from writing ``path`` as one line the user can act on; a full disk (or
+    quota) gets ``no_space``'s words. The one way every writer reports a failed write."""
+    if exc.errno in NO_SPACE:
+        return no_space(path)
+    return StoreError(f"cannot write {path}: {exc.strerror or exc}")
 
 
 class ProviderError(LessonloopError):

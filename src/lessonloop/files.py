@@ -12,16 +12,26 @@ MB = 1 << 20
 
 
 def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to a uniquely named temporary sibling, then rename it over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write ``text`` to a uniquely named temporary sibling, then rename it over ``path``.
+
+    A failed write (a full disk above all) leaves the old file as it was and raises
+    ``errors.unwritable``'s one line naming ``path``."""
+    from .errors import unwritable
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise unwritable(path, exc) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise unwritable(path, exc) from None
         raise
 
 

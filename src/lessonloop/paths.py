@@ -87,6 +87,10 @@ def ensure_home(root: Path | None = None) -> Path:
         probe.write_text("", encoding="utf-8")
         probe.unlink()
     except OSError as exc:
+        from .errors import NO_SPACE, no_space
+
+        if exc.errno in NO_SPACE:
+            raise no_space(root) from None
         reason = exc.strerror or exc.__class__.__name__
         raise LessonloopError(
             f"cannot write to the lessonloop home {root}: {reason} "

@@ -107,9 +107,12 @@ def test_scripted_provider_drives_a_run_and_bad_output_is_retried_then_rolled_ba
 
 
 def _start(home, *args):
+    # Ctrl-C as a terminal sends it, whatever this test process inherited: a shell's background
+    # job starts with SIGINT ignored, and a child would inherit that and never see the Ctrl-C
     return subprocess.Popen(
         [sys.executable, "-m", "lessonloop", *map(str, args)], env=subprocess_env(home),
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import EXIT_FAILURE, EXIT_USAGE, LessonloopError, log_internal_error
+from ..errors import (EXIT_FAILURE, EXIT_USAGE, NO_SPACE, LessonloopError,
+                      log_internal_error, no_space)
 
 
 def _click_exceptions():
@@ -58,7 +59,21 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`)
         error_line("output closed before it was complete", as_json)
         return EXIT_FAILURE
-    except Exception as exc:  # a bug: still one line for the user, the traceback to the log
-        where = log_internal_error()
-        error_line(f"internal error: {exc.__class__.__name__}: {exc}{where}", as_json)
+    except OSError as exc:
+        if exc.errno not in NO_SPACE:
+            return _internal_error(exc, as_json)
+        # a full disk where no writer named its path: the file, else the home
+        from .. import paths
+
+        error_line(no_space(exc.filename or paths.home()).message, as_json)
         return EXIT_FAILURE
+    except Exception as exc:  # a bug: still one line for the user, the traceback to the log
+        return _internal_error(exc, as_json)
+
+
+def _internal_error(exc: Exception, as_json: bool) -> int:
+    from .output import error_line
+
+    where = log_internal_error()
+    error_line(f"internal error: {exc.__class__.__name__}: {exc}{where}", as_json)
+    return EXIT_FAILURE

@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from .. import paths
+from ..errors import LessonloopError
 from .output import generation_line, print_json
 
 
@@ -121,10 +122,8 @@ def register(app: typer.Typer) -> None:
 
         Re-running an existing --run-id resumes it (a larger --iterations extends it).
         """
-        from ..loop.runner import RunOptions, check_iterations, create_or_reuse
-        from ..scenarios import registry
-        from ..store import open_store
-        from ..store import runs as run_store
+        from ..loop import request
+        from ..scenarios.registry import canonical_reference
 
         given = {"provider": provider, "model": model, "max_calls": max_calls,
                  "max_tokens": max_tokens, "matches": matches, "seed": seed, "max_retries": max_retries,
@@ -133,17 +132,70 @@ def register(app: typer.Typer) -> None:
                  "carry_incumbent": False if (no_incumbent or fresh) else None,
                  "knowledge": False if (no_knowledge or fresh) else None}
         overrides = {name: value for name, value in given.items() if value is not None}
-        if iterations is not None:
-            check_iterations(iterations)
-        RunOptions(**overrides).check()
-        registry.load(scenario)  # an unknown scenario fails before anything is written
-        with open_store() as store:
-            existing = run_store.find_run(store, run_id) if run_id else None
-            target = iterations if iterations is not None else (
-                existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS)
-            rid = create_or_reuse(store, scenario, target, overrides, run_id)
-            _execute(store, rid, as_json, target)
+        rid = run_id or request.new_run_id()
+        request.check_run_id(rid)
+        # on disk before anything that takes time: `resume` works however early a kill comes
+        request.save(rid, canonical_reference(scenario), iterations, overrides)
+        try:
+            _start(scenario, iterations, overrides, rid, as_json)
+        except LessonloopError:
+            if _no_row(rid):  # refused before the run existed: nothing to resume
+                request.discard(rid)
+            raise
 
+    _register_resume(app)
+
+
+def _start(scenario: str, iterations: int | None, overrides: dict, run_id: str,
+           as_json: bool) -> None:
+    """Create the run (or reuse the existing one), forget its request, run it."""
+    from ..loop import request
+    from ..loop.runner import RunOptions, check_iterations, create_or_reuse
+    from ..scenarios import registry
+    from ..store import open_store
+    from ..store import runs as run_store
+
+    if iterations is not None:
+        check_iterations(iterations)
+    RunOptions(**overrides).check()
+    registry.load(scenario)  # an unknown scenario fails before the run exists
+    with open_store() as store:
+        existing = run_store.find_run(store, run_id)
+        target = iterations if iterations is not None else (
+            existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS)
+        rid = create_or_reuse(store, scenario, target, dict(overrides), run_id)
+        request.discard(rid)  # the row holds it all now
+        _execute(store, rid, as_json, target)
+
+
+def _no_row(run_id: str) -> bool:
+    from ..store import open_store
+    from ..store import runs as run_store
+
+    try:
+        with open_store(readonly=True) as store:
+            return run_store.find_run(store, run_id) is None
+    except LessonloopError:
+        return True
+
+
+def _resume_requested(store, run_id: str, budgets: dict, as_json: bool) -> None:
+    """Resume a run that was asked for but killed before its row existed: create it from its
+    request, as `run --run-id ID` with the same flags would, then run it."""
+    from ..errors import NotFoundError
+    from ..loop import request
+    from ..loop.runner import create_or_reuse
+
+    asked = request.load(run_id)
+    if asked is None:
+        raise NotFoundError(f"unknown run id {run_id!r} (see `lessonloop list`)")
+    target = asked["iterations"] or DEFAULT_ITERATIONS
+    create_or_reuse(store, asked["scenario"], target, {**asked["overrides"], **budgets}, run_id)
+    request.discard(run_id)
+    _execute(store, run_id, as_json, target)
+
+
+def _register_resume(app: typer.Typer) -> None:
     @app.command()
     def resume(
         run_id: str = typer.Argument(..., help="The run to continue."),
@@ -159,7 +211,10 @@ def register(app: typer.Typer) -> None:
         budgets = {name: value for name, value in
                    (("max_calls", max_calls), ("max_tokens", max_tokens)) if value is not None}
         with open_store() as store:
-            run = run_store.get_run(store, run_id)
+            run = run_store.find_run(store, run_id)
+            if run is None:  # killed before its row existed: its request tells what to run
+                _resume_requested(store, run_id, budgets, as_json)
+                return
             if run["scenario"].startswith("task:"):  # an improve run: continue its rounds
                 from pathlib import Path
 

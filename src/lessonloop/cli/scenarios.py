@@ -11,7 +11,7 @@ import typer
 
 from ..errors import EXIT_FAILURE, EXIT_USAGE, UsageError
 from ..files import read_user_file
-from ..loop.scoring import evaluate_strategies, parse_seeds, parse_strategy
+from ..loop.scoring import evaluate_strategies, failure_line, parse_seeds, parse_strategy
 from .output import error_line, print_json
 
 
@@ -73,8 +73,11 @@ def register(app: typer.Typer) -> None:
                 dims = ", ".join(f"{k} {v:.4f}" for k, v in entry["dimensions"].items())
                 scores = " ".join("failed" if s is None else f"{s:.4f}" for s in entry["scores"])
                 mean = "n/a" if entry["mean_score"] is None else f"{entry['mean_score']:.4f}"
-                sys.stdout.write(f"{head}\n  mean {mean} over {len(seed_list)} "
-                                 f"seeds  [{dims}]\n  scores: {scores}\n")
+                failed = len(entry.get("failed_seeds", []))
+                over = (f"{len(seed_list) - failed} of {len(seed_list)} seeds ({failed} failed)"
+                        if failed else f"{len(seed_list)} seeds")
+                sys.stdout.write(f"{head}\n  mean {mean} over {over}  [{dims}]\n"
+                                 f"  scores: {scores}\n")
                 for error in entry.get("errors", []):
                     sys.stdout.write(f"  failed: {error}\n")
         invalid = [e for e in report if not e["valid"]]
@@ -82,7 +85,7 @@ def register(app: typer.Typer) -> None:
             error_line(f"{len(invalid)} of {len(report)} strategies failed validation: "
                        f"{'; '.join(invalid[0]['problems'])}", as_json)
             raise typer.Exit(EXIT_USAGE)
-        failed = [error for e in report for error in e.get("errors", [])]
+        failed = failure_line(report)
         if failed:
-            error_line(f"{len(failed)} matches failed (scored 0): {failed[0]}", as_json)
+            error_line(failed, as_json)
             raise typer.Exit(EXIT_FAILURE)

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Iterable
 
+from ..errors import unwritable
 from ..files import atomic_write
 from ..store.runs import best_generation, loads, validated
 
@@ -29,12 +30,15 @@ def write_generation(run_dir: Path, generation, matches: Iterable) -> None:
     resume, so only it needs the rename.
     """
     folder = generation_dir(run_dir, generation["generation_index"])
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "strategy.json").write_text(
-        json.dumps(loads(generation["strategy_json"]), indent=2) + "\n", encoding="utf-8")
-    (folder / "analysis.md").write_text(generation["analysis"], encoding="utf-8")
-    (folder / "context.json").write_text(
-        json.dumps(loads(generation["context_json"]), indent=2) + "\n", encoding="utf-8")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "strategy.json").write_text(
+            json.dumps(loads(generation["strategy_json"]), indent=2) + "\n", encoding="utf-8")
+        (folder / "analysis.md").write_text(generation["analysis"], encoding="utf-8")
+        (folder / "context.json").write_text(
+            json.dumps(loads(generation["context_json"]), indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:  # a full disk: resume writes them again (score.json is not there)
+        raise unwritable(folder, exc) from None
     score = {
         "generation_index": generation["generation_index"],
         "mean_score": generation["mean_score"],

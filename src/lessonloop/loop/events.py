@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from .. import canonical
+from ..errors import unwritable
 from ..safety.redact import redact_obj
 from ..timeutil import utc_now
 
@@ -42,11 +43,14 @@ class EventLog:
         self.seq += 1
         record = {"seq": self.seq, "ts": utc_now(), "event": event, "payload": redact_obj(payload)}
         line = (canonical.dumps(record) + "\n").encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line)
-        finally:
-            os.close(fd)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                os.write(fd, line)  # a partial line is cut off when the log is next opened
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise unwritable(self.path, exc) from None
         return record
 
 

@@ -26,32 +26,29 @@ import fcntl
 import json
 import math
 import os
-import re
-import secrets
 import signal
 import time
 from collections import deque
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
 from .. import canonical, config, paths, state_block
 from ..errors import (EndpointUnavailable, LessonloopError, OffSchemaError, ProviderError,
-                      UsageError)
+                      UsageError, unwritable)
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts, write_views
 from ..json_blocks import json_objects
 from ..providers.base import Completion, Request
 from ..providers.registry import build_routes
-from ..safety import find_secrets
 from ..scenarios import code, registry, space
 from ..store import runs as run_store
 from ..store.db import Store
 from ..timeutil import utc_now
 from . import artifacts, elo, gate, prompts, seeds
+from .request import RUN_ID, check_run_id, new_run_id  # noqa: F401 - RUN_ID kept importable
 from .budget import Budget, BudgetSpent
 from .context import TOKEN_BUDGET, Context, Step, strategy_words
 from .events import EventLog, read_events
@@ -118,7 +115,6 @@ NO_STRATEGY_LIMIT = 2  # generations without any valid strategy after which a ru
 SCREEN_SEEDS = 3  # screening seeds per candidate (the incumbent plays them once per attempt)
 SCREEN_CAP = 32  # candidates of one answer screened at most (the first ones)
 VALIDATION_SEEDS = 50  # fixed validation seeds scoring every advanced strategy (loop/seeds.py)
-RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
 
 @dataclass
@@ -143,11 +139,6 @@ class NoValidStrategy(LessonloopError):
     """The competitor never produced a strategy that could be played."""
 
 
-def new_run_id() -> str:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-    return f"run-{stamp}-{secrets.token_hex(3)}"
-
-
 def check_iterations(iterations: int) -> None:
     if not 1 <= iterations <= MAX_ITERATIONS:
         raise UsageError(f"--iterations must be between 1 and {MAX_ITERATIONS}")
@@ -163,11 +154,7 @@ def create_or_reuse(store: Store, scenario_name: str, iterations: int,
     check_iterations(iterations)
     overrides = overrides or {}
     if run_id is not None:
-        if not RUN_ID.match(run_id):
-            raise UsageError(f"invalid run id {run_id!r}: 1-64 letters, digits, '-' or '_', "
-                             "starting with a letter or digit")
-        if find_secrets(run_id):  # it names a folder and a report: keep it off the disk
-            raise UsageError("that run id looks like a secret (a token or key): choose another")
+        check_run_id(run_id)
         existing = run_store.find_run(store, run_id)
         if existing is not None:
             reference = registry.canonical_reference(scenario_name)
@@ -241,8 +228,11 @@ def run_lock(run_dir: Path) -> Iterator[None]:
 
     A brief wait covers ``watch`` or ``status`` probing the lock at the same instant.
     """
-    run_dir.mkdir(parents=True, exist_ok=True)
-    handle = open(run_dir / "run.lock", "a+")
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(run_dir / "run.lock", "a+")
+    except OSError as exc:
+        raise unwritable(run_dir / "run.lock", exc) from None
     deadline = time.monotonic() + LOCK_WAIT_SECONDS
     while True:
         try:
@@ -255,10 +245,11 @@ def run_lock(run_dir: Path) -> Iterator[None]:
                     f"run {run_dir.name} is already running in another process") from None
             time.sleep(0.02)
     try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
+        with suppress(OSError):  # the pid is for people; the lock works without it (full disk)
+            handle.seek(0)
+            handle.truncate()
+            handle.write(str(os.getpid()))
+            handle.flush()
         yield
     finally:
         handle.close()
@@ -549,11 +540,7 @@ class Runner:
             candidate, _ = clamp_to_bounds(candidate, self.scenario.strategy_schema)
             if canonical.dumps(candidate) in seen:
                 continue
-            try:
-                playable = not code.problems(self.scenario, candidate)
-            except Exception:
-                playable = False
-            if playable:
+            if not code.problems(self.scenario, candidate):  # a broken validate() fails the run
                 seen.add(canonical.dumps(candidate))
                 found.append(candidate)
         return found, problem
@@ -629,10 +616,7 @@ class Runner:
             if canonical.dumps(candidate) in echoes:
                 problem = REPEATS
                 continue
-            try:
-                problems = code.problems(self.scenario, candidate)
-            except Exception as exc:
-                problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
+            problems = code.problems(self.scenario, candidate)  # ScenarioBroken fails the run
             if not problems:
                 return candidate, "; ".join(clamped)
             if not problem.startswith("invalid"):  # the first invalid candidate says why

@@ -34,6 +34,34 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def seed_ranges(seeds: list[int]) -> str:
+    """Seeds as ``--seeds`` reads them back, runs of consecutive ones as ``A..B``."""
+    parts, start = [], None
+    for i, seed in enumerate(seeds):
+        if start is None:
+            start = seed
+        if i + 1 == len(seeds) or seeds[i + 1] != seed + 1:
+            parts.append(str(seed) if seed == start else f"{start}..{seed}")
+            start = None
+    return ",".join(parts)
+
+
+def failure_line(report: list[dict]) -> str | None:
+    """What failed in an evaluation, the same words for text and ``--json``: how many matches,
+    every failed seed (per strategy when there are several), that they are left out of the
+    mean, and the first failure's reason; None when every match completed."""
+    failed = [(i, e) for i, e in enumerate(report, 1) if e.get("failed_seeds")]
+    if not failed:
+        return None
+    count = sum(len(e["failed_seeds"]) for _, e in failed)
+    total = sum(len(e["seeds"]) for e in report if e["valid"])
+    where = "; ".join((f"strategy {i}: " if len(report) > 1 else "")
+                      + f"seed{'s' if len(e['failed_seeds']) > 1 else ''} "
+                      + seed_ranges(e["failed_seeds"]) for i, e in failed)
+    return (f"{count} of {total} matches failed ({where}), left out of the mean: "
+            f"{failed[0][1]['errors'][0]}")
+
+
 def _reject_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
@@ -59,13 +87,8 @@ def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[
     from ..scenarios import code, registry
 
     scenario = registry.load(scenario_name)
-    checked = []
-    for strategy in strategies:
-        try:
-            problems = code.problems(scenario, strategy)
-        except Exception as exc:
-            problems = [f"validate() raised {exc.__class__.__name__}: {exc}"]
-        checked.append((strategy, problems))
+    # a validate() that raises or answers no list is the scenario's fault: ScenarioBroken
+    checked = [(strategy, code.problems(scenario, strategy)) for strategy in strategies]
     jobs = [(s, seed) for s, problems in checked if not problems for seed in seeds]
     with MatchPool(registry.canonical_reference(scenario_name), timeout=timeout) as pool:
         results = iter(pool.play(jobs) if jobs else [])
@@ -80,7 +103,8 @@ def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[
             entry["mean_score"] = mean_score(completed) if completed else None
             entry["dimensions"] = mean_dimensions(played)
             errors = [f"seed {r.seed}: {r.error}" for r in played if r.error]
-            if errors:
+            if errors:  # left out of mean_score, which is over the completed seeds only
                 entry["errors"] = errors
+                entry["failed_seeds"] = [r.seed for r in played if r.error]
         report.append(entry)
     return report

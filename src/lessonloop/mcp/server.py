@@ -573,8 +573,12 @@ def serve() -> None:
     sys.stdout.flush()
     threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True,
                      name="lessonloop-orphan-watch").start()
-    try:
-        server.run("stdio")
+    import anyio
+
+    from .transport import serve_stdio
+
+    try:  # (what server.run("stdio") does, through a relay that answers every request)
+        anyio.run(serve_stdio, server._lowlevel_server)
     except BaseException as exc:
         if not _client_gone(exc):
             raise  # (the client is gone: nobody is there to tell, and nothing was lost)

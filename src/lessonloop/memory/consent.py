@@ -7,6 +7,7 @@ nothing at all. Standard library only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
@@ -44,7 +45,14 @@ def record(root, answer: str):
     at = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     path = root / FILE
     temporary = path.with_name(f".{FILE}.{os.getpid()}.tmp")
-    temporary.write_text(json.dumps({"consented": ANSWERS[answer], "at": at}) + "\n",
-                         encoding="utf-8")
-    os.replace(temporary, path)
+    try:
+        temporary.write_text(json.dumps({"consented": ANSWERS[answer], "at": at}) + "\n",
+                             encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as exc:  # a full disk: the earlier answer stays, and the user is told
+        from ..errors import unwritable
+
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise unwritable(path, exc) from None
     return path

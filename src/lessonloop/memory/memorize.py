@@ -178,9 +178,11 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
             content=f"Error: {fix.line[:300]}\nFixed by: {fix.detail}",
             why=f"Hit {times} time{'s' if times != 1 else ''} in one session, then fixed.",
             tags=["error"]))
-    for call, line, times, before in (transcript.unresolved_errors() if transcript else []):
-        from .transcript import _fit, _readable_line
+    if transcript is None:
+        return found
+    from .transcript import _fit, _readable_line
 
+    for call, line, times, before in transcript.unresolved_errors():
         head = f"Unresolved: `{call.name}` kept failing with `"
         shown = _fit(_readable_line(line), 120 - len(head) - 1)
         if not shown:
@@ -418,14 +420,24 @@ def _hook_reason(feedback: str) -> str:
     return ""
 
 
+def _hook_when(event: str) -> str:
+    """When a hook runs, in words: "PostToolUse:Edit" (or MultiEdit, Write) → "After each edit"."""
+    name, _, matcher = event.partition(":")
+    if name == "PostToolUse" and matcher in _EDIT_TOOLS:
+        return "After each edit"
+    if name in ("PostToolUse", "PreToolUse") and matcher:
+        return f"{'After' if name == 'PostToolUse' else 'Before'} each `{matcher}` call"
+    return _WHEN_HOOK.get(name, f"On {name}")
+
+
 def _project_hooks(transcript) -> list[Candidate]:
     """The project's own Claude Code hooks, from what Claude Code reported of them: what runs
     after edits and when the agent stops (so the agent need not run it again), and what a hook
     blocked the agent for (so it does that first next time)."""
     from .signals import command_key
 
-    runs: dict[str, list[str]] = {}
-    blocks: dict[tuple[str, str], list[str]] = {}
+    runs: dict[str, list[str]] = {}            # when it runs -> the commands
+    blocks: dict[tuple[str, str, str], list[str]] = {}
     for hook in transcript.hooks:
         shown = _hook_command(hook.command)
         if not shown:
@@ -442,36 +454,23 @@ def _project_hooks(transcript) -> list[Candidate]:
             reasons = blocks.setdefault((hook.event, shown, what), [])
             if reason and reason not in reasons:
                 reasons.append(reason)
-        elif shown not in runs.setdefault(hook.event, []):
-            runs[hook.event].append(shown)
+        elif shown not in runs.setdefault(_hook_when(hook.event), []):
+            runs[_hook_when(hook.event)].append(shown)
     found = []
-    for event, commands in runs.items():
-        name, _, matcher = event.partition(":")
-        if name == "PostToolUse" and matcher in _EDIT_TOOLS:
-            when = "After each edit"
-        elif name in ("PostToolUse", "PreToolUse") and matcher:
-            when = f"{'After' if name == 'PostToolUse' else 'Before'} each `{matcher}` call"
-        else:
-            when = _WHEN_HOOK.get(name, f"On {name}")
-        merged = {e: c for e, c in runs.items() if e.partition(":")[0] == "PostToolUse"
-                  and e.partition(":")[2] in _EDIT_TOOLS}
-        if when == "After each edit" and event != next(iter(merged)):
-            continue     # Edit and MultiEdit hooks: one memory
-        if when == "After each edit":
-            commands = list(dict.fromkeys(c for cs in merged.values() for c in cs))
-        shown = []
+    for when, commands in runs.items():
+        shown_list: list[str] = []
         for command in commands:
-            trial = shown + [f"`{command}`"]
+            trial = shown_list + [f"`{command}`"]
             if len(f"{when}, project hooks run {', '.join(trial)}") > 120:
                 break
-            shown = trial
-        if not shown:
+            shown_list = trial
+        if not shown_list:
             continue
-        verb = "a project hook runs" if len(shown) == 1 else "project hooks run"
+        verb = "a project hook runs" if len(shown_list) == 1 else "project hooks run"
         found.append(Candidate(
-            kind="observation", summary=f"{when}, {verb} {', '.join(shown)}",
+            kind="observation", summary=f"{when}, {verb} {', '.join(shown_list)}",
             tags=["project-fact", "hook"],
-            content=f"Claude Code ran these {event} hooks successfully in the session: "
+            content=f"{when}, Claude Code ran these project hooks successfully in the session: "
                     + ", ".join(f"`{c}`" for c in commands),
             why="Reported by Claude Code as the project's own hooks."))
     for (event, shown, what), reasons in blocks.items():

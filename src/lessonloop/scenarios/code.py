@@ -36,15 +36,54 @@ class CodeStrategyError(LessonloopError):
     """The code failed, overran its limits or returned no valid parameters."""
 
 
+class ScenarioBroken(LessonloopError):
+    """The scenario's own ``validate()`` raised, or answered something other than a list of
+    problems: the scenario is at fault, not the strategy, so the run (or ``evaluate``) fails
+    with the method named, as when every ``play()`` fails, instead of rejecting every
+    strategy and "completing" with nothing played."""
+
+
+def checked_validate(scenario, strategy: dict) -> list[str]:
+    """The scenario's problems with ``strategy`` (empty when valid), or ScenarioBroken.
+
+    A ``validate()`` that raises on a strategy off ``strategy_schema`` (a model's string
+    where a number belongs) only shows the strategy is wrong: it gets the schema's words.
+    Raising on a strategy that matches the schema, or answering anything but a list, is
+    the scenario's fault."""
+    where = f"scenario {getattr(scenario, 'name', '?')!r} is broken: " \
+            f"{type(scenario).__name__}.validate()"
+    try:
+        found = scenario.validate(strategy)
+    except Exception as exc:  # noqa: BLE001 - any failure of plugin code is the plugin's
+        off_schema = _schema_problems(scenario, strategy)
+        if off_schema:
+            return off_schema
+        raise ScenarioBroken(f"{where} raised {exc.__class__.__name__}: {exc}") from None
+    if not isinstance(found, (list, tuple)):
+        raise ScenarioBroken(f"{where} returned {type(found).__name__}, expected a list of "
+                             "problems (empty when the strategy is valid)")
+    return [str(p) for p in found]
+
+
+def _schema_problems(scenario, strategy: dict) -> list[str]:
+    from .base import schema_problems
+
+    try:
+        return schema_problems(strategy, scenario.strategy_schema)
+    except Exception:  # noqa: BLE001 - a schema jsonschema refuses says nothing either way
+        return []
+
+
 def is_code(strategy: object) -> bool:
     return isinstance(strategy, dict) and FIELD in strategy
 
 
 def problems(scenario, strategy: dict) -> list[str]:
     """What is wrong with ``strategy`` for ``scenario``: the shape of a code strategy (its
-    parameters are checked per match), or the scenario's own validation."""
+    parameters are checked per match), or the scenario's own validation (ScenarioBroken when
+    that validation itself fails)."""
     if not is_code(strategy):
-        return [str(p) for p in scenario.validate(strategy)]
+        return checked_validate(scenario, strategy)
     if not getattr(scenario, "accepts_code", False):
         return [f"scenario {scenario.name!r} does not accept code strategies ({FIELD})"]
     source = strategy[FIELD]
@@ -73,7 +112,7 @@ def parameters(scenario, strategy: dict, seed: int,
         chosen = None
     if not isinstance(chosen, dict):
         raise CodeStrategyError("code strategy printed no parameters (a JSON object)")
-    found = [str(p) for p in scenario.validate(chosen)]
+    found = checked_validate(scenario, chosen)
     if found:
         raise CodeStrategyError("code strategy chose invalid parameters: " + "; ".join(found))
     return chosen

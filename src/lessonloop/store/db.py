@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from .. import paths
-from ..errors import NotFoundError, StoreError
+from ..errors import NotFoundError, StoreError, no_space
 from . import migrations
 
 BUSY_TIMEOUT_MS = 5000
 RETRY_ATTEMPTS = 8
 RETRY_BASE_SECONDS = 0.05
+FULL_BELOW = 1 << 20  # bytes free under which a "disk I/O error" is taken for a full disk
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
@@ -44,11 +45,23 @@ def describe_error(path: Path, exc: sqlite3.Error) -> StoreError:
             f"database {path} is read-only; inspection commands still work, "
             "but this command needs to write (check the file's permissions or LESSONLOOP_HOME)"
         )
+    if "disk is full" in lower or ("disk i/o error" in lower and _nearly_full(path)):
+        return no_space(path)
     if "unable to open" in lower:
         return StoreError(f"cannot open database {path} ({text}); check LESSONLOOP_HOME")
     if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
         return StoreError(f"database {path} stayed locked by another process ({text}); try again")
     return StoreError(f"database error in {path}: {text}")
+
+
+def _nearly_full(path: Path) -> bool:
+    """SQLite reports a write that ran out of space in its WAL or shared memory as a "disk
+    I/O error": the free space on the database's device tells which it was."""
+    try:
+        found = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return found.f_bavail * found.f_frsize < FULL_BELOW
 
 
 def begin_immediate(conn: sqlite3.Connection) -> None:

@@ -8,10 +8,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import canonical
-from ..errors import NotFoundError
+from ..errors import LessonloopError, NotFoundError
 from ..safety.redact import redact, redact_obj
 from ..timeutil import utc_now
 from .db import Store
+
+
+class RunExists(LessonloopError):
+    """A run with this id was created by another process between our look and our insert."""
 
 
 @dataclass
@@ -47,8 +51,14 @@ class GenerationRecord:
 
 def create_run(store: Store, *, run_id: str, scenario: str, scenario_ref: str,
                target_generations: int, provider: str, seed: int, config: dict) -> None:
+    """Insert the run's row. The check and the insert share one write transaction (BEGIN
+    IMMEDIATE), so of two processes starting the same id at once exactly one creates it and
+    the other is told so in one line."""
     now = utc_now()
     with store.transaction() as conn:
+        if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
+            raise RunExists(f"run {run_id!r} was just created by another process (the same id "
+                            f"started twice at once); follow it with `lessonloop watch {run_id}`")
         conn.execute(
             "INSERT INTO runs (run_id, scenario, scenario_ref, target_generations, status, "
             "provider, seed, config_json, created_at, updated_at) "
