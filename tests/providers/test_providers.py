@@ -258,24 +258,29 @@ def test_local_coach_writes_targets_and_directions_and_updates_instead_of_piling
     assert not any("direction:units" in t for t in tags), "an insignificant slope teaches nothing"
 
 
-def test_local_coach_keeps_targets_at_the_best_validated_strategy():
+def test_local_coach_keeps_targets_at_the_best_known_strategy_without_validated_scores():
     """A --no-incumbent run's first, weaker advance must not overwrite the old best's targets:
-    they move only to a strategy whose validated score beats the one they record."""
+    they move to a strategy whose tournament mean beats the one they record, or that the gate
+    judged against the targets' own strategy; a validated score plays no part."""
     local = get_provider("local")
-    playbook = [{"id": 7, "summary": "old", "tags": ["target:rate=1.0", "validated:0.8000"]},
-                {"id": 9, "summary": "old", "tags": ["target:units=3", "validated:0.8000"]}]
+    playbook = [{"id": 7, "summary": "old", "tags": ["target:rate=1.0", "tournament:0.8000"]},
+                {"id": 9, "summary": "old", "tags": ["target:units=3", "tournament:0.8000"]}]
 
-    def targets(validated):
+    def targets(score, incumbent=None, validated=None):
         outcome = {"decision": "advance", "rationale": "won", "challenger": {"rate": 1.2, "units": 4},
-                   "incumbent": {"rate": 1.1, "units": 4}, "challenger_score": 0.6,
+                   "incumbent": incumbent or {"rate": 1.1, "units": 4}, "challenger_score": score,
                    "validated_score": validated}
         state = {"generation": 2, "outcome": outcome, "analysis": "", "strategy_schema": SCHEMA,
                  "playbook": playbook}
         return [t for e in block(ask(local, "coach", state), "edits") for t in e.get("tags", [])
-                if t.startswith(("target:", "validated:"))]
+                if t.startswith(("target:", "tournament:"))]
 
     assert targets(0.7) == [], "weaker than the best-known strategy: targets stay"
-    assert set(targets(0.9)) == {"target:rate=1.2", "target:units=4", "validated:0.9000"}
+    assert targets(0.7, validated=0.99) == [], "a validated score moves nothing"
+    assert set(targets(0.9)) == {"target:rate=1.2", "target:units=4", "tournament:0.9000"}
+    beat_it = targets(0.7, incumbent={"rate": 1.0, "units": 3})
+    assert set(beat_it) == {"target:rate=1.2", "target:units=4", "tournament:0.7000"}, \
+        "the gate judged it against the targets' strategy: it is the new best-known one"
 
 
 def test_local_curator_accepts_new_merges_known_and_rejects_bad_edits():
@@ -395,15 +400,15 @@ def test_observations_chain_paired_deltas_through_advances():
     assert last[0] == {"rate": 0.4} and abs(last[1] - 0.12) < 1e-12
 
 
-def test_a_validated_target_outlives_rollbacks_while_advice_that_mostly_fails_is_dropped():
+def test_a_measured_target_outlives_rollbacks_while_advice_that_mostly_fails_is_dropped():
     """Rollbacks while a target was in context say nothing against the best-known strategy it
-    records: a target with its validated score stays a prior; an unmeasured one is advice and
+    records: a target with its tournament mean stays a prior; an unmeasured one is advice and
     the trust filter drops it once it mostly fails."""
     from lessonloop.providers.local import guidance
 
     params = space.parameters(SCHEMA)
     failing = {"helpful": 0, "harmful": 10}
-    measured = [{**failing, "tags": ["target:rate=1.5", "validated:0.7000"]}]
+    measured = [{**failing, "tags": ["target:rate=1.5", "tournament:0.7000"]}]
     advice = [{**failing, "tags": ["target:rate=1.5"]}]
     assert guidance(measured, params)[0] == {"rate": 1.5}
     assert guidance(advice, params)[0] == {}

@@ -198,8 +198,9 @@ def best_known_strategy(store: Store, scenario) -> dict | None:
     """The strongest final incumbent among earlier runs of this scenario that are not running.
 
     A run's final incumbent beat every strategy before it in that run on paired and holdout
-    seeds; between runs, the one with the highest validated score wins (the tournament mean
-    for runs from before validation).
+    seeds; between runs, the one with the highest tournament mean wins. Never the validated
+    score: validation seeds only report (a choice made by them would flatter the next run's
+    validated score of the same strategy on the same seeds).
     """
     epoch = registry.evaluator_epoch(scenario)
     rows = store.query(
@@ -208,7 +209,7 @@ def best_known_strategy(store: Store, scenario) -> dict | None:
         "AND r.status NOT IN ('running', 'created') AND g.gate_decision = 'advance' "
         "AND g.generation_index = (SELECT MAX(h.generation_index) FROM generations h "
         "WHERE h.run_id = g.run_id AND h.gate_decision = 'advance') "
-        "ORDER BY COALESCE(g.validated_score, g.mean_score) DESC, r.created_at DESC",
+        "ORDER BY g.mean_score DESC, r.created_at DESC",
         (scenario.name, epoch))
     for row in rows:
         strategy = json.loads(row["strategy_json"])
@@ -826,9 +827,8 @@ class Runner:
             "wins": paired.wins if paired else 0, "losses": paired.losses if paired else 0,
             "challenger_dimensions": dims,
             "incumbent_dimensions": outcome["incumbent_dims"] if outcome else {},
-            # an advanced strategy's score on the validation seeds (the coach keeps targets
-            # at the best-known strategy by it)
-            "validated_score": validated if decision == gate.ADVANCE else None,
+            # no validated score: validation seeds only report, so nothing the reflection
+            # roles (and through the playbook, the competitor) see may depend on them
         }
         analysis, proposed, curator_text = "", [], ""
         if final is not None:  # reflect only on what was played

@@ -31,7 +31,8 @@ words) and answers as the role asks:
   again), else steps locally. The step grows after advances and shrinks after rollbacks
   (about one success in three keeps it steady). A retry mirrors a move that lost or pushes
   further along one that gained. Playbook bullets steer it: ``target:<param>=<value>`` tags
-  (the best-known strategy by validated score, see ``_target_edit``) are a prior: a run's
+  (the best-known strategy by tournament and gate evidence, never by a validated score: see
+  ``best_known``) are a prior: a run's
   first generation screens a batch drawn around them (never the targets themselves, so a
   run without the carried-over incumbent cannot rebuild it; without targets, seeded random
   points), CMA-ES starts at them with a narrow spread, and local steps are pulled toward
@@ -43,8 +44,9 @@ words) and answers as the role asks:
 - analyst: dimension deltas of this generation, and each parameter's sensitivity over the
   whole trajectory (paired score change per full range of the parameter, least squares).
 - coach: turns an advanced strategy's values (numbers, booleans and enums) into ``target``
-  bullets with its validated score, only when that score beats the one the targets record
-  (they name the best-known strategy), and significant sensitivities of numbers into ``direction`` bullets, updating or replacing
+  bullets with its tournament mean, only when it is the new best-known strategy: the gate
+  judged it against the targets' strategy, or its tournament mean beats the one they record
+  (validation seeds only report: no validated score steers a proposal), and significant sensitivities of numbers into ``direction`` bullets, updating or replacing
   the playbook's entries instead of piling up.
 - curator: accepts well-formed edits that are new and refer to real entries.
 """
@@ -281,14 +283,12 @@ class LocalProvider:
         playbook = state.get("playbook", [])
         params = {p.name: p for p in space.parameters(state["strategy_schema"]) if p.kind != "const"}
         edits: list[dict] = []
-        validated = outcome.get("validated_score")
-        recorded = [r for r in map(_recorded_score, playbook) if r is not None]
-        best_known = validated is None or not recorded or validated > max(recorded)
-        if outcome["decision"] == "advance" and outcome.get("challenger") and best_known:
+        if outcome["decision"] == "advance" and outcome.get("challenger") and best_known(
+                outcome, playbook, params):
             for name, value in outcome["challenger"].items():
                 if name in params:
                     edits.extend(_target_edit(playbook, name, value, state.get("generation"),
-                                              outcome.get("validated_score")))
+                                              outcome.get("challenger_score")))
         sens = _sensitivities_from(state.get("analysis", ""))
         for name, fit in sens.items():
             if (name in params and params[name].kind in ("number", "integer")
@@ -509,8 +509,8 @@ class CmaSearch:
     run. The distribution starts at the centre of the space with a spread of
     CMA_SIGMA of each range, or, when the playbook has ``target:`` tags, at the point they
     name with CMA_PRIOR_SIGMA: a prior. The coach keeps those tags at the best-known
-    strategy by validated score (``_target_edit``), so within a run the search restarts from
-    the best it has validated, and a run without the old incumbent searches around the old
+    strategy (``best_known``: gate and tournament evidence, never a validated score), so
+    within a run the search restarts from the best the gate has kept, and a run without the old incumbent searches around the old
     best from its second generation; the target point itself is never proposed. The first
     candidate is the distribution's mean: it averages the best measured strategies, so it is
     less flattered by a lucky seed than any one of them. bench/learning.py chose the spreads
@@ -710,7 +710,7 @@ def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
     between rivals, the one with more net evidence wins. Targets cover every kind of parameter
     (a boolean's or an enum's best-known value matters as much as a number's: optima of
     numbers often depend on them); directions only numbers. A target that records its
-    validated score (the coach's best-known strategy) is a measurement, not advice: the trust
+    tournament mean (the coach's best-known strategy) is a measurement, not advice: the trust
     filter does not drop it (rollbacks while it was in context say nothing against it), so
     the prior outlives a long run of rollbacks."""
     by_name = {p.name: p for p in params}
@@ -832,20 +832,48 @@ def _target_value(p: space.Parameter, text: str):
     return next((c for c in choices if _tag_value(c) == text), _NOT_A_VALUE)
 
 
+def best_known(outcome: dict, playbook: list[dict], params: dict) -> bool:
+    """Whether an advanced challenger is the new best-known strategy, by evidence the loop may
+    choose by (never a validated score: validation seeds only report, issue 18 point 3). It is
+    when the gate judged it against the strategy the targets name (it beat the best-known one
+    at the gate's confidence), when no target records a tournament score, or when its
+    tournament mean beats every one they record: a run that starts without the old incumbent
+    (``--no-incumbent``) keeps the old targets as its prior until it finds better, instead of
+    overwriting them with its own first, weaker strategy."""
+    recorded = [r for r in map(_recorded_score, playbook) if r is not None]
+    if not recorded:
+        return True
+    targets, _ = guidance(playbook, list(params.values()))
+    incumbent = outcome.get("incumbent")
+    if targets and isinstance(incumbent, dict) and all(
+            name in incumbent and _same(params.get(name), incumbent[name], value)
+            for name, value in targets.items()):
+        return True
+    score = outcome.get("challenger_score")
+    return isinstance(score, (int, float)) and score > max(recorded)
+
+
+def _same(p, a, b) -> bool:
+    """Whether a strategy's value is the one a target names (numbers as numbers: a tag's 3.0
+    is an integer's 3)."""
+    if p is not None and p.kind in ("number", "integer") and not isinstance(a, bool) \
+            and isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return float(a) == float(b)
+    return a == b and type(a) is type(b)
+
+
 def _target_edit(playbook: list[dict], name: str, value, generation,
-                 validated: float | None = None) -> list[dict]:
-    """A ``target:`` bullet for an advanced strategy's value. The coach calls it only for a
-    strategy whose validated score beats every one the playbook's targets record (their
-    ``validated:`` tags), so the targets name the best-known strategy, all together: a run
-    that starts without the old incumbent (``--no-incumbent``) keeps the old targets as its
-    prior until it finds better, instead of overwriting them with its own first, weaker
-    strategy."""
+                 tournament: float | None = None) -> list[dict]:
+    """A ``target:`` bullet for an advanced strategy's value, recording its tournament mean
+    (the training seeds it advanced on: a score the loop chooses by). The coach calls it only
+    for the new best-known strategy (``best_known``), so the targets name one strategy, all
+    together."""
     value = _tag_value(value)
-    scored = f" (validated {validated:.4f})" if validated is not None else ""
+    scored = f" (tournament {tournament:.4f})" if tournament is not None else ""
     text = f"Best-known {name}: {value} (incumbent after generation {generation}){scored}"
     tags = [f"param:{name}", f"target:{name}={value}"]
-    if validated is not None:
-        tags.append(f"validated:{validated:.4f}")
+    if tournament is not None:
+        tags.append(f"tournament:{tournament:.4f}")
     for entry in playbook:
         old = [t for t in entry.get("tags", []) if str(t).startswith(f"target:{name}=")]
         if old:
@@ -856,9 +884,10 @@ def _target_edit(playbook: list[dict], name: str, value, generation,
 
 
 def _recorded_score(entry: dict) -> float | None:
+    """The tournament mean a target bullet records (``tournament:`` tag), or None."""
     for tag in entry.get("tags", []):
         kind, _, text = str(tag).partition(":")
-        if kind == "validated":
+        if kind == "tournament":
             try:
                 return float(text)
             except ValueError:
