@@ -333,7 +333,8 @@ def test_the_local_competitor_proposes_through_cma_and_tpe_rebuilt_from_the_hist
     screen: CMA-ES's and TPE's candidates, both told every measured strategy, and basin swaps
     (an enum or boolean changed with the integers of its best measurement); the same history and seed give the same batch whether the study was kept
     from earlier calls or rebuilt (as on resume), and it never repeats a measured strategy or
-    proposes a dead end. A retry takes the best screened candidate no gate has judged."""
+    proposes a dead end. A retry races the screened candidates no gate has judged that measured
+    above the incumbent (screened again on its own seeds), or takes the only one."""
     import random as rnd
 
     from lessonloop.providers.local import BASIN_SWAPS, BATCH, LocalProvider, observations
@@ -358,7 +359,7 @@ def test_the_local_competitor_proposes_through_cma_and_tpe_rebuilt_from_the_hist
     from_kept = ask(kept, "competitor", state(15), 99)
     rebuilt = ask(LocalProvider(), "competitor", state(15), 99)
     assert from_kept == rebuilt and "from 15 measured strategies" in rebuilt
-    assert "CMA-ES over the numbers (6 candidates" in rebuilt and "Optuna TPE (3," in rebuilt
+    assert "CMA-ES over the numbers (3 candidates" in rebuilt and "Optuna TPE (6," in rebuilt
     batches = [find_strategies(ask(LocalProvider(), "competitor", state(15), seed), SCHEMA)
                for seed in range(10)]
     assert all(BATCH <= len(b) <= BATCH + BASIN_SWAPS for b in batches)
@@ -384,7 +385,17 @@ def test_the_local_competitor_proposes_through_cma_and_tpe_rebuilt_from_the_hist
     judged = [{"strategy": {**better, "rate": 0.01}, "mean_delta": -0.01, "pairs": 5}]
     retry = ask(LocalProvider(), "competitor", {**state(15), "history": screened,
                                                 "attempt": 1, "tried": judged}, 3)
-    assert find_strategies(retry, SCHEMA) == [better] and "no gate has judged" in retry
+    assert find_strategies(retry, SCHEMA) == [better, good] and "screened again" in retry, \
+        "a race: the unjudged candidates above the incumbent, best first, screened again"
+    again = screened + [{"strategy": better, "mean_delta": -0.03, "pairs": 3,
+                         "decision": "screened"}]  # screened again: its mean is now +0.01
+    retry = ask(LocalProvider(), "competitor", {**state(15), "history": again,
+                                                "attempt": 2, "tried": judged}, 3)
+    assert find_strategies(retry, SCHEMA) == [good, better], "by the mean of its measurements"
+    alone = history[:15] + [{"strategy": good, "mean_delta": 0.02, "pairs": 3,
+                             "decision": "screened"}]
+    retry = ask(LocalProvider(), "competitor", {**state(15), "history": alone, "attempt": 1}, 3)
+    assert find_strategies(retry, SCHEMA) == [good] and "no gate has judged" in retry
 
 
 def test_observations_chain_paired_deltas_through_advances():

@@ -122,9 +122,15 @@ class LocalProvider:
                 return self._step(state, request)
             return self._first_batch(state, request, params)
         if incumbent and attempt not in GLOBAL_ATTEMPTS:  # a retry
-            pending = best_unjudged(state["history"], tried, seen, incumbent)
-            if pending is not None:
-                best, gain = pending
+            pending = pending_ranked(state["history"], tried, seen, incumbent)
+            if len(pending) >= 2:  # a race: the best few screened again on new seeds
+                top = [s for s, _ in pending[:RACE]]
+                return _answers(f"Attempt {attempt}: the {len(top)} best screened candidates no "
+                                f"gate has judged yet ({', '.join(f'{g:+.4f}' for _, g in pending[:RACE])} "
+                                f"over the incumbent), screened again on this attempt's seeds.",
+                                top)
+            if pending:
+                best, gain = pending[0]
                 return _answer(f"Attempt {attempt}: the best screened candidate no gate has "
                                f"judged yet ({gain:+.4f} over the incumbent on its screening "
                                f"seeds); changed: {_changed_words(incumbent['strategy'], best)}.",
@@ -323,9 +329,10 @@ class LocalProvider:
 
 
 # search -------------------------------------------------------------------------------------
-GLOBAL_ATTEMPTS = {0}  # attempts proposed as a batch; retries take a screened one or step
+GLOBAL_ATTEMPTS = {0}  # attempts proposed as a batch; retries race screened ones or step
+RACE = 4  # screened candidates a retry screens again (the best no gate has judged)
 BATCH = 9  # CMA-ES and TPE candidates per batch (bench/learning.py chose the split)
-CMA_IN_BATCH = 6  # of them from CMA-ES (its mean first); TPE fills the rest
+CMA_IN_BATCH = 3  # of them from CMA-ES (its mean first); TPE fills the rest
 BASIN_SWAPS = 2  # basin swaps added to a batch (spaces with booleans or enums)
 CMA_SIGMA, CMA_PRIOR_SIGMA = 0.3, 0.05  # CMA-ES's first spread (share of each range)
 #   without and with a prior (the playbook's targets; within a run, its best-known strategy)
@@ -333,21 +340,25 @@ ASKS = 40  # proposals asked of the sampler before settling for a random valid p
 STARTUP = 8  # random proposals before TPE models the history
 
 
-def best_unjudged(history: list, tried: list, seen: list, incumbent: dict):
-    """(strategy, gain over the incumbent) of the best measured strategy no gate has judged
-    (screened only) that measured above the incumbent, or None."""
+def pending_ranked(history: list, tried: list, seen: list, incumbent: dict) -> list[tuple[dict, float]]:
+    """Measured strategies no gate has judged (screened only) that measured above the
+    incumbent, best first, as (strategy, gain over the incumbent); a strategy screened more
+    than once (in a race) by the mean of its measurements."""
     judged = {canonical.dumps(h["strategy"]) for h in history
               if isinstance(h, dict) and h.get("decision") != "screened"
               and isinstance(h.get("strategy"), dict)}
     judged |= {canonical.dumps(t["strategy"]) for t in tried}
     judged.add(canonical.dumps(incumbent["strategy"]))
-    values = {canonical.dumps(s): v for s, v in seen}
-    reference = values.get(canonical.dumps(incumbent["strategy"]), 0.0)
-    pending = [(v, s) for s, v in seen if canonical.dumps(s) not in judged and v > reference]
-    if not pending:
-        return None
-    value, best = max(pending, key=lambda x: x[0])
-    return best, value - reference
+    sums: dict[str, list] = {}
+    for strategy, value in seen:
+        entry = sums.setdefault(canonical.dumps(strategy), [strategy, 0.0, 0])
+        entry[1] += value
+        entry[2] += 1
+    own = sums.get(canonical.dumps(incumbent["strategy"]))
+    reference = own[1] / own[2] if own else 0.0
+    out = [(strategy, total / n - reference) for key, (strategy, total, n) in sums.items()
+           if key not in judged and total / n > reference]
+    return sorted(out, key=lambda x: -x[1])
 
 
 def observations(history: list, tried: list, incumbent: dict | None) -> list[tuple[dict, float]]:
