@@ -14,21 +14,30 @@ words) and answers as the role asks:
   booleans or enums, ``BASIN_SWAPS`` more: the incumbent with one of them changed, the
   integers of the best measured strategy that has the new value (an integer's best value
   often depends on an enum: a local search stalls there) and CMA-ES's sampled numbers.
-  Chosen by bench/learning.py (issue 18; 5 run seeds, quality at generation 30,
-  median/min): beside TPE's batch plus local steps it measured negotiation 98.1/86.7 -> 99.5/99.2 %, the mixed space 82.2/66.3
-  -> 84.4/78.6 %, the noisy floor 98.1/94.3 -> 100.8/95.4 %, the 8-parameter bowl 125.0 ->
-  125.8 % (min 108.2 -> 105.2), grid_ctf 99.6 -> 98.3 % (min 95.3 -> 96.8), the deceptive
-  peak 102.3 -> 101.5 %; a batch with more basin swaps, or with CMA-ES's share scaled by
-  the numeric share of the space, measured worse on the mixed space, and CMA-ES with
+  Chosen by bench/learning.py (issue 18; quality at generation 30, median of 5 run seeds):
+  the retry race below took the mixed space 84.4 -> 91.4 % and the noisy floor 100.8 ->
+  104.7 % at the same play() budget; then 3 CMA-ES + 6 TPE beside 6 + 3 measured, over 10 run
+  seeds, grid_ctf 100.2 vs 100.3 %, the mixed space 97.7 vs 96.2 %, the noisy floor 104.6 vs
+  104.2 %, the 8-parameter bowl 124.7 vs 123.1 %: a difference within the seeds' spread, the
+  TPE-heavier split kept. Not taken: every retry screening a fresh batch (more plays, no
+  gain against the libraries at the larger budget), a TPE-heavier batch after rollbacks in a
+  row, and a portfolio that moved the split toward the optimizer whose candidates screened
+  above their batch's median or won it (both worse on the mixed space, the noisy floor and
+  the bowl). Earlier (see git history): more basin swaps, or CMA-ES's share scaled by the
+  numeric share of the space, measured worse on the mixed space, and CMA-ES with
   learning-rate adaptation no better on the noisy floor. nevergrad's NGOpt was not taken:
   1.2 s of import against the 3-second 30-generation budget, and as a library at the same
   budget it trailed CMA-ES or TPE on five of the six scenarios. ``cmaes``'s CMA is loaded
   from its own module (``load_cma``), skipping the package's scipy-bound variants.
   Both optimizers are kept between calls and rebuilt from the history whenever it is not a
   continuation of the one they were told, and seeded with the call's seed, so a resumed
-  run proposes what an uninterrupted one would. A retry takes the best screened candidate
-  no gate has judged yet that measured above the incumbent (no plays are spent screening
-  again), else steps locally. The step grows after advances and shrinks after rollbacks
+  run proposes what an uninterrupted one would. A retry races the screened candidates no
+  gate has judged yet that measured above the incumbent: the best ``RACE`` of them (by the
+  mean of their measurements) go back to the runner as a batch, screened again on the
+  attempt's own seeds, so the gate judges a candidate chosen in two rounds of screening
+  rather than the luckiest of a batch on three seeds (the gate's plays, at least ten per
+  judgement, are the dear ones); with one such candidate it goes to the gate, with none the
+  retry steps locally. The step grows after advances and shrinks after rollbacks
   (about one success in three keeps it steady). A retry mirrors a move that lost or pushes
   further along one that gained. Playbook bullets steer it: ``target:<param>=<value>`` tags
   (the best-known strategy by tournament and gate evidence, never by a validated score: see
