@@ -16,7 +16,9 @@ words) and answers as the role asks:
   often depends on an enum: a local search stalls there) and CMA-ES's sampled numbers.
   Chosen by bench/learning.py (issue 18; quality at generation 30, median of 5 run seeds):
   the retry race below took the mixed space 84.4 -> 91.4 % and the noisy floor 100.8 ->
-  104.7 % at the same play() budget; then 3 CMA-ES + 6 TPE beside 6 + 3 measured, over 10 run
+  104.7 % at the same play() budget (racing 4 candidates; 2 kept the 30-generation grid_ctf
+  run under 3 s, 2.75 s beside 2.92 s before the race, and measured grid_ctf 97.6 % beside
+  95.9 %, the mixed space and the bowl the same, the noisy floor 104.5 % beside 106.5 %); then 3 CMA-ES + 6 TPE beside 6 + 3 measured, over 10 run
   seeds, grid_ctf 100.2 vs 100.3 %, the mixed space 97.7 vs 96.2 %, the noisy floor 104.6 vs
   104.2 %, the 8-parameter bowl 124.7 vs 123.1 %: a difference within the seeds' spread, the
   TPE-heavier split kept. Not taken: every retry screening a fresh batch (more plays, no
@@ -339,7 +341,7 @@ class LocalProvider:
 
 # search -------------------------------------------------------------------------------------
 GLOBAL_ATTEMPTS = {0}  # attempts proposed as a batch; retries race screened ones or step
-RACE = 4  # screened candidates a retry screens again (the best no gate has judged)
+RACE = 2  # screened candidates a retry screens again (the best no gate has judged)
 BATCH = 9  # CMA-ES and TPE candidates per batch (bench/learning.py chose the split)
 CMA_IN_BATCH = 3  # of them from CMA-ES (its mean first); TPE fills the rest
 BASIN_SWAPS = 2  # basin swaps added to a batch (spaces with booleans or enums)
