@@ -23,7 +23,8 @@ Usage: python bench/learning.py [SCENARIO ...]   (default: the built-in games an
 plugin scenarios in bench/scenarios.py; others as path/file.py:Class). BENCH_SEEDS sets the
 run seeds per measurement (default 5, starting at BENCH_SEED0, default 1); BENCH_LONG the
 long run's generations (default 100); BENCH_ONLY=quality|lessons|overhead runs one part;
-BENCH_LIBS=random,tpe,cma picks the library competitors (optuna, cma: bench-only).
+BENCH_LIBS=random,tpe,cma,ngopt picks the library competitors (cma, nevergrad: the bench
+extra; TPE uses the core optuna).
 """
 
 from __future__ import annotations
@@ -201,7 +202,49 @@ def library_cma(m: _Measured, candidates: int, seed: int) -> dict:
     return m.best[1]
 
 
-LIBRARIES = {"random": library_random, "tpe": library_tpe, "cma": library_cma}
+def library_ngopt(m: _Measured, candidates: int, seed: int) -> dict:
+    """nevergrad's NGOpt (it picks CMA, DE, a discrete (1+1) or others by the space and the
+    budget) on the space itself: numbers as bounded scalars, integers cast, booleans and enums
+    as choices."""
+    import warnings
+
+    import nevergrad as ng
+    import numpy as np
+    from nevergrad.optimization import metamodel
+
+    # nevergrad 1.0.12's metamodel calls float() on a one-element array, which NumPy 2 refuses
+    # (TypeError, uncaught: NGOpt would crash wherever it picks a metamodel); give its module a
+    # float() that takes the element, as NumPy 1 did
+    metamodel.float = lambda x: float(np.asarray(x).reshape(-1)[0])
+
+    fields = {}
+    for p in m.params:
+        if p.kind == "number":
+            fields[p.name] = ng.p.Scalar(lower=p.low, upper=p.high)
+        elif p.kind == "integer":
+            fields[p.name] = ng.p.Scalar(lower=p.low, upper=p.high).set_integer_casting()
+        elif p.kind in ("boolean", "enum"):
+            fields[p.name] = ng.p.Choice([False, True] if p.kind == "boolean" else list(p.choices))
+    parametrization = ng.p.Dict(**fields)
+    parametrization.random_state = np.random.RandomState(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        optimizer = ng.optimizers.NGOpt(parametrization=parametrization, budget=candidates,
+                                        num_workers=1)
+        for _ in range(candidates):
+            x = optimizer.ask()
+            strategy = {p.name: p.choices[0] for p in m.params if p.kind == "const"}
+            for p in m.params:
+                if p.kind in ("number", "integer"):
+                    strategy[p.name] = p.clip(x.value[p.name])
+                elif p.kind != "const":
+                    strategy[p.name] = x.value[p.name]
+            optimizer.tell(x, -m.measure(strategy))
+    return m.best[1]
+
+
+LIBRARIES = {"random": library_random, "tpe": library_tpe, "cma": library_cma,
+             "ngopt": library_ngopt}
 
 
 def _fmt_runs(values: list[float]) -> str:
@@ -210,7 +253,7 @@ def _fmt_runs(values: list[float]) -> str:
 
 def quality(scenario: str, pool: MatchPool, work: Path, seeds: list[int]) -> dict:
     long = int(os.environ.get("BENCH_LONG", "100"))
-    libraries = [n for n in os.environ.get("BENCH_LIBS", "random,tpe,cma").split(",") if n]
+    libraries = [n for n in os.environ.get("BENCH_LIBS", "random,tpe,cma,ngopt").split(",") if n]
     baseline, fresh = random_baseline(scenario, pool)
     results: dict[str, list[float]] = {"lessonloop": [], **{n: [] for n in libraries}}
     late, gaps, budgets = [], [], []

@@ -165,3 +165,10 @@ def test_an_advance_needs_min_pairs_but_never_more_than_the_cap_allows():
     assert not few.clears(0.005) and few.clears(0.005, gate.min_pairs(1))
     assert gate.decide(few, pr(0.03, 0.02, 0.04), 0.005, 0, gate.min_pairs(1)).decision == gate.ADVANCE
     assert gate.decide(few, None, 0.005, 0).reason == "only 8 pairs"
+
+
+def test_a_positive_gain_below_the_minimum_says_so():
+    small = pr(0.004, 0.001, 0.003, 0.002, 0.004, 0.001, 0.003, 0.002, 0.004, 0.001)
+    decision = gate.decide(small, None, 0.005, 0)
+    assert decision.decision == gate.ROLLBACK and decision.reason == "a gain below the minimum (+0.0050)"
+    assert gate.decide(pr(-0.01, -0.02, 0.0, -0.01, -0.02), None, 0.005, 0).reason == ""

@@ -78,7 +78,7 @@ def test_booleans_and_enums_carry_over_as_playbook_targets(home):
     sailing = f"{FIXTURES / 'sailing_scenario.py'}:Sailing"
     _run(sailing, 12, seed=2)
     playbook = (home / "knowledge" / "sailing" / "playbook.md").read_text()
-    best = dict(re.findall(r"`param:(reef|tack) target:\1=(\w+)`", playbook))
+    best = dict(re.findall(r"`param:(reef|tack) target:\1=(\w+)[ `]", playbook))
     assert set(best) == {"reef", "tack"}, playbook
     restart = _run(sailing, 1, seed=3, carry_incumbent=False)
     with open_store(readonly=True) as store:

@@ -258,6 +258,31 @@ def test_local_coach_writes_targets_and_directions_and_updates_instead_of_piling
     assert not any("direction:units" in t for t in tags), "an insignificant slope teaches nothing"
 
 
+def test_local_coach_keeps_targets_at_the_best_known_strategy_without_validated_scores():
+    """A --no-incumbent run's first, weaker advance must not overwrite the old best's targets:
+    they move to a strategy whose tournament mean beats the one they record, or that the gate
+    judged against the targets' own strategy; a validated score plays no part."""
+    local = get_provider("local")
+    playbook = [{"id": 7, "summary": "old", "tags": ["target:rate=1.0", "tournament:0.8000"]},
+                {"id": 9, "summary": "old", "tags": ["target:units=3", "tournament:0.8000"]}]
+
+    def targets(score, incumbent=None, validated=None):
+        outcome = {"decision": "advance", "rationale": "won", "challenger": {"rate": 1.2, "units": 4},
+                   "incumbent": incumbent or {"rate": 1.1, "units": 4}, "challenger_score": score,
+                   "validated_score": validated}
+        state = {"generation": 2, "outcome": outcome, "analysis": "", "strategy_schema": SCHEMA,
+                 "playbook": playbook}
+        return [t for e in block(ask(local, "coach", state), "edits") for t in e.get("tags", [])
+                if t.startswith(("target:", "tournament:"))]
+
+    assert targets(0.7) == [], "weaker than the best-known strategy: targets stay"
+    assert targets(0.7, validated=0.99) == [], "a validated score moves nothing"
+    assert set(targets(0.9)) == {"target:rate=1.2", "target:units=4", "tournament:0.9000"}
+    beat_it = targets(0.7, incumbent={"rate": 1.0, "units": 3})
+    assert set(beat_it) == {"target:rate=1.2", "target:units=4", "tournament:0.7000"}, \
+        "the gate judged it against the targets' strategy: it is the new best-known one"
+
+
 def test_local_curator_accepts_new_merges_known_and_rejects_bad_edits():
     state = {"playbook": [{"id": 7, "summary": "Keep guards home", "tags": []}], "edits": [
         {"op": "add_bullet", "text": "New idea"}, {"op": "add_bullet", "text": "keep guards home"},
@@ -303,15 +328,16 @@ def test_scripted_file_errors_are_one_line_usage_errors(tmp_path):
         get_provider(f"scripted:{bad}")
 
 
-def test_the_local_competitor_proposes_through_tpe_rebuilt_from_the_history():
+def test_the_local_competitor_proposes_through_cma_and_tpe_rebuilt_from_the_history():
     """With the run's history in its state, attempt 0 answers with a batch for the runner to
-    screen: TPE's best-ranked candidates, told every measured strategy, and local steps around
-    the incumbent; the same history and seed give the same batch whether the study was kept
+    screen: CMA-ES's and TPE's candidates, both told every measured strategy, and basin swaps
+    (an enum or boolean changed with the integers of its best measurement); the same history and seed give the same batch whether the study was kept
     from earlier calls or rebuilt (as on resume), and it never repeats a measured strategy or
-    proposes a dead end. A retry takes the best screened candidate no gate has judged."""
+    proposes a dead end. A retry races the screened candidates no gate has judged that measured
+    above the incumbent (screened again on its own seeds), or takes the only one."""
     import random as rnd
 
-    from lessonloop.providers.local import BATCH, LOCAL_IN_BATCH, LocalProvider, observations
+    from lessonloop.providers.local import BASIN_SWAPS, BATCH, LocalProvider, observations
 
     rng = rnd.Random(4)
     history = [{"strategy": {"rate": 1.0, "units": 3, "bold": False, "mode": "a"},
@@ -332,15 +358,19 @@ def test_the_local_competitor_proposes_through_tpe_rebuilt_from_the_history():
         ask(kept, "competitor", state(upto), upto)
     from_kept = ask(kept, "competitor", state(15), 99)
     rebuilt = ask(LocalProvider(), "competitor", state(15), 99)
-    assert from_kept == rebuilt and "Optuna TPE over 15 measured strategies" in rebuilt
+    assert from_kept == rebuilt and "from 15 measured strategies" in rebuilt
+    assert "CMA-ES over the numbers (3 candidates" in rebuilt and "Optuna TPE (6," in rebuilt
     batches = [find_strategies(ask(LocalProvider(), "competitor", state(15), seed), SCHEMA)
                for seed in range(10)]
-    assert all(len(b) == BATCH + LOCAL_IN_BATCH for b in batches)
+    assert all(BATCH <= len(b) <= BATCH + BASIN_SWAPS for b in batches)
+    assert any(len(b) > BATCH for b in batches), "basin swaps join the batch"
     proposals = [p for b in batches for p in b]
     measured = [h["strategy"] for h in history]
     assert all(p not in measured and p not in dead for p in proposals)
     assert all(len({json.dumps(p, sort_keys=True) for p in b}) == len(b) for b in batches)
-    assert len({json.dumps(b[0], sort_keys=True) for b in batches}) > 5, "seeded, not fixed"
+    assert len({json.dumps(b[0], sort_keys=True) for b in batches}) == 1, \
+        "CMA-ES's mean first: it depends on the history only"
+    assert len({json.dumps(b[1], sort_keys=True) for b in batches}) > 5, "seeded, not fixed"
     values = dict((json.dumps(s, sort_keys=True), v) for s, v in observations(history, [], incumbent))
     assert values[json.dumps(history[0]["strategy"], sort_keys=True)] == 0.0
     retry = ask(LocalProvider(), "competitor", {**state(15), "attempt": 1}, 3)
@@ -355,7 +385,17 @@ def test_the_local_competitor_proposes_through_tpe_rebuilt_from_the_history():
     judged = [{"strategy": {**better, "rate": 0.01}, "mean_delta": -0.01, "pairs": 5}]
     retry = ask(LocalProvider(), "competitor", {**state(15), "history": screened,
                                                 "attempt": 1, "tried": judged}, 3)
-    assert find_strategies(retry, SCHEMA) == [better] and "no gate has judged" in retry
+    assert find_strategies(retry, SCHEMA) == [better, good] and "screened again" in retry, \
+        "a race: the unjudged candidates above the incumbent, best first, screened again"
+    again = screened + [{"strategy": better, "mean_delta": -0.03, "pairs": 3,
+                         "decision": "screened"}]  # screened again: its mean is now +0.01
+    retry = ask(LocalProvider(), "competitor", {**state(15), "history": again,
+                                                "attempt": 2, "tried": judged}, 3)
+    assert find_strategies(retry, SCHEMA) == [good, better], "by the mean of its measurements"
+    alone = history[:15] + [{"strategy": good, "mean_delta": 0.02, "pairs": 3,
+                             "decision": "screened"}]
+    retry = ask(LocalProvider(), "competitor", {**state(15), "history": alone, "attempt": 1}, 3)
+    assert find_strategies(retry, SCHEMA) == [good] and "no gate has judged" in retry
 
 
 def test_observations_chain_paired_deltas_through_advances():
@@ -369,3 +409,17 @@ def test_observations_chain_paired_deltas_through_advances():
     tried = [{"strategy": {"rate": 0.4}, "mean_delta": 0.02}]
     last = observations(history, tried, {"strategy": b})[-1]
     assert last[0] == {"rate": 0.4} and abs(last[1] - 0.12) < 1e-12
+
+
+def test_a_measured_target_outlives_rollbacks_while_advice_that_mostly_fails_is_dropped():
+    """Rollbacks while a target was in context say nothing against the best-known strategy it
+    records: a target with its tournament mean stays a prior; an unmeasured one is advice and
+    the trust filter drops it once it mostly fails."""
+    from lessonloop.providers.local import guidance
+
+    params = space.parameters(SCHEMA)
+    failing = {"helpful": 0, "harmful": 10}
+    measured = [{**failing, "tags": ["target:rate=1.5", "tournament:0.7000"]}]
+    advice = [{**failing, "tags": ["target:rate=1.5"]}]
+    assert guidance(measured, params)[0] == {"rate": 1.5}
+    assert guidance(advice, params)[0] == {}

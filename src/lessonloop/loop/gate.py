@@ -181,6 +181,8 @@ def decide(
             reason = ("lost more pairs than it won" if train.wins <= train.losses
                       else f"not significant at {CONFIDENCE:.0%} over {train.pairs} pairs"
                       if train.lower_bound <= min_delta else f"only {train.pairs} pairs")
+        elif train.mean_delta > 0:
+            reason = f"a gain below the minimum ({min_delta:+.4f})"
         failure = f"{summary}: not enough to advance"
     if retries_left > 0:
         return Decision(RETRY, f"{failure}; retrying ({retries_left} left)", reason)

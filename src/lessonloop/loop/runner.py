@@ -199,8 +199,9 @@ def best_known_strategy(store: Store, scenario) -> dict | None:
     """The strongest final incumbent among earlier runs of this scenario that are not running.
 
     A run's final incumbent beat every strategy before it in that run on paired and holdout
-    seeds; between runs, the one with the highest validated score wins (the tournament mean
-    for runs from before validation).
+    seeds; between runs, the one with the highest tournament mean wins. Never the validated
+    score: validation seeds only report (a choice made by them would flatter the next run's
+    validated score of the same strategy on the same seeds).
     """
     epoch = registry.evaluator_epoch(scenario)
     rows = store.query(
@@ -209,7 +210,7 @@ def best_known_strategy(store: Store, scenario) -> dict | None:
         "AND r.status NOT IN ('running', 'created') AND g.gate_decision = 'advance' "
         "AND g.generation_index = (SELECT MAX(h.generation_index) FROM generations h "
         "WHERE h.run_id = g.run_id AND h.gate_decision = 'advance') "
-        "ORDER BY COALESCE(g.validated_score, g.mean_score) DESC, r.created_at DESC",
+        "ORDER BY g.mean_score DESC, r.created_at DESC",
         (scenario.name, epoch))
     for row in rows:
         strategy = json.loads(row["strategy_json"])
@@ -813,6 +814,8 @@ class Runner:
             "wins": paired.wins if paired else 0, "losses": paired.losses if paired else 0,
             "challenger_dimensions": dims,
             "incumbent_dimensions": outcome["incumbent_dims"] if outcome else {},
+            # no validated score: validation seeds only report, so nothing the reflection
+            # roles (and through the playbook, the competitor) see may depend on them
         }
         analysis, proposed, curator_text = "", [], ""
         if final is not None:  # reflect only on what was played
