@@ -380,3 +380,27 @@ def test_processes_that_together_hold_too_much_memory_are_stopped():
     assert outcome.killed == "too much memory", outcome.report()
     assert elapsed < limits.timeout - 2
     assert_contained(outcome, elapsed, limits)
+
+
+def test_where_a_pids_cgroup_can_be_made_the_kernel_caps_the_commands_processes():
+    """As root RLIMIT_NPROC binds nothing: the pids cgroup's count is what holds a fork bomb
+    back however loaded the machine is (the tracker's scans can fall behind)."""
+    from lessonloop.safety import sandbox
+
+    probe = sandbox._pids_cgroup(4)
+    if not probe:
+        pytest.skip("no writable pids cgroup here (not root, or no pids controller)")
+    sandbox._remove_cgroup(probe)
+    token = _token()
+    limits = Limits(timeout=3, max_processes=8)
+    outcome, elapsed = timed(f"cat /proc/self/cgroup; for i in $(seq 40); do sleep 5 & done; "
+                             f"wait # {token}", limits=limits)
+    [line] = [l for l in outcome.stdout.splitlines() if "lessonloop-sandbox-" in l]
+    assert "Cannot fork" in outcome.stderr or "Resource temporarily unavailable" in \
+        outcome.stderr, outcome.report()
+    assert not outcome.passed and outcome.killed in ("too many processes",
+                                                     "left 8 processes running")
+    assert_contained(outcome, elapsed, limits, token)
+    cgroup = line.split(":")[-1]
+    assert not any(os.path.exists(root + cgroup) for root in sandbox._CGROUP_ROOTS), \
+        "the cgroup is removed with the run"

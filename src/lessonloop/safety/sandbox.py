@@ -5,7 +5,8 @@ A run gets:
 - a fresh working directory, also its HOME and TMPDIR, removed afterwards;
 - an allowlisted environment, so API keys, tokens and LESSONLOOP_* settings never reach it;
 - resource limits (CPU, address space, file size, no core dumps, processes), set in the
-  child just before exec;
+  child just before exec; where a pids cgroup can be made (root, as in CI and containers,
+  whom RLIMIT_NPROC does not bind), the kernel also caps its processes (``_pids_cgroup``);
 - supervision from here: a wall-clock deadline, a process count, and a clean-up that kills
   every process the command started, background children and setsid() escapees included;
 - its output read with a bound, then redacted, then capped.
@@ -136,7 +137,8 @@ def run(command: str | list[str], *, stdin: bytes | None = None,
 _SUPERVISOR = """\
 import os, resource, signal, sys
 status, parent, cpu, mem, fsize, nproc = map(int, sys.argv[1:7])
-command = sys.argv[7:]
+cgroup = sys.argv[7]                     # a pids cgroup to join, or "" (see _pids_cgroup)
+command = sys.argv[8:]
 try:
     import ctypes
     prctl = ctypes.CDLL(None, use_errno=True).prctl
@@ -151,6 +153,12 @@ if pid == 0:
     try:
         os.close(status)
         os.setpgid(0, 0)                 # its own group: killpg never hits the supervisor
+        if cgroup:                       # before anything forks: every descendant is counted
+            try:
+                with open(cgroup + "/cgroup.procs", "w") as procs:
+                    procs.write(str(os.getpid()))
+            except OSError:
+                pass
         for sig in (signal.SIGPIPE, signal.SIGXFSZ):   # Python ignores them; exec keeps that
             signal.signal(sig, signal.SIG_DFL)
         if prctl:
@@ -190,7 +198,17 @@ def _run_supervised(argv: list[str], workdir: str, stdin: bytes | None,
                     limits: Limits) -> Outcome:
     """Start the supervisor, watch the command, clean up, and say how it ended."""
     start = time.monotonic()
-    proc, status_r = _start(argv, workdir, stdin, limits)
+    cgroup = _pids_cgroup(limits.max_processes)
+    try:
+        return _supervise(argv, workdir, stdin, limits, start, cgroup)
+    finally:
+        if cgroup:
+            _remove_cgroup(cgroup)
+
+
+def _supervise(argv: list[str], workdir: str, stdin: bytes | None, limits: Limits,
+               start: float, cgroup: str) -> Outcome:
+    proc, status_r = _start(argv, workdir, stdin, limits, cgroup)
     out, err = _Capture(limits.output_bytes), _Capture(limits.output_bytes)
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout.fileno(), selectors.EVENT_READ, out)
@@ -237,8 +255,56 @@ def _run_supervised(argv: list[str], workdir: str, stdin: bytes | None,
                    duration=time.monotonic() - start)
 
 
+# Where a pids cgroup can be made: cgroup v1's pids hierarchy, or the cgroup2 root when it hands
+# the pids controller down. Writable by root only, as a rule.
+_CGROUP_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
+_cgroups_made = 0
+
+
+def _pids_cgroup(max_processes: int) -> str:
+    """A fresh pids cgroup whose ``pids.max`` bounds the command's processes, or "" where none
+    can be made. RLIMIT_NPROC does not bind root, so as root a fork bomb is otherwise held
+    back only by the tracker's scans, which fall behind on a loaded machine; the kernel's
+    count cannot. One more than ``max_processes`` is allowed, so the tracker still sees the
+    command go over its limit and reports "too many processes"."""
+    global _cgroups_made
+    for root in _CGROUP_ROOTS:
+        if root == "/sys/fs/cgroup":
+            try:
+                with open(f"{root}/cgroup.subtree_control") as controls:
+                    if "pids" not in controls.read().split():
+                        continue
+            except OSError:
+                continue
+        _cgroups_made += 1
+        path = f"{root}/lessonloop-sandbox-{os.getpid()}-{_cgroups_made}"
+        try:
+            os.mkdir(path)
+        except OSError:
+            continue
+        try:
+            with open(f"{path}/pids.max", "w") as limit:
+                limit.write(str(max_processes + 1))
+            return path
+        except OSError:
+            _remove_cgroup(path)
+    return ""
+
+
+def _remove_cgroup(path: str) -> None:
+    """Remove the cgroup once its processes are gone (killed by then; a moment to be reaped)."""
+    for _ in range(20):
+        try:
+            os.rmdir(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
+
+
 def _start(argv: list[str], workdir: str, stdin: bytes | None,
-           limits: Limits) -> tuple[subprocess.Popen, int]:
+           limits: Limits, cgroup: str) -> tuple[subprocess.Popen, int]:
     """The supervisor, in a new session, and the pipe on which it reports the wait status.
 
     Input comes from an (unlinked) file, so a command that never reads it cannot block us.
@@ -255,7 +321,7 @@ def _start(argv: list[str], workdir: str, stdin: bytes | None,
             stdin_file.seek(0)
         proc = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", _SUPERVISOR, str(status_w), str(os.getpid()),
-             *map(str, numbers), *argv],
+             *map(str, numbers), cgroup, *argv],
             cwd=workdir, env=_environment(workdir),
             stdin=stdin_file if stdin_file is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
