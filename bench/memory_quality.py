@@ -168,7 +168,8 @@ NOT_LESSONS = {
     "pmsynapse-117458c8": [
         r"snps ui`? (now )?(starts|runs|works)|starts cleanly|no longer (panics|fails)",
         r"requireliteralleadingdot`?:? ?`?false`? (is )?(needed|required)",
-        r"research_codebase|document(s|ing)? only|spawn(ing)? (parallel )?sub-?agents",
+        r"document(s|ing)? only|spawn(ing)? (parallel )?sub-?agents|no recommendations|"
+        r"thoughts/shared/research",
         r"app\.security\.capabilities",
         r"#1927|linux bug",
         r"request interrupted",
