@@ -69,7 +69,7 @@ def response(bash: bool, text: str, flagged: bool, extra: object = None) -> obje
     return {"content": text, "is_error": flagged}
 
 
-_SLASH_NAME = lazy(r"<command-name>\s*(/?[\w:.-]+)\s*</command-name>")
+_SLASH_NAME = lazy(r"<command-name>\s*(/[\w:.-]+)\s*</command-name>")
 _SLASH_ARGS = lazy(r"<command-args>(.*?)</command-args>", re.S)
 
 
