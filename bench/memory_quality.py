@@ -157,6 +157,30 @@ NOT_LESSONS = {
         r"session_x+\.jsonl",
         r"cmd_claude_",
     ],
+    # tests/fixtures/real-sessions-4: held out at first, development data since (its
+    # `not_lessons`, as rules)
+    "ccl-claude-code-log-sample-b45ad5d8": [
+        r"else entry\.last_timestamp",
+        r"docs/cache/",
+        r"protocol or base class",
+        r"(unresolved|open problem)[^.]*has not been read",
+    ],
+    "pmsynapse-117458c8": [
+        r"snps ui`? (now )?(starts|runs|works)|starts cleanly|no longer (panics|fails)",
+        r"requireliteralleadingdot`?:? ?`?false`? (is )?(needed|required)",
+        r"document(s|ing)? only|spawn(ing)? (parallel )?sub-?agents|no recommendations|"
+        r"thoughts/shared/research",
+        r"app\.security\.capabilities",
+        r"#1927|linux bug",
+        r"request interrupted",
+    ],
+    "drmaciver-python-to-rust-port": [
+        r"coverage is 100% on (all|every)|100% (region|branch)",
+        r"(delete|remove)[sd]? (the )?(pyproject\.toml|uv\.lock)",
+        r"the user (said|wants|asked)[^.]*(unstaged|untracked|cannot exit)",
+        r"/tmp/tmp\w+",
+        r"\[(pending|in_progress)\]|todowrite",
+    ],
 }
 
 

@@ -323,6 +323,10 @@ def test_a_typical_payload_is_fast():
     ("python manage.py migrate", "manage.py migrate"), ("python app.py --x", "python app.py"),
     ("npx jest src", "jest"), ("source .venv/bin/activate && pytest", "pytest"),
     ("cd web", ""), ("", ""),
+    # a line continuation after a separator (spotter-ae4a77f8, line 908) is a space
+    ("source spotter-plugin/scripts/lib/trace_context.sh && \\\nspotter_rand_hex 16 | grep -E "
+     "'^[0-9a-f]{32}$' && echo ok", "spotter_rand_hex"),
+    ("cd /p && \\\n  cargo test", "cargo test"),
 ])
 def test_command_head(command, head):
     assert command_head(command) == head

@@ -69,9 +69,20 @@ def response(bash: bool, text: str, flagged: bool, extra: object = None) -> obje
     return {"content": text, "is_error": flagged}
 
 
+_SLASH_NAME = lazy(r"<command-name>\s*(/[\w:.-]+)\s*</command-name>")
+_SLASH_ARGS = lazy(r"<command-args>(.*?)</command-args>", re.S)
+
+
 def prompt_text(text: str) -> str:
-    """The user's own words in a prompt, or "" for injected or meta text."""
+    """The user's own words in a prompt, or "" for injected or meta text. A slash command with
+    arguments is the user's words as typed ("/research_codebase when I run ..."), as the
+    UserPromptSubmit hook gets them: its arguments are what the user wrote, its expanded
+    template (a meta message) is not; one without arguments says nothing."""
     s = text.strip()
+    if s.startswith("<command-") and "<command-args>" in s:
+        name, args = _SLASH_NAME.search(s), _SLASH_ARGS.search(s)
+        if name and args and args.group(1).strip():
+            return f"{name.group(1)} {args.group(1).strip()}"
     if not s or s.startswith(_META_PREFIXES):
         return ""
     if "<" in s:

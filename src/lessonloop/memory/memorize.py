@@ -249,7 +249,7 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
                 _project_facts(transcript) + _recipe_facts(transcript) + \
                 _project_hooks(transcript) + \
                 _permission_facts(transcript) + _from_conclusions(transcript) + \
-                _dropped_plans(transcript):
+                _dropped_plans(transcript) + _from_reports(transcript):
             if candidate.summary.lower() not in lessons:
                 lessons.add(candidate.summary.lower())
                 found.append(candidate)
@@ -297,6 +297,24 @@ def _from_conclusions(transcript) -> list[Candidate]:
         return []
     return [Candidate(kind=c.kind, summary=c.summary, content=c.content, why=c.why,
                       tags=["conclusion", c.tag]) for c in found]
+
+
+def _from_reports(transcript) -> list[Candidate]:
+    """What the user reported from their own runs (see reported): the command they say they
+    run the project with, and a pasted error the agent's edits fixed by the user's next paste.
+    A heuristic over free text: should it ever fail, the session's other lessons stand."""
+    from .reported import reported_fixes, run_commands
+
+    try:
+        found = run_commands(transcript) + reported_fixes(transcript)
+    except Exception:  # noqa: BLE001 - no shape of a prompt may lose the session
+        return []
+    whys = {"command": "A command the user said they run, in their own words.",
+            "error": "An error the user pasted, and the edits after which their next run got "
+                     "past it."}
+    return [Candidate(kind=r.kind, summary=r.summary, content=r.content,
+                      why=whys[r.tags[-1] if r.tags[-1] in whys else r.tags[0]],
+                      tags=list(r.tags)) for r in found]
 
 
 # the user's next words after refusing a plan drop the idea itself, not only this plan

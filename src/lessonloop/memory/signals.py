@@ -140,7 +140,8 @@ def command_stages(command: str) -> list[str]:
             i += 1
             continue
         if c == "\\" and i + 1 < n:
-            buf.append(command[i:i + 2])
+            # a line continuation ("\\" then a newline) is a space, not an escaped character
+            buf.append(" " if command[i + 1] == "\n" else command[i:i + 2])
             i += 2
             continue
         if c in "'\"":
