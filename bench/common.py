@@ -20,11 +20,14 @@ def lessonloop_command() -> list[str]:
     return [script] if script else [sys.executable, "-m", "lessonloop"]
 
 
-def timed_process(command: list[str], env: dict | None = None, cwd: str | None = None) -> tuple[float, float, int]:
+def timed_process(
+    command: list[str], env: dict | None = None, cwd: str | None = None
+) -> tuple[float, float, int]:
     """Wall seconds, peak RSS in MB (largest process in the tree) and exit code of one run."""
     started = time.perf_counter()
-    proc = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -34,8 +37,13 @@ def timed_process(command: list[str], env: dict | None = None, cwd: str | None =
     return elapsed, usage.ru_maxrss / 1024, proc.returncode
 
 
-def median_runs(command: list[str], runs: int, fresh_home: bool = False,
-                extra_env: dict | None = None, empty_cwd: bool = False) -> dict:
+def median_runs(
+    command: list[str],
+    runs: int,
+    fresh_home: bool = False,
+    extra_env: dict | None = None,
+    empty_cwd: bool = False,
+) -> dict:
     times, peaks = [], []
     for _ in range(runs):
         with tempfile.TemporaryDirectory(prefix="lessonloop-bench-") as tmp:
@@ -47,8 +55,13 @@ def median_runs(command: list[str], runs: int, fresh_home: bool = False,
                 raise SystemExit(f"benchmark command failed ({code}): {' '.join(command)}")
             times.append(elapsed)
             peaks.append(peak)
-    return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
-            "peak_mb": statistics.median(peaks), "runs": runs}
+    return {
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "max_s": max(times),
+        "peak_mb": statistics.median(peaks),
+        "runs": runs,
+    }
 
 
 def verdict(value: float, target: float) -> str:
@@ -62,6 +75,7 @@ def machine_speed(when: str = "before") -> str:
     """One line on how fast this machine runs Python right now. Shared VMs drift (this
     project's ran the same code up to twice as slowly within an hour), and every timing
     moves with it: compare runs, and targets, by this line (printed before and after)."""
+
     def loop() -> int:
         total = 0
         for i in range(1_000_000):
@@ -74,7 +88,8 @@ def machine_speed(when: str = "before") -> str:
         loop()
         times.append(time.process_time() - started)
     ms = statistics.median(times) * 1000
-    return (f"machine speed {when}: a fixed Python loop took {ms:.0f} ms (median of 5); about "
-            f"{QUIET_LOOP_MS} ms on the quiet development VM, so timings here run "
-            f"x{ms / QUIET_LOOP_MS:.2f} of that")
-
+    return (
+        f"machine speed {when}: a fixed Python loop took {ms:.0f} ms (median of 5); about "
+        f"{QUIET_LOOP_MS} ms on the quiet development VM, so timings here run "
+        f"x{ms / QUIET_LOOP_MS:.2f} of that"
+    )

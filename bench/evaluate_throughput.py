@@ -29,8 +29,10 @@ def main() -> None:
     matches = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     for scenario in ("grid_ctf", "negotiation"):
         rates = [throughput(scenario, matches) for _ in range(3)]
-        print(f"{scenario}: median {statistics.median(rates):,.0f} matches/s "
-              f"({matches} matches, 3 runs, {MatchPool(scenario).size} workers)")
+        print(
+            f"{scenario}: median {statistics.median(rates):,.0f} matches/s "
+            f"({matches} matches, 3 runs, {MatchPool(scenario).size} workers)"
+        )
 
 
 if __name__ == "__main__":

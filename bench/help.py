@@ -14,9 +14,11 @@ def main() -> None:
     median_runs(lessonloop_command() + ["--help"], 2)  # warm the file cache and .pyc files
     result = median_runs(lessonloop_command() + ["--help"], runs)
     ms = result["median_s"] * 1000
-    print(f"lessonloop --help: median {ms:.0f} ms over {runs} runs "
-          f"(min {result['min_s'] * 1000:.0f}, max {result['max_s'] * 1000:.0f}); "
-          f"target ≤ {TARGET_MS} ms: {verdict(ms, TARGET_MS)}")
+    print(
+        f"lessonloop --help: median {ms:.0f} ms over {runs} runs "
+        f"(min {result['min_s'] * 1000:.0f}, max {result['max_s'] * 1000:.0f}); "
+        f"target ≤ {TARGET_MS} ms: {verdict(ms, TARGET_MS)}"
+    )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,12 @@ from common import lessonloop_command, machine_speed, verdict
 TARGET_MS = 40
 WARMUP = 3
 SESSION = "bench-session"
-BASE = {"session_id": SESSION, "transcript_path": "/tmp/none.jsonl", "cwd": "/tmp",
-        "permission_mode": "default"}
+BASE = {
+    "session_id": SESSION,
+    "transcript_path": "/tmp/none.jsonl",
+    "cwd": "/tmp",
+    "permission_mode": "default",
+}
 
 # about 2 KB of a failing test run, as pytest prints it
 ERROR_OUTPUT = (
@@ -46,46 +50,83 @@ ERROR_OUTPUT = (
     "_______________________________ test_create_order ______________________________\n\n"
     "client = <starlette.testclient.TestClient object at 0x7f3a2c1d9e50>\n\n"
     "    def test_create_order(client):\n"
-    "        response = client.post(\"/orders\", json={\"sku\": \"A-100\", \"qty\": 2})\n"
+    '        response = client.post("/orders", json={"sku": "A-100", "qty": 2})\n'
     ">       assert response.status_code == 200, response.text\n"
-    "E       AssertionError: {\"detail\":\"Internal Server Error\"}\n"
+    'E       AssertionError: {"detail":"Internal Server Error"}\n'
     "E       assert 500 == 200\n"
     "E        +  where 500 = <Response [500]>.status_code\n\n"
     "tests/test_api.py:42: AssertionError\n"
     "------------------------------ Captured log call -------------------------------\n"
     "ERROR    shop.api:orders.py:88 create_order failed\n"
     "Traceback (most recent call last):\n"
-    "  File \"/home/dev/shop/src/shop/orders.py\", line 85, in create_order\n"
+    '  File "/home/dev/shop/src/shop/orders.py", line 85, in create_order\n'
     "    order = repo.insert(payload)\n"
-    "  File \"/home/dev/shop/src/shop/repo.py\", line 31, in insert\n"
+    '  File "/home/dev/shop/src/shop/repo.py", line 31, in insert\n'
     "    cursor.execute(SQL_INSERT, row)\n"
     "sqlite3.OperationalError: no such table: orders\n"
     "=========================== short test summary info ============================\n"
-    "FAILED tests/test_api.py::test_create_order - AssertionError: {\"detail\":\"Internal Se...\n"
-    "========================= 1 failed, 2 passed in 0.31s ==========================\n")
+    'FAILED tests/test_api.py::test_create_order - AssertionError: {"detail":"Internal Se...\n'
+    "========================= 1 failed, 2 passed in 0.31s ==========================\n"
+)
 COMMAND = {"command": "pytest -q tests/test_api.py", "description": "Run the API tests"}
 
 # Claude Code sends a failed call to PostToolUseFailure, with the result's text in "error"
-FAILURE = {**BASE, "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
-           "tool_use_id": "toolu_01", "tool_input": COMMAND, "is_interrupt": False,
-           "error": "Exit code 1\n" + ERROR_OUTPUT}
+FAILURE = {
+    **BASE,
+    "hook_event_name": "PostToolUseFailure",
+    "tool_name": "Bash",
+    "tool_use_id": "toolu_01",
+    "tool_input": COMMAND,
+    "is_interrupt": False,
+    "error": "Exit code 1\n" + ERROR_OUTPUT,
+}
 # older versions sent it to PostToolUse, with the failure in the response's own status
-FAILED_RESPONSE = {**BASE, "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                   "tool_use_id": "toolu_01", "tool_input": COMMAND,
-                   "tool_response": {"stdout": ERROR_OUTPUT, "stderr": "", "exit_code": 1,
-                                     "interrupted": False, "isImage": False}}
-SUCCESS = {**BASE, "hook_event_name": "PostToolUse", "tool_name": "Bash",
-           "tool_use_id": "toolu_02", "tool_input": {"command": "ls src", "description": "List"},
-           "tool_response": {"stdout": "app.py\nmodels.py\nviews.py\n", "stderr": "",
-                             "interrupted": False, "isImage": False}}
-PRE_TOOL = {**BASE, "hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_use_id": "toolu_02", "tool_input": SUCCESS["tool_input"]}
-PREFERENCE = {**BASE, "hook_event_name": "UserPromptSubmit",
-              "prompt": "ok, fine, let's do vite. And use pnpm, not npm, in this repo: the "
-                        "lockfile is pnpm-lock.yaml. Then run the tests again."}
-PLAIN_PROMPT = {**BASE, "hook_event_name": "UserPromptSubmit",
-                "prompt": "Can you add a details element under the pricing table that explains "
-                          "the yearly discount?"}
+FAILED_RESPONSE = {
+    **BASE,
+    "hook_event_name": "PostToolUse",
+    "tool_name": "Bash",
+    "tool_use_id": "toolu_01",
+    "tool_input": COMMAND,
+    "tool_response": {
+        "stdout": ERROR_OUTPUT,
+        "stderr": "",
+        "exit_code": 1,
+        "interrupted": False,
+        "isImage": False,
+    },
+}
+SUCCESS = {
+    **BASE,
+    "hook_event_name": "PostToolUse",
+    "tool_name": "Bash",
+    "tool_use_id": "toolu_02",
+    "tool_input": {"command": "ls src", "description": "List"},
+    "tool_response": {
+        "stdout": "app.py\nmodels.py\nviews.py\n",
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+    },
+}
+PRE_TOOL = {
+    **BASE,
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "tool_use_id": "toolu_02",
+    "tool_input": SUCCESS["tool_input"],
+}
+PREFERENCE = {
+    **BASE,
+    "hook_event_name": "UserPromptSubmit",
+    "prompt": "ok, fine, let's do vite. And use pnpm, not npm, in this repo: the "
+    "lockfile is pnpm-lock.yaml. Then run the tests again.",
+}
+PLAIN_PROMPT = {
+    **BASE,
+    "hook_event_name": "UserPromptSubmit",
+    "prompt": "Can you add a details element under the pricing table that explains "
+    "the yearly discount?",
+}
 STOP = {**BASE, "hook_event_name": "Stop", "stop_hook_active": False}
 START = {**BASE, "hook_event_name": "SessionStart", "source": "startup"}
 END = {**BASE, "hook_event_name": "SessionEnd", "reason": "other"}
@@ -121,15 +162,20 @@ def captured(home: str) -> int:
     folder = os.path.join(home, "sessions", SESSION)
     if not os.path.isdir(folder):
         return 0
-    return sum(sum(1 for _ in open(os.path.join(folder, name), "rb"))
-               for name in os.listdir(folder) if name.endswith(".jsonl"))
+    return sum(
+        sum(1 for _ in open(os.path.join(folder, name), "rb"))
+        for name in os.listdir(folder)
+        if name.endswith(".jsonl")
+    )
 
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 31
     print(machine_speed())
-    floors = (("python -S -c pass", [sys.executable, "-S", "-c", "pass"]),
-              ("python -c pass", [sys.executable, "-c", "pass"]))
+    floors = (
+        ("python -S -c pass", [sys.executable, "-S", "-c", "pass"]),
+        ("python -c pass", [sys.executable, "-c", "pass"]),
+    )
     hook = lessonloop_command() + ["hook"]
     print(f"hook command: {' '.join(hook)} <event>")
     with tempfile.TemporaryDirectory(prefix="lessonloop-bench-hooks-") as tmp:
@@ -138,12 +184,14 @@ def main() -> None:
             jobs.append((label, command, None, None, None))
         for i, (event, what, payload, _) in enumerate(CASES):
             home = os.path.join(tmp, f"home{i}")
-            env = dict(os.environ, LESSONLOOP_HOME=home,
-                       LESSONLOOP_USER_HOME=os.path.join(tmp, f"user{i}"))
+            env = dict(
+                os.environ, LESSONLOOP_HOME=home, LESSONLOOP_USER_HOME=os.path.join(tmp, f"user{i}")
+            )
             # an installed package has its bytecode compiled; let the warm-up runs write it too
             env.pop("PYTHONDONTWRITEBYTECODE", None)
-            jobs.append((f"{event}, {what}", hook + [event], json.dumps(payload).encode(), env,
-                         home))
+            jobs.append(
+                (f"{event}, {what}", hook + [event], json.dumps(payload).encode(), env, home)
+            )
         times: list[list[float]] = [[] for _ in jobs]
         cpus: list[list[float]] = [[] for _ in jobs]
         for attempt in range(runs + WARMUP):  # interleaved: one run of each per round
@@ -156,8 +204,9 @@ def main() -> None:
         cpu_medians = [statistics.median(c) for c in cpus]
         bare, site = medians[0], medians[1]
         width = max(len(label) for label, *_ in jobs)
-        print(f"\n{'':<{width}}  median ms   min ms  x(-S)  x(site)  CPU ms  x(-S)  captured  "
-              "target")
+        print(
+            f"\n{'':<{width}}  median ms   min ms  x(-S)  x(site)  CPU ms  x(-S)  captured  target"
+        )
         over = []
         for k, (label, _, _, _, home) in enumerate(jobs):
             target = ""
@@ -170,13 +219,17 @@ def main() -> None:
                     target = f"<= {TARGET_MS}: {verdict(medians[k], TARGET_MS)}"
                     if medians[k] > TARGET_MS:
                         over.append(label)
-            print(f"{label:<{width}}  {medians[k]:9.1f}  {min(times[k]):7.1f}  "
-                  f"{medians[k] / bare:5.2f}  {medians[k] / site:7.2f}  {cpu_medians[k]:6.1f}  "
-                  f"{cpu_medians[k] / cpu_medians[0]:5.2f}  {lines:>8}  {target}")
-    print(f"\n{runs} runs each, interleaved; 'captured' is lines written per run; CPU ms is the "
-          "process's own user + system time (what a loaded machine does not inflate as much). "
-          f"Every capture hook ≤ {TARGET_MS} ms: "
-          + ("OK" if not over else "OVER TARGET: " + "; ".join(over)))
+            print(
+                f"{label:<{width}}  {medians[k]:9.1f}  {min(times[k]):7.1f}  "
+                f"{medians[k] / bare:5.2f}  {medians[k] / site:7.2f}  {cpu_medians[k]:6.1f}  "
+                f"{cpu_medians[k] / cpu_medians[0]:5.2f}  {lines:>8}  {target}"
+            )
+    print(
+        f"\n{runs} runs each, interleaved; 'captured' is lines written per run; CPU ms is the "
+        "process's own user + system time (what a loaded machine does not inflate as much). "
+        f"Every capture hook ≤ {TARGET_MS} ms: "
+        + ("OK" if not over else "OVER TARGET: " + "; ".join(over))
+    )
 
 
 if __name__ == "__main__":

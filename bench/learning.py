@@ -38,19 +38,22 @@ import tempfile
 import time
 from pathlib import Path
 
+from common import ROOT, machine_speed
+
 from lessonloop.loop import runner as runner_module
 from lessonloop.loop.pool import MatchPool
 from lessonloop.loop.runner import Runner, create_or_reuse
 from lessonloop.scenarios import registry, space
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
-from common import ROOT, machine_speed
 
 RANDOM_STRATEGIES, SELECT_SEEDS, FRESH_SEEDS = 2000, 10, 50
 GENERATIONS, ABLATION_GENERATIONS = 30, 20
 LIBRARY_SEEDS_PER_CANDIDATE = 5
-PLUGINS = [f"{ROOT / 'bench' / 'scenarios.py'}:{name}"
-           for name in ("Bowl8", "Mixed", "Deceptive", "NoisyFloor")]
+PLUGINS = [
+    f"{ROOT / 'bench' / 'scenarios.py'}:{name}"
+    for name in ("Bowl8", "Mixed", "Deceptive", "NoisyFloor")
+]
 
 
 def mean_on(pool: MatchPool, strategy: dict, seeds) -> float:
@@ -91,7 +94,9 @@ def plays_until(home: Path, run_id: str, generation: int) -> int:
     with open_store(readonly=True) as store:
         return store.query_one(
             "SELECT COUNT(*) FROM matches WHERE run_id = ? AND generation_index <= ? "
-            "AND phase != 'validation'", (run_id, generation))[0]
+            "AND phase != 'validation'",
+            (run_id, generation),
+        )[0]
 
 
 def runs_config(store, run_id: str) -> dict:
@@ -104,8 +109,10 @@ def random_baseline(scenario: str, pool: MatchPool) -> tuple[float, range]:
     candidates = [space.sample(schema, rng) for _ in range(RANDOM_STRATEGIES)]
     jobs = [(c, s) for c in candidates for s in range(SELECT_SEEDS)]
     scores = [r.score for r in pool.play(jobs)]
-    best = max(range(len(candidates)),
-               key=lambda i: statistics.fmean(scores[i * SELECT_SEEDS:(i + 1) * SELECT_SEEDS]))
+    best = max(
+        range(len(candidates)),
+        key=lambda i: statistics.fmean(scores[i * SELECT_SEEDS : (i + 1) * SELECT_SEEDS]),
+    )
     fresh = range(20_000, 20_000 + FRESH_SEEDS)
     return mean_on(pool, candidates[best], fresh), fresh
 
@@ -164,8 +171,9 @@ def library_tpe(m: _Measured, candidates: int, seed: int) -> dict:
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(
-            seed=seed, multivariate=True))
+        study = optuna.create_study(
+            direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed, multivariate=True)
+        )
 
         def objective(trial):
             strategy = {}
@@ -177,8 +185,9 @@ def library_tpe(m: _Measured, candidates: int, seed: int) -> dict:
                 elif p.kind == "boolean":
                     strategy[p.name] = trial.suggest_categorical(p.name, [False, True])
                 elif p.kind == "enum":
-                    strategy[p.name] = p.choices[trial.suggest_categorical(
-                        p.name, list(range(len(p.choices))))]
+                    strategy[p.name] = p.choices[
+                        trial.suggest_categorical(p.name, list(range(len(p.choices))))
+                    ]
                 else:
                     strategy[p.name] = p.choices[0]
             return m.measure(strategy)
@@ -190,11 +199,12 @@ def library_tpe(m: _Measured, candidates: int, seed: int) -> dict:
 def library_cma(m: _Measured, candidates: int, seed: int) -> dict:
     import cma
 
-    es = cma.CMAEvolutionStrategy([0.5] * m.dimensions, 0.3,
-                                  {"bounds": [0, 1], "seed": seed + 1, "verbose": -9})
+    es = cma.CMAEvolutionStrategy(
+        [0.5] * m.dimensions, 0.3, {"bounds": [0, 1], "seed": seed + 1, "verbose": -9}
+    )
     spent = 0
     while spent < candidates:
-        points = es.ask()[:candidates - spent]
+        points = es.ask()[: candidates - spent]
         values = [-m.measure(m.decode(list(x))) for x in points]
         spent += len(points)
         if len(points) == es.popsize:
@@ -229,8 +239,9 @@ def library_ngopt(m: _Measured, candidates: int, seed: int) -> dict:
     parametrization.random_state = np.random.RandomState(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        optimizer = ng.optimizers.NGOpt(parametrization=parametrization, budget=candidates,
-                                        num_workers=1)
+        optimizer = ng.optimizers.NGOpt(
+            parametrization=parametrization, budget=candidates, num_workers=1
+        )
         for _ in range(candidates):
             x = optimizer.ask()
             strategy = {p.name: p.choices[0] for p in m.params if p.kind == "const"}
@@ -243,8 +254,12 @@ def library_ngopt(m: _Measured, candidates: int, seed: int) -> dict:
     return m.best[1]
 
 
-LIBRARIES = {"random": library_random, "tpe": library_tpe, "cma": library_cma,
-             "ngopt": library_ngopt}
+LIBRARIES = {
+    "random": library_random,
+    "tpe": library_tpe,
+    "cma": library_cma,
+    "ngopt": library_ngopt,
+}
 
 
 def _fmt_runs(values: list[float]) -> str:
@@ -280,25 +295,35 @@ def quality(scenario: str, pool: MatchPool, work: Path, seeds: list[int]) -> dic
             m = _Measured(scenario, seed)
             pick = LIBRARIES[name](m, max(1, budget // LIBRARY_SEEDS_PER_CANDIDATE), seed)
             results[name].append(fresh_ratio(pick))
-    print(f"  random-search reference: {baseline:.4f} on {FRESH_SEEDS} fresh seeds; play() budget "
-          f"per run (generations 1-{GENERATIONS}): median {statistics.median(budgets):.0f}")
+    print(
+        f"  random-search reference: {baseline:.4f} on {FRESH_SEEDS} fresh seeds; play() budget "
+        f"per run (generations 1-{GENERATIONS}): median {statistics.median(budgets):.0f}"
+    )
     for name, values in results.items():
         print(f"  {name:>10}: {_fmt_runs(values)}  ({', '.join(f'{v:.1%}' for v in values)})")
     ours = results["lessonloop"]
-    best_lib = max((statistics.median(v) for n, v in results.items() if n not in ("lessonloop", "random")),
-                   default=None)
+    best_lib = max(
+        (statistics.median(v) for n, v in results.items() if n not in ("lessonloop", "random")),
+        default=None,
+    )
     if best_lib is not None:
         ok = statistics.median(ours) >= best_lib - 0.01 and min(ours) >= 0.90
-        print(f"  target: median within 1 point of the best library ({best_lib:.1%}) and min >= 90%: "
-              f"{'OK' if ok else 'MISSED'}")
+        print(
+            f"  target: median within 1 point of the best library ({best_lib:.1%}) and min >= 90%: "
+            f"{'OK' if ok else 'MISSED'}"
+        )
     gap = statistics.median(gaps)
-    print(f"  winner's curse: reported best_score - fresh-seed mean of the same strategy at generation "
-          f"{GENERATIONS}: median {gap:+.4f} (runs: {', '.join(f'{g:+.3f}' for g in gaps)}) "
-          f"(target <= 0.02: {'OK' if gap <= 0.02 else 'MISSED'})")
+    print(
+        f"  winner's curse: reported best_score - fresh-seed mean of the same strategy at generation "
+        f"{GENERATIONS}: median {gap:+.4f} (runs: {', '.join(f'{g:+.3f}' for g in gaps)}) "
+        f"(target <= 0.02: {'OK' if gap <= 0.02 else 'MISSED'})"
+    )
     a, b = statistics.median(ours), statistics.median(late)
-    print(f"  incumbent quality: generation {GENERATIONS} median {a:.1%}, generation {long} median "
-          f"{b:.1%} ({', '.join(f'{v:.1%}' for v in late)}) (target: not lower: "
-          f"{'OK' if b >= a else 'MISSED'})")
+    print(
+        f"  incumbent quality: generation {GENERATIONS} median {a:.1%}, generation {long} median "
+        f"{b:.1%} ({', '.join(f'{v:.1%}' for v in late)}) (target: not lower: "
+        f"{'OK' if b >= a else 'MISSED'})"
+    )
     return results
 
 
@@ -319,14 +344,19 @@ def ablation(scenario: str, pool: MatchPool, work: Path, seeds: list[int]) -> bo
         for flag, bucket in (("no_incumbent", with_lessons), ("fresh", without)):
             home = work / f"ablation-{seed}-{flag}"
             shutil.copytree(base, home)
-            options = {"carry_incumbent": False} if flag == "no_incumbent" else \
-                {"carry_incumbent": False, "knowledge": False}
+            options = (
+                {"carry_incumbent": False}
+                if flag == "no_incumbent"
+                else {"carry_incumbent": False, "knowledge": False}
+            )
             run_id = run(home, scenario, ABLATION_GENERATIONS, seed=200 + seed, **options)
             bucket.append(generations_to_reach(generation_rows(home, run_id), goal))
     a, b = statistics.median(with_lessons), statistics.median(without)
-    print(f"  lessons: generations to 95% of the first run's validated best, median over "
-          f"{len(seeds)} seeds: --no-incumbent {a:g} {with_lessons} vs --fresh {b:g} {without} "
-          f"(target: fewer with lessons: {'OK' if a < b else 'MISSED'})")
+    print(
+        f"  lessons: generations to 95% of the first run's validated best, median over "
+        f"{len(seeds)} seeds: --no-incumbent {a:g} {with_lessons} vs --fresh {b:g} {without} "
+        f"(target: fewer with lessons: {'OK' if a < b else 'MISSED'})"
+    )
     return a < b
 
 
@@ -365,7 +395,9 @@ def overhead(scenario: str, work: Path) -> float:
             provider.complete = timed_complete
         return providers
 
-    run(work / "overhead-warmup", scenario, 1, seed=3)  # imports and caches are start-up, not per generation
+    run(
+        work / "overhead-warmup", scenario, 1, seed=3
+    )  # imports and caches are start-up, not per generation
     MatchPool.play, runner_module.build_routes = timed_play, timed_routes
     Runner._write_one = timed_write
     samples, writes = [], []
@@ -380,11 +412,15 @@ def overhead(scenario: str, work: Path) -> float:
         MatchPool.play, runner_module.build_routes = real_play, real_build
         Runner._write_one = real_write
     per_generation = statistics.median(samples)
-    print(f"  loop overhead: median {per_generation:.1f} ms per generation over 5 runs, excluding "
-          f"matches and provider calls (target ≤ 10 ms: {'OK' if per_generation <= 10 else 'MISSED'})")
+    print(
+        f"  loop overhead: median {per_generation:.1f} ms per generation over 5 runs, excluding "
+        f"matches and provider calls (target ≤ 10 ms: {'OK' if per_generation <= 10 else 'MISSED'})"
+    )
     in_waits = statistics.median(writes)
-    print(f"  file and event writes: median {in_waits:.1f} ms per generation, mostly done while "
-          f"matches play; counting all of them: at most {per_generation + in_waits:.1f} ms")
+    print(
+        f"  file and event writes: median {in_waits:.1f} ms per generation, mostly done while "
+        f"matches play; counting all of them: at most {per_generation + in_waits:.1f} ms"
+    )
     return per_generation
 
 
@@ -397,8 +433,10 @@ def main() -> None:
     for scenario in scenarios:
         print(f"{scenario.rsplit(':', 1)[-1]}:", flush=True)
         started = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix="lessonloop-learning-") as tmp, \
-                MatchPool(registry.canonical_reference(scenario)) as pool:
+        with (
+            tempfile.TemporaryDirectory(prefix="lessonloop-learning-") as tmp,
+            MatchPool(registry.canonical_reference(scenario)) as pool,
+        ):
             work = Path(tmp)
             if only in (None, "quality"):
                 quality(scenario, pool, work, seeds)

@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
 from common import machine_speed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,27 +64,43 @@ def memory_search(query: str) -> list[str]:
 
 server.run("stdio")
 """
-SERVERS = {"lessonloop mcp": SERVE, "minimal low-level Server": ["-c", MINIMAL_LOWLEVEL],
-           "minimal MCPServer": ["-c", MINIMAL_MCPSERVER]}
+SERVERS = {
+    "lessonloop mcp": SERVE,
+    "minimal low-level Server": ["-c", MINIMAL_LOWLEVEL],
+    "minimal MCPServer": ["-c", MINIMAL_MCPSERVER],
+}
 HANDSHAKE = [
-    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "bench", "version": "1"}}},
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1"},
+        },
+    },
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-     "params": {"name": "memory_search", "arguments": {"query": "anything"}}},
+    {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "memory_search", "arguments": {"query": "anything"}},
+    },
 ]
-WORDS = ("api cache queue retry timeout schema index migration deploy rollback token session "
-         "worker thread socket buffer logger metric trace alert config secret vault proxy route "
-         "handler parser lexer compiler linker bundle module package release branch commit "
-         "review test fixture mock stub coverage lint format style naming import export "
-         "database table column query join filter sort page cursor batch stream event topic "
-         "consumer producer broker partition replica shard cluster node pod container image "
-         "volume mount network subnet firewall gateway balancer certificate domain header "
-         "cookie cors csrf oauth scope claim role permission audit backup restore snapshot "
-         "python rust go typescript react vue svelte django flask fastapi rails spring kotlin "
-         "swift gradle maven npm pnpm yarn poetry uv ruff black mypy pytest jest vitest docker "
-         "postgres mysql sqlite redis kafka rabbit nginx terraform ansible helm grafana").split()
+WORDS = (
+    "api cache queue retry timeout schema index migration deploy rollback token session "
+    "worker thread socket buffer logger metric trace alert config secret vault proxy route "
+    "handler parser lexer compiler linker bundle module package release branch commit "
+    "review test fixture mock stub coverage lint format style naming import export "
+    "database table column query join filter sort page cursor batch stream event topic "
+    "consumer producer broker partition replica shard cluster node pod container image "
+    "volume mount network subnet firewall gateway balancer certificate domain header "
+    "cookie cors csrf oauth scope claim role permission audit backup restore snapshot "
+    "python rust go typescript react vue svelte django flask fastapi rails spring kotlin "
+    "swift gradle maven npm pnpm yarn poetry uv ruff black mypy pytest jest vitest docker "
+    "postgres mysql sqlite redis kafka rabbit nginx terraform ansible helm grafana"
+).split()
 
 
 def verdict(value: float, target: float) -> str:
@@ -91,7 +108,9 @@ def verdict(value: float, target: float) -> str:
 
 
 def environment(home: Path) -> dict:
-    env = dict(os.environ, LESSONLOOP_HOME=str(home), LESSONLOOP_USER_HOME=str(home.parent / "user"))
+    env = dict(
+        os.environ, LESSONLOOP_HOME=str(home), LESSONLOOP_USER_HOME=str(home.parent / "user")
+    )
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH")) if p)
     return env
 
@@ -104,10 +123,18 @@ def seed_memories(home: Path, count: int) -> int:
     from lessonloop.store import open_store
 
     rng = random.Random(7)
-    proposals = [admission.Proposal(
-        kind=rng.choice(("pattern", "decision", "preference", "observation")), scope="project",
-        summary=" ".join(rng.sample(WORDS, 7)), content=" ".join(rng.sample(WORDS, 25)),
-        tags=["mcp"], author="auto", source="mcp") for _ in range(count)]
+    proposals = [
+        admission.Proposal(
+            kind=rng.choice(("pattern", "decision", "preference", "observation")),
+            scope="project",
+            summary=" ".join(rng.sample(WORDS, 7)),
+            content=" ".join(rng.sample(WORDS, 25)),
+            tags=["mcp"],
+            author="auto",
+            source="mcp",
+        )
+        for _ in range(count)
+    ]
     with open_store(home) as store:
         outcomes = admission.admit(store, proposals, home)
     return sum(o.action == "added" for o in outcomes)
@@ -117,8 +144,13 @@ def first_response(args: list[str], env: dict) -> tuple[float, float]:
     """Wall and CPU seconds from spawning ``python ARGS`` to its answer to a tool call sent
     right after the handshake (all written at once, as clients pipeline them)."""
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, *args], env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, *args],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     proc.stdin.write("".join(json.dumps(m) + "\n" for m in HANDSHAKE).encode())
     proc.stdin.flush()
     for line in proc.stdout:
@@ -181,22 +213,32 @@ def main() -> None:
                     starts[name].append(result)
             if index:
                 imports.append(sdk_import())
-        medians = {name: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
-                   for name, v in starts.items()}
+        medians = {
+            name: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
+            for name, v in starts.items()
+        }
         for name, (wall, cpu) in medians.items():
             walls = [w for w, _ in starts[name]]
-            print(f"{name:26s} spawn to first tool response: median {wall:.3f} s wall "
-                  f"(min {min(walls):.3f}, max {max(walls):.3f}), {cpu:.3f} s CPU, {runs} runs")
-        print(f"{'import mcp':26s} the SDK's import alone: median "
-              f"{statistics.median(w for w, _ in imports):.3f} s wall, "
-              f"{statistics.median(c for _, c in imports):.3f} s CPU, {runs} runs")
+            print(
+                f"{name:26s} spawn to first tool response: median {wall:.3f} s wall "
+                f"(min {min(walls):.3f}, max {max(walls):.3f}), {cpu:.3f} s CPU, {runs} runs"
+            )
+        print(
+            f"{'import mcp':26s} the SDK's import alone: median "
+            f"{statistics.median(w for w, _ in imports):.3f} s wall, "
+            f"{statistics.median(c for _, c in imports):.3f} s CPU, {runs} runs"
+        )
         ours, floor = medians["lessonloop mcp"], medians["minimal low-level Server"]
-        print(f"lessonloop / minimal low-level: {ours[0] / floor[0]:.2f}x wall, "
-              f"{ours[1] / floor[1]:.2f}x CPU")
+        print(
+            f"lessonloop / minimal low-level: {ours[0] / floor[0]:.2f}x wall, "
+            f"{ours[1] / floor[1]:.2f}x CPU"
+        )
         if floor[0] > START_TARGET_S:
-            print(f"the SDK's own start alone is over {START_TARGET_S:g} s here: target ≤ "
-                  f"{START_RATIO:g}x the minimal low-level server: "
-                  f"{verdict(ours[0] / floor[0], START_RATIO)}")
+            print(
+                f"the SDK's own start alone is over {START_TARGET_S:g} s here: target ≤ "
+                f"{START_RATIO:g}x the minimal low-level server: "
+                f"{verdict(ours[0] / floor[0], START_RATIO)}"
+            )
         else:
             print(f"target ≤ {START_TARGET_S:g} s: {verdict(ours[0], START_TARGET_S)}")
 
@@ -205,10 +247,12 @@ def main() -> None:
         times, hits = asyncio.run(search_round_trips(environment(home), searches))
         median = statistics.median(times)
         p95 = sorted(times)[int(0.95 * (len(times) - 1))]
-        print(f"memory_search round trip with {added} memories: median {median:.2f} ms over "
-              f"{searches} calls (p95 {p95:.2f}, max {max(times):.2f}; {hits / len(times):.1f} "
-              f"results per call); target ≤ {SEARCH_TARGET_MS:g} ms: "
-              f"{verdict(median, SEARCH_TARGET_MS)}")
+        print(
+            f"memory_search round trip with {added} memories: median {median:.2f} ms over "
+            f"{searches} calls (p95 {p95:.2f}, max {max(times):.2f}; {hits / len(times):.1f} "
+            f"results per call); target ≤ {SEARCH_TARGET_MS:g} ms: "
+            f"{verdict(median, SEARCH_TARGET_MS)}"
+        )
 
 
 if __name__ == "__main__":

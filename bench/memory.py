@@ -21,12 +21,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
 from common import machine_speed
 
-COMMON = ("cache queue billing auth retry index schema deploy docker pytest migration lint "
-          "vitest webpack pnpm npm postgres redis kafka cron logging metrics tracing timeout "
-          "config secret token rotate backup restore router handler service worker api client "
-          "server build release branch merge rebase review fixture mock stub flaky parallel").split()
+COMMON = (
+    "cache queue billing auth retry index schema deploy docker pytest migration lint "
+    "vitest webpack pnpm npm postgres redis kafka cron logging metrics tracing timeout "
+    "config secret token rotate backup restore router handler service worker api client "
+    "server build release branch merge rebase review fixture mock stub flaky parallel"
+).split()
 # a project's vocabulary: a few common words and a long tail (Zipf-like), as real notes have
 _SYLLABLES = "ka lo mi ne ru ta so vi ze pa do fu gi he ju".split()
 TAIL = sorted({a + b + c for a in _SYLLABLES for b in _SYLLABLES for c in _SYLLABLES})[:3000]
@@ -46,12 +49,26 @@ def fill(db: Path, count: int) -> None:
     for i in range(count):
         chosen = words(rng, 7)
         summary = f"{chosen[0].capitalize()} {' '.join(chosen[1:6])} ({i})"
-        rows.append(("preference" if i % 3 else "pattern", "project", summary,
-                     " ".join(words(rng, 12)), "", "", json.dumps(["auto-memorize"]),
-                     f"fp{i}", "auto", now, now))
+        rows.append(
+            (
+                "preference" if i % 3 else "pattern",
+                "project",
+                summary,
+                " ".join(words(rng, 12)),
+                "",
+                "",
+                json.dumps(["auto-memorize"]),
+                f"fp{i}",
+                "auto",
+                now,
+                now,
+            )
+        )
     conn.executemany(
         "INSERT INTO knowledge (kind, scope, summary, content, why, how_to_apply, tags_json, "
-        "fingerprint, author, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)", rows)
+        "fingerprint, author, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
     conn.commit()
     conn.close()
 
@@ -64,25 +81,57 @@ def transcript(path: Path, target_bytes: int) -> None:
         n += 1
         call = f"toolu_{n}"
         failing = n % 7 == 0
-        output = ("".join(f"line {i}: {' '.join(words(rng, 3))} ok\n" for i in range(40))
-                  + (f"Error: Cannot find module '/tmp/x{n}/a.js'\n" if failing else ""))
+        output = "".join(f"line {i}: {' '.join(words(rng, 3))} ok\n" for i in range(40)) + (
+            f"Error: Cannot find module '/tmp/x{n}/a.js'\n" if failing else ""
+        )
         events = []
         if n % 15 == 1:  # a prompt now and then, most of them ordinary requests
-            prompt = (stated[(n // 15) % 2] if n % 45 == 1 else
-                      f"Please look at the {' '.join(words(rng, 4))} code and fix it.")
+            prompt = (
+                stated[(n // 15) % 2]
+                if n % 45 == 1
+                else f"Please look at the {' '.join(words(rng, 4))} code and fix it."
+            )
             events.append({"type": "user", "message": {"role": "user", "content": prompt}})
         events += [
-            {"type": "assistant", "message": {"role": "assistant", "content": [
-                {"type": "tool_use", "id": call, "name": "Bash",
-                 "input": {"command": "npm test" if n % 2 else "pytest -q"}}]}},
-            {"type": "user", "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": call, "content": output,
-                 "is_error": failing}]},
-             "toolUseResult": {"stdout": output, "stderr": "", "interrupted": False}},
+            {
+                "type": "assistant",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": call,
+                            "name": "Bash",
+                            "input": {"command": "npm test" if n % 2 else "pytest -q"},
+                        }
+                    ],
+                },
+            },
+            {
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": call,
+                            "content": output,
+                            "is_error": failing,
+                        }
+                    ],
+                },
+                "toolUseResult": {"stdout": output, "stderr": "", "interrupted": False},
+            },
         ]
         for event in events:
-            event.update({"uuid": f"u{n}-{len(lines)}", "sessionId": "bench", "isSidechain": False,
-                          "timestamp": "2026-11-30T10:00:00.000Z"})
+            event.update(
+                {
+                    "uuid": f"u{n}-{len(lines)}",
+                    "sessionId": "bench",
+                    "isSidechain": False,
+                    "timestamp": "2026-11-30T10:00:00.000Z",
+                }
+            )
             line = json.dumps(event)
             lines.append(line)
             size += len(line) + 1
@@ -114,9 +163,11 @@ def main() -> None:
             result = memorize(f"bench-{attempt}", home, transcript=str(path))
             times.append(time.perf_counter() - started)
         memorize_s = statistics.median(times)
-        print(f"memorize: {size_mb:.1f} MB transcript, {count} entries in the store: median "
-              f"{memorize_s:.2f} s over 3 (last stored {len(result.stored)}, reinforced "
-              f"{result.reinforced}); target ≤ 1 s: {'OK' if memorize_s <= 1 else 'MISSED'}")
+        print(
+            f"memorize: {size_mb:.1f} MB transcript, {count} entries in the store: median "
+            f"{memorize_s:.2f} s over 3 (last stored {len(result.stored)}, reinforced "
+            f"{result.reinforced}); target ≤ 1 s: {'OK' if memorize_s <= 1 else 'MISSED'}"
+        )
         rng = random.Random(11)
         queries = [" ".join(words(rng, 2)) for _ in range(200)]
         search_memories(queries[0], "project", 10)  # warm the page cache
@@ -131,10 +182,14 @@ def main() -> None:
             started = time.perf_counter()
             block(home, Path(tmp) / "user")
             recall_ms.append((time.perf_counter() - started) * 1000)
-        print(f"session-start recall block: median {statistics.median(recall_ms):.1f} ms over 5 "
-              f"at {count} entries (no target)")
-        print(f"memory search: p50 {p50:.1f} ms, p95 {sorted(samples)[189]:.1f} ms over 200 "
-              f"queries at {count} entries; target p50 ≤ 10 ms: {'OK' if p50 <= 10 else 'MISSED'}")
+        print(
+            f"session-start recall block: median {statistics.median(recall_ms):.1f} ms over 5 "
+            f"at {count} entries (no target)"
+        )
+        print(
+            f"memory search: p50 {p50:.1f} ms, p95 {sorted(samples)[189]:.1f} ms over 200 "
+            f"queries at {count} entries; target p50 ≤ 10 ms: {'OK' if p50 <= 10 else 'MISSED'}"
+        )
 
 
 if __name__ == "__main__":

@@ -187,10 +187,17 @@ NOT_LESSONS = {
 # -------------------------------------------------------------------------------------------
 # the replay
 
+
 def _settings_hooks(project: Path, env: dict) -> dict:
     """Install as a user would, and read back which command each Claude Code event runs."""
-    done = subprocess.run([*_lessonloop(env), "install", "claude-code"], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*_lessonloop(env), "install", "claude-code"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if done.returncode != 0:
         raise SystemExit(f"install claude-code failed: {done.stderr or done.stdout}")
     settings = json.loads((project / ".claude" / "settings.json").read_text())
@@ -246,7 +253,7 @@ class Replay:
         if self.in_process and "hook" in argv:
             from lessonloop.memory import hooks
 
-            event = argv[argv.index("hook") + 1:]
+            event = argv[argv.index("hook") + 1 :]
             saved = sys.stdin, sys.stdout, dict(os.environ)
             sys.stdin = io.TextIOWrapper(io.BytesIO(body))
             sys.stdout = io.StringIO()
@@ -263,11 +270,15 @@ class Replay:
                 del out
         if argv and argv[0] == "lessonloop":
             argv = _lessonloop(self.env) + argv[1:]
-        done = subprocess.run(argv, input=body, capture_output=True, env=self.env,
-                              cwd=self.project, timeout=300)
+        done = subprocess.run(
+            argv, input=body, capture_output=True, env=self.env, cwd=self.project, timeout=300
+        )
         if done.returncode != 0 or done.stderr:
-            print(f"  ! hook {command!r} exited {done.returncode}: "
-                  f"{done.stderr.decode(errors='replace')[:300]}", file=sys.stderr)
+            print(
+                f"  ! hook {command!r} exited {done.returncode}: "
+                f"{done.stderr.decode(errors='replace')[:300]}",
+                file=sys.stderr,
+            )
         return done.stdout
 
 
@@ -323,21 +334,35 @@ def _text_of(content: object) -> str:
     return "\n".join(parts)
 
 
-_META = ("Caveat:", "[Request interrupted", "This session is being continued from a previous",
-         "Stop hook feedback:", "SubagentStop hook feedback:",
-         "<local-command", "<bash-", "<task-notification", "[Image")
+_META = (
+    "Caveat:",
+    "[Request interrupted",
+    "This session is being continued from a previous",
+    "Stop hook feedback:",
+    "SubagentStop hook feedback:",
+    "<local-command",
+    "<bash-",
+    "<task-notification",
+    "[Image",
+)
 _REJECTED = "The user doesn't want to proceed with this tool use"
 
 
 def _typed_prompt(event: dict) -> str | None:
     """The prompt the user typed, as UserPromptSubmit gets it, or None for anything else."""
-    if event.get("type") != "user" or event.get("isSidechain") or event.get("isMeta") \
-            or event.get("isCompactSummary") or event.get("toolUseResult") is not None:
+    if (
+        event.get("type") != "user"
+        or event.get("isSidechain")
+        or event.get("isMeta")
+        or event.get("isCompactSummary")
+        or event.get("toolUseResult") is not None
+    ):
         return None
     message = event.get("message")
     content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
-                                         for b in content):
+    if isinstance(content, list) and any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+    ):
         return None
     text = _text_of(content).strip()
     if not text or text.startswith(_META):
@@ -352,8 +377,12 @@ def _typed_prompt(event: dict) -> str | None:
 def replay(transcript: Path, session_id: str, replayer: Replay, work: Path) -> None:
     live = work / f"{session_id}.jsonl"
     live.write_bytes(b"")
-    common = {"session_id": session_id, "transcript_path": str(live),
-              "cwd": str(replayer.project), "permission_mode": "default"}
+    common = {
+        "session_id": session_id,
+        "transcript_path": str(live),
+        "cwd": str(replayer.project),
+        "permission_mode": "default",
+    }
     calls: dict[str, tuple[str, object]] = {}
     replayer.fire("SessionStart", {**common, "source": "startup"})
     in_turn = False
@@ -363,11 +392,15 @@ def replay(transcript: Path, session_id: str, replayer: Replay, work: Path) -> N
                 event = json.loads(raw)
             except ValueError:
                 event = None
-            if isinstance(event, dict) and event.get("type") == "system" and \
-                    event.get("subtype") == "compact_boundary":
+            if (
+                isinstance(event, dict)
+                and event.get("type") == "system"
+                and event.get("subtype") == "compact_boundary"
+            ):
                 sink.flush()
-                replayer.fire("PreCompact", {**common, "trigger": "auto",
-                                             "custom_instructions": ""})
+                replayer.fire(
+                    "PreCompact", {**common, "trigger": "auto", "custom_instructions": ""}
+                )
             if isinstance(event, dict):
                 prompt = _typed_prompt(event)
                 if prompt is not None:
@@ -390,9 +423,16 @@ def replay(transcript: Path, session_id: str, replayer: Replay, work: Path) -> N
                     sink.flush()
                     name, tool_input = str(block.get("name", "")), block.get("input") or {}
                     calls[str(block.get("id"))] = (name, tool_input)
-                    replayer.fire("PreToolUse", {**common, "tool_name": name,
-                                                 "tool_input": tool_input,
-                                                 "tool_use_id": block.get("id")}, tool=name)
+                    replayer.fire(
+                        "PreToolUse",
+                        {
+                            **common,
+                            "tool_name": name,
+                            "tool_input": tool_input,
+                            "tool_use_id": block.get("id"),
+                        },
+                        tool=name,
+                    )
                 elif event.get("type") == "user" and block.get("type") == "tool_result":
                     call_id = str(block.get("tool_use_id"))
                     if call_id not in calls:
@@ -400,19 +440,31 @@ def replay(transcript: Path, session_id: str, replayer: Replay, work: Path) -> N
                     sink.flush()
                     name, tool_input = calls.pop(call_id)
                     text = _text_of(block.get("content"))
-                    base = {**common, "tool_name": name, "tool_input": tool_input,
-                            "tool_use_id": call_id}
+                    base = {
+                        **common,
+                        "tool_name": name,
+                        "tool_input": tool_input,
+                        "tool_use_id": call_id,
+                    }
                     if text.startswith(_REJECTED):
                         continue  # refused: the tool never ran
                     if block.get("is_error") is True:
-                        replayer.fire("PostToolUseFailure", {
-                            **base, "error": text,
-                            "is_interrupt": "[Request interrupted by user" in text}, tool=name)
+                        replayer.fire(
+                            "PostToolUseFailure",
+                            {
+                                **base,
+                                "error": text,
+                                "is_interrupt": "[Request interrupted by user" in text,
+                            },
+                            tool=name,
+                        )
                     else:
                         response = event.get("toolUseResult")
-                        replayer.fire("PostToolUse", {
-                            **base, "tool_response": response if response is not None else text},
-                            tool=name)
+                        replayer.fire(
+                            "PostToolUse",
+                            {**base, "tool_response": response if response is not None else text},
+                            tool=name,
+                        )
     if in_turn:
         replayer.fire("Stop", {**common, "stop_hook_active": False})
     replayer.fire("SessionEnd", {**common, "reason": "prompt_input_exit"})
@@ -421,9 +473,16 @@ def replay(transcript: Path, session_id: str, replayer: Replay, work: Path) -> N
 # -------------------------------------------------------------------------------------------
 # measuring
 
+
 def _memories(env: dict, project: Path) -> list[dict]:
-    done = subprocess.run([*_lessonloop(env), "memory", "list", "--json", "--scope", "all"],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*_lessonloop(env), "memory", "list", "--json", "--scope", "all"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if done.returncode != 0:
         raise SystemExit(f"memory list failed: {done.stderr}")
     value = json.loads(done.stdout or "[]")
@@ -443,8 +502,14 @@ def _matches_lesson(text: str, lesson: dict) -> bool:
 
 
 def _recall_block(env: dict, project: Path) -> str:
-    done = subprocess.run([*_lessonloop(env), "memory", "recall"], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [*_lessonloop(env), "memory", "recall"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return done.stdout.strip()
 
 
@@ -460,37 +525,68 @@ def _model_outcome(env: dict, project: Path) -> dict:
             except ValueError:
                 continue
     log = home / "logs" / "hooks.log"
-    fallbacks = [line.split(" not used: ", 1)[1] for line in (
-        log.read_text(encoding="utf-8").splitlines() if log.exists() else [])
-        if " not used: " in line]
-    done = subprocess.run([*_lessonloop(env), "usage", "--json"], cwd=project, env=env,
-                          capture_output=True, text=True, timeout=120)
-    usage = json.loads(done.stdout).get("by_role", {}).get("memorize", {}) \
-        if done.returncode == 0 and done.stdout.strip() else {}
-    return {"runs": runs, "fallbacks": fallbacks, "calls": usage.get("calls", 0),
-            "input_tokens": usage.get("input_tokens", 0),
-            "output_tokens": usage.get("output_tokens", 0)}
+    fallbacks = [
+        line.split(" not used: ", 1)[1]
+        for line in (log.read_text(encoding="utf-8").splitlines() if log.exists() else [])
+        if " not used: " in line
+    ]
+    done = subprocess.run(
+        [*_lessonloop(env), "usage", "--json"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    usage = (
+        json.loads(done.stdout).get("by_role", {}).get("memorize", {})
+        if done.returncode == 0 and done.stdout.strip()
+        else {}
+    )
+    return {
+        "runs": runs,
+        "fallbacks": fallbacks,
+        "calls": usage.get("calls", 0),
+        "input_tokens": usage.get("input_tokens", 0),
+        "output_tokens": usage.get("output_tokens", 0),
+    }
 
 
-def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: bool,
-            model: dict | None = None) -> dict:
+def measure(
+    entry: dict,
+    sessions: Path,
+    in_process: bool,
+    twice: bool,
+    quiet: bool,
+    model: dict | None = None,
+) -> dict:
     name = entry["session"]
     transcript = sessions / f"{name}.jsonl"
     with tempfile.TemporaryDirectory(prefix="lessonloop-mq-") as tmp:
         tmp_path = Path(tmp)
         project = tmp_path / "project"
         project.mkdir()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("LESSONLOOP_",
-                                                                          "CLAUDE_"))}
-        env.update({"LESSONLOOP_HOME": str(project / ".lessonloop"),
-                    "LESSONLOOP_USER_HOME": str(tmp_path / "user-home"),
-                    "LESSONLOOP_AUTOMEM_MODEL": "off", "HOME": str(tmp_path),
-                    "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
-                    "PYTHONPATH": str(ROOT / "src")})
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LESSONLOOP_", "CLAUDE_"))}
+        env.update(
+            {
+                "LESSONLOOP_HOME": str(project / ".lessonloop"),
+                "LESSONLOOP_USER_HOME": str(tmp_path / "user-home"),
+                "LESSONLOOP_AUTOMEM_MODEL": "off",
+                "HOME": str(tmp_path),
+                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}",
+                "PYTHONPATH": str(ROOT / "src"),
+            }
+        )
         env.update(model or {})
         hooks = _settings_hooks(project, env)
-        subprocess.run([*_lessonloop(env), "memory", "consent", "yes"], cwd=project, env=env,
-                       capture_output=True, check=True, timeout=120)
+        subprocess.run(
+            [*_lessonloop(env), "memory", "consent", "yes"],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            check=True,
+            timeout=120,
+        )
         started = time.perf_counter()
         replayer = Replay(project, env, hooks, in_process)
         replay(transcript, name, replayer, tmp_path)
@@ -511,7 +607,7 @@ def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: b
     for m in stored:
         text = _text(m)
         hits = [lesson["id"] for lesson in lessons if _matches_lesson(text, lesson)]
-        positive = _NEGATED.sub(" ", text)   # "..., not `npm install`" does not recommend it
+        positive = _NEGATED.sub(" ", text)  # "..., not `npm install`" does not recommend it
         bad = [r.pattern for r in rules if r.search(positive)]
         matched.update(hits)
         if bad:
@@ -521,20 +617,36 @@ def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: b
         rows.append((m, hits, bad))
     user_ids = {lesson["id"] for lesson in lessons if lesson.get("user_stated")}
     result = {
-        "session": name, "stored": len(stored), "correct": correct, "wrong": wrong,
-        "unmatched": len(stored) - correct - wrong, "lessons": len(lessons),
-        "recalled": len(matched), "user_lessons": len(user_ids),
-        "user_recalled": len(matched & user_ids), "dups": len(dups) if twice else None,
-        "block_chars": len(block), "seconds": seconds, "sent": replayer.sent,
-        "outputs": replayer.outputs, "model": outcome, "detached": replayer.detached,
+        "session": name,
+        "stored": len(stored),
+        "correct": correct,
+        "wrong": wrong,
+        "unmatched": len(stored) - correct - wrong,
+        "lessons": len(lessons),
+        "recalled": len(matched),
+        "user_lessons": len(user_ids),
+        "user_recalled": len(matched & user_ids),
+        "dups": len(dups) if twice else None,
+        "block_chars": len(block),
+        "seconds": seconds,
+        "sent": replayer.sent,
+        "outputs": replayer.outputs,
+        "model": outcome,
+        "detached": replayer.detached,
         "waited": replayer.waited,
     }
     if not quiet:
-        print(f"\n=== {name}  ({seconds:.1f} s; events sent: "
-              + ", ".join(f"{k} {v}" for k, v in replayer.sent.items()) + ")")
+        print(
+            f"\n=== {name}  ({seconds:.1f} s; events sent: "
+            + ", ".join(f"{k} {v}" for k, v in replayer.sent.items())
+            + ")"
+        )
         for m, hits, bad in rows:
-            mark = "WRONG " + "|".join(bad) if bad else ("ok " + ",".join(hits) if hits
-                                                       else "unmatched")
+            mark = (
+                "WRONG " + "|".join(bad)
+                if bad
+                else ("ok " + ",".join(hits) if hits else "unmatched")
+            )
             print(f"  [{m.get('scope', '?')[:4]} {m.get('type', '?')[:4]}] {m.get('summary')}")
             content = " ".join(str(m.get("content", "")).split())
             if content:
@@ -547,14 +659,18 @@ def measure(entry: dict, sessions: Path, in_process: bool, twice: bool, quiet: b
         for m in dups:
             print(f"  DUPLICATE on second replay: {m.get('summary')}")
         if outcome is not None:
-            print(f"  model: {replayer.detached} detached memorize(s), {replayer.waited:.0f} s "
-                  f"waited; {outcome['calls']} calls, {outcome['input_tokens']} tokens in, "
-                  f"{outcome['output_tokens']} out")
+            print(
+                f"  model: {replayer.detached} detached memorize(s), {replayer.waited:.0f} s "
+                f"waited; {outcome['calls']} calls, {outcome['input_tokens']} tokens in, "
+                f"{outcome['output_tokens']} out"
+            )
             for run in outcome["runs"]:
                 print(f"    {_run_line(run)}")
                 for refused in run.get("refused", []):
-                    print(f"      refused for lesson {refused.get('lesson')}: "
-                          f"{refused.get('wording')!r} ({refused.get('why')})")
+                    print(
+                        f"      refused for lesson {refused.get('lesson')}: "
+                        f"{refused.get('wording')!r} ({refused.get('why')})"
+                    )
     return result
 
 
@@ -563,11 +679,13 @@ def _run_line(run: dict) -> str:
     if run.get("model") != "used":
         return f"{run.get('model')}"
     rejected = ", ".join(f"{n} {why}" for why, n in sorted(run.get("rejected", {}).items()))
-    return (f"used: {run.get('lessons', 0)} lessons, {run.get('answered', 0)} answered, "
-            f"{run.get('rewritten', 0)} reworded, {run.get('kept', 0)} kept as found, "
-            f"{run.get('reused', 0)} worded as in an earlier session"
-            + (f"; rejected: {rejected}" if rejected else "")
-            + f" ({run.get('seconds', 0):.0f} s)")
+    return (
+        f"used: {run.get('lessons', 0)} lessons, {run.get('answered', 0)} answered, "
+        f"{run.get('rewritten', 0)} reworded, {run.get('kept', 0)} kept as found, "
+        f"{run.get('reused', 0)} worded as in an earlier session"
+        + (f"; rejected: {rejected}" if rejected else "")
+        + f" ({run.get('seconds', 0):.0f} s)"
+    )
 
 
 def _pct(a: int, b: int) -> str:
@@ -581,8 +699,11 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true")
     parser.add_argument("--once", action="store_true", help="no second replay")
     parser.add_argument("-q", "--quiet", action="store_true", help="the table only")
-    parser.add_argument("--model", help="LESSONLOOP_AUTOMEM_MODEL for the replay (the model "
-                        "route), e.g. openai:qwen2.5-coder-0.5b-instruct-q4_k_m")
+    parser.add_argument(
+        "--model",
+        help="LESSONLOOP_AUTOMEM_MODEL for the replay (the model "
+        "route), e.g. openai:qwen2.5-coder-0.5b-instruct-q4_k_m",
+    )
     parser.add_argument("--base-url", help="LESSONLOOP_BASE_URL (an openai route's server)")
     parser.add_argument("--timeout", help="LESSONLOOP_AUTOMEM_TIMEOUT, seconds per request")
     args = parser.parse_args()
@@ -601,32 +722,52 @@ def main() -> None:
         expected = [e for e in expected if any(o in e["session"] for o in args.only)]
     if args.in_process:
         sys.path.insert(0, str(ROOT / "src"))
-    results = [measure(e, sessions, args.in_process, not args.once, args.quiet, model)
-               for e in expected]
+    results = [
+        measure(e, sessions, args.in_process, not args.once, args.quiet, model) for e in expected
+    ]
     route = f"model route {args.model}" if model else "deterministic route"
     print(f"\n{route}" + (f" at {args.base_url}" if args.base_url else ""))
-    print(f"\n{'session':45} {'stored':>6} {'corr':>5} {'wrong':>5} {'unm':>4} "
-          f"{'recall':>9} {'user':>7} {'dups':>4} {'block':>6}")
+    print(
+        f"\n{'session':45} {'stored':>6} {'corr':>5} {'wrong':>5} {'unm':>4} "
+        f"{'recall':>9} {'user':>7} {'dups':>4} {'block':>6}"
+    )
     for r in results:
-        print(f"{r['session'][:45]:45} {r['stored']:>6} {r['correct']:>5} {r['wrong']:>5} "
-              f"{r['unmatched']:>4} {r['recalled']:>4}/{r['lessons']:<4} "
-              f"{r['user_recalled']:>3}/{r['user_lessons']:<3} "
-              f"{'-' if r['dups'] is None else r['dups']:>4} {r['block_chars']:>6}")
-    total = {k: sum(r[k] for r in results) for k in ("stored", "correct", "wrong", "unmatched",
-                                                      "lessons", "recalled", "user_lessons",
-                                                      "user_recalled", "block_chars")}
+        print(
+            f"{r['session'][:45]:45} {r['stored']:>6} {r['correct']:>5} {r['wrong']:>5} "
+            f"{r['unmatched']:>4} {r['recalled']:>4}/{r['lessons']:<4} "
+            f"{r['user_recalled']:>3}/{r['user_lessons']:<3} "
+            f"{'-' if r['dups'] is None else r['dups']:>4} {r['block_chars']:>6}"
+        )
+    total = {
+        k: sum(r[k] for r in results)
+        for k in (
+            "stored",
+            "correct",
+            "wrong",
+            "unmatched",
+            "lessons",
+            "recalled",
+            "user_lessons",
+            "user_recalled",
+            "block_chars",
+        )
+    }
     dups = None if args.once else sum(r["dups"] for r in results)
-    print(f"{'TOTAL':45} {total['stored']:>6} {total['correct']:>5} {total['wrong']:>5} "
-          f"{total['unmatched']:>4} {total['recalled']:>4}/{total['lessons']:<4} "
-          f"{total['user_recalled']:>3}/{total['user_lessons']:<3} "
-          f"{'-' if dups is None else dups:>4} {total['block_chars']:>6}")
+    print(
+        f"{'TOTAL':45} {total['stored']:>6} {total['correct']:>5} {total['wrong']:>5} "
+        f"{total['unmatched']:>4} {total['recalled']:>4}/{total['lessons']:<4} "
+        f"{total['user_recalled']:>3}/{total['user_lessons']:<3} "
+        f"{'-' if dups is None else dups:>4} {total['block_chars']:>6}"
+    )
     largest = max((r["block_chars"] for r in results), default=0)
-    print(f"\ncorrect/stored {_pct(total['correct'], total['stored'])} (target >= 85%), "
-          f"wrong {total['wrong']} (target 0), recall {_pct(total['recalled'], total['lessons'])}"
-          f" (target >= 50%), user-stated recall "
-          f"{_pct(total['user_recalled'], total['user_lessons'])} (target >= 80%), duplicates "
-          f"{'-' if dups is None else dups} (target 0); largest recall block {largest} chars "
-          f"(~{largest // 4} tokens, budget 1500)")
+    print(
+        f"\ncorrect/stored {_pct(total['correct'], total['stored'])} (target >= 85%), "
+        f"wrong {total['wrong']} (target 0), recall {_pct(total['recalled'], total['lessons'])}"
+        f" (target >= 50%), user-stated recall "
+        f"{_pct(total['user_recalled'], total['user_lessons'])} (target >= 80%), duplicates "
+        f"{'-' if dups is None else dups} (target 0); largest recall block {largest} chars "
+        f"(~{largest // 4} tokens, budget 1500)"
+    )
     if model:
         _model_summary(results)
 
@@ -640,10 +781,13 @@ def _model_summary(results: list[dict]) -> None:
         if run.get("model") != "used":
             reason = re.sub(r"\d+(\.\d+)?", "N", str(run.get("model")))[:90]
             why[reason] = why.get(reason, 0) + 1
-    sessions_used = sum(1 for r in results if any(run.get("model") == "used"
-                                                  for run in r["model"]["runs"]))
-    count = {k: sum(run.get(k, 0) for run in used)
-             for k in ("lessons", "sent", "answered", "rewritten", "kept", "reused")}
+    sessions_used = sum(
+        1 for r in results if any(run.get("model") == "used" for run in r["model"]["runs"])
+    )
+    count = {
+        k: sum(run.get(k, 0) for run in used)
+        for k in ("lessons", "sent", "answered", "rewritten", "kept", "reused")
+    }
     rejected: dict[str, int] = {}
     for run in used:
         for reason, n in run.get("rejected", {}).items():
@@ -653,15 +797,19 @@ def _model_summary(results: list[dict]) -> None:
     tokens_out = sum(r["model"]["output_tokens"] for r in results)
     detached = sum(r["detached"] for r in results)
     waited = sum(r["waited"] for r in results)
-    print(f"model route: {len(runs)} memorize runs ({detached} detached, {waited:.0f} s waited "
-          f"for them); {len(used)} used the model's answer ({sessions_used} of {len(results)} "
-          f"sessions), {len(runs) - len(used)} fell back")
+    print(
+        f"model route: {len(runs)} memorize runs ({detached} detached, {waited:.0f} s waited "
+        f"for them); {len(used)} used the model's answer ({sessions_used} of {len(results)} "
+        f"sessions), {len(runs) - len(used)} fell back"
+    )
     for reason, n in sorted(why.items(), key=lambda kv: -kv[1]):
         print(f"  fell back {n}x: {reason}")
-    print(f"  in the runs that used it: {count['lessons']} lessons, {count['sent']} sent, "
-          f"{count['answered']} memories answered; {count['rewritten']} lessons reworded by the "
-          f"model (its wording passed the guards), {count['reused']} worded as in an earlier "
-          f"session, {count['kept']} kept as the deterministic pass found them")
+    print(
+        f"  in the runs that used it: {count['lessons']} lessons, {count['sent']} sent, "
+        f"{count['answered']} memories answered; {count['rewritten']} lessons reworded by the "
+        f"model (its wording passed the guards), {count['reused']} worded as in an earlier "
+        f"session, {count['kept']} kept as the deterministic pass found them"
+    )
     for reason, n in sorted(rejected.items(), key=lambda kv: -kv[1]):
         print(f"  wording refused {n}x: {reason}")
     print(f"  {calls} calls, {tokens_in} tokens in, {tokens_out} out")

@@ -26,15 +26,23 @@ from common import lessonloop_command
 
 RECORD = "\n\n```json lessonloop-state\n"
 WINDOW = 5
-TABLES = ("role_outputs", "matches", "screenings", "gate_decisions", "provider_calls",
-          "generations")
+TABLES = (
+    "role_outputs",
+    "matches",
+    "screenings",
+    "gate_decisions",
+    "provider_calls",
+    "generations",
+)
 
 
 def _row_bytes(conn: sqlite3.Connection, table: str, run_id: str, generation: int) -> int:
     columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
     total = " + ".join(f"COALESCE(LENGTH(CAST({c} AS BLOB)), 0)" for c in columns)
-    value = conn.execute(f"SELECT SUM({total}) FROM {table} WHERE run_id = ? AND "
-                         "generation_index = ?", (run_id, generation)).fetchone()[0]
+    value = conn.execute(
+        f"SELECT SUM({total}) FROM {table} WHERE run_id = ? AND generation_index = ?",
+        (run_id, generation),
+    ).fetchone()[0]
     return value or 0
 
 
@@ -49,19 +57,27 @@ def measure(home: Path, run_id: str, generation: int) -> dict:
     gens = range(generation - WINDOW + 1, generation + 1)
     roles: dict[str, dict[str, list[int]]] = {}
     for role, prompt in conn.execute(
-            "SELECT role, prompt FROM role_outputs WHERE run_id = ? AND generation_index "
-            "BETWEEN ? AND ?", (run_id, gens[0], gens[-1])):
+        "SELECT role, prompt FROM role_outputs WHERE run_id = ? AND generation_index "
+        "BETWEEN ? AND ?",
+        (run_id, gens[0], gens[-1]),
+    ):
         sizes = roles.setdefault(role, {"stored": [], "words": []})
         sizes["stored"].append(len(prompt.encode()))
         sizes["words"].append(len(prompt.split(RECORD, 1)[0].encode()))
-    stored = {table: statistics.mean(_row_bytes(conn, table, run_id, g) for g in gens)
-              for table in TABLES}
+    stored = {
+        table: statistics.mean(_row_bytes(conn, table, run_id, g) for g in gens) for table in TABLES
+    }
     stored["files"] = statistics.mean(
-        _files_bytes(home / "runs" / run_id / "generations" / str(g)) for g in gens)
+        _files_bytes(home / "runs" / run_id / "generations" / str(g)) for g in gens
+    )
     conn.close()
-    return {"roles": {role: {k: statistics.mean(v) for k, v in sizes.items()}
-                      for role, sizes in sorted(roles.items())},
-            "stored": stored}
+    return {
+        "roles": {
+            role: {k: statistics.mean(v) for k, v in sizes.items()}
+            for role, sizes in sorted(roles.items())
+        },
+        "stored": stored,
+    }
 
 
 def report(home: Path, run_id: str, generations: int, elapsed: float | None) -> None:
@@ -69,24 +85,32 @@ def report(home: Path, run_id: str, generations: int, elapsed: float | None) -> 
     results = {g: measure(home, run_id, g) for g in points}
     database = (home / "lessonloop.db").stat().st_size
     took = f" in {elapsed:.0f} s" if elapsed is not None else ""
-    print(f"offline grid_ctf, {generations} generations{took}; database "
-          f"{database / 1e6:.1f} MB; means over the {WINDOW} generations ending at each point")
+    print(
+        f"offline grid_ctf, {generations} generations{took}; database "
+        f"{database / 1e6:.1f} MB; means over the {WINDOW} generations ending at each point"
+    )
     head = "".join(f"{f'gen {g}':>12}" for g in points)
     print(f"{'prompt bytes per call':<32}{head}{'ratio':>8}")
     for role in results[points[-1]]["roles"]:
         for kind in ("words", "stored"):
             values = [results[g]["roles"].get(role, {}).get(kind, 0) for g in points]
             ratio = values[-1] / values[0] if values[0] else float("nan")
-            print(f"  {role + ' (' + kind + ')':<30}" + "".join(f"{v:>12,.0f}" for v in values)
-                  + f"{ratio:>8.2f}")
+            print(
+                f"  {role + ' (' + kind + ')':<30}"
+                + "".join(f"{v:>12,.0f}" for v in values)
+                + f"{ratio:>8.2f}"
+            )
     print(f"{'stored bytes per generation':<32}{head}{'ratio':>8}")
     for part in results[points[-1]]["stored"]:
         values = [results[g]["stored"][part] for g in points]
         ratio = values[-1] / values[0] if values[0] else float("nan")
         print(f"  {part:<30}" + "".join(f"{v:>12,.0f}" for v in values) + f"{ratio:>8.2f}")
     totals = [sum(results[g]["stored"].values()) for g in points]
-    print(f"  {'total':<30}" + "".join(f"{v:>12,.0f}" for v in totals)
-          + f"{totals[-1] / totals[0]:>8.2f}")
+    print(
+        f"  {'total':<30}"
+        + "".join(f"{v:>12,.0f}" for v in totals)
+        + f"{totals[-1] / totals[0]:>8.2f}"
+    )
 
 
 def main() -> None:
@@ -98,9 +122,13 @@ def main() -> None:
         home = Path(tmp) / "home"
         env = dict(os.environ, LESSONLOOP_HOME=str(home))
         started = time.perf_counter()
-        subprocess.run(lessonloop_command() + ["run", "grid_ctf", "--iterations", str(generations),
-                                               "--run-id", "growth", "--json"],
-                       env=env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            lessonloop_command()
+            + ["run", "grid_ctf", "--iterations", str(generations), "--run-id", "growth", "--json"],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         report(home, "growth", generations, time.perf_counter() - started)
 
 

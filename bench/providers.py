@@ -44,40 +44,62 @@ def median_ms(call, calls: int) -> float:
 def measure(kind: str, calls: int) -> float:
     with FakeServer() as server:
         base_url = server.base_url + ("/v1" if kind == "openai" else "")
-        settings = config.load(environ={
-            "LESSONLOOP_PROVIDER": kind, "LESSONLOOP_MODEL": "bench-model",
-            "LESSONLOOP_BASE_URL": base_url, "LESSONLOOP_API_KEY": "bench-key"})
+        settings = config.load(
+            environ={
+                "LESSONLOOP_PROVIDER": kind,
+                "LESSONLOOP_MODEL": "bench-model",
+                "LESSONLOOP_BASE_URL": base_url,
+                "LESSONLOOP_API_KEY": "bench-key",
+            }
+        )
         provider = build(settings.route("competitor"), settings)
-        request = Request(role="competitor", system="be brief",
-                          messages=[{"role": "user", "content": "hello " * 50}])
-        body = json.dumps({"model": "bench-model", "max_tokens": 64, "system": "be brief",
-                           "messages": request.messages}).encode()
+        request = Request(
+            role="competitor",
+            system="be brief",
+            messages=[{"role": "user", "content": "hello " * 50}],
+        )
+        body = json.dumps(
+            {
+                "model": "bench-model",
+                "max_tokens": 64,
+                "system": "be brief",
+                "messages": request.messages,
+            }
+        ).encode()
         connection = http.client.HTTPConnection(urlsplit(server.base_url).netloc)
 
         def bare():
-            connection.request("POST", PATHS[kind], body=body,
-                               headers={"content-type": "application/json",
-                                        "authorization": "Bearer bench-key"})
+            connection.request(
+                "POST",
+                PATHS[kind],
+                body=body,
+                headers={"content-type": "application/json", "authorization": "Bearer bench-key"},
+            )
             connection.getresponse().read()
 
         def sdk():
             if kind == "anthropic":
-                provider.client.messages.create(model="bench-model", max_tokens=64,
-                                                system="be brief", messages=request.messages)
+                provider.client.messages.create(
+                    model="bench-model", max_tokens=64, system="be brief", messages=request.messages
+                )
             else:
                 provider.client.chat.completions.create(
-                    model="bench-model", max_tokens=64,
-                    messages=[{"role": "system", "content": "be brief"}, *request.messages])
+                    model="bench-model",
+                    max_tokens=64,
+                    messages=[{"role": "system", "content": "be brief"}, *request.messages],
+                )
 
         bare_ms = median_ms(bare, calls)
         sdk_ms = median_ms(sdk, calls)
         ours_ms = median_ms(lambda: provider.complete(request), calls)
         connection.close()
     added = ours_ms - bare_ms
-    print(f"{kind}: round trip {bare_ms:.2f} ms, SDK {sdk_ms:.2f} ms, lessonloop provider "
-          f"{ours_ms:.2f} ms (median of {calls}); added beyond the round trip {added:.2f} ms, "
-          f"of which the SDK {sdk_ms - bare_ms:.2f} ms; target ≤ {TARGET_MS:g} ms: "
-          f"{'OK' if added <= TARGET_MS else 'MISSED'}")
+    print(
+        f"{kind}: round trip {bare_ms:.2f} ms, SDK {sdk_ms:.2f} ms, lessonloop provider "
+        f"{ours_ms:.2f} ms (median of {calls}); added beyond the round trip {added:.2f} ms, "
+        f"of which the SDK {sdk_ms - bare_ms:.2f} ms; target ≤ {TARGET_MS:g} ms: "
+        f"{'OK' if added <= TARGET_MS else 'MISSED'}"
+    )
     return added
 
 

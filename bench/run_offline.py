@@ -21,18 +21,26 @@ def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     command = lessonloop_command() + ["run", "grid_ctf", "--iterations", "30", "--json"]
     ours = median_runs(command, runs, fresh_home=True)
-    print(f"lessonloop run grid_ctf --iterations 30: median {ours['median_s']:.2f} s "
-          f"(min {ours['min_s']:.2f}, max {ours['max_s']:.2f}) over {runs} runs, "
-          f"peak {ours['peak_mb']:.0f} MB; targets ≤ {TARGET_S} s: {verdict(ours['median_s'], TARGET_S)}, "
-          f"≤ {TARGET_MB} MB: {verdict(ours['peak_mb'], TARGET_MB)}")
+    print(
+        f"lessonloop run grid_ctf --iterations 30: median {ours['median_s']:.2f} s "
+        f"(min {ours['min_s']:.2f}, max {ours['max_s']:.2f}) over {runs} runs, "
+        f"peak {ours['peak_mb']:.0f} MB; targets ≤ {TARGET_S} s: {verdict(ours['median_s'], TARGET_S)}, "
+        f"≤ {TARGET_MB} MB: {verdict(ours['peak_mb'], TARGET_MB)}"
+    )
     if not PEER.exists():
         print("autocontext 0.18.0 not installed in bench/.peer: run bench/setup_peer.sh to compare")
         return
     peer_runs = max(1, min(runs, 3))
-    peer = median_runs([str(PEER), "run", "grid_ctf", "--iterations", "30"], peer_runs,
-                       extra_env={"AUTOCONTEXT_AGENT_PROVIDER": "deterministic"}, empty_cwd=True)
-    print(f"autocontext 0.18.0 (deterministic, 3 unpaired matches): median {peer['median_s']:.2f} s "
-          f"over {peer_runs} runs, peak {peer['peak_mb']:.0f} MB")
+    peer = median_runs(
+        [str(PEER), "run", "grid_ctf", "--iterations", "30"],
+        peer_runs,
+        extra_env={"AUTOCONTEXT_AGENT_PROVIDER": "deterministic"},
+        empty_cwd=True,
+    )
+    print(
+        f"autocontext 0.18.0 (deterministic, 3 unpaired matches): median {peer['median_s']:.2f} s "
+        f"over {peer_runs} runs, peak {peer['peak_mb']:.0f} MB"
+    )
     print(f"ratio autocontext / lessonloop wall time: {peer['median_s'] / ours['median_s']:.1f}x")
 
 

@@ -83,8 +83,10 @@ class _Scenario:
 
 class Bowl8(_Scenario):
     name = "bowl8"
-    description = ("Eight settings of a machine; the yield depends on combinations of them, "
-                   "some much more sensitive than others, and the best 'stages' depend on 'gears'.")
+    description = (
+        "Eight settings of a machine; the yield depends on combinations of them, "
+        "some much more sensitive than others, and the best 'stages' depend on 'gears'."
+    )
     strategy_schema = {
         "type": "object",
         "properties": {
@@ -124,8 +126,10 @@ class Bowl8(_Scenario):
 
 class Mixed(_Scenario):
     name = "mixed"
-    description = ("A delivery plan: vehicle type, route style, whether to batch and to "
-                   "prioritise, how many drivers and depots, and two tuning numbers.")
+    description = (
+        "A delivery plan: vehicle type, route style, whether to batch and to "
+        "prioritise, how many drivers and depots, and two tuning numbers."
+    )
     strategy_schema = {
         "type": "object",
         "properties": {
@@ -138,7 +142,16 @@ class Mixed(_Scenario):
             "speed": _number(0, 1, "target speed"),
             "slack": _number(0, 1, "schedule slack"),
         },
-        "required": ["vehicle", "route", "batch", "priority", "drivers", "depots", "speed", "slack"],
+        "required": [
+            "vehicle",
+            "route",
+            "batch",
+            "priority",
+            "drivers",
+            "depots",
+            "speed",
+            "slack",
+        ],
         "additionalProperties": False,
     }
     best_drivers = {"bike": 10, "van": 6, "truck": 3, "drone": 8}
@@ -147,12 +160,14 @@ class Mixed(_Scenario):
 
     def value(self, s: dict) -> float:
         v = self.vehicle_value[s["vehicle"]] * self.route_value[s["route"]]
-        v *= math.exp(-((s["drivers"] - self.best_drivers[s["vehicle"]]) / 3.0) ** 2)
+        v *= math.exp(-(((s["drivers"] - self.best_drivers[s["vehicle"]]) / 3.0) ** 2))
         best_depots = 3 if s["route"] == "zones" else 2
-        v *= math.exp(-((s["depots"] - best_depots) / 1.5) ** 2)
+        v *= math.exp(-(((s["depots"] - best_depots) / 1.5) ** 2))
         v *= 1.0 if s["batch"] != s["priority"] else 0.85  # exactly one of them helps
         v *= 1.0 if (s["batch"] and s["vehicle"] in ("van", "truck")) or not s["batch"] else 0.9
-        v *= math.exp(-((s["speed"] - 0.62) / 0.3) ** 2 - ((s["slack"] - 0.3 * s["speed"] - 0.1) / 0.2) ** 2)
+        v *= math.exp(
+            -(((s["speed"] - 0.62) / 0.3) ** 2) - ((s["slack"] - 0.3 * s["speed"] - 0.1) / 0.2) ** 2
+        )
         return 0.95 * v
 
 
@@ -162,17 +177,23 @@ class Deceptive(_Scenario):
     strategy_schema = {
         "type": "object",
         "properties": {
-            "a": _number(0, 1, "setting a"), "b": _number(0, 1, "setting b"),
-            "c": _number(0, 1, "setting c"), "steps": _integer(0, 10, "steps"),
+            "a": _number(0, 1, "setting a"),
+            "b": _number(0, 1, "setting b"),
+            "c": _number(0, 1, "setting c"),
+            "steps": _integer(0, 10, "steps"),
         },
         "required": ["a", "b", "c", "steps"],
         "additionalProperties": False,
     }
 
     def value(self, s: dict) -> float:
-        basin = 0.7 * math.exp(-(((s["a"] - 0.3) ** 2 + (s["b"] - 0.3) ** 2 + (s["c"] - 0.5) ** 2) / 0.18))
-        peak = 0.98 * math.exp(-(((s["a"] - 0.82) ** 2 + (s["b"] - 0.78) ** 2 + (s["c"] - 0.2) ** 2) / 0.012))
-        steps = math.exp(-((s["steps"] - 7) / 4.0) ** 2)
+        basin = 0.7 * math.exp(
+            -(((s["a"] - 0.3) ** 2 + (s["b"] - 0.3) ** 2 + (s["c"] - 0.5) ** 2) / 0.18)
+        )
+        peak = 0.98 * math.exp(
+            -(((s["a"] - 0.82) ** 2 + (s["b"] - 0.78) ** 2 + (s["c"] - 0.2) ** 2) / 0.012)
+        )
+        steps = math.exp(-(((s["steps"] - 7) / 4.0) ** 2))
         return max(basin, peak) * (0.7 + 0.3 * steps)
 
 
@@ -195,6 +216,6 @@ class NoisyFloor(_Scenario):
     def value(self, s: dict) -> float:
         d = math.sqrt((s["p"] - 0.7) ** 2 + (s["q"] - 0.6) ** 2 + (s["r"] - 0.35) ** 2)
         ridge = max(0.0, 1.0 - d / 0.55)  # zero (the floor) beyond 0.55 from the optimum
-        level = math.exp(-((s["level"] - 6) / 3.0) ** 2)
+        level = math.exp(-(((s["level"] - 6) / 3.0) ** 2))
         mode = 1.0 if s["mode"] == "bold" else 0.9
         return 0.1 + 0.85 * ridge * level * mode

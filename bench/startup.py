@@ -29,11 +29,19 @@ def _prepare(home: Path, env: dict) -> str:
     """A home with one finished run and two memories; returns the run id."""
     run_id = "run-bench-startup"
     command = lessonloop_command()
-    subprocess.run(command + ["run", "grid_ctf", "--iterations", "3", "--run-id", run_id],
-                   env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        command + ["run", "grid_ctf", "--iterations", "3", "--run-id", run_id],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     for summary in ("use uv for installs", "tests run with pytest -n 2"):
-        subprocess.run(command + ["memory", "add", "--type", "preference", "--summary", summary],
-                       env=env, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            command + ["memory", "add", "--type", "preference", "--summary", summary],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     return run_id
 
 
@@ -48,8 +56,12 @@ def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 15
     print(machine_speed("before"))
     with tempfile.TemporaryDirectory(prefix="lessonloop-startup-") as tmp:
-        env = dict(os.environ, LESSONLOOP_HOME=str(Path(tmp) / "home"),
-                   LESSONLOOP_USER_HOME=str(Path(tmp) / "user"), XDG_CACHE_HOME=str(Path(tmp) / "cache"))
+        env = dict(
+            os.environ,
+            LESSONLOOP_HOME=str(Path(tmp) / "home"),
+            LESSONLOOP_USER_HOME=str(Path(tmp) / "user"),
+            XDG_CACHE_HOME=str(Path(tmp) / "cache"),
+        )
         run_id = _prepare(Path(tmp), env)
         ll = lessonloop_command()
         commands = {
@@ -73,13 +85,17 @@ def main() -> None:
                 times[name].append(_time(command, env))
     medians = {name: statistics.median(values) * 1000 for name, values in times.items()}
     bare, help_ms = medians["python -S -c pass"], medians["--help"]
-    print(f"{'command':<18} {'median ms':>9} {'min':>5} {'max':>5} {'x --help':>8} "
-          f"{'x python -S':>11}  target ≤ {TARGET_MS} ms")
+    print(
+        f"{'command':<18} {'median ms':>9} {'min':>5} {'max':>5} {'x --help':>8} "
+        f"{'x python -S':>11}  target ≤ {TARGET_MS} ms"
+    )
     for name, values in times.items():
         ms = medians[name]
         check = "" if name == "python -S -c pass" else verdict(ms, TARGET_MS)
-        print(f"{name:<18} {ms:>9.0f} {min(values) * 1000:>5.0f} {max(values) * 1000:>5.0f} "
-              f"{ms / help_ms:>8.2f} {ms / bare:>11.1f}  {check}")
+        print(
+            f"{name:<18} {ms:>9.0f} {min(values) * 1000:>5.0f} {max(values) * 1000:>5.0f} "
+            f"{ms / help_ms:>8.2f} {ms / bare:>11.1f}  {check}"
+        )
     print(f"{rounds} rounds, each command once per round in turn")
     print(machine_speed("after"))
 

@@ -34,11 +34,22 @@ class Result:
 
 def _settings_from_outside(environ) -> list[str]:
     """Variables of the developer's shell that would reroute providers inside a test."""
-    return [name for name in environ if name.startswith("LESSONLOOP_")
-            and name not in ("LESSONLOOP_HOME", "LESSONLOOP_USER_HOME")
-            and not name.startswith("LESSONLOOP_TEST_")
-            or name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "CLAUDE_PROJECT_DIR",
-                        "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "OLLAMA_HOST")]
+    return [
+        name
+        for name in environ
+        if name.startswith("LESSONLOOP_")
+        and name not in ("LESSONLOOP_HOME", "LESSONLOOP_USER_HOME")
+        and not name.startswith("LESSONLOOP_TEST_")
+        or name
+        in (
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "CLAUDE_PROJECT_DIR",
+            "ANTHROPIC_BASE_URL",
+            "OPENAI_BASE_URL",
+            "OLLAMA_HOST",
+        )
+    ]
 
 
 @dataclass(frozen=True)
@@ -48,8 +59,12 @@ class RealModel:
 
     def env(self, **extra: str) -> dict[str, str]:
         """Settings that send every role to this server."""
-        return {"LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_BASE_URL": self.url,
-                "LESSONLOOP_MODEL": self.model, **extra}
+        return {
+            "LESSONLOOP_PROVIDER": "openai",
+            "LESSONLOOP_BASE_URL": self.url,
+            "LESSONLOOP_MODEL": self.model,
+            **extra,
+        }
 
 
 @pytest.fixture(scope="session")
@@ -115,8 +130,11 @@ def run_cli(home):
     def invoke(*args: str, env: dict | None = None, timeout: float = 120) -> Result:
         proc = subprocess.run(
             [sys.executable, "-m", "lessonloop", *map(str, args)],
-            capture_output=True, text=True, timeout=timeout,
-            env=env or subprocess_env(home), stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env or subprocess_env(home),
+            stdin=subprocess.DEVNULL,
         )
         return Result(proc.returncode, proc.stdout, proc.stderr)
 

@@ -25,7 +25,7 @@ def _imports() -> list[tuple[str, str]]:
         where = rel.parts[0] if len(rel.parts) > 1 else rel.stem
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
-                base = here[:len(here) - node.level + 1] if node.level else []
+                base = here[: len(here) - node.level + 1] if node.level else []
                 names = [".".join(base + [node.module] if node.module else base)]
                 if node.module is None:  # from .. import cli
                     names = [f"{names[0]}.{alias.name}" for alias in node.names]
@@ -45,7 +45,9 @@ def test_the_import_scan_sees_the_entry_point_importing_the_cli():
 
 
 def test_only_the_entry_point_imports_the_cli():
-    offenders = sorted({w for w, target in _imports() if target == "cli" and w not in ("cli", "__main__")})
+    offenders = sorted(
+        {w for w, target in _imports() if target == "cli" and w not in ("cli", "__main__")}
+    )
     assert offenders == []
 
 
@@ -56,18 +58,22 @@ def test_knowledge_store_and_plugins_never_import_the_layers_above_them():
 
 def test_the_adapters_never_import_each_other_and_app_imports_neither():
     # The one exception: the program's entry point, the CLI, starts the server (`lessonloop mcp`).
-    offenders = sorted({(w, t) for w, t in _imports()
-                        if t in ADAPTERS and w in (ADAPTERS | {"app"}) - {t}} - {("cli", "mcp")})
+    offenders = sorted(
+        {(w, t) for w, t in _imports() if t in ADAPTERS and w in (ADAPTERS | {"app"}) - {t}}
+        - {("cli", "mcp")}
+    )
     assert offenders == []
-    cli_to_mcp = [line.strip() for path in (ROOT / "cli").glob("*.py")
-                  for line in path.read_text(encoding="utf-8").splitlines()
-                  if "from ..mcp" in line or "lessonloop.mcp" in line.split("#")[0]]
+    cli_to_mcp = [
+        line.strip()
+        for path in (ROOT / "cli").glob("*.py")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if "from ..mcp" in line or "lessonloop.mcp" in line.split("#")[0]
+    ]
     assert cli_to_mcp == ["from ..mcp.server import serve"], cli_to_mcp
 
 
 def test_the_engine_never_imports_the_use_cases_or_an_adapter():
-    offenders = sorted({(w, t) for w, t in _imports()
-                        if w in ENGINE and t in ADAPTERS | {"app"}})
+    offenders = sorted({(w, t) for w, t in _imports() if w in ENGINE and t in ADAPTERS | {"app"}})
     assert offenders == []
 
 
@@ -80,8 +86,12 @@ def test_no_module_imports_another_modules_private_names():
     offenders = []
     for path in ROOT.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith(
-                    "lessonloop")):
-                offenders += [f"{path.relative_to(ROOT)}: {alias.name}" for alias in node.names
-                              if alias.name.startswith("_") and not alias.name.startswith("__")]
+            if isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").startswith("lessonloop")
+            ):
+                offenders += [
+                    f"{path.relative_to(ROOT)}: {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
     assert offenders == []

@@ -55,9 +55,17 @@ def _corpus() -> list[str]:
 
 
 # what the memory tests' strings hold no match for
-EXTRA = ("npm error code ENOENT", "Killed", "CRITICAL: disk full", "[CRITICAL] out of memory",
-         "the worker exited with code 3", "use pnpm, from now on", "we use pnpm - decided",
-         "please avoid global state", "the repo link is \ue0000\ue001")
+EXTRA = (
+    "npm error code ENOENT",
+    "Killed",
+    "CRITICAL: disk full",
+    "[CRITICAL] out of memory",
+    "the worker exited with code 3",
+    "use pnpm, from now on",
+    "we use pnpm - decided",
+    "please avoid global state",
+    "the repo link is \ue0000\ue001",
+)
 
 
 CORPUS = _corpus()  # (EXTRA is read when it is called)
@@ -66,8 +74,13 @@ GATED = [p for p in lazyre.patterns_of(signals) if p._gate is not None]
 
 def _variants(text: str) -> list[str]:
     # (İ ı ſ K match i, I, s, k under IGNORECASE: a text holding one skips the gate)
-    return [text, text.upper(), text.title(), text.swapcase(),
-            text.replace("s", "\u017f").replace("k", "\u212a").replace("i", "\u0131")]
+    return [
+        text,
+        text.upper(),
+        text.title(),
+        text.swapcase(),
+        text.replace("s", "\u017f").replace("k", "\u212a").replace("i", "\u0131"),
+    ]
 
 
 def test_the_corpus_is_big_enough_to_mean_something():
@@ -87,7 +100,7 @@ def test_a_gate_never_hides_a_match(pattern):
     matched = 0
     for text in CORPUS:
         for variant in _variants(text):
-            gated._calls = -10 ** 9                       # (never compiled on the way)
+            gated._calls = -(10**9)  # (never compiled on the way)
             if compiled.search(variant):
                 matched += 1
                 assert gated._may_match(variant), variant
@@ -99,31 +112,42 @@ def test_a_gate_never_hides_a_match(pattern):
     assert matched, "nothing in the corpus matches: add a string that does to EXTRA"
 
 
-@pytest.mark.parametrize("pattern, flags, text, expected", [
-    (r"^(?:please\s+)?(?:don't|do not)\s+(\w+)", re.I, "Please DON'T push", True),
-    (r"^(?:please\s+)?(?:don't|do not)\s+(\w+)", re.I, "do not push", True),
-    (r"^(?:please\s+)?(?:don't|do not)\s+(\w+)", re.I, "we do not push", False),
-    (r"(.+?)\s+still\s+fails", re.I, "the build STILL fails", True),
-    (r"(.+?)\s+still\s+fails", re.I, "the build fails", False),
-    (r"\bfix\w*|\bbugs?\b", 0, "a Bug", False),                 # case-sensitive: no match
-    (r"\bfix\w*|\bbugs?\b", re.I, "a Bug", True),
-    (r"^ok\b", re.I, "o\u212a then", True),                     # Kelvin sign: K under IGNORECASE
-    (r"^yes\b", re.I, "ye\u017f", True),                        # long s: s under IGNORECASE
-    (r"^x*", 0, "anything", True),                              # matches the empty string
-    (r"^(?:ok|yes)\b", re.I, "well, ok", False),               # ^: at the start only
-    (r"^(?:ok|yes)\b", re.I, "Yes, ok", True),
-    (r"(?m)^(?:ok|yes)\b", 0, "well\nok then", True),          # ^ after a newline too
-    (r"[\\/]tmp\b", 0, "C:\\tmp\\x", True),
-    (r"[\\/]tmp\b", 0, "tmp", False),
-])
+@pytest.mark.parametrize(
+    "pattern, flags, text, expected",
+    [
+        (r"^(?:please\s+)?(?:don't|do not)\s+(\w+)", re.I, "Please DON'T push", True),
+        (r"^(?:please\s+)?(?:don't|do not)\s+(\w+)", re.I, "do not push", True),
+        (r"^(?:please\s+)?(?:don't|do not)\s+(\w+)", re.I, "we do not push", False),
+        (r"(.+?)\s+still\s+fails", re.I, "the build STILL fails", True),
+        (r"(.+?)\s+still\s+fails", re.I, "the build fails", False),
+        (r"\bfix\w*|\bbugs?\b", 0, "a Bug", False),  # case-sensitive: no match
+        (r"\bfix\w*|\bbugs?\b", re.I, "a Bug", True),
+        (r"^ok\b", re.I, "o\u212a then", True),  # Kelvin sign: K under IGNORECASE
+        (r"^yes\b", re.I, "ye\u017f", True),  # long s: s under IGNORECASE
+        (r"^x*", 0, "anything", True),  # matches the empty string
+        (r"^(?:ok|yes)\b", re.I, "well, ok", False),  # ^: at the start only
+        (r"^(?:ok|yes)\b", re.I, "Yes, ok", True),
+        (r"(?m)^(?:ok|yes)\b", 0, "well\nok then", True),  # ^ after a newline too
+        (r"[\\/]tmp\b", 0, "C:\\tmp\\x", True),
+        (r"[\\/]tmp\b", 0, "tmp", False),
+    ],
+)
 def test_gated_calls_give_what_the_compiled_pattern_gives(pattern, flags, text, expected):
     compiled = re.compile(pattern, flags)
     assert (compiled.search(text) is not None) is expected
     gate = derive_gate(pattern, flags)
-    for method, args in [("match", (text,)), ("search", (text,)), ("fullmatch", (text,)),
-                         ("findall", (text,)), ("sub", ("#", text)), ("subn", ("#", text)),
-                         ("split", (text,)), ("match", (text, 3)), ("match", (text, -2)),
-                         ("search", (text, 0, 2))]:
+    for method, args in [
+        ("match", (text,)),
+        ("search", (text,)),
+        ("fullmatch", (text,)),
+        ("findall", (text,)),
+        ("sub", ("#", text)),
+        ("subn", ("#", text)),
+        ("split", (text,)),
+        ("match", (text, 3)),
+        ("match", (text, -2)),
+        ("search", (text, 0, 2)),
+    ]:
         lazyre.GATES[pattern, int(flags)] = gate
         try:
             gated = lazy(pattern, flags)
@@ -141,23 +165,25 @@ def test_gated_calls_give_what_the_compiled_pattern_gives(pattern, flags, text, 
 def test_derived_gates():
     # (a third item: every match starts where the string starts)
     assert derive_gate(r"^(?:please\s+)?(don't|do not|never)\s+(\w+)", re.I) == (
-        ("do not", "don't", "never", "please"), ("do not", "don't", "never"), True)
+        ("do not", "don't", "never", "please"),
+        ("do not", "don't", "never"),
+        True,
+    )
     assert derive_gate(r"(?m)^(?:ok|okay)\b", re.I) == (("ok",), ("ok",))
-    assert derive_gate(r"(.+?)\s+still\s+(?:does not|doesn't)\s+work", re.I) == (
-        None, ("still",))
+    assert derive_gate(r"(.+?)\s+still\s+(?:does not|doesn't)\s+work", re.I) == (None, ("still",))
     assert derive_gate(r"\bok\b|\Ayes", re.I) == (("ok", "yes"), ("ok", "yes"))
     assert derive_gate(r"[\\/]x+[a-c]") == (("/x", "\\x"), ("x",))
     assert derive_gate(r"[^/]x") == (None, ("x",))
     assert derive_gate(r"[\w'-]+") is None
-    assert derive_gate(r"(?:abc)?x*") is None                   # matches the empty string
-    assert derive_gate(r"\u2014 decided") == (None, (" decided",))   # (no non-ASCII literal)
+    assert derive_gate(r"(?:abc)?x*") is None  # matches the empty string
+    assert derive_gate(r"\u2014 decided") == (None, (" decided",))  # (no non-ASCII literal)
 
 
 def test_a_lazy_pattern_compiles_once_on_first_use_and_then_is_the_compiled_one():
     p = lazy(r"a(b+)c")
     assert p.pattern == "a(b+)c"
     assert p.search("xxabbc").group(1) == "bb"
-    assert p.match.__self__ is re.compile(r"a(b+)c")           # its methods, bound
+    assert p.match.__self__ is re.compile(r"a(b+)c")  # its methods, bound
     assert p.groups == 1 and p.sub("-", "abc") == "-"
     with pytest.raises(AttributeError):
         p.no_such_attribute  # noqa: B018

@@ -22,7 +22,6 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
@@ -46,8 +45,10 @@ class Block:
         if "skip" in self.notes:
             return self.notes["skip"][0]
         if "model" in self.notes:
-            return (f"needs {self.notes['model'][0]}; the default suite is offline (the model "
-                    "paths are covered by the real_model tests and bench/real_model.py)")
+            return (
+                f"needs {self.notes['model'][0]}; the default suite is offline (the model "
+                "paths are covered by the real_model tests and bench/real_model.py)"
+            )
         return None
 
     def __str__(self) -> str:
@@ -68,7 +69,7 @@ def blocks(text: str) -> list[Block]:
             notes.setdefault(kind, []).insert(0, value)
             j -= 1
         end = next(k for k in range(i + 1, len(lines)) if lines[k].startswith("```"))
-        found.append(Block(i + 1, opening.group(1), "\n".join(lines[i + 1:end]) + "\n", notes))
+        found.append(Block(i + 1, opening.group(1), "\n".join(lines[i + 1 : end]) + "\n", notes))
         i = end + 1
     return found
 
@@ -79,8 +80,9 @@ def test_every_block_is_run_or_says_why_not():
     for block in every:
         assert block.lang in ("", *RUNNABLE), f"{block}: an unknown language tag"
         if not block.lang:  # sample output or a tree: it must not look like a command
-            assert not re.search(r"^(\$ |lessonloop )", block.text, re.M), \
+            assert not re.search(r"^(\$ |lessonloop )", block.text, re.M), (
                 f"{block} holds commands: tag it bash"
+            )
         if "file" in block.notes:
             assert block.lang == "python", f"{block}: file: is for python blocks"
     runnable = [b for b in every if b.lang in RUNNABLE and b.why_not is None]
@@ -88,8 +90,11 @@ def test_every_block_is_run_or_says_why_not():
     assert any("class Archery" in b.text for b in runnable), "the scenario example runs"
 
 
-@pytest.mark.parametrize("block", [b for b in blocks(README.read_text(encoding="utf-8"))
-                                   if b.why_not is not None], ids=str)
+@pytest.mark.parametrize(
+    "block",
+    [b for b in blocks(README.read_text(encoding="utf-8")) if b.why_not is not None],
+    ids=str,
+)
 def test_blocks_not_run_here(block):
     pytest.skip(f"{block}: {block.why_not}")
 
@@ -97,17 +102,32 @@ def test_blocks_not_run_here(block):
 def _run_id(env, cwd) -> str | None:
     import json
 
-    listed = subprocess.run(["lessonloop", "list", "--json"], env=env, cwd=cwd,
-                            capture_output=True, text=True, timeout=120)
+    listed = subprocess.run(
+        ["lessonloop", "list", "--json"],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     runs = json.loads(listed.stdout or "[]")
     return runs[0]["run_id"] if runs else None
 
 
 def _shell(script: str, env, cwd, where) -> subprocess.CompletedProcess:
-    done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], env=env, cwd=cwd,
-                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
-    assert done.returncode == 0, (f"{where} failed (exit {done.returncode}):\n{script}\n"
-                                  f"stdout: {done.stdout[-2000:]}\nstderr: {done.stderr[-2000:]}")
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", script],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, (
+        f"{where} failed (exit {done.returncode}):\n{script}\n"
+        f"stdout: {done.stdout[-2000:]}\nstderr: {done.stderr[-2000:]}"
+    )
     return done
 
 
@@ -122,8 +142,12 @@ def test_readme_runs_as_written(tmp_path, monkeypatch):
     launcher = bin_dir / "lessonloop"
     launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m lessonloop "$@"\n')
     launcher.chmod(0o755)
-    env = subprocess_env(tmp_path / "unused-home", HOME=str(tmp_path / "user"),
-                         PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}", COLUMNS="100")
+    env = subprocess_env(
+        tmp_path / "unused-home",
+        HOME=str(tmp_path / "user"),
+        PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        COLUMNS="100",
+    )
     del env["LESSONLOOP_HOME"]  # the default, ./.lessonloop, as a reader has it
     run_id = None
     ran = []
@@ -146,8 +170,14 @@ def test_readme_runs_as_written(tmp_path, monkeypatch):
                 code = f"import runpy; runpy.run_path({str(folder / target)!r})"
             else:
                 code = block.text
-            done = subprocess.run([sys.executable, "-c", code], env=env, cwd=folder,
-                                  capture_output=True, text=True, timeout=120)
+            done = subprocess.run(
+                [sys.executable, "-c", code],
+                env=env,
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             assert done.returncode == 0, f"{block}: {done.stderr[-2000:]}"
         elif block.lang == "toml":  # a config.toml, read as lessonloop reads one
             from lessonloop import config

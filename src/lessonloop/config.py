@@ -19,9 +19,9 @@ import math
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Mapping
 from urllib.parse import urlsplit
 
 from . import paths
@@ -34,18 +34,29 @@ ROLES = ("competitor", "translator", "analyst", "coach", "curator", "judge")
 PROVIDERS = catalog.names()
 # providers that talk to an endpoint; all but anthropic speak the OpenAI Chat Completions API
 REMOTE = tuple(name for name, spec in catalog.PROVIDERS.items() if spec.remote)
-DEFAULT_BASE_URLS = {name: spec.default_base_url for name, spec in catalog.PROVIDERS.items()
-                     if spec.default_base_url}
-KEY_VARIABLES = {name: spec.key_variable for name, spec in catalog.PROVIDERS.items()
-                 if spec.key_variable}
+DEFAULT_BASE_URLS = {
+    name: spec.default_base_url for name, spec in catalog.PROVIDERS.items() if spec.default_base_url
+}
+KEY_VARIABLES = {
+    name: spec.key_variable for name, spec in catalog.PROVIDERS.items() if spec.key_variable
+}
 # A provider's own endpoint variable (a gateway or proxy set up for Claude Code or the SDK) is
 # followed when lessonloop's own setting is absent, as the provider's SDK or CLI would.
-ENDPOINT_VARIABLES = {name: spec.endpoint_variable for name, spec in catalog.PROVIDERS.items()
-                      if spec.endpoint_variable}
+ENDPOINT_VARIABLES = {
+    name: spec.endpoint_variable
+    for name, spec in catalog.PROVIDERS.items()
+    if spec.endpoint_variable
+}
 ROLE_FIELDS = ("PROVIDER", "MODEL", "BASE_URL")  # what a route is made of
 ROLE_SETTINGS = ROLE_FIELDS + ("TIMEOUT",)  # what may be set per role
-GLOBAL_KEYS = ROLE_FIELDS + ("API_KEY", "OFFLINE", "TIMEOUT", "MAX_RETRIES", "CONNECT_WAIT",
-                             "STRUCTURED_OUTPUT")
+GLOBAL_KEYS = ROLE_FIELDS + (
+    "API_KEY",
+    "OFFLINE",
+    "TIMEOUT",
+    "MAX_RETRIES",
+    "CONNECT_WAIT",
+    "STRUCTURED_OUTPUT",
+)
 KNOWN_KEYS = frozenset(GLOBAL_KEYS) | {f"{r.upper()}_{f}" for r in ROLES for f in ROLE_SETTINGS}
 DEFAULTS = {"PROVIDER": "local", "OFFLINE": "0", "MAX_RETRIES": "4", "CONNECT_WAIT": "90"}
 # Seconds a call may take when no timeout is set: a hosted API answers in seconds; a model on
@@ -108,16 +119,19 @@ class Settings:
         global_provider = (self.value("PROVIDER") or "local").strip()
         # the global model and URL go with the global provider, or with any remote one when
         # the global provider is local (the same rule as for the key)
-        shared = (provider == global_provider
-                  or not catalog.is_remote(global_provider.partition(":")[0].lower()))
+        shared = provider == global_provider or not catalog.is_remote(
+            global_provider.partition(":")[0].lower()
+        )
         model, _ = self.lookup(prefix + "MODEL", *(["MODEL"] if shared else []))
         base_url, _ = self.lookup(prefix + "BASE_URL", *(["BASE_URL"] if shared else []))
         name, _, argument = provider.partition(":")
         name = name.lower()
         spec = catalog.spec(name)
         if spec is None:
-            raise UsageError(f"unknown provider {provider!r} for the {role}; valid providers: "
-                             f"{', '.join(catalog.names())}")
+            raise UsageError(
+                f"unknown provider {provider!r} for the {role}; valid providers: "
+                f"{', '.join(catalog.names())}"
+            )
         if spec.remote:
             if argument:  # openai:gpt-4o-mini is shorthand for the provider and its model
                 model, argument = argument, ""
@@ -159,7 +173,9 @@ class Settings:
         keys = ([f"{role.upper()}_TIMEOUT"] if role else []) + ["TIMEOUT"]
         text, source = self.lookup(*keys)
         if text is None:
-            return LOOPBACK_TIMEOUT if route and is_loopback(route.base_url or "") else REMOTE_TIMEOUT
+            return (
+                LOOPBACK_TIMEOUT if route and is_loopback(route.base_url or "") else REMOTE_TIMEOUT
+            )
         key = keys[0] if self.lookup(keys[0])[0] == text else "TIMEOUT"
         return _number(key, text, 0.1, 3600)
 
@@ -174,16 +190,19 @@ class Settings:
         """The configured way to ask for JSON, or None: detect it."""
         value = (self.value("STRUCTURED_OUTPUT") or "").strip().lower()
         if value and value not in STRUCTURED_MODES:
-            raise UsageError(f"LESSONLOOP_STRUCTURED_OUTPUT must be one of "
-                             f"{', '.join(STRUCTURED_MODES)}, not {value!r}")
+            raise UsageError(
+                f"LESSONLOOP_STRUCTURED_OUTPUT must be one of "
+                f"{', '.join(STRUCTURED_MODES)}, not {value!r}"
+            )
         return value or None
 
     @property
     def max_retries(self) -> int:
         return int(_number("MAX_RETRIES", self.value("MAX_RETRIES"), 0, 20))
 
-    def cost(self, models: tuple[str | None, ...], input_tokens: int | None,
-             output_tokens: int | None) -> float | None:
+    def cost(
+        self, models: tuple[str | None, ...], input_tokens: int | None, output_tokens: int | None
+    ) -> float | None:
         """USD for one call, or None when the price (of the first known of ``models``: the
         answering model, then the requested one) or the token counts are unknown."""
         price = self.price(*models)
@@ -203,8 +222,10 @@ class Settings:
     def check_reachable(self, route: Route) -> None:
         """Offline mode refuses a non-loopback endpoint before anything connects to it."""
         if self.offline and route.base_url and not is_loopback(route.base_url):
-            raise UsageError(f"offline mode (LESSONLOOP_OFFLINE=1) refuses {route.base_url} for "
-                             f"provider {route.provider}: only loopback endpoints are allowed")
+            raise UsageError(
+                f"offline mode (LESSONLOOP_OFFLINE=1) refuses {route.base_url} for "
+                f"provider {route.provider}: only loopback endpoints are allowed"
+            )
 
 
 _DATED = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8})$")
@@ -216,8 +237,9 @@ def _number(key: str, text: str | None, low: float, high: float) -> float:
     except ValueError:
         value = math.nan
     if not low <= value <= high:  # also false for NaN
-        raise UsageError(f"LESSONLOOP_{key} must be a number between {low:g} and {high:g}, "
-                         f"not {text!r}")
+        raise UsageError(
+            f"LESSONLOOP_{key} must be a number between {low:g} and {high:g}, not {text!r}"
+        )
     return value
 
 
@@ -302,9 +324,11 @@ def _role_table(path: Path, role: str, table: object, flat: dict) -> None:
 def _set(path: Path, key: str, value: object, flat: dict) -> None:
     name = key.upper().removeprefix("LESSONLOOP_")
     if name not in KNOWN_KEYS:
-        raise UsageError(f"{path}: unknown setting {key!r}; known: "
-                         f"{', '.join(k.lower() for k in GLOBAL_KEYS)} and per role "
-                         f"[roles.<role>] provider, model, base_url, timeout")
+        raise UsageError(
+            f"{path}: unknown setting {key!r}; known: "
+            f"{', '.join(k.lower() for k in GLOBAL_KEYS)} and per role "
+            f"[roles.<role>] provider, model, base_url, timeout"
+        )
     if isinstance(value, bool):
         value = "1" if value else "0"
     if not isinstance(value, (str, int, float)):
@@ -314,14 +338,18 @@ def _set(path: Path, key: str, value: object, flat: dict) -> None:
 
 def _prices(path: Path, table: object) -> dict[str, tuple[float, float]]:
     if not isinstance(table, dict):
-        raise UsageError(f'{path}: [prices."model"] tables need input and output per million tokens')
+        raise UsageError(
+            f'{path}: [prices."model"] tables need input and output per million tokens'
+        )
     prices = {}
     for model, price in table.items():
         try:
             low, high = float(price["input"]), float(price["output"])
         except (TypeError, KeyError, ValueError):
-            raise UsageError(f'{path}: [prices."{model}"] needs numbers input and output '
-                             "(USD per million tokens)") from None
+            raise UsageError(
+                f'{path}: [prices."{model}"] needs numbers input and output '
+                "(USD per million tokens)"
+            ) from None
         if not (0 <= low < math.inf and 0 <= high < math.inf):
             raise UsageError(f'{path}: [prices."{model}"] prices must be non-negative')
         prices[model] = (low, high)
@@ -329,17 +357,24 @@ def _prices(path: Path, table: object) -> dict[str, tuple[float, float]]:
 
 
 def _environment_layer(environ: Mapping[str, str]) -> dict[str, str]:
-    return {key: environ[f"LESSONLOOP_{key}"] for key in KNOWN_KEYS
-            if f"LESSONLOOP_{key}" in environ}
+    return {
+        key: environ[f"LESSONLOOP_{key}"] for key in KNOWN_KEYS if f"LESSONLOOP_{key}" in environ
+    }
 
 
-def load(flags: Mapping[str, str | None] | None = None, environ: Mapping[str, str] | None = None,
-         root: Path | None = None) -> Settings:
+def load(
+    flags: Mapping[str, str | None] | None = None,
+    environ: Mapping[str, str] | None = None,
+    root: Path | None = None,
+) -> Settings:
     """Settings from every layer. ``flags`` uses the same keys (``PROVIDER``, ``MODEL``)."""
     environ = os.environ if environ is None else environ
     path = config_path(root)
     from_file, prices = _file_layer(path)
-    layers = [("default", dict(DEFAULTS)), (str(path), from_file),
-              ("environment", _environment_layer(environ)),
-              ("flag", {k: str(v) for k, v in (flags or {}).items() if v is not None})]
+    layers = [
+        ("default", dict(DEFAULTS)),
+        (str(path), from_file),
+        ("environment", _environment_layer(environ)),
+        ("flag", {k: str(v) for k, v in (flags or {}).items() if v is not None}),
+    ]
     return Settings(layers=layers, prices={**PRICES, **prices}, environ=environ)

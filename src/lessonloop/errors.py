@@ -44,8 +44,7 @@ class UsageError(LessonloopError):
 
     exit_code = EXIT_USAGE
 
-    def __init__(self, message: str, exit_code: int | None = None, *,
-                 field: str | None = None):
+    def __init__(self, message: str, exit_code: int | None = None, *, field: str | None = None):
         if field is not None and FIELD not in message:
             message = f"{FIELD} {message}"
         self.field = field
@@ -69,8 +68,10 @@ class StoreError(LessonloopError):
 
 
 NO_SPACE = (28, 122)  # ENOSPC, EDQUOT (a quota counts as a full disk to the user)
-SPACE_HINT = ("free some space (or point LESSONLOOP_HOME at a disk with room) and run the "
-              "command again; what was stored before is intact")
+SPACE_HINT = (
+    "free some space (or point LESSONLOOP_HOME at a disk with room) and run the "
+    "command again; what was stored before is intact"
+)
 
 
 def no_space(path: object) -> StoreError:
@@ -111,8 +112,8 @@ class OffSchemaError(ProviderError):
         super().__init__(message, completion=completion)
 
 
-ERROR_LINE_MAX = 500   # characters: an error echoing a huge argument stays readable
-_ERROR_TAIL = 120       # kept from the end, where the hint is ("... (details in PATH)")
+ERROR_LINE_MAX = 500  # characters: an error echoing a huge argument stays readable
+_ERROR_TAIL = 120  # kept from the end, where the hint is ("... (details in PATH)")
 
 
 def one_line(message: object) -> str:

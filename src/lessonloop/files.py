@@ -35,8 +35,9 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
-def read_user_file(path: str | os.PathLike, what: str, limit: int = 16 * MB,
-                   encoding: str = "utf-8") -> str:
+def read_user_file(
+    path: str | os.PathLike, what: str, limit: int = 16 * MB, encoding: str = "utf-8"
+) -> str:
     """The text of a file the user (or an agent, through MCP) named, as a UsageError when it
     is missing, not a regular file (a directory, ``/dev/zero``, a FIFO) or over ``limit``
     bytes: it is read only after those checks, so it can never hang or fill the memory."""

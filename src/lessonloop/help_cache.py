@@ -24,13 +24,15 @@ def _width() -> int:
 def _path() -> str | None:
     """The cache file for the current commands and width; None when it cannot be named."""
     try:
-        stamp = max(entry.stat().st_mtime_ns for entry in os.scandir(CLI_DIR)
-                    if entry.name.endswith(".py"))
+        stamp = max(
+            entry.stat().st_mtime_ns for entry in os.scandir(CLI_DIR) if entry.name.endswith(".py")
+        )
     except (OSError, ValueError):
         return None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "lessonloop",
-                        f"help-{__version__}-{stamp}-{_width()}-{sys.version_info[1]}.txt")
+    return os.path.join(
+        base, "lessonloop", f"help-{__version__}-{stamp}-{_width()}-{sys.version_info[1]}.txt"
+    )
 
 
 def read() -> str | None:

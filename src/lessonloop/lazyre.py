@@ -32,15 +32,26 @@ import re
 import sys
 
 # what a compiled pattern gives and a LazyPattern forwards (set in its slots at the first use)
-_FORWARDED = ("match", "search", "fullmatch", "finditer", "findall", "sub", "subn", "split",
-              "flags", "groups", "groupindex")
+_FORWARDED = (
+    "match",
+    "search",
+    "fullmatch",
+    "finditer",
+    "findall",
+    "sub",
+    "subn",
+    "split",
+    "flags",
+    "groups",
+    "groupindex",
+)
 # the modules whose patterns get gates (python -m lessonloop.lazyre writes them)
 GATED_MODULES = ("lessonloop.memory.signals",)
-GATED_CALLS = 32           # calls through the gate before a pattern is compiled anyway
-PREFIX_MAX = 12            # characters of a gate's prefixes
-PREFIXES_MAX = 64          # more alternatives than this: no prefix gate
-CONTAINS_MAX = 16          # more alternatives than this: no contains gate
-CHARSET_MAX = 8            # a character set of more characters is no literal of a gate
+GATED_CALLS = 32  # calls through the gate before a pattern is compiled anyway
+PREFIX_MAX = 12  # characters of a gate's prefixes
+PREFIXES_MAX = 64  # more alternatives than this: no prefix gate
+CONTAINS_MAX = 16  # more alternatives than this: no contains gate
+CHARSET_MAX = 8  # a character set of more characters is no literal of a gate
 # characters that match an ASCII letter under IGNORECASE though not ASCII (İ ı ſ K), the only
 # ones that change length when lowered (İ) or lower into ASCII (K): a text with one skips gates
 _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
@@ -73,12 +84,13 @@ class LazyPattern:
 
     def _compile(self, name: str):
         compiled = re.compile(self.pattern, self._flags)
-        for attr in _FORWARDED:      # (the gate stays, unused: the slots answer from now on)
+        for attr in _FORWARDED:  # (the gate stays, unused: the slots answer from now on)
             setattr(self, attr, getattr(compiled, attr))
         return getattr(compiled, name)
 
-    def _may_match(self, string: object, pos: int = 0, endpos: int | None = None,
-                   anchored: bool = False) -> bool:
+    def _may_match(
+        self, string: object, pos: int = 0, endpos: int | None = None, anchored: bool = False
+    ) -> bool:
         """False only when no match is possible: ``string`` holds none of the gate's literals
         (or, ``anchored`` (a match at ``pos``) or the pattern anchored at the start of the
         string, does not start with one of its prefixes there)."""
@@ -88,12 +100,12 @@ class LazyPattern:
         if not string.isascii() and any(c in string for c in _FOLDS_TO_ASCII):
             return True
         prefixes, contains = self._gate[:2]
-        if len(self._gate) > 2 and not anchored:   # ^ or \A: a match starts at 0 only
+        if len(self._gate) > 2 and not anchored:  # ^ or \A: a match starts at 0 only
             if pos > 0:
-                return True                        # (re decides: ^ never matches there)
+                return True  # (re decides: ^ never matches there)
             anchored, pos = True, 0
         if anchored and prefixes:
-            pos = max(pos, 0)                      # (as re reads a negative pos)
+            pos = max(pos, 0)  # (as re reads a negative pos)
             end = pos + PREFIX_MAX if endpos is None else min(endpos, pos + PREFIX_MAX)
             if not string[pos:end].lower().startswith(prefixes):
                 return False
@@ -156,8 +168,16 @@ def _split(self, string, maxsplit=0):
     return [string]
 
 
-_GATED = {"match": _match, "fullmatch": _fullmatch, "search": _search, "findall": _findall,
-          "finditer": _finditer, "sub": _sub, "subn": _subn, "split": _split}
+_GATED = {
+    "match": _match,
+    "fullmatch": _fullmatch,
+    "search": _search,
+    "findall": _findall,
+    "finditer": _finditer,
+    "sub": _sub,
+    "subn": _subn,
+    "split": _split,
+}
 
 
 def lazy(pattern: str | bytes, flags: int = 0) -> LazyPattern:
@@ -167,6 +187,7 @@ def lazy(pattern: str | bytes, flags: int = 0) -> LazyPattern:
 
 # -------------------------------------------------------------------------------------------
 # deriving gates (python -m lessonloop.lazyre; never at run time: parsing is what costs)
+
 
 def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
     """``(prefixes, contains)`` of ``pattern``, lowered: every match starts with one of
@@ -192,7 +213,7 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
                 chars.add(chr(value).lower())
             elif kind is c.RANGE and value[1] < 128 and value[1] - value[0] < CHARSET_MAX:
                 chars.update(chr(v).lower() for v in range(value[0], value[1] + 1))
-            else:                                  # a negation, a category, non-ASCII
+            else:  # a negation, a category, non-ASCII
                 return None
         return chars if 0 < len(chars) <= CHARSET_MAX else None
 
@@ -231,11 +252,11 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
             return found
         if op in repeats:
             low, _, body = av
-            found = prefixes(list(body), need)    # (not followed on past the repeat)
+            found = prefixes(list(body), need)  # (not followed on past the repeat)
             if low == 0:
                 found |= prefixes(rest, need)
             return {""} if "" in found or len(found) > PREFIXES_MAX else found
-        return {""}                                # a class, any character, a backreference
+        return {""}  # a class, any character, a backreference
 
     def contains(items: list) -> set[str] | None:
         """Every match of ``items`` holds one of these; None: no such literals."""
@@ -245,7 +266,7 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
             if ch is not None:
                 run += ch
                 continue
-            if op in zero_width:                   # (a run goes on over an anchor)
+            if op in zero_width:  # (a run goes on over an anchor)
                 continue
             if run:
                 choices.append({run})
@@ -280,7 +301,8 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
         for op, av in items:
             if op is c.AT:
                 return av is c.AT_BEGINNING_STRING or (
-                    av is c.AT_BEGINNING and not parsed.state.flags & c.SRE_FLAG_MULTILINE)
+                    av is c.AT_BEGINNING and not parsed.state.flags & c.SRE_FLAG_MULTILINE
+                )
             body = inner(op, av)
             if body is not None:
                 return at_start(body)
@@ -297,7 +319,7 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
     parsed = _parser.parse(pattern, flags)
     items = list(parsed)
     starts = None
-    for need in (PREFIX_MAX, 8, 6, 4, 3, 2):      # (shorter prefixes: fewer alternatives)
+    for need in (PREFIX_MAX, 8, 6, 4, 3, 2):  # (shorter prefixes: fewer alternatives)
         found = prefixes(items, need)
         kept = None if "" in found else minimal(found, str.startswith)
         if kept and len(kept) <= PREFIXES_MAX:
@@ -350,10 +372,13 @@ def write_gates(path: str | None = None) -> str:
     import os
 
     path = path or os.path.join(os.path.dirname(os.path.abspath(__file__)), "regex_gates.py")
-    lines = ['"""Gates of the lazily compiled patterns (see lazyre): written by',
-             "``python -m lessonloop.lazyre`` from the patterns themselves; do not edit. A",
-             'pattern edited since has no gate here (it is then compiled at its first use)."""',
-             "", "GATES = {"]
+    lines = [
+        '"""Gates of the lazily compiled patterns (see lazyre): written by',
+        "``python -m lessonloop.lazyre`` from the patterns themselves; do not edit. A",
+        'pattern edited since has no gate here (it is then compiled at its first use)."""',
+        "",
+        "GATES = {",
+    ]
     for (pattern, flags), gate in sorted(gates_table().items(), key=repr):
         lines.append(f"    ({pattern!r}, {int(flags)}):")
         lines.append(f"        {gate!r},")

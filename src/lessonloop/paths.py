@@ -76,8 +76,9 @@ def ensure_home(root: Path | None = None) -> Path:
     """Create the root (with a ``.gitignore`` of ``*``) or fail with a one-line reason."""
     root = root or home()
     if root.exists() and not root.is_dir():
-        raise LessonloopError(f"the lessonloop home {root} is not a directory "
-                              f"(check {variable_for(root)})")
+        raise LessonloopError(
+            f"the lessonloop home {root} is not a directory (check {variable_for(root)})"
+        )
     try:
         root.mkdir(parents=True, exist_ok=True)
         gitignore = root / ".gitignore"

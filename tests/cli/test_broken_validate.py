@@ -15,10 +15,16 @@ from ..conftest import FIXTURES, ROOT
 MISBEHAVING = FIXTURES / "misbehaving_scenario.py"
 
 
-@pytest.mark.parametrize("name, words", [
-    ("ValidateReturnsNone", "ValidateReturnsNone.validate() returned NoneType, expected a list"),
-    ("ValidateRaises", "ValidateRaises.validate() raised KeyError: 'speed'"),
-])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        (
+            "ValidateReturnsNone",
+            "ValidateReturnsNone.validate() returned NoneType, expected a list",
+        ),
+        ("ValidateRaises", "ValidateRaises.validate() raised KeyError: 'speed'"),
+    ],
+)
 def test_a_broken_validate_fails_run_and_evaluate_naming_the_method(cli, name, words):
     scenario = f"{MISBEHAVING}:{name}"
     for iterations in (1, 3):
@@ -29,8 +35,9 @@ def test_a_broken_validate_fails_run_and_evaluate_naming_the_method(cli, name, w
     listed = cli("list", "--json").json()
     assert {r["status"] for r in listed} == {"failed"}
     text = cli("run", scenario, "--iterations", 2)
-    assert text.code == 1 and text.out.count("\n") == 1 and text.out.startswith("run run-"), \
+    assert text.code == 1 and text.out.count("\n") == 1 and text.out.startswith("run run-"), (
         "only the run's id, printed first"
+    )
     assert text.err.count("\n") == 1 and words in text.err
     evaluated = cli("evaluate", scenario, "--strategy", '{"x": 0.5}', "--seeds", "1..3", "--json")
     assert evaluated.code == 1 and words in evaluated.error()["error"]

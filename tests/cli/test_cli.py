@@ -25,8 +25,15 @@ def finished(cli):
 
 def test_run_json_shape(finished):
     summary = finished.json()
-    assert set(summary) == {"run_id", "scenario", "generations_executed", "best_score",
-                            "tournament_score", "current_elo", "status"}
+    assert set(summary) == {
+        "run_id",
+        "scenario",
+        "generations_executed",
+        "best_score",
+        "tournament_score",
+        "current_elo",
+        "status",
+    }
     assert summary["run_id"] == "done" and summary["status"] == "completed"
     assert summary["generations_executed"] == 4 and 0 < summary["best_score"] <= 1
     assert 0 < summary["tournament_score"] <= 1
@@ -49,8 +56,12 @@ def test_status_and_show_validate_against_the_contracts(cli, finished):
     # its tournament mean stays available as tournament_score
     assert best["generation"]["generation_index"] == advanced[-1]["generation_index"]
     assert best["generation"]["mean_score"] == status["run"]["tournament_score"]
-    assert status["run"]["best_score"] == status["latest_generation"]["validated_score"] \
-        == best["run"]["best_score"] == status["progress_report"]["best_score"]
+    assert (
+        status["run"]["best_score"]
+        == status["latest_generation"]["validated_score"]
+        == best["run"]["best_score"]
+        == status["progress_report"]["best_score"]
+    )
     one = cli("show", "done", "--generation", 2, "--json").json()
     assert one["generation"]["generation_index"] == 2
 
@@ -59,10 +70,22 @@ def test_text_output_of_inspection_commands(cli, finished):
     assert "status completed" in cli("status", "done").out
     assert "strategy:" in cli("show", "done", "--best").out
     listed = cli("list").out.splitlines()
-    assert listed[0].split() == ["RUN", "ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST",
-                                 "CREATED"], "a header names the columns"
-    assert listed[1].split()[:5] == ["done", "grid_ctf", "completed", "4/4",
-                                     fmt(cli("status", "done", "--json").json()["run"]["best_score"])]
+    assert listed[0].split() == [
+        "RUN",
+        "ID",
+        "SCENARIO",
+        "STATUS",
+        "GENERATIONS",
+        "BEST",
+        "CREATED",
+    ], "a header names the columns"
+    assert listed[1].split()[:5] == [
+        "done",
+        "grid_ctf",
+        "completed",
+        "4/4",
+        fmt(cli("status", "done", "--json").json()["run"]["best_score"]),
+    ]
     assert listed[0].index("SCENARIO") == listed[1].index("grid_ctf"), "columns line up"
     watched = cli("watch", "done")
     assert watched.code == 0 and "run completed" in watched.out
@@ -87,16 +110,31 @@ def test_list_on_a_fresh_home_is_empty(cli):
 
 
 def test_evaluate_is_deterministic_per_seeds_and_varies_across_seeds(cli, tmp_path):
-    schema = {s["name"]: s for s in cli("scenarios", "--json").json()}["grid_ctf"]["strategy_schema"]
+    schema = {s["name"]: s for s in cli("scenarios", "--json").json()}["grid_ctf"][
+        "strategy_schema"
+    ]
     assert all(v["type"] in ("number", "integer") for v in schema["properties"].values())
-    strategy = json.dumps({k: (v["minimum"] + v["maximum"]) / 2 if v["type"] == "number"
-                           else (v["minimum"] + v["maximum"]) // 2
-                           for k, v in schema["properties"].items()})
+    strategy = json.dumps(
+        {
+            k: (v["minimum"] + v["maximum"]) / 2
+            if v["type"] == "number"
+            else (v["minimum"] + v["maximum"]) // 2
+            for k, v in schema["properties"].items()
+        }
+    )
     first = cli("evaluate", "grid_ctf", "--strategy", strategy, "--seeds", "1..8", "--json")
     again = cli("evaluate", "grid_ctf", "--strategy", strategy, "--seeds", "1..8", "--json")
     assert first.code == 0, first.err
     result = first.json()
-    assert set(result) >= {"strategy", "seeds", "scores", "mean_score", "dimensions", "valid", "problems"}
+    assert set(result) >= {
+        "strategy",
+        "seeds",
+        "scores",
+        "mean_score",
+        "dimensions",
+        "valid",
+        "problems",
+    }
     assert result == again.json()
     assert result["seeds"] == list(range(1, 9)) and len(set(result["scores"])) > 1
     lines = tmp_path / "many.jsonl"
@@ -115,7 +153,11 @@ def test_a_plugin_scenario_in_minimal_form_runs(cli):
 BAD_INPUTS = [
     (("run", "nope", "--iterations", 3), 2, "valid scenarios: grid_ctf, negotiation"),
     (("run", "grid_ctf", "--iterations", 0), 2, "--iterations must be between 1"),
-    (("run", "grid_ctf", "--iterations", "99999999999999999999"), 2, "--iterations must be between"),
+    (
+        ("run", "grid_ctf", "--iterations", "99999999999999999999"),
+        2,
+        "--iterations must be between",
+    ),
     (("run", "grid_ctf", "--match-timeout", "inf"), 2, "--match-timeout"),
     (("run", "grid_ctf", "--min-delta", "nan"), 2, "--min-delta"),
     (("run", "grid_ctf", "--matches", 0), 2, "--matches"),
@@ -135,14 +177,20 @@ BAD_INPUTS = [
     (("resume", "no-such-run"), 1, "unknown run id"),
     (("watch", "no-such-run"), 1, "unknown run id"),
     (("export", "no-such-run"), 1, "unknown run id"),
-    (("run", f"{FIXTURES / 'misbehaving_scenario.py'}:Incomplete"), 1, "lacks: strategy_schema, play"),
+    (
+        ("run", f"{FIXTURES / 'misbehaving_scenario.py'}:Incomplete"),
+        1,
+        "lacks: strategy_schema, play",
+    ),
     (("run", "/no/such/file.py:Thing"), 2, "not found"),
     (("run", "grid_ctf", "--bogus-flag"), 2, "bogus"),
     (("export", "x", "--format", "xml"), 2, "unknown export format"),
 ]
 
 
-@pytest.mark.parametrize("args,code,message", BAD_INPUTS, ids=[" ".join(map(str, a[0])) for a in BAD_INPUTS])
+@pytest.mark.parametrize(
+    "args,code,message", BAD_INPUTS, ids=[" ".join(map(str, a[0])) for a in BAD_INPUTS]
+)
 def test_bad_input_gets_one_clear_json_error_and_exit_code(cli, args, code, message):
     result = cli(*args, "--json")
     assert result.code == code, result.err
@@ -150,7 +198,9 @@ def test_bad_input_gets_one_clear_json_error_and_exit_code(cli, args, code, mess
     ERROR.validate(error)
     assert message in error["error"]
     plain = cli(*args)
-    assert plain.code == code and plain.err.startswith("error: ") and len(plain.err.splitlines()) == 1
+    assert (
+        plain.code == code and plain.err.startswith("error: ") and len(plain.err.splitlines()) == 1
+    )
 
 
 def test_an_error_echoing_a_huge_argument_is_cut_in_the_middle(cli):
@@ -158,7 +208,7 @@ def test_an_error_echoing_a_huge_argument_is_cut_in_the_middle(cli):
     assert result.code == 1
     error = result.error()["error"]
     assert len(error) <= ERROR_LINE_MAX and error.startswith("unknown run id 'rrr")
-    hint = cli("status", "r", "--json").error()["error"].rsplit("'", 1)[1]   # what follows the id
+    hint = cli("status", "r", "--json").error()["error"].rsplit("'", 1)[1]  # what follows the id
     assert "[truncated]" in error and hint.strip() and error.endswith("r'" + hint)
 
 
@@ -184,8 +234,11 @@ def test_unwritable_home_for_run(cli, home, monkeypatch, tmp_path):
 def test_no_traceback_reaches_the_user_from_a_real_process(run_cli, home):
     home.mkdir(parents=True)
     (home / "lessonloop.db").write_text("corrupt")
-    for args, code in ((("status", "x", "--json"), 1), (("run", "nope"), 2),
-                       (("evaluate", "grid_ctf", "--strategy", "{"), 2)):
+    for args, code in (
+        (("status", "x", "--json"), 1),
+        (("run", "nope"), 2),
+        (("evaluate", "grid_ctf", "--strategy", "{"), 2),
+    ):
         result = run_cli(*args)
         assert result.code == code
         assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1
@@ -213,7 +266,9 @@ def test_rerunning_a_run_id_resumes_it_and_refuses_conflicting_settings(cli, fin
     extended = cli("run", "grid_ctf", "--run-id", "done", "--iterations", 6, "--json")
     assert extended.code == 0 and extended.json()["generations_executed"] == 6
     watched = [json.loads(line) for line in cli("watch", "done", "--ndjson").out.splitlines()]
-    completed = [e["payload"]["generation"] for e in watched if e["event"] == "generation_completed"]
+    completed = [
+        e["payload"]["generation"] for e in watched if e["event"] == "generation_completed"
+    ]
     assert completed == [1, 2, 3, 4, 5, 6], "watch follows a resumed run to its real end"
 
 
@@ -248,8 +303,22 @@ def test_a_scenario_the_offline_agent_cannot_search_is_refused_before_a_run_exis
 def test_help_lists_every_command(run_cli):
     result = run_cli("--help")
     assert result.code == 0
-    for command in ("run", "resume", "status", "show", "list", "watch", "export", "scenarios",
-                    "evaluate", "doctor", "usage", "improve", "judge", "solve"):
+    for command in (
+        "run",
+        "resume",
+        "status",
+        "show",
+        "list",
+        "watch",
+        "export",
+        "scenarios",
+        "evaluate",
+        "doctor",
+        "usage",
+        "improve",
+        "judge",
+        "solve",
+    ):
         assert re.search(rf"^\s+{command}\s", result.out, re.M), command
 
 
@@ -270,7 +339,9 @@ def test_help_gives_each_command_its_whole_first_sentence(run_cli, home):
             assert all(len(line) <= 80 for line in entry.splitlines()), "wrapped, not cut"
 
 
-def test_help_is_printed_from_its_cache_without_typer_and_refreshed_when_commands_change(home, tmp_path):
+def test_help_is_printed_from_its_cache_without_typer_and_refreshed_when_commands_change(
+    home, tmp_path
+):
     import os
     import subprocess
     import sys
@@ -281,9 +352,11 @@ def test_help_is_printed_from_its_cache_without_typer_and_refreshed_when_command
     from ..conftest import subprocess_env
 
     env = subprocess_env(home)
-    probe = ("import sys\nsys.argv = ['lessonloop', '--help']\nfrom lessonloop.__main__ import main\n"
-             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "sys.stderr.write(str('typer' in sys.modules))")
+    probe = (
+        "import sys\nsys.argv = ['lessonloop', '--help']\nfrom lessonloop.__main__ import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(str('typer' in sys.modules))"
+    )
     first = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
     second = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
     assert first.stderr == "True" and second.stderr == "False", "the second --help is cached"
@@ -294,8 +367,9 @@ def test_help_is_printed_from_its_cache_without_typer_and_refreshed_when_command
     stat = os.stat(app)
     try:  # a changed command set is another cache key: never a stale list
         os.utime(app, ns=(stat.st_atime_ns, time.time_ns()))
-        third = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                               env=env)
+        third = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, env=env
+        )
         assert third.stderr == "True"
     finally:
         os.utime(app, ns=(stat.st_atime_ns, stat.st_mtime_ns))
@@ -308,11 +382,18 @@ def test_help_imports_no_provider_sdk(home):
 
     from ..conftest import subprocess_env
 
-    probe = ("import sys\nfrom lessonloop.cli import main\ntry:\n    main(['--help'])\n"
-             "except SystemExit:\n    pass\nprint(sorted(m for m in ('anthropic', 'openai', "
-             "'httpx', 'httpx2', 'jsonschema', 'pydantic', 'yaml') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          env=subprocess_env(home), timeout=60)
+    probe = (
+        "import sys\nfrom lessonloop.cli import main\ntry:\n    main(['--help'])\n"
+        "except SystemExit:\n    pass\nprint(sorted(m for m in ('anthropic', 'openai', "
+        "'httpx', 'httpx2', 'jsonschema', 'pydantic', 'yaml') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(home),
+        timeout=60,
+    )
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
@@ -327,9 +408,15 @@ def test_read_only_database_inspects_but_run_refuses(tmp_path):
 
     from ..conftest import ROOT
 
-    prefix = [] if os.geteuid() != 0 else (
-        [shutil.which("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups"]
-        if shutil.which("setpriv") else None)
+    prefix = (
+        []
+        if os.geteuid() != 0
+        else (
+            [shutil.which("setpriv"), "--reuid=65534", "--regid=65534", "--clear-groups"]
+            if shutil.which("setpriv")
+            else None
+        )
+    )
     if prefix is None:
         pytest.skip("needs setpriv to drop root privileges")
     base = tempfile.mkdtemp(prefix="lessonloop-ro-cli-")
@@ -337,12 +424,19 @@ def test_read_only_database_inspects_but_run_refuses(tmp_path):
     env = dict(os.environ, LESSONLOOP_HOME=home, PYTHONPATH=str(ROOT / "src"))
 
     def lessonloop(*args, as_user=True):
-        command = (prefix if as_user else []) + [sys.executable, "-m", "lessonloop", *map(str, args)]
+        command = (prefix if as_user else []) + [
+            sys.executable,
+            "-m",
+            "lessonloop",
+            *map(str, args),
+        ]
         return subprocess.run(command, capture_output=True, text=True, env=env, cwd="/")
 
     try:
         os.chmod(base, 0o755)
-        made = lessonloop("run", "negotiation", "--iterations", 2, "--run-id", "ro", "--json", as_user=False)
+        made = lessonloop(
+            "run", "negotiation", "--iterations", 2, "--run-id", "ro", "--json", as_user=False
+        )
         assert made.returncode == 0, made.stderr
         os.chmod(os.path.join(home, "lessonloop.db"), 0o444)
         os.chmod(home, 0o555)
@@ -404,26 +498,40 @@ def _final_incumbent(cli, run_id: str) -> dict:
 def _first_competitor_state(cli, run_id: str) -> tuple[str, dict]:
     """The prompt of generation 1's first competitor call and its machine-readable block."""
     exported = cli("export", run_id).json()
-    first = [o for o in exported["generations"][0]["role_outputs"]
-             if o["role"] == "competitor" and o["attempt"] == 0][0]
+    first = [
+        o
+        for o in exported["generations"][0]["role_outputs"]
+        if o["role"] == "competitor" and o["attempt"] == 0
+    ][0]
     return first["prompt"], json.loads(STATE_BLOCK.findall(first["prompt"])[-1])
 
 
 def _completed_events(home, run_id: str) -> dict[int, dict]:
     lines = (home / "runs" / run_id / "events.ndjson").read_text().splitlines()
     events = [json.loads(line) for line in lines]
-    return {e["payload"]["generation"]: e["payload"] for e in events
-            if e["event"] == "generation_completed"}
+    return {
+        e["payload"]["generation"]: e["payload"]
+        for e in events
+        if e["event"] == "generation_completed"
+    }
 
 
-CARRY_OVER = [((), True, True), (("--no-incumbent",), False, True),
-              (("--no-knowledge",), True, False), (("--fresh",), False, False)]
+CARRY_OVER = [
+    ((), True, True),
+    (("--no-incumbent",), False, True),
+    (("--no-knowledge",), True, False),
+    (("--fresh",), False, False),
+]
 
 
-@pytest.mark.parametrize("flags,carries_incumbent,reads_knowledge", CARRY_OVER,
-                         ids=["default", "no-incumbent", "no-knowledge", "fresh"])
+@pytest.mark.parametrize(
+    "flags,carries_incumbent,reads_knowledge",
+    CARRY_OVER,
+    ids=["default", "no-incumbent", "no-knowledge", "fresh"],
+)
 def test_carry_over_flags_decide_the_start_strategy_and_the_context(
-        cli, home, flags, carries_incumbent, reads_knowledge):
+    cli, home, flags, carries_incumbent, reads_knowledge
+):
     first = cli("run", "grid_ctf", "--iterations", 4, "--run-id", "first", "--json")
     assert first.code == 0, first.err
     knowledge = {view: _view_ids(home, "grid_ctf", view) for view in KNOWLEDGE_VIEWS}
@@ -443,7 +551,8 @@ def test_carry_over_flags_decide_the_start_strategy_and_the_context(
     if carries_incumbent:
         component = {c["name"]: c for c in opening["components"]}["incumbent"]
         assert component["sha256"] == _sha256(
-            _incumbent_text(incumbent["strategy"], incumbent["score"]))
+            _incumbent_text(incumbent["strategy"], incumbent["score"])
+        )
         assert state["incumbent"] == incumbent
         assert gen1["incumbent_score"] is not None, "generation 1 is compared to the incumbent"
         assert "no incumbent yet" not in gen1["rationale"]
@@ -467,16 +576,20 @@ def test_carry_over_flags_decide_the_start_strategy_and_the_context(
             assert manifest["knowledge"] == {"playbook": [], "hints": [], "dead_ends": []}, g
             assert not KNOWLEDGE_PARTS & set(_component_names(manifest)), g
         assert state["playbook"] == [] and state["hints"] == [] and state["dead_ends"] == []
-        assert "untrusted-reference name=\"playbook\"" not in prompt
-        views_after = {v: (home / "knowledge" / "grid_ctf" / v).read_text()
-                       for v in KNOWLEDGE_VIEWS}
+        assert 'untrusted-reference name="playbook"' not in prompt
+        views_after = {
+            v: (home / "knowledge" / "grid_ctf" / v).read_text() for v in KNOWLEDGE_VIEWS
+        }
         assert views_after == views_before, "a run that reads no knowledge writes none"
 
 
 def test_show_json_holds_each_generations_context_manifest(cli, home, finished):
     scenario = {s["name"]: s for s in cli("scenarios", "--json").json()}["grid_ctf"]
-    interface = {k: v for k, v in scenario["strategy_schema"].items()
-                 if k not in ("$schema", "$id", "$comment")}
+    interface = {
+        k: v
+        for k, v in scenario["strategy_schema"].items()
+        if k not in ("$schema", "$id", "$comment")
+    }
     status = cli("status", "done", "--json").json()
     incumbent = None  # the most recent advanced strategy before each generation
     for listed in status["generations"]:
@@ -495,9 +608,13 @@ def test_show_json_holds_each_generations_context_manifest(cli, home, finished):
         # the hashes are of what the competitor was shown
         assert hashes["rules"] == _sha256(scenario["description"])
         assert hashes["strategy_interface"] == _sha256(
-            "A strategy is one JSON object with these fields:\n" + "\n".join(
+            "A strategy is one JSON object with these fields:\n"
+            + "\n".join(
                 f"- {name}: {spec['type']} from {spec['minimum']:g} to {spec['maximum']:g}. "
-                f"{spec['description']}" for name, spec in sorted(interface["properties"].items())))
+                f"{spec['description']}"
+                for name, spec in sorted(interface["properties"].items())
+            )
+        )
         if incumbent is None:
             assert "incumbent" not in hashes
         else:
@@ -509,4 +626,5 @@ def test_show_json_holds_each_generations_context_manifest(cli, home, finished):
     assert best["context"] == _manifest_file(home, "done", best["generation_index"])
     exported = cli("export", "done").json()
     assert [g["context"] for g in exported["generations"]] == [
-        _manifest_file(home, "done", g) for g in (1, 2, 3, 4)]
+        _manifest_file(home, "done", g) for g in (1, 2, 3, 4)
+    ]

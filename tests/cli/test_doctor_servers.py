@@ -18,18 +18,33 @@ class ModelHost(FakeServer):
     """A model server of some make: the models it lists (``None``: no /v1/models), what it says
     at its own routes (path -> JSON body, GET or POST), and how it answers a completion."""
 
-    def __init__(self, models=("served-model",), routes: dict | None = None,
-                 usage: dict | None = None, timings: dict | None = None, delay: float = 0.0):
-        self.models = None if models is None else [
-            m if isinstance(m, dict) else {"id": m, "object": "model", "owned_by": "test"}
-            for m in models]
+    def __init__(
+        self,
+        models=("served-model",),
+        routes: dict | None = None,
+        usage: dict | None = None,
+        timings: dict | None = None,
+        delay: float = 0.0,
+    ):
+        self.models = (
+            None
+            if models is None
+            else [
+                m if isinstance(m, dict) else {"id": m, "object": "model", "owned_by": "test"}
+                for m in models
+            ]
+        )
         self.routes = routes or {}
         self.usage, self.timings, self.delay = usage, timings, delay
         super().__init__(responder=self._answer)
 
     def _answer(self, received: Received) -> Reply:
-        body = openai_completion("1 2 3 4", model=(received.body or {}).get("model", "?"),
-                                 prompt_tokens=60, completion_tokens=PROBE_ANSWER)
+        body = openai_completion(
+            "1 2 3 4",
+            model=(received.body or {}).get("model", "?"),
+            prompt_tokens=60,
+            completion_tokens=PROBE_ANSWER,
+        )
         if self.usage is not None:
             body["usage"] = self.usage
         if self.timings is not None:
@@ -40,7 +55,9 @@ class ModelHost(FakeServer):
         path = received.path.rstrip("/")
         if path in ("/v1/models", "/models") and received.method == "GET":
             if self.models is None:
-                return Reply(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
+                return Reply(
+                    404, {"error": {"message": "not found", "type": "invalid_request_error"}}
+                )
             return Reply(body={"object": "list", "data": self.models})
         if path in self.routes:
             return Reply(body=self.routes[path])
@@ -51,8 +68,9 @@ class ModelHost(FakeServer):
         return [r for r in self.received if r.path.endswith("/chat/completions")]
 
 
-def route_to(monkeypatch, server: ModelHost, model: str = "served-model",
-             provider: str = "openai") -> None:
+def route_to(
+    monkeypatch, server: ModelHost, model: str = "served-model", provider: str = "openai"
+) -> None:
     monkeypatch.setenv("LESSONLOOP_PROVIDER", provider)
     monkeypatch.setenv("LESSONLOOP_MODEL", model)
     monkeypatch.setenv("LESSONLOOP_BASE_URL", server.base_url + "/v1")
@@ -68,11 +86,18 @@ def doctor(cli, *args: str):
     return result.code, endpoints[0]
 
 
-FAST = {"prompt_n": 60, "prompt_ms": 60.0, "prompt_per_second": 1000.0,
-        "predicted_n": 8, "predicted_ms": 80.0, "predicted_per_second": 100.0}
+FAST = {
+    "prompt_n": 60,
+    "prompt_ms": 60.0,
+    "prompt_per_second": 1000.0,
+    "predicted_n": 8,
+    "predicted_ms": 80.0,
+    "predicted_per_second": 100.0,
+}
 
 
 # 1. which models the endpoint serves ---------------------------------------------------------
+
 
 def test_a_model_the_server_does_not_serve_is_flagged_naming_the_served_ones(cli, monkeypatch):
     with ModelHost(models=["qwen-a", "qwen-b"]) as server:
@@ -96,7 +121,9 @@ def test_a_served_model_on_a_llamacpp_preset_is_ok_with_its_context_and_speed(cl
         probe = server.completions
     assert code == 0, endpoint
     assert endpoint["provider"] == "llamacpp" and endpoint["ok"] and endpoint["problems"] == []
-    assert endpoint["model_served"] is True and endpoint["detail"].startswith("answers; serves 'qwen'")
+    assert endpoint["model_served"] is True and endpoint["detail"].startswith(
+        "answers; serves 'qwen'"
+    )
     context = endpoint["context"]
     assert (context["tokens"], context["ok"], context["needed"]) == (8192, True, NEEDED)
     assert context["source"] == "/props default_generation_settings.n_ctx"
@@ -104,21 +131,34 @@ def test_a_served_model_on_a_llamacpp_preset_is_ok_with_its_context_and_speed(cl
     assert latency["measured"] and latency["ok"] and latency["too_short"] == []
     assert latency["basis"] == "measured by the server's own timings"
     assert latency["prompt_tokens_per_second"] == 1000.0
-    assert latency["estimated_seconds"] == pytest.approx(TOKEN_BUDGET / 1000 + LARGEST_ANSWER / 100, abs=0.1)
-    assert set(latency["timeouts"]) == {"competitor", "translator", "analyst", "coach",
-                                        "curator", "judge"}
+    assert latency["estimated_seconds"] == pytest.approx(
+        TOKEN_BUDGET / 1000 + LARGEST_ANSWER / 100, abs=0.1
+    )
+    assert set(latency["timeouts"]) == {
+        "competitor",
+        "translator",
+        "analyst",
+        "coach",
+        "curator",
+        "judge",
+    }
     # one tiny completion, no key sent to a local preset
     assert len(probe) == 1 and probe[0].body["max_tokens"] == PROBE_ANSWER
     assert len(probe[0].text) < 400
-    assert "authorization" not in probe[0].headers or SECRET not in probe[0].headers["authorization"]
+    assert (
+        "authorization" not in probe[0].headers or SECRET not in probe[0].headers["authorization"]
+    )
 
 
 def test_an_ollama_name_without_a_tag_is_served_as_latest_from_api_tags(cli, monkeypatch):
     tags = {"models": [{"name": "llama3.2:latest", "model": "llama3.2:latest"}]}
-    show = {"parameters": "num_ctx 8192\nstop \"<|eot_id|>\"",
-            "model_info": {"llama.context_length": 131072}}
-    with ModelHost(models=None, routes={"/api/tags": tags, "/api/show": show},
-                   timings=FAST) as server:
+    show = {
+        "parameters": 'num_ctx 8192\nstop "<|eot_id|>"',
+        "model_info": {"llama.context_length": 131072},
+    }
+    with ModelHost(
+        models=None, routes={"/api/tags": tags, "/api/show": show}, timings=FAST
+    ) as server:
         route_to(monkeypatch, server, model="llama3.2", provider="ollama")
         code, endpoint = doctor(cli)
     assert code == 0, endpoint
@@ -140,9 +180,16 @@ def test_an_endpoint_without_a_model_list_is_not_a_failure(cli, monkeypatch):
 
 # 2. timeouts against the measured latency ----------------------------------------------------
 
+
 def test_a_timeout_too_short_for_the_servers_timings_is_flagged(cli, monkeypatch):
-    cpu = {"prompt_n": 60, "prompt_ms": 1500.0, "prompt_per_second": 40.0,
-           "predicted_n": 8, "predicted_ms": 800.0, "predicted_per_second": 10.0}
+    cpu = {
+        "prompt_n": 60,
+        "prompt_ms": 1500.0,
+        "prompt_per_second": 40.0,
+        "predicted_n": 8,
+        "predicted_ms": 800.0,
+        "predicted_per_second": 10.0,
+    }
     with ModelHost(timings=cpu) as server:
         route_to(monkeypatch, server)
         monkeypatch.setenv("LESSONLOOP_COMPETITOR_TIMEOUT", "60")
@@ -155,16 +202,22 @@ def test_a_timeout_too_short_for_the_servers_timings_is_flagged(cli, monkeypatch
     assert latency["estimated_seconds"] == pytest.approx(expected)
     assert latency["timeouts"]["competitor"] == 60 and latency["timeouts"]["coach"] == 600
     assert latency["detail"].startswith("timeout too short: the largest call")
-    assert "more than the timeout (60 s for competitor); raise LESSONLOOP_COMPETITOR_TIMEOUT" \
+    assert (
+        "more than the timeout (60 s for competitor); raise LESSONLOOP_COMPETITOR_TIMEOUT"
         in latency["detail"]
+    )
     assert "LESSONLOOP_COMPETITOR_TIMEOUT" in latency["detail"]
     assert latency["detail"] in endpoint["problems"]
     assert "latency: FAIL timeout too short" in text.out
 
 
 def test_without_timings_the_speed_is_measured_from_usage_and_wall_time(cli, monkeypatch):
-    usage = {"prompt_tokens": 100, "completion_tokens": 8, "total_tokens": 108,
-             "prompt_tokens_details": {"cached_tokens": 20}}
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 8,
+        "total_tokens": 108,
+        "prompt_tokens_details": {"cached_tokens": 20},
+    }
     with ModelHost(usage=usage, delay=0.5) as server:
         route_to(monkeypatch, server)
         monkeypatch.setenv("LESSONLOOP_TIMEOUT", "10")
@@ -196,15 +249,17 @@ def test_a_wait_in_the_servers_queue_is_not_scaled_into_a_false_flag(cli, monkey
 
 
 def test_a_probe_cut_short_by_doctors_own_limit_is_not_measured_rather_than_failed(
-        cli, monkeypatch):
+    cli, monkeypatch
+):
     monkeypatch.setattr("lessonloop.providers.probe.PROBE_TIMEOUT_CAP", 0.3)
     with ModelHost(delay=2) as server:
         route_to(monkeypatch, server)
         code, endpoint = doctor(cli)
     latency = endpoint["latency"]
     assert code == 0 and latency["ok"] is None and latency["measured"] is False
-    assert latency["detail"].endswith("did not finish within 0.3 s (the server is busy or very "
-                                      "slow); not measured")
+    assert latency["detail"].endswith(
+        "did not finish within 0.3 s (the server is busy or very slow); not measured"
+    )
 
 
 def test_a_speed_the_answer_cannot_time_is_assumed_and_neither_passes_nor_fails(cli, monkeypatch):
@@ -241,40 +296,74 @@ def test_a_probe_that_times_out_is_flagged(cli, monkeypatch):
         monkeypatch.setenv("LESSONLOOP_TIMEOUT", "0.5")
         code, endpoint = doctor(cli)
     assert code == 1
-    assert endpoint["latency"]["detail"] == f"a {PROBE_ANSWER}-token completion did not finish within 0.5 s"
+    assert (
+        endpoint["latency"]["detail"]
+        == f"a {PROBE_ANSWER}-token completion did not finish within 0.5 s"
+    )
 
 
 # 3. the context window ------------------------------------------------------------------------
 
 SMALL = [
-    ("vllm", {"models": [{"id": "served-model", "object": "model", "max_model_len": 4096}]},
-     "/v1/models max_model_len"),
-    ("llamacpp", {"routes": {"/props": {"default_generation_settings": {"n_ctx": 4096}}}},
-     "/props default_generation_settings.n_ctx"),
-    ("ollama", {"routes": {"/api/ps": {"models": [{"name": "served-model:latest",
-                                                   "context_length": 4096}]},
-                           "/api/show": {"parameters": "", "model_info": {"qwen2.context_length": 32768}}}},
-     "/api/ps context_length (the loaded model)"),
-    ("lmstudio", {"routes": {"/api/v0/models": {"data": [
-        {"id": "served-model", "state": "loaded", "loaded_context_length": 4096,
-         "max_context_length": 32768}]}}},
-     "/api/v0/models loaded_context_length"),
-    ("openai", {"routes": {"/props": {"default_generation_settings": {"n_ctx": 4096}}}},
-     "/props default_generation_settings.n_ctx"),  # a loopback server of unknown make
+    (
+        "vllm",
+        {"models": [{"id": "served-model", "object": "model", "max_model_len": 4096}]},
+        "/v1/models max_model_len",
+    ),
+    (
+        "llamacpp",
+        {"routes": {"/props": {"default_generation_settings": {"n_ctx": 4096}}}},
+        "/props default_generation_settings.n_ctx",
+    ),
+    (
+        "ollama",
+        {
+            "routes": {
+                "/api/ps": {"models": [{"name": "served-model:latest", "context_length": 4096}]},
+                "/api/show": {"parameters": "", "model_info": {"qwen2.context_length": 32768}},
+            }
+        },
+        "/api/ps context_length (the loaded model)",
+    ),
+    (
+        "lmstudio",
+        {
+            "routes": {
+                "/api/v0/models": {
+                    "data": [
+                        {
+                            "id": "served-model",
+                            "state": "loaded",
+                            "loaded_context_length": 4096,
+                            "max_context_length": 32768,
+                        }
+                    ]
+                }
+            }
+        },
+        "/api/v0/models loaded_context_length",
+    ),
+    (
+        "openai",
+        {"routes": {"/props": {"default_generation_settings": {"n_ctx": 4096}}}},
+        "/props default_generation_settings.n_ctx",
+    ),  # a loopback server of unknown make
 ]
 
 
 @pytest.mark.parametrize("provider,make,source", SMALL, ids=[s[0] for s in SMALL])
-def test_a_context_window_smaller_than_the_largest_call_is_flagged(provider, make, source, cli,
-                                                                  monkeypatch):
+def test_a_context_window_smaller_than_the_largest_call_is_flagged(
+    provider, make, source, cli, monkeypatch
+):
     with ModelHost(timings=FAST, **make) as server:
         route_to(monkeypatch, server, provider=provider)
         code, endpoint = doctor(cli)
     context = endpoint["context"]
     assert code == 1 and endpoint["ok"] is False
     assert (context["tokens"], context["source"], context["ok"]) == (4096, source, False)
-    assert context["detail"].startswith(f"context window 4096 tokens ({source}) is smaller than "
-                                        f"the largest call lessonloop makes")
+    assert context["detail"].startswith(
+        f"context window 4096 tokens ({source}) is smaller than the largest call lessonloop makes"
+    )
     assert f"= {NEEDED} tokens" in context["detail"] and context["detail"] in endpoint["problems"]
 
 
@@ -313,6 +402,7 @@ def test_a_models_maximum_alone_leaves_the_window_unknown(cli, monkeypatch):
 
 
 # the real model --------------------------------------------------------------------------------
+
 
 @pytest.mark.real_model
 def test_doctor_against_a_real_model_server(real_model, cli, monkeypatch):

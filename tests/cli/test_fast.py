@@ -13,8 +13,21 @@ from lessonloop.cli import fast, main
 
 from ..conftest import subprocess_env
 
-HEAVY = ("typer", "click", "rich", "pydantic", "numpy", "optuna", "anthropic", "openai", "httpx",
-         "httpx2", "mcp", "lessonloop.loop.runner", "lessonloop.safety.redact")
+HEAVY = (
+    "typer",
+    "click",
+    "rich",
+    "pydantic",
+    "numpy",
+    "optuna",
+    "anthropic",
+    "openai",
+    "httpx",
+    "httpx2",
+    "mcp",
+    "lessonloop.loop.runner",
+    "lessonloop.safety.redact",
+)
 
 
 def _typer_command(words: tuple[str, ...]):
@@ -46,54 +59,97 @@ def test_the_table_agrees_with_the_typer_command(words):
         kind = param.type_descriptor.annotation  # Optional[str] is str here
         if kind is bool:  # Typer's flags are True when given, False for a --no- form
             assert param.is_bool_flag, param.name
-            seen_options.update({opt: (param.name, True) for opt in param.opts})
-            seen_options.update({opt: (param.name, False) for opt in param.secondary_opts})
+            seen_options.update(dict.fromkeys(param.opts, (param.name, True)))
+            seen_options.update(dict.fromkeys(param.secondary_opts, (param.name, False)))
         else:
             assert kind in (int, str) and not param.multiple and param.nargs == 1, param.name
-            seen_options.update({opt: (param.name, kind) for opt in param.opts})
+            seen_options.update(dict.fromkeys(param.opts, (param.name, kind)))
     assert tuple(seen_arguments) == positional
     assert seen_options == options
     assert set(defaults) == {name for name, _ in options.values()} | set(positional)
 
 
-@pytest.mark.parametrize("argv", [
-    ["status"], ["status", "a", "b"], ["status", "a", "--json", "--json"], ["status", "--help"],
-    ["status", "a", "--jso"], ["status", "a", "--json=1"], ["show", "a", "-g3"],
-    ["show", "a", "-g=3"], ["show", "a", "--generation"], ["show", "a", "--generation", "-1"],
-    ["show", "a", "--generation", "x"], ["show", "a", "-g", "2", "--generation", "3"],
-    ["doctor", "--latency", "--no-latency"], ["memory", "search", "--", "-x"],
-    ["memory", "search", "-"], ["memory", "list", "--scope"], ["memory"], ["run", "grid_ctf"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status"],
+        ["status", "a", "b"],
+        ["status", "a", "--json", "--json"],
+        ["status", "--help"],
+        ["status", "a", "--jso"],
+        ["status", "a", "--json=1"],
+        ["show", "a", "-g3"],
+        ["show", "a", "-g=3"],
+        ["show", "a", "--generation"],
+        ["show", "a", "--generation", "-1"],
+        ["show", "a", "--generation", "x"],
+        ["show", "a", "-g", "2", "--generation", "3"],
+        ["doctor", "--latency", "--no-latency"],
+        ["memory", "search", "--", "-x"],
+        ["memory", "search", "-"],
+        ["memory", "list", "--scope"],
+        ["memory"],
+        ["run", "grid_ctf"],
+    ],
+)
 def test_anything_unusual_is_left_to_typer(argv):
     assert fast.parse(argv) is None
 
 
 def test_plain_command_lines_are_read_as_click_reads_them():
     assert fast.parse(["show", "r1", "-g", "2", "--json"]) == (
-        "inspect", "show_command", {"run_id": "r1", "generation": 2, "as_json": True})
+        "inspect",
+        "show_command",
+        {"run_id": "r1", "generation": 2, "as_json": True},
+    )
     assert fast.parse(["show", "--generation=03", "r1"])[2] == {"run_id": "r1", "generation": 3}
     assert fast.parse(["doctor", "--no-latency"])[2] == {"latency": False}
     assert fast.parse(["memory", "search", "--scope=user", "a b", "--limit", "3"])[2] == {
-        "query": "a b", "scope": "user", "limit": 3}
+        "query": "a b",
+        "scope": "user",
+        "limit": 3,
+    }
 
 
 @pytest.fixture
 def filled(cli):
     assert cli("run", "grid_ctf", "--iterations", 3, "--run-id", "r1").code == 0
-    assert cli("memory", "add", "--type", "preference", "--summary", "tests run with pytest").code == 0
+    assert (
+        cli("memory", "add", "--type", "preference", "--summary", "tests run with pytest").code == 0
+    )
     return cli
 
 
 CASES = [
-    ["status", "r1"], ["status", "r1", "--json"], ["status", "nosuch"], ["status", "nosuch", "--json"],
-    ["show", "r1"], ["show", "r1", "--json"], ["show", "r1", "--best"], ["show", "r1", "-g", "2"], ["show", "r1", "-g", "02"],
-    ["show", "r1", "--generation=1", "--json"], ["show", "r1", "-g", "9"],
-    ["show", "r1", "-g", "1", "--best"], ["list"], ["list", "--json"], ["scenarios"],
-    ["scenarios", "--json"], ["usage"], ["usage", "--json"], ["usage", "--run", "r1"],
-    ["usage", "--run=nosuch", "--json"], ["doctor"], ["doctor", "--json", "--no-latency"],
-    ["doctor", "--provider", "nosuch"], ["memory", "list"], ["memory", "list", "--json"],
-    ["memory", "list", "--scope", "user"], ["memory", "list", "--scope", "bogus"],
-    ["memory", "search", "pytest"], ["memory", "search", "pytest", "--limit", "1", "--json"],
+    ["status", "r1"],
+    ["status", "r1", "--json"],
+    ["status", "nosuch"],
+    ["status", "nosuch", "--json"],
+    ["show", "r1"],
+    ["show", "r1", "--json"],
+    ["show", "r1", "--best"],
+    ["show", "r1", "-g", "2"],
+    ["show", "r1", "-g", "02"],
+    ["show", "r1", "--generation=1", "--json"],
+    ["show", "r1", "-g", "9"],
+    ["show", "r1", "-g", "1", "--best"],
+    ["list"],
+    ["list", "--json"],
+    ["scenarios"],
+    ["scenarios", "--json"],
+    ["usage"],
+    ["usage", "--json"],
+    ["usage", "--run", "r1"],
+    ["usage", "--run=nosuch", "--json"],
+    ["doctor"],
+    ["doctor", "--json", "--no-latency"],
+    ["doctor", "--provider", "nosuch"],
+    ["memory", "list"],
+    ["memory", "list", "--json"],
+    ["memory", "list", "--scope", "user"],
+    ["memory", "list", "--scope", "bogus"],
+    ["memory", "search", "pytest"],
+    ["memory", "search", "pytest", "--limit", "1", "--json"],
     ["memory", "search", "nothing-like-it", "--scope", "project"],
 ]
 
@@ -119,17 +175,35 @@ def test_an_empty_home_reads_the_same_on_both_paths(cli, capsys):
         assert outputs[0] == outputs[1], argv
 
 
-@pytest.mark.parametrize("argv", [
-    ["status", "r1"], ["status", "r1", "--json"], ["show", "r1", "--best"], ["list"],
-    ["scenarios"], ["usage"], ["memory", "list"], ["memory", "search", "pytest"], ["doctor"],
-], ids=" ".join)
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status", "r1"],
+        ["status", "r1", "--json"],
+        ["show", "r1", "--best"],
+        ["list"],
+        ["scenarios"],
+        ["usage"],
+        ["memory", "list"],
+        ["memory", "search", "pytest"],
+        ["doctor"],
+    ],
+    ids=" ".join,
+)
 def test_inspection_imports_only_what_it_needs(filled, home, argv):
     """Typer (with Click and Pydantic), Rich, the SDKs, the optimizer's libraries, the engine
     and the redactor's patterns cost more than the command: none of them is imported."""
-    probe = ("import sys\nsys.argv = ['lessonloop'] + sys.argv[1:]\n"
-             "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-             f"heavy = {HEAVY!r}\n"
-             "print(sorted(m for m in heavy if sys.modules.get(m) is not None))")
-    done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True, text=True,
-                          env=subprocess_env(home), timeout=120)
+    probe = (
+        "import sys\nsys.argv = ['lessonloop'] + sys.argv[1:]\n"
+        "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"heavy = {HEAVY!r}\n"
+        "print(sorted(m for m in heavy if sys.modules.get(m) is not None))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *argv],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(home),
+        timeout=120,
+    )
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr

@@ -9,18 +9,45 @@ from contextlib import closing
 
 from ..conftest import FIXTURES
 
-FIELDS = {"id", "type", "scope", "summary", "content", "why", "how_to_apply", "tags", "author",
-          "source", "seen", "created_at"}
+FIELDS = {
+    "id",
+    "type",
+    "scope",
+    "summary",
+    "content",
+    "why",
+    "how_to_apply",
+    "tags",
+    "author",
+    "source",
+    "seen",
+    "created_at",
+}
 
 
 def test_add_list_search_why_forget(cli, home):
-    added = cli("memory", "add", "--type", "preference", "--summary", "Use pnpm instead of npm",
-                "--why", "faster installs", "--tags", "tooling,js", "--json").json()
+    added = cli(
+        "memory",
+        "add",
+        "--type",
+        "preference",
+        "--summary",
+        "Use pnpm instead of npm",
+        "--why",
+        "faster installs",
+        "--tags",
+        "tooling,js",
+        "--json",
+    ).json()
     assert set(added) >= FIELDS and added["author"] == "user" and added["source"] == "user"
-    cli("memory", "add", "--type", "decision", "--summary", "Use Postgres 16 for the orders service")
+    cli(
+        "memory", "add", "--type", "decision", "--summary", "Use Postgres 16 for the orders service"
+    )
     listed = cli("memory", "list", "--json").json()
-    assert [m["summary"] for m in listed] == ["Use Postgres 16 for the orders service",
-                                              "Use pnpm instead of npm"]  # equals: newest first
+    assert [m["summary"] for m in listed] == [
+        "Use Postgres 16 for the orders service",
+        "Use pnpm instead of npm",
+    ]  # equals: newest first
     assert all(set(m) >= FIELDS for m in listed)
     found = cli("memory", "search", "pnpm", "--json").json()
     assert found[0]["summary"] == "Use pnpm instead of npm" and found[0]["score"] > 0
@@ -37,17 +64,41 @@ def test_add_list_search_why_forget(cli, home):
 
 def test_a_duplicate_reinforces_and_a_secret_is_redacted(cli):
     cli("memory", "add", "--type", "preference", "--summary", "Run the linter before pushing")
-    again = cli("memory", "add", "--type", "preference", "--summary",
-                "run the linter before pushing", "--json").json()
+    again = cli(
+        "memory",
+        "add",
+        "--type",
+        "preference",
+        "--summary",
+        "run the linter before pushing",
+        "--json",
+    ).json()
     assert again["action"] == "reinforced" and again["seen"] == 2
-    secret = cli("memory", "add", "--type", "observation", "--summary", "Staging token",
-                 "--content", "the staging key is sk-ant-api03-" + "x" * 40, "--json").json()
+    secret = cli(
+        "memory",
+        "add",
+        "--type",
+        "observation",
+        "--summary",
+        "Staging token",
+        "--content",
+        "the staging key is sk-ant-api03-" + "x" * 40,
+        "--json",
+    ).json()
     assert "sk-ant-api03" not in json.dumps(secret) and "[REDACTED:" in secret["content"]
 
 
 def test_user_scope_lives_in_the_user_root(cli, tmp_path):
-    cli("memory", "add", "--type", "preference", "--summary", "Answer in British English",
-        "--scope", "user")
+    cli(
+        "memory",
+        "add",
+        "--type",
+        "preference",
+        "--summary",
+        "Answer in British English",
+        "--scope",
+        "user",
+    )
     user = cli("memory", "list", "--scope", "user", "--json").json()
     assert [m["scope"] for m in user] == ["user"]
     assert cli("memory", "list", "--scope", "project", "--json").json() == []
@@ -74,11 +125,26 @@ def test_prune_keeps_user_authored_and_caps_automatic(cli, home):
     from lessonloop.store import open_store
 
     with open_store() as store:
-        admission.admit(store, [admission.Proposal(
-            kind="observation", scope="project", summary=summary, source="session",
-            approved_by="consent", tags=["auto-memorize"]) for summary in (
-                "The billing job retries twice", "Docs build with mkdocs",
-                "Fixtures live in tests/data", "CI caches pip wheels", "Logs rotate daily")])
+        admission.admit(
+            store,
+            [
+                admission.Proposal(
+                    kind="observation",
+                    scope="project",
+                    summary=summary,
+                    source="session",
+                    approved_by="consent",
+                    tags=["auto-memorize"],
+                )
+                for summary in (
+                    "The billing job retries twice",
+                    "Docs build with mkdocs",
+                    "Fixtures live in tests/data",
+                    "CI caches pip wheels",
+                    "Logs rotate daily",
+                )
+            ],
+        )
     cli("memory", "add", "--type", "decision", "--summary", "Keep the public API stable")
     pruned = cli("memory", "prune", "--keep", 3, "--json").json()
     assert pruned["pruned"]["project"] == 3
@@ -91,13 +157,23 @@ def test_a_user_root_that_is_a_file_names_its_own_variable(cli, home, tmp_path, 
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
     monkeypatch.setenv("LESSONLOOP_USER_HOME", str(blocker))
-    result = cli("memory", "add", "--type", "preference", "--summary", "Use tabs", "--scope", "user",
-                 "--json")
+    result = cli(
+        "memory",
+        "add",
+        "--type",
+        "preference",
+        "--summary",
+        "Use tabs",
+        "--scope",
+        "user",
+        "--json",
+    )
     assert result.code == 1 and "check LESSONLOOP_USER_HOME" in result.error()["error"]
 
 
-def test_memorize_names_a_session_it_does_not_know_and_a_transcript_that_is_a_folder(cli, home,
-                                                                                   tmp_path):
+def test_memorize_names_a_session_it_does_not_know_and_a_transcript_that_is_a_folder(
+    cli, home, tmp_path
+):
     cli("memory", "consent", "yes")
     unknown = cli("memorize", "--session-id", "nosuch", "--json")
     assert unknown.code == 1 and "no session 'nosuch'" in unknown.error()["error"]
@@ -106,8 +182,9 @@ def test_memorize_names_a_session_it_does_not_know_and_a_transcript_that_is_a_fo
     folder.mkdir()
     given = cli("memorize", "--transcript", folder)
     assert given.code == 2
-    assert given.err == (f"error: --transcript takes a session's .jsonl file; {folder} is a "
-                         "directory\n")
+    assert given.err == (
+        f"error: --transcript takes a session's .jsonl file; {folder} is a directory\n"
+    )
     assert not (home / "sessions" / "nosuch").exists(), "an unknown session leaves no folder"
 
 
@@ -124,29 +201,42 @@ def _audit(cli, *args) -> list[dict]:
 
 def _knowledge_events(root, entry_id: int) -> list[tuple[str, str]]:
     with closing(sqlite3.connect(f"file:{root / 'lessonloop.db'}?mode=ro", uri=True)) as db:
-        return db.execute("SELECT action, detail FROM knowledge_events WHERE knowledge_id = ? "
-                          "ORDER BY id", (entry_id,)).fetchall()
+        return db.execute(
+            "SELECT action, detail FROM knowledge_events WHERE knowledge_id = ? ORDER BY id",
+            (entry_id,),
+        ).fetchall()
 
 
 def test_audit_lists_automatic_memories_newest_first_and_forget_removes_one(cli, home):
     assert cli("memory", "consent", "yes").code == 0
-    memorized = cli("memorize", "--transcript", FIXTURES / "claude-code" / "session_errors.jsonl",
-                    "--json")
+    memorized = cli(
+        "memorize", "--transcript", FIXTURES / "claude-code" / "session_errors.jsonl", "--json"
+    )
     assert memorized.code == 0, memorized.err
     stored = memorized.json()["stored"]
     assert len(stored) >= 2, "the fixture session teaches several lessons"
-    mine = cli("memory", "add", "--type", "decision", "--summary",
-               "Release notes go in CHANGELOG.md", "--json").json()
+    mine = cli(
+        "memory",
+        "add",
+        "--type",
+        "decision",
+        "--summary",
+        "Release notes go in CHANGELOG.md",
+        "--json",
+    ).json()
 
     audited = _audit(cli)
     assert all(set(m) >= FIELDS for m in audited)
     project = [m for m in audited if m["scope"] == "project"]
     assert sorted(m["summary"] for m in project) == sorted(stored), "every automatic memory, once"
     assert {m["summary"] for m in audited} == set(stored), "user-scope ones are among them"
-    assert all(m["author"] == "auto" and m["source"] == "session"
-               and "auto-memorize" in m["tags"] for m in audited)
-    assert mine["id"] not in [m["id"] for m in audited if m["scope"] == "project"], \
+    assert all(
+        m["author"] == "auto" and m["source"] == "session" and "auto-memorize" in m["tags"]
+        for m in audited
+    )
+    assert mine["id"] not in [m["id"] for m in audited if m["scope"] == "project"], (
         "what the user wrote is not up for review"
+    )
     order = [(m["created_at"], m["id"]) for m in audited]
     assert order == sorted(order, reverse=True), "newest first"
     assert _audit(cli, "--limit", 2) == audited[:2]
@@ -158,17 +248,25 @@ def test_audit_lists_automatic_memories_newest_first_and_forget_removes_one(cli,
     for line, item in zip(lines, audited):
         match = AUDIT_LINE.match(line)
         assert match, line
-        assert match.groups() == (item["scope"], str(item["id"]), item["type"], item["summary"],
-                                  "auto", str(item["seen"]))
+        assert match.groups() == (
+            item["scope"],
+            str(item["id"]),
+            item["type"],
+            item["summary"],
+            "auto",
+            str(item["seen"]),
+        )
 
     target = next(m for m in audited if m["scope"] == "project")
     gone = cli("memory", "forget", target["id"], "--json")
     assert gone.code == 0 and gone.json()["forgotten"] == target["id"]
     after = _audit(cli)
     assert [(m["scope"], m["id"]) for m in after] == [
-        (m["scope"], m["id"]) for m in audited if m is not target]
-    assert target["id"] not in [m["id"] for m in cli("memory", "list", "--scope", "project",
-                                                     "--json").json()]
+        (m["scope"], m["id"]) for m in audited if m is not target
+    ]
+    assert target["id"] not in [
+        m["id"] for m in cli("memory", "list", "--scope", "project", "--json").json()
+    ]
     assert mine["id"] in [m["id"] for m in cli("memory", "list", "--json").json()]
     # the audit trail keeps a note that it was added and forgotten, without its text
     events = _knowledge_events(home, target["id"])
@@ -188,8 +286,16 @@ def test_uninstall_claude_code_leaves_memories_in_place(cli, home, tmp_path, mon
     monkeypatch.chdir(project)
     monkeypatch.setenv("HOME", str(tmp_path / "os-home"))
     cli("memory", "add", "--type", "decision", "--summary", "Keep database migrations reversible")
-    cli("memory", "add", "--type", "preference", "--summary", "Explain diffs before applying them",
-        "--scope", "user")
+    cli(
+        "memory",
+        "add",
+        "--type",
+        "preference",
+        "--summary",
+        "Explain diffs before applying them",
+        "--scope",
+        "user",
+    )
     before = cli("memory", "list", "--json").json()
     assert len(before) == 2
     settings = project / ".claude" / "settings.json"
@@ -197,7 +303,9 @@ def test_uninstall_claude_code_leaves_memories_in_place(cli, home, tmp_path, mon
 
     assert cli("install", "claude-code").code == 0
     assert cli("install", "claude-code", "--scope", "user").code == 0
-    assert "lessonloop hook" in settings.read_text() and "lessonloop hook" in user_settings.read_text()
+    assert (
+        "lessonloop hook" in settings.read_text() and "lessonloop hook" in user_settings.read_text()
+    )
     removed = cli("uninstall", "claude-code", "--json")
     assert removed.code == 0 and "SessionEnd" in removed.json()["removed"]
     assert cli("uninstall", "claude-code", "--scope", "user").code == 0
@@ -208,14 +316,18 @@ def test_uninstall_claude_code_leaves_memories_in_place(cli, home, tmp_path, mon
     assert "migrations reversible" in (home / "knowledge" / "project" / "knowledge.md").read_text()
     recalled = cli("memory", "recall").out
     assert "migrations reversible" in recalled and "Explain diffs" in recalled
-    assert cli("memory", "search", "migrations", "--json").json()[0]["summary"] == \
-        "Keep database migrations reversible"
+    assert (
+        cli("memory", "search", "migrations", "--json").json()[0]["summary"]
+        == "Keep database migrations reversible"
+    )
 
 
 def _pages(db) -> dict:
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-        return {name: conn.execute(f"PRAGMA {name}").fetchone()[0]
-                for name in ("page_count", "freelist_count")}
+        return {
+            name: conn.execute(f"PRAGMA {name}").fetchone()[0]
+            for name in ("page_count", "freelist_count")
+        }
 
 
 def _admit_bulky_memories(count: int) -> None:
@@ -227,11 +339,21 @@ def _admit_bulky_memories(count: int) -> None:
     rng = random.Random(11)
     vocabulary = [f"w{n:04d}" for n in range(3000)]
     with open_store() as store:
-        outcomes = admission.admit(store, [admission.Proposal(
-            kind="observation", scope="project", summary=f"Observation {n}: " + " ".join(
-                rng.sample(vocabulary, 6)), content=" ".join(rng.sample(vocabulary, 600)),
-            source="session", approved_by="consent", tags=["auto-memorize"])
-            for n in range(count)])
+        outcomes = admission.admit(
+            store,
+            [
+                admission.Proposal(
+                    kind="observation",
+                    scope="project",
+                    summary=f"Observation {n}: " + " ".join(rng.sample(vocabulary, 6)),
+                    content=" ".join(rng.sample(vocabulary, 600)),
+                    source="session",
+                    approved_by="consent",
+                    tags=["auto-memorize"],
+                )
+                for n in range(count)
+            ],
+        )
     assert [o.action for o in outcomes] == ["added"] * count, "distinct enough not to merge"
 
 
@@ -254,7 +376,8 @@ def test_prune_vacuums_the_store(cli, home):
     # 60 entries of ~3.6 KB each (and their full-text index) gave their pages back
     assert after["page_count"] <= before["page_count"] - 40, (before, after)
     assert [m["summary"] for m in cli("memory", "list", "--json").json()] == [
-        "Keep the public API stable"]
+        "Keep the public API stable"
+    ]
     with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
@@ -286,11 +409,13 @@ def _corrupt_a_page(db) -> None:
     file still opens but its integrity check fails."""
     with closing(sqlite3.connect(db)) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'knowledge'").fetchone()[0]
+        root = conn.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'knowledge'"
+        ).fetchone()[0]
         size = conn.execute("PRAGMA page_size").fetchone()[0]
     data = bytearray(db.read_bytes())
     offset = (root - 1) * size
-    data[offset + 1:offset + 3] = (size - 96).to_bytes(2, "big")
+    data[offset + 1 : offset + 3] = (size - 96).to_bytes(2, "big")
     db.write_bytes(bytes(data))
 
 
@@ -298,8 +423,11 @@ def test_doctor_reports_store_integrity_ok_or_failed_in_one_line(cli, home):
     cli("memory", "add", "--type", "decision", "--summary", "Ship small pull requests")
     healthy = cli("doctor", "--json")
     assert healthy.code == 0, healthy.out
-    assert healthy.json()["store"] == {"path": str(home / "lessonloop.db"), "ok": True,
-                                       "detail": "integrity ok"}
+    assert healthy.json()["store"] == {
+        "path": str(home / "lessonloop.db"),
+        "ok": True,
+        "detail": "integrity ok",
+    }
     assert healthy.json()["ok"] is True
     text = cli("doctor")
     assert text.code == 0
@@ -320,8 +448,9 @@ def test_doctor_reports_store_integrity_ok_or_failed_in_one_line(cli, home):
     assert len(store_line) == 1 and "FAIL" in store_line[0]
     assert "integrity check failed" in store_line[0] and "Page" in store_line[0]
     headings = ("config:", "offline mode:", "routes:", "endpoints:", "store:", "user store:")
-    assert all(line.startswith(("  ", *headings)) for line in lines), \
+    assert all(line.startswith(("  ", *headings)) for line in lines), (
         f"every line of the report is a heading or an indented item: {lines}"
+    )
 
 
 def test_doctor_names_a_database_that_is_not_one_without_a_traceback(run_cli, home):

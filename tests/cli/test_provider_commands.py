@@ -12,16 +12,24 @@ import pytest
 from lessonloop.config import ROLES
 
 from ..conftest import PLUGIN
-from ..providers.fake_servers import (FakeServer, Received, Reply, anthropic_error,
-                                      anthropic_message, openai_completion, openai_error)
-
+from ..providers.fake_servers import (
+    FakeServer,
+    Received,
+    Reply,
+    anthropic_error,
+    anthropic_message,
+    openai_completion,
+    openai_error,
+)
 
 # how each role's prompt (lessonloop/loop/prompts.py) states its task
-TASKS = {"competitor": "Task: propose one new strategy",
-         "translator": "Task: the text below describes a strategy",
-         "analyst": "Task: explain what changed",
-         "coach": "Task: propose at most 3 lessons",
-         "curator": "Task: decide for each proposed playbook edit"}
+TASKS = {
+    "competitor": "Task: propose one new strategy",
+    "translator": "Task: the text below describes a strategy",
+    "analyst": "Task: explain what changed",
+    "coach": "Task: propose at most 3 lessons",
+    "curator": "Task: decide for each proposed playbook edit",
+}
 
 
 class ModelServer:
@@ -46,13 +54,16 @@ class ModelServer:
         self.roles.append(role)
         text = {
             "competitor": 'Aim a little into the wind.\n```json\n{"aim": %.3f, "draw": %.3f}\n```'
-                          % (self.rng.uniform(-0.5, 0.5), self.rng.uniform(0.2, 0.8)),
+            % (self.rng.uniform(-0.5, 0.5), self.rng.uniform(0.2, 0.8)),
             "coach": '```json\n{"edits": [{"op": "add_hint", "text": "Moderate draw is steadier '
-                     'in gusts", "tags": ["param:draw"]}]}\n```',
+            'in gusts", "tags": ["param:draw"]}]}\n```',
             "curator": '{"decisions": [{"index": 0, "decision": "accept", "reason": "supported"}]}',
         }.get(role, "The challenger differed from the incumbent mostly in draw.")
-        body = (anthropic_message(text, model="claude-test") if self.kind == "anthropic"
-                else openai_completion(text, model="gpt-test"))
+        body = (
+            anthropic_message(text, model="claude-test")
+            if self.kind == "anthropic"
+            else openai_completion(text, model="gpt-test")
+        )
         return Reply(body=body)
 
 
@@ -68,7 +79,8 @@ def route_everything(monkeypatch, kind: str, server: FakeServer) -> None:
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_a_run_with_every_role_on_a_loopback_server_survives_429s_and_counts_usage(
-        kind, cli, monkeypatch, home):
+    kind, cli, monkeypatch, home
+):
     responder = ModelServer(kind)
     with FakeServer(responder) as server:
         route_everything(monkeypatch, kind, server)
@@ -85,8 +97,11 @@ def test_a_run_with_every_role_on_a_loopback_server_survives_429s_and_counts_usa
     # no price for a test model, and a loopback server costs nothing unless a price says so
     assert usage["input_tokens"] > 0 and usage["cost"] == 0.0
     assert set(responder.roles) >= {"competitor", "analyst", "coach", "curator"}
-    everything = "".join(p.read_text(errors="replace") for p in home.rglob("*") if p.is_file()
-                         and p.suffix in (".json", ".md", ".ndjson", ".toml"))
+    everything = "".join(
+        p.read_text(errors="replace")
+        for p in home.rglob("*")
+        if p.is_file() and p.suffix in (".json", ".md", ".ndjson", ".toml")
+    )
     assert "sk-loopback-test" not in everything, "a key never reaches disk"
 
 
@@ -145,8 +160,11 @@ def test_doctor_shows_per_role_environment_overrides_and_never_a_key(cli, monkey
         result = cli("doctor", "--json")
     report = result.json()
     routes = report["routes"]
-    assert routes["coach"] == {"provider": "anthropic", "model": "claude-test",
-                               "base_url": server.base_url}
+    assert routes["coach"] == {
+        "provider": "anthropic",
+        "model": "claude-test",
+        "base_url": server.base_url,
+    }
     assert routes["judge"]["model"] == "gpt-judge" and routes["analyst"]["model"] == "gpt-test"
     assert routes["competitor"]["base_url"] == server.base_url + "/v1"
     # the fake serves gpt-test only: the judge's route is flagged, the others answer
@@ -170,11 +188,15 @@ def test_doctor_reports_an_endpoint_that_does_not_answer(cli, monkeypatch):
 def test_config_file_routes_and_flags_beat_environment(cli, monkeypatch, home):
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(
-        'provider = "ollama"\nmodel = "from-file"\n[roles.coach]\nmodel = "coach-from-file"\n')
+        'provider = "ollama"\nmodel = "from-file"\n[roles.coach]\nmodel = "coach-from-file"\n'
+    )
     report = cli("doctor", "--json").json()
     assert report["routes"]["coach"]["model"] == "coach-from-file"
-    assert report["routes"]["analyst"] == {"provider": "ollama", "model": "from-file",
-                                           "base_url": "http://localhost:11434/v1"}
+    assert report["routes"]["analyst"] == {
+        "provider": "ollama",
+        "model": "from-file",
+        "base_url": "http://localhost:11434/v1",
+    }
     monkeypatch.setenv("LESSONLOOP_MODEL", "from-env")
     monkeypatch.setenv("LESSONLOOP_COACH_MODEL", "coach-from-env")
     report = cli("doctor", "--json").json()

@@ -10,11 +10,15 @@ import pytest
 from ..conftest import ROOT, subprocess_env
 
 EXAMPLES = ROOT / "examples" / "tasks"
-GOOD_SQL = ("SELECT c.name, ROUND(SUM(o.amount_cents) / 100.0, 2) AS total_eur FROM customers c "
-            "JOIN orders o ON o.customer_id = c.id WHERE o.status = 'paid' AND o.ordered_at "
-            "BETWEEN '2024-01-01' AND '2024-12-31' GROUP BY c.id ORDER BY total_eur DESC LIMIT 3;")
-BAD_SQL = ("SELECT c.name, SUM(o.amount_cents) / 100.0 AS total_eur FROM customers c JOIN orders o "
-           "ON o.customer_id = c.id GROUP BY c.id ORDER BY total_eur DESC LIMIT 3;")
+GOOD_SQL = (
+    "SELECT c.name, ROUND(SUM(o.amount_cents) / 100.0, 2) AS total_eur FROM customers c "
+    "JOIN orders o ON o.customer_id = c.id WHERE o.status = 'paid' AND o.ordered_at "
+    "BETWEEN '2024-01-01' AND '2024-12-31' GROUP BY c.id ORDER BY total_eur DESC LIMIT 3;"
+)
+BAD_SQL = (
+    "SELECT c.name, SUM(o.amount_cents) / 100.0 AS total_eur FROM customers c JOIN orders o "
+    "ON o.customer_id = c.id GROUP BY c.id ORDER BY total_eur DESC LIMIT 3;"
+)
 
 
 def script(tmp_path, name="script.json", **roles) -> str:
@@ -29,8 +33,15 @@ def fenced(sql: str) -> str:
 
 def test_improve_sql_task_fails_then_passes_and_records_why_it_stopped(cli, tmp_path, home):
     provider = script(tmp_path, competitor=[fenced(BAD_SQL), fenced(GOOD_SQL), fenced(GOOD_SQL)])
-    result = cli("improve", EXAMPLES / "sql-top-customers.yaml", "--provider", provider,
-                 "--run-id", "sql1", "--json")
+    result = cli(
+        "improve",
+        EXAMPLES / "sql-top-customers.yaml",
+        "--provider",
+        provider,
+        "--run-id",
+        "sql1",
+        "--json",
+    )
     assert result.code == 0, result.err
     summary = result.json()
     assert summary["status"] == "completed"
@@ -54,15 +65,23 @@ def test_the_next_improve_starts_with_what_the_last_one_learned(cli, tmp_path, h
     provider = script(tmp_path, competitor=[fenced(BAD_SQL), fenced(GOOD_SQL), fenced(GOOD_SQL)])
     assert cli("improve", EXAMPLES / "sql-top-customers.yaml", "--provider", provider).code == 0
     again = script(tmp_path, "again.json", competitor=[fenced(GOOD_SQL)])
-    result = cli("improve", EXAMPLES / "sql-top-customers.yaml", "--provider", again,
-                 "--run-id", "sql2", "--json")
+    result = cli(
+        "improve",
+        EXAMPLES / "sql-top-customers.yaml",
+        "--provider",
+        again,
+        "--run-id",
+        "sql2",
+        "--json",
+    )
     assert result.code == 0
     from lessonloop.store import open_store
     from lessonloop.store import runs as run_store
 
     with open_store(readonly=True) as store:
-        prompt = store.query_one("SELECT prompt FROM role_outputs WHERE run_id = 'sql2' "
-                                 "ORDER BY id LIMIT 1")["prompt"]
+        prompt = store.query_one(
+            "SELECT prompt FROM role_outputs WHERE run_id = 'sql2' ORDER BY id LIMIT 1"
+        )["prompt"]
     assert "Lessons from earlier runs" in prompt and "GROUP BY c.id" in prompt
     assert "Outputs that failed before" in prompt and "failed the verifier" in prompt
     playbook = (home / "knowledge" / "task-sql-top-customers" / "playbook.md").read_text()
@@ -85,41 +104,77 @@ def test_judge_of_a_verifier_only_task_works_offline(cli, tmp_path, home):
 def test_judge_takes_the_answer_out_of_a_reply_as_improve_does(cli, tmp_path):
     reply = tmp_path / "reply.md"
     reply.write_text(f"Here is the query:\n\n```sql\n{GOOD_SQL}\n```\n\nIt groups by id.")
-    assert cli("judge", EXAMPLES / "sql-top-customers.yaml", "--output", reply,
-               "--json").json()["score"] == 1.0
-    reply.write_text('Done:\n```json\n{"service": "billing-api", "replicas": 3, "port": 8443, '
-                     '"tls": true, "healthcheck": {"path": "/healthz", "interval_seconds": 10}, '
-                     '"env": {"LOG_LEVEL": "info", "REGION": "eu-west-1"}}\n```')
-    assert cli("judge", EXAMPLES / "service-config.yaml", "--output", reply,
-               "--json").json()["score"] == 1.0
+    assert (
+        cli("judge", EXAMPLES / "sql-top-customers.yaml", "--output", reply, "--json").json()[
+            "score"
+        ]
+        == 1.0
+    )
+    reply.write_text(
+        'Done:\n```json\n{"service": "billing-api", "replicas": 3, "port": 8443, '
+        '"tls": true, "healthcheck": {"path": "/healthz", "interval_seconds": 10}, '
+        '"env": {"LOG_LEVEL": "info", "REGION": "eu-west-1"}}\n```'
+    )
+    assert (
+        cli("judge", EXAMPLES / "service-config.yaml", "--output", reply, "--json").json()["score"]
+        == 1.0
+    )
 
 
 def test_judge_of_a_schema_checked_config(cli, tmp_path):
     config = tmp_path / "config.json"
-    config.write_text(json.dumps({"service": "billing-api", "replicas": 3, "port": 8443,
-                                  "tls": True, "healthcheck": {"path": "/healthz",
-                                                               "interval_seconds": 10},
-                                  "env": {"LOG_LEVEL": "info", "REGION": "eu-west-1"}}))
-    assert cli("judge", EXAMPLES / "service-config.yaml", "--output", config, "--json").json()["score"] == 1.0
+    config.write_text(
+        json.dumps(
+            {
+                "service": "billing-api",
+                "replicas": 3,
+                "port": 8443,
+                "tls": True,
+                "healthcheck": {"path": "/healthz", "interval_seconds": 10},
+                "env": {"LOG_LEVEL": "info", "REGION": "eu-west-1"},
+            }
+        )
+    )
+    assert (
+        cli("judge", EXAMPLES / "service-config.yaml", "--output", config, "--json").json()["score"]
+        == 1.0
+    )
     config.write_text(json.dumps({"service": "billing-api", "replicas": 1}))
     verdict = cli("judge", EXAMPLES / "service-config.yaml", "--output", config, "--json").json()
     assert verdict["score"] == 0.0 and "required property" in verdict["reasoning"]
 
 
 def test_a_rubric_task_with_a_scripted_judge_scores_rises_and_stops(cli, tmp_path):
-    drafts = ["Sorry. Refund soon.", "Sorry about order A-10423: a full refund in 3-5 business "
-              "days.", "I'm sorry you were charged twice for order A-10423. We refund the "
-              "duplicate in full within 3-5 business days to your card."]
-    verdicts = ['{"dimensions": {"empathy": 0.6, "accuracy": 0.5, "actionability": 0.5, '
-                '"concision": 0.9}}',
-                '<<<VERDICT\n{"dimensions": {"empathy": 0.9, "accuracy": 0.9, "actionability": 0.8,'
-                ' "concision": 0.9}, "reasoning": "good"}\nVERDICT>>>']
-    provider = script(tmp_path, competitor=drafts, judge=[verdicts[0]] * 2 + [verdicts[1]] * 4,
-                      coach=['{"edits": [{"op": "add_bullet", "text": "Quote the order number '
-                             'and the 3-5 business day window", "tags": ["policy"]}]}'],
-                      curator=['{"decisions": [{"index": 0, "decision": "accept"}]}'])
-    result = cli("improve", EXAMPLES / "support-reply.yaml", "--provider", provider,
-                 "--run-id", "reply", "--json")
+    drafts = [
+        "Sorry. Refund soon.",
+        "Sorry about order A-10423: a full refund in 3-5 business days.",
+        "I'm sorry you were charged twice for order A-10423. We refund the "
+        "duplicate in full within 3-5 business days to your card.",
+    ]
+    verdicts = [
+        '{"dimensions": {"empathy": 0.6, "accuracy": 0.5, "actionability": 0.5, "concision": 0.9}}',
+        '<<<VERDICT\n{"dimensions": {"empathy": 0.9, "accuracy": 0.9, "actionability": 0.8,'
+        ' "concision": 0.9}, "reasoning": "good"}\nVERDICT>>>',
+    ]
+    provider = script(
+        tmp_path,
+        competitor=drafts,
+        judge=[verdicts[0]] * 2 + [verdicts[1]] * 4,
+        coach=[
+            '{"edits": [{"op": "add_bullet", "text": "Quote the order number '
+            'and the 3-5 business day window", "tags": ["policy"]}]}'
+        ],
+        curator=['{"decisions": [{"index": 0, "decision": "accept"}]}'],
+    )
+    result = cli(
+        "improve",
+        EXAMPLES / "support-reply.yaml",
+        "--provider",
+        provider,
+        "--run-id",
+        "reply",
+        "--json",
+    )
     assert result.code == 0, result.err
     status = cli("status", "reply", "--json").json()
     scores = [g["mean_score"] for g in status["generations"]]
@@ -131,13 +186,19 @@ def test_a_rubric_task_with_a_scripted_judge_scores_rises_and_stops(cli, tmp_pat
     from lessonloop.store import open_store
 
     with open_store(readonly=True) as store:
-        bullets = [r["summary"] for r in store.query(
-            "SELECT summary FROM knowledge WHERE scope = 'task:support-refund-reply'")]
+        bullets = [
+            r["summary"]
+            for r in store.query(
+                "SELECT summary FROM knowledge WHERE scope = 'task:support-refund-reply'"
+            )
+        ]
     assert "Quote the order number and the 3-5 business day window" in bullets
 
 
-@pytest.mark.parametrize("command", [["improve", EXAMPLES / "sql-top-customers.yaml"],
-                                     ["solve", "write a haiku about SQLite"]])
+@pytest.mark.parametrize(
+    "command",
+    [["improve", EXAMPLES / "sql-top-customers.yaml"], ["solve", "write a haiku about SQLite"]],
+)
 def test_without_a_model_improve_and_solve_say_so_in_one_line(cli, command):
     result = cli(*command, "--json")
     assert result.code == 2
@@ -153,12 +214,20 @@ def test_judging_a_rubric_task_without_a_model_says_so(cli, tmp_path, home):
 
 
 def test_solve_designs_saves_shows_and_improves_a_task(cli, tmp_path, home):
-    design = {"name": "greeting", "prompt": "Write a greeting that contains the word hello.",
-              "output_format": "text", "required_strings": ["hello"],
-              "verifier": {"command": "grep -q hello {file}", "timeout": 5},
-              "threshold": 1.0, "max_rounds": 3}
-    provider = script(tmp_path, designer=["Here is the task:\n" + json.dumps(design)],
-                      competitor=["hi there", "hello world", "hello world!"])
+    design = {
+        "name": "greeting",
+        "prompt": "Write a greeting that contains the word hello.",
+        "output_format": "text",
+        "required_strings": ["hello"],
+        "verifier": {"command": "grep -q hello {file}", "timeout": 5},
+        "threshold": 1.0,
+        "max_rounds": 3,
+    }
+    provider = script(
+        tmp_path,
+        designer=["Here is the task:\n" + json.dumps(design)],
+        competitor=["hi there", "hello world", "hello world!"],
+    )
     result = cli("solve", "a friendly greeting", "--provider", provider)
     assert result.code == 0, result.err
     saved = home / "tasks" / "greeting.yaml"
@@ -193,10 +262,13 @@ def test_an_interrupted_task_run_resumes_after_its_stored_rounds(cli, tmp_path, 
         real_round(self, index)
 
     monkeypatch.setattr(improve.TaskRun, "_round", stop_after_one)
-    interrupted = cli("improve", EXAMPLES / "sql-top-customers.yaml", "--provider", provider,
-                      "--run-id", "cut")
+    interrupted = cli(
+        "improve", EXAMPLES / "sql-top-customers.yaml", "--provider", provider, "--run-id", "cut"
+    )
     assert interrupted.code == 1
-    assert interrupted.err == "stopped: run cut interrupted; continue with `lessonloop resume cut`\n"
+    assert (
+        interrupted.err == "stopped: run cut interrupted; continue with `lessonloop resume cut`\n"
+    )
     assert cli("status", "cut", "--json").json()["run"]["status"] == "stopped"
     monkeypatch.setattr(improve.TaskRun, "_round", real_round)
     script(tmp_path, competitor=[fenced(GOOD_SQL)])  # scripted replies restart in a new process
@@ -207,24 +279,39 @@ def test_an_interrupted_task_run_resumes_after_its_stored_rounds(cli, tmp_path, 
 
 
 def test_a_verifier_hunting_for_keys_finds_none(cli, tmp_path, home, monkeypatch):
-    secrets = {"ANTHROPIC_API_KEY": "sk-ant-api03-" + "k" * 40, "LESSONLOOP_API_KEY": "plainsecret123",
-               "GITHUB_TOKEN": "ghp_" + "a" * 36}
+    secrets = {
+        "ANTHROPIC_API_KEY": "sk-ant-api03-" + "k" * 40,
+        "LESSONLOOP_API_KEY": "plainsecret123",
+        "GITHUB_TOKEN": "ghp_" + "a" * 36,
+    }
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
     task = tmp_path / "snoop.yaml"
-    task.write_text("name: snoop\nprompt: say anything\nverifier:\n"
-                    "  command: \"env; cat /proc/self/environ; cat /proc/$PPID/environ; exit 1\"\n"
-                    "  timeout: 5\nmax_rounds: 2\n")
+    task.write_text(
+        "name: snoop\nprompt: say anything\nverifier:\n"
+        '  command: "env; cat /proc/self/environ; cat /proc/$PPID/environ; exit 1"\n'
+        "  timeout: 5\nmax_rounds: 2\n"
+    )
     provider = script(tmp_path, competitor=["one", "two"])
     result = cli("improve", task, "--provider", provider, "--run-id", "snoop", "--json")
     assert result.code == 0, result.err
-    everything = result.out + result.err + "".join(
-        p.read_text(errors="replace") for p in home.rglob("*") if p.is_file() and p.suffix != ".db")
+    everything = (
+        result.out
+        + result.err
+        + "".join(
+            p.read_text(errors="replace")
+            for p in home.rglob("*")
+            if p.is_file() and p.suffix != ".db"
+        )
+    )
     from lessonloop.store import open_store
 
     with open_store(readonly=True) as store:
-        everything += " ".join(str(tuple(r)) for table in ("generations", "role_outputs", "knowledge")
-                               for r in store.query(f"SELECT * FROM {table}"))
+        everything += " ".join(
+            str(tuple(r))
+            for table in ("generations", "role_outputs", "knowledge")
+            for r in store.query(f"SELECT * FROM {table}")
+        )
     assert "Verifier FAILED" in everything
     for value in secrets.values():
         assert value not in everything and value[:12] not in everything
@@ -233,15 +320,22 @@ def test_a_verifier_hunting_for_keys_finds_none(cli, tmp_path, home, monkeypatch
 def test_a_verifier_reading_our_own_process_environment_finds_no_key(run_cli, tmp_path, home):
     """As the same user (or root) a command can read /proc/<pid>/environ of lessonloop itself."""
     task = tmp_path / "snoop.yaml"
-    task.write_text("name: snoop2\nprompt: anything\nverifier:\n"
-                    "  command: \"for f in /proc/[0-9]*/environ; do tr '\\\\0' '\\\\n' < $f; done "
-                    "2>/dev/null | grep -i key; exit 1\"\n  timeout: 10\n")
+    task.write_text(
+        "name: snoop2\nprompt: anything\nverifier:\n"
+        "  command: \"for f in /proc/[0-9]*/environ; do tr '\\\\0' '\\\\n' < $f; done "
+        '2>/dev/null | grep -i key; exit 1"\n  timeout: 10\n'
+    )
     output = tmp_path / "out.txt"
     output.write_text("hello")
     secret = "plain-looking-secret-value-42"
-    result = run_cli("judge", task, "--output", output, "--json",
-                     env=subprocess_env(home, LESSONLOOP_API_KEY=secret,
-                                        MY_SERVICE_TOKEN=secret + "b"))
+    result = run_cli(
+        "judge",
+        task,
+        "--output",
+        output,
+        "--json",
+        env=subprocess_env(home, LESSONLOOP_API_KEY=secret, MY_SERVICE_TOKEN=secret + "b"),
+    )
     assert result.code == 0, result.err
     assert json.loads(result.out)["passed_verifier"] is False
     assert secret not in result.out + result.err
@@ -251,8 +345,9 @@ def test_the_verifier_report_reaches_the_next_round_without_keys(cli, tmp_path, 
     secret = "another-plain-secret-77"
     monkeypatch.setenv("DEPLOY_TOKEN", secret)
     task = tmp_path / "leak.yaml"
-    task.write_text(f"name: leak\nprompt: p\nverifier:\n  command: \"echo {secret}; exit 1\"\n"
-                    "max_rounds: 2\n")
+    task.write_text(
+        f'name: leak\nprompt: p\nverifier:\n  command: "echo {secret}; exit 1"\nmax_rounds: 2\n'
+    )
     provider = script(tmp_path, competitor=["a", "b"])
     assert cli("improve", task, "--provider", provider, "--run-id", "leak").code == 0
     analysis = (home / "runs" / "leak" / "generations" / "1" / "analysis.md").read_text()
@@ -261,8 +356,10 @@ def test_the_verifier_report_reaches_the_next_round_without_keys(cli, tmp_path, 
 
 def test_resume_keeps_the_task_the_run_started_with(cli, tmp_path, monkeypatch):
     task = tmp_path / "t.yaml"
-    task.write_text("name: keep\nprompt: say ok\nverifier:\n  command: \"grep -q ok\"\n"
-                    "max_rounds: 3\nthreshold: 1\n")
+    task.write_text(
+        'name: keep\nprompt: say ok\nverifier:\n  command: "grep -q ok"\n'
+        "max_rounds: 3\nthreshold: 1\n"
+    )
     provider = script(tmp_path, competitor=["no", "ok", "ok"])
     from lessonloop.tasks import improve
 
@@ -278,7 +375,7 @@ def test_resume_keeps_the_task_the_run_started_with(cli, tmp_path, monkeypatch):
     monkeypatch.setattr(improve.TaskRun, "_round", stop_after_one)
     cli("improve", task, "--provider", provider, "--run-id", "keep")
     monkeypatch.setattr(improve.TaskRun, "_round", real_round)
-    task.write_text("name: keep\nprompt: changed\nverifier:\n  command: \"grep -q zzz\"\n")
+    task.write_text('name: keep\nprompt: changed\nverifier:\n  command: "grep -q zzz"\n')
     script(tmp_path, competitor=["ok", "ok"])
     resumed = cli("resume", "keep", "--json")
     assert resumed.code == 0, resumed.err
@@ -290,13 +387,23 @@ def test_judge_scores_an_output_as_given_when_it_is_no_reply():
     from lessonloop.tasks.evaluate import _answer
     from lessonloop.tasks.spec import TaskSpec
 
-    code = TaskSpec.model_validate({"name": "c", "prompt": "p", "output_format": "code",
-                                    "language": "python", "verifier": {"command": "true"}})
-    source = 'def f():\n    """Usage:\n\n    ```python\n    >>> f()\n    ```\n    """\n    return 1\n'
-    assert _answer(source, code) == source                  # a fence inside code is no reply
+    code = TaskSpec.model_validate(
+        {
+            "name": "c",
+            "prompt": "p",
+            "output_format": "code",
+            "language": "python",
+            "verifier": {"command": "true"},
+        }
+    )
+    source = (
+        'def f():\n    """Usage:\n\n    ```python\n    >>> f()\n    ```\n    """\n    return 1\n'
+    )
+    assert _answer(source, code) == source  # a fence inside code is no reply
     assert _answer("Here:\n```python\nx = 1\n```\n", code) == "x = 1\n"
-    data = TaskSpec.model_validate({"name": "j", "prompt": "p", "output_format": "json",
-                                    "json_schema": {"type": "array"}})
+    data = TaskSpec.model_validate(
+        {"name": "j", "prompt": "p", "output_format": "json", "json_schema": {"type": "array"}}
+    )
     assert _answer('[{"a": 1}, {"a": 2}]', data) == '[{"a": 1}, {"a": 2}]'
 
 
@@ -304,19 +411,36 @@ def test_judge_scores_an_output_as_given_when_it_is_no_reply():
 
 from ..providers.fake_servers import FakeServer, Reply, openai_completion  # noqa: E402
 
-CONFIG = {"service": "billing-api", "replicas": 3, "port": 8443, "tls": True,
-          "healthcheck": {"path": "/healthz", "interval_seconds": 10},
-          "env": {"LOG_LEVEL": "info", "REGION": "eu-west-1"}}
-REPLY = ("I'm sorry you were charged twice for order A-10423: the duplicate charge is refunded "
-         "in full within 3-5 business days to your card.")
-ROLES = {"You write the output": "competitor", "You are a strict judge": "judge",
-         "You are the coach": "coach", "You are the curator": "curator",
-         "You are the designer": "designer"}
+CONFIG = {
+    "service": "billing-api",
+    "replicas": 3,
+    "port": 8443,
+    "tls": True,
+    "healthcheck": {"path": "/healthz", "interval_seconds": 10},
+    "env": {"LOG_LEVEL": "info", "REGION": "eu-west-1"},
+}
+REPLY = (
+    "I'm sorry you were charged twice for order A-10423: the duplicate charge is refunded "
+    "in full within 3-5 business days to your card."
+)
+ROLES = {
+    "You write the output": "competitor",
+    "You are a strict judge": "judge",
+    "You are the coach": "coach",
+    "You are the curator": "curator",
+    "You are the designer": "designer",
+}
 
 
 def role_of(received) -> str:
-    system = next((m.get("content", "") for m in (received.body or {}).get("messages", [])
-                   if m.get("role") == "system"), "")
+    system = next(
+        (
+            m.get("content", "")
+            for m in (received.body or {}).get("messages", [])
+            if m.get("role") == "system"
+        ),
+        "",
+    )
     return next((role for start, role in ROLES.items() if system.startswith(start)), "?")
 
 
@@ -339,9 +463,12 @@ def answering(**by_role):
 def endpoint(home, monkeypatch):
     """A fake OpenAI-compatible server every role is routed to."""
     with FakeServer() as server:
-        for name, value in {"LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_MODEL": "gpt-test",
-                            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
-                            "LESSONLOOP_MAX_RETRIES": "0"}.items():
+        for name, value in {
+            "LESSONLOOP_PROVIDER": "openai",
+            "LESSONLOOP_MODEL": "gpt-test",
+            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+            "LESSONLOOP_MAX_RETRIES": "0",
+        }.items():
             monkeypatch.setenv(name, value)
         yield server
 
@@ -361,19 +488,22 @@ def test_improve_sends_the_tasks_json_schema_as_structured_output(cli, endpoint)
     assert response_format["type"] == "json_schema"
     schema = response_format["json_schema"]["schema"]
     assert schema["required"] == ["service", "replicas", "port", "tls", "healthcheck", "env"]
-    assert set(schema["properties"]["env"]["properties"]) == {"LOG_LEVEL", "REGION"}, \
+    assert set(schema["properties"]["env"]["properties"]) == {"LOG_LEVEL", "REGION"}, (
         "required keys a grammar would otherwise leave out are listed"
+    )
     prompt = competitor[0].text
-    assert "additionalProperties" not in prompt and "JSON Schema" not in prompt, \
+    assert "additionalProperties" not in prompt and "JSON Schema" not in prompt, (
         "the schema goes through structured output, not the words"
+    )
     assert '"env": {"LOG_LEVEL": <string>, "REGION": <string>}' in prompt, "a one-line example"
     coach = posts(endpoint, "coach")
     assert coach and coach[0].body["response_format"]["type"] == "json_schema"
 
 
 def test_an_off_schema_answer_is_counted_and_scored_invalid(cli, endpoint):
-    endpoint.responder = answering(competitor=["Sure! Here is the config: replicas three."],
-                                   coach=["no lessons"])
+    endpoint.responder = answering(
+        competitor=["Sure! Here is the config: replicas three."], coach=["no lessons"]
+    )
     result = cli("improve", EXAMPLES / "service-config.yaml", "--run-id", "off", "--json")
     assert result.code == 1, "a run that never produced a usable output is no success"
     assert "no round produced an output in the task's format (2 rounds)" in result.error()["error"]
@@ -397,16 +527,20 @@ rubric:
 required_strings: ["A-10423"]
 max_rounds: 3
 """
-GARBLED = json.dumps({"reasoning": "\"},\"", "dimensions": {"empathy": 0, "accuracy": 0}})
+GARBLED = json.dumps({"reasoning": '"},"', "dimensions": {"empathy": 0, "accuracy": 0}})
 
 
-@pytest.mark.parametrize("verdict, calls", [
-    (GARBLED, 1),                                               # valid JSON, no usable verdict
-    ('"},"', 2),                                                # not JSON: one repair, counted
-    (json.dumps({"reasoning": "fine", "dimensions": {"empathy": "high", "accuracy": 1}}), 2),
-])
-def test_judge_reports_an_unusable_verdict_as_a_failure_not_a_zero(cli, endpoint, tmp_path,
-                                                                    verdict, calls):
+@pytest.mark.parametrize(
+    "verdict, calls",
+    [
+        (GARBLED, 1),  # valid JSON, no usable verdict
+        ('"},"', 2),  # not JSON: one repair, counted
+        (json.dumps({"reasoning": "fine", "dimensions": {"empathy": "high", "accuracy": 1}}), 2),
+    ],
+)
+def test_judge_reports_an_unusable_verdict_as_a_failure_not_a_zero(
+    cli, endpoint, tmp_path, verdict, calls
+):
     task = tmp_path / "task.yaml"
     task.write_text(RUBRIC_TASK)
     output = tmp_path / "reply.txt"
@@ -427,8 +561,13 @@ def test_judge_gives_a_validated_verdict(cli, endpoint, tmp_path):
     task.write_text(RUBRIC_TASK)
     output = tmp_path / "reply.txt"
     output.write_text(REPLY)
-    endpoint.responder = answering(judge=[json.dumps(
-        {"reasoning": "Kind and right.", "dimensions": {"empathy": 0.8, "accuracy": 0.6}})])
+    endpoint.responder = answering(
+        judge=[
+            json.dumps(
+                {"reasoning": "Kind and right.", "dimensions": {"empathy": 0.8, "accuracy": 0.6}}
+            )
+        ]
+    )
     verdict = cli("judge", task, "--output", output, "--json")
     assert verdict.code == 0, verdict.err
     assert verdict.json()["dimensions"] == {"empathy": 0.8, "accuracy": 0.6}
@@ -454,8 +593,9 @@ def test_improve_records_judge_failures_as_such(cli, endpoint, tmp_path):
 def test_improve_stops_cleanly_when_its_call_budget_is_spent_and_continues(cli, tmp_path):
     provider = script(tmp_path, competitor=[fenced(BAD_SQL), fenced(GOOD_SQL), fenced(GOOD_SQL)])
     task = EXAMPLES / "sql-top-customers.yaml"
-    result = cli("improve", task, "--provider", provider, "--run-id", "b1", "--max-calls", 1,
-                 "--json")
+    result = cli(
+        "improve", task, "--provider", provider, "--run-id", "b1", "--max-calls", 1, "--json"
+    )
     assert result.code == 0, result.err
     summary = result.json()
     assert summary["status"] == "stopped"
@@ -466,15 +606,19 @@ def test_improve_stops_cleanly_when_its_call_budget_is_spent_and_continues(cli, 
     resumed = cli("improve", task, "--run-id", "b1", "--max-calls", 4, "--json")
     assert resumed.code == 0, resumed.err
     assert resumed.json()["status"] == "completed"
-    assert [g["mean_score"] for g in cli("status", "b1", "--json").json()["generations"]] == \
-        [0.0, 1.0, 1.0]
+    assert [g["mean_score"] for g in cli("status", "b1", "--json").json()["generations"]] == [
+        0.0,
+        1.0,
+        1.0,
+    ]
     assert cli("usage", "--run", "b1", "--json").json()["calls"] <= 4
 
 
 def test_improve_stops_when_its_token_budget_is_spent(cli, endpoint):
     endpoint.responder = answering(competitor=[json.dumps(CONFIG)])
-    result = cli("improve", EXAMPLES / "service-config.yaml", "--run-id", "t1",
-                 "--max-tokens", 10, "--json")
+    result = cli(
+        "improve", EXAMPLES / "service-config.yaml", "--run-id", "t1", "--max-tokens", 10, "--json"
+    )
     assert result.code == 0, result.err
     assert result.json()["status"] == "stopped"
     assert "tokens budget spent (18 of 10 tokens)" in result.json()["stop_reason"]
@@ -489,27 +633,37 @@ def test_budgets_must_be_positive(cli, tmp_path, flag):
         assert result.code == 2 and flag in result.error()["error"]
 
 
-DESIGN = {"name": "greeting", "prompt": "Write a greeting that contains the word hello.",
-          "output_format": "text", "required_strings": ["hello"],
-          "verifier": {"command": "grep -q hello {file}", "timeout": 5},
-          "threshold": 1.0, "max_rounds": 3}
+DESIGN = {
+    "name": "greeting",
+    "prompt": "Write a greeting that contains the word hello.",
+    "output_format": "text",
+    "required_strings": ["hello"],
+    "verifier": {"command": "grep -q hello {file}", "timeout": 5},
+    "threshold": 1.0,
+    "max_rounds": 3,
+}
 
 
 def test_solve_counts_designing_against_its_budget(cli, tmp_path, home):
-    provider = script(tmp_path, designer=[json.dumps(DESIGN)],
-                      competitor=["hi there", "hello world", "hello world!"])
-    result = cli("solve", "a friendly greeting", "--provider", provider, "--max-calls", 2,
-                 "--json")
+    provider = script(
+        tmp_path,
+        designer=[json.dumps(DESIGN)],
+        competitor=["hi there", "hello world", "hello world!"],
+    )
+    result = cli("solve", "a friendly greeting", "--provider", provider, "--max-calls", 2, "--json")
     assert result.code == 0, result.err
     summary = result.json()
-    assert summary["status"] == "stopped" and "calls budget spent (1 of 1 calls)" in \
-        summary["stop_reason"], "1 call designing, so the run had 1 left"
+    assert (
+        summary["status"] == "stopped"
+        and "calls budget spent (1 of 1 calls)" in summary["stop_reason"]
+    ), "1 call designing, so the run had 1 left"
     assert "designed task saved" in result.err
     usage = cli("usage", "--json").json()
     assert usage["by_role"]["designer"]["calls"] == 1 and usage["calls"] == 2
 
-    only_design = cli("solve", "a friendly greeting", "--provider", provider, "--max-calls", 1,
-                      "--json")
+    only_design = cli(
+        "solve", "a friendly greeting", "--provider", provider, "--max-calls", 1, "--json"
+    )
     assert only_design.code == 0, only_design.err
     stopped = only_design.json()
     assert stopped["status"] == "stopped" and "budget spent designing" in stopped["stop_reason"]
@@ -517,12 +671,19 @@ def test_solve_counts_designing_against_its_budget(cli, tmp_path, home):
 
 
 def test_solve_with_a_token_budget_stops_the_run(cli, endpoint):
-    design = {"name": "Refund reply!", "prompt": "Write a refund reply for order A-1.",
-              "output_format": "text", "language": "", "required_concepts": [],
-              "rubric": [{"name": "empathy", "weight": 1, "description": "kind"}]}
-    endpoint.responder = answering(designer=[json.dumps(design)], competitor=["Sorry about A-1."],
-                                   judge=[json.dumps({"reasoning": "Kind enough.",
-                                                      "dimensions": {"empathy": 0.9}})])
+    design = {
+        "name": "Refund reply!",
+        "prompt": "Write a refund reply for order A-1.",
+        "output_format": "text",
+        "language": "",
+        "required_concepts": [],
+        "rubric": [{"name": "empathy", "weight": 1, "description": "kind"}],
+    }
+    endpoint.responder = answering(
+        designer=[json.dumps(design)],
+        competitor=["Sorry about A-1."],
+        judge=[json.dumps({"reasoning": "Kind enough.", "dimensions": {"empathy": 0.9}})],
+    )
     result = cli("solve", "a refund reply", "--max-tokens", 40, "--json")
     assert result.code == 0, result.err
     designer = posts(endpoint, "designer")

@@ -22,8 +22,9 @@ def store(home):
 
 
 def add(store, summary, scope="project", kind="pattern") -> int:
-    [outcome] = admission.admit(store, [Proposal(kind=kind, scope=scope, summary=summary,
-                                                 source="mcp")], render_views=False)
+    [outcome] = admission.admit(
+        store, [Proposal(kind=kind, scope=scope, summary=summary, source="mcp")], render_views=False
+    )
     assert outcome.action == "added", outcome
     return outcome.entry_id
 
@@ -45,7 +46,8 @@ def reference(store, query_terms, scope, kinds):
         "ON k.id = knowledge_fts.rowid WHERE knowledge_fts MATCH ? AND k.status = 'active' "
         f"AND k.scope = ? AND k.kind IN ({','.join('?' * len(kinds))}) "
         "ORDER BY bm25(knowledge_fts)",
-        [" OR ".join(f'"{t}"' for t in query_terms), scope, *kinds])
+        [" OR ".join(f'"{t}"' for t in query_terms), scope, *kinds],
+    )
     return [(row[0], round(row[1], 9)) for row in rows]
 
 
@@ -53,8 +55,11 @@ def test_the_rarer_word_ranks_and_a_word_most_entries_share_is_set_aside(store):
     for n in range(60):  # "service" is in every entry: it cannot tell them apart
         add(store, f"service note number {n} about item{n}")
     wanted = add(store, "service retries need a jittered backoff")
-    weaker = add(store, "backoff is mentioned once in a much longer note about the service "
-                        "and its many unrelated configuration switches and knobs")
+    weaker = add(
+        store,
+        "backoff is mentioned once in a much longer note about the service "
+        "and its many unrelated configuration switches and knobs",
+    )
     assert search._selective(store, ["backoff", "service"])[0] == ["backoff"]
     assert ids(search.search(store, "service backoff", scope="project")) == [wanted, weaker]
     # a word no entry holds does not hide the others, however common they are
@@ -100,26 +105,48 @@ def test_retired_entries_and_other_kinds_are_not_found(store):
     assert ids(search.search(store, "makefiles", scope="project", kinds=KINDS)) == [kept]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(entries=st.lists(st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6),
-                                  st.sampled_from(("project", "user")),
-                                  st.sampled_from(KINDS + ("hint",)), st.booleans()),
-                        min_size=1, max_size=25),
-       query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
-       limit=st.integers(1, 4), pool_factor=st.sampled_from((1, 10)))
-def test_search_agrees_with_ranking_every_match(home, monkeypatch, entries, query, limit,
-                                                pool_factor):
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    entries=st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(WORDS), min_size=1, max_size=6),
+            st.sampled_from(("project", "user")),
+            st.sampled_from(KINDS + ("hint",)),
+            st.booleans(),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    limit=st.integers(1, 4),
+    pool_factor=st.sampled_from((1, 10)),
+)
+def test_search_agrees_with_ranking_every_match(
+    home, monkeypatch, entries, query, limit, pool_factor
+):
     monkeypatch.setattr(search, "POOL_FACTOR", pool_factor)
     with open_store() as store:
         store.conn.execute("DELETE FROM knowledge")  # a fresh store per example
         for n, (text, scope, kind, retired) in enumerate(entries):
-            [outcome] = admission.admit(store, [Proposal(
-                kind=kind, scope=scope, summary=f"{' '.join(text)} number{n}", source="mcp")],
-                render_views=False)
+            [outcome] = admission.admit(
+                store,
+                [
+                    Proposal(
+                        kind=kind, scope=scope, summary=f"{' '.join(text)} number{n}", source="mcp"
+                    )
+                ],
+                render_views=False,
+            )
             if retired and outcome.action == "added":
                 admission.retire(store, outcome.entry_id, "test")
-        found = [(e.id, round(r, 9)) for e, r in
-                 search.search(store, " ".join(query), scope="project", kinds=KINDS, limit=limit)]
+        found = [
+            (e.id, round(r, 9))
+            for e, r in search.search(
+                store, " ".join(query), scope="project", kinds=KINDS, limit=limit
+            )
+        ]
         expected = reference(store, sorted(set(query)), "project", KINDS)
         # ties may come in either order: the scores must match, and each hit must be a match
         assert [r for _, r in found] == [r for _, r in expected][:limit]

@@ -61,6 +61,7 @@ def test_one_pair_says_nothing_about_noise():
 
 def test_lower_bound_is_the_one_sided_student_t_bound():
     import math
+
     deltas = [0.03, 0.01, 0.05, 0.02, 0.04]
     result = pr(*deltas)
     mean = sum(deltas) / 5
@@ -74,11 +75,14 @@ def test_the_stated_false_advance_rate_holds_for_a_challenger_no_better():
     """Simulate the gate's looks on a challenger with no true gain: it advances at most at the
     stated rate."""
     import random
+
     rng = random.Random(5)
     advanced, trials = 0, 4000
     for _ in range(trials):
+
         def draw(n):
             return [(0.5 + rng.gauss(0, 0.08), 0.5) for _ in range(n)]
+
         pairs = draw(5)
         train = gate.PairedResult.from_pairs(pairs)
         while train.close_call(0.0) and len(pairs) < gate.TRAIN_CAP * 5:
@@ -88,7 +92,9 @@ def test_the_stated_false_advance_rate_holds_for_a_challenger_no_better():
         if train.clears(0.0):
             held = draw(gate.HOLDOUT_START * 5)
             holdout = gate.PairedResult.from_pairs(held)
-            while not holdout.holds() and holdout.mean_delta > 0 and len(held) < gate.HOLDOUT_CAP * 5:
+            while (
+                not holdout.holds() and holdout.mean_delta > 0 and len(held) < gate.HOLDOUT_CAP * 5
+            ):
                 held += draw(len(held))
                 holdout = gate.PairedResult.from_pairs(held)
         advanced += gate.decide(train, holdout, 0.0, 0).decision == gate.ADVANCE
@@ -121,11 +127,14 @@ def test_elo_rises_only_on_advances_by_the_measured_margin():
 
 def test_elo_differences_predict_win_rates_by_the_standard_expectation():
     import random
+
     rng = random.Random(3)
     # three strategies whose per-seed scores differ by a fixed shift plus noise
     shifts = [0.0, 0.05, 0.12]
+
     def scores(shift, seeds):
         return [shift + random.Random(s).gauss(0, 0.1) + rng.gauss(0, 0.05) for s in seeds]
+
     ratings = elo.Ratings()
     for i, shift in enumerate(shifts):
         ratings.add(str(i), scores(shift, range(30)))
@@ -155,20 +164,26 @@ def test_validation_seeds_are_fixed_and_disjoint_from_training_and_holdout():
     hold = {s for g in range(1, 40) for a in range(3) for s in seeds.holdout_seeds(7, g, a, 20)}
     assert all(seeds.HALF <= s < seeds.VALIDATION_BASE for s in hold)
     assert all(s < seeds.HALF for s in seeds.training_seeds(7, 3, 1, 20))
-    assert seeds.training_seeds(7, 3, 1, 10) == seeds.training_seeds(7, 3, 1, 5) + \
-        seeds.training_seeds(7, 3, 1, 5, start=5)
+    assert seeds.training_seeds(7, 3, 1, 10) == seeds.training_seeds(
+        7, 3, 1, 5
+    ) + seeds.training_seeds(7, 3, 1, 5, start=5)
 
 
 def test_an_advance_needs_min_pairs_but_never_more_than_the_cap_allows():
     assert gate.min_pairs(5) == gate.MIN_PAIRS and gate.min_pairs(1) == gate.TRAIN_CAP
     few = pr(0.05, 0.04, 0.05, 0.045, 0.05, 0.04, 0.05, 0.045)
     assert not few.clears(0.005) and few.clears(0.005, gate.min_pairs(1))
-    assert gate.decide(few, pr(0.03, 0.02, 0.04), 0.005, 0, gate.min_pairs(1)).decision == gate.ADVANCE
+    assert (
+        gate.decide(few, pr(0.03, 0.02, 0.04), 0.005, 0, gate.min_pairs(1)).decision == gate.ADVANCE
+    )
     assert gate.decide(few, None, 0.005, 0).reason == "only 8 pairs"
 
 
 def test_a_positive_gain_below_the_minimum_says_so():
     small = pr(0.004, 0.001, 0.003, 0.002, 0.004, 0.001, 0.003, 0.002, 0.004, 0.001)
     decision = gate.decide(small, None, 0.005, 0)
-    assert decision.decision == gate.ROLLBACK and decision.reason == "a gain below the minimum (+0.0050)"
+    assert (
+        decision.decision == gate.ROLLBACK
+        and decision.reason == "a gain below the minimum (+0.0050)"
+    )
     assert gate.decide(pr(-0.01, -0.02, 0.0, -0.01, -0.02), None, 0.005, 0).reason == ""

@@ -25,8 +25,11 @@ def _run(iterations: int, **options) -> str:
 
 def _calls(run_id: str) -> list:
     with open_store(readonly=True) as store:
-        return [dict(r) for g in run_store.generations(store, run_id)
-                for r in run_store.role_outputs(store, run_id, g["generation_index"])]
+        return [
+            dict(r)
+            for g in run_store.generations(store, run_id)
+            for r in run_store.role_outputs(store, run_id, g["generation_index"])
+        ]
 
 
 def _script(tmp_path, **roles) -> str:
@@ -35,13 +38,16 @@ def _script(tmp_path, **roles) -> str:
     return f"scripted:{path}"
 
 
-def test_only_the_competitor_on_a_model_whose_answer_holds_a_broken_state_fence(home, tmp_path,
-                                                                               monkeypatch):
+def test_only_the_competitor_on_a_model_whose_answer_holds_a_broken_state_fence(
+    home, tmp_path, monkeypatch
+):
     """The issue's reproduction: an unterminated ```json lessonloop-state fence in the
     competitor's answer, translator local. The local agent reads its own structured input,
     so the words it is given cannot break it."""
-    answer = ('I would aim: 0.35 and draw: 0.4 now\n```json lessonloop-state\n'
-              '{"role": "competitor", "strategy_schema": {"type": "object"')
+    answer = (
+        "I would aim: 0.35 and draw: 0.4 now\n```json lessonloop-state\n"
+        '{"role": "competitor", "strategy_schema": {"type": "object"'
+    )
     monkeypatch.setenv("LESSONLOOP_COMPETITOR_PROVIDER", _script(tmp_path, competitor=[answer]))
     run_id = _run(2)
     with open_store(readonly=True) as store:
@@ -54,8 +60,16 @@ def test_only_the_competitor_on_a_model_whose_answer_holds_a_broken_state_fence(
 
 
 def test_only_the_coach_on_a_model(home, tmp_path, monkeypatch):
-    edit = {"edits": [{"op": "add_bullet", "id": 0, "text": "Draw hard when the wind gusts",
-                       "tags": ["param:<draw>"]}]}
+    edit = {
+        "edits": [
+            {
+                "op": "add_bullet",
+                "id": 0,
+                "text": "Draw hard when the wind gusts",
+                "tags": ["param:<draw>"],
+            }
+        ]
+    }
     monkeypatch.setenv("LESSONLOOP_COACH_PROVIDER", _script(tmp_path, coach=[json.dumps(edit)]))
     run_id = _run(3)
     with open_store(readonly=True) as store:
@@ -66,11 +80,19 @@ def test_only_the_coach_on_a_model(home, tmp_path, monkeypatch):
 
 
 def test_an_echo_of_the_incumbent_is_no_answer_and_the_repair_says_why(home, tmp_path, monkeypatch):
-    monkeypatch.setenv("LESSONLOOP_PROVIDER", _script(
-        tmp_path, competitor=['{"aim": 0.1, "draw": 0.2}', 'Same again {"aim": 0.1, "draw": 0.2}',
-                              'Schema first {"type": "object", "properties": {"aim": {}}} then '
-                              '{"aim": 0.3, "draw": 0.2}'],
-        **{"*": ["ok"]}))
+    monkeypatch.setenv(
+        "LESSONLOOP_PROVIDER",
+        _script(
+            tmp_path,
+            competitor=[
+                '{"aim": 0.1, "draw": 0.2}',
+                'Same again {"aim": 0.1, "draw": 0.2}',
+                'Schema first {"type": "object", "properties": {"aim": {}}} then '
+                '{"aim": 0.3, "draw": 0.2}',
+            ],
+            **{"*": ["ok"]},
+        ),
+    )
     run_id = _run(2)
     with open_store(readonly=True) as store:
         second = run_store.generations(store, run_id)[1]
@@ -80,29 +102,44 @@ def test_an_echo_of_the_incumbent_is_no_answer_and_the_repair_says_why(home, tmp
     assert json.loads(second["strategy_json"]) == {"aim": 0.3, "draw": 0.2}
 
 
-def test_a_number_just_past_its_bound_is_clamped_and_the_decision_says_so(home, tmp_path,
-                                                                          monkeypatch):
+def test_a_number_just_past_its_bound_is_clamped_and_the_decision_says_so(
+    home, tmp_path, monkeypatch
+):
     """Grammar-constrained servers do not enforce minimum/maximum: 0.508 for a field ending at
     0.5 is set to the bound, on record, instead of wasting the attempt; a number far outside
     is no slip and stays invalid."""
-    monkeypatch.setenv("LESSONLOOP_PROVIDER", _script(
-        tmp_path, competitor=['{"aim": 1.1, "draw": -0.01}', '{"aim": 0.5, "draw": 5}',
-                              '{"aim": 0.5, "draw": 0.2}'], **{"*": ["ok"]}))
+    monkeypatch.setenv(
+        "LESSONLOOP_PROVIDER",
+        _script(
+            tmp_path,
+            competitor=[
+                '{"aim": 1.1, "draw": -0.01}',
+                '{"aim": 0.5, "draw": 5}',
+                '{"aim": 0.5, "draw": 0.2}',
+            ],
+            **{"*": ["ok"]},
+        ),
+    )
     run_id = _run(2)
     with open_store(readonly=True) as store:
         first = run_store.generations(store, run_id)[0]
         decisions = run_store.gate_decisions(store, run_id)
-        asked = [r["prompt"] for r in run_store.role_outputs(store, run_id, 2)
-                 if r["role"] == "competitor"]
+        asked = [
+            r["prompt"]
+            for r in run_store.role_outputs(store, run_id, 2)
+            if r["role"] == "competitor"
+        ]
     assert json.loads(first["strategy_json"]) == {"aim": 1.0, "draw": 0.0}
     assert decisions[0]["rationale"].startswith("aim 1.1 clamped to 1; draw -0.01 clamped to 0; ")
     assert "cannot be used: invalid strategy: draw must be a number" in asked[1], "5 is no slip"
 
 
-def test_a_competitor_that_only_answers_prose_fails_the_run_with_the_reason(cli, tmp_path,
-                                                                           monkeypatch):
-    monkeypatch.setenv("LESSONLOOP_PROVIDER", _script(
-        tmp_path, **{"*": ["I think a balanced approach is best."]}))
+def test_a_competitor_that_only_answers_prose_fails_the_run_with_the_reason(
+    cli, tmp_path, monkeypatch
+):
+    monkeypatch.setenv(
+        "LESSONLOOP_PROVIDER", _script(tmp_path, **{"*": ["I think a balanced approach is best."]})
+    )
     result = cli("run", PLUGIN, "--iterations", "5", "--run-id", "prose", "--json")
     assert result.code == 1
     error = result.error()["error"]
@@ -123,30 +160,37 @@ def test_a_curator_is_not_called_without_edits(home, tmp_path, monkeypatch):
 
 # --- every role on one OpenAI-compatible endpoint -----------------------------------------
 
+
 def _model_reply(received: Received) -> Reply:
     """What a model that follows the structured output it was asked for would answer."""
     body = received.body
     schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema")
     if schema is None:
-        return Reply(body=openai_completion("- aim matters most.", prompt_tokens=50,
-                                            completion_tokens=9))
+        return Reply(
+            body=openai_completion("- aim matters most.", prompt_tokens=50, completion_tokens=9)
+        )
     properties = schema.get("properties", {})
     if "edits" in properties:
-        value = {"edits": [{"op": "add_bullet", "id": 0, "text": "Aim into the wind",
-                            "tags": ["param:aim"]}]}
+        value = {
+            "edits": [
+                {"op": "add_bullet", "id": 0, "text": "Aim into the wind", "tags": ["param:aim"]}
+            ]
+        }
     elif "decisions" in properties:
         value = {"decisions": [{"index": 0, "decision": "accept", "reason": "supported"}]}
     else:
         rng = random.Random(json.dumps(body["messages"]))
         value = {"aim": round(rng.uniform(-1, 1), 3), "draw": round(rng.uniform(0, 1), 3)}
-    return Reply(body=openai_completion(json.dumps(value), prompt_tokens=100,
-                                        completion_tokens=20))
+    return Reply(body=openai_completion(json.dumps(value), prompt_tokens=100, completion_tokens=20))
 
 
 def test_every_role_on_an_endpoint_uses_its_schema_and_usage_counts_every_answer(cli, monkeypatch):
     with FakeServer(responder=_model_reply) as server:
-        for name, value in {"LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_MODEL": "small",
-                            "LESSONLOOP_BASE_URL": server.base_url + "/v1"}.items():
+        for name, value in {
+            "LESSONLOOP_PROVIDER": "openai",
+            "LESSONLOOP_MODEL": "small",
+            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+        }.items():
             monkeypatch.setenv(name, value)
         result = cli("run", PLUGIN, "--iterations", "3", "--run-id", "m", "--json")
         assert result.code == 0, result.err
@@ -155,17 +199,18 @@ def test_every_role_on_an_endpoint_uses_its_schema_and_usage_counts_every_answer
     assert usage["calls"] == len(requests)
     assert usage["cost"] == 0.0, "a loopback endpoint without a price costs nothing"
     assert usage["input_tokens"] == sum(
-        50 if "response_format" not in r.body else 100 for r in requests)
+        50 if "response_format" not in r.body else 100 for r in requests
+    )
     for request in requests:
         words = "\n".join(m["content"] for m in request.body["messages"])
         assert "lessonloop-state" not in words, "a model never sees the machine block"
         assert request.body["messages"][0]["content"].startswith(
-            "You help improve a strategy for the game 'archery'"), "one shared system prefix"
+            "You help improve a strategy for the game 'archery'"
+        ), "one shared system prefix"
     formats = {}
     for request in requests:
         role = request.body["messages"][1]["content"].split(":", 1)[1].split()[0]
-        formats.setdefault(role, set()).add(
-            (request.body.get("response_format") or {}).get("type"))
+        formats.setdefault(role, set()).add((request.body.get("response_format") or {}).get("type"))
     assert formats["propose"] == {"json_schema"}  # the competitor
     assert formats["explain"] == {None}  # the analyst writes prose
     assert formats["decide"] == {"json_schema"}  # the curator
@@ -175,15 +220,19 @@ def test_every_role_on_an_endpoint_uses_its_schema_and_usage_counts_every_answer
 @pytest.mark.parametrize("answer", ['"},"', "Sure, here is my strategy!"])
 def test_an_endpoint_that_never_answers_a_strategy_fails_the_run(cli, monkeypatch, answer):
     with FakeServer(responder=lambda r: Reply(body=openai_completion(answer))) as server:
-        for name, value in {"LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_MODEL": "small",
-                            "LESSONLOOP_BASE_URL": server.base_url + "/v1"}.items():
+        for name, value in {
+            "LESSONLOOP_PROVIDER": "openai",
+            "LESSONLOOP_MODEL": "small",
+            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+        }.items():
             monkeypatch.setenv(name, value)
         result = cli("run", PLUGIN, "--iterations", "4", "--run-id", "p", "--json")
         answered = len([r for r in server.received if r.path.endswith("/chat/completions")])
     assert result.code == 1
     assert "no attempt produced a valid strategy" in result.error()["error"]
-    assert cli("usage", "--run", "p", "--json").json()["calls"] == answered, \
+    assert cli("usage", "--run", "p", "--json").json()["calls"] == answered, (
         "answers that failed their schema are counted too"
+    )
 
 
 def test_a_server_that_stays_down_stops_the_run_and_resume_goes_on_where_it_was(cli, monkeypatch):
@@ -194,9 +243,12 @@ def test_a_server_that_stays_down_stops_the_run_and_resume_goes_on_where_it_was(
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    for name, value in {"LESSONLOOP_COMPETITOR_PROVIDER": "openai",
-                        "LESSONLOOP_COMPETITOR_MODEL": "small", "LESSONLOOP_CONNECT_WAIT": "1",
-                        "LESSONLOOP_COMPETITOR_BASE_URL": f"http://127.0.0.1:{port}/v1"}.items():
+    for name, value in {
+        "LESSONLOOP_COMPETITOR_PROVIDER": "openai",
+        "LESSONLOOP_COMPETITOR_MODEL": "small",
+        "LESSONLOOP_CONNECT_WAIT": "1",
+        "LESSONLOOP_COMPETITOR_BASE_URL": f"http://127.0.0.1:{port}/v1",
+    }.items():
         monkeypatch.setenv(name, value)
     with FakeServer(responder=_model_reply, port=port):
         assert cli("run", PLUGIN, "--iterations", "1", "--run-id", "down", "--json").code == 0
@@ -212,10 +264,12 @@ def test_a_server_that_stays_down_stops_the_run_and_resume_goes_on_where_it_was(
 
 
 def test_a_repeated_answer_is_repaired_under_a_schema_that_holds_one_field_off_its_value(
-        cli, monkeypatch):
+    cli, monkeypatch
+):
     """Asked in words to change a field, a small model writes the same strategy again: the
     repair's schema gives numbers as a grid (enforced by grammars, unlike bounds) and holds
     the named field off its current value."""
+
     def reply(received: Received) -> Reply:
         messages = received.body["messages"]
         if "response_format" not in received.body:
@@ -227,9 +281,11 @@ def test_a_repeated_answer_is_repaired_under_a_schema_that_holds_one_field_off_i
         return Reply(body=openai_completion('{"aim": 0.1, "draw": 0.2}'))
 
     with FakeServer(responder=reply) as server:
-        for name, value in {"LESSONLOOP_COMPETITOR_PROVIDER": "openai",
-                            "LESSONLOOP_COMPETITOR_MODEL": "small",
-                            "LESSONLOOP_COMPETITOR_BASE_URL": server.base_url + "/v1"}.items():
+        for name, value in {
+            "LESSONLOOP_COMPETITOR_PROVIDER": "openai",
+            "LESSONLOOP_COMPETITOR_MODEL": "small",
+            "LESSONLOOP_COMPETITOR_BASE_URL": server.base_url + "/v1",
+        }.items():
             monkeypatch.setenv(name, value)
         result = cli("run", PLUGIN, "--iterations", "2", "--run-id", "rep", "--json")
         assert result.code == 0, result.err
@@ -237,8 +293,10 @@ def test_a_repeated_answer_is_repaired_under_a_schema_that_holds_one_field_off_i
     assert repairs, "generation 2's echo of the incumbent was repaired"
     schema = repairs[0]["response_format"]["json_schema"]["schema"]["properties"]
     grids = {name: spec["enum"] for name, spec in schema.items()}
-    full = {"aim": [round(-1 + k / 10, 6) for k in range(21)],
-            "draw": [round(k / 20, 6) for k in range(21)]}
+    full = {
+        "aim": [round(-1 + k / 10, 6) for k in range(21)],
+        "draw": [round(k / 20, 6) for k in range(21)],
+    }
     current = {"aim": 0.1, "draw": 0.2}
     held = [name for name in grids if grids[name] != full[name]]
     assert len(held) == 1, "one field is held off its value, the other keeps its whole grid"

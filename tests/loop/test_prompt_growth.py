@@ -14,9 +14,13 @@ from lessonloop.loop import prompts
 from lessonloop.loop.context import TOKEN_BUDGET, Context
 from lessonloop.loop.runner import SearchContext
 
-SCHEMA = {"type": "object", "properties": {
-    "aim": {"type": "number", "minimum": 0, "maximum": 1},
-    "draw": {"type": "number", "minimum": 0, "maximum": 1}}}
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "aim": {"type": "number", "minimum": 0, "maximum": 1},
+        "draw": {"type": "number", "minimum": 0, "maximum": 1},
+    },
+}
 
 
 def _strategy(g: int) -> dict:
@@ -24,24 +28,40 @@ def _strategy(g: int) -> dict:
 
 
 def _step(g: int) -> dict:
-    return {"generation": g, "strategy": _strategy(g), "compared_to": _strategy(g // 7),
-            "mean_score": round(0.4 + (g % 13) / 100, 4),
-            "mean_delta": round(((g % 5) - 2) / 100, 4),
-            "gate_decision": "advance" if g % 3 == 0 else "rollback"}
+    return {
+        "generation": g,
+        "strategy": _strategy(g),
+        "compared_to": _strategy(g // 7),
+        "mean_score": round(0.4 + (g % 13) / 100, 4),
+        "mean_delta": round(((g % 5) - 2) / 100, 4),
+        "gate_decision": "advance" if g % 3 == 0 else "rollback",
+    }
 
 
 def _context(generation: int, cls=Context, **extra) -> Context:
-    return cls(scenario="grid_ctf", description="Capture the flag on a grid.",
-               strategy_schema=SCHEMA, generation=generation, attempt=0,
-               incumbent={"strategy": {"aim": 0.61, "draw": 0.42}, "score": 0.6123},
-               trajectory=[_step(g) for g in range(1, generation)], **extra)
+    return cls(
+        scenario="grid_ctf",
+        description="Capture the flag on a grid.",
+        strategy_schema=SCHEMA,
+        generation=generation,
+        attempt=0,
+        incumbent={"strategy": {"aim": 0.61, "draw": 0.42}, "score": 0.6123},
+        trajectory=[_step(g) for g in range(1, generation)],
+        **extra,
+    )
 
 
 def _outcome(generation: int) -> dict:
-    return {"decision": "rollback", "rationale": "lost 3 of 5 pairs",
-            "incumbent": {"aim": 0.61, "draw": 0.42}, "incumbent_score": 0.6123,
-            "challenger": _strategy(generation), "challenger_score": 0.5871,
-            "challenger_dimensions": {"captures": 0.4}, "incumbent_dimensions": {"captures": 0.5}}
+    return {
+        "decision": "rollback",
+        "rationale": "lost 3 of 5 pairs",
+        "incumbent": {"aim": 0.61, "draw": 0.42},
+        "incumbent_score": 0.6123,
+        "challenger": _strategy(generation),
+        "challenger_score": 0.5871,
+        "challenger_dimensions": {"captures": 0.4},
+        "incumbent_dimensions": {"captures": 0.5},
+    }
 
 
 def _stored(prompt: prompts.Prompt) -> str:
@@ -78,15 +98,17 @@ def test_a_run_shorter_than_the_bound_is_recorded_whole():
 
 def test_the_record_of_a_long_history_keeps_its_newest_entries_and_counts_the_rest():
     def history(n: int) -> list[dict]:
-        return [{"strategy": _strategy(i), "mean_delta": -0.01, "decision": "rollback"}
-                for i in range(n)]
+        return [
+            {"strategy": _strategy(i), "mean_delta": -0.01, "decision": "rollback"}
+            for i in range(n)
+        ]
 
     short = _stored(prompts.competitor(_context(30, SearchContext, history=history(360))))
     long = _stored(prompts.competitor(_context(30, SearchContext, history=history(3600))))
     assert len(long) <= len(short) + 10  # the count of the omitted ones is one number
     block = _record(long)
     assert block["history_omitted"] == 3600 - state_block.RECORDED_ITEMS
-    assert block["history"] == history(3600)[-state_block.RECORDED_ITEMS:]
+    assert block["history"] == history(3600)[-state_block.RECORDED_ITEMS :]
     assert len(block["trajectory"]) == 29 and "trajectory_omitted" not in block
 
 
@@ -94,7 +116,7 @@ def test_a_ranked_list_keeps_its_first_entries_in_the_record():
     playbook = [{"id": i, "summary": f"lesson {i}"} for i in range(50)]
     text = state_block.render({"role": "coach", "playbook": playbook})
     block = json.loads(text.split("\n", 1)[1].rsplit("\n```", 1)[0])
-    assert block["playbook"] == playbook[:state_block.RECORDED_ITEMS]
+    assert block["playbook"] == playbook[: state_block.RECORDED_ITEMS]
     assert block["playbook_omitted"] == 50 - state_block.RECORDED_ITEMS
 
 
@@ -103,8 +125,9 @@ def test_stored_prompts_stay_flat_in_a_real_run(cli, home):
     and every role's words stay within the context budget."""
     assert cli("run", "grid_ctf", "--iterations", 12, "--run-id", "flat").code == 0
     conn = sqlite3.connect(home / "lessonloop.db")
-    rows = conn.execute("SELECT generation_index, role, prompt FROM role_outputs "
-                        "WHERE run_id = 'flat'").fetchall()
+    rows = conn.execute(
+        "SELECT generation_index, role, prompt FROM role_outputs WHERE run_id = 'flat'"
+    ).fetchall()
     conn.close()
 
     def largest(role: str, generations: range) -> int:

@@ -18,25 +18,32 @@ pytestmark = pytest.mark.real_model
 
 def _route(monkeypatch, real_model, roles) -> None:
     for role in roles:
-        for field, value in (("PROVIDER", "openai"), ("BASE_URL", real_model.url),
-                             ("MODEL", real_model.model)):
+        for field, value in (
+            ("PROVIDER", "openai"),
+            ("BASE_URL", real_model.url),
+            ("MODEL", real_model.model),
+        ):
             monkeypatch.setenv(f"LESSONLOOP_{role.upper()}_{field}", value)
 
 
 def _attempts(home, run_id: str) -> tuple[int, int]:
     """(competitor attempts, attempts whose strategy was played)."""
     with sqlite3.connect(home / "lessonloop.db") as db:
-        total = db.execute("SELECT COUNT(*) FROM gate_decisions WHERE run_id = ?",
-                           (run_id,)).fetchone()[0]
-        played = db.execute("SELECT COUNT(DISTINCT generation_index || ':' || attempt) FROM "
-                            "matches WHERE run_id = ? AND side = 'challenger'",
-                            (run_id,)).fetchone()[0]
+        total = db.execute(
+            "SELECT COUNT(*) FROM gate_decisions WHERE run_id = ?", (run_id,)
+        ).fetchone()[0]
+        played = db.execute(
+            "SELECT COUNT(DISTINCT generation_index || ':' || attempt) FROM "
+            "matches WHERE run_id = ? AND side = 'challenger'",
+            (run_id,),
+        ).fetchone()[0]
     return total, played
 
 
 @pytest.mark.parametrize("roles", [ROLES, ("competitor",)], ids=["every-role", "competitor-only"])
-def test_a_small_model_proposes_strategies_the_game_accepts(cli, home, monkeypatch, real_model,
-                                                           roles):
+def test_a_small_model_proposes_strategies_the_game_accepts(
+    cli, home, monkeypatch, real_model, roles
+):
     _route(monkeypatch, real_model, roles)
     result = cli("run", "grid_ctf", "--iterations", "2", "--run-id", "real", "--json")
     assert result.code == 0, result.err

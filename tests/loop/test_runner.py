@@ -37,7 +37,12 @@ def test_run_persists_each_generation_once_with_artifacts_and_events(home):
     run_dir = home / "runs" / run_id
     for g in gens:
         folder = run_dir / "generations" / str(g["generation_index"])
-        assert {p.name for p in folder.iterdir()} == {"strategy.json", "score.json", "analysis.md", "context.json"}
+        assert {p.name for p in folder.iterdir()} == {
+            "strategy.json",
+            "score.json",
+            "analysis.md",
+            "context.json",
+        }
         score = json.loads((folder / "score.json").read_text())
         assert score["gate_decision"] == g["gate_decision"]
         context = json.loads((folder / "context.json").read_text())
@@ -83,27 +88,37 @@ def test_offline_run_improves_over_its_first_strategy(home):
 
 def test_scripted_provider_drives_a_run_and_bad_output_is_retried_then_rolled_back(home, tmp_path):
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({
-        "competitor": [
-            'Start steady: {"aim": 0.1, "draw": 0.2}',
-            "I refuse to answer in JSON.",
-            "Still no JSON.",
-            'Fine: {"aim": "left", "draw": 0.2}',
-        ],
-        "translator": ["nothing here", "nothing either"],
-        "*": ["ok"],
-        "on_exhausted": "repeat_last",
-    }))
+    script.write_text(
+        json.dumps(
+            {
+                "competitor": [
+                    'Start steady: {"aim": 0.1, "draw": 0.2}',
+                    "I refuse to answer in JSON.",
+                    "Still no JSON.",
+                    'Fine: {"aim": "left", "draw": 0.2}',
+                ],
+                "translator": ["nothing here", "nothing either"],
+                "*": ["ok"],
+                "on_exhausted": "repeat_last",
+            }
+        )
+    )
     run_id = _run(PLUGIN, 2, provider=f"scripted:{script}", max_retries=2)
     first, second = _generations(run_id)
     assert first["gate_decision"] == "advance"
     assert json.loads(first["strategy_json"]) == {"aim": 0.1, "draw": 0.2}
     assert second["gate_decision"] == "rollback" and second["attempts"] == 3
     with open_store(readonly=True) as store:
-        rationale = [d["rationale"] for d in run_store.gate_decisions(store, run_id)
-                     if d["generation_index"] == 2]
-        prompts = [r["prompt"] for r in run_store.role_outputs(store, run_id, 2)
-                   if r["role"] == "competitor"]
+        rationale = [
+            d["rationale"]
+            for d in run_store.gate_decisions(store, run_id)
+            if d["generation_index"] == 2
+        ]
+        prompts = [
+            r["prompt"]
+            for r in run_store.role_outputs(store, run_id, 2)
+            if r["role"] == "competitor"
+        ]
     assert "no strategy JSON" in rationale[0] and "invalid strategy" in rationale[2]
     assert "Attempt 0 was rejected" in prompts[1], "the retry prompt carries the failure report"
 
@@ -112,8 +127,12 @@ def _start(home, *args):
     # Ctrl-C as a terminal sends it, whatever this test process inherited: a shell's background
     # job starts with SIGINT ignored, and a child would inherit that and never see the Ctrl-C
     return subprocess.Popen(
-        [sys.executable, "-m", "lessonloop", *map(str, args)], env=subprocess_env(home),
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [sys.executable, "-m", "lessonloop", *map(str, args)],
+        env=subprocess_env(home),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
@@ -134,9 +153,13 @@ def _wait_for_event(path, predicate, timeout=60.0):
 
 @pytest.mark.reliability
 @pytest.mark.parametrize("kill_at", ["generation_started", "generation_completed"])
-def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(home, run_cli, kill_at):
+def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(
+    home, run_cli, kill_at
+):
     target = 30
-    proc = _start(home, "run", "grid_ctf", "--iterations", target, "--seed", 11, "--run-id", "crashy")
+    proc = _start(
+        home, "run", "grid_ctf", "--iterations", target, "--seed", 11, "--run-id", "crashy"
+    )
     events = home / "runs" / "crashy" / "events.ndjson"
     _wait_for_event(events, lambda e: e["event"] == kill_at and e["payload"].get("generation") == 7)
     os.kill(proc.pid, signal.SIGKILL)
@@ -157,37 +180,63 @@ def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(ho
     assert completed == list(range(1, target + 1)), "each generation's event exactly once"
     # the resumed run equals an uninterrupted run with the same seed in an untouched home
     other = home.parent / "other-home"
-    clean = run_cli("run", "grid_ctf", "--iterations", target, "--seed", 11, "--run-id", "crashy",
-                    "--json", env=subprocess_env(other))
+    clean = run_cli(
+        "run",
+        "grid_ctf",
+        "--iterations",
+        target,
+        "--seed",
+        11,
+        "--run-id",
+        "crashy",
+        "--json",
+        env=subprocess_env(other),
+    )
     assert clean.code == 0, clean.err
     with open_store(other, readonly=True) as store:
         uninterrupted = run_store.generations(store, "crashy")
+
     def kept(rows):  # the optimizer's state, validated scores and ratings are rebuilt too
-        return [(g["mean_score"], g["gate_decision"], g["strategy_json"], g["best_score"],
-                 g["validated_score"], g["elo"]) for g in rows]
+        return [
+            (
+                g["mean_score"],
+                g["gate_decision"],
+                g["strategy_json"],
+                g["best_score"],
+                g["validated_score"],
+                g["elo"],
+            )
+            for g in rows
+        ]
 
     assert kept(uninterrupted) == kept(gens)
-    assert (other / "knowledge" / "grid_ctf" / "playbook.md").read_text() == \
-        (home / "knowledge" / "grid_ctf" / "playbook.md").read_text(), "same lessons learned"
+    assert (other / "knowledge" / "grid_ctf" / "playbook.md").read_text() == (
+        home / "knowledge" / "grid_ctf" / "playbook.md"
+    ).read_text(), "same lessons learned"
 
 
 @pytest.mark.reliability
 def test_ctrl_c_stops_cleanly_and_the_run_resumes(home, run_cli):
     proc = _start(home, "run", "grid_ctf", "--iterations", 500, "--run-id", "interrupted")
     events = home / "runs" / "interrupted" / "events.ndjson"
-    _wait_for_event(events, lambda e: e["event"] == "generation_completed" and e["payload"]["generation"] >= 2)
+    _wait_for_event(
+        events, lambda e: e["event"] == "generation_completed" and e["payload"]["generation"] >= 2
+    )
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 1
     assert "Traceback" not in err and "lessonloop resume interrupted" in err
-    assert err.startswith("stopped: run interrupted interrupted;") and "error" not in err, \
+    assert err.startswith("stopped: run interrupted interrupted;") and "error" not in err, (
         "a stop the user asked for is no error"
+    )
     status = run_cli("status", "interrupted", "--json").json()
     assert status["run"]["status"] == "stopped"
     assert "interrupted" in status["run"]["stop_reason"]
     done = status["progress_report"]["generations_completed"]
     assert (home / "runs" / "interrupted" / "report.md").exists()
-    resumed = run_cli("run", "grid_ctf", "--iterations", done + 2, "--run-id", "interrupted", "--json")
+    resumed = run_cli(
+        "run", "grid_ctf", "--iterations", done + 2, "--run-id", "interrupted", "--json"
+    )
     assert resumed.code == 0, resumed.err
     assert resumed.json()["generations_executed"] == done + 2
     assert resumed.json()["status"] == "completed"
@@ -247,8 +296,11 @@ def test_a_crash_between_commit_and_files_is_repaired_on_resume(home, monkeypatc
     logged = [json.loads(line) for line in (run_dir / "events.ndjson").read_text().splitlines()]
     completed = [e["payload"]["generation"] for e in logged if e["event"] == "generation_completed"]
     assert sorted(completed) == [1, 2, 3, 4]
-    assert [e["payload"].get("recovered") for e in logged
-            if e["event"] == "generation_completed" and e["payload"]["generation"] == 3] == [True]
+    assert [
+        e["payload"].get("recovered")
+        for e in logged
+        if e["event"] == "generation_completed" and e["payload"]["generation"] == 3
+    ] == [True]
 
 
 def test_a_failed_file_write_fails_the_run_instead_of_passing_silently(home, monkeypatch):
@@ -276,9 +328,11 @@ def test_a_generations_files_and_event_are_written_before_the_next_one_ends(home
         real(self, index, *args)
         if index > 1:
             previous = self.run_dir / "generations" / str(index - 1) / "score.json"
-            logged = [json.loads(line)["payload"].get("generation")
-                      for line in (self.run_dir / "events.ndjson").read_text().splitlines()
-                      if '"generation_completed"' in line]
+            logged = [
+                json.loads(line)["payload"].get("generation")
+                for line in (self.run_dir / "events.ndjson").read_text().splitlines()
+                if '"generation_completed"' in line
+            ]
             written.append((previous.exists(), index - 1 in logged))
 
     monkeypatch.setattr(runner.Runner, "_finish_generation", finish)

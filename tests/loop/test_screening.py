@@ -20,8 +20,11 @@ def test_screening_seeds_never_overlap_training_holdout_or_validation_seeds():
     train = {s for g in range(1, 40) for a in range(3) for s in seeds.training_seeds(7, g, a, 40)}
     hold = {s for g in range(1, 40) for a in range(3) for s in seeds.holdout_seeds(7, g, a, 40)}
     assert len(screen) == 39 * 3 * 5
-    assert not screen & train and not screen & hold and not screen & set(
-        seeds.validation_seeds(7, VALIDATION_SEEDS))
+    assert (
+        not screen & train
+        and not screen & hold
+        and not screen & set(seeds.validation_seeds(7, VALIDATION_SEEDS))
+    )
     assert all(seeds.SCREENING_BASE <= s < seeds.VALIDATION_BASE for s in screen)
     assert all(seeds.HALF <= s < seeds.SCREENING_BASE for s in hold)
 
@@ -38,14 +41,17 @@ def test_the_best_screened_candidate_goes_to_the_gate_and_every_play_is_on_recor
     screened_attempts = {(r["generation_index"], r["attempt"]) for r in rows}
     for generation, attempt in screened_attempts:
         mine = [r for r in rows if (r["generation_index"], r["attempt"]) == (generation, attempt)]
-        matches = [m for m in played[generation] if m["attempt"] == attempt and m["phase"] == "screen"]
+        matches = [
+            m for m in played[generation] if m["attempt"] == attempt and m["phase"] == "screen"
+        ]
         expected = seeds.screening_seeds(4, generation, attempt, SCREEN_SEEDS)
         by_side: dict[str, list] = {}
         for m in matches:
             by_side.setdefault(m["side"], []).append(m)
         # each candidate (and the incumbent) played once on each screening seed, nothing twice
-        assert {side: [m["seed"] for m in ms] for side, ms in by_side.items()} == {
-            side: expected for side in by_side}
+        assert {side: [m["seed"] for m in ms] for side, ms in by_side.items()} == dict.fromkeys(
+            by_side, expected
+        )
         assert set(by_side) - {"incumbent"} == {f"candidate:{r['candidate']}" for r in mine}
         if "incumbent" in by_side:  # the stored delta is the mean paired delta on those seeds
             reference = [m["score"] for m in by_side["incumbent"]]
@@ -56,9 +62,12 @@ def test_the_best_screened_candidate_goes_to_the_gate_and_every_play_is_on_recor
         chosen = [r for r in mine if r["chosen"]]
         assert len(chosen) == 1
         assert chosen[0]["mean_delta"] == max(r["mean_delta"] for r in mine)
-        gated = [d for d in decisions if (d["generation_index"], d["attempt"]) == (generation, attempt)]
-        assert [d["strategy_json"] for d in gated] == [chosen[0]["strategy_json"]], \
+        gated = [
+            d for d in decisions if (d["generation_index"], d["attempt"]) == (generation, attempt)
+        ]
+        assert [d["strategy_json"] for d in gated] == [chosen[0]["strategy_json"]], (
             "only the best screened candidate is judged by the gate"
+        )
     for generation, matches in played.items():
         for m in matches:
             if m["phase"] in ("train", "holdout", "validation"):

@@ -11,11 +11,16 @@ def test_finds_fenced_json_amid_prose():
 
 
 def test_candidates_keep_their_order_the_parsed_answer_first_and_no_schema_echo():
-    text = ('{"type": "object", "properties": {"aim": {}}} then {"aim": 0.1, "draw": 0.2} '
-            '{"$schema": "x"} {"aim": 0.4, "draw": 0.9}')
+    text = (
+        '{"type": "object", "properties": {"aim": {}}} then {"aim": 0.1, "draw": 0.2} '
+        '{"$schema": "x"} {"aim": 0.4, "draw": 0.9}'
+    )
     parsed = {"aim": 0.7, "draw": 0.7}
     assert strategy_candidates(Completion(text, parsed=parsed)) == [
-        parsed, {"aim": 0.1, "draw": 0.2}, {"aim": 0.4, "draw": 0.9}]
+        parsed,
+        {"aim": 0.1, "draw": 0.2},
+        {"aim": 0.4, "draw": 0.9},
+    ]
 
 
 def test_no_candidates_without_an_object():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import statistics
 
-from lessonloop.loop import elo, gate, seeds
+from lessonloop.loop import elo, seeds
 from lessonloop.loop.runner import VALIDATION_SEEDS, Runner, create_or_reuse, run_summary
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
@@ -55,7 +55,9 @@ def test_every_advanced_strategy_is_scored_on_the_runs_fixed_validation_seeds(ho
 def test_gate_decisions_record_their_statistic_and_advances_clear_it(home):
     run_id = _run(NOISY, 15, seed=5)
     with open_store(readonly=True) as store:
-        decisions = [d for d in run_store.gate_decisions(store, run_id) if d["mean_delta"] is not None]
+        decisions = [
+            d for d in run_store.gate_decisions(store, run_id) if d["mean_delta"] is not None
+        ]
     assert decisions
     for d in decisions:
         assert d["pairs"] in (5, 10, 20, 40) and d["strategy_json"]
@@ -72,8 +74,12 @@ def test_a_carried_over_incumbent_is_validated_once(home):
     with open_store(readonly=True) as store:
         gens = run_store.generations(store, second)
         first_matches = run_store.matches(store, second, 1)
-        later = [r for g in (2, 3) for r in run_store.matches(store, second, g)
-                 if r["phase"] == "validation" and r["side"] == "incumbent"]
+        later = [
+            r
+            for g in (2, 3)
+            for r in run_store.matches(store, second, g)
+            if r["phase"] == "validation" and r["side"] == "incumbent"
+        ]
     start = [r for r in first_matches if r["phase"] == "validation" and r["side"] == "incumbent"]
     assert len(start) == VALIDATION_SEEDS and later == []
     if gens[0]["gate_decision"] != "advance":
@@ -87,6 +93,7 @@ def test_the_incumbent_does_not_drift_down_over_long_noisy_runs(home):
     generation 20 (median over runs). The false-advance rate is bounded by
     gate.FALSE_ADVANCE_BOUND per attempt, so a rare small false step can still happen."""
     import sys
+
     sys.path.insert(0, str(FIXTURES))
     from noisy_scenario import true_value
 
@@ -100,7 +107,9 @@ def test_the_incumbent_does_not_drift_down_over_long_noisy_runs(home):
             if g["gate_decision"] == "advance":
                 strategy = json.loads(g["strategy_json"])
                 if current is not None:
-                    assert true_value(strategy) > true_value(current) - 0.03, "no clear false advance"
+                    assert true_value(strategy) > true_value(current) - 0.03, (
+                        "no clear false advance"
+                    )
                 current = strategy
             line.append(true_value(current))
         changes.append(line[-1] - line[19])
@@ -113,8 +122,11 @@ def test_rollback_of_a_positive_delta_says_why_in_the_progress_line(home, cli):
     assert result.code == 0, result.err
     lines = [line for line in result.out.splitlines() if line.startswith("gen ")]
     reasons = [line for line in lines if "rollback" in line and "(" in line]
-    positive = [line for line in lines if "rollback" in line and "delta  +" in line
-                and "+0.0000" not in line]
+    positive = [
+        line
+        for line in lines
+        if "rollback" in line and "delta  +" in line and "+0.0000" not in line
+    ]
     assert all("(" in line for line in positive)
     assert reasons or not positive
     assert "validated" in result.out

@@ -25,15 +25,27 @@ def _two_runs() -> list[dict]:
             Runner(store, run_id).execute()
         with open_store(readonly=True) as store:
             gens = run_store.generations(store, run_id)
-            out.append({
-                "proposals": [r["output"] for r in run_store.role_outputs(store, run_id)
-                              if r["role"] == "competitor"],
-                "decisions": [(g["strategy_json"], g["gate_decision"]) for g in gens],
-                "start": {k: v for k, v in (run_store.loads(run_store.get_run(
-                    store, run_id)["config_json"])["start_incumbent"] or {}).items()
-                    if k != "from_run"},  # run ids are fresh
-                "validated": [g["validated_score"] for g in gens],
-            })
+            out.append(
+                {
+                    "proposals": [
+                        r["output"]
+                        for r in run_store.role_outputs(store, run_id)
+                        if r["role"] == "competitor"
+                    ],
+                    "decisions": [(g["strategy_json"], g["gate_decision"]) for g in gens],
+                    "start": {
+                        k: v
+                        for k, v in (
+                            run_store.loads(run_store.get_run(store, run_id)["config_json"])[
+                                "start_incumbent"
+                            ]
+                            or {}
+                        ).items()
+                        if k != "from_run"
+                    },  # run ids are fresh
+                    "validated": [g["validated_score"] for g in gens],
+                }
+            )
     return out
 
 

@@ -15,9 +15,16 @@ pytest.importorskip("mcp")
 
 from ..conftest import subprocess_env  # noqa: E402
 
-INITIALIZE = {"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "test", "version": "1"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": "init",
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
@@ -27,17 +34,26 @@ def converse(env: dict, *lines: str | dict) -> tuple[list[dict], subprocess.Comp
     exits: the replies after the handshake's, and the finished process."""
     wire = [json.dumps(INITIALIZE), json.dumps(INITIALIZED)]
     wire += [line if isinstance(line, str) else json.dumps(line) for line in lines]
-    done = subprocess.run([sys.executable, "-m", "lessonloop", "mcp"], env=env,
-                          input="\n".join(wire) + "\n", capture_output=True, text=True,
-                          timeout=120)  # (a hang guard, far above any run here)
+    done = subprocess.run(
+        [sys.executable, "-m", "lessonloop", "mcp"],
+        env=env,
+        input="\n".join(wire) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )  # (a hang guard, far above any run here)
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert replies and replies[0].get("id") == "init" and "result" in replies[0], done
     return replies[1:], done
 
 
 def call(request_id, tool: str, **arguments) -> dict:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
 
 
 def error(request_id, code: int, message: str) -> dict:
@@ -54,8 +70,9 @@ def slow_task(tmp_path) -> Path:
     """A task whose verifier takes a second: a judge_output call on it is still running when
     the client has long closed stdin."""
     task = tmp_path / "slow.yaml"
-    task.write_text('name: slow\nprompt: p\nverifier:\n  command: "sleep 1 && echo ok"\n'
-                    "  timeout: 60\n")
+    task.write_text(
+        'name: slow\nprompt: p\nverifier:\n  command: "sleep 1 && echo ok"\n  timeout: 60\n'
+    )
     return task
 
 
@@ -63,16 +80,16 @@ def slow_task(tmp_path) -> Path:
 def test_malformed_lines_get_json_rpc_errors_and_the_server_keeps_serving(env):
     replies, done = converse(
         env,
-        "{not json",                                          # -32700, id unknown
-        "",                                                   # a blank line: no answer
-        "[]",                                                 # -32600, id unknown
-        '[{"jsonrpc": "2.0", "id": 8, "method": "ping"}]',    # a batch: MCP has none
-        {"jsonrpc": "2.0", "id": 5},                          # a request without a method
-        {"jsonrpc": "2.0", "id": "six", "method": 6},         # a method that is no string
-        {"jsonrpc": "2.0", "method": {"a": 1}},               # no id to answer with
-        {"jsonrpc": "2.0", "id": 7, "result": 5},             # a bad response: not answered
+        "{not json",  # -32700, id unknown
+        "",  # a blank line: no answer
+        "[]",  # -32600, id unknown
+        '[{"jsonrpc": "2.0", "id": 8, "method": "ping"}]',  # a batch: MCP has none
+        {"jsonrpc": "2.0", "id": 5},  # a request without a method
+        {"jsonrpc": "2.0", "id": "six", "method": 6},  # a method that is no string
+        {"jsonrpc": "2.0", "method": {"a": 1}},  # no id to answer with
+        {"jsonrpc": "2.0", "id": 7, "result": 5},  # a bad response: not answered
         {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": [1]}},
-        {"jsonrpc": "2.0", "id": 9, "method": "ping"},        # and the server still serves
+        {"jsonrpc": "2.0", "id": 9, "method": "ping"},  # and the server still serves
     )
     assert replies == [
         error(None, -32700, "Parse error"),
@@ -88,8 +105,7 @@ def test_malformed_lines_get_json_rpc_errors_and_the_server_keeps_serving(env):
 
 
 @pytest.mark.reliability
-def test_every_request_sent_before_stdin_closed_is_answered_before_the_server_exits(env,
-                                                                                  slow_task):
+def test_every_request_sent_before_stdin_closed_is_answered_before_the_server_exits(env, slow_task):
     replies, done = converse(
         env,
         call(1, "judge_output", task=str(slow_task), output="x"),  # a second on a worker thread

@@ -16,14 +16,22 @@ from ..conftest import subprocess_env
 
 def hook(home, event: str, payload, env: dict | None = None) -> subprocess.CompletedProcess:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return subprocess.run([sys.executable, "-m", "lessonloop", "hook", event], input=data,
-                          capture_output=True, env={**subprocess_env(home), **(env or {})},
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "lessonloop", "hook", event],
+        input=data,
+        capture_output=True,
+        env={**subprocess_env(home), **(env or {})},
+        timeout=60,
+    )
 
 
 def test_a_broken_payload_or_unknown_event_still_exits_zero_and_is_logged(home):
-    for event, payload in [("post-tool-use", b"{not json"), ("teleport", {"session_id": "s"}),
-                           ("session-start", b"\xff\xfe garbage"), ("post-tool-use", b"[1, 2]")]:
+    for event, payload in [
+        ("post-tool-use", b"{not json"),
+        ("teleport", {"session_id": "s"}),
+        ("session-start", b"\xff\xfe garbage"),
+        ("post-tool-use", b"[1, 2]"),
+    ]:
         done = hook(home, event, payload)
         assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
     log = (home / "logs" / "hooks.log").read_text()
@@ -33,24 +41,39 @@ def test_a_broken_payload_or_unknown_event_still_exits_zero_and_is_logged(home):
 def test_hooks_do_not_import_the_cli_stack_nor_anything_outside_the_standard_library(home):
     # (a failed call, as Claude Code sends it to PostToolUseFailure: the redactor runs, on its
     # standard path)
-    payload = json.dumps({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "make"},
-                          "error": "Exit code 2\nError: token=abc123 failed",
-                          "is_interrupt": False})
-    probe = ("import sys, io\nsys.argv = ['lessonloop', 'hook', 'post-tool-use-failure']\n"
-             f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload.encode()!r}))\n"
-             "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-             "print('lessonloop.safety.redact' in sys.modules, sorted(m for m, v in sys.modules.items()"
-             " if v is not None and (m.split('.')[0] in ('typer', 'click', 'rich', 'pydantic', 'yaml',"
-             " 'jsonschema', 'anthropic', 'openai', 'ahocorasick_rs') or m == 'lessonloop.cli')))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          env=subprocess_env(home), timeout=60)
+    payload = json.dumps(
+        {
+            "session_id": "s",
+            "tool_name": "Bash",
+            "tool_input": {"command": "make"},
+            "error": "Exit code 2\nError: token=abc123 failed",
+            "is_interrupt": False,
+        }
+    )
+    probe = (
+        "import sys, io\nsys.argv = ['lessonloop', 'hook', 'post-tool-use-failure']\n"
+        f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload.encode()!r}))\n"
+        "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('lessonloop.safety.redact' in sys.modules, sorted(m for m, v in sys.modules.items()"
+        " if v is not None and (m.split('.')[0] in ('typer', 'click', 'rich', 'pydantic', 'yaml',"
+        " 'jsonschema', 'anthropic', 'openai', 'ahocorasick_rs') or m == 'lessonloop.cli')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(home),
+        timeout=60,
+    )
     assert done.stdout.strip().splitlines()[-1] == "True []", done.stderr
 
 
 def _append_many(path: str, worker: int, count: int) -> None:
     for i in range(count):
-        capture.append(__import__("pathlib").Path(path),
-                       {"type": "error", "worker": worker, "i": i, "line": "x" * (i * 97 % 3000)})
+        capture.append(
+            __import__("pathlib").Path(path),
+            {"type": "error", "worker": worker, "i": i, "line": "x" * (i * 97 % 3000)},
+        )
 
 
 @pytest.mark.reliability
@@ -65,7 +88,9 @@ def test_twenty_concurrent_writers_lose_nothing(tmp_path):
         assert p.exitcode == 0
     records = capture.read(path)
     assert len(records) == 20 * 50
-    assert {(r["worker"], r["i"]) for r in records} == {(w, i) for w in range(20) for i in range(50)}
+    assert {(r["worker"], r["i"]) for r in records} == {
+        (w, i) for w in range(20) for i in range(50)
+    }
 
 
 def test_locked_admits_one_holder_at_a_time(tmp_path):
@@ -103,13 +128,28 @@ def test_session_start_tells_once_and_recalls_within_budget(home, cli):
     assert again.stdout == b"", "told once per session, and nothing to recall yet"
     import itertools
 
-    nouns = ["billing", "search", "auth", "queue", "cache", "mailer", "export", "metrics",
-             "gateway", "scheduler"]
-    verbs = ["retries", "logs", "batches", "encrypts", "validates", "throttles", "pages",
-             "streams"]
+    nouns = [
+        "billing",
+        "search",
+        "auth",
+        "queue",
+        "cache",
+        "mailer",
+        "export",
+        "metrics",
+        "gateway",
+        "scheduler",
+    ]
+    verbs = ["retries", "logs", "batches", "encrypts", "validates", "throttles", "pages", "streams"]
     for noun, verb, other in itertools.islice(itertools.product(nouns, verbs, nouns[::-1]), 80):
-        cli("memory", "add", "--type", "decision", "--summary",
-            f"The {noun} service {verb} requests before calling {other}")
+        cli(
+            "memory",
+            "add",
+            "--type",
+            "decision",
+            "--summary",
+            f"The {noun} service {verb} requests before calling {other}",
+        )
     cli("memory", "consent", "yes")
     out = json.loads(hook(home, "session-start", {"session_id": "s2"}).stdout)
     context = out["hookSpecificOutput"]["additionalContext"]
@@ -120,12 +160,23 @@ def test_session_start_tells_once_and_recalls_within_budget(home, cli):
 
 def _bash_failure(session_id: str, i: int, cwd: str) -> dict:
     """A real Claude Code PostToolUse payload for a Bash call that failed with its own line."""
-    return {"session_id": session_id, "transcript_path": f"{cwd}/transcript.jsonl", "cwd": cwd,
-            "hook_event_name": "PostToolUse", "permission_mode": "default",
-            "tool_name": "Bash", "tool_use_id": f"toolu_{i:04d}",
-            "tool_input": {"command": f"make widget-{i}", "description": f"Build widget {i}"},
-            "tool_response": {"stdout": "", "stderr": f"Error: widget-{i} failed",
-                              "interrupted": False, "isImage": False, "exitCode": 1}}
+    return {
+        "session_id": session_id,
+        "transcript_path": f"{cwd}/transcript.jsonl",
+        "cwd": cwd,
+        "hook_event_name": "PostToolUse",
+        "permission_mode": "default",
+        "tool_name": "Bash",
+        "tool_use_id": f"toolu_{i:04d}",
+        "tool_input": {"command": f"make widget-{i}", "description": f"Build widget {i}"},
+        "tool_response": {
+            "stdout": "",
+            "stderr": f"Error: widget-{i} failed",
+            "interrupted": False,
+            "isImage": False,
+            "exitCode": 1,
+        },
+    }
 
 
 @pytest.mark.reliability
@@ -138,16 +189,21 @@ def test_twenty_hook_processes_writing_at_once_lose_nothing(home, cli):
     procs = []
     try:
         for i in range(20):  # every process is started before any is waited on
-            proc = subprocess.Popen([sys.executable, "-m", "lessonloop", "hook", "post-tool-use"],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, env=env)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "lessonloop", "hook", "post-tool-use"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )
             procs.append(proc)
         # Payloads go in only once all 20 are alive, so their captures really overlap.
         for i, proc in enumerate(procs):
             proc.stdin.write(json.dumps(_bash_failure(session_id, i, cwd)).encode())
             proc.stdin.close()
-        results = [(proc.wait(timeout=120), proc.stdout.read(), proc.stderr.read())
-                   for proc in procs]
+        results = [
+            (proc.wait(timeout=120), proc.stdout.read(), proc.stderr.read()) for proc in procs
+        ]
     finally:
         for proc in procs:
             if proc.poll() is None:
@@ -166,16 +222,19 @@ def test_twenty_hook_processes_writing_at_once_lose_nothing(home, cli):
     lines = data.split(b"\n")[:-1]
     assert len(lines) == 20
     records = [json.loads(line) for line in lines]  # every line is one whole JSON object
-    assert all(isinstance(r, dict) and r["type"] == "error" and r["tool"] == "Bash"
-               for r in records)
-    assert sorted(r["line"] for r in records) == sorted(f"Error: widget-{i} failed"
-                                                         for i in range(20))
+    assert all(
+        isinstance(r, dict) and r["type"] == "error" and r["tool"] == "Bash" for r in records
+    )
+    assert sorted(r["line"] for r in records) == sorted(
+        f"Error: widget-{i} failed" for i in range(20)
+    )
     assert sorted(r["subject"] for r in records) == sorted(f"make widget-{i}" for i in range(20))
     assert {r["normalized"] for r in records} == {"error: widget-<n> failed"}
     assert capture.read(path) == records
     # The transcript's path was remembered once, intact, despite 20 racing writers.
-    assert (home / "sessions" / session_id / "transcript_path").read_text() == \
-        f"{cwd}/transcript.jsonl"
+    assert (
+        home / "sessions" / session_id / "transcript_path"
+    ).read_text() == f"{cwd}/transcript.jsonl"
     # No other session folder was touched.
     assert [p.name for p in (home / "sessions").iterdir()] == [session_id]
 
@@ -185,11 +244,19 @@ def test_pre_tool_use_exits_zero_and_never_blocks(home, cli):
     # permissionDecision or "continue": false), writes nothing and logs no error.
     assert cli("memory", "consent", "yes").code == 0
     before = sorted(p.relative_to(home) for p in home.rglob("*"))
-    payload = {"session_id": "sess-pre", "transcript_path": "/tmp/x/transcript.jsonl",
-               "cwd": str(home.parent), "hook_event_name": "PreToolUse",
-               "permission_mode": "default", "tool_name": "Bash", "tool_use_id": "toolu_01",
-               "tool_input": {"command": "rm -rf build && Error: make fails",
-                              "description": "Clean the build"}}
+    payload = {
+        "session_id": "sess-pre",
+        "transcript_path": "/tmp/x/transcript.jsonl",
+        "cwd": str(home.parent),
+        "hook_event_name": "PreToolUse",
+        "permission_mode": "default",
+        "tool_name": "Bash",
+        "tool_use_id": "toolu_01",
+        "tool_input": {
+            "command": "rm -rf build && Error: make fails",
+            "description": "Clean the build",
+        },
+    }
     done = hook(home, "pre-tool-use", payload)
     assert done.returncode == 0
     assert done.stdout == b"" and done.stderr == b""
@@ -209,8 +276,13 @@ def test_session_start_with_consent_and_no_memories_says_nothing(home, cli):
     from lessonloop.store import open_store
 
     assert cli("memory", "consent", "yes").code == 0
-    payload = {"session_id": "sess-empty", "transcript_path": "/tmp/x/transcript.jsonl",
-               "cwd": str(home.parent), "hook_event_name": "SessionStart", "source": "startup"}
+    payload = {
+        "session_id": "sess-empty",
+        "transcript_path": "/tmp/x/transcript.jsonl",
+        "cwd": str(home.parent),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
     # No store yet: nothing to recall, consent given so no notice either -> no output at all.
     done = hook(home, "session-start", payload)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")

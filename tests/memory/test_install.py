@@ -11,8 +11,17 @@ def test_install_merges_idempotently_and_uninstall_removes_only_ours(cli, tmp_pa
     monkeypatch.chdir(tmp_path)
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
-    theirs = {"model": "opus", "hooks": {"PostToolUse": [
-        {"matcher": "Edit", "hooks": [{"type": "command", "command": "prettier --write", "timeout": 5}]}]}}
+    theirs = {
+        "model": "opus",
+        "hooks": {
+            "PostToolUse": [
+                {
+                    "matcher": "Edit",
+                    "hooks": [{"type": "command", "command": "prettier --write", "timeout": 5}],
+                }
+            ]
+        },
+    }
     settings.write_text(json.dumps(theirs))
     first = cli("install", "claude-code", "--json").json()
     assert first["backup"] and json.loads(open(first["backup"]).read()) == theirs
@@ -26,12 +35,17 @@ def test_install_merges_idempotently_and_uninstall_removes_only_ours(cli, tmp_pa
     ours = [h for e in post for h in e["hooks"] if "lessonloop hook post-tool-use" in h["command"]]
     assert len(ours) == 1 and ours[0]["timeout"] <= 60
     for event in ("SessionStart", "UserPromptSubmit", "SessionEnd", "PreCompact"):
-        assert any("lessonloop hook" in h["command"] for e in installed["hooks"][event]
-                   for h in e["hooks"])
+        assert any(
+            "lessonloop hook" in h["command"] for e in installed["hooks"][event] for h in e["hooks"]
+        )
     server = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["lessonloop"]
     assert server["args"][-1] == "mcp" and first["mcp"].endswith(".mcp.json")
     removed = cli("uninstall", "claude-code", "--json").json()
-    assert set(removed["removed"]) >= {"PostToolUse", "SessionStart", ".mcp.json: mcpServers.lessonloop"}
+    assert set(removed["removed"]) >= {
+        "PostToolUse",
+        "SessionStart",
+        ".mcp.json: mcpServers.lessonloop",
+    }
     assert json.loads(settings.read_text()) == theirs
     assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"] == {}
 
@@ -62,21 +76,46 @@ def test_a_hook_group_shared_with_the_users_own_hooks_keeps_theirs(cli, tmp_path
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
     mine = {"type": "command", "command": "mytool --audit"}
-    settings.write_text(json.dumps({"hooks": {
-        "PostToolUse": [{"matcher": "*", "hooks": [mine, {"type": "command",
-                                                          "command": "lessonloop hook post-tool-use"}]}],
-        "SessionEnd": [{"hooks": [{"type": "command", "command": "lessonloop hook session-end"},
-                                  {"type": "command", "command": "backup-notes.sh"}]}]}}))
+    settings.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PostToolUse": [
+                        {
+                            "matcher": "*",
+                            "hooks": [
+                                mine,
+                                {"type": "command", "command": "lessonloop hook post-tool-use"},
+                            ],
+                        }
+                    ],
+                    "SessionEnd": [
+                        {
+                            "hooks": [
+                                {"type": "command", "command": "lessonloop hook session-end"},
+                                {"type": "command", "command": "backup-notes.sh"},
+                            ]
+                        }
+                    ],
+                }
+            }
+        )
+    )
     cli("install", "claude-code")
     post = json.loads(settings.read_text())["hooks"]["PostToolUse"]
     assert post[0] == {"matcher": "*", "hooks": [mine]}, "ours moves out of their group, once"
     cli("uninstall", "claude-code")
-    assert json.loads(settings.read_text()) == {"hooks": {
-        "PostToolUse": [{"matcher": "*", "hooks": [mine]}],
-        "SessionEnd": [{"hooks": [{"type": "command", "command": "backup-notes.sh"}]}]}}
+    assert json.loads(settings.read_text()) == {
+        "hooks": {
+            "PostToolUse": [{"matcher": "*", "hooks": [mine]}],
+            "SessionEnd": [{"hooks": [{"type": "command", "command": "backup-notes.sh"}]}],
+        }
+    }
 
 
-def test_an_install_that_changes_nothing_writes_nothing_and_modes_are_kept(cli, tmp_path, monkeypatch):
+def test_an_install_that_changes_nothing_writes_nothing_and_modes_are_kept(
+    cli, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
@@ -87,11 +126,14 @@ def test_an_install_that_changes_nothing_writes_nothing_and_modes_are_kept(cli, 
     again = cli("install", "claude-code", "--json").json()
     assert again["backup"] is None
     backups = [p.name for p in tmp_path.rglob("*lessonloop-backup-*")]
-    assert len(backups) == 1 and backups[0].startswith("settings.json."), backups  # (.mcp.json was new)
+    assert len(backups) == 1 and backups[0].startswith("settings.json."), (
+        backups
+    )  # (.mcp.json was new)
 
 
-def test_installed_hooks_start_without_the_install_time_virtualenv_on_path(cli, home, tmp_path,
-                                                                          monkeypatch):
+def test_installed_hooks_start_without_the_install_time_virtualenv_on_path(
+    cli, home, tmp_path, monkeypatch
+):
     """Installed from an activated venv (its bin first on PATH), the hooks must still start
     when Claude Code is launched from a shell where that venv is not active."""
     import os
@@ -110,12 +152,22 @@ def test_installed_hooks_start_without_the_install_time_virtualenv_on_path(cli, 
     assert os.path.isabs(start.split()[0]), start
     server = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["lessonloop"]
     assert os.path.isabs(server["command"]) and server["args"][-1] == "mcp"
-    bare = {"PATH": "/usr/bin:/bin", "LESSONLOOP_HOME": str(home),
-            "LESSONLOOP_USER_HOME": str(tmp_path / "user-home")}
-    payload = json.dumps({"session_id": "s1", "hook_event_name": "SessionStart",
-                          "cwd": str(tmp_path)})
-    started = subprocess.run(["/bin/sh", "-c", start], input=payload, capture_output=True,
-                             text=True, env=bare, timeout=60)
+    bare = {
+        "PATH": "/usr/bin:/bin",
+        "LESSONLOOP_HOME": str(home),
+        "LESSONLOOP_USER_HOME": str(tmp_path / "user-home"),
+    }
+    payload = json.dumps(
+        {"session_id": "s1", "hook_event_name": "SessionStart", "cwd": str(tmp_path)}
+    )
+    started = subprocess.run(
+        ["/bin/sh", "-c", start],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=bare,
+        timeout=60,
+    )
     assert started.returncode == 0 and "not found" not in started.stderr, started.stderr
     removed = cli("uninstall", "claude-code", "--json").json()["removed"]
     assert "SessionStart" in removed, "hooks written by path are still recognised as ours"

@@ -21,7 +21,9 @@ QUIET = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
 def bare_value() -> str:
     """A password no rule finds by its shape: only its key says it is one."""
     value = f"Zq{secrets.token_hex(3)}-{secrets.token_hex(6)}"
-    assert redact(f"login rejected for {value} at db:5432") == f"login rejected for {value} at db:5432"
+    assert (
+        redact(f"login rejected for {value} at db:5432") == f"login rejected for {value} at db:5432"
+    )
     return value
 
 
@@ -35,8 +37,13 @@ def stored(home: Path) -> list[tuple[str, str, str]]:
 
 
 def fail(session: Session, command: str, stderr: str) -> dict:
-    return session.tool("Bash", {"command": command}, {**QUIET, "stderr": stderr}, is_error=True,
-                        result_text=f"Exit code 1\n{stderr}")
+    return session.tool(
+        "Bash",
+        {"command": command},
+        {**QUIET, "stderr": stderr},
+        is_error=True,
+        result_text=f"Exit code 1\n{stderr}",
+    )
 
 
 def test_a_value_seen_under_a_key_is_redacted_bare_in_every_later_capture(home, cli):
@@ -48,17 +55,23 @@ def test_a_value_seen_under_a_key_is_redacted_bare_in_every_later_capture(home, 
     s = Session(home, "keyed-first", {})
     s.hook("session-start", source="startup")
     fail(s, f"DB_PASSWORD={v} ./migrate.sh", "migrate: cannot reach the database\n")
-    fail(s, "./migrate.sh --verbose",
-         f"2026-11-30 10:00:01 DEBUG pool: opening 4 connections as app/{v}\n"
-         f"Error: login rejected for user app with {v} at db:5432\n")
+    fail(
+        s,
+        "./migrate.sh --verbose",
+        f"2026-11-30 10:00:01 DEBUG pool: opening 4 connections as app/{v}\n"
+        f"Error: login rejected for user app with {v} at db:5432\n",
+    )
     s.prompt(f"From now on log in to staging as deploy-{v}.")
     assert v.encode() not in session_files(home, "keyed-first")
     captured = (home / "sessions" / "keyed-first" / "signals.jsonl").read_text()
     assert "[REDACTED:password]" in captured and "login rejected for user app" in captured
-    feedback = [json.loads(line) for line in
-                (home / "sessions" / "keyed-first" / "feedback.jsonl").read_text().splitlines()]
-    assert any(r.get("lesson") == "Log in to staging as deploy-[REDACTED:password]"
-               for r in feedback), feedback
+    feedback = [
+        json.loads(line)
+        for line in (home / "sessions" / "keyed-first" / "feedback.jsonl").read_text().splitlines()
+    ]
+    assert any(
+        r.get("lesson") == "Log in to staging as deploy-[REDACTED:password]" for r in feedback
+    ), feedback
     assert (home / "sessions" / "keyed-first" / known_secrets.FILE).exists()
 
 
@@ -73,13 +86,23 @@ def test_a_value_seen_bare_before_its_key_is_redacted_at_memorize(home, cli):
     s.prompt(f"From now on log in to staging as deploy-{v}.")
     for _ in range(2):
         fail(s, "npm run migrate", f"Error: login rejected for user {v} at db:5432\n")
-    s.tool("Edit", {"file_path": "/work/app/config/db.json", "old_string": '"host": "db"',
-                    "new_string": '"host": "db.internal"'},
-           {"filePath": "/work/app/config/db.json"}, result_text="The file has been updated.")
+    s.tool(
+        "Edit",
+        {
+            "file_path": "/work/app/config/db.json",
+            "old_string": '"host": "db"',
+            "new_string": '"host": "db.internal"',
+        },
+        {"filePath": "/work/app/config/db.json"},
+        result_text="The file has been updated.",
+    )
     s.tool("Bash", {"command": "npm run migrate"}, {**QUIET, "stdout": "migrated 3\n"})
     assert v.encode() in session_files(home, "bare-first"), "(the hooks had no key to go by)"
-    s.tool("Bash", {"command": f"export STAGING_PASSWORD='{v}' && ./bin/check"},
-           {**QUIET, "stdout": "ok\n"})
+    s.tool(
+        "Bash",
+        {"command": f"export STAGING_PASSWORD='{v}' && ./bin/check"},
+        {**QUIET, "stdout": "ok\n"},
+    )
     s.hook("session-end", reason="prompt_input_exit")
     rows = stored(home)
     assert ("decision", "Log in to staging as deploy-[REDACTED:password]") in [r[:2] for r in rows]
@@ -113,8 +136,9 @@ def test_keyed_in_one_prompt_bare_in_the_next(home, cli):
     assert v.encode() not in session_files(home, "prompts")
     s.hook("session-end", reason="prompt_input_exit")
     summaries = [r[1] for r in stored(home)]
-    assert "Run the smoke tests with [REDACTED:generic-secret] against staging" in summaries, \
+    assert "Run the smoke tests with [REDACTED:generic-secret] against staging" in summaries, (
         summaries
+    )
     assert v.encode() not in everything_under(home, home.parent / "user-home")
 
 
@@ -133,6 +157,7 @@ def test_common_words_and_short_values_under_a_key_stay_in_the_text(home, cli):
 # -------------------------------------------------------------------------------------------
 # the session's file: digests, never values; the captures rewritten
 
+
 def test_the_session_file_holds_digests_and_two_hooks_saving_at_once_agree(tmp_path):
     folder = tmp_path / "sessions" / "s"
     v1, v2 = bare_value(), bare_value()
@@ -140,7 +165,7 @@ def test_the_session_file_holds_digests_and_two_hooks_saving_at_once_agree(tmp_p
     known_secrets.learn(first, f"DB_PASSWORD={v1}")
     known_secrets.learn(second, {"env": {"API_TOKEN": v2}})
     known_secrets.save(folder, first)
-    known_secrets.save(folder, second)          # its salt lost the race: it saves under the first's
+    known_secrets.save(folder, second)  # its salt lost the race: it saves under the first's
     data = (folder / known_secrets.FILE).read_bytes()
     assert v1.encode() not in data and v2.encode() not in data and data.count(b"salt ") == 1
     later = known_secrets.load(folder)
@@ -159,5 +184,6 @@ def test_the_captures_are_rewritten_and_other_records_kept(tmp_path):
     with known_secrets.watching(folder, seen=(f"export STAGING_PASSWORD={v}",)):
         pass
     assert capture.read(folder / "feedback.jsonl") == [
-        {"type": "feedback", "lesson": "Log in as [REDACTED:password]"}]
+        {"type": "feedback", "lesson": "Log in as [REDACTED:password]"}
+    ]
     assert (folder / "signals.jsonl").read_bytes() == before

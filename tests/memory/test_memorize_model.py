@@ -19,8 +19,10 @@ from ..conftest import subprocess_env
 from ..providers.fake_servers import FakeServer, Reply, openai_completion
 from .test_session import IN_HOOK, Session, fresh_secrets, memories
 
-DETERMINISTIC = {("preference", "Use pnpm instead of npm for this repo"),
-                 ("decision", "Use vitest instead of jest")}
+DETERMINISTIC = {
+    ("preference", "Use pnpm instead of npm for this repo"),
+    ("decision", "Use vitest instead of jest"),
+}
 # the played session's third lesson ("Use vitest instead of jest", the user's "From now on we
 # use vitest instead of jest."), worded by the model as the guards allow
 REWORDED = "Use vitest, not jest, in this project."
@@ -29,13 +31,17 @@ WORDED = {("preference", "Use pnpm instead of npm for this repo"), ("decision", 
 
 
 def model_env(server: FakeServer, **extra: str) -> dict:
-    return {"LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
-            "LESSONLOOP_BASE_URL": server.base_url + "/v1", **extra}
+    return {
+        "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+        "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+        **extra,
+    }
 
 
 def answering(body: dict, delay: float = 0.0):
-    return lambda received: Reply(body=openai_completion(json.dumps(body), model="test-model"),
-                                  delay=delay)
+    return lambda received: Reply(
+        body=openai_completion(json.dumps(body), model="test-model"), delay=delay
+    )
 
 
 def posts(server: FakeServer) -> list:
@@ -50,12 +56,17 @@ def hooks_log(home: Path) -> list[str]:
 def ledger(home: Path) -> list[dict]:
     with sqlite3.connect(home / "lessonloop.db") as conn:
         conn.row_factory = sqlite3.Row
-        return [dict(r) for r in conn.execute(
-            "SELECT * FROM provider_calls WHERE role = 'memorize' ORDER BY id")]
+        return [
+            dict(r)
+            for r in conn.execute(
+                "SELECT * FROM provider_calls WHERE role = 'memorize' ORDER BY id"
+            )
+        ]
 
 
-def played(home: Path, session_id: str, env: dict | None = None, consent: bool = True,
-           cli=None) -> Session:
+def played(
+    home: Path, session_id: str, env: dict | None = None, consent: bool = True, cli=None
+) -> Session:
     """A session whose captures wait for memorize: played without consent, which is then
     given (when ``consent``), so only the session-end hook the test sends memorizes it."""
     session = Session(home, session_id, fresh_secrets(), env)
@@ -89,6 +100,7 @@ def closed_port() -> int:
 # -------------------------------------------------------------------------------------------
 # the time limit
 
+
 def test_the_model_time_limit_is_a_setting_of_two_minutes_by_default():
     from lessonloop.errors import UsageError
     from lessonloop.memory import hooks, memorize
@@ -120,7 +132,7 @@ def test_a_model_slower_than_its_time_limit_is_cut_off_there_and_the_reason_logg
         env = model_env(server, LESSONLOOP_AUTOMEM_TIMEOUT="1")
         session = played(home, "slow-model", env, cli=cli)
         started = time.monotonic()
-        output = session.hook("session-end", reason="other")   # fits the deadline: in the hook
+        output = session.hook("session-end", reason="other")  # fits the deadline: in the hook
         elapsed = time.monotonic() - started
         assert len(posts(server)) == 1, "one attempt"
     assert elapsed < 15, elapsed
@@ -138,8 +150,9 @@ def test_a_slow_model_within_its_time_limit_is_waited_for_and_used(home, cli):
 
     session = played(home, "patient", cli=cli)
     with FakeServer(answering(ANSWER, delay=2.5)) as server:
-        result = memorize.memorize(session.id, home, environ=model_env(
-            server, LESSONLOOP_AUTOMEM_TIMEOUT="4"))
+        result = memorize.memorize(
+            session.id, home, environ=model_env(server, LESSONLOOP_AUTOMEM_TIMEOUT="4")
+        )
     assert result.model == "used" and REWORDED in result.stored
 
 
@@ -149,8 +162,12 @@ def test_a_summary_that_runs_on_into_json_syntax_is_no_memory(home, cli):
     from lessonloop.memory import memorize
 
     session = played(home, "prompt", cli=cli)
-    answer = {"memories": [{"lesson": 1, "summary": "Edit `app/package.json`}, {"},
-                           {"lesson": 3, "summary": REWORDED}]}
+    answer = {
+        "memories": [
+            {"lesson": 1, "summary": "Edit `app/package.json`}, {"},
+            {"lesson": 3, "summary": REWORDED},
+        ]
+    }
     with FakeServer(answering(answer)) as server:
         result = memorize.memorize(session.id, home, environ=model_env(server))
     assert result.model == "used"
@@ -163,12 +180,17 @@ def test_a_summary_that_runs_on_into_json_syntax_is_no_memory(home, cli):
 # -------------------------------------------------------------------------------------------
 # what the model is sent: small enough for a 0.5B model
 
+
 def test_the_model_gets_numbered_lessons_with_their_evidence_and_words_them(home, cli):
     from lessonloop.memory import memorize
 
     session = played(home, "prompt", cli=cli)
-    answer = {"memories": [{"lesson": 3, "summary": REWORDED},
-                           {"lesson": 2, "summary": "Use pnpm, not npm, here"}]}
+    answer = {
+        "memories": [
+            {"lesson": 3, "summary": REWORDED},
+            {"lesson": 2, "summary": "Use pnpm, not npm, here"},
+        ]
+    }
     with FakeServer(answering(answer)) as server:
         result = memorize.memorize(session.id, home, environ=model_env(server))
         [call] = posts(server)
@@ -190,31 +212,65 @@ def test_the_model_gets_numbered_lessons_with_their_evidence_and_words_them(home
     assert lines[4].startswith("   evidence: I prefer pnpm over npm for this repo.")
     assert lines[5] == "3. Use vitest instead of jest"
     assert lines[6].startswith("   evidence: From now on we use vitest instead of jest.")
-    assert lines[7] == ('Answer: {"memories": [{"lesson": 1, "summary": <lesson 1 as one '
-                        'sentence>}, {"lesson": 2, "summary": <lesson 2 as one sentence>}, '
-                        '{"lesson": 3, "summary": <lesson 3 as one sentence>}]}')
+    assert lines[7] == (
+        'Answer: {"memories": [{"lesson": 1, "summary": <lesson 1 as one '
+        'sentence>}, {"lesson": 2, "summary": <lesson 2 as one sentence>}, '
+        '{"lesson": 3, "summary": <lesson 3 as one sentence>}]}'
+    )
     assert len(lines) == 8 and len(user) < 1200
     # lesson 3's wording passes the guards and replaces its summary; lesson 2's drops "repo"
     # (and adds "here"): the lesson keeps the summary it was found with; kind, content and
     # evidence are the lessons' own
     with sqlite3.connect(home / "lessonloop.db") as conn:
-        stored = {summary: (kind, content, why) for kind, summary, content, why in conn.execute(
-            "SELECT kind, summary, content, why FROM knowledge")}
-    assert set(stored) == {REWORDED, "Use pnpm instead of npm for this repo",
-                           *[s for s in stored if s.startswith("When `npm test` fails")]}
+        stored = {
+            summary: (kind, content, why)
+            for kind, summary, content, why in conn.execute(
+                "SELECT kind, summary, content, why FROM knowledge"
+            )
+        }
+    assert set(stored) == {
+        REWORDED,
+        "Use pnpm instead of npm for this repo",
+        *[s for s in stored if s.startswith("When `npm test` fails")],
+    }
     assert len(stored) == 3
     kind, content, why = stored[REWORDED]
     assert kind == "decision" and content.startswith("From now on we use vitest instead of jest.")
-    assert why.startswith('Worded by the memorize model from "Use vitest instead of jest". '
-                          'The user said: "From now on we use vitest instead of jest.')
-    [record] = [json.loads(line) for line in (
-        home / "sessions" / "prompt" / "model.jsonl").read_text().splitlines()]
-    assert {k: record[k] for k in ("route", "model", "lessons", "sent", "answered", "rewritten",
-                                   "kept", "reused", "rejected")} == {
-        "route": "openai:test-model", "model": "used", "lessons": 3, "sent": 3, "answered": 2,
-        "rewritten": 1, "kept": 2, "reused": 0, "rejected": {"drops": 1}}
-    assert record["refused"] == [{"lesson": 2, "wording": "Use pnpm, not npm, here",
-                                  "why": "drops: the word 'repo'"}]
+    assert why.startswith(
+        'Worded by the memorize model from "Use vitest instead of jest". '
+        'The user said: "From now on we use vitest instead of jest.'
+    )
+    [record] = [
+        json.loads(line)
+        for line in (home / "sessions" / "prompt" / "model.jsonl").read_text().splitlines()
+    ]
+    assert {
+        k: record[k]
+        for k in (
+            "route",
+            "model",
+            "lessons",
+            "sent",
+            "answered",
+            "rewritten",
+            "kept",
+            "reused",
+            "rejected",
+        )
+    } == {
+        "route": "openai:test-model",
+        "model": "used",
+        "lessons": 3,
+        "sent": 3,
+        "answered": 2,
+        "rewritten": 1,
+        "kept": 2,
+        "reused": 0,
+        "rejected": {"drops": 1},
+    }
+    assert record["refused"] == [
+        {"lesson": 2, "wording": "Use pnpm, not npm, here", "why": "drops: the word 'repo'"}
+    ]
 
 
 def test_a_lesson_worded_in_an_earlier_session_keeps_that_wording_without_asking(home, cli):
@@ -226,7 +282,7 @@ def test_a_lesson_worded_in_an_earlier_session_keeps_that_wording_without_asking
     with FakeServer(answering(ANSWER)) as server:
         assert memorize.memorize(first.id, home, environ=model_env(server)).model == "used"
     before = memories(home)
-    cli("memory", "consent", "ask")   # captured, not memorized: only the test memorizes it
+    cli("memory", "consent", "ask")  # captured, not memorized: only the test memorizes it
     second = Session(home, "second", fresh_secrets())
     second.play()
     cli("memory", "consent", "yes")
@@ -239,17 +295,20 @@ def test_a_lesson_worded_in_an_earlier_session_keeps_that_wording_without_asking
     user = call.body["messages"][1]["content"]
     assert "vitest" not in user, "the worded lesson is not sent again"
     assert call.body["response_format"]["json_schema"]["schema"] == memorize.answer_schema(2)
-    seen = {m["summary"]: m["seen"] for m in cli("memory", "list", "--scope", "project",
-                                                  "--json").json()}
+    seen = {
+        m["summary"]: m["seen"]
+        for m in cli("memory", "list", "--scope", "project", "--json").json()
+    }
     assert seen[REWORDED] == 2
 
 
 # -------------------------------------------------------------------------------------------
 # the session-end hook's deadline: a detached memorize
 
+
 def test_a_model_that_may_outlast_the_hook_memorizes_detached_and_reports_next_session(home, cli):
     with FakeServer(answering(ANSWER, delay=5)) as server:
-        env = model_env(server)   # the default limit: 2 x 120 s + settling > 60 s
+        env = model_env(server)  # the default limit: 2 x 120 s + settling > 60 s
         session = played(home, "detached", env, cli=cli)
         started = time.monotonic()
         output = session.hook("session-end", reason="prompt_input_exit")
@@ -261,14 +320,19 @@ def test_a_model_that_may_outlast_the_hook_memorizes_detached_and_reports_next_s
         assert len(posts(server)) == 1
     stored = memories(home)
     assert WORDED <= set(stored) and len(stored) == 3, stored
-    assert ("decision", "Use vitest instead of jest") not in stored, \
+    assert ("decision", "Use vitest instead of jest") not in stored, (
         "the model's wording through admission, and not the lesson's first summary beside it"
+    )
     assert notice["message"].startswith("Stored 3 new memories: ")
     assert REWORDED in notice["message"]
     assert hooks_log(home) == []
     [row] = ledger(home)
     assert (row["run_id"], row["session_id"], row["calls"], row["cost"]) == (
-        None, "detached", 1, 0.0), "a loopback endpoint costs nothing"
+        None,
+        "detached",
+        1,
+        0.0,
+    ), "a loopback endpoint costs nothing"
     assert (row["input_tokens"], row["output_tokens"], row["model"]) == (11, 7, "test-model")
     # the next session start tells the user, once
     start = session.hook("session-start", source="startup")
@@ -294,7 +358,8 @@ def test_a_detached_memorize_that_falls_back_logs_why_and_says_so_next_session(h
 
 
 def test_a_detached_memorize_that_cannot_start_stores_the_deterministic_memories_at_once(
-        home, cli, monkeypatch):
+    home, cli, monkeypatch
+):
     import subprocess
 
     from lessonloop.memory import hooks
@@ -307,8 +372,9 @@ def test_a_detached_memorize_that_cannot_start_stores_the_deterministic_memories
         for name, value in model_env(server).items():
             monkeypatch.setenv(name, value)
         monkeypatch.setattr(subprocess, "Popen", no_process)
-        output = hooks.session_end({"session_id": session.id,
-                                    "transcript_path": str(session.transcript)}, str(home))
+        output = hooks.session_end(
+            {"session_id": session.id, "transcript_path": str(session.transcript)}, str(home)
+        )
         assert posts(server) == [], "no model within the hook's deadline"
     assert output["systemMessage"].startswith("Stored ")
     assert DETERMINISTIC <= set(memories(home))
@@ -321,17 +387,26 @@ def test_the_session_end_hook_that_detaches_imports_nothing_outside_the_standard
     with FakeServer(answering(ANSWER)) as server:
         env = {**subprocess_env(home), **model_env(server)}
         session = played(home, "stdlib-only", env, cli=cli)
-        payload = json.dumps({"session_id": session.id, "transcript_path": str(session.transcript),
-                              "cwd": str(home.parent), "hook_event_name": "SessionEnd"})
-        probe = ("import sys, io\nsys.argv = ['lessonloop', 'hook', 'session-end']\n"
-                 f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload.encode()!r}))\n"
-                 "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n"
-                 "    pass\nprint(sorted(m for m, v in sys.modules.items() if v is not None and "
-                 "m.split('.')[0] in ('typer', 'click', 'rich', 'pydantic', 'yaml', 'jsonschema',"
-                 " 'anthropic', 'openai', 'httpx', 'ahocorasick_rs')"
-                 " or m in ('lessonloop.cli', 'lessonloop.providers.registry')))")
-        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                              env=env, timeout=60)
+        payload = json.dumps(
+            {
+                "session_id": session.id,
+                "transcript_path": str(session.transcript),
+                "cwd": str(home.parent),
+                "hook_event_name": "SessionEnd",
+            }
+        )
+        probe = (
+            "import sys, io\nsys.argv = ['lessonloop', 'hook', 'session-end']\n"
+            f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload.encode()!r}))\n"
+            "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n"
+            "    pass\nprint(sorted(m for m, v in sys.modules.items() if v is not None and "
+            "m.split('.')[0] in ('typer', 'click', 'rich', 'pydantic', 'yaml', 'jsonschema',"
+            " 'anthropic', 'openai', 'httpx', 'ahocorasick_rs')"
+            " or m in ('lessonloop.cli', 'lessonloop.providers.registry')))"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60
+        )
         assert "in the background" in done.stdout, (done.stdout, done.stderr)
         assert done.stdout.strip().splitlines()[-1] == "[]", done.stderr
         wait_for_detached(home, 60)
@@ -341,11 +416,15 @@ def test_the_session_end_hook_that_detaches_imports_nothing_outside_the_standard
 # -------------------------------------------------------------------------------------------
 # fallbacks: the deterministic memories stand, the reason is one line in logs/hooks.log
 
+
 @pytest.mark.parametrize("case", ["refused", "off-schema", "no-memories", "bad-setting"])
 def test_every_fallback_stores_the_deterministic_memories_and_logs_one_line(home, cli, case):
-    replies = {"off-schema": lambda received: Reply(body=openai_completion(
-                   json.dumps({"memories": [{"lesson": "three", "summary": "x"}]}))),
-               "no-memories": answering({"memories": []})}
+    replies = {
+        "off-schema": lambda received: Reply(
+            body=openai_completion(json.dumps({"memories": [{"lesson": "three", "summary": "x"}]}))
+        ),
+        "no-memories": answering({"memories": []}),
+    }
     with FakeServer(replies.get(case, answering(ANSWER))) as server:
         env = model_env(server, **IN_HOOK)
         if case == "refused":
@@ -364,13 +443,17 @@ def test_every_fallback_stores_the_deterministic_memories_and_logs_one_line(home
     [line] = hooks_log(home)
     assert f"memorize session fallback-{case}: model" in line and " not used: " in line, line
     assert line.endswith(f"; the deterministic memories stand ({len(stored)} new)"), line
-    reason = {"refused": "connection failed", "off-schema": "OffSchemaError",
-              "no-memories": "OffSchemaError",
-              "bad-setting": "LESSONLOOP_AUTOMEM_TIMEOUT must be a number"}[case]
+    reason = {
+        "refused": "connection failed",
+        "off-schema": "OffSchemaError",
+        "no-memories": "OffSchemaError",
+        "bad-setting": "LESSONLOOP_AUTOMEM_TIMEOUT must be a number",
+    }[case]
     assert reason in line, line
     calls = {"refused": 0, "off-schema": 2, "no-memories": 2, "bad-setting": 0}[case]
-    assert asked == calls and sum(r["calls"] for r in ledger(home)) == calls, \
+    assert asked == calls and sum(r["calls"] for r in ledger(home)) == calls, (
         "every answered request is in the ledger, none that was not"
+    )
 
 
 def test_a_session_end_without_consent_stores_nothing_and_logs_why(home, cli):
@@ -387,6 +470,7 @@ def test_a_session_end_without_consent_stores_nothing_and_logs_why(home, cli):
 # -------------------------------------------------------------------------------------------
 # the usage ledger
 
+
 def test_usage_counts_the_memorize_calls_answered_used_or_not(home, cli):
     from lessonloop.memory import memorize
 
@@ -401,7 +485,9 @@ def test_usage_counts_the_memorize_calls_answered_used_or_not(home, cli):
     assert result.model.startswith("not used: OffSchemaError"), result.model
     rows = ledger(home)
     assert [(r["session_id"], r["calls"], r["run_id"]) for r in rows] == [
-        ("ledger-one", 1, None), ("ledger-two", 2, None)]
+        ("ledger-one", 1, None),
+        ("ledger-two", 2, None),
+    ]
     usage = cli("usage", "--json").json()
     assert usage["by_role"]["memorize"]["calls"] == 3
     assert usage["by_role"]["memorize"]["input_tokens"] == 11 * 3
@@ -411,17 +497,21 @@ def test_usage_counts_the_memorize_calls_answered_used_or_not(home, cli):
 # -------------------------------------------------------------------------------------------
 # a real small model (LESSONLOOP_TEST_MODEL_URL)
 
+
 @pytest.mark.real_model
 def test_a_real_model_memorizes_a_session_or_falls_back_with_the_reason_logged(
-        home, cli, capsys, real_model):
+    home, cli, capsys, real_model
+):
     """The hooks as Claude Code runs them, the route at a real OpenAI-compatible server with its
     default time limit: the session-end hook returns at once, the detached memorize stores the
     model's validated memories (or the deterministic ones, with the reason logged), and usage
     counts every answered call."""
     from lessonloop.memory.memorize import MEMORY_KINDS, MODEL_REQUESTS, longest_seconds
 
-    env = {"LESSONLOOP_AUTOMEM_MODEL": f"openai:{real_model.model}",
-           "LESSONLOOP_BASE_URL": real_model.url}
+    env = {
+        "LESSONLOOP_AUTOMEM_MODEL": f"openai:{real_model.model}",
+        "LESSONLOOP_BASE_URL": real_model.url,
+    }
     session = played(home, "real-model", env, cli=cli)
     started = time.monotonic()
     output = session.hook("session-end", reason="prompt_input_exit")
@@ -434,8 +524,10 @@ def test_a_real_model_memorizes_a_session_or_falls_back_with_the_reason_logged(
     rows = ledger(home)
     calls = sum(r["calls"] for r in rows)
     with capsys.disabled():  # (the cli fixture captures; -s shows what the model did)
-        print(f"\nreal model {real_model.model}: {took:.1f} s in all; ledger {rows}; "
-              f"stored {stored}; log {log}; notice {notice['message']!r}")
+        print(
+            f"\nreal model {real_model.model}: {took:.1f} s in all; ledger {rows}; "
+            f"stored {stored}; log {log}; notice {notice['message']!r}"
+        )
     assert stored, "something was stored either way"
     if log:  # fell back: the deterministic memories, and why
         [line] = log
@@ -449,8 +541,14 @@ def test_a_real_model_memorizes_a_session_or_falls_back_with_the_reason_logged(
         assert all(kind in MEMORY_KINDS and 3 <= len(summary) <= 120 for kind, summary in stored)
         assert notice["message"].startswith("Stored ")
     if calls:
-        assert all(r["session_id"] == "real-model" and r["run_id"] is None and r["cost"] == 0.0
-                   and r["input_tokens"] > 0 and r["output_tokens"] > 0 for r in rows), rows
+        assert all(
+            r["session_id"] == "real-model"
+            and r["run_id"] is None
+            and r["cost"] == 0.0
+            and r["input_tokens"] > 0
+            and r["output_tokens"] > 0
+            for r in rows
+        ), rows
         usage = cli("usage", "--json").json()
         assert usage["by_role"]["memorize"]["calls"] == calls
         assert usage["cost"] == 0.0
@@ -460,14 +558,23 @@ def test_a_real_model_memorizes_a_session_or_falls_back_with_the_reason_logged(
 
 # the development set of real Claude Code sessions (issue 17), beside the project as
 # bench/memory_quality.py finds it
-DEV_SET = next((p for p in (Path(__file__).resolve().parents[3] / "shared" / "fixtures" /
-                            "real-sessions", Path("/work/shared/fixtures/real-sessions"))
-                if (p / "expected.json").exists()), None)
+DEV_SET = next(
+    (
+        p
+        for p in (
+            Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real-sessions",
+            Path("/work/shared/fixtures/real-sessions"),
+        )
+        if (p / "expected.json").exists()
+    ),
+    None,
+)
 
 
 @pytest.mark.real_model
 def test_a_real_model_words_a_real_session_within_the_guards_and_a_cut_off_leaves_the_lessons(
-        tmp_path, capsys, real_model):
+    tmp_path, capsys, real_model
+):
     """A real session of the development set, memorized from its transcript three times, each
     in a home of its own: without a model; with the real model (every memory is a lesson as
     found, or the model's wording of one that passes the guards, with the lesson's kind,
@@ -476,8 +583,9 @@ def test_a_real_model_words_a_real_session_within_the_guards_and_a_cut_off_leave
     from lessonloop.memory import consent, memorize, rewrite
 
     if DEV_SET is None:
-        pytest.skip("the development set of real sessions (shared/fixtures/real-sessions) is "
-                    "not here")
+        pytest.skip(
+            "the development set of real sessions (shared/fixtures/real-sessions) is not here"
+        )
     # two lessons: the project's type-check command (a command the user ran) and an error with
     # the edit that fixed it; the real 0.5B model words the first within the guards and drops
     # the error from the second ("Edit `test/test_cache.py` to fix the error.")
@@ -486,24 +594,37 @@ def test_a_real_model_words_a_real_session_within_the_guards_and_a_cut_off_leave
     def memorized(name: str, environ: dict):
         root = tmp_path / name
         consent.record(root, "yes")
-        result = memorize.memorize("real-session", root, transcript=str(transcript),
-                                   user_root=tmp_path / f"{name}-user", environ=environ)
+        result = memorize.memorize(
+            "real-session",
+            root,
+            transcript=str(transcript),
+            user_root=tmp_path / f"{name}-user",
+            environ=environ,
+        )
         with sqlite3.connect(root / "lessonloop.db") as conn:
-            rows = conn.execute("SELECT kind, summary, content, why FROM knowledge "
-                                "ORDER BY id").fetchall()
+            rows = conn.execute(
+                "SELECT kind, summary, content, why FROM knowledge ORDER BY id"
+            ).fetchall()
         return result, rows, root
 
     plain, found, _ = memorized("deterministic", {})
     assert plain.model is None and len(found) >= 2, found
     lessons = {summary: (kind, content, why) for kind, summary, content, why in found}
-    env = {"LESSONLOOP_AUTOMEM_MODEL": f"openai:{real_model.model}",
-           "LESSONLOOP_BASE_URL": real_model.url, "LESSONLOOP_AUTOMEM_TIMEOUT": "600"}
+    env = {
+        "LESSONLOOP_AUTOMEM_MODEL": f"openai:{real_model.model}",
+        "LESSONLOOP_BASE_URL": real_model.url,
+        "LESSONLOOP_AUTOMEM_TIMEOUT": "600",
+    }
     result, stored, root = memorized("model", env)
-    [record] = [json.loads(line) for line in (
-        root / "sessions" / "real-session" / "model.jsonl").read_text().splitlines()]
+    [record] = [
+        json.loads(line)
+        for line in (root / "sessions" / "real-session" / "model.jsonl").read_text().splitlines()
+    ]
     with capsys.disabled():  # -s shows what the model did
-        print(f"\nreal model {real_model.model} on {transcript.name}: {result.model}; "
-              f"stored {[s for _, s, _, _ in stored]}; refused {record['refused']}")
+        print(
+            f"\nreal model {real_model.model} on {transcript.name}: {result.model}; "
+            f"stored {[s for _, s, _, _ in stored]}; refused {record['refused']}"
+        )
     assert result.model == "used", result.model
     assert len(stored) == len(found), "one memory per lesson, none dropped, none added"
     worded = 0

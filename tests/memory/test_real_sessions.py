@@ -28,100 +28,174 @@ def lessons(prompt: str, corrected: bool = False) -> list[tuple[str, str]]:
 # -------------------------------------------------------------------------------------------
 # the user's own phrasing (each from a real session, then look-alikes that are no lesson)
 
-RUST_PORT = ("Port this Python project to Rust. Create a standalone Rust library (no Python "
-             "bindings needed). Delete all the Python source files when you're done (but keep the "
-             "Justfile - update it to run Rust tests instead). Don't stop until all functions are "
-             "ported, tests pass, and you have 100% coverage. You can ask me questions if you need "
-             "clarification.")
+RUST_PORT = (
+    "Port this Python project to Rust. Create a standalone Rust library (no Python "
+    "bindings needed). Delete all the Python source files when you're done (but keep the "
+    "Justfile - update it to run Rust tests instead). Don't stop until all functions are "
+    "ported, tests pass, and you have 100% coverage. You can ask me questions if you need "
+    "clarification."
+)
 
 
-@pytest.mark.parametrize("prompt, expected", [
-    ("ok, fine, let's do vite", ("decision", "Use vite")),
-    ("yes please, and let's make it cross-browser", ("decision", "Make it cross-browser")),
-    ("Let's also Migrate to AudioWorklet", ("decision", "Migrate to AudioWorklet")),
-    ("let's switch to uv for this repo", ("decision", "Switch to uv for this repo")),
-    ("I have both Node and Python, but I don't want to make it only work for me or make "
-     "assumptions about people's env. Would there be a cross-platform solution?",
-     ("preference", "Don't make it only work for me or make assumptions about people's env")),
-    ("So I'd like to keep it the same 3 simple files, but add the features from the TODOs",
-     ("preference", "Keep it the same 3 simple files")),
-    ("we want to keep the public API stable", ("preference", "Keep the public API stable")),
-    ("Let's keep the name of the py file but change the pyproject script to reference it, "
-     "otherwise gtg", ("decision", "Keep the name of the py file")),
-    ("no Python bindings needed", ("decision", "No Python bindings needed")),
-    ("Also, I deleted config.ru, as a first step let's figure out how to serve it",
-     ("fact", "`config.ru` was deleted by the user")),
-    ("Work on bead spotter-fum. Run bd ready to find available subtasks.",
-     ("rule", "Run `bd ready` to find available subtasks")),
-    ("So the Github link is https://github.com/o/r/blob/main/t.html and the v3 upgrade is "
-     "already done, otherwise all good", ("fact", "The v3 upgrade is already done")),
-    ("So the Github link is https://github.com/o/r/blob/main/t.html and the v3 upgrade is "
-     "already done", ("fact", "The Github link is https://github.com/o/r/blob/main/t.html")),
-    ("scrolling back in xterm.js still does not work (maybe because outer web catches it)? "
-     "websearch xterm.js tmux interactions",
-     ("fact", "Open problem: scrolling back in xterm.js still does not work")),
-    # (real-sessions-2, ccl-claude-code-log-sample-71c9afe9: a revised choice, then the rule)
-    ("Please have a look at this patch diff, I changed my mind a bit about it and would like to "
-     "combine the logic: take the least nested path first, but take the latest if there are "
-     "equal depths.\\", ("decision", "Take the least nested path first, but take the latest if "
-                          "there are equal depths")),
-    ("We've changed our minds: keep the old endpoint until v2 ships",
-     ("decision", "Keep the old endpoint until v2 ships")),
-    # (real-sessions-4, drmaciver-python-to-rust-port: a task's rules in asides and its end)
-    (RUST_PORT, ("decision", "No Python bindings needed")),
-    (RUST_PORT, ("rule", "Keep the Justfile; update it to run Rust tests instead")),
-    (RUST_PORT, ("rule", "The work is done only when all functions are ported, tests pass, and "
-                         "you have 100% coverage")),
-    ("Keep the tests passing", ("rule", "Keep the tests passing")),
-])
+@pytest.mark.parametrize(
+    "prompt, expected",
+    [
+        ("ok, fine, let's do vite", ("decision", "Use vite")),
+        ("yes please, and let's make it cross-browser", ("decision", "Make it cross-browser")),
+        ("Let's also Migrate to AudioWorklet", ("decision", "Migrate to AudioWorklet")),
+        ("let's switch to uv for this repo", ("decision", "Switch to uv for this repo")),
+        (
+            "I have both Node and Python, but I don't want to make it only work for me or make "
+            "assumptions about people's env. Would there be a cross-platform solution?",
+            ("preference", "Don't make it only work for me or make assumptions about people's env"),
+        ),
+        (
+            "So I'd like to keep it the same 3 simple files, but add the features from the TODOs",
+            ("preference", "Keep it the same 3 simple files"),
+        ),
+        ("we want to keep the public API stable", ("preference", "Keep the public API stable")),
+        (
+            "Let's keep the name of the py file but change the pyproject script to reference it, "
+            "otherwise gtg",
+            ("decision", "Keep the name of the py file"),
+        ),
+        ("no Python bindings needed", ("decision", "No Python bindings needed")),
+        (
+            "Also, I deleted config.ru, as a first step let's figure out how to serve it",
+            ("fact", "`config.ru` was deleted by the user"),
+        ),
+        (
+            "Work on bead spotter-fum. Run bd ready to find available subtasks.",
+            ("rule", "Run `bd ready` to find available subtasks"),
+        ),
+        (
+            "So the Github link is https://github.com/o/r/blob/main/t.html and the v3 upgrade is "
+            "already done, otherwise all good",
+            ("fact", "The v3 upgrade is already done"),
+        ),
+        (
+            "So the Github link is https://github.com/o/r/blob/main/t.html and the v3 upgrade is "
+            "already done",
+            ("fact", "The Github link is https://github.com/o/r/blob/main/t.html"),
+        ),
+        (
+            "scrolling back in xterm.js still does not work (maybe because outer web catches it)? "
+            "websearch xterm.js tmux interactions",
+            ("fact", "Open problem: scrolling back in xterm.js still does not work"),
+        ),
+        # (real-sessions-2, ccl-claude-code-log-sample-71c9afe9: a revised choice, then the rule)
+        (
+            "Please have a look at this patch diff, I changed my mind a bit about it and would like to "
+            "combine the logic: take the least nested path first, but take the latest if there are "
+            "equal depths.\\",
+            (
+                "decision",
+                "Take the least nested path first, but take the latest if there are equal depths",
+            ),
+        ),
+        (
+            "We've changed our minds: keep the old endpoint until v2 ships",
+            ("decision", "Keep the old endpoint until v2 ships"),
+        ),
+        # (real-sessions-4, drmaciver-python-to-rust-port: a task's rules in asides and its end)
+        (RUST_PORT, ("decision", "No Python bindings needed")),
+        (RUST_PORT, ("rule", "Keep the Justfile; update it to run Rust tests instead")),
+        (
+            RUST_PORT,
+            (
+                "rule",
+                "The work is done only when all functions are ported, tests pass, and "
+                "you have 100% coverage",
+            ),
+        ),
+        ("Keep the tests passing", ("rule", "Keep the tests passing")),
+    ],
+)
 def test_real_phrasing_is_a_lesson(prompt, expected):
     assert expected in lessons(prompt), lessons(prompt)
 
 
-@pytest.mark.parametrize("prompt", [
-    "let's do it", "let's do the tests", "let's do this properly", "ok, let's do that",
-    "let's make it work", "let's make it faster", "let's make it pretty",
-    "let's keep going", "let's keep it", "let's keep in mind the deadline",
-    "let's move to the next step", "let's switch to the other file",
-    "Let's update readme with the working reinstall",
-    "let's figure out what would be the simplest way to serve it up on localhost",
-    "I want to fix the bug in the parser", "I would like to fix that", "I'd like to use it here",
-    "I don't want to lose this", "I don't want to do that now",
-    "no changes needed", "no worries needed", "no further action needed",
-    "I removed foo.py from the import list", "I deleted it", "I renamed the variable",
-    "run the tests to see if it works", "run it to check that", "Run pytest to check the fix",
-    "Use tabs.", "use pnpm",   # a bare imperative in a prompt is the task at hand
-    "Add a `<details>` element with the title \"Implementation details\"",
-    "Can you list, in 5 bullet points, what are the strengths of this proposal?",
-    "I very much like this idea, and I used it already with some success in the clmail project.",
-    "I actually don't like much this idea, and I somewhat struggled with it.",
-    "it still does not work", "Does the login still not work?", "I still don't know why it "
-    "does not work", "the fix is already done?", "the link is here", "the tests are already "
-    "passing", "this is already done", "the docs are at docs/index.md",
-    # a revised mind without the rule after a colon, someone else's mind, a question
-    "keep going", "Keep this in mind", "keep track of the ids", "Keep the same structure.",
-    "keep it simple (as before)", "Do not stop until it works", "don't stop until I say so",
-    "Wait until the build (the slow one) is done", "Create a standalone library (Rust)",
-    "I changed my mind and would like to see the tests first", "I changed my mind.",
-    "You changed my mind: the tests are fine as they are", "I changed my mind: why not?",
-    "Have you changed your mind: is it done?", "I changed my mind about it: maybe try later",
-])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "let's do it",
+        "let's do the tests",
+        "let's do this properly",
+        "ok, let's do that",
+        "let's make it work",
+        "let's make it faster",
+        "let's make it pretty",
+        "let's keep going",
+        "let's keep it",
+        "let's keep in mind the deadline",
+        "let's move to the next step",
+        "let's switch to the other file",
+        "Let's update readme with the working reinstall",
+        "let's figure out what would be the simplest way to serve it up on localhost",
+        "I want to fix the bug in the parser",
+        "I would like to fix that",
+        "I'd like to use it here",
+        "I don't want to lose this",
+        "I don't want to do that now",
+        "no changes needed",
+        "no worries needed",
+        "no further action needed",
+        "I removed foo.py from the import list",
+        "I deleted it",
+        "I renamed the variable",
+        "run the tests to see if it works",
+        "run it to check that",
+        "Run pytest to check the fix",
+        "Use tabs.",
+        "use pnpm",  # a bare imperative in a prompt is the task at hand
+        'Add a `<details>` element with the title "Implementation details"',
+        "Can you list, in 5 bullet points, what are the strengths of this proposal?",
+        "I very much like this idea, and I used it already with some success in the clmail project.",
+        "I actually don't like much this idea, and I somewhat struggled with it.",
+        "it still does not work",
+        "Does the login still not work?",
+        "I still don't know why it does not work",
+        "the fix is already done?",
+        "the link is here",
+        "the tests are already passing",
+        "this is already done",
+        "the docs are at docs/index.md",
+        # a revised mind without the rule after a colon, someone else's mind, a question
+        "keep going",
+        "Keep this in mind",
+        "keep track of the ids",
+        "Keep the same structure.",
+        "keep it simple (as before)",
+        "Do not stop until it works",
+        "don't stop until I say so",
+        "Wait until the build (the slow one) is done",
+        "Create a standalone library (Rust)",
+        "I changed my mind and would like to see the tests first",
+        "I changed my mind.",
+        "You changed my mind: the tests are fine as they are",
+        "I changed my mind: why not?",
+        "Have you changed your mind: is it done?",
+        "I changed my mind about it: maybe try later",
+    ],
+)
 def test_look_alikes_are_no_lesson(prompt):
     assert lessons(prompt) == []
 
 
 def test_a_rejection_reason_is_read_as_a_correction_so_an_imperative_counts():
     assert lessons("use pnpm", corrected=True) == [("correction", "Use pnpm")]
-    assert lessons("use pnpm") == []            # in a prompt, "use X" alone is the task
+    assert lessons("use pnpm") == []  # in a prompt, "use X" alone is the task
     assert lessons("no", corrected=True) == [] and lessons("not now", corrected=True) == []
 
 
 def test_lessons_are_whole_sentences_within_120_characters():
     long = "let's keep " + " ".join(["the"] * 5) + " " + "x" * 130
     assert lessons(long) == []
-    for prompt in ["I don't want to make it only work for me or make assumptions about people's "
-                   "env, or about which shell, editor, package manager, OS or browser they use, "
-                   "and so on and so forth"]:
+    for prompt in [
+        "I don't want to make it only work for me or make assumptions about people's "
+        "env, or about which shell, editor, package manager, OS or browser they use, "
+        "and so on and so forth"
+    ]:
         for _, lesson in lessons(prompt):
             assert len(lesson) <= 120 and "\u2026" not in lesson
 
@@ -129,79 +203,143 @@ def test_lessons_are_whole_sentences_within_120_characters():
 # -------------------------------------------------------------------------------------------
 # structured feedback in the transcript
 
-REFUSED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
-           "it was a file edit, the new_string was NOT written to the file). The user provided "
-           "the following reason for the rejection:  use pnpm")
+REFUSED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if "
+    "it was a file edit, the new_string was NOT written to the file). The user provided "
+    "the following reason for the rejection:  use pnpm"
+)
 
 
 def test_a_rejection_reason_an_answer_and_a_typed_command_are_read(tmp_path):
-    questions = [{"question": "Which rig do these beads belong to?", "header": "Rig prefix",
-                  "options": [{"label": "spotter", "description": "Use 'spotter'"},
-                              {"label": "No rig", "description": "Don't use a rig prefix"}],
-                  "multiSelect": False}]
-    t = read(write(tmp_path / "t.jsonl", [
-        event("user", "<bash-input>uv run ty check</bash-input>"),
-        event("user", "<bash-stdout>All checks passed!</bash-stdout><bash-stderr></bash-stderr>"),
-        use("a", "Bash", {"command": "npm install"}),
-        result("a", REFUSED, True),
-        use("q", "AskUserQuestion", {"questions": questions}),
-        result("q", 'User has answered your questions: "Which rig do these beads belong to?"='
+    questions = [
+        {
+            "question": "Which rig do these beads belong to?",
+            "header": "Rig prefix",
+            "options": [
+                {"label": "spotter", "description": "Use 'spotter'"},
+                {"label": "No rig", "description": "Don't use a rig prefix"},
+            ],
+            "multiSelect": False,
+        }
+    ]
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                event("user", "<bash-input>uv run ty check</bash-input>"),
+                event(
+                    "user",
+                    "<bash-stdout>All checks passed!</bash-stdout><bash-stderr></bash-stderr>",
+                ),
+                use("a", "Bash", {"command": "npm install"}),
+                result("a", REFUSED, True),
+                use("q", "AskUserQuestion", {"questions": questions}),
+                result(
+                    "q",
+                    'User has answered your questions: "Which rig do these beads belong to?"='
                     '"No rig". You can now continue with the user\'s answers in mind.',
-               toolUseResult={"questions": questions,
-                              "answers": {"Which rig do these beads belong to?": "No rig"}}),
-        use("r", "AskUserQuestion", {"questions": [{"question": "Which tools?", "options": []}]}),
-        result("r", 'User has answered your questions: "Which tools?"="Credo + Dialyxir". '
-                    "You can now continue."),
-    ]))
+                    toolUseResult={
+                        "questions": questions,
+                        "answers": {"Which rig do these beads belong to?": "No rig"},
+                    },
+                ),
+                use(
+                    "r",
+                    "AskUserQuestion",
+                    {"questions": [{"question": "Which tools?", "options": []}]},
+                ),
+                result(
+                    "r",
+                    'User has answered your questions: "Which tools?"="Credo + Dialyxir". '
+                    "You can now continue.",
+                ),
+            ],
+        )
+    )
     said = [(s.kind, s.text, s.about, s.header, s.detail) for s in t.said]
     assert said == [
         ("command", "uv run ty check", "", "", ""),
         ("rejection", "use pnpm", "npm install", "", ""),
-        ("answer", "No rig", "Which rig do these beads belong to?", "Rig prefix",
-         "Don't use a rig prefix"),
+        (
+            "answer",
+            "No rig",
+            "Which rig do these beads belong to?",
+            "Rig prefix",
+            "Don't use a rig prefix",
+        ),
         ("answer", "Credo + Dialyxir", "Which tools?", "", ""),
     ]
-    assert t.prompts == []                     # none of these is a prompt the user typed
+    assert t.prompts == []  # none of these is a prompt the user typed
     assert not any(c.is_error for c in t.calls)
     found = [(c.kind, c.summary) for c in memorize._from_said(t)]
-    assert found == [("observation", "Type-check with `uv run ty check`"),
-                     ("preference", "Use pnpm"),
-                     ("decision", "Rig prefix: No rig (Don't use a rig prefix)"),
-                     ("decision", "Which tools: Credo + Dialyxir")]
+    assert found == [
+        ("observation", "Type-check with `uv run ty check`"),
+        ("preference", "Use pnpm"),
+        ("decision", "Rig prefix: No rig (Don't use a rig prefix)"),
+        ("decision", "Which tools: Credo + Dialyxir"),
+    ]
 
 
 def test_a_rejection_without_a_reason_and_an_interrupt_teach_nothing(tmp_path):
-    t = read(write(tmp_path / "t.jsonl", [
-        use("a", "Edit", {"file_path": "/p/CLAUDE.md", "old_string": "a", "new_string": "b"}),
-        result("a", "The user doesn't want to take this action right now. STOP what you are "
-                    "doing and wait for the user to tell you how to proceed.", True),
-        use("b", "Bash", {"command": "pytest -q"}),
-        result("b", "[Request interrupted by user for tool use]", True),
-        use("c", "Edit", {"file_path": "/p/CLAUDE.md", "old_string": "a", "new_string": "c"}),
-        result("c", "The file /p/CLAUDE.md has been updated."),
-        use("d", "Bash", {"command": "pytest -q"}),
-        result("d", "3 passed"),
-    ]))
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                use(
+                    "a", "Edit", {"file_path": "/p/CLAUDE.md", "old_string": "a", "new_string": "b"}
+                ),
+                result(
+                    "a",
+                    "The user doesn't want to take this action right now. STOP what you are "
+                    "doing and wait for the user to tell you how to proceed.",
+                    True,
+                ),
+                use("b", "Bash", {"command": "pytest -q"}),
+                result("b", "[Request interrupted by user for tool use]", True),
+                use(
+                    "c", "Edit", {"file_path": "/p/CLAUDE.md", "old_string": "a", "new_string": "c"}
+                ),
+                result("c", "The file /p/CLAUDE.md has been updated."),
+                use("d", "Bash", {"command": "pytest -q"}),
+                result("d", "3 passed"),
+            ],
+        )
+    )
     assert t.said == [] and not any(c.is_error for c in t.calls)
     assert t.error_lessons() == []
 
 
 def test_success_is_judged_by_the_tools_own_status_not_by_words_in_its_output(tmp_path):
-    output = ("15:18:53.671 [warning] GitLogReader: could not resolve branch\n"
-              "warning: single-quoted strings represent charlists\n"
-              "Finished in 0.4 seconds\n297 tests, 0 failures\n")
-    t = read(write(tmp_path / "t.jsonl", [
-        use("a", "Bash", {"command": "mix test"}),
-        result("a", output, toolUseResult={"stdout": output, "stderr": "", "interrupted": False}),
-        use("b", "Bash", {"command": "uv run ty check"}),
-        result("b", "WARN ty is pre-release software and not ready for production use.\n"
-                    "All checks passed!"),
-    ]))
+    output = (
+        "15:18:53.671 [warning] GitLogReader: could not resolve branch\n"
+        "warning: single-quoted strings represent charlists\n"
+        "Finished in 0.4 seconds\n297 tests, 0 failures\n"
+    )
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                use("a", "Bash", {"command": "mix test"}),
+                result(
+                    "a",
+                    output,
+                    toolUseResult={"stdout": output, "stderr": "", "interrupted": False},
+                ),
+                use("b", "Bash", {"command": "uv run ty check"}),
+                result(
+                    "b",
+                    "WARN ty is pre-release software and not ready for production use.\n"
+                    "All checks passed!",
+                ),
+            ],
+        )
+    )
     assert [(c.is_error, c.errors) for c in t.calls] == [(False, []), (False, [])]
 
 
 # -------------------------------------------------------------------------------------------
 # fixes credited only with evidence
+
 
 def bash(call_id: str, command: str, output: str = "", failed: bool = False) -> list[dict]:
     text = f"Exit code 1\n{output}" if failed else output
@@ -209,8 +347,10 @@ def bash(call_id: str, command: str, output: str = "", failed: bool = False) -> 
 
 
 def edit(call_id: str, path: str, old: str, new: str, error: str = "") -> list[dict]:
-    return [use(call_id, "Edit", {"file_path": path, "old_string": old, "new_string": new}),
-            result(call_id, error or f"The file {path} has been updated.", bool(error))]
+    return [
+        use(call_id, "Edit", {"file_path": path, "old_string": old, "new_string": new}),
+        result(call_id, error or f"The file {path} has been updated.", bool(error)),
+    ]
 
 
 def error_lessons(tmp_path, events) -> list[tuple[str, str]]:
@@ -219,15 +359,26 @@ def error_lessons(tmp_path, events) -> list[tuple[str, str]]:
 
 
 def test_the_edit_that_shares_the_errors_words_is_the_fix_not_the_last_command(tmp_path):
-    found = error_lessons(tmp_path, [
-        bash("a", "mix test", "** (RuntimeError) no :secret_key_base configuration found in "
-                              "MyWeb.Endpoint.", failed=True),
-        edit("b", "/p/config/test.exs", "import Config",
-             "import Config\nconfig :my, MyWeb.Endpoint, secret_key_base: \"test-only\""),
-        edit("c", "/p/lib/other.ex", "def a, do: 1", "def a, do: 2"),
-        bash("d", "mix deps.get", "All dependencies are up to date"),
-        bash("e", "mix test", "12 tests, 0 failures"),
-    ])
+    found = error_lessons(
+        tmp_path,
+        [
+            bash(
+                "a",
+                "mix test",
+                "** (RuntimeError) no :secret_key_base configuration found in MyWeb.Endpoint.",
+                failed=True,
+            ),
+            edit(
+                "b",
+                "/p/config/test.exs",
+                "import Config",
+                'import Config\nconfig :my, MyWeb.Endpoint, secret_key_base: "test-only"',
+            ),
+            edit("c", "/p/lib/other.ex", "def a, do: 1", "def a, do: 2"),
+            bash("d", "mix deps.get", "All dependencies are up to date"),
+            bash("e", "mix test", "12 tests, 0 failures"),
+        ],
+    )
     assert len(found) == 1
     lesson, detail = found[0]
     assert lesson.endswith("edit `config/test.exs`") and "secret_key_base" in lesson
@@ -236,107 +387,193 @@ def test_the_edit_that_shares_the_errors_words_is_the_fix_not_the_last_command(t
 
 
 def test_several_unrelated_changes_are_ambiguous_and_give_no_lesson(tmp_path):
-    assert error_lessons(tmp_path, [
-        bash("a", "make", "make: *** [all] Error 2", failed=True),
-        edit("b", "/p/src/a.c", "int x;", "int y;"),
-        bash("c", "rm -rf build"),
-        bash("d", "make", "done"),
-    ]) == []
+    assert (
+        error_lessons(
+            tmp_path,
+            [
+                bash("a", "make", "make: *** [all] Error 2", failed=True),
+                edit("b", "/p/src/a.c", "int x;", "int y;"),
+                bash("c", "rm -rf build"),
+                bash("d", "make", "done"),
+            ],
+        )
+        == []
+    )
 
 
 def test_a_rerun_that_worked_is_no_evidence_and_a_fix_the_error_names_is(tmp_path):
-    assert error_lessons(tmp_path, [
-        bash("a", "npm test", "Error: connect ECONNREFUSED 127.0.0.1:5432", failed=True),
-        bash("b", "npm test", "ok"),
-    ]) == []
-    found = error_lessons(tmp_path, [
-        bash("a", "git commit -m x", "[FORMAT] Code is not formatted.\nRun 'mix format' to fix.",
-             failed=True),
-        bash("b", "mix format"),
-        bash("c", "git add -A"),
-        bash("d", "git commit -m x", "[main 1a2b3c] x"),
-    ])
+    assert (
+        error_lessons(
+            tmp_path,
+            [
+                bash("a", "npm test", "Error: connect ECONNREFUSED 127.0.0.1:5432", failed=True),
+                bash("b", "npm test", "ok"),
+            ],
+        )
+        == []
+    )
+    found = error_lessons(
+        tmp_path,
+        [
+            bash(
+                "a",
+                "git commit -m x",
+                "[FORMAT] Code is not formatted.\nRun 'mix format' to fix.",
+                failed=True,
+            ),
+            bash("b", "mix format"),
+            bash("c", "git add -A"),
+            bash("d", "git commit -m x", "[main 1a2b3c] x"),
+        ],
+    )
     assert [lesson.split(", ")[-1] for lesson, _ in found] == ["run `mix format` first"]
 
 
 def test_a_changed_command_is_the_fix_only_when_the_error_asked_for_it(tmp_path):
-    found = error_lessons(tmp_path, [
-        bash("a", "git push", "fatal: The current branch feat has no upstream branch.\nTo push "
-                              "the current branch and set the remote as upstream, use\n\n"
-                              "    git push --set-upstream origin feat", failed=True),
-        bash("b", "git push --set-upstream origin feat", "done"),
-        bash("c", "node assets/build.js", "Error: Build failed with 1 error:\nCould not resolve "
-                                          "\"js/app.js\"", failed=True),
-        bash("d", "cd /home/u/p/assets && node build.js", "built"),
-    ])
+    found = error_lessons(
+        tmp_path,
+        [
+            bash(
+                "a",
+                "git push",
+                "fatal: The current branch feat has no upstream branch.\nTo push "
+                "the current branch and set the remote as upstream, use\n\n"
+                "    git push --set-upstream origin feat",
+                failed=True,
+            ),
+            bash("b", "git push --set-upstream origin feat", "done"),
+            bash(
+                "c",
+                "node assets/build.js",
+                'Error: Build failed with 1 error:\nCould not resolve "js/app.js"',
+                failed=True,
+            ),
+            bash("d", "cd /home/u/p/assets && node build.js", "built"),
+        ],
+    )
     assert [lesson.split(", run ")[-1] for lesson, _ in found] == [
-        "`git push --set-upstream origin feat` instead", "`cd assets && node build.js` instead"]
+        "`git push --set-upstream origin feat` instead",
+        "`cd assets && node build.js` instead",
+    ]
     # other arguments the error never asked for: an intended exit, not a fix
-    assert error_lessons(tmp_path, [
-        bash("a", "cd /tmp && mytool", "No PR found for the current branch\nusage: mytool --help",
-             failed=True),
-        bash("b", "mytool owner/repo/2", "ok"),
-    ]) == []
+    assert (
+        error_lessons(
+            tmp_path,
+            [
+                bash(
+                    "a",
+                    "cd /tmp && mytool",
+                    "No PR found for the current branch\nusage: mytool --help",
+                    failed=True,
+                ),
+                bash("b", "mytool owner/repo/2", "ok"),
+            ],
+        )
+        == []
+    )
 
 
 def test_tooling_errors_count_lines_and_the_test_being_written_give_no_lesson(tmp_path):
-    assert error_lessons(tmp_path, [
-        [use("a", "Bash", {"command": "npx vitest run"}),
-         result("a", "<tool_use_error>Sibling tool call errored</tool_use_error>", True)],
-        bash("b", "npx vitest run", "ok"),
-        edit("c", "/p/README.md", "a", "b", error="File has not been read yet. Read it first "
-                                                  "before writing to it."),
-        [use("d", "Read", {"file_path": "/p/README.md"}), result("d", "a")],
-        edit("e", "/p/README.md", "a", "b"),
-        bash("f", "mix test test/x_test.exs", "12 tests, 1 failure", failed=True),
-        edit("g", "/p/test/x_test.exs", "assert a", "assert b"),
-        bash("h", "mix test test/x_test.exs", "12 tests, 0 failures"),
-        bash("i", "mix test test/y_test.exs", "** (ArgumentError) expected selector \".badge\" "
-                                              "to return a single element", failed=True),
-        edit("j", "/p/test/y_test.exs", "\".badge\"", "\".subagent-badge\""),
-        bash("k", "mix test test/y_test.exs", "3 tests, 0 failures"),
-    ]) == []
+    assert (
+        error_lessons(
+            tmp_path,
+            [
+                [
+                    use("a", "Bash", {"command": "npx vitest run"}),
+                    result("a", "<tool_use_error>Sibling tool call errored</tool_use_error>", True),
+                ],
+                bash("b", "npx vitest run", "ok"),
+                edit(
+                    "c",
+                    "/p/README.md",
+                    "a",
+                    "b",
+                    error="File has not been read yet. Read it first before writing to it.",
+                ),
+                [use("d", "Read", {"file_path": "/p/README.md"}), result("d", "a")],
+                edit("e", "/p/README.md", "a", "b"),
+                bash("f", "mix test test/x_test.exs", "12 tests, 1 failure", failed=True),
+                edit("g", "/p/test/x_test.exs", "assert a", "assert b"),
+                bash("h", "mix test test/x_test.exs", "12 tests, 0 failures"),
+                bash(
+                    "i",
+                    "mix test test/y_test.exs",
+                    '** (ArgumentError) expected selector ".badge" to return a single element',
+                    failed=True,
+                ),
+                edit("j", "/p/test/y_test.exs", '".badge"', '".subagent-badge"'),
+                bash("k", "mix test test/y_test.exs", "3 tests, 0 failures"),
+            ],
+        )
+        == []
+    )
 
 
 def test_edit_failures_name_their_cause(tmp_path):
-    found = error_lessons(tmp_path, [
-        edit("a", "/p/t.js", "a\\nb", "c", error="<tool_use_error>String to replace not found in "
-                                                 "file.</tool_use_error>"),
-        [use("b", "Read", {"file_path": "/p/t.js"}), result("b", "a\nb")],
-        edit("c", "/p/t.js", "a\nb", "c"),
-    ])
+    found = error_lessons(
+        tmp_path,
+        [
+            edit(
+                "a",
+                "/p/t.js",
+                "a\\nb",
+                "c",
+                error="<tool_use_error>String to replace not found in file.</tool_use_error>",
+            ),
+            [use("b", "Read", {"file_path": "/p/t.js"}), result("b", "a\nb")],
+            edit("c", "/p/t.js", "a\nb", "c"),
+        ],
+    )
     # (the error whole and the fix whole: the step's name gives way to fit 120 characters)
     assert [lesson for lesson, _ in found] == [
         "On `String to replace not found in file.`, write real newlines in `old_string`, not "
-        "`\\n` escapes"]
-    found = error_lessons(tmp_path, [
-        edit("a", "/p/u.ex", "x  = 1", "x = 2", error="String to replace not found in file."),
-        [use("b", "Read", {"file_path": "/p/u.ex"}), result("b", "x = 1")],
-        edit("c", "/p/u.ex", "x = 1", "x = 2"),
-    ])
+        "`\\n` escapes"
+    ]
+    found = error_lessons(
+        tmp_path,
+        [
+            edit("a", "/p/u.ex", "x  = 1", "x = 2", error="String to replace not found in file."),
+            [use("b", "Read", {"file_path": "/p/u.ex"}), result("b", "x = 1")],
+            edit("c", "/p/u.ex", "x = 1", "x = 2"),
+        ],
+    )
     assert [lesson for lesson, _ in found] == [
         "When Edit on `u.ex` fails with `String to replace not found in file.`, re-read the "
-        "file, then edit again"]
+        "file, then edit again"
+    ]
 
 
 def test_a_read_retried_with_other_arguments_names_them(tmp_path):
-    found = error_lessons(tmp_path, [
-        [use("a", "Read", {"file_path": "/p/big.jsonl"}),
-         result("a", "File content (85812 tokens) exceeds maximum allowed tokens (25000). Please "
-                     "use offset and limit parameters to read specific portions of the file.",
-                True)],
-        [use("b", "Read", {"file_path": "/p/big.jsonl", "limit": 5}), result("b", "...")],
-    ])
+    found = error_lessons(
+        tmp_path,
+        [
+            [
+                use("a", "Read", {"file_path": "/p/big.jsonl"}),
+                result(
+                    "a",
+                    "File content (85812 tokens) exceeds maximum allowed tokens (25000). Please "
+                    "use offset and limit parameters to read specific portions of the file.",
+                    True,
+                ),
+            ],
+            [use("b", "Read", {"file_path": "/p/big.jsonl", "limit": 5}), result("b", "...")],
+        ],
+    )
     assert len(found) == 1 and found[0][0].endswith("retry with `limit: 5`")
 
 
 # -------------------------------------------------------------------------------------------
 # the hooks: PostToolUseFailure registered and handled, PostToolUse is a success
 
+
 def hook(home: Path, event_name: str, payload: dict) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "lessonloop", "hook", event_name],
-                          input=json.dumps(payload).encode(), capture_output=True,
-                          env=subprocess_env(home), timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "lessonloop", "hook", event_name],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=subprocess_env(home),
+        timeout=60,
+    )
 
 
 def test_install_registers_post_tool_use_failure():
@@ -346,23 +583,48 @@ def test_install_registers_post_tool_use_failure():
 
 def test_failures_are_captured_from_post_tool_use_failure_and_never_from_a_success(home, cli):
     cli("memory", "consent", "yes")
-    base = {"session_id": "s1", "cwd": str(home.parent), "tool_name": "Bash",
-            "tool_input": {"command": "mix test"}, "tool_use_id": "t1"}
+    base = {
+        "session_id": "s1",
+        "cwd": str(home.parent),
+        "tool_name": "Bash",
+        "tool_input": {"command": "mix test"},
+        "tool_use_id": "t1",
+    }
     signals = home / "sessions" / "s1" / "signals.jsonl"
-    done = hook(home, "post-tool-use", {**base, "hook_event_name": "PostToolUse",
-                                        "tool_response": {"stdout": "[warning] could not resolve"
-                                                          " branch\n297 tests, 0 failures\n",
-                                                          "stderr": "", "interrupted": False}})
+    done = hook(
+        home,
+        "post-tool-use",
+        {
+            **base,
+            "hook_event_name": "PostToolUse",
+            "tool_response": {
+                "stdout": "[warning] could not resolve branch\n297 tests, 0 failures\n",
+                "stderr": "",
+                "interrupted": False,
+            },
+        },
+    )
     assert done.returncode == 0 and done.stdout == b"" and not signals.exists()
-    for payload in [{"error": "[Request interrupted by user for tool use]", "is_interrupt": True},
-                    {"error": "The user doesn't want to proceed with this tool use.",
-                     "is_interrupt": False}]:
-        hook(home, "post-tool-use-failure", {**base, "hook_event_name": "PostToolUseFailure",
-                                             **payload})
+    for payload in [
+        {"error": "[Request interrupted by user for tool use]", "is_interrupt": True},
+        {"error": "The user doesn't want to proceed with this tool use.", "is_interrupt": False},
+    ]:
+        hook(
+            home,
+            "post-tool-use-failure",
+            {**base, "hook_event_name": "PostToolUseFailure", **payload},
+        )
     assert not signals.exists()
-    done = hook(home, "post-tool-use-failure", {
-        **base, "hook_event_name": "PostToolUseFailure", "is_interrupt": False,
-        "error": "Exit code 1\n** (RuntimeError) no :secret_key_base configuration found"})
+    done = hook(
+        home,
+        "post-tool-use-failure",
+        {
+            **base,
+            "hook_event_name": "PostToolUseFailure",
+            "is_interrupt": False,
+            "error": "Exit code 1\n** (RuntimeError) no :secret_key_base configuration found",
+        },
+    )
     assert done.returncode == 0 and done.stderr == b""
     [captured] = [json.loads(line) for line in signals.read_text().splitlines()]
     assert captured["line"].startswith("** (RuntimeError) no :secret_key_base")
@@ -372,10 +634,19 @@ def test_failures_are_captured_from_post_tool_use_failure_and_never_from_a_succe
 def test_a_payload_over_32_mib_is_read_whole_and_its_tail_signal_kept(home, cli):
     cli("memory", "consent", "yes")
     error = "x" * (33 * 1024 * 1024) + "\nModuleNotFoundError: No module named 'yaml'\n"
-    done = hook(home, "post-tool-use-failure", {
-        "session_id": "big", "cwd": str(home.parent), "hook_event_name": "PostToolUseFailure",
-        "tool_name": "Bash", "tool_input": {"command": "python app.py"}, "is_interrupt": False,
-        "error": "Exit code 1\n" + error})
+    done = hook(
+        home,
+        "post-tool-use-failure",
+        {
+            "session_id": "big",
+            "cwd": str(home.parent),
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "python app.py"},
+            "is_interrupt": False,
+            "error": "Exit code 1\n" + error,
+        },
+    )
     assert done.returncode == 0 and done.stderr == b""
     lines = (home / "sessions" / "big" / "signals.jsonl").read_text().splitlines()
     assert any("No module named" in json.loads(line)["line"] for line in lines)
@@ -383,90 +654,165 @@ def test_a_payload_over_32_mib_is_read_whole_and_its_tail_signal_kept(home, cli)
 
 def test_a_lone_surrogate_in_a_payload_does_not_lose_the_capture(home, cli):
     cli("memory", "consent", "yes")
-    body = ('{"session_id": "sur", "cwd": "%s", "hook_event_name": "UserPromptSubmit", '
-            '"prompt": "From now on we use vitest instead of jest \\ud800."}' % home.parent)
-    done = subprocess.run([sys.executable, "-m", "lessonloop", "hook", "user-prompt-submit"],
-                          input=body.encode(), capture_output=True, env=subprocess_env(home),
-                          timeout=60)
+    body = (
+        '{"session_id": "sur", "cwd": "%s", "hook_event_name": "UserPromptSubmit", '
+        '"prompt": "From now on we use vitest instead of jest \\ud800."}' % home.parent
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "lessonloop", "hook", "user-prompt-submit"],
+        input=body.encode(),
+        capture_output=True,
+        env=subprocess_env(home),
+        timeout=60,
+    )
     assert done.returncode == 0 and done.stderr == b""
-    records = [json.loads(line) for line in
-               (home / "sessions" / "sur" / "feedback.jsonl").read_text().splitlines()]
+    records = [
+        json.loads(line)
+        for line in (home / "sessions" / "sur" / "feedback.jsonl").read_text().splitlines()
+    ]
     assert [r["lesson"] for r in records if r["type"] == "feedback"] == [
-        "Use vitest instead of jest ?"]
+        "Use vitest instead of jest ?"
+    ]
     assert [r["type"] for r in records] == ["feedback", "prompt_check"]
 
 
 def test_an_open_problem_the_user_later_confirms_fixed_is_not_kept():
-    reported = {"type": "feedback", "kind": "fact", "user_scope": False,
-                "lesson": "Open problem: scrolling back in xterm.js still does not work",
-                "text": "scrolling back in xterm.js still does not work"}
+    reported = {
+        "type": "feedback",
+        "kind": "fact",
+        "user_scope": False,
+        "lesson": "Open problem: scrolling back in xterm.js still does not work",
+        "text": "scrolling back in xterm.js still does not work",
+    }
     thanks = {"type": "feedback", "kind": "confirmation", "lesson": "", "text": "perfect, works"}
     assert [c.summary for c in memorize._from_feedback([reported], None)] == [reported["lesson"]]
     assert memorize._from_feedback([reported, thanks], None) == []
 
 
 def test_an_answer_about_the_next_step_is_no_decision(tmp_path):
-    t = read(write(tmp_path / "t.jsonl", [
-        use("q", "AskUserQuestion", {"questions": [
-            {"question": "Should I proceed with the migration now?", "header": "Proceed",
-             "options": [{"label": "Yes", "description": "Run it"}]},
-            {"question": "Which package manager should the project use?", "header": "Manager",
-             "options": [{"label": "pnpm", "description": "Fast, strict"}]}]}),
-        result("q", "User has answered your questions: ...", toolUseResult={"answers": {
-            "Should I proceed with the migration now?": "Yes",
-            "Which package manager should the project use?": "pnpm"}}),
-    ]))
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                use(
+                    "q",
+                    "AskUserQuestion",
+                    {
+                        "questions": [
+                            {
+                                "question": "Should I proceed with the migration now?",
+                                "header": "Proceed",
+                                "options": [{"label": "Yes", "description": "Run it"}],
+                            },
+                            {
+                                "question": "Which package manager should the project use?",
+                                "header": "Manager",
+                                "options": [{"label": "pnpm", "description": "Fast, strict"}],
+                            },
+                        ]
+                    },
+                ),
+                result(
+                    "q",
+                    "User has answered your questions: ...",
+                    toolUseResult={
+                        "answers": {
+                            "Should I proceed with the migration now?": "Yes",
+                            "Which package manager should the project use?": "pnpm",
+                        }
+                    },
+                ),
+            ],
+        )
+    )
     assert [c.summary for c in memorize._from_said(t)] == ["Manager: pnpm (Fast, strict)"]
 
 
 def test_advice_lines_are_no_error_key():
     from lessonloop.memory.signals import tool_errors
 
-    found = tool_errors("Bash", {"command": "git add a.css"}, {"is_error": True, "content": (
-        "Exit code 1\nThe following paths are ignored by one of your .gitignore files:\n"
-        "priv/static/assets\nhint: Use -f if you really want to add them.\n"
-        "hint: \"git config advice.addIgnoredFile false\"")})
+    found = tool_errors(
+        "Bash",
+        {"command": "git add a.css"},
+        {
+            "is_error": True,
+            "content": (
+                "Exit code 1\nThe following paths are ignored by one of your .gitignore files:\n"
+                "priv/static/assets\nhint: Use -f if you really want to add them.\n"
+                'hint: "git config advice.addIgnoredFile false"'
+            ),
+        },
+    )
     assert [e.line for e in found] == [
-        "The following paths are ignored by one of your .gitignore files:"]
-    found = tool_errors("Bash", {"command": "make"}, {"is_error": True,
-                                                      "content": "Exit code 2\nboom\nnote: see log"})
+        "The following paths are ignored by one of your .gitignore files:"
+    ]
+    found = tool_errors(
+        "Bash",
+        {"command": "make"},
+        {"is_error": True, "content": "Exit code 2\nboom\nnote: see log"},
+    )
     assert [e.line for e in found] == ["boom"]
 
 
 def test_project_commands_are_learned_from_repeated_successful_use(tmp_path):
-    t = read(write(tmp_path / "t.jsonl", [e for group in [
-        bash("a", "mix credo --strict 2>&1 | tail -20", "no issues"),
-        bash("b", "mix credo --strict", "no issues"),
-        bash("c", "mix test", "3 tests, 0 failures"),
-        bash("d", "mix test", "3 tests, 0 failures"),         # every project's default: no fact
-        bash("e", "uv run mypy src", "Success"),               # once only: no fact
-        bash("f", "uv run mypy src", "error: x", failed=True),  # a failure is no use
-        bash("g", "git status", "clean"), bash("h", "git status", "clean"),
-        [use("s", "Bash", {"command": "mix phx.server", "run_in_background": True}),
-         result("s", "Command running in background with ID: 1")],
-    ] for e in group]))
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                e
+                for group in [
+                    bash("a", "mix credo --strict 2>&1 | tail -20", "no issues"),
+                    bash("b", "mix credo --strict", "no issues"),
+                    bash("c", "mix test", "3 tests, 0 failures"),
+                    bash(
+                        "d", "mix test", "3 tests, 0 failures"
+                    ),  # every project's default: no fact
+                    bash("e", "uv run mypy src", "Success"),  # once only: no fact
+                    bash("f", "uv run mypy src", "error: x", failed=True),  # a failure is no use
+                    bash("g", "git status", "clean"),
+                    bash("h", "git status", "clean"),
+                    [
+                        use("s", "Bash", {"command": "mix phx.server", "run_in_background": True}),
+                        result("s", "Command running in background with ID: 1"),
+                    ],
+                ]
+                for e in group
+            ],
+        )
+    )
     found = [(c.kind, c.summary) for c in memorize._project_facts(t)]
-    assert found == [("observation", "Lint with `mix credo --strict`"),
-                     ("observation", "Start the app with `mix phx.server`")]
+    assert found == [
+        ("observation", "Lint with `mix credo --strict`"),
+        ("observation", "Start the app with `mix phx.server`"),
+    ]
 
 
-@pytest.mark.parametrize("command, role", [
-    ("uv run ty check", "Type-check with `uv run ty check`"),
-    ("mix phx.server", "Start the app with `mix phx.server`"),
-    ("python manage.py runserver", "Start the app with `python manage.py runserver`"),
-    ("cargo build --release", "Build with `cargo build --release`"),
-    # (output filters and the files of this run go: the project's command stays)
-    ("mix test test/x_test.exs 2>&1 | tail -5", "Run the tests with `mix test`"),
-    ("rm -rf build", ""), ("echo build", ""), ("git status", ""), ("ls -la", ""),
-    ("./scripts/build.sh", ""), ("cat test.txt", ""),
-])
+@pytest.mark.parametrize(
+    "command, role",
+    [
+        ("uv run ty check", "Type-check with `uv run ty check`"),
+        ("mix phx.server", "Start the app with `mix phx.server`"),
+        ("python manage.py runserver", "Start the app with `python manage.py runserver`"),
+        ("cargo build --release", "Build with `cargo build --release`"),
+        # (output filters and the files of this run go: the project's command stays)
+        ("mix test test/x_test.exs 2>&1 | tail -5", "Run the tests with `mix test`"),
+        ("rm -rf build", ""),
+        ("echo build", ""),
+        ("git status", ""),
+        ("ls -la", ""),
+        ("./scripts/build.sh", ""),
+        ("cat test.txt", ""),
+    ],
+)
 def test_what_a_project_command_does(command, role):
     assert memorize._project_command(command) == role
 
 
-REFUSED_BARE = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
-                "if it was a file edit, the new_string was NOT written to the file). STOP what you "
-                "are doing and wait for the user to tell you how to proceed.")
+REFUSED_BARE = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
+    "if it was a file edit, the new_string was NOT written to the file). STOP what you "
+    "are doing and wait for the user to tell you how to proceed."
+)
 
 
 def refused(call_id: str, command: str) -> list[dict]:
@@ -474,42 +820,88 @@ def refused(call_id: str, command: str) -> list[dict]:
 
 
 def test_a_refused_command_and_the_one_that_replaced_it_and_worked(tmp_path):
-    t = read(write(tmp_path / "t.jsonl", [e for group in [
-        refused("a", "find . -name '*.pyc' -delete; uv tool uninstall cr && "
-                     "uv tool install --reinstall ."),
-        [event("user", "We need to find a cleaner way to reinstall without hunting for caches")],
-        bash("b", "uv tool upgrade --reinstall cr", "Updated cr"),
-    ] for e in group]))
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                e
+                for group in [
+                    refused(
+                        "a",
+                        "find . -name '*.pyc' -delete; uv tool uninstall cr && "
+                        "uv tool install --reinstall .",
+                    ),
+                    [
+                        event(
+                            "user",
+                            "We need to find a cleaner way to reinstall without hunting for caches",
+                        )
+                    ],
+                    bash("b", "uv tool upgrade --reinstall cr", "Updated cr"),
+                ]
+                for e in group
+            ],
+        )
+    )
     assert [c.summary for c in memorize._from_refusals(t)] == [
-        "Use `uv tool upgrade --reinstall cr`, not `uv tool install --reinstall .`"]
+        "Use `uv tool upgrade --reinstall cr`, not `uv tool install --reinstall .`"
+    ]
 
 
-@pytest.mark.parametrize("after", [
-    bash("b", "uv tool upgrade --reinstall cr", "error: no such tool", failed=True),  # failed
-    bash("b", "pip install -e .", "ok"),                  # another program: no replacement
-    bash("b", "uv tool list", "cr v1"),                   # only looks
-    bash("b", "uv tool install --reinstall .", "ok"),     # the same step, run anyway
-    [use("r", "Read", {"file_path": "/p/README.md"}), result("r", "text")],  # something else
-])
+@pytest.mark.parametrize(
+    "after",
+    [
+        bash("b", "uv tool upgrade --reinstall cr", "error: no such tool", failed=True),  # failed
+        bash("b", "pip install -e .", "ok"),  # another program: no replacement
+        bash("b", "uv tool list", "cr v1"),  # only looks
+        bash("b", "uv tool install --reinstall .", "ok"),  # the same step, run anyway
+        [use("r", "Read", {"file_path": "/p/README.md"}), result("r", "text")],  # something else
+    ],
+)
 def test_no_replacement_is_credited_without_evidence(tmp_path, after):
-    t = read(write(tmp_path / "t.jsonl", [
-        *refused("a", "uv tool uninstall cr && uv tool install --reinstall ."), *after]))
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [*refused("a", "uv tool uninstall cr && uv tool install --reinstall ."), *after],
+        )
+    )
     assert memorize._from_refusals(t) == []
 
 
 def test_a_success_with_a_status_code_is_no_failure(home, cli):
     cli("memory", "consent", "yes")
-    hook(home, "post-tool-use", {
-        "session_id": "web", "cwd": str(home.parent), "hook_event_name": "PostToolUse",
-        "tool_name": "WebFetch", "tool_input": {"url": "https://example.com"},
-        "tool_response": {"bytes": 1200, "code": 200, "codeText": "OK",
-                          "result": "Error handling in the docs: ...", "durationMs": 300}})
+    hook(
+        home,
+        "post-tool-use",
+        {
+            "session_id": "web",
+            "cwd": str(home.parent),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "WebFetch",
+            "tool_input": {"url": "https://example.com"},
+            "tool_response": {
+                "bytes": 1200,
+                "code": 200,
+                "codeText": "OK",
+                "result": "Error handling in the docs: ...",
+                "durationMs": 300,
+            },
+        },
+    )
     assert not (home / "sessions" / "web" / "signals.jsonl").exists()
-    hook(home, "post-tool-use", {
-        "session_id": "web", "cwd": str(home.parent), "hook_event_name": "PostToolUse",
-        "tool_name": "Bash", "tool_input": {"command": "make"},
-        "tool_response": {"stdout": "", "stderr": "make: *** [all] Error 2", "exit_code": 2}})
-    assert (home / "sessions" / "web" / "signals.jsonl").exists()   # its own status: failed
+    hook(
+        home,
+        "post-tool-use",
+        {
+            "session_id": "web",
+            "cwd": str(home.parent),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "make"},
+            "tool_response": {"stdout": "", "stderr": "make: *** [all] Error 2", "exit_code": 2},
+        },
+    )
+    assert (home / "sessions" / "web" / "signals.jsonl").exists()  # its own status: failed
 
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -517,21 +909,52 @@ from hypothesis import strategies as st  # noqa: E402
 
 from .test_transcript import _values  # noqa: E402
 
-_shapes = st.sampled_from([
-    {"type": "user", "message": {"content": "<bash-input>uv run ty check</bash-input>"}},
-    {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "q",
-                                                   "name": "AskUserQuestion", "input": {}}]}},
-    {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "q",
-                                              "content": 'answered "a"="b"'}]},
-     "toolUseResult": {"answers": {"a": ["b", 1]}, "questions": "x"}},
-    {"type": "assistant", "message": {"content": [{"type": "tool_use", "id": "r",
-                                                   "name": "Bash", "input": {"command": 3}}]}},
-    {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "r",
-                                              "content": REFUSED, "is_error": True}]}},
-])
+_shapes = st.sampled_from(
+    [
+        {"type": "user", "message": {"content": "<bash-input>uv run ty check</bash-input>"}},
+        {
+            "type": "assistant",
+            "message": {
+                "content": [{"type": "tool_use", "id": "q", "name": "AskUserQuestion", "input": {}}]
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "q", "content": 'answered "a"="b"'}
+                ]
+            },
+            "toolUseResult": {"answers": {"a": ["b", 1]}, "questions": "x"},
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "content": [
+                    {"type": "tool_use", "id": "r", "name": "Bash", "input": {"command": 3}}
+                ]
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": "r",
+                        "content": REFUSED,
+                        "is_error": True,
+                    }
+                ]
+            },
+        },
+    ]
+)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(st.one_of(_values, _shapes), max_size=12))
 def test_random_content_never_breaks_the_new_readers(tmp_path, events):
     path = tmp_path / "fuzz.jsonl"
@@ -554,35 +977,110 @@ def test_secrets_in_the_new_channels_never_reach_disk(home, cli):
     s = fresh_secrets()
     session = Session(home, "secret-channels", s)
     session.hook("session-start", source="startup")
-    session._event("user", {"role": "user", "content":
-                            f"<bash-input>uv run ty check --token {s['github']}</bash-input>"})
-    session._event("assistant", {"role": "assistant", "content": [
-        {"type": "tool_use", "id": "r1", "name": "Bash", "input": {"command": "npm install"}}]})
-    session._event("user", {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "r1", "is_error": True, "content": (
-            "The user doesn't want to proceed with this tool use. The tool use was rejected. The "
-            f"user provided the following reason for the rejection: use pnpm, NPM_TOKEN is "
-            f"{s['github']}")}]})
-    question = {"question": "Which API key should the app use?", "header": "API key",
-                "options": [{"label": s["anthropic"], "description": "the new one"}]}
-    session._event("assistant", {"role": "assistant", "content": [
-        {"type": "tool_use", "id": "q1", "name": "AskUserQuestion",
-         "input": {"questions": [question]}}]})
-    session._event("user", {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "q1", "content": "User has answered your "
-         f'questions: "Which API key should the app use?"="{s["anthropic"]}".'}]},
-        toolUseResult={"questions": [question],
-                       "answers": {"Which API key should the app use?": s["anthropic"]}})
-    session.tool("Bash", {"command": "psql -c 'select 1'"}, {"stdout": "", "stderr": (
-        f"psql: error: FATAL: password authentication failed, password={s['password']}")},
-        is_error=True, result_text=f"Exit code 2\npsql: error: FATAL: password authentication "
-                                   f"failed, password={s['password']}")
-    session.tool("Edit", {"file_path": "/w/config/db.env", "old_string": "PGPASSWORD=",
-                          "new_string": f"PGPASSWORD={s['password']}\nAWS_SECRET_ACCESS_KEY="
-                                        f"{s['aws']}"},
-                 {"filePath": "/w/config/db.env"}, result_text="The file has been updated.")
-    session.tool("Bash", {"command": "psql -c 'select 1'"},
-                 {"stdout": "1\n", "stderr": "", "interrupted": False})
+    session._event(
+        "user",
+        {
+            "role": "user",
+            "content": f"<bash-input>uv run ty check --token {s['github']}</bash-input>",
+        },
+    )
+    session._event(
+        "assistant",
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "r1",
+                    "name": "Bash",
+                    "input": {"command": "npm install"},
+                }
+            ],
+        },
+    )
+    session._event(
+        "user",
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "r1",
+                    "is_error": True,
+                    "content": (
+                        "The user doesn't want to proceed with this tool use. The tool use was rejected. The "
+                        f"user provided the following reason for the rejection: use pnpm, NPM_TOKEN is "
+                        f"{s['github']}"
+                    ),
+                }
+            ],
+        },
+    )
+    question = {
+        "question": "Which API key should the app use?",
+        "header": "API key",
+        "options": [{"label": s["anthropic"], "description": "the new one"}],
+    }
+    session._event(
+        "assistant",
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "q1",
+                    "name": "AskUserQuestion",
+                    "input": {"questions": [question]},
+                }
+            ],
+        },
+    )
+    session._event(
+        "user",
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "q1",
+                    "content": "User has answered your "
+                    f'questions: "Which API key should the app use?"="{s["anthropic"]}".',
+                }
+            ],
+        },
+        toolUseResult={
+            "questions": [question],
+            "answers": {"Which API key should the app use?": s["anthropic"]},
+        },
+    )
+    session.tool(
+        "Bash",
+        {"command": "psql -c 'select 1'"},
+        {
+            "stdout": "",
+            "stderr": (
+                f"psql: error: FATAL: password authentication failed, password={s['password']}"
+            ),
+        },
+        is_error=True,
+        result_text=f"Exit code 2\npsql: error: FATAL: password authentication "
+        f"failed, password={s['password']}",
+    )
+    session.tool(
+        "Edit",
+        {
+            "file_path": "/w/config/db.env",
+            "old_string": "PGPASSWORD=",
+            "new_string": f"PGPASSWORD={s['password']}\nAWS_SECRET_ACCESS_KEY={s['aws']}",
+        },
+        {"filePath": "/w/config/db.env"},
+        result_text="The file has been updated.",
+    )
+    session.tool(
+        "Bash",
+        {"command": "psql -c 'select 1'"},
+        {"stdout": "1\n", "stderr": "", "interrupted": False},
+    )
     session.hook("session-end", reason="prompt_input_exit")
     summaries = [summary for _, summary in memories(home)]
     assert "Use pnpm" in " ".join(summaries), summaries
@@ -599,53 +1097,103 @@ def test_secrets_in_the_new_channels_never_reach_disk(home, cli):
 SECOND_SET = Path(__file__).parent.parent / "fixtures" / "real-sessions-2"
 
 
-@pytest.mark.parametrize("prompt, expected", [
-    ("Oh, I just found out that this is not supported by Chrome :(\\\n\\\nThis is the relevant "
-     "CSS:\\\n\\\nCan you please help rewriting this to use proper HTML ruby elements?",
-     ("fact", "Chrome does not support it: use proper HTML ruby elements instead")),
-    ("Flexbox gap isn't supported in Safari 13", ("fact", "Safari 13 does not support Flexbox gap")),
-    ("I keep getting mysterious build errors when MDX files have URLs wrapped in angle brackets "
-     "that markdownlint puts in automatically (MD034/no-bare-urls) – how can I disable that?",
-     ("fact", "Mysterious build errors happen when MDX files have URLs wrapped in angle brackets")),
-    ("we keep hitting flaky failures whenever the cache is cold",
-     ("fact", "Flaky failures happen when the cache is cold")),
-])
+@pytest.mark.parametrize(
+    "prompt, expected",
+    [
+        (
+            "Oh, I just found out that this is not supported by Chrome :(\\\n\\\nThis is the relevant "
+            "CSS:\\\n\\\nCan you please help rewriting this to use proper HTML ruby elements?",
+            ("fact", "Chrome does not support it: use proper HTML ruby elements instead"),
+        ),
+        (
+            "Flexbox gap isn't supported in Safari 13",
+            ("fact", "Safari 13 does not support Flexbox gap"),
+        ),
+        (
+            "I keep getting mysterious build errors when MDX files have URLs wrapped in angle brackets "
+            "that markdownlint puts in automatically (MD034/no-bare-urls) – how can I disable that?",
+            (
+                "fact",
+                "Mysterious build errors happen when MDX files have URLs wrapped in angle brackets",
+            ),
+        ),
+        (
+            "we keep hitting flaky failures whenever the cache is cold",
+            ("fact", "Flaky failures happen when the cache is cold"),
+        ),
+    ],
+)
 def test_a_constraint_the_user_found_is_a_fact(prompt, expected):
     assert expected in lessons(prompt), lessons(prompt)
 
 
-@pytest.mark.parametrize("prompt", [
-    "Is this not supported by Chrome?", "This is not supported by Safari.",
-    "I keep getting it wrong when I try", "I keep getting emails when the build fails",
-    "why do I keep getting errors?", "it is supported by Chrome",
-])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Is this not supported by Chrome?",
+        "This is not supported by Safari.",
+        "I keep getting it wrong when I try",
+        "I keep getting emails when the build fails",
+        "why do I keep getting errors?",
+        "it is supported by Chrome",
+    ],
+)
 def test_constraint_look_alikes_are_no_lesson(prompt):
     assert lessons(prompt) == []
 
 
 def test_the_projects_hooks_are_read_from_what_claude_code_reported(tmp_path):
-    t = read(write(tmp_path / "t.jsonl", [
-        {"type": "system", "content": "\x1b[1mPostToolUse:Edit\x1b[22m [uv run ruff format] "
-         "completed successfully: 27 files left unchanged", "isSidechain": False},
-        {"type": "system", "content": "\x1b[1mPostToolUse:MultiEdit\x1b[22m [uv run ruff format]"
-         " completed successfully: 1 file reformatted", "isSidechain": False},
-        {"type": "system", "content": "\x1b[1mStop\x1b[22m [bash -c 'echo \"=== DEBUG ===\" >&2;"
-         " uv run pyright 2>&1 | tee /dev/stderr; echo \"Exit code: $?\" >&2'] completed "
-         "successfully: 0 errors", "isSidechain": False},
-        {"type": "system", "content": "\x1b[1mStop\x1b[22m [uv run pytest 2>&1] completed "
-         "successfully: 3 passed", "isSidechain": False},
-        {"type": "system", "content": "Running \x1b[1mPostToolUse:Edit\x1b[22m...",
-         "isSidechain": False},
-        event("user", "Stop hook feedback:\n[${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh]: # "
-              "Running Quality Checks...\n\n# Uncommitted Changes Detected\n\nCannot exit with "
-              "unstaged changes.\n\nBefore stopping, please:\n\n1. Run `git status`", isMeta=True),
-    ]))
-    assert t.prompts == []       # a hook's feedback is not the user's words
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                {
+                    "type": "system",
+                    "content": "\x1b[1mPostToolUse:Edit\x1b[22m [uv run ruff format] "
+                    "completed successfully: 27 files left unchanged",
+                    "isSidechain": False,
+                },
+                {
+                    "type": "system",
+                    "content": "\x1b[1mPostToolUse:MultiEdit\x1b[22m [uv run ruff format]"
+                    " completed successfully: 1 file reformatted",
+                    "isSidechain": False,
+                },
+                {
+                    "type": "system",
+                    "content": '\x1b[1mStop\x1b[22m [bash -c \'echo "=== DEBUG ===" >&2;'
+                    ' uv run pyright 2>&1 | tee /dev/stderr; echo "Exit code: $?" >&2\'] completed '
+                    "successfully: 0 errors",
+                    "isSidechain": False,
+                },
+                {
+                    "type": "system",
+                    "content": "\x1b[1mStop\x1b[22m [uv run pytest 2>&1] completed "
+                    "successfully: 3 passed",
+                    "isSidechain": False,
+                },
+                {
+                    "type": "system",
+                    "content": "Running \x1b[1mPostToolUse:Edit\x1b[22m...",
+                    "isSidechain": False,
+                },
+                event(
+                    "user",
+                    "Stop hook feedback:\n[${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh]: # "
+                    "Running Quality Checks...\n\n# Uncommitted Changes Detected\n\nCannot exit with "
+                    "unstaged changes.\n\nBefore stopping, please:\n\n1. Run `git status`",
+                    isMeta=True,
+                ),
+            ],
+        )
+    )
+    assert t.prompts == []  # a hook's feedback is not the user's words
     found = [c.summary for c in memorize._project_hooks(t)]
     assert found == [
         "After each edit, a project hook runs `uv run ruff format`",
         "When the agent stops, project hooks run `uv run pyright`, `uv run pytest`",
-        "The Stop hook `stop.sh` blocks the agent: Cannot exit with unstaged changes"]
+        "The Stop hook `stop.sh` blocks the agent: Cannot exit with unstaged changes",
+    ]
 
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -656,55 +1204,88 @@ def test_what_satisfied_a_blocking_hook_is_in_its_memory():
     # generated files to .gitignore and the hook does not block again
     t = read(FIXTURES / "real-sessions-2" / "drmaciver-coverage-test-fix.jsonl")
     (block,) = [c for c in memorize._project_hooks(t) if "blocked" in c.content]
-    assert "After its last block the agent edited `.gitignore` (# Python | __pycache__/ | " \
-           "*.pyc | # Coverage | .coverage), and it did not block again." in block.content
+    assert (
+        "After its last block the agent edited `.gitignore` (# Python | __pycache__/ | "
+        "*.pyc | # Coverage | .coverage), and it did not block again." in block.content
+    )
 
 
 def test_a_decision_above_a_pasted_diff_names_what_it_is_about():
     # ccl-claude-code-log-sample-71c9afe9: the rule alone names nothing the next session finds
     t = read(FIXTURES / "real-sessions-2" / "ccl-claude-code-log-sample-71c9afe9.jsonl")
-    (decision,) = [c for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
-                   if c.kind == "decision"]
-    assert decision.summary == ("Take the least nested path first, but take the latest if "
-                                "there are equal depths")
-    assert decision.content.endswith("About the diff pasted with it: "
-                                     "`claude_code_log/renderer.py` (`get_project_display_name`)")
+    (decision,) = [
+        c
+        for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
+        if c.kind == "decision"
+    ]
+    assert decision.summary == (
+        "Take the least nested path first, but take the latest if there are equal depths"
+    )
+    assert decision.content.endswith(
+        "About the diff pasted with it: `claude_code_log/renderer.py` (`get_project_display_name`)"
+    )
 
 
-@pytest.mark.parametrize("prompts", [
-    # no diff in the prompt that says it
-    ["I changed my mind: keep the old endpoint until v2 ships"],
-    # a diff, but in another prompt
-    ["I changed my mind: keep the old endpoint until v2 ships",
-     "look at this\ndiff --git a/api.py b/api.py\n--- a/api.py\n+++ b/api.py\n@@ -1 +1 @@\n"
-     "-def old():\n+def new():"],
-])
+@pytest.mark.parametrize(
+    "prompts",
+    [
+        # no diff in the prompt that says it
+        ["I changed my mind: keep the old endpoint until v2 ships"],
+        # a diff, but in another prompt
+        [
+            "I changed my mind: keep the old endpoint until v2 ships",
+            "look at this\ndiff --git a/api.py b/api.py\n--- a/api.py\n+++ b/api.py\n@@ -1 +1 @@\n"
+            "-def old():\n+def new():",
+        ],
+    ],
+)
 def test_no_diff_is_named_for_a_decision_said_without_one(tmp_path, prompts):
     t = read(write(tmp_path / "t.jsonl", [event("user", p) for p in prompts]))
-    (decision,) = [c for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
-                   if c.kind == "decision"]
+    (decision,) = [
+        c
+        for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
+        if c.kind == "decision"
+    ]
     assert "About the diff" not in decision.content
 
 
 def stop_block(reason: str) -> dict:
-    return event("user", "Stop hook feedback:\n[${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh]: "
-                 f"{reason}", isMeta=True)
+    return event(
+        "user",
+        f"Stop hook feedback:\n[${{CLAUDE_PLUGIN_ROOT}}/scripts/hooks/stop.sh]: {reason}",
+        isMeta=True,
+    )
 
 
-@pytest.mark.parametrize("after", [
-    # three files edited: no clear evidence of what satisfied it
-    [*edit("e1", "/p/a.py", "x", "y"), *edit("e2", "/p/b.py", "x", "y"),
-     *edit("e3", "/p/c.py", "x", "y")],
-    # the user spoke first: the edit is the next task's
-    [event("user", "now add a README"), *edit("e1", "/p/README.md", "", "# p")],
-    # an edit that failed, and a command: no edit made it pass
-    [*edit("e1", "/p/.gitignore", "x", "y", error="String to replace not found in file."),
-     *bash("b1", "git add -A && git commit -m wip", "[master 1] wip")],
-])
+@pytest.mark.parametrize(
+    "after",
+    [
+        # three files edited: no clear evidence of what satisfied it
+        [
+            *edit("e1", "/p/a.py", "x", "y"),
+            *edit("e2", "/p/b.py", "x", "y"),
+            *edit("e3", "/p/c.py", "x", "y"),
+        ],
+        # the user spoke first: the edit is the next task's
+        [event("user", "now add a README"), *edit("e1", "/p/README.md", "", "# p")],
+        # an edit that failed, and a command: no edit made it pass
+        [
+            *edit("e1", "/p/.gitignore", "x", "y", error="String to replace not found in file."),
+            *bash("b1", "git add -A && git commit -m wip", "[master 1] wip"),
+        ],
+    ],
+)
 def test_no_fix_is_credited_to_a_hook_block_without_clear_evidence(tmp_path, after):
-    t = read(write(tmp_path / "t.jsonl", [event("user", "add multiply"),
-                                          stop_block("Cannot exit with untracked files."),
-                                          *after]))
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                event("user", "add multiply"),
+                stop_block("Cannot exit with untracked files."),
+                *after,
+            ],
+        )
+    )
     (block,) = memorize._project_hooks(t)
     assert "After its last block" not in block.content
 
@@ -715,103 +1296,173 @@ def test_permission_refusals_are_a_fact_of_the_project(tmp_path):
     assert found == [
         "`WebSearch`, `Read ~/.claude/CLAUDE.md` need a permission not granted here",
         "`claude -p`, `claude --version` need approval here (refused without it)",
-        "`ls ~/.claude` was blocked: outside the allowed working directories"]
+        "`ls ~/.claude` was blocked: outside the allowed working directories",
+    ]
     # a failure that is no refusal is no permission fact
-    plain = read(write(tmp_path / "t.jsonl", [
-        use("a", "Bash", {"command": "npm test"}),
-        result("a", "Error: 1 test failed: this command requires approval of the reviewer?",
-               is_error=True)]))
+    plain = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                use("a", "Bash", {"command": "npm test"}),
+                result(
+                    "a",
+                    "Error: 1 test failed: this command requires approval of the reviewer?",
+                    is_error=True,
+                ),
+            ],
+        )
+    )
     assert memorize._permission_facts(plain) == []
 
 
-@pytest.mark.parametrize("command, shown", [
-    ("uv run pytest 2>&1", "uv run pytest"),
-    ("${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh", "stop.sh"),
-    ("bash -c 'echo start >&2; uv run pyright 2>&1 | tee /dev/stderr'", "uv run pyright"),
-    ("npx prettier --write .", "npx prettier --write ."),
-])
+@pytest.mark.parametrize(
+    "command, shown",
+    [
+        ("uv run pytest 2>&1", "uv run pytest"),
+        ("${CLAUDE_PLUGIN_ROOT}/scripts/hooks/stop.sh", "stop.sh"),
+        ("bash -c 'echo start >&2; uv run pyright 2>&1 | tee /dev/stderr'", "uv run pyright"),
+        ("npx prettier --write .", "npx prettier --write ."),
+    ],
+)
 def test_what_a_hook_command_does(command, shown):
     assert memorize._hook_command(command) == shown
 
 
-@pytest.mark.parametrize("prompt, expected", [
-    ("you just deleted my claude-parser?",
-     ("correction", "Never delete `claude-parser` without asking the user first")),
-    ("wtf? you deleted my tests!", ("correction", "Never delete tests without asking the user first")),
-])
+@pytest.mark.parametrize(
+    "prompt, expected",
+    [
+        (
+            "you just deleted my claude-parser?",
+            ("correction", "Never delete `claude-parser` without asking the user first"),
+        ),
+        (
+            "wtf? you deleted my tests!",
+            ("correction", "Never delete tests without asking the user first"),
+        ),
+    ],
+)
 def test_work_the_user_finds_destroyed_is_a_rule(prompt, expected):
     assert expected in lessons(prompt), lessons(prompt)
 
 
-@pytest.mark.parametrize("prompt", [
-    "Did you remove the config file?", "you removed it", "you deleted the old branch, good",
-    "I think you deleted my notes.md", "you removed my comment about the cache, which is fine",
-])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Did you remove the config file?",
+        "you removed it",
+        "you deleted the old branch, good",
+        "I think you deleted my notes.md",
+        "you removed my comment about the cache, which is fine",
+    ],
+)
 def test_destroyed_look_alikes_are_no_lesson(prompt):
     assert lessons(prompt) == []
 
 
 def test_an_error_the_session_never_got_past_is_an_open_problem_without_a_fix(tmp_path):
     stuck = 'Path "/work/app" does not exist'
-    t = read(write(tmp_path / "t.jsonl", [
-        use("a", "Bash", {"command": "mv /work/app ~/apps/"}), result("a", stuck, is_error=True),
-        use("b", "Bash", {"command": "ls"}), result("b", stuck, is_error=True),
-        use("c", "Bash", {"command": "cd ~ && ls"}), result("c", stuck, is_error=True),
-        use("d", "TodoWrite", {"todos": []}), result("d", "ok"),
-    ]))
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                use("a", "Bash", {"command": "mv /work/app ~/apps/"}),
+                result("a", stuck, is_error=True),
+                use("b", "Bash", {"command": "ls"}),
+                result("b", stuck, is_error=True),
+                use("c", "Bash", {"command": "cd ~ && ls"}),
+                result("c", stuck, is_error=True),
+                use("d", "TodoWrite", {"todos": []}),
+                result("d", "ok"),
+            ],
+        )
+    )
     found = [c for c in memorize._from_errors([], t) if "open-problem" in c.tags]
     assert [c.summary for c in found] == [
-        'Unresolved: `Bash` kept failing with `Path "/work/app" does not exist`']
+        'Unresolved: `Bash` kept failing with `Path "/work/app" does not exist`'
+    ]
     assert "mv /work/app" in found[0].content and "Fixed by" not in found[0].content
     # twice only, or a later success of the same tool: no open problem
     for tail in ([], [use("e", "Bash", {"command": "pwd"}), result("e", "/home")]):
-        t = read(write(tmp_path / "u.jsonl", [
-            use("a", "Bash", {"command": "mv /work/app ~/apps/"}), result("a", stuck, is_error=True),
-            use("b", "Bash", {"command": "ls"}), result("b", stuck, is_error=True),
-            *([use("c", "Bash", {"command": "ls"}), result("c", stuck, is_error=True)] if tail
-              else []),
-            *tail]))
+        t = read(
+            write(
+                tmp_path / "u.jsonl",
+                [
+                    use("a", "Bash", {"command": "mv /work/app ~/apps/"}),
+                    result("a", stuck, is_error=True),
+                    use("b", "Bash", {"command": "ls"}),
+                    result("b", stuck, is_error=True),
+                    *(
+                        [use("c", "Bash", {"command": "ls"}), result("c", stuck, is_error=True)]
+                        if tail
+                        else []
+                    ),
+                    *tail,
+                ],
+            )
+        )
         assert [c for c in memorize._from_errors([], t) if "open-problem" in c.tags] == []
 
 
 # -------------------------------------------------------------------------------------------
 # a plan the user refused and then dropped (ccl-danieldemmel-me-next-f852ad25, lines 84-90)
 
-WORKER_ASKED = ("Do you think there's a simple way to offload the actual tokenisation process to a "
-                "worker without having to have another JS file and complicated inter-process "
-                "communication?")
-WORKER_PLAN = ("## Web Worker Analysis & Alternative Solutions\n\n### Why Traditional Web Workers "
-               "Are Complex Here\n\n1. **Separate File Requirement**: Workers typically need a "
-               "separate JS file")
-PLAN_REFUSED = ("The user doesn't want to proceed with this tool use. The tool use was rejected "
-                "(eg. if it was a file edit, the new_string was NOT written to the file). STOP "
-                "what you are doing and wait for the user to tell you how to proceed.")
+WORKER_ASKED = (
+    "Do you think there's a simple way to offload the actual tokenisation process to a "
+    "worker without having to have another JS file and complicated inter-process "
+    "communication?"
+)
+WORKER_PLAN = (
+    "## Web Worker Analysis & Alternative Solutions\n\n### Why Traditional Web Workers "
+    "Are Complex Here\n\n1. **Separate File Requirement**: Workers typically need a "
+    "separate JS file"
+)
+PLAN_REFUSED = (
+    "The user doesn't want to proceed with this tool use. The tool use was rejected "
+    "(eg. if it was a file edit, the new_string was NOT written to the file). STOP "
+    "what you are doing and wait for the user to tell you how to proceed."
+)
 
 
 def plan_session(tmp_path, then: str, refused: bool = True):
-    return read(write(tmp_path / "t.jsonl", [
-        event("user", WORKER_ASKED),
-        use("p1", "ExitPlanMode", {"plan": WORKER_PLAN}),
-        result("p1", PLAN_REFUSED if refused else "User has approved your plan.", refused),
-        event("user", "[Request interrupted by user for tool use]"),
-        event("user", then)]))
+    return read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                event("user", WORKER_ASKED),
+                use("p1", "ExitPlanMode", {"plan": WORKER_PLAN}),
+                result("p1", PLAN_REFUSED if refused else "User has approved your plan.", refused),
+                event("user", "[Request interrupted by user for tool use]"),
+                event("user", then),
+            ],
+        )
+    )
 
 
 def test_a_refused_plan_the_user_then_drops_is_a_decision(tmp_path):
-    t = plan_session(tmp_path, "Never mind! But I'd like to ask you to add a `<details>` element "
-                               "with the title \"Implementation details\"")
+    t = plan_session(
+        tmp_path,
+        "Never mind! But I'd like to ask you to add a `<details>` element "
+        'with the title "Implementation details"',
+    )
     (dropped,) = memorize._dropped_plans(t)
     assert dropped.kind == "decision"
-    assert dropped.summary == ("The user dropped the plan: Web Worker Analysis & Alternative "
-                               "Solutions")
+    assert dropped.summary == (
+        "The user dropped the plan: Web Worker Analysis & Alternative Solutions"
+    )
     assert WORKER_ASKED in dropped.content and dropped.content.endswith('said: "Never mind!"')
 
 
-@pytest.mark.parametrize("then, refused", [
-    ("Keep it in one file, and use a Blob URL for the worker", True),   # a correction, not a drop
-    ("Never mind, that works", False),                                   # the plan was approved
-    ("I never mind a second file, go ahead", True),
-])
+@pytest.mark.parametrize(
+    "then, refused",
+    [
+        (
+            "Keep it in one file, and use a Blob URL for the worker",
+            True,
+        ),  # a correction, not a drop
+        ("Never mind, that works", False),  # the plan was approved
+        ("I never mind a second file, go ahead", True),
+    ],
+)
 def test_a_plan_not_dropped_is_no_decision(tmp_path, then, refused):
     assert memorize._dropped_plans(plan_session(tmp_path, then, refused)) == []
 
@@ -823,23 +1474,32 @@ def test_a_plan_not_dropped_is_no_decision(tmp_path, then, refused):
 def test_a_task_runners_recipes_are_learned_from_what_it_printed_when_they_ran():
     session = FIXTURES / "real-sessions-4" / "drmaciver-python-to-rust-port.jsonl"
     [fact] = memorize._recipe_facts(read(session))
-    assert fact.summary == ("This project's just recipes: `just check` runs "
-                            "`cargo llvm-cov --fail-under-lines 100`")
-    assert fact.content == ("`just check` runs `cargo llvm-cov --fail-under-lines 100`; `just lint` "
-                            "runs `cargo clippy -- -D warnings`; `just format` runs `cargo fmt`")
+    assert fact.summary == (
+        "This project's just recipes: `just check` runs `cargo llvm-cov --fail-under-lines 100`"
+    )
+    assert fact.content == (
+        "`just check` runs `cargo llvm-cov --fail-under-lines 100`; `just lint` "
+        "runs `cargo clippy -- -D warnings`; `just format` runs `cargo fmt`"
+    )
 
 
-@pytest.mark.parametrize("command, output, is_error", [
-    ("make test", "make[1]: Entering directory '/src'\npytest -q", False),   # make's own chatter
-    ("just check", "error: Justfile does not contain recipe `check`.", True),   # it failed
-    ("just check 2>&1", "error: Justfile does not contain recipe `check`.", False),
-    ("make", "cc -o app main.c", False),                   # no target named: which recipe?
-    ("just test", "just build\ncargo test", False),        # a recipe that calls the runner
-    ("make lint", "src/app.py:3:1: F401 unused import", False),    # output, not a command
-    ("ls -la", "total 0", False),                          # not a task runner
-])
-def test_no_recipe_fact_from_a_failure_or_output_that_is_not_the_command(tmp_path, command,
-                                                                           output, is_error):
-    session = write(tmp_path / "s.jsonl", [use("t1", "Bash", {"command": command}),
-                                           result("t1", output, is_error=is_error)])
+@pytest.mark.parametrize(
+    "command, output, is_error",
+    [
+        ("make test", "make[1]: Entering directory '/src'\npytest -q", False),  # make's own chatter
+        ("just check", "error: Justfile does not contain recipe `check`.", True),  # it failed
+        ("just check 2>&1", "error: Justfile does not contain recipe `check`.", False),
+        ("make", "cc -o app main.c", False),  # no target named: which recipe?
+        ("just test", "just build\ncargo test", False),  # a recipe that calls the runner
+        ("make lint", "src/app.py:3:1: F401 unused import", False),  # output, not a command
+        ("ls -la", "total 0", False),  # not a task runner
+    ],
+)
+def test_no_recipe_fact_from_a_failure_or_output_that_is_not_the_command(
+    tmp_path, command, output, is_error
+):
+    session = write(
+        tmp_path / "s.jsonl",
+        [use("t1", "Bash", {"command": command}), result("t1", output, is_error=is_error)],
+    )
     assert memorize._recipe_facts(read(session)) == []

@@ -13,15 +13,22 @@ from pathlib import Path
 import pytest
 
 from ..conftest import subprocess_env
-from ..providers.fake_servers import (FakeServer, Reply, anthropic_error, anthropic_message,
-                                      openai_completion)
+from ..providers.fake_servers import (
+    FakeServer,
+    Reply,
+    anthropic_error,
+    anthropic_message,
+    openai_completion,
+)
 
 
 def fresh_secrets() -> dict:
-    return {"github": "ghp_" + secrets.token_hex(18),
-            "anthropic": "sk-ant-api03-" + secrets.token_urlsafe(40),
-            "aws": "wJalrXUtnFEMI/" + secrets.token_hex(13),
-            "password": "pw-" + secrets.token_hex(8)}
+    return {
+        "github": "ghp_" + secrets.token_hex(18),
+        "anthropic": "sk-ant-api03-" + secrets.token_urlsafe(40),
+        "aws": "wJalrXUtnFEMI/" + secrets.token_hex(13),
+        "password": "pw-" + secrets.token_hex(8),
+    }
 
 
 class Session:
@@ -36,19 +43,38 @@ class Session:
 
     def _event(self, kind: str, message: dict, **extra) -> None:
         uuid = f"{self.id}-{len(self.lines)}"
-        self.lines.append({"type": kind, "uuid": uuid, "parentUuid": self.parent,
-                           "sessionId": self.id, "timestamp": "2026-11-30T10:00:00.000Z",
-                           "cwd": str(self.home.parent), "isSidechain": False,
-                           "version": "2.0.0", "message": message, **extra})
+        self.lines.append(
+            {
+                "type": kind,
+                "uuid": uuid,
+                "parentUuid": self.parent,
+                "sessionId": self.id,
+                "timestamp": "2026-11-30T10:00:00.000Z",
+                "cwd": str(self.home.parent),
+                "isSidechain": False,
+                "version": "2.0.0",
+                "message": message,
+                **extra,
+            }
+        )
         self.parent = uuid
         self.transcript.write_text("".join(json.dumps(line) + "\n" for line in self.lines))
 
     def hook(self, event: str, **payload) -> dict:
-        body = {"session_id": self.id, "transcript_path": str(self.transcript),
-                "cwd": str(self.home.parent), "hook_event_name": event, **payload}
-        done = subprocess.run([sys.executable, "-m", "lessonloop", "hook", event],
-                              input=json.dumps(body).encode(), capture_output=True,
-                              env=self.env, timeout=60)
+        body = {
+            "session_id": self.id,
+            "transcript_path": str(self.transcript),
+            "cwd": str(self.home.parent),
+            "hook_event_name": event,
+            **payload,
+        }
+        done = subprocess.run(
+            [sys.executable, "-m", "lessonloop", "hook", event],
+            input=json.dumps(body).encode(),
+            capture_output=True,
+            env=self.env,
+            timeout=60,
+        )
         assert done.returncode == 0 and done.stderr == b"", done.stderr
         return json.loads(done.stdout) if done.stdout.strip() else {}
 
@@ -56,22 +82,63 @@ class Session:
         self._event("user", {"role": "user", "content": text})
         return self.hook("user-prompt-submit", prompt=text)
 
-    def tool(self, name: str, tool_input: dict, response, is_error: bool = False,
-             result_text: str | None = None) -> dict:
+    def tool(
+        self,
+        name: str,
+        tool_input: dict,
+        response,
+        is_error: bool = False,
+        result_text: str | None = None,
+    ) -> dict:
         call_id = f"toolu_{len(self.lines)}"
-        self._event("assistant", {"role": "assistant", "model": "claude-test", "content": [
-            {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}]})
-        text = result_text if result_text is not None else (
-            response if isinstance(response, str)
-            else (response.get("stdout", "") + response.get("stderr", "")))
-        self._event("user", {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": is_error}]},
-            toolUseResult=response)
+        self._event(
+            "assistant",
+            {
+                "role": "assistant",
+                "model": "claude-test",
+                "content": [{"type": "tool_use", "id": call_id, "name": name, "input": tool_input}],
+            },
+        )
+        text = (
+            result_text
+            if result_text is not None
+            else (
+                response
+                if isinstance(response, str)
+                else (response.get("stdout", "") + response.get("stderr", ""))
+            )
+        )
+        self._event(
+            "user",
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call_id,
+                        "content": text,
+                        "is_error": is_error,
+                    }
+                ],
+            },
+            toolUseResult=response,
+        )
         if is_error:  # as Claude Code sends a failed call: to PostToolUseFailure, with its text
-            return self.hook("post-tool-use-failure", tool_name=name, tool_input=tool_input,
-                             error=text, is_interrupt=False, tool_use_id=call_id)
-        return self.hook("post-tool-use", tool_name=name, tool_input=tool_input,
-                         tool_response=response, tool_use_id=call_id)
+            return self.hook(
+                "post-tool-use-failure",
+                tool_name=name,
+                tool_input=tool_input,
+                error=text,
+                is_interrupt=False,
+                tool_use_id=call_id,
+            )
+        return self.hook(
+            "post-tool-use",
+            tool_name=name,
+            tool_input=tool_input,
+            tool_response=response,
+            tool_use_id=call_id,
+        )
 
     def play(self, more=None) -> dict:
         """The session: two stated lessons, a recurring error and its fix, a harmless read;
@@ -79,22 +146,51 @@ class Session:
         s = self.secret
         self.hook("session-start", source="startup")
         self.prompt(f"I prefer pnpm over npm for this repo. By the way my token is {s['github']}")
-        self.tool("Read", {"file_path": "/work/app/errors.py"},
-                  {"type": "text", "file": {"filePath": "/work/app/errors.py", "content":
-                   f"class ValidationError(Exception):\n    pass\nKEY = '{s['anthropic']}'\n"}},
-                  result_text="class ValidationError(Exception): pass")
+        self.tool(
+            "Read",
+            {"file_path": "/work/app/errors.py"},
+            {
+                "type": "text",
+                "file": {
+                    "filePath": "/work/app/errors.py",
+                    "content": f"class ValidationError(Exception):\n    pass\nKEY = '{s['anthropic']}'\n",
+                },
+            },
+            result_text="class ValidationError(Exception): pass",
+        )
         for path in ("/work/app/src/a.js", "/tmp/build-1/src/b.js"):
-            self.tool("Bash", {"command": "npm test"},
-                      {"stdout": "", "stderr": f"Error: Cannot find module '{path}'\n"
-                       f"AWS_SECRET_ACCESS_KEY={s['aws']}\n", "interrupted": False,
-                       "isImage": False}, is_error=True)
-        self.tool("Edit", {"file_path": "/work/app/package.json", "old_string": '"main": "a.js"',
-                           "new_string": '"main": "src/a.js"'},
-                  {"filePath": "/work/app/package.json", "structuredPatch": []},
-                  result_text="The file /work/app/package.json has been updated.")
-        self.tool("Bash", {"command": "npm test"},
-                  {"stdout": "All 12 tests passed\n", "stderr": "", "interrupted": False,
-                   "isImage": False})
+            self.tool(
+                "Bash",
+                {"command": "npm test"},
+                {
+                    "stdout": "",
+                    "stderr": f"Error: Cannot find module '{path}'\n"
+                    f"AWS_SECRET_ACCESS_KEY={s['aws']}\n",
+                    "interrupted": False,
+                    "isImage": False,
+                },
+                is_error=True,
+            )
+        self.tool(
+            "Edit",
+            {
+                "file_path": "/work/app/package.json",
+                "old_string": '"main": "a.js"',
+                "new_string": '"main": "src/a.js"',
+            },
+            {"filePath": "/work/app/package.json", "structuredPatch": []},
+            result_text="The file /work/app/package.json has been updated.",
+        )
+        self.tool(
+            "Bash",
+            {"command": "npm test"},
+            {
+                "stdout": "All 12 tests passed\n",
+                "stderr": "",
+                "interrupted": False,
+                "isImage": False,
+            },
+        )
         self.prompt(f"From now on we use vitest instead of jest. The db password={s['password']}")
         if more is not None:
             more(self)
@@ -103,8 +199,9 @@ class Session:
 
 
 def everything_under(*roots: Path) -> bytes:
-    return b"".join(p.read_bytes() for root in roots if root.exists()
-                    for p in root.rglob("*") if p.is_file())
+    return b"".join(
+        p.read_bytes() for root in roots if root.exists() for p in root.rglob("*") if p.is_file()
+    )
 
 
 def memories(home: Path) -> list[tuple[str, str]]:
@@ -160,20 +257,38 @@ def secrets_in_lessons(session: Session) -> None:
     "bare" one, whose key only a command that succeeded shows, later)."""
     s = session.secret
     session.prompt(f"Always run the migrations with {s['password']} as the db password.")
-    session.prompt(f"Always push with the token {s['github']} to the mirror. From now on log in "
-                   f"to staging as deploy-{s['bare']}.")
+    session.prompt(
+        f"Always push with the token {s['github']} to the mirror. From now on log in "
+        f"to staging as deploy-{s['bare']}."
+    )
     quiet = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
     for _ in range(2):
-        error = (f"Error: login rejected for user deploy-{s['bare']} at db:5432 "
-                 f"(key {s['anthropic']})\n")
-        session.tool("Bash", {"command": "npm run deploy"}, {**quiet, "stderr": error},
-                     is_error=True, result_text=f"Exit code 1\n{error}")
-    session.tool("Edit", {"file_path": "/work/app/config/deploy.json", "old_string": '"db"',
-                          "new_string": '"db.internal"'},
-                 {"filePath": "/work/app/config/deploy.json"}, result_text="The file has been updated.")
+        error = (
+            f"Error: login rejected for user deploy-{s['bare']} at db:5432 (key {s['anthropic']})\n"
+        )
+        session.tool(
+            "Bash",
+            {"command": "npm run deploy"},
+            {**quiet, "stderr": error},
+            is_error=True,
+            result_text=f"Exit code 1\n{error}",
+        )
+    session.tool(
+        "Edit",
+        {
+            "file_path": "/work/app/config/deploy.json",
+            "old_string": '"db"',
+            "new_string": '"db.internal"',
+        },
+        {"filePath": "/work/app/config/deploy.json"},
+        result_text="The file has been updated.",
+    )
     session.tool("Bash", {"command": "npm run deploy"}, {**quiet, "stdout": "deployed\n"})
-    session.tool("Bash", {"command": f"export DEPLOY_PASSWORD='{s['bare']}' && ./bin/smoke"},
-                 {**quiet, "stdout": "ok\n"})
+    session.tool(
+        "Bash",
+        {"command": f"export DEPLOY_PASSWORD='{s['bare']}' && ./bin/smoke"},
+        {**quiet, "stdout": "ok\n"},
+    )
 
 
 def test_secrets_inside_lesson_sentences_and_error_lines_never_reach_disk(home, user_home, cli):
@@ -187,7 +302,8 @@ def test_secrets_inside_lesson_sentences_and_error_lines_never_reach_disk(home, 
     assert {
         "Run the migrations with [REDACTED:password] as the db password",
         "Push with the token [REDACTED:github-token] to the mirror",
-        "Log in to staging as deploy-[REDACTED:password]"} <= set(summaries), summaries
+        "Log in to staging as deploy-[REDACTED:password]",
+    } <= set(summaries), summaries
     [deploy] = [s for s in summaries if "login rejected" in s]
     assert "login rejected for user deploy-[REDACTED:password]" in deploy, deploy
     blob = everything_under(home, user_home)
@@ -227,10 +343,18 @@ def test_a_session_replayed_under_its_own_id_adds_and_counts_nothing(home, cli):
     def play() -> dict:
         session = Session(home, "replayed", fresh_secrets())
         session.hook("session-start", source="startup")
-        session.tool("Bash", {"command": "make generate"},
-                     {**quiet, "stderr": "make: sqlc: No such file or directory\n"}, is_error=True)
-        session.tool("Bash", {"command": "go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.26.0"}, quiet)
-        session.tool("Bash", {"command": "make generate"}, {**quiet, "stdout": "generated 4 files\n"})
+        session.tool(
+            "Bash",
+            {"command": "make generate"},
+            {**quiet, "stderr": "make: sqlc: No such file or directory\n"},
+            is_error=True,
+        )
+        session.tool(
+            "Bash", {"command": "go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.26.0"}, quiet
+        )
+        session.tool(
+            "Bash", {"command": "make generate"}, {**quiet, "stdout": "generated 4 files\n"}
+        )
         session.prompt("From now on we use vitest instead of jest.")
         return session.hook("session-end", reason="prompt_input_exit")
 
@@ -240,7 +364,8 @@ def test_a_session_replayed_under_its_own_id_adds_and_counts_nothing(home, cli):
     output = play()
     after = cli("memory", "list", "--scope", "project", "--json").json()
     assert [(m["id"], m["summary"], m["seen"]) for m in after] == [
-        (m["id"], m["summary"], m["seen"]) for m in before]
+        (m["id"], m["summary"], m["seen"]) for m in before
+    ]
     assert "systemMessage" not in output
 
 
@@ -266,10 +391,14 @@ def test_consent_false_means_nothing_at_all(home, cli):
 
 def test_a_model_route_is_called_only_with_consent_and_never_sees_a_secret(home, cli):
     secret = fresh_secrets()
-    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))) \
-            as server:
-        env = {"LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
-               "LESSONLOOP_BASE_URL": server.base_url + "/v1", **IN_HOOK}
+    with FakeServer(
+        lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))
+    ) as server:
+        env = {
+            "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+            **IN_HOOK,
+        }
         Session(home, "no-consent", secret, env).play()
         assert [r for r in server.received if r.method == "POST"] == []
         cli("memory", "consent", "yes")
@@ -284,10 +413,15 @@ def test_a_model_route_is_called_only_with_consent_and_never_sees_a_secret(home,
 
 def test_a_broken_model_answer_falls_back_to_the_deterministic_memories(home, cli):
     cli("memory", "consent", "yes")
-    with FakeServer(lambda received: Reply(body=openai_completion("I cannot do JSON today"))) as server:
-        env = {"LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
-               "LESSONLOOP_BASE_URL": server.base_url + "/v1", "LESSONLOOP_MAX_RETRIES": "0",
-               **IN_HOOK}
+    with FakeServer(
+        lambda received: Reply(body=openai_completion("I cannot do JSON today"))
+    ) as server:
+        env = {
+            "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+            "LESSONLOOP_MAX_RETRIES": "0",
+            **IN_HOOK,
+        }
         output = Session(home, "broken", fresh_secrets(), env).play()
         assert [r for r in server.received if r.method == "POST"], "the model was asked"
     assert ("decision", "Use vitest instead of jest") in memories(home)
@@ -299,13 +433,18 @@ def test_a_model_that_echoes_a_secret_has_its_wording_refused_and_recorded_redac
     token = "ghp_" + secrets.token_hex(18)
     answer = {"memories": [{"lesson": 2, "summary": f"Use pnpm, not npm, for this repo: {token}"}]}
     with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(answer)))) as server:
-        env = {"LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
-               "LESSONLOOP_BASE_URL": server.base_url + "/v1", **IN_HOOK}
+        env = {
+            "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+            **IN_HOOK,
+        }
         output = Session(home, "echo", fresh_secrets(), env).play()
     assert "Use pnpm instead of npm for this repo" in output["systemMessage"]
     assert ("preference", "Use pnpm instead of npm for this repo") in memories(home)
-    [record] = [json.loads(line) for line in
-                (home / "sessions" / "echo" / "model.jsonl").read_text().splitlines()]
+    [record] = [
+        json.loads(line)
+        for line in (home / "sessions" / "echo" / "model.jsonl").read_text().splitlines()
+    ]
     assert record["rejected"] == {"adds": 1}
     assert "[REDACTED:github-token]" in record["refused"][0]["wording"]
     assert token.encode() not in everything_under(home)
@@ -318,8 +457,12 @@ def test_a_slow_model_gets_one_short_attempt_and_the_deterministic_memories_stan
     session.play()  # no consent yet: nothing is memorized
     cli("memory", "consent", "yes")
     with FakeServer(lambda received: Reply(body=openai_completion("{}"), delay=6)) as server:
-        env = {"LESSONLOOP_AUTOMEM_MODEL": "openai:test-model", "LESSONLOOP_MAX_RETRIES": "4",
-               "LESSONLOOP_BASE_URL": server.base_url + "/v1", "LESSONLOOP_AUTOMEM_TIMEOUT": "1"}
+        env = {
+            "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+            "LESSONLOOP_MAX_RETRIES": "4",
+            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+            "LESSONLOOP_AUTOMEM_TIMEOUT": "1",
+        }
         import time
 
         started = time.monotonic()
@@ -350,15 +493,32 @@ def test_one_error_fixed_the_same_way_again_and_again_is_one_memory(home, cli):
     session = Session(home, "again-and-again", fresh_secrets())
     session.hook("session-start", source="startup")
     for n in range(4):
-        session.tool("Bash", {"command": "npm test"},
-                     {"stdout": "", "stderr": f"Error: Cannot find module '/tmp/build-{n}/a.js'\n",
-                      "interrupted": False, "isImage": False}, is_error=True)
-        session.tool("Bash", {"command": "npm install"},
-                     {"stdout": "added 3 packages\n", "stderr": "", "interrupted": False,
-                      "isImage": False})
-        session.tool("Bash", {"command": "npm test"},
-                     {"stdout": "All 12 tests passed\n", "stderr": "", "interrupted": False,
-                      "isImage": False})
+        session.tool(
+            "Bash",
+            {"command": "npm test"},
+            {
+                "stdout": "",
+                "stderr": f"Error: Cannot find module '/tmp/build-{n}/a.js'\n",
+                "interrupted": False,
+                "isImage": False,
+            },
+            is_error=True,
+        )
+        session.tool(
+            "Bash",
+            {"command": "npm install"},
+            {"stdout": "added 3 packages\n", "stderr": "", "interrupted": False, "isImage": False},
+        )
+        session.tool(
+            "Bash",
+            {"command": "npm test"},
+            {
+                "stdout": "All 12 tests passed\n",
+                "stderr": "",
+                "interrupted": False,
+                "isImage": False,
+            },
+        )
     session.hook("session-end", reason="other")
     stored = [summary for kind, summary in memories(home) if kind in ("pattern", "observation")]
     assert len(stored) == 1 and "npm install" in stored[0], stored
@@ -369,6 +529,7 @@ def test_one_error_fixed_the_same_way_again_and_again_is_one_memory(home, cli):
 
 # -------------------------------------------------------------------------------------------
 # model routes: LESSONLOOP_AUTOMEM_MODEL
+
 
 def posts(server: FakeServer) -> list:
     return [r for r in server.received if r.method == "POST"]
@@ -384,17 +545,13 @@ def captured_session(home: Path, session_id: str, secret: dict) -> Session:
 
 def sent_bytes(received) -> bytes:
     """Everything a request carried but its credentials: path, body and the other headers."""
-    headers = {k: v for k, v in received.headers.items()
-               if k not in ("authorization", "x-api-key")}
+    headers = {k: v for k, v in received.headers.items() if k not in ("authorization", "x-api-key")}
     return received.path.encode() + received.raw + json.dumps(headers).encode()
 
 
 def assert_no_secret(blob: bytes, secret: dict) -> None:
     for value in secret.values():
         assert value.encode() not in blob and value[:14].encode() not in blob, value
-
-
-
 
 
 def test_model_routes_resolve_as_documented():
@@ -407,16 +564,24 @@ def test_model_routes_resolve_as_documented():
         environ = {} if value is None else {"LESSONLOOP_AUTOMEM_MODEL": value}
         assert model_route({**environ, "LESSONLOOP_BASE_URL": elsewhere}) is None, value
     assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"}) == Route(
-        "anthropic", "claude-haiku-4-5", "https://api.anthropic.com")
+        "anthropic", "claude-haiku-4-5", "https://api.anthropic.com"
+    )
     assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "anthropic:claude-sonnet-4-5"}) == Route(
-        "anthropic", "claude-sonnet-4-5", "https://api.anthropic.com")
+        "anthropic", "claude-sonnet-4-5", "https://api.anthropic.com"
+    )
     assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "ollama:llama3.2"}) == Route(
-        "ollama", "llama3.2", "http://localhost:11434/v1")
+        "ollama", "llama3.2", "http://localhost:11434/v1"
+    )
     assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "openai:gpt-4o-mini"}) == Route(
-        "openai", "gpt-4o-mini", "https://api.openai.com/v1")
+        "openai", "gpt-4o-mini", "https://api.openai.com/v1"
+    )
     # LESSONLOOP_BASE_URL belongs to the openai route only: it never diverts the others
-    assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "openai:gpt-4o-mini",
-                        "LESSONLOOP_BASE_URL": elsewhere}).base_url == "http://127.0.0.1:9/v1"
+    assert (
+        model_route(
+            {"LESSONLOOP_AUTOMEM_MODEL": "openai:gpt-4o-mini", "LESSONLOOP_BASE_URL": elsewhere}
+        ).base_url
+        == "http://127.0.0.1:9/v1"
+    )
     for value in ("anthropic:claude-haiku-4-5", "claude-haiku-4-5", "ollama:llama3.2"):
         route = model_route({"LESSONLOOP_AUTOMEM_MODEL": value, "LESSONLOOP_BASE_URL": elsewhere})
         assert "127.0.0.1:9" not in route.base_url, value
@@ -431,24 +596,44 @@ def test_each_model_route_follows_its_providers_own_endpoint_variable():
     diverts another's route."""
     from lessonloop.memory.memorize import model_route
 
-    everything = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:7/", "OPENAI_BASE_URL": "http://127.0.0.1:8/v1",
-                  "OLLAMA_HOST": "127.0.0.1:9"}
+    everything = {
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:7/",
+        "OPENAI_BASE_URL": "http://127.0.0.1:8/v1",
+        "OLLAMA_HOST": "127.0.0.1:9",
+    }
     route = lambda value, **env: model_route({"LESSONLOOP_AUTOMEM_MODEL": value, **env})  # noqa: E731
     assert route("claude-haiku-4-5", **everything).base_url == "http://127.0.0.1:7"
-    assert route("anthropic:claude-haiku-4-5",
-                 ANTHROPIC_BASE_URL="https://gw.example.com/anthropic/v1").base_url == \
-        "https://gw.example.com/anthropic"             # (the SDK adds /v1/messages itself)
+    assert (
+        route(
+            "anthropic:claude-haiku-4-5", ANTHROPIC_BASE_URL="https://gw.example.com/anthropic/v1"
+        ).base_url
+        == "https://gw.example.com/anthropic"
+    )  # (the SDK adds /v1/messages itself)
     assert route("openai:gpt-4o-mini", **everything).base_url == "http://127.0.0.1:8/v1"
-    assert route("openai:gpt-4o-mini", **everything,
-                 LESSONLOOP_BASE_URL="http://127.0.0.1:6/v1").base_url == "http://127.0.0.1:6/v1"
+    assert (
+        route(
+            "openai:gpt-4o-mini", **everything, LESSONLOOP_BASE_URL="http://127.0.0.1:6/v1"
+        ).base_url
+        == "http://127.0.0.1:6/v1"
+    )
     assert route("ollama:llama3.2", **everything).base_url == "http://127.0.0.1:9/v1"
-    for host, url in (("gpu-box", "http://gpu-box:11434/v1"), ("http://gpu-box", "http://gpu-box:80/v1"),
-                      ("https://ollama.example.com/", "https://ollama.example.com:443/v1"),
-                      ("0.0.0.0", "http://127.0.0.1:11434/v1"), ('"0.0.0.0:8080"', "http://127.0.0.1:8080/v1"),
-                      ("[::1]:11434", "http://[::1]:11434/v1"), ("http://box:1/v1", "http://box:1/v1")):
-        assert route("ollama:llama3.2", OLLAMA_HOST=host).base_url == url, host   # (as ollama reads it)
-    for value, own in (("claude-haiku-4-5", "ANTHROPIC_BASE_URL"), ("openai:gpt-4o-mini", "OPENAI_BASE_URL"),
-                       ("ollama:llama3.2", "OLLAMA_HOST")):
+    for host, url in (
+        ("gpu-box", "http://gpu-box:11434/v1"),
+        ("http://gpu-box", "http://gpu-box:80/v1"),
+        ("https://ollama.example.com/", "https://ollama.example.com:443/v1"),
+        ("0.0.0.0", "http://127.0.0.1:11434/v1"),
+        ('"0.0.0.0:8080"', "http://127.0.0.1:8080/v1"),
+        ("[::1]:11434", "http://[::1]:11434/v1"),
+        ("http://box:1/v1", "http://box:1/v1"),
+    ):
+        assert route("ollama:llama3.2", OLLAMA_HOST=host).base_url == url, (
+            host
+        )  # (as ollama reads it)
+    for value, own in (
+        ("claude-haiku-4-5", "ANTHROPIC_BASE_URL"),
+        ("openai:gpt-4o-mini", "OPENAI_BASE_URL"),
+        ("ollama:llama3.2", "OLLAMA_HOST"),
+    ):
         others = {k: v for k, v in everything.items() if k != own}
         assert "127.0.0.1" not in route(value, **others).base_url, value
 
@@ -457,9 +642,14 @@ def test_each_model_route_follows_its_providers_own_endpoint_variable():
 def test_model_off_never_contacts_a_model_and_stores_the_deterministic_memories(home, cli, value):
     cli("memory", "consent", "yes")
     secret = fresh_secrets()
-    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))) as server:
-        env = {"LESSONLOOP_AUTOMEM_MODEL": value, "LESSONLOOP_BASE_URL": server.base_url + "/v1",
-               "OPENAI_API_KEY": "sk-proj-" + secrets.token_hex(20)}
+    with FakeServer(
+        lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))
+    ) as server:
+        env = {
+            "LESSONLOOP_AUTOMEM_MODEL": value,
+            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+            "OPENAI_API_KEY": "sk-proj-" + secrets.token_hex(20),
+        }
         output = Session(home, f"off-{value or 'empty'}", secret, env).play()
         assert server.received == [], "no request of any kind reached the endpoint"
     stored = memories(home)
@@ -487,8 +677,14 @@ def test_model_off_in_process_never_builds_a_provider(home, cli, monkeypatch):
     with FakeServer() as server:
         for kind in ("anthropic", "openai", "ollama"):
             monkeypatch.setitem(config.DEFAULT_BASE_URLS, kind, server.base_url + "/v1")
-        result = memorize.memorize(session.id, home, environ={
-            "LESSONLOOP_AUTOMEM_MODEL": "off", "LESSONLOOP_BASE_URL": server.base_url + "/v1"})
+        result = memorize.memorize(
+            session.id,
+            home,
+            environ={
+                "LESSONLOOP_AUTOMEM_MODEL": "off",
+                "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+            },
+        )
         assert server.received == []
     assert result.model is None and result.skipped is None
     assert "Use vitest instead of jest" in result.stored
@@ -502,8 +698,11 @@ def test_the_session_end_hook_reaches_the_gateway_anthropic_base_url_names(home,
     secret = fresh_secrets()
     reply = lambda received: Reply(body=anthropic_message(tool_input=MEMORY_ANSWER))  # noqa: E731
     with FakeServer(reply) as server:
-        env = {"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5", "ANTHROPIC_BASE_URL": server.base_url,
-               **IN_HOOK}
+        env = {
+            "LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5",
+            "ANTHROPIC_BASE_URL": server.base_url,
+            **IN_HOOK,
+        }
         output = Session(home, "gateway", secret, env).play()
         calls = posts(server)
     assert len(calls) == 1 and calls[0].path == "/v1/messages"
@@ -513,10 +712,16 @@ def test_the_session_end_hook_reaches_the_gateway_anthropic_base_url_names(home,
     assert REWORDED in output["systemMessage"]
 
 
-@pytest.mark.parametrize("value, model", [("anthropic:claude-test-model", "claude-test-model"),
-                                          ("claude-haiku-4-5", "claude-haiku-4-5")])
+@pytest.mark.parametrize(
+    "value, model",
+    [
+        ("anthropic:claude-test-model", "claude-test-model"),
+        ("claude-haiku-4-5", "claude-haiku-4-5"),
+    ],
+)
 def test_an_anthropic_route_is_asked_only_with_consent_and_never_sees_a_secret(
-        home, cli, monkeypatch, value, model):
+    home, cli, monkeypatch, value, model
+):
     from lessonloop import config
     from lessonloop.memory import memorize
 
@@ -529,8 +734,10 @@ def test_an_anthropic_route_is_asked_only_with_consent_and_never_sees_a_secret(
     with FakeServer(reply) as server, FakeServer() as openai_server:
         # the route's endpoint is config.DEFAULT_BASE_URLS["anthropic"]: point it here
         monkeypatch.setitem(config.DEFAULT_BASE_URLS, "anthropic", server.base_url)
-        environ = {"LESSONLOOP_AUTOMEM_MODEL": value,
-                   "LESSONLOOP_BASE_URL": openai_server.base_url + "/v1"}
+        environ = {
+            "LESSONLOOP_AUTOMEM_MODEL": value,
+            "LESSONLOOP_BASE_URL": openai_server.base_url + "/v1",
+        }
         for answer in (None, "ask", "no"):
             if answer:
                 cli("memory", "consent", answer)
@@ -576,24 +783,41 @@ def test_a_model_route_never_sees_a_secret_from_the_raw_transcript(home, cli, mo
     # secrets inside the very sentences and error lines that become candidates
     session.prompt(f"From now on we deploy with the CI token {secret['github']} only.")
     for _ in range(2):
-        session.tool("Bash", {"command": "git push"},
-                     {"stdout": "", "stderr": "fatal: Authentication failed for "
-                      f"'https://deploy:{secret['password']}@git.example.com/app.git' "
-                      f"(key {secret['anthropic']})\n", "interrupted": False, "isImage": False},
-                     is_error=True)
-    session.tool("Bash", {"command": "git remote set-url origin git@git.example.com:app.git"},
-                 {"stdout": "", "stderr": "", "interrupted": False, "isImage": False})
-    session.tool("Bash", {"command": "git push"},
-                 {"stdout": "Everything up-to-date\n", "stderr": "", "interrupted": False,
-                  "isImage": False})
+        session.tool(
+            "Bash",
+            {"command": "git push"},
+            {
+                "stdout": "",
+                "stderr": "fatal: Authentication failed for "
+                f"'https://deploy:{secret['password']}@git.example.com/app.git' "
+                f"(key {secret['anthropic']})\n",
+                "interrupted": False,
+                "isImage": False,
+            },
+            is_error=True,
+        )
+    session.tool(
+        "Bash",
+        {"command": "git remote set-url origin git@git.example.com:app.git"},
+        {"stdout": "", "stderr": "", "interrupted": False, "isImage": False},
+    )
+    session.tool(
+        "Bash",
+        {"command": "git push"},
+        {"stdout": "Everything up-to-date\n", "stderr": "", "interrupted": False, "isImage": False},
+    )
     raw = session.transcript.read_text()
     assert all(value in raw for value in secret.values()), "the transcript holds them all"
     cli("memory", "consent", "yes")
     reply = lambda received: Reply(body=anthropic_message(tool_input=MEMORY_ANSWER))  # noqa: E731
     with FakeServer(reply) as server:
         monkeypatch.setitem(config.DEFAULT_BASE_URLS, "anthropic", server.base_url)
-        result = memorize.memorize(session.id, home, transcript=str(session.transcript),
-                                   environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"})
+        result = memorize.memorize(
+            session.id,
+            home,
+            transcript=str(session.transcript),
+            environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"},
+        )
         [call] = posts(server)
     assert result.model == "used", result.model
     assert "Use vitest instead of jest" in call.text
@@ -607,11 +831,15 @@ def test_what_a_model_may_see_is_redacted_and_capped_whatever_the_candidates_hol
     from lessonloop.memory import memorize
 
     secret = fresh_secrets()
-    leaky = memorize.Candidate(kind="decision", summary=f"Deploy with {secret['github']}",
-                               content=f"aws_secret_access_key = {secret['aws']}",
-                               why=f"password={secret['password']}")
-    wordy = memorize.Candidate(kind="observation", summary="x" * 300,
-                               content=f"token {secret['github']} " + "y" * 5000)
+    leaky = memorize.Candidate(
+        kind="decision",
+        summary=f"Deploy with {secret['github']}",
+        content=f"aws_secret_access_key = {secret['aws']}",
+        why=f"password={secret['password']}",
+    )
+    wordy = memorize.Candidate(
+        kind="observation", summary="x" * 300, content=f"token {secret['github']} " + "y" * 5000
+    )
     extracts = memorize._extracts([leaky] * 5 + [wordy] * 35)
     assert len(extracts) <= memorize.EXTRACT_CHARS
     assert "[REDACTED:" in extracts and "Deploy with" in extracts
@@ -629,11 +857,14 @@ def test_an_anthropic_route_without_its_sdk_falls_back_with_an_install_hint(home
     monkeypatch.setitem(system.modules, "anthropic", None)  # import fails as if not installed
     with FakeServer() as server:
         monkeypatch.setitem(config.DEFAULT_BASE_URLS, "anthropic", server.base_url)
-        result = memorize.memorize(session.id, home,
-                                   environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"})
+        result = memorize.memorize(
+            session.id, home, environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"}
+        )
         assert server.received == []
-    assert result.model.startswith("not used: UsageError") and \
-        "pip install 'lessonloop[anthropic]'" in result.model, result.model
+    assert (
+        result.model.startswith("not used: UsageError")
+        and "pip install 'lessonloop[anthropic]'" in result.model
+    ), result.model
     assert "Use vitest instead of jest" in result.stored
     assert ("decision", "Use vitest instead of jest") in memories(home)
 
@@ -647,20 +878,30 @@ def test_an_anthropic_route_without_a_key_falls_back_before_connecting(home, cli
     cli("memory", "consent", "yes")
     clients = []
     monkeypatch.setattr(anthropic, "Anthropic", lambda *a, **k: clients.append(k))
-    result = memorize.memorize(session.id, home,
-                               environ={"LESSONLOOP_AUTOMEM_MODEL": "anthropic:claude-haiku-4-5"})
+    result = memorize.memorize(
+        session.id, home, environ={"LESSONLOOP_AUTOMEM_MODEL": "anthropic:claude-haiku-4-5"}
+    )
     assert clients == [], "no client for https://api.anthropic.com without a key"
-    assert result.model.startswith("not used: ProviderError") and "ANTHROPIC_API_KEY" in result.model
+    assert (
+        result.model.startswith("not used: ProviderError") and "ANTHROPIC_API_KEY" in result.model
+    )
     assert "Use vitest instead of jest" in result.stored
 
 
-@pytest.mark.parametrize("reply", [
-    Reply(body=anthropic_message("no JSON here, sorry")),
-    Reply(body=anthropic_message(tool_input={"memories": [{"type": "rumour", "summary": "x"}]})),
-    anthropic_error(529, "overloaded"),
-], ids=["prose", "off-schema", "overloaded"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(body=anthropic_message("no JSON here, sorry")),
+        Reply(
+            body=anthropic_message(tool_input={"memories": [{"type": "rumour", "summary": "x"}]})
+        ),
+        anthropic_error(529, "overloaded"),
+    ],
+    ids=["prose", "off-schema", "overloaded"],
+)
 def test_a_broken_anthropic_answer_falls_back_to_the_deterministic_memories(
-        home, cli, monkeypatch, reply):
+    home, cli, monkeypatch, reply
+):
     from lessonloop import config
     from lessonloop.memory import memorize
 
@@ -668,8 +909,9 @@ def test_a_broken_anthropic_answer_falls_back_to_the_deterministic_memories(
     cli("memory", "consent", "yes")
     with FakeServer(lambda received: reply) as server:
         monkeypatch.setitem(config.DEFAULT_BASE_URLS, "anthropic", server.base_url)
-        result = memorize.memorize(session.id, home,
-                                   environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"})
+        result = memorize.memorize(
+            session.id, home, environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"}
+        )
         assert posts(server), "the model was asked"
     assert result.model.startswith("not used"), result.model
     stored = memories(home)
@@ -690,8 +932,10 @@ def test_an_ollama_route_goes_to_the_local_ollama_endpoint_without_any_key(home,
     with FakeServer(reply) as ollama, FakeServer(reply) as openai_server:
         # the route's endpoint is config.DEFAULT_BASE_URLS["ollama"] (localhost:11434/v1)
         monkeypatch.setitem(config.DEFAULT_BASE_URLS, "ollama", ollama.base_url + "/v1")
-        environ = {"LESSONLOOP_AUTOMEM_MODEL": "ollama:llama3.2",
-                   "LESSONLOOP_BASE_URL": openai_server.base_url + "/v1"}
+        environ = {
+            "LESSONLOOP_AUTOMEM_MODEL": "ollama:llama3.2",
+            "LESSONLOOP_BASE_URL": openai_server.base_url + "/v1",
+        }
         cli("memory", "consent", "no")
         refused = memorize.memorize(session.id, home, environ=environ)
         assert refused.skipped == "consent is no" and ollama.received == []
@@ -712,11 +956,14 @@ def test_an_ollama_route_goes_to_the_local_ollama_endpoint_without_any_key(home,
 # -------------------------------------------------------------------------------------------
 # the memorize command's one line
 
+
 def test_the_one_line_names_each_lesson_whole_and_counts_the_rest():
     from lessonloop.memory.memorize import MESSAGE_SHOWN, Result
 
-    lessons = [f"When `make` fails with `error {i}`, run `export PATH=$PATH:$(go env GOPATH)/bin` "
-               "first" for i in range(MESSAGE_SHOWN + 2)]
+    lessons = [
+        f"When `make` fails with `error {i}`, run `export PATH=$PATH:$(go env GOPATH)/bin` first"
+        for i in range(MESSAGE_SHOWN + 2)
+    ]
     assert Result(stored=lessons[:1]).message == f"Stored 1 new memory: {lessons[0]}"
     message = Result(stored=lessons).message
     assert message.startswith(f"Stored {len(lessons)} new memories: {lessons[0]}, {lessons[1]}")
@@ -738,7 +985,7 @@ def test_the_memorize_command_prints_what_it_stored_and_nothing_the_second_time(
     assert int(match.group(1)) == len(stored)
     names = match.group(2)
     for summary in stored[:6]:
-        assert summary in names, (summary, names)   # (whole: a cut lesson hides its fix)
+        assert summary in names, (summary, names)  # (whole: a cut lesson hides its fix)
     assert names.count(", ") >= min(len(stored), 6) - 1
 
     again = cli("memorize", "--session-id", session.id)
@@ -780,11 +1027,18 @@ def test_memorize_reads_its_model_settings_from_the_environment_it_is_given(home
 
     session = captured_session(home, "own-environ", fresh_secrets())
     cli("memory", "consent", "yes")
-    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))) \
-            as server:
-        result = memorize.memorize(session.id, home, environ={
-            "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
-            "LESSONLOOP_BASE_URL": server.base_url + "/v1", "OPENAI_API_KEY": "sk-given-only"})
+    with FakeServer(
+        lambda received: Reply(body=openai_completion(json.dumps(MEMORY_ANSWER)))
+    ) as server:
+        result = memorize.memorize(
+            session.id,
+            home,
+            environ={
+                "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+                "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+                "OPENAI_API_KEY": "sk-given-only",
+            },
+        )
         [post] = [r for r in server.received if r.method == "POST"]
     assert result.model == "used", result.model
-    assert post.headers.get("authorization") == "Bearer sk-given-only"   # not os.environ's
+    assert post.headers.get("authorization") == "Bearer sk-given-only"  # not os.environ's

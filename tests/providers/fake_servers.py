@@ -32,9 +32,10 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -137,7 +138,9 @@ def anthropic_message(
     """A valid Anthropic Messages API response body (a tool_use reply when ``tool_input`` is given)."""
     n = next(_ids)
     if tool_input is not None:
-        content = [{"type": "tool_use", "id": f"toolu_test{n:06d}", "name": "respond", "input": tool_input}]
+        content = [
+            {"type": "tool_use", "id": f"toolu_test{n:06d}", "name": "respond", "input": tool_input}
+        ]
         stop_reason = "tool_use"
     else:
         content = [{"type": "text", "text": text}]
@@ -170,7 +173,9 @@ _ANTHROPIC_ERROR_TYPES = {
 
 def anthropic_error(status: int, message: str, *, headers: dict[str, str] | None = None) -> Reply:
     """An error reply in the Anthropic format: {"type": "error", "error": {"type", "message"}}."""
-    kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error" if status >= 500 else "invalid_request_error")
+    kind = _ANTHROPIC_ERROR_TYPES.get(
+        status, "api_error" if status >= 500 else "invalid_request_error"
+    )
     body = {"type": "error", "error": {"type": kind, "message": message}}
     return Reply(status=status, body=body, headers=dict(headers or {}))
 
@@ -217,7 +222,9 @@ _OPENAI_ERROR_KINDS = {
 
 def openai_error(status: int, message: str, *, headers: dict[str, str] | None = None) -> Reply:
     """An error reply in the OpenAI format: {"error": {"message", "type", "param", "code"}}."""
-    kind, code = _OPENAI_ERROR_KINDS.get(status, ("server_error" if status >= 500 else "invalid_request_error", None))
+    kind, code = _OPENAI_ERROR_KINDS.get(
+        status, ("server_error" if status >= 500 else "invalid_request_error", None)
+    )
     body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
     return Reply(status=status, body=body, headers=dict(headers or {}))
 
@@ -226,7 +233,10 @@ def _not_found(method: str, path: str) -> Reply:
     # Shaped so that both SDKs find a message: Anthropic reads error.type/message,
     # OpenAI reads error.message/type/code.
     message = f"fake server: no route for {method} {path}"
-    return Reply(404, {"type": "error", "error": {"type": "not_found_error", "message": message, "code": None}})
+    return Reply(
+        404,
+        {"type": "error", "error": {"type": "not_found_error", "message": message, "code": None}},
+    )
 
 
 def _openai_models() -> dict:
@@ -451,7 +461,9 @@ class FakeServer:
         if path in MODEL_LISTS:
             return Reply(body=_anthropic_models() if anthropic_style else _openai_models())
         model_id = path.rsplit("/", 1)[1]
-        return Reply(body=_anthropic_model(model_id) if anthropic_style else _openai_model(model_id))
+        return Reply(
+            body=_anthropic_model(model_id) if anthropic_style else _openai_model(model_id)
+        )
 
     def _track(self, conn: socket.socket) -> None:
         with self._lock:

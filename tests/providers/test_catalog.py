@@ -12,10 +12,14 @@ from lessonloop.providers import catalog
 from lessonloop.providers.registry import build
 
 ACME = catalog.ProviderSpec(
-    "acme", "lessonloop.providers.openai:OpenAIProvider", wire="openai",
-    default_base_url="http://127.0.0.1:9/v1",           # nothing listens there
-    key_variable="ACME_API_KEY", endpoint_variable="ACME_BASE_URL",
-    context_setting="acme's --window")
+    "acme",
+    "lessonloop.providers.openai:OpenAIProvider",
+    wire="openai",
+    default_base_url="http://127.0.0.1:9/v1",  # nothing listens there
+    key_variable="ACME_API_KEY",
+    endpoint_variable="ACME_BASE_URL",
+    context_setting="acme's --window",
+)
 
 
 @pytest.fixture
@@ -30,8 +34,13 @@ def test_a_registered_provider_is_routed_with_its_url_key_and_endpoint_variable(
     route = settings.route("coach")
     assert route == config.Route("acme", "big", "http://127.0.0.1:9/v1")
     assert settings.api_key(route) == ("k1", "ACME_API_KEY")
-    moved = config.load(environ={"LESSONLOOP_PROVIDER": "acme", "LESSONLOOP_MODEL": "m",
-                                 "ACME_BASE_URL": "http://127.0.0.1:7/v1/"})
+    moved = config.load(
+        environ={
+            "LESSONLOOP_PROVIDER": "acme",
+            "LESSONLOOP_MODEL": "m",
+            "ACME_BASE_URL": "http://127.0.0.1:7/v1/",
+        }
+    )
     assert moved.route("judge").base_url == "http://127.0.0.1:7/v1"
     provider = build(route, settings)
     assert provider.name == "acme" and provider.api_key == "k1"
@@ -57,21 +66,35 @@ def test_run_help_lists_every_registered_provider(acme):
     from lessonloop.cli import run
 
     app = typer.Typer()
-    run.register(app)           # (the help is written when the command is defined)
+    run.register(app)  # (the help is written when the command is defined)
     command = get_command(app).commands["run"]
     [option] = [p for p in command.params if p.name == "provider"]
-    assert option.help.startswith("local (default), scripted:FILE, anthropic, openai, ollama, "
-                                  "vllm, llamacpp, lmstudio or acme; every role")
+    assert option.help.startswith(
+        "local (default), scripted:FILE, anthropic, openai, ollama, "
+        "vllm, llamacpp, lmstudio or acme; every role"
+    )
 
 
 def test_the_built_in_registrations_are_what_settings_and_help_have_always_said():
-    assert config.PROVIDERS == ("local", "scripted", "anthropic", "openai", "ollama", "vllm",
-                                "llamacpp", "lmstudio")
+    assert config.PROVIDERS == (
+        "local",
+        "scripted",
+        "anthropic",
+        "openai",
+        "ollama",
+        "vllm",
+        "llamacpp",
+        "lmstudio",
+    )
     assert config.REMOTE == ("anthropic", "openai", "ollama", "vllm", "llamacpp", "lmstudio")
     assert config.KEY_VARIABLES == {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-    assert config.ENDPOINT_VARIABLES == {"anthropic": "ANTHROPIC_BASE_URL",
-                                         "openai": "OPENAI_BASE_URL", "ollama": "OLLAMA_HOST"}
-    assert catalog.help_text() == ("local (default), scripted:FILE, anthropic, openai, ollama, "
-                                   "vllm, llamacpp or lmstudio")
+    assert config.ENDPOINT_VARIABLES == {
+        "anthropic": "ANTHROPIC_BASE_URL",
+        "openai": "OPENAI_BASE_URL",
+        "ollama": "OLLAMA_HOST",
+    }
+    assert catalog.help_text() == (
+        "local (default), scripted:FILE, anthropic, openai, ollama, vllm, llamacpp or lmstudio"
+    )
     with pytest.raises(ValueError, match="already registered"):
         catalog.register(catalog.ProviderSpec("local", "lessonloop.providers.local:provider_for"))

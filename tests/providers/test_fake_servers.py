@@ -252,7 +252,9 @@ def test_malformed_json_body_raises_json_decode_error_not_api_error(server, clau
 
 def test_non_json_content_type_comes_back_as_a_plain_string(server, claude, gpt):
     html = {"Content-Type": "text/html"}
-    server.queue(Reply(body="<html>oops</html>", headers=html), Reply(body="<html>oops</html>", headers=html))
+    server.queue(
+        Reply(body="<html>oops</html>", headers=html), Reply(body="<html>oops</html>", headers=html)
+    )
 
     assert ask_claude(claude) == "<html>oops</html>"
     assert ask_gpt(gpt) == "<html>oops</html>"
@@ -310,7 +312,9 @@ def test_queue_is_fifo_then_responder():
 
     with FakeServer(responder) as fake:
         with anthropic.Anthropic(base_url=fake.base_url, api_key=KEY, max_retries=0) as client:
-            fake.queue(Reply(body=anthropic_message("first")), Reply(body=anthropic_message("second")))
+            fake.queue(
+                Reply(body=anthropic_message("first")), Reply(body=anthropic_message("second"))
+            )
             texts = [ask_claude(client).content[0].text for _ in range(3)]
 
     assert texts == ["first", "second", "echo:hello there"]
@@ -375,7 +379,9 @@ def test_exit_is_prompt_with_idle_keepalive_and_pending_delay():
     client = anthropic.Anthropic(base_url=fake.base_url, api_key=KEY, max_retries=0)
     ask_claude(client)  # leaves a pooled keep-alive connection open
     fake.queue(Reply(body=anthropic_message(), delay=30))
-    caller = threading.Thread(target=lambda: pytest.raises(Exception, ask_claude, client), daemon=True)
+    caller = threading.Thread(
+        target=lambda: pytest.raises(Exception, ask_claude, client), daemon=True
+    )
     caller.start()
     while len(fake.received) < 2:
         time.sleep(0.01)

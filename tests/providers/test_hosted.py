@@ -16,16 +16,30 @@ from lessonloop.errors import EndpointUnavailable, ProviderError, UsageError
 from lessonloop.providers.base import Request
 from lessonloop.providers.registry import build
 
-from .fake_servers import (FakeServer, Reply, anthropic_error, anthropic_message,
-                           openai_completion, openai_error)
+from .fake_servers import (
+    FakeServer,
+    Reply,
+    anthropic_error,
+    anthropic_message,
+    openai_completion,
+    openai_error,
+)
 
-SCHEMA = {"type": "object", "properties": {"answer": {"type": "integer"}},
-          "required": ["answer"], "additionalProperties": False}
+SCHEMA = {
+    "type": "object",
+    "properties": {"answer": {"type": "integer"}},
+    "required": ["answer"],
+    "additionalProperties": False,
+}
 KINDS = ("anthropic", "openai")
 
 
 def success(kind: str, text: str = "ok", **usage) -> Reply:
-    body = anthropic_message(text, **usage) if kind == "anthropic" else openai_completion(text, **usage)
+    body = (
+        anthropic_message(text, **usage)
+        if kind == "anthropic"
+        else openai_completion(text, **usage)
+    )
     return Reply(body=body)
 
 
@@ -36,16 +50,27 @@ def error(kind: str, status: int, message: str = "nope", **options) -> Reply:
 def provider_for(kind: str, server: FakeServer, **environment):
     """A provider routed to ``server`` the way a user would route it: by environment."""
     base_url = server.base_url + ("/v1" if kind == "openai" else "")
-    env = {"LESSONLOOP_PROVIDER": kind, "LESSONLOOP_MODEL": f"{kind}-test-model",
-           "LESSONLOOP_BASE_URL": base_url, "LESSONLOOP_API_KEY": "sk-test-key-123",
-           "LESSONLOOP_MAX_RETRIES": "3", **environment}
+    env = {
+        "LESSONLOOP_PROVIDER": kind,
+        "LESSONLOOP_MODEL": f"{kind}-test-model",
+        "LESSONLOOP_BASE_URL": base_url,
+        "LESSONLOOP_API_KEY": "sk-test-key-123",
+        "LESSONLOOP_MAX_RETRIES": "3",
+        **environment,
+    }
     settings = config.load(environ=env)
     return build(settings.route("competitor"), settings)
 
 
 def ask(provider, text: str = "hello", **options):
-    return provider.complete(Request(role="competitor", system="be brief",
-                                     messages=[{"role": "user", "content": text}], **options))
+    return provider.complete(
+        Request(
+            role="competitor",
+            system="be brief",
+            messages=[{"role": "user", "content": text}],
+            **options,
+        )
+    )
 
 
 @pytest.fixture
@@ -60,9 +85,17 @@ def completions(server: FakeServer) -> list:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_call_returns_text_usage_model_and_sends_the_key(kind, server):
-    server.queue(success(kind, "pong", **({"input_tokens": 12, "output_tokens": 3}
-                                          if kind == "anthropic" else
-                                          {"prompt_tokens": 12, "completion_tokens": 3})))
+    server.queue(
+        success(
+            kind,
+            "pong",
+            **(
+                {"input_tokens": 12, "output_tokens": 3}
+                if kind == "anthropic"
+                else {"prompt_tokens": 12, "completion_tokens": 3}
+            ),
+        )
+    )
     completion = ask(provider_for(kind, server), "ping")
     assert completion.text == "pong"
     assert (completion.input_tokens, completion.output_tokens) == (12, 3)
@@ -105,23 +138,30 @@ def test_openai_json_schema_output_uses_response_format(server):
 
 def test_an_endpoint_without_response_format_gets_the_schema_in_words(server):
     """json_schema, then json_object, then words; what the endpoint accepted is remembered."""
-    server.queue(error("openai", 400, "response_format json_schema is not supported"),
-                 error("openai", 400, "response_format json_object is not supported"),
-                 success("openai", 'Sure! {"answer": 3}'), success("openai", '{"answer": 4}'))
+    server.queue(
+        error("openai", 400, "response_format json_schema is not supported"),
+        error("openai", 400, "response_format json_object is not supported"),
+        success("openai", 'Sure! {"answer": 3}'),
+        success("openai", '{"answer": 4}'),
+    )
     completion = ask(provider_for("openai", server), json_schema=SCHEMA)
     assert completion.parsed == {"answer": 3} and completion.calls == 1
     bodies = [r.body for r in completions(server)]
     assert bodies[0]["response_format"]["type"] == "json_schema"
     assert bodies[1]["response_format"] == {"type": "json_object"}
     assert "JSON Schema" in bodies[1]["messages"][0]["content"]
-    assert "response_format" not in bodies[2] and "JSON Schema" in bodies[2]["messages"][0]["content"]
+    assert (
+        "response_format" not in bodies[2] and "JSON Schema" in bodies[2]["messages"][0]["content"]
+    )
     assert ask(provider_for("openai", server), json_schema=SCHEMA).parsed == {"answer": 4}
     assert "response_format" not in completions(server)[3].body, "a new client asks as learned"
 
 
 def test_a_configured_structured_output_mode_is_used_and_never_stepped_down(server):
-    server.queue(success("openai", '{"answer": 3}'),
-                 error("openai", 400, "response_format json_object is not supported"))
+    server.queue(
+        success("openai", '{"answer": 3}'),
+        error("openai", 400, "response_format json_object is not supported"),
+    )
     provider = provider_for("openai", server, LESSONLOOP_STRUCTURED_OUTPUT="json_object")
     assert ask(provider, json_schema=SCHEMA).parsed == {"answer": 3}
     assert completions(server)[0].body["response_format"] == {"type": "json_object"}
@@ -132,10 +172,16 @@ def test_a_configured_structured_output_mode_is_used_and_never_stepped_down(serv
 def test_arguments_a_model_refuses_are_adapted_once_and_remembered(server):
     """Reasoning models take max_completion_tokens and no temperature; some servers no seed."""
     server.queue(
-        error("openai", 400, "Unsupported parameter: 'max_tokens' is not supported with this "
-                             "model. Use 'max_completion_tokens' instead."),
+        error(
+            "openai",
+            400,
+            "Unsupported parameter: 'max_tokens' is not supported with this "
+            "model. Use 'max_completion_tokens' instead.",
+        ),
         error("openai", 400, "Unsupported value: 'temperature' does not support 0.7"),
-        success("openai", "first"), success("openai", "second"))
+        success("openai", "first"),
+        success("openai", "second"),
+    )
     provider = provider_for("openai", server)
     assert ask(provider, seed=3).text == "first"
     assert ask(provider, seed=3).text == "second"
@@ -148,10 +194,16 @@ def test_arguments_a_model_refuses_are_adapted_once_and_remembered(server):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_an_answer_off_the_schema_gets_one_repair_round_then_a_clear_error(kind, server):
-    wrong = (Reply(body=anthropic_message(tool_input={"answer": "many"})) if kind == "anthropic"
-             else success(kind, '{"answer": "many"}'))
-    right = (Reply(body=anthropic_message(tool_input={"answer": 5})) if kind == "anthropic"
-             else success(kind, '{"answer": 5}'))
+    wrong = (
+        Reply(body=anthropic_message(tool_input={"answer": "many"}))
+        if kind == "anthropic"
+        else success(kind, '{"answer": "many"}')
+    )
+    right = (
+        Reply(body=anthropic_message(tool_input={"answer": 5}))
+        if kind == "anthropic"
+        else success(kind, '{"answer": 5}')
+    )
     provider = provider_for(kind, server)
     server.queue(wrong, right)
     completion = ask(provider, json_schema=SCHEMA)
@@ -182,7 +234,9 @@ def test_a_server_error_is_retried_with_backoff(kind, server):
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_wrong_key_fails_at_once_with_a_clear_error_and_no_retry(kind, server):
     server.queue(error(kind, 401, "invalid x-api-key"))
-    with pytest.raises(ProviderError, match=r"rejected the API key \(401\): check LESSONLOOP_API_KEY"):
+    with pytest.raises(
+        ProviderError, match=r"rejected the API key \(401\): check LESSONLOOP_API_KEY"
+    ):
         ask(provider_for(kind, server))
     assert len(completions(server)) == 1
 
@@ -197,8 +251,10 @@ def test_an_unknown_model_is_not_retried(kind, server):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_timeout_is_retried_then_reported(kind, server):
-    server.queue(Reply(body=anthropic_message() if kind == "anthropic" else openai_completion(),
-                       delay=2.0), Reply(body={}, delay=2.0))
+    server.queue(
+        Reply(body=anthropic_message() if kind == "anthropic" else openai_completion(), delay=2.0),
+        Reply(body={}, delay=2.0),
+    )
     provider = provider_for(kind, server, LESSONLOOP_TIMEOUT="0.3", LESSONLOOP_MAX_RETRIES="1")
     started = time.monotonic()
     with pytest.raises(ProviderError, match="timed out.*tried 2 times"):
@@ -238,8 +294,9 @@ def test_a_loopback_server_that_restarts_is_waited_for(kind):
     server is back, within LESSONLOOP_CONNECT_WAIT."""
     down = _DownServer(up_after=1.5)
     try:
-        provider = provider_for(kind, down, LESSONLOOP_MAX_RETRIES="0",
-                                LESSONLOOP_CONNECT_WAIT="20")
+        provider = provider_for(
+            kind, down, LESSONLOOP_MAX_RETRIES="0", LESSONLOOP_CONNECT_WAIT="20"
+        )
         started = time.monotonic()
         completion = ask(provider)
         assert completion.text and completion.calls == 1 and completion.retries >= 1
@@ -261,11 +318,15 @@ def test_a_loopback_server_that_stays_down_stops_the_call_after_the_wait():
 
 
 @pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("reply", [
-    Reply(body="<html>not json</html>", headers={"content-type": "application/json"}),
-    Reply(body="<html>a proxy page</html>", headers={"content-type": "text/html"}),
-    Reply(body={"unexpected": 1}),
-], ids=["not-json", "html", "wrong-shape"])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(body="<html>not json</html>", headers={"content-type": "application/json"}),
+        Reply(body="<html>a proxy page</html>", headers={"content-type": "text/html"}),
+        Reply(body={"unexpected": 1}),
+    ],
+    ids=["not-json", "html", "wrong-shape"],
+)
 def test_a_malformed_body_is_a_clear_error(kind, reply, server):
     server.queue(reply)
     with pytest.raises(ProviderError, match="malformed"):
@@ -278,13 +339,19 @@ def test_offline_mode_refuses_a_remote_endpoint_before_connecting(monkeypatch):
 
     monkeypatch.setattr(socket, "create_connection", no_connections)
     monkeypatch.setattr(socket.socket, "connect", no_connections)
-    env = {"LESSONLOOP_OFFLINE": "1", "LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_MODEL": "m",
-           "LESSONLOOP_BASE_URL": "https://models.example.com/v1", "LESSONLOOP_API_KEY": "k"}
+    env = {
+        "LESSONLOOP_OFFLINE": "1",
+        "LESSONLOOP_PROVIDER": "openai",
+        "LESSONLOOP_MODEL": "m",
+        "LESSONLOOP_BASE_URL": "https://models.example.com/v1",
+        "LESSONLOOP_API_KEY": "k",
+    }
     settings = config.load(environ=env)
     with pytest.raises(UsageError, match="offline mode .* refuses https://models.example.com/v1"):
         build(settings.route("coach"), settings)
-    anthropic = config.load(environ={**env, "LESSONLOOP_PROVIDER": "anthropic",
-                                     "LESSONLOOP_BASE_URL": ""})
+    anthropic = config.load(
+        environ={**env, "LESSONLOOP_PROVIDER": "anthropic", "LESSONLOOP_BASE_URL": ""}
+    )
     with pytest.raises(UsageError, match="refuses https://api.anthropic.com"):
         build(anthropic.route("coach"), anthropic)
 
@@ -302,8 +369,9 @@ def test_a_missing_sdk_gives_a_one_line_install_hint(monkeypatch, server):
 
 
 def test_a_remote_endpoint_without_a_key_says_which_variable_to_set():
-    settings = config.load(environ={"LESSONLOOP_PROVIDER": "anthropic",
-                                    "LESSONLOOP_MODEL": "claude-haiku-4-5"})
+    settings = config.load(
+        environ={"LESSONLOOP_PROVIDER": "anthropic", "LESSONLOOP_MODEL": "claude-haiku-4-5"}
+    )
     with pytest.raises(ProviderError, match="set LESSONLOOP_API_KEY or ANTHROPIC_API_KEY"):
         build(settings.route("coach"), settings)
 
@@ -319,8 +387,11 @@ def test_errors_from_the_server_never_echo_a_key(server):
 def test_a_key_echoed_by_the_server_is_cut_from_the_error(kind, server):
     server.queue(error(kind, 500, "upstream said: bad key hunter2-local-secret"))
     with pytest.raises(ProviderError) as caught:
-        ask(provider_for(kind, server, LESSONLOOP_API_KEY="hunter2-local-secret",
-                         LESSONLOOP_MAX_RETRIES="0"))
+        ask(
+            provider_for(
+                kind, server, LESSONLOOP_API_KEY="hunter2-local-secret", LESSONLOOP_MAX_RETRIES="0"
+            )
+        )
     assert "hunter2" not in str(caught.value) and "[REDACTED:api-key]" in str(caught.value)
 
 
@@ -334,44 +405,73 @@ def test_offline_mode_ignores_proxy_settings_that_would_leave_the_machine(server
 
 
 def test_the_price_of_a_dated_snapshot_is_its_models(server):
-    server.queue(Reply(body=openai_completion(model="gpt-4o-mini-2024-07-18", prompt_tokens=1000,
-                                              completion_tokens=1000)))
+    server.queue(
+        Reply(
+            body=openai_completion(
+                model="gpt-4o-mini-2024-07-18", prompt_tokens=1000, completion_tokens=1000
+            )
+        )
+    )
     completion = ask(provider_for("openai", server, LESSONLOOP_MODEL="gpt-4o-mini"))
     assert completion.cost == pytest.approx((1000 * 0.15 + 1000 * 0.6) / 1e6)
 
 
 def test_routes_follow_the_documented_precedence():
-    env = {"LESSONLOOP_COACH_PROVIDER": "openai", "LESSONLOOP_MODEL": "m-global",
-           "LESSONLOOP_BASE_URL": "http://127.0.0.1:1234/v1"}
+    env = {
+        "LESSONLOOP_COACH_PROVIDER": "openai",
+        "LESSONLOOP_MODEL": "m-global",
+        "LESSONLOOP_BASE_URL": "http://127.0.0.1:1234/v1",
+    }
     coach = config.load(environ=env).route("coach")
-    assert (coach.provider, coach.model, coach.base_url) == ("openai", "m-global",
-                                                             "http://127.0.0.1:1234/v1")
+    assert (coach.provider, coach.model, coach.base_url) == (
+        "openai",
+        "m-global",
+        "http://127.0.0.1:1234/v1",
+    )
     mixed = config.load(environ={**env, "LESSONLOOP_PROVIDER": "ollama"})
     assert mixed.route("coach").model is None, "the global model belongs to the global provider"
     assert mixed.route("analyst").model == "m-global"
     flagged = config.load(flags={"PROVIDER": "anthropic:claude-x"}, environ=env)
     assert flagged.route("coach") == config.Route("anthropic", "claude-x", "http://127.0.0.1:1234")
-    v1 = config.load(environ={"LESSONLOOP_PROVIDER": "anthropic",
-                              "LESSONLOOP_BASE_URL": "http://127.0.0.1:9/v1/"})
+    v1 = config.load(
+        environ={
+            "LESSONLOOP_PROVIDER": "anthropic",
+            "LESSONLOOP_BASE_URL": "http://127.0.0.1:9/v1/",
+        }
+    )
     assert v1.route("judge").base_url == "http://127.0.0.1:9"
     with pytest.raises(UsageError, match="not an http"):
-        config.load(environ={"LESSONLOOP_PROVIDER": "openai",
-                             "LESSONLOOP_BASE_URL": "http://[::1/v1"}).route("judge")
+        config.load(
+            environ={"LESSONLOOP_PROVIDER": "openai", "LESSONLOOP_BASE_URL": "http://[::1/v1"}
+        ).route("judge")
 
 
 def test_without_a_base_url_setting_a_route_follows_its_providers_own_variable():
-    gateways = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:7/v1", "OPENAI_BASE_URL": "http://127.0.0.1:8/v1",
-                "OLLAMA_HOST": "127.0.0.1:9"}
-    for provider, url in (("anthropic", "http://127.0.0.1:7"), ("openai", "http://127.0.0.1:8/v1"),
-                          ("ollama", "http://127.0.0.1:9/v1"), ("vllm", "http://localhost:8000/v1")):
+    gateways = {
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:7/v1",
+        "OPENAI_BASE_URL": "http://127.0.0.1:8/v1",
+        "OLLAMA_HOST": "127.0.0.1:9",
+    }
+    for provider, url in (
+        ("anthropic", "http://127.0.0.1:7"),
+        ("openai", "http://127.0.0.1:8/v1"),
+        ("ollama", "http://127.0.0.1:9/v1"),
+        ("vllm", "http://localhost:8000/v1"),
+    ):
         settings = config.load(environ={"LESSONLOOP_PROVIDER": provider, **gateways})
         assert settings.route("competitor").base_url == url, provider
-        ours = config.load(environ={"LESSONLOOP_PROVIDER": provider, **gateways,
-                                    "LESSONLOOP_BASE_URL": "http://127.0.0.1:6/v1"})
+        ours = config.load(
+            environ={
+                "LESSONLOOP_PROVIDER": provider,
+                **gateways,
+                "LESSONLOOP_BASE_URL": "http://127.0.0.1:6/v1",
+            }
+        )
         assert "127.0.0.1:6" in ours.route("competitor").base_url, "lessonloop's own setting wins"
     with pytest.raises(UsageError, match="not an http"):
-        config.load(environ={"LESSONLOOP_PROVIDER": "anthropic",
-                             "ANTHROPIC_BASE_URL": "gateway:7"}).route("judge")
+        config.load(
+            environ={"LESSONLOOP_PROVIDER": "anthropic", "ANTHROPIC_BASE_URL": "gateway:7"}
+        ).route("judge")
 
 
 def test_timeouts_per_role_and_a_default_that_fits_the_endpoint(tmp_path):
@@ -382,7 +482,7 @@ def test_timeouts_per_role_and_a_default_that_fits_the_endpoint(tmp_path):
     settings = config.load(environ={}, root=tmp_path)
     assert settings.timeout("coach", local) == config.LOOPBACK_TIMEOUT == 600
     assert settings.timeout("coach", remote) == config.REMOTE_TIMEOUT == 60
-    (tmp_path / "config.toml").write_text('timeout = 90\n[roles.coach]\ntimeout = 300\n')
+    (tmp_path / "config.toml").write_text("timeout = 90\n[roles.coach]\ntimeout = 300\n")
     settings = config.load(environ={"LESSONLOOP_JUDGE_TIMEOUT": "45"}, root=tmp_path)
     assert settings.timeout("coach", remote) == 300
     assert settings.timeout("analyst", local) == 90
@@ -392,9 +492,14 @@ def test_timeouts_per_role_and_a_default_that_fits_the_endpoint(tmp_path):
 
 
 def test_the_presets_for_local_servers_reach_their_default_ports():
-    settings = config.load(environ={"LESSONLOOP_PROVIDER": "llamacpp", "LESSONLOOP_MODEL": "q",
-                                    "LESSONLOOP_COACH_PROVIDER": "lmstudio",
-                                    "LESSONLOOP_COACH_MODEL": "q"})
+    settings = config.load(
+        environ={
+            "LESSONLOOP_PROVIDER": "llamacpp",
+            "LESSONLOOP_MODEL": "q",
+            "LESSONLOOP_COACH_PROVIDER": "lmstudio",
+            "LESSONLOOP_COACH_MODEL": "q",
+        }
+    )
     assert settings.route("competitor").base_url == "http://127.0.0.1:8080/v1"
     assert settings.route("coach").base_url == "http://127.0.0.1:1234/v1"
     assert build(settings.route("coach"), settings).name == "lmstudio"
@@ -402,10 +507,12 @@ def test_the_presets_for_local_servers_reach_their_default_ports():
 
 def test_an_answer_whose_repair_fails_is_still_counted(server):
     """The first answer was given (and may be paid for): a repair that times out carries it."""
-    server.queue(success("openai", '{"answer": "many"}'),
-                 Reply(body=openai_completion(), delay=2.0), Reply(body={}, delay=2.0))
-    provider = provider_for("openai", server, LESSONLOOP_TIMEOUT="0.3",
-                            LESSONLOOP_MAX_RETRIES="0")
+    server.queue(
+        success("openai", '{"answer": "many"}'),
+        Reply(body=openai_completion(), delay=2.0),
+        Reply(body={}, delay=2.0),
+    )
+    provider = provider_for("openai", server, LESSONLOOP_TIMEOUT="0.3", LESSONLOOP_MAX_RETRIES="0")
     with pytest.raises(ProviderError, match="timed out") as caught:
         ask(provider, json_schema=SCHEMA)
     assert caught.value.completion is not None and caught.value.completion.calls == 1

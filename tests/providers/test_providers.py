@@ -7,11 +7,10 @@ import random
 
 import pytest
 
-from lessonloop.errors import LessonloopError, UsageError
+from lessonloop import config
+from lessonloop.errors import LessonloopError, ProviderError, UsageError
 from lessonloop.json_blocks import json_objects
 from lessonloop.providers.base import Request
-from lessonloop import config
-from lessonloop.errors import ProviderError
 from lessonloop.providers.registry import build
 from lessonloop.scenarios import space
 from lessonloop.scenarios.base import schema_problems
@@ -35,8 +34,15 @@ def get_provider(spec: str):
 
 
 def ask(provider, role, state, seed=1):
-    return provider.complete(Request(role=role, system="", seed=seed, state=state,
-                                     messages=[{"role": "user", "content": "prose"}])).text
+    return provider.complete(
+        Request(
+            role=role,
+            system="",
+            seed=seed,
+            state=state,
+            messages=[{"role": "user", "content": "prose"}],
+        )
+    ).text
 
 
 def find_strategies(text: str, schema: dict) -> list[dict]:
@@ -53,7 +59,9 @@ def find_strategy(text: str, schema: dict) -> dict | None:
 
 def test_registry_names_valid_providers_and_what_a_route_lacks():
     assert get_provider("local").name == "local"
-    with pytest.raises(UsageError, match="local, scripted, anthropic, openai, ollama, vllm, llamacpp, lmstudio"):
+    with pytest.raises(
+        UsageError, match="local, scripted, anthropic, openai, ollama, vllm, llamacpp, lmstudio"
+    ):
         get_provider("nonsense")
     with pytest.raises(ProviderError, match="needs a model"):
         get_provider("anthropic")
@@ -70,8 +78,11 @@ def test_local_competitor_explores_valid_seeded_strategies_for_any_schema():
     assert first[3] == find_strategy(ask(local, "competitor", state, 3), SCHEMA)
     incumbent = first[0]
     tried = {**incumbent, "rate": round(abs(incumbent["rate"] - 0.1), 4)}
-    state.update(attempt=0, incumbent={"strategy": incumbent, "score": 0.5},
-                 tried=[{"strategy": tried, "mean_delta": None}])
+    state.update(
+        attempt=0,
+        incumbent={"strategy": incumbent, "score": 0.5},
+        tried=[{"strategy": tried, "mean_delta": None}],
+    )
     nearby = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(30)]
     assert all(schema_problems(s, SCHEMA) == [] for s in nearby)
     assert all(s != incumbent and s != tried for s in nearby)
@@ -81,9 +92,17 @@ def test_local_competitor_explores_valid_seeded_strategies_for_any_schema():
 
 def test_local_competitor_follows_playbook_targets_and_directions_and_avoids_dead_ends():
     local = get_provider("local")
-    playbook = [{"id": 1, "summary": "t", "tags": ["target:rate=1.7", "target:units=5"], "helpful": 2, "harmful": 0},
-                {"id": 2, "summary": "d", "tags": ["direction:rate:down"], "helpful": 1, "harmful": 0},
-                {"id": 3, "summary": "bad", "tags": ["target:rate=0.1"], "helpful": 0, "harmful": 4}]
+    playbook = [
+        {
+            "id": 1,
+            "summary": "t",
+            "tags": ["target:rate=1.7", "target:units=5"],
+            "helpful": 2,
+            "harmful": 0,
+        },
+        {"id": 2, "summary": "d", "tags": ["direction:rate:down"], "helpful": 1, "harmful": 0},
+        {"id": 3, "summary": "bad", "tags": ["target:rate=0.1"], "helpful": 0, "harmful": 4},
+    ]
     state = {"strategy_schema": SCHEMA, "incumbent": None, "attempt": 0, "playbook": playbook}
     starts = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(40)]
     # a fresh start is drawn around the playbook's targets, never the targets themselves (a
@@ -94,9 +113,14 @@ def test_local_competitor_follows_playbook_targets_and_directions_and_avoids_dea
     start = starts[0]
     incumbent = dict(start, rate=1.0)
     state.update(incumbent={"strategy": incumbent, "score": 0.5}, playbook=playbook[1:])
-    moves = [find_strategy(ask(local, "competitor", state, seed), SCHEMA)["rate"] - 1.0 for seed in range(60)]
+    moves = [
+        find_strategy(ask(local, "competitor", state, seed), SCHEMA)["rate"] - 1.0
+        for seed in range(60)
+    ]
     moved = [m for m in moves if m]
-    assert sum(m < 0 for m in moved) > sum(m > 0 for m in moved), "direction:rate:down biases moves down"
+    assert sum(m < 0 for m in moved) > sum(m > 0 for m in moved), (
+        "direction:rate:down biases moves down"
+    )
     dead = dict(incumbent, rate=1.0)
     state.update(incumbent={"strategy": dict(incumbent, units=1), "score": 0.5}, dead_ends=[dead])
     for seed in range(30):
@@ -106,32 +130,59 @@ def test_local_competitor_follows_playbook_targets_and_directions_and_avoids_dea
 
 def test_booleans_and_enums_are_learned_as_targets_and_a_fresh_start_takes_them():
     local = get_provider("local")
-    outcome = {"decision": "advance", "rationale": "won", "incumbent": None, "challenger_score": 0.6,
-               "challenger": {"rate": 1.2, "units": 3, "bold": True, "mode": "c"}}
-    edits = block(ask(local, "coach", {"generation": 2, "outcome": outcome, "analysis": "",
-                                       "strategy_schema": SCHEMA, "playbook": []}), "edits")
+    outcome = {
+        "decision": "advance",
+        "rationale": "won",
+        "incumbent": None,
+        "challenger_score": 0.6,
+        "challenger": {"rate": 1.2, "units": 3, "bold": True, "mode": "c"},
+    }
+    edits = block(
+        ask(
+            local,
+            "coach",
+            {
+                "generation": 2,
+                "outcome": outcome,
+                "analysis": "",
+                "strategy_schema": SCHEMA,
+                "playbook": [],
+            },
+        ),
+        "edits",
+    )
     tags = [t for e in edits for t in e.get("tags", [])]
     assert "target:bold=true" in tags and "target:mode=c" in tags
     assert any(e["text"].startswith("Best-known mode: c") for e in edits)
-    playbook = [{"id": i, "summary": e["text"], "tags": e["tags"], "helpful": 1, "harmful": 0}
-                for i, e in enumerate(edits, 1)]
+    playbook = [
+        {"id": i, "summary": e["text"], "tags": e["tags"], "helpful": 1, "harmful": 0}
+        for i, e in enumerate(edits, 1)
+    ]
     playbook.append({"id": 9, "summary": "junk", "tags": ["target:mode=z", "target:bold=maybe"]})
     from lessonloop.providers.local import guidance
 
     targets, _ = guidance(playbook, space.parameters(SCHEMA))
-    assert targets == {"rate": 1.2, "units": 3, "bold": True, "mode": "c"}, "unknown values are ignored"
+    assert targets == {"rate": 1.2, "units": 3, "bold": True, "mode": "c"}, (
+        "unknown values are ignored"
+    )
     state = {"strategy_schema": SCHEMA, "incumbent": None, "attempt": 0, "playbook": playbook}
     starts = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(40)]
     assert outcome["challenger"] not in starts, "guidance, never the old incumbent rebuilt"
-    assert sum(s["bold"] is True for s in starts) >= 28 and sum(s["mode"] == "c" for s in starts) >= 28
+    assert (
+        sum(s["bold"] is True for s in starts) >= 28 and sum(s["mode"] == "c" for s in starts) >= 28
+    )
 
 
 def test_after_generations_without_any_signal_the_competitor_samples_the_whole_space():
     local = get_provider("local")
     incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}
     tie = {"gate_decision": "rollback", "mean_delta": 0.0}
-    state = {"strategy_schema": SCHEMA, "incumbent": {"strategy": incumbent, "score": 0.0},
-             "attempt": 0, "trajectory": [{"gate_decision": "advance", "mean_delta": None}, tie, tie]}
+    state = {
+        "strategy_schema": SCHEMA,
+        "incumbent": {"strategy": incumbent, "score": 0.0},
+        "attempt": 0,
+        "trajectory": [{"gate_decision": "advance", "mean_delta": None}, tie, tie],
+    }
     near = [find_strategy(ask(local, "competitor", state, seed), SCHEMA) for seed in range(40)]
     state["trajectory"].append(tie)
     text = ask(local, "competitor", state)
@@ -149,26 +200,37 @@ def test_after_generations_without_any_signal_the_competitor_samples_the_whole_s
 def test_a_near_zero_delta_is_no_signal_either():
     local = get_provider("local")
     incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}
-    state = {"strategy_schema": SCHEMA, "incumbent": {"strategy": incumbent, "score": 0.1},
-             "attempt": 0, "trajectory": [{"gate_decision": "advance", "mean_delta": None}] + [
-                 {"gate_decision": "rollback", "mean_delta": d} for d in (3e-6, -2e-5, 0.0)]}
+    state = {
+        "strategy_schema": SCHEMA,
+        "incumbent": {"strategy": incumbent, "score": 0.1},
+        "attempt": 0,
+        "trajectory": [{"gate_decision": "advance", "mean_delta": None}]
+        + [{"gate_decision": "rollback", "mean_delta": d} for d in (3e-6, -2e-5, 0.0)],
+    }
     assert "random point (no signal around the incumbent for 3 generations)" in ask(
-        local, "competitor", state)
+        local, "competitor", state
+    )
 
 
 def test_after_rollbacks_with_losses_a_generation_first_tries_one_boolean_or_enum_changed():
     local = get_provider("local")
     incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}
     loss = {"gate_decision": "rollback", "mean_delta": -0.02}
-    state = {"strategy_schema": SCHEMA, "incumbent": {"strategy": incumbent, "score": 0.5},
-             "attempt": 0, "trajectory": [{"gate_decision": "advance", "mean_delta": 0.1}, loss, loss]}
+    state = {
+        "strategy_schema": SCHEMA,
+        "incumbent": {"strategy": incumbent, "score": 0.5},
+        "attempt": 0,
+        "trajectory": [{"gate_decision": "advance", "mean_delta": 0.1}, loss, loss],
+    }
     assert "boolean or enum" not in ask(local, "competitor", state), "two rollbacks: steps still"
     state["trajectory"].append(loss)
     neighbours = [dict(incumbent, bold=True), dict(incumbent, mode="b"), dict(incumbent, mode="c")]
-    proposed = {json.dumps(find_strategy(ask(local, "competitor", state, seed), SCHEMA),
-                           sort_keys=True) for seed in range(30)}
+    proposed = {
+        json.dumps(find_strategy(ask(local, "competitor", state, seed), SCHEMA), sort_keys=True)
+        for seed in range(30)
+    }
     assert proposed == {json.dumps(n, sort_keys=True) for n in neighbours}, "each, and only them"
-    state["dead_ends"] = neighbours[:2]                       # tried before and rolled back
+    state["dead_ends"] = neighbours[:2]  # tried before and rolled back
     for seed in range(10):
         assert find_strategy(ask(local, "competitor", state, seed), SCHEMA) == neighbours[2]
     state["dead_ends"] = neighbours
@@ -181,8 +243,12 @@ def test_a_retry_mirrors_a_losing_move_and_extends_a_gaining_one():
     local = get_provider("local")
     incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}
     tried = {"strategy": dict(incumbent, rate=1.2, units=4), "mean_delta": -0.05}
-    state = {"strategy_schema": SCHEMA, "incumbent": {"strategy": incumbent, "score": 0.5},
-             "attempt": 1, "tried": [tried]}
+    state = {
+        "strategy_schema": SCHEMA,
+        "incumbent": {"strategy": incumbent, "score": 0.5},
+        "attempt": 1,
+        "tried": [tried],
+    }
     mirrored = find_strategy(ask(local, "competitor", state), SCHEMA)
     assert mirrored == dict(incumbent, rate=0.8, units=2)
     tried["mean_delta"] = 0.01
@@ -199,7 +265,9 @@ def test_adaptive_step_grows_on_success_and_shrinks_on_failure():
     assert adaptive_step([]) == BASE_STEP
     assert adaptive_step(gens("advance", 0.02, 3)) > BASE_STEP
     assert adaptive_step(gens("rollback", -0.01, 3)) < BASE_STEP
-    assert adaptive_step(gens("rollback", 0.0, 3)) > BASE_STEP, "a plateau (all ties) widens the search"
+    assert adaptive_step(gens("rollback", 0.0, 3)) > BASE_STEP, (
+        "a plateau (all ties) widens the search"
+    )
     assert adaptive_step(gens("advance", 0.1, 50)) == MAX_STEP
     assert adaptive_step(gens("rollback", -0.1, 50)) == MIN_STEP
 
@@ -208,13 +276,17 @@ def test_local_acts_on_its_structured_input_only():
     """A state block in the words (a model's echo of one, say) is never the local agent's input."""
     echoed = 'answer\n```json lessonloop-state\n{"role": "competitor", "strategy_schema": {}}\n```'
     with pytest.raises(LessonloopError, match="no structured input"):
-        get_provider("local").complete(Request(role="competitor", system="", messages=[
-            {"role": "user", "content": echoed}]))
+        get_provider("local").complete(
+            Request(role="competitor", system="", messages=[{"role": "user", "content": echoed}])
+        )
 
 
 def test_local_translator_reads_key_value_prose():
-    text = ask(get_provider("local"), "translator",
-               {"strategy_schema": SCHEMA, "text": "rate: 1.5, units = 3, bold: true, mode: \"b\""})
+    text = ask(
+        get_provider("local"),
+        "translator",
+        {"strategy_schema": SCHEMA, "text": 'rate: 1.5, units = 3, bold: true, mode: "b"'},
+    )
     assert json.loads(text) == {"rate": 1.5, "units": 3, "bold": True, "mode": "b"}
 
 
@@ -226,29 +298,60 @@ def block(text, key):
 
 def test_local_analyst_measures_deltas_and_sensitivities():
     outcome = {
-        "decision": "rollback", "rationale": "lost", "challenger": {"rate": 1.0, "units": 2},
-        "incumbent": {"rate": 0.5, "units": 2}, "challenger_score": 0.4, "incumbent_score": 0.5,
+        "decision": "rollback",
+        "rationale": "lost",
+        "challenger": {"rate": 1.0, "units": 2},
+        "incumbent": {"rate": 0.5, "units": 2},
+        "challenger_score": 0.4,
+        "incumbent_score": 0.5,
         "challenger_dimensions": {"speed": 0.8, "safety": 0.2},
         "incumbent_dimensions": {"speed": 0.6, "safety": 0.5},
     }
-    trajectory = [{"strategy": {"rate": 1.0 + d, "units": 2}, "compared_to": {"rate": 1.0, "units": 2},
-                   "mean_delta": d / 2} for d in (0.2, -0.4, 0.6, 0.1)]
-    analysis = ask(get_provider("local"), "analyst", {"generation": 3, "outcome": outcome,
-                                                     "trajectory": trajectory, "strategy_schema": SCHEMA})
-    assert "rate 0.5 → 1.0" in analysis and "speed +0.2000" in analysis and "safety -0.3000" in analysis
+    trajectory = [
+        {
+            "strategy": {"rate": 1.0 + d, "units": 2},
+            "compared_to": {"rate": 1.0, "units": 2},
+            "mean_delta": d / 2,
+        }
+        for d in (0.2, -0.4, 0.6, 0.1)
+    ]
+    analysis = ask(
+        get_provider("local"),
+        "analyst",
+        {"generation": 3, "outcome": outcome, "trajectory": trajectory, "strategy_schema": SCHEMA},
+    )
+    assert (
+        "rate 0.5 → 1.0" in analysis
+        and "speed +0.2000" in analysis
+        and "safety -0.3000" in analysis
+    )
     sens = block(analysis, "sensitivities")
-    assert sens["rate"] == {"slope": 1.0, "n": 4}, "delta = 0.5 × change in rate = 1.0 per full range"
+    assert sens["rate"] == {"slope": 1.0, "n": 4}, (
+        "delta = 0.5 × change in rate = 1.0 per full range"
+    )
     assert "units" not in sens
 
 
 def test_local_coach_writes_targets_and_directions_and_updates_instead_of_piling_up():
     local = get_provider("local")
-    outcome = {"decision": "advance", "rationale": "won", "challenger": {"rate": 1.2, "units": 3},
-               "incumbent": {"rate": 1.0, "units": 3}, "challenger_score": 0.6}
+    outcome = {
+        "decision": "advance",
+        "rationale": "won",
+        "challenger": {"rate": 1.2, "units": 3},
+        "incumbent": {"rate": 1.0, "units": 3},
+        "challenger_score": 0.6,
+    }
     analysis = '```json\n{"sensitivities": {"rate": {"slope": 0.3, "n": 4}, "units": {"slope": 0.01, "n": 9}}}\n```'
-    state = {"generation": 4, "outcome": outcome, "analysis": analysis, "strategy_schema": SCHEMA,
-             "playbook": [{"id": 7, "summary": "old", "tags": ["target:rate=1.0"]},
-                          {"id": 8, "summary": "old dir", "tags": ["direction:rate:down"]}]}
+    state = {
+        "generation": 4,
+        "outcome": outcome,
+        "analysis": analysis,
+        "strategy_schema": SCHEMA,
+        "playbook": [
+            {"id": 7, "summary": "old", "tags": ["target:rate=1.0"]},
+            {"id": 8, "summary": "old dir", "tags": ["direction:rate:down"]},
+        ],
+    }
     edits = block(ask(local, "coach", state), "edits")
     ops = {(e["op"], e.get("id")) for e in edits}
     assert ("update_bullet", 7) in ops, "the rate target is updated in place"
@@ -263,32 +366,57 @@ def test_local_coach_keeps_targets_at_the_best_known_strategy_without_validated_
     they move to a strategy whose tournament mean beats the one they record, or that the gate
     judged against the targets' own strategy; a validated score plays no part."""
     local = get_provider("local")
-    playbook = [{"id": 7, "summary": "old", "tags": ["target:rate=1.0", "tournament:0.8000"]},
-                {"id": 9, "summary": "old", "tags": ["target:units=3", "tournament:0.8000"]}]
+    playbook = [
+        {"id": 7, "summary": "old", "tags": ["target:rate=1.0", "tournament:0.8000"]},
+        {"id": 9, "summary": "old", "tags": ["target:units=3", "tournament:0.8000"]},
+    ]
 
     def targets(score, incumbent=None, validated=None):
-        outcome = {"decision": "advance", "rationale": "won", "challenger": {"rate": 1.2, "units": 4},
-                   "incumbent": incumbent or {"rate": 1.1, "units": 4}, "challenger_score": score,
-                   "validated_score": validated}
-        state = {"generation": 2, "outcome": outcome, "analysis": "", "strategy_schema": SCHEMA,
-                 "playbook": playbook}
-        return [t for e in block(ask(local, "coach", state), "edits") for t in e.get("tags", [])
-                if t.startswith(("target:", "tournament:"))]
+        outcome = {
+            "decision": "advance",
+            "rationale": "won",
+            "challenger": {"rate": 1.2, "units": 4},
+            "incumbent": incumbent or {"rate": 1.1, "units": 4},
+            "challenger_score": score,
+            "validated_score": validated,
+        }
+        state = {
+            "generation": 2,
+            "outcome": outcome,
+            "analysis": "",
+            "strategy_schema": SCHEMA,
+            "playbook": playbook,
+        }
+        return [
+            t
+            for e in block(ask(local, "coach", state), "edits")
+            for t in e.get("tags", [])
+            if t.startswith(("target:", "tournament:"))
+        ]
 
     assert targets(0.7) == [], "weaker than the best-known strategy: targets stay"
     assert targets(0.7, validated=0.99) == [], "a validated score moves nothing"
     assert set(targets(0.9)) == {"target:rate=1.2", "target:units=4", "tournament:0.9000"}
     beat_it = targets(0.7, incumbent={"rate": 1.0, "units": 3})
-    assert set(beat_it) == {"target:rate=1.2", "target:units=4", "tournament:0.7000"}, \
+    assert set(beat_it) == {"target:rate=1.2", "target:units=4", "tournament:0.7000"}, (
         "the gate judged it against the targets' strategy: it is the new best-known one"
+    )
 
 
 def test_local_curator_accepts_new_merges_known_and_rejects_bad_edits():
-    state = {"playbook": [{"id": 7, "summary": "Keep guards home", "tags": []}], "edits": [
-        {"op": "add_bullet", "text": "New idea"}, {"op": "add_bullet", "text": "keep guards home"},
-        {"op": "update_bullet", "id": 99, "text": "x"}, {"op": "bogus", "text": "x"},
-        {"op": "remove_bullet", "id": 7, "text": "obsolete"}]}
-    decisions = [d["decision"] for d in block(ask(get_provider("local"), "curator", state), "decisions")]
+    state = {
+        "playbook": [{"id": 7, "summary": "Keep guards home", "tags": []}],
+        "edits": [
+            {"op": "add_bullet", "text": "New idea"},
+            {"op": "add_bullet", "text": "keep guards home"},
+            {"op": "update_bullet", "id": 99, "text": "x"},
+            {"op": "bogus", "text": "x"},
+            {"op": "remove_bullet", "id": 7, "text": "obsolete"},
+        ],
+    }
+    decisions = [
+        d["decision"] for d in block(ask(get_provider("local"), "curator", state), "decisions")
+    ]
     assert decisions == ["accept", "merge", "reject", "reject", "accept"]
 
 
@@ -340,18 +468,33 @@ def test_the_local_competitor_proposes_through_cma_and_tpe_rebuilt_from_the_hist
     from lessonloop.providers.local import BASIN_SWAPS, BATCH, LocalProvider, observations
 
     rng = rnd.Random(4)
-    history = [{"strategy": {"rate": 1.0, "units": 3, "bold": False, "mode": "a"},
-                "mean_delta": None, "decision": "advance"}]
+    history = [
+        {
+            "strategy": {"rate": 1.0, "units": 3, "bold": False, "mode": "a"},
+            "mean_delta": None,
+            "decision": "advance",
+        }
+    ]
     for _ in range(14):
         strategy = space.sample(SCHEMA, rng)
-        history.append({"strategy": strategy, "mean_delta": round(rng.uniform(-0.2, 0.1), 4),
-                        "decision": "rollback"})
+        history.append(
+            {
+                "strategy": strategy,
+                "mean_delta": round(rng.uniform(-0.2, 0.1), 4),
+                "decision": "rollback",
+            }
+        )
     incumbent = {"strategy": history[0]["strategy"], "score": 0.5}
     dead = [space.sample(SCHEMA, rng)]
 
     def state(upto):
-        return {"strategy_schema": SCHEMA, "incumbent": incumbent, "attempt": 0,
-                "history": history[:upto], "dead_ends": dead}
+        return {
+            "strategy_schema": SCHEMA,
+            "incumbent": incumbent,
+            "attempt": 0,
+            "history": history[:upto],
+            "dead_ends": dead,
+        }
 
     kept = LocalProvider()
     for upto in range(2, 15):  # a provider that has seen every generation so far
@@ -360,40 +503,60 @@ def test_the_local_competitor_proposes_through_cma_and_tpe_rebuilt_from_the_hist
     rebuilt = ask(LocalProvider(), "competitor", state(15), 99)
     assert from_kept == rebuilt and "from 15 measured strategies" in rebuilt
     assert "CMA-ES over the numbers (3 candidates" in rebuilt and "Optuna TPE (6," in rebuilt
-    batches = [find_strategies(ask(LocalProvider(), "competitor", state(15), seed), SCHEMA)
-               for seed in range(10)]
+    batches = [
+        find_strategies(ask(LocalProvider(), "competitor", state(15), seed), SCHEMA)
+        for seed in range(10)
+    ]
     assert all(BATCH <= len(b) <= BATCH + BASIN_SWAPS for b in batches)
     assert any(len(b) > BATCH for b in batches), "basin swaps join the batch"
     proposals = [p for b in batches for p in b]
     measured = [h["strategy"] for h in history]
     assert all(p not in measured and p not in dead for p in proposals)
     assert all(len({json.dumps(p, sort_keys=True) for p in b}) == len(b) for b in batches)
-    assert len({json.dumps(b[0], sort_keys=True) for b in batches}) == 1, \
+    assert len({json.dumps(b[0], sort_keys=True) for b in batches}) == 1, (
         "CMA-ES's mean first: it depends on the history only"
+    )
     assert len({json.dumps(b[1], sort_keys=True) for b in batches}) > 5, "seeded, not fixed"
-    values = dict((json.dumps(s, sort_keys=True), v) for s, v in observations(history, [], incumbent))
+    values = {json.dumps(s, sort_keys=True): v for s, v in observations(history, [], incumbent)}
     assert values[json.dumps(history[0]["strategy"], sort_keys=True)] == 0.0
     retry = ask(LocalProvider(), "competitor", {**state(15), "attempt": 1}, 3)
-    assert "Optuna" not in retry and len(find_strategies(retry, SCHEMA)) == 1, \
+    assert "Optuna" not in retry and len(find_strategies(retry, SCHEMA)) == 1, (
         "with nothing screened above the incumbent, a retry steps locally"
+    )
     good, better = space.sample(SCHEMA, rng), space.sample(SCHEMA, rng)
     screened = history[:15] + [
         {"strategy": good, "mean_delta": 0.02, "pairs": 3, "decision": "screened"},
         {"strategy": better, "mean_delta": 0.05, "pairs": 3, "decision": "screened"},
-        {"strategy": {**better, "rate": 0.01}, "mean_delta": 0.09, "pairs": 3,
-         "decision": "screened"}]
+        {
+            "strategy": {**better, "rate": 0.01},
+            "mean_delta": 0.09,
+            "pairs": 3,
+            "decision": "screened",
+        },
+    ]
     judged = [{"strategy": {**better, "rate": 0.01}, "mean_delta": -0.01, "pairs": 5}]
-    retry = ask(LocalProvider(), "competitor", {**state(15), "history": screened,
-                                                "attempt": 1, "tried": judged}, 3)
-    assert find_strategies(retry, SCHEMA) == [better, good] and "screened again" in retry, \
+    retry = ask(
+        LocalProvider(),
+        "competitor",
+        {**state(15), "history": screened, "attempt": 1, "tried": judged},
+        3,
+    )
+    assert find_strategies(retry, SCHEMA) == [better, good] and "screened again" in retry, (
         "a race: the unjudged candidates above the incumbent, best first, screened again"
-    again = screened + [{"strategy": better, "mean_delta": -0.03, "pairs": 3,
-                         "decision": "screened"}]  # screened again: its mean is now +0.01
-    retry = ask(LocalProvider(), "competitor", {**state(15), "history": again,
-                                                "attempt": 2, "tried": judged}, 3)
+    )
+    again = screened + [
+        {"strategy": better, "mean_delta": -0.03, "pairs": 3, "decision": "screened"}
+    ]  # screened again: its mean is now +0.01
+    retry = ask(
+        LocalProvider(),
+        "competitor",
+        {**state(15), "history": again, "attempt": 2, "tried": judged},
+        3,
+    )
     assert find_strategies(retry, SCHEMA) == [good, better], "by the mean of its measurements"
-    alone = history[:15] + [{"strategy": good, "mean_delta": 0.02, "pairs": 3,
-                             "decision": "screened"}]
+    alone = history[:15] + [
+        {"strategy": good, "mean_delta": 0.02, "pairs": 3, "decision": "screened"}
+    ]
     retry = ask(LocalProvider(), "competitor", {**state(15), "history": alone, "attempt": 1}, 3)
     assert find_strategies(retry, SCHEMA) == [good] and "no gate has judged" in retry
 
@@ -402,9 +565,11 @@ def test_observations_chain_paired_deltas_through_advances():
     from lessonloop.providers.local import observations
 
     a, b, c = {"rate": 0.1}, {"rate": 0.2}, {"rate": 0.3}
-    history = [{"strategy": a, "mean_delta": None, "decision": "advance"},
-               {"strategy": b, "mean_delta": 0.1, "decision": "advance"},
-               {"strategy": c, "mean_delta": -0.05, "decision": "rollback"}]
+    history = [
+        {"strategy": a, "mean_delta": None, "decision": "advance"},
+        {"strategy": b, "mean_delta": 0.1, "decision": "advance"},
+        {"strategy": c, "mean_delta": -0.05, "decision": "rollback"},
+    ]
     assert observations(history, [], {"strategy": b}) == [(a, 0.0), (b, 0.1), (c, 0.05)]
     tried = [{"strategy": {"rate": 0.4}, "mean_delta": 0.02}]
     last = observations(history, tried, {"strategy": b})[-1]

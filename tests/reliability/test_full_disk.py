@@ -27,8 +27,11 @@ def small_disk(tmp_path):
     def mount(size: str):
         folder = tmp_path / "disk"
         folder.mkdir()
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode:
             pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
         mounted.append(folder)
@@ -74,16 +77,30 @@ def _one_line(result, path):
     assert HINT in error and "internal error" not in error
 
 
-@pytest.mark.parametrize("command", [
-    ("run", "grid_ctf", "--iterations", 2, "--run-id", "later"),
-    ("memory", "add", "--type", "pattern", "--summary", "Search the code with ripgrep, not grep"),
-    ("memory", "consent", "yes"),
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("run", "grid_ctf", "--iterations", 2, "--run-id", "later"),
+        (
+            "memory",
+            "add",
+            "--type",
+            "pattern",
+            "--summary",
+            "Search the code with ripgrep, not grep",
+        ),
+        ("memory", "consent", "yes"),
+    ],
+)
 def test_a_full_disk_gives_one_line_and_loses_nothing(small_disk, on_disk, command):
     disk = small_disk("2m")
     home, run_cli = on_disk(disk)
-    assert run_cli("memory", "add", "--type", "pattern", "--summary",
-                   "Run the tests with pytest -q").code == 0
+    assert (
+        run_cli(
+            "memory", "add", "--type", "pattern", "--summary", "Run the tests with pytest -q"
+        ).code
+        == 0
+    )
     assert run_cli("run", "grid_ctf", "--iterations", 1, "--run-id", "before").code == 0
     assert run_cli("memory", "consent", "no").code == 0
     filler = _fill(disk)
@@ -99,7 +116,8 @@ def test_a_full_disk_gives_one_line_and_loses_nothing(small_disk, on_disk, comma
 
 
 def test_a_run_that_fills_the_disk_stops_in_one_line_and_resumes_every_generation_once(
-        small_disk, on_disk):
+    small_disk, on_disk
+):
     disk = small_disk("4m")
     home, run_cli = on_disk(disk)
     assert run_cli("memory", "consent", "yes").code == 0
@@ -113,10 +131,11 @@ def test_a_run_that_fills_the_disk_stops_in_one_line_and_resumes_every_generatio
     with open_store(home, readonly=True) as store:
         indexes = [g["generation_index"] for g in run_store.generations(store, "mid")]
     assert indexes == list(range(1, 9))
-    events = [json.loads(line) for line in
-              (home / "runs" / "mid" / "events.ndjson").read_text().splitlines()]
-    completed = [e["payload"]["generation"] for e in events
-                 if e["event"] == "generation_completed"]
+    events = [
+        json.loads(line)
+        for line in (home / "runs" / "mid" / "events.ndjson").read_text().splitlines()
+    ]
+    completed = [e["payload"]["generation"] for e in events if e["event"] == "generation_completed"]
     assert sorted(completed) == list(range(1, 9)), "each generation's event exactly once"
     for index in indexes:
         assert (home / "runs" / "mid" / "generations" / str(index) / "score.json").exists()

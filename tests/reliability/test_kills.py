@@ -12,7 +12,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -42,9 +41,14 @@ def moments():
 def _kill_after(home, delay: float, *args, cwd=None) -> int | None:
     """Start ``lessonloop ARGS``, kill -9 it after ``delay`` seconds (the main process, as a
     user's ``kill -9 PID`` does); its exit code when it ended first, else None."""
-    proc = subprocess.Popen([sys.executable, "-m", "lessonloop", *map(str, args)],
-                            env=subprocess_env(home), cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", *map(str, args)],
+        env=subprocess_env(home),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         return proc.wait(timeout=delay)
     except subprocess.TimeoutExpired:
@@ -84,31 +88,38 @@ def test_run_killed_at_random_moments_resumes_to_every_generation_once(home, run
     assert clean.code == 0, clean.err
 
     def kept(rows):
-        return [(g["mean_score"], g["gate_decision"], g["strategy_json"], g["validated_score"])
-                for g in rows]
+        return [
+            (g["mean_score"], g["gate_decision"], g["strategy_json"], g["validated_score"])
+            for g in rows
+        ]
 
-    assert kept(_generations(clean_home, "killed")) == kept(gens), \
+    assert kept(_generations(clean_home, "killed")) == kept(gens), (
         f"{where} the killed run ends as an uninterrupted one"
+    )
 
 
-def test_improve_killed_at_random_moments_resumes_to_every_round_once(home, tmp_path, run_cli,
-                                                                    moments):
+def test_improve_killed_at_random_moments_resumes_to_every_round_once(
+    home, tmp_path, run_cli, moments
+):
     from ..cli.test_task_commands import EXAMPLES, GOOD_SQL, fenced, script
 
     where = f"(seed {moments.seed})"
     provider = script(tmp_path, competitor=[fenced(GOOD_SQL)])
     task = EXAMPLES / "sql-top-customers.yaml"
     for delay in moments(3.0):
-        if _kill_after(home, delay, "improve", task, "--provider", provider,
-                       "--run-id", "task") == 0:
+        if (
+            _kill_after(home, delay, "improve", task, "--provider", provider, "--run-id", "task")
+            == 0
+        ):
             break
     resumed = run_cli("resume", "task", "--json")
     assert resumed.code == 0, f"{where} {resumed.err}"
     summary = resumed.json()
     assert summary["status"] == "completed" and summary["best_score"] == 1.0, where
     rounds = [g["generation_index"] for g in _generations(home, "task")]
-    assert rounds == list(range(1, len(rounds) + 1)) and len(rounds) == 2, \
+    assert rounds == list(range(1, len(rounds) + 1)) and len(rounds) == 2, (
         f"{where} rounds {rounds}: each once (threshold reached, then confirmed)"
+    )
     assert not (home / "runs" / "task" / "request.json").exists()
 
 
@@ -119,7 +130,8 @@ def _memories(run_cli) -> list[tuple]:
 
 
 def test_memorize_killed_at_random_moments_then_finished_stores_each_memory_once(
-        home, run_cli, moments):
+    home, run_cli, moments
+):
     transcript = FIXTURES / "claude-code" / "session_errors.jsonl"
     where = f"(seed {moments.seed})"
     assert run_cli("memory", "consent", "yes").code == 0

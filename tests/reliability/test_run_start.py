@@ -26,9 +26,14 @@ def _start_held(home, gate, *args):
     """``lessonloop run`` held at start-up (in its scenario's import) until ``gate`` goes."""
     gate.write_text("hold")
     env = subprocess_env(home, HELD_SCENARIO_GATE=str(gate))
-    return subprocess.Popen([sys.executable, "-m", "lessonloop", "run", HELD, *map(str, args)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            stdin=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", "run", HELD, *map(str, args)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _wait_until_held(gate, processes) -> None:
@@ -50,8 +55,9 @@ def test_resume_works_for_a_run_killed_before_its_row_existed(home, tmp_path, ru
     _wait_until_held(gate, [held])
     held.send_signal(signal.SIGKILL)
     held.wait()
-    assert not (home / "lessonloop.db").exists() or _row(home, "early") is None, \
+    assert not (home / "lessonloop.db").exists() or _row(home, "early") is None, (
         "killed before the row existed"
+    )
     gate.unlink()
     resumed = run_cli("resume", "early", "--json")
     assert resumed.code == 0, resumed.err
@@ -76,8 +82,9 @@ def test_a_run_refused_at_start_leaves_nothing_to_resume(cli, home):
 
 def test_the_same_run_id_started_twice_at_once(home, tmp_path):
     gate = tmp_path / "gate"
-    both = [_start_held(home, gate, "--run-id", "twice", "--iterations", 1, "--json")
-            for _ in range(2)]
+    both = [
+        _start_held(home, gate, "--run-id", "twice", "--iterations", 1, "--json") for _ in range(2)
+    ]
     _wait_until_held(gate, both)
     gate.unlink()  # both go on from the same point of their start-up
     outcomes = [p.communicate(timeout=120) + (p.returncode,) for p in both]
@@ -94,12 +101,19 @@ def test_the_same_run_id_started_twice_at_once(home, tmp_path):
 
 def test_the_loser_of_a_race_to_create_a_run_gets_one_line(home):
     """Between a process's look for the id and its insert, another process created it."""
-    fields = dict(scenario="grid_ctf", scenario_ref="grid_ctf", target_generations=1,
-                  provider="local", seed=0, config={})
+    fields = dict(
+        scenario="grid_ctf",
+        scenario_ref="grid_ctf",
+        target_generations=1,
+        provider="local",
+        seed=0,
+        config={},
+    )
     with open_store(home) as first, open_store(home) as second:
         run_store.create_run(first, run_id="raced", **fields)
-        with pytest.raises(run_store.RunExists, match="'raced' was just created by another "
-                                                      "process"):
+        with pytest.raises(
+            run_store.RunExists, match="'raced' was just created by another process"
+        ):
             run_store.create_run(second, run_id="raced", **fields)
 
 
@@ -119,9 +133,14 @@ main()
 def _killed_before_the_cli(home, cwd, *args):
     """``lessonloop ARGS`` killed the moment it would import its CLI: before it parsed an
     argument, checked anything or printed anything."""
-    proc = subprocess.run([sys.executable, "-c", KILLED_AT_CLI_IMPORT, *map(str, args)],
-                          env=subprocess_env(home), cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLED_AT_CLI_IMPORT, *map(str, args)],
+        env=subprocess_env(home),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     return proc
 
@@ -137,8 +156,7 @@ def test_a_run_without_run_id_killed_before_its_cli_loaded_resumes(home, tmp_pat
     typed_in = tmp_path / "project"
     typed_in.mkdir()
     (typed_in / "held_scenario.py").write_text((FIXTURES / "held_scenario.py").read_text())
-    _killed_before_the_cli(home, typed_in, "run", "held_scenario.py:Held", "-n", 2,
-                           "--matches", 3)
+    _killed_before_the_cli(home, typed_in, "run", "held_scenario.py:Held", "-n", 2, "--matches", 3)
     run_id = _only_run_folder(home)
     assert run_id.startswith("run-")
     assert not (home / "lessonloop.db").exists() or _row(home, run_id) is None
@@ -181,8 +199,16 @@ def test_an_improve_run_killed_before_its_row_existed_resumes(home, tmp_path, ru
     from ..cli.test_task_commands import EXAMPLES, GOOD_SQL, fenced, script
 
     provider = script(tmp_path, competitor=[fenced(GOOD_SQL)])
-    _killed_before_the_cli(home, tmp_path, "improve", EXAMPLES / "sql-top-customers.yaml",
-                           "--provider", provider, "--run-id", "task-early")
+    _killed_before_the_cli(
+        home,
+        tmp_path,
+        "improve",
+        EXAMPLES / "sql-top-customers.yaml",
+        "--provider",
+        provider,
+        "--run-id",
+        "task-early",
+    )
     assert (home / "runs" / "task-early" / "request.json").exists()
     resumed = run_cli("resume", "task-early", "--json")
     assert resumed.code == 0, resumed.err
@@ -200,14 +226,21 @@ def test_a_command_refused_for_its_arguments_leaves_no_request(home, run_cli):
 
 
 def test_resume_replays_a_kept_command_line_in_its_folder_and_gives_the_folder_back(
-        cli, home, tmp_path, monkeypatch):
+    cli, home, tmp_path, monkeypatch
+):
     typed_in = tmp_path / "typed-in"
     typed_in.mkdir()
     (typed_in / "held_scenario.py").write_text((FIXTURES / "held_scenario.py").read_text())
     request = home / "runs" / "kept" / "request.json"
     request.parent.mkdir(parents=True)
-    request.write_text(json.dumps({"argv": ["run", "held_scenario.py:Held", "-n", "1", "--json",
-                                            "--run-id", "kept"], "cwd": str(typed_in)}))
+    request.write_text(
+        json.dumps(
+            {
+                "argv": ["run", "held_scenario.py:Held", "-n", "1", "--json", "--run-id", "kept"],
+                "cwd": str(typed_in),
+            }
+        )
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)

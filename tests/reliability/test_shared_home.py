@@ -25,8 +25,9 @@ TRANSCRIPT = FIXTURES / "claude-code" / "session_errors.jsonl"
 def _wait_for(path, predicate, proc, timeout=120.0):
     deadline = time.monotonic() + timeout  # a guard against a hang, not a timing
     while time.monotonic() < deadline:
-        if path.exists() and any(predicate(json.loads(line))
-                                 for line in path.read_text().splitlines() if line.strip()):
+        if path.exists() and any(
+            predicate(json.loads(line)) for line in path.read_text().splitlines() if line.strip()
+        ):
             return
         assert proc.poll() is None, proc.communicate()
         time.sleep(0.01)
@@ -37,20 +38,48 @@ def test_twenty_hook_writers_and_a_memorize_during_a_run(home, run_cli):
     assert run_cli("memory", "consent", "yes").code == 0
     env = subprocess_env(home)
     target = 10
-    run = subprocess.Popen([sys.executable, "-m", "lessonloop", "run", "grid_ctf", "-n", str(target),
-                            "--run-id", "busy", "--json"], env=env, stdin=subprocess.DEVNULL,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "lessonloop",
+            "run",
+            "grid_ctf",
+            "-n",
+            str(target),
+            "--run-id",
+            "busy",
+            "--json",
+        ],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
-        _wait_for(home / "runs" / "busy" / "events.ndjson",
-                  lambda e: e["event"] == "generation_completed", run)
+        _wait_for(
+            home / "runs" / "busy" / "events.ndjson",
+            lambda e: e["event"] == "generation_completed",
+            run,
+        )
         session, cwd = "during-run", str(home.parent / "project")
-        hooks = [subprocess.Popen([sys.executable, "-m", "lessonloop", "hook",
-                                   "post-tool-use-failure"], env=env, stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                 for _ in range(20)]
+        hooks = [
+            subprocess.Popen(
+                [sys.executable, "-m", "lessonloop", "hook", "post-tool-use-failure"],
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for _ in range(20)
+        ]
         for i, hook in enumerate(hooks):  # all twenty alive before any payload goes in
-            payload = {**_bash_failure(session, i, cwd), "hook_event_name": "PostToolUseFailure",
-                       "error": f"Error: widget-{i} failed"}
+            payload = {
+                **_bash_failure(session, i, cwd),
+                "hook_event_name": "PostToolUseFailure",
+                "error": f"Error: widget-{i} failed",
+            }
             hook.stdin.write(json.dumps(payload).encode())
             hook.stdin.close()
         ended = [(h.wait(timeout=120), h.stdout.read(), h.stderr.read()) for h in hooks]
@@ -69,8 +98,9 @@ def test_twenty_hook_writers_and_a_memorize_during_a_run(home, run_cli):
     assert indices == list(range(1, target + 1))
     lines = (home / "sessions" / session / "signals.jsonl").read_text().splitlines()
     records = [json.loads(line) for line in lines]  # every line one whole JSON object
-    assert sorted(r["line"] for r in records) == sorted(f"Error: widget-{i} failed"
-                                                         for i in range(20))
+    assert sorted(r["line"] for r in records) == sorted(
+        f"Error: widget-{i} failed" for i in range(20)
+    )
     assert not (home / "logs" / "hooks.log").exists(), (home / "logs" / "hooks.log").read_text()
 
 
@@ -80,8 +110,9 @@ def _memories(cli) -> list[tuple]:
     return sorted((m["type"], m["summary"], m["seen"]) for m in listed.json())
 
 
-def test_a_memorize_that_finds_the_disk_full_says_so_and_loses_nothing(small_disk, on_disk,
-                                                                      run_cli, home):
+def test_a_memorize_that_finds_the_disk_full_says_so_and_loses_nothing(
+    small_disk, on_disk, run_cli, home
+):
     root, cli = on_disk(small_disk("4m"))
     assert cli("memory", "consent", "yes").code == 0
     assert cli("memory", "add", "--type", "decision", "--summary", "Use pnpm").code == 0
@@ -109,13 +140,17 @@ def test_a_home_that_turns_read_only(small_disk, on_disk):
     assert cli("run", "grid_ctf", "-n", 2, "--run-id", "before").code == 0
     assert cli("memory", "consent", "yes").code == 0
     assert cli("memory", "add", "--type", "decision", "--summary", "Use pnpm").code == 0
-    remount = subprocess.run(["mount", "-o", "remount,ro", str(disk)], capture_output=True,
-                             text=True)
+    remount = subprocess.run(
+        ["mount", "-o", "remount,ro", str(disk)], capture_output=True, text=True
+    )
     if remount.returncode:
         pytest.skip(f"cannot remount read-only here: {remount.stderr.strip()}")
-    for args in (("run", "grid_ctf", "-n", 1), ("resume", "before"),
-                 ("memory", "add", "--type", "decision", "--summary", "Use yarn"),
-                 ("memorize", "--transcript", TRANSCRIPT)):
+    for args in (
+        ("run", "grid_ctf", "-n", 1),
+        ("resume", "before"),
+        ("memory", "add", "--type", "decision", "--summary", "Use yarn"),
+        ("memorize", "--transcript", TRANSCRIPT),
+    ):
         refused = cli(*args)
         assert refused.code == 1, (args, refused.err)
         lines = refused.err.strip().splitlines()
@@ -125,7 +160,12 @@ def test_a_home_that_turns_read_only(small_disk, on_disk):
     assert status.code == 0 and status.json()["run"]["status"] == "completed", status.err
     assert "before" in cli("list").out
     assert [m["summary"] for m in cli("memory", "list", "--json").json()] == ["Use pnpm"]
-    hook = subprocess.run([sys.executable, "-m", "lessonloop", "hook", "post-tool-use-failure"],
-                          input=json.dumps(_bash_failure("ro", 1, str(root.parent))),
-                          capture_output=True, text=True, env=subprocess_env(root), timeout=120)
+    hook = subprocess.run(
+        [sys.executable, "-m", "lessonloop", "hook", "post-tool-use-failure"],
+        input=json.dumps(_bash_failure("ro", 1, str(root.parent))),
+        capture_output=True,
+        text=True,
+        env=subprocess_env(root),
+        timeout=120,
+    )
     assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", ""), "a hook never fails"

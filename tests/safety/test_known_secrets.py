@@ -12,7 +12,7 @@ from lessonloop.safety import redact, redact_obj
 from lessonloop.safety.redact import KnownSecrets, bare_worthy
 
 SALT = bytes(range(16))
-VALUE = "Zq7f0b-4e1b9c2d8a31"            # no rule finds it by its shape
+VALUE = "Zq7f0b-4e1b9c2d8a31"  # no rule finds it by its shape
 LOG = f"2026-11-30 DEBUG pool: connecting as app with {VALUE} to db:5432"
 
 
@@ -30,13 +30,16 @@ def test_a_value_found_under_a_key_is_redacted_bare_afterwards():
     assert len(known) == 1 and VALUE.encode() not in b"".join(d for _, _, d in known.new)
 
 
-@pytest.mark.parametrize("found", [
-    {"env": {"API_TOKEN": VALUE}},                                      # a structure's key
-    {"headers": {"Authorization": f"Bearer {VALUE}"}},                  # a header
-    f"mysql -u root -p{VALUE} app",                                     # a password flag
-    f"deploy --token {VALUE}",                                          # a token flag
-    f"postgres://app:{VALUE}@db/app",                                   # a URL's credentials
-])
+@pytest.mark.parametrize(
+    "found",
+    [
+        {"env": {"API_TOKEN": VALUE}},  # a structure's key
+        {"headers": {"Authorization": f"Bearer {VALUE}"}},  # a header
+        f"mysql -u root -p{VALUE} app",  # a password flag
+        f"deploy --token {VALUE}",  # a token flag
+        f"postgres://app:{VALUE}@db/app",  # a URL's credentials
+    ],
+)
 def test_every_kind_of_key_teaches_the_value(found):
     known = KnownSecrets(SALT)
     with known:
@@ -53,9 +56,10 @@ def test_the_digests_alone_find_it_in_another_process():
     with later:
         assert redact(LOG) == LOG.replace(VALUE, "[REDACTED:password]")
         assert redact(json.dumps({"line": LOG})) == json.dumps({"line": LOG}).replace(
-            VALUE, "[REDACTED:password]")
+            VALUE, "[REDACTED:password]"
+        )
         assert redact("see\\n" + VALUE + " end") == "see\\n[REDACTED:password] end"
-    with KnownSecrets(bytes(16), first.new):             # another session's salt: unknown
+    with KnownSecrets(bytes(16), first.new):  # another session's salt: unknown
         assert redact(LOG) == LOG
 
 
@@ -68,18 +72,32 @@ def test_a_value_inside_a_longer_word_is_not_cut(digests_only):
     with known:
         for text in (f"x{VALUE}", f"{VALUE}9", f"id_{VALUE}_2"):
             assert redact(text) == text
-        for text, out in ((f"'{VALUE}'", "'[REDACTED:password]'"),
-                          (f"--pw={VALUE};", "--pw=[REDACTED:password];"),
-                          (f"[{VALUE}]", "[[REDACTED:password]]")):
+        for text, out in (
+            (f"'{VALUE}'", "'[REDACTED:password]'"),
+            (f"--pw={VALUE};", "--pw=[REDACTED:password];"),
+            (f"[{VALUE}]", "[[REDACTED:password]]"),
+        ):
             assert redact(text) == out
 
 
-@pytest.mark.parametrize("value, kept", [
-    ("postgres", True), ("changeme", True), ("Password", True), ("letmeinnow", True),
-    ("12345678", True), ("20261130", True), ("pw-12", True), ("two words", True),
-    ("hunter22", False), ("pw-5f3a9c01", False), ("Zq7f0b-4e1b9c2d8a31", False),
-    ("correcthorsebatterystaple", False), ("602214076000", False),
-])
+@pytest.mark.parametrize(
+    "value, kept",
+    [
+        ("postgres", True),
+        ("changeme", True),
+        ("Password", True),
+        ("letmeinnow", True),
+        ("12345678", True),
+        ("20261130", True),
+        ("pw-12", True),
+        ("two words", True),
+        ("hunter22", False),
+        ("pw-5f3a9c01", False),
+        ("Zq7f0b-4e1b9c2d8a31", False),
+        ("correcthorsebatterystaple", False),
+        ("602214076000", False),
+    ],
+)
 def test_short_values_words_and_numbers_are_not_looked_for_bare(value, kept):
     assert bare_worthy(value) is not kept
     known = KnownSecrets(SALT)

@@ -35,11 +35,11 @@ def _state(pid: int) -> bytes | None:
             data = f.read()
     except OSError:
         return None
-    return data[data.rfind(b")") + 2:].split()[0]
+    return data[data.rfind(b")") + 2 :].split()[0]
 
 
 def _alive(pid: int) -> bool:
-    return _state(pid) not in (None, b"Z", b"X")     # a zombie is dead, waiting to be reaped
+    return _state(pid) not in (None, b"Z", b"X")  # a zombie is dead, waiting to be reaped
 
 
 def _with_token(token: str) -> list[int]:
@@ -72,8 +72,9 @@ def timed(command, **kwargs) -> tuple[Outcome, float]:
     return outcome, time.monotonic() - start
 
 
-def assert_contained(outcome: Outcome, elapsed: float, limits: Limits, token: str | None = None,
-                     pids: list[int] = ()) -> None:
+def assert_contained(
+    outcome: Outcome, elapsed: float, limits: Limits, token: str | None = None, pids: list[int] = ()
+) -> None:
     assert elapsed < limits.timeout + GRACE, f"run took {elapsed:.2f}s: {outcome.report()}"
     if token:
         assert _with_token(token) == [], "processes of the command are still alive"
@@ -108,8 +109,10 @@ def test_stdin_reaches_the_command():
 
 def test_files_are_written_into_the_working_directory_which_is_removed_afterwards():
     check = b"import sys\nprint(open(sys.argv[1]).read().upper())\n"
-    outcome = run(f"pwd; {PY} check.py output.sql; cat data/nested.txt",
-                  files={"check.py": check, "output.sql": b"select 1;", "data/nested.txt": b"n"})
+    outcome = run(
+        f"pwd; {PY} check.py output.sql; cat data/nested.txt",
+        files={"check.py": check, "output.sql": b"select 1;", "data/nested.txt": b"n"},
+    )
     assert outcome.passed, outcome.report()
     workdir, rest = outcome.stdout.split("\n", 1)
     assert rest == "SELECT 1;\nn"
@@ -131,7 +134,7 @@ def test_file_names_must_stay_inside_the_working_directory(tmp_path, monkeypatch
     for bad in ("../escape", "/etc/passwd", "a/../../escape", "."):
         with pytest.raises(ValueError):
             run("true", files={bad: b"x"})
-    assert list(tmp_path.iterdir()) == []       # the working directory went, despite the error
+    assert list(tmp_path.iterdir()) == []  # the working directory went, despite the error
 
 
 def test_limits_are_validated():
@@ -169,8 +172,11 @@ def test_report_says_how_it_ended_and_shows_the_output():
 @pytest.mark.parametrize("kind", ["shell", "python"])
 def test_an_infinite_loop_is_killed_at_the_deadline(kind):
     token = _token()
-    command = (f"while :; do :; done # {token}" if kind == "shell"
-               else [PY, "-c", "while True: pass", token])
+    command = (
+        f"while :; do :; done # {token}"
+        if kind == "shell"
+        else [PY, "-c", "while True: pass", token]
+    )
     limits = Limits(timeout=1)
     outcome, elapsed = timed(command, limits=limits)
     assert outcome.killed == "timeout" and outcome.exit_code is None and not outcome.passed
@@ -192,8 +198,12 @@ FORK_BOMBS = {
     "dash": "b(){ b|b& };b # TOKEN",
     # These keep their first process alive too.
     "dash-waiting": "b(){ b|b& };b; sleep 10 # TOKEN",
-    "python": [PY, "-c", "import os\nwhile True:\n    try:\n        os.fork()\n"
-                          "    except OSError:\n        pass", "TOKEN"],
+    "python": [
+        PY,
+        "-c",
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass",
+        "TOKEN",
+    ],
 }
 
 
@@ -203,8 +213,11 @@ def test_a_fork_bomb_is_stopped_and_nothing_is_left(name):
         pytest.skip("bash is not installed")
     token = _token()
     bomb = FORK_BOMBS[name]
-    command = bomb.replace("TOKEN", token) if isinstance(bomb, str) else \
-        [token if part == "TOKEN" else part.replace("TOKEN", token) for part in bomb]
+    command = (
+        bomb.replace("TOKEN", token)
+        if isinstance(bomb, str)
+        else [token if part == "TOKEN" else part.replace("TOKEN", token) for part in bomb]
+    )
     limits = Limits(timeout=3, max_processes=32)
     outcome, elapsed = timed(command, limits=limits)
     # A bomb whose first process returns at once leaves its children running: never a pass.
@@ -220,8 +233,9 @@ def test_a_memory_bomb_ends_within_the_deadline(chunk):
     limits = Limits(timeout=5, memory_mb=256)
     code = f"chunks = []\nwhile True:\n    chunks.append(bytearray({chunk}))"
     outcome, elapsed = timed([PY, "-c", code, token], limits=limits)
-    assert ((outcome.exit_code not in (0, None) and "MemoryError" in outcome.stderr)
-            or outcome.killed is not None), outcome.report()
+    assert (
+        outcome.exit_code not in (0, None) and "MemoryError" in outcome.stderr
+    ) or outcome.killed is not None, outcome.report()
     assert elapsed < limits.timeout - 0.5
     assert_contained(outcome, elapsed, limits, token)
 
@@ -229,15 +243,17 @@ def test_a_memory_bomb_ends_within_the_deadline(chunk):
 def test_a_10gb_write_is_stopped_by_the_file_size_limit():
     token = _token()
     limits = Limits(timeout=10, file_mb=16)
-    outcome, elapsed = timed(["dd", "if=/dev/zero", f"of=big-{token}", "bs=1M", "count=10240"],
-                             limits=limits)
+    outcome, elapsed = timed(
+        ["dd", "if=/dev/zero", f"of=big-{token}", "bs=1M", "count=10240"], limits=limits
+    )
     assert outcome.killed == "SIGXFSZ" and elapsed < 1 + GRACE
     assert_contained(outcome, elapsed, limits, token)
 
     # Through the shell, which reports its child's signal as 128 + n; the file goes with the
     # working directory.
-    outcome, elapsed = timed(f"pwd; dd if=/dev/zero of=big-{token} bs=1M count=10240",
-                             limits=limits)
+    outcome, elapsed = timed(
+        f"pwd; dd if=/dev/zero of=big-{token} bs=1M count=10240", limits=limits
+    )
     assert outcome.killed == "SIGXFSZ" or outcome.exit_code == 128 + signal.SIGXFSZ
     assert elapsed < 1 + GRACE and not os.path.exists(outcome.stdout.split("\n")[0])
     assert_contained(outcome, elapsed, limits, token)
@@ -246,8 +262,10 @@ def test_a_10gb_write_is_stopped_by_the_file_size_limit():
 def test_a_python_write_loop_is_stopped_by_the_file_size_limit():
     token = _token()
     limits = Limits(timeout=10, file_mb=16)
-    code = ("import os\nprint(os.getcwd(), flush=True)\nwith open('big', 'wb') as f:\n"
-            "    while True:\n        f.write(b'x' * 1048576)")
+    code = (
+        "import os\nprint(os.getcwd(), flush=True)\nwith open('big', 'wb') as f:\n"
+        "    while True:\n        f.write(b'x' * 1048576)"
+    )
     outcome, elapsed = timed([PY, "-c", code, token], limits=limits)
     # Python ignores SIGXFSZ and raises OSError(EFBIG) instead; other programs get killed.
     assert outcome.killed == "SIGXFSZ" or "File too large" in outcome.stderr, outcome.report()
@@ -262,7 +280,7 @@ def test_a_crash_names_its_signal():
 
 SECRETS = {
     "ANTHROPIC_API_KEY": "sk-" + "ant-api03-" + "Zt8qL2mVx9RkP4wN7yB1cD6fH3jS5aE0uG-iO_TrYqWe2"
-                         "sDfGhJkLzXcVbNm1234567890AbCdEfGhIjKlMnOpQrStUvWxYz-AA",
+    "sDfGhJkLzXcVbNm1234567890AbCdEfGhIjKlMnOpQrStUvWxYz-AA",
     "OPENAI_API_KEY": "sk-" + "proj-" + "Qw3rTy7UiOp1AsDf5GhJkL9ZxCvBnM2qWeRtYuIoP4aSdFgHjKl",
     "GITHUB_TOKEN": "ghp" + "_" + "R8tY2uI9oP3aS4dF5gH6jK7lZ1xC0vB9nM8q",
     "LESSONLOOP_API_KEY": "llk-" + "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
@@ -272,8 +290,12 @@ SECRETS = {
 def test_the_environment_is_an_allowlist(monkeypatch):
     for name, value in SECRETS.items():
         monkeypatch.setenv(name, value)
-    for command in ("env", "cat /proc/self/environ", "cat /proc/$PPID/environ",
-                    f"{PY} -c 'import os; print(dict(os.environ))'"):
+    for command in (
+        "env",
+        "cat /proc/self/environ",
+        "cat /proc/$PPID/environ",
+        f"{PY} -c 'import os; print(dict(os.environ))'",
+    ):
         outcome = run(command)
         assert outcome.passed, outcome.report()
         seen = outcome.stdout + outcome.stderr
@@ -281,15 +303,27 @@ def test_the_environment_is_an_allowlist(monkeypatch):
             assert value not in seen and value[:12] not in seen, (command, name)
         assert "LESSONLOOP" not in seen and "API_KEY" not in seen and "TOKEN" not in seen
     names = {line.split("=", 1)[0] for line in run("env").stdout.splitlines()}
-    assert names <= {"PATH", "LANG", "LC_ALL", "HOME", "TMPDIR", "PYTHONDONTWRITEBYTECODE",
-                     "PYTHONUNBUFFERED", "PWD", "SHLVL", "_"}      # the last three: the shell's
+    assert names <= {
+        "PATH",
+        "LANG",
+        "LC_ALL",
+        "HOME",
+        "TMPDIR",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONUNBUFFERED",
+        "PWD",
+        "SHLVL",
+        "_",
+    }  # the last three: the shell's
     home = run("echo $HOME; echo $TMPDIR; pwd").stdout.split()
     assert home[0] == home[1] == home[2]
 
 
 def test_a_secret_the_command_prints_is_redacted():
-    outcome = run('t=ghp_; echo "token=${t}AbCdEfGh0123456789IjKlMnOp0123456789qr"; '
-                  'echo "$t"R8tY2uI9oP3aS4dF5gH6jK7lZ1xC0vB9nM8q >&2')
+    outcome = run(
+        't=ghp_; echo "token=${t}AbCdEfGh0123456789IjKlMnOp0123456789qr"; '
+        'echo "$t"R8tY2uI9oP3aS4dF5gH6jK7lZ1xC0vB9nM8q >&2'
+    )
     assert "[REDACTED:" in outcome.stdout and "AbCdEfGh0123" not in outcome.stdout
     assert "[REDACTED:github-token]" in outcome.stderr and "R8tY2uI9" not in outcome.stderr
 
@@ -330,15 +364,20 @@ def test_a_background_child_is_killed_when_the_command_exits():
     assert_contained(outcome, elapsed, limits, pids=_pids(outcome.stdout))
 
 
-@pytest.mark.parametrize("command", [
-    "setsid sleep 100 & echo $!; exit 0",              # a new session; its shell exits at once
-    "(setsid sleep 100 & echo $!); exit 0",            # and a double fork: orphaned at once
-    "(setsid sleep 100 & echo $!); sleep 0.1",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "setsid sleep 100 & echo $!; exit 0",  # a new session; its shell exits at once
+        "(setsid sleep 100 & echo $!); exit 0",  # and a double fork: orphaned at once
+        "(setsid sleep 100 & echo $!); sleep 0.1",
+    ],
+)
 def test_a_child_that_calls_setsid_is_killed_too(command):
     limits = Limits(timeout=5)
     outcome, elapsed = timed(command, limits=limits)
-    assert outcome.killed == "left 1 process running" and elapsed < limits.timeout - 1, outcome.report()
+    assert outcome.killed == "left 1 process running" and elapsed < limits.timeout - 1, (
+        outcome.report()
+    )
     assert_contained(outcome, elapsed, limits, pids=_pids(outcome.stdout))
 
 
@@ -346,8 +385,7 @@ def test_the_setsid_child_really_left_the_session():
     token = _token()
     code = "import os, time; print(os.getpid(), os.getsid(0), flush=True); time.sleep(100)"
     limits = Limits(timeout=5)
-    outcome, elapsed = timed(f"setsid {PY} -c '{code}' {token} & sleep 0.5; exit 0",
-                             limits=limits)
+    outcome, elapsed = timed(f"setsid {PY} -c '{code}' {token} & sleep 0.5; exit 0", limits=limits)
     pid, sid = _pids(outcome.stdout)
     assert pid == sid and outcome.killed == "left 1 process running"
     assert_contained(outcome, elapsed, limits, token, pids=[pid])
@@ -355,8 +393,10 @@ def test_the_setsid_child_really_left_the_session():
 
 def test_killing_the_supervisor_does_not_free_the_children():
     limits = Limits(timeout=5)
-    for command in ("sleep 100 & echo $!; kill -9 $PPID; sleep 1",
-                    "(setsid sleep 100 & echo $!); kill -9 $PPID; sleep 1"):
+    for command in (
+        "sleep 100 & echo $!; kill -9 $PPID; sleep 1",
+        "(setsid sleep 100 & echo $!); kill -9 $PPID; sleep 1",
+    ):
         outcome, elapsed = timed(command, limits=limits)
         assert outcome.killed == "SIGKILL" and not outcome.passed
         assert_contained(outcome, elapsed, limits, pids=_pids(outcome.stdout))
@@ -365,9 +405,11 @@ def test_killing_the_supervisor_does_not_free_the_children():
 def test_a_timeout_kills_children_in_other_groups_and_sessions():
     token = _token()
     limits = Limits(timeout=1)
-    outcome, elapsed = timed(f"setsid sleep 100 & echo $!; (sleep 100 & echo $!); "
-                             f"{PY} -c 'import time; time.sleep(100)' {token} & echo $!; wait",
-                             limits=limits)
+    outcome, elapsed = timed(
+        f"setsid sleep 100 & echo $!; (sleep 100 & echo $!); "
+        f"{PY} -c 'import time; time.sleep(100)' {token} & echo $!; wait",
+        limits=limits,
+    )
     assert outcome.killed == "timeout"
     assert_contained(outcome, elapsed, limits, token, pids=_pids(outcome.stdout))
 
@@ -393,14 +435,18 @@ def test_where_a_pids_cgroup_can_be_made_the_kernel_caps_the_commands_processes(
     sandbox._remove_cgroup(probe)
     token = _token()
     limits = Limits(timeout=3, max_processes=8)
-    outcome, elapsed = timed(f"cat /proc/self/cgroup; for i in $(seq 40); do sleep 5 & done; "
-                             f"wait # {token}", limits=limits)
-    [line] = [l for l in outcome.stdout.splitlines() if "lessonloop-sandbox-" in l]
-    assert "Cannot fork" in outcome.stderr or "Resource temporarily unavailable" in \
-        outcome.stderr, outcome.report()
-    assert not outcome.passed and outcome.killed in ("too many processes",
-                                                     "left 8 processes running")
+    own = "$(grep -h lessonloop-sandbox- /proc/self/cgroup | cut -d: -f3)"
+    outcome, elapsed = timed(
+        f"cat /proc/self/cgroup; cat /sys/fs/cgroup/pids{own}/pids.max /sys/fs/cgroup{own}/pids.max"
+        f" 2>/dev/null; for i in $(seq 40); do sleep 5 & done; wait # {token}",
+        limits=limits,
+    )
+    [line] = [text for text in outcome.stdout.splitlines() if "lessonloop-sandbox-" in text]
+    assert "9" in outcome.stdout.splitlines(), outcome.report()  # pids.max: max_processes + 1
+    assert not outcome.passed
+    assert outcome.killed == "too many processes" or outcome.killed.startswith("left")
     assert_contained(outcome, elapsed, limits, token)
     cgroup = line.split(":")[-1]
-    assert not any(os.path.exists(root + cgroup) for root in sandbox._CGROUP_ROOTS), \
+    assert not any(os.path.exists(root + cgroup) for root in sandbox._CGROUP_ROOTS), (
         "the cgroup is removed with the run"
+    )

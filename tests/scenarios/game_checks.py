@@ -13,12 +13,21 @@ from lessonloop.scenarios.negotiation import Negotiation
 # Strong strategies found by search (see each module's docstring). Capture the flag is noisy
 # (hidden enemy plan, random fights), so its balance checks use 60 paired seeds.
 GRID_BEST = {"aggression": 0.6, "stealth": 0.75, "defense_radius": 3, "retreat_threshold": 0.55}
-NEGOTIATION_BEST = {"opening_markup": 0.4, "concession_rate": 0.24, "walk_away_floor": 0.6,
-                    "accept_margin": 0.14}
+NEGOTIATION_BEST = {
+    "opening_markup": 0.4,
+    "concession_rate": 0.24,
+    "walk_away_floor": 0.6,
+    "accept_margin": 0.14,
+}
 
 GAMES = {
     "grid_ctf": (GridCTF(), GRID_BEST, range(60), {"capture", "defense", "survival"}),
-    "negotiation": (Negotiation(), NEGOTIATION_BEST, range(30), {"profit", "deal_rate", "reputation"}),
+    "negotiation": (
+        Negotiation(),
+        NEGOTIATION_BEST,
+        range(30),
+        {"profit", "deal_rate", "reputation"},
+    ),
 }
 
 
@@ -39,26 +48,36 @@ def interior_violations(game, strong: dict, seeds) -> list[str]:
 
 
 def random_strategy(properties: dict, rng: random.Random) -> dict:
-    return {key: rng.randint(p["minimum"], p["maximum"]) if p["type"] == "integer"
-            else rng.uniform(p["minimum"], p["maximum"]) for key, p in properties.items()}
+    return {
+        key: rng.randint(p["minimum"], p["maximum"])
+        if p["type"] == "integer"
+        else rng.uniform(p["minimum"], p["maximum"])
+        for key, p in properties.items()
+    }
 
 
 def valid_strategies(properties: dict):
     """A Hypothesis strategy drawing valid strategies for a schema's bounded properties."""
-    return st.fixed_dictionaries({
-        key: st.integers(p["minimum"], p["maximum"]) if p["type"] == "integer"
-        else st.floats(p["minimum"], p["maximum"], allow_nan=False, allow_infinity=False)
-        for key, p in properties.items()
-    })
+    return st.fixed_dictionaries(
+        {
+            key: st.integers(p["minimum"], p["maximum"])
+            if p["type"] == "integer"
+            else st.floats(p["minimum"], p["maximum"], allow_nan=False, allow_infinity=False)
+            for key, p in properties.items()
+        }
+    )
 
 
 class MonotoneToy:
     """A deliberately linear game: more of every parameter is always better."""
 
-    strategy_schema = {"type": "object", "properties": {
-        "a": {"type": "number", "minimum": 0, "maximum": 1},
-        "n": {"type": "integer", "minimum": 1, "maximum": 6},
-    }}
+    strategy_schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "number", "minimum": 0, "maximum": 1},
+            "n": {"type": "integer", "minimum": 1, "maximum": 6},
+        },
+    }
 
     def play(self, strategy: dict, seed: int) -> dict:
         noise = random.Random(seed).random() * 0.01

@@ -13,7 +13,14 @@ from jsonschema import Draft202012Validator
 
 from lessonloop.scenarios.base import TurnBasedScenario, check_result
 
-from .game_checks import GAMES, MonotoneToy, interior_violations, mean_score, random_strategy, valid_strategies
+from .game_checks import (
+    GAMES,
+    MonotoneToy,
+    interior_violations,
+    mean_score,
+    random_strategy,
+    valid_strategies,
+)
 
 NAMES = sorted(GAMES)
 

@@ -36,10 +36,12 @@ def leftovers(marker: str) -> list[int]:
 
 
 def test_the_code_chooses_parameters_per_match_from_its_context():
-    strategy = source("def strategy(ctx):\n"
-                      f"    params = {PARAMS!r}\n"
-                      "    params['defense_radius'] = 2 + ctx['seed'] % 2\n"
-                      "    return params\n")
+    strategy = source(
+        "def strategy(ctx):\n"
+        f"    params = {PARAMS!r}\n"
+        "    params['defense_radius'] = 2 + ctx['seed'] % 2\n"
+        "    return params\n"
+    )
     assert code.problems(GRID, strategy) == []
     assert code.parameters(GRID, strategy, 4)["defense_radius"] == 2
     assert code.parameters(GRID, strategy, 5)["defense_radius"] == 3
@@ -54,22 +56,34 @@ def test_code_is_refused_where_the_scenario_does_not_accept_it():
     assert "nothing else" in code.problems(GRID, {code.FIELD: "x = 1", "aggression": 1})[0]
 
 
-@pytest.mark.parametrize("body, words", [
-    ("STRATEGY = {'aggression': 7}", "invalid parameters"),
-    ("raise SystemExit('no idea')", "no idea"),
-    ("import os\nprint(os.environ.get('LESSONLOOP_API_KEY', 'absent'))\nSTRATEGY = 3", "STRATEGY dict"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("STRATEGY = {'aggression': 7}", "invalid parameters"),
+        ("raise SystemExit('no idea')", "no idea"),
+        (
+            "import os\nprint(os.environ.get('LESSONLOOP_API_KEY', 'absent'))\nSTRATEGY = 3",
+            "STRATEGY dict",
+        ),
+    ],
+)
 def test_code_that_fails_is_a_clear_match_error(body, words):
     with pytest.raises(code.CodeStrategyError, match=words):
         code.parameters(GRID, source(body), 1, LIMITS)
 
 
-@pytest.mark.parametrize("name, body", [
-    ("loop", "while True:\n    pass"),
-    ("fork", "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"),
-    ("memory", "chunks = []\nwhile True:\n    chunks.append(bytearray(50 * 2**20))"),
-    ("write", "with open('big', 'wb') as f:\n    while True:\n        f.write(b'0' * 2**20)"),
-])
+@pytest.mark.parametrize(
+    "name, body",
+    [
+        ("loop", "while True:\n    pass"),
+        (
+            "fork",
+            "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass",
+        ),
+        ("memory", "chunks = []\nwhile True:\n    chunks.append(bytearray(50 * 2**20))"),
+        ("write", "with open('big', 'wb') as f:\n    while True:\n        f.write(b'0' * 2**20)"),
+    ],
+)
 def test_hostile_code_is_stopped_within_the_deadline_and_leaves_nothing(name, body):
     started = time.monotonic()
     with pytest.raises(code.CodeStrategyError, match="stopped"):
@@ -84,6 +98,7 @@ def test_evaluate_scores_a_code_strategy_like_its_parameters(cli):
 
     as_code = json.dumps(source(f"STRATEGY = {PARAMS!r}"))
     coded = cli("evaluate", "grid_ctf", "--strategy", as_code, "--seeds", "1..3", "--json").json()
-    plain = cli("evaluate", "grid_ctf", "--strategy", json.dumps(PARAMS), "--seeds", "1..3",
-                "--json").json()
+    plain = cli(
+        "evaluate", "grid_ctf", "--strategy", json.dumps(PARAMS), "--seeds", "1..3", "--json"
+    ).json()
     assert coded["scores"] == plain["scores"] and coded["valid"]

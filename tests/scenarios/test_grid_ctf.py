@@ -8,7 +8,8 @@ import random
 from lessonloop.scenarios import grid_ctf
 from lessonloop.scenarios.base import check_result
 
-from .game_checks import GAMES, GRID_BEST as BEST
+from .game_checks import GAMES
+from .game_checks import GRID_BEST as BEST
 
 GAME, _, _, DIMENSIONS = GAMES["grid_ctf"]
 

@@ -8,7 +8,8 @@ import statistics
 from lessonloop.scenarios.base import check_result
 from lessonloop.scenarios.negotiation import BUYERS, MAX_ROUNDS, STOCK
 
-from .game_checks import GAMES, NEGOTIATION_BEST as BEST
+from .game_checks import GAMES
+from .game_checks import NEGOTIATION_BEST as BEST
 
 GAME, _, SEEDS, DIMENSIONS = GAMES["negotiation"]
 

@@ -47,7 +47,9 @@ def test_entry_point_plugins_are_discovered(tmp_path, monkeypatch):
     info = tmp_path / "archery_plugin-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: archery-plugin\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[lessonloop.scenarios]\narchery = archery_plugin:Archery\n")
+    (info / "entry_points.txt").write_text(
+        "[lessonloop.scenarios]\narchery = archery_plugin:Archery\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert "archery" in registry.available_names()
     assert registry.load("archery").name == "archery"
@@ -67,16 +69,25 @@ def test_evaluator_epoch_changes_with_the_rules():
     assert before.startswith("archery-")
 
 
-def test_without_a_plugin_the_scenarios_are_listed_without_reading_every_distribution(tmp_path, monkeypatch):
+def test_without_a_plugin_the_scenarios_are_listed_without_reading_every_distribution(
+    tmp_path, monkeypatch
+):
     """``importlib.metadata`` is imported (and every distribution read) only when some
     distribution on the path names the group: `lessonloop scenarios` starts fast without one."""
     import os
     import subprocess
 
-    probe = ("import sys\nfrom lessonloop.scenarios import registry\n"
-             "print(registry.available_names(), 'importlib.metadata' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+    probe = (
+        "import sys\nfrom lessonloop.scenarios import registry\n"
+        "print(registry.available_names(), 'importlib.metadata' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, PYTHONPATH=str(ROOT / "src")),
+    )
     assert done.stdout.split() == ["['grid_ctf',", "'negotiation']", "False"], done.stderr
     # a distribution that declares another group only is no plugin; one that names ours is
     other = tmp_path / "other-1.0.dist-info"
@@ -87,5 +98,7 @@ def test_without_a_plugin_the_scenarios_are_listed_without_reading_every_distrib
     assert not registry._may_declare_plugins()
     ours = tmp_path / "archery_plugin-1.0.dist-info"
     ours.mkdir()
-    (ours / "entry_points.txt").write_text("[lessonloop.scenarios]\narchery = archery_plugin:Archery\n")
+    (ours / "entry_points.txt").write_text(
+        "[lessonloop.scenarios]\narchery = archery_plugin:Archery\n"
+    )
     assert registry._may_declare_plugins()

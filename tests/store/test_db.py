@@ -22,20 +22,30 @@ def test_first_open_creates_home_gitignore_wal_and_records_migrations(home):
     with open_store() as store:
         mode = store.query_one("PRAGMA journal_mode")[0]
         versions = [r["version"] for r in store.query("SELECT version FROM schema_migrations")]
-        tables = {r["name"] for r in store.query("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = {
+            r["name"] for r in store.query("SELECT name FROM sqlite_master WHERE type='table'")
+        }
     assert (home / ".gitignore").read_text() == "*\n"
     assert (home / "lessonloop.db").exists()
     assert mode == "wal"
     assert versions == [v for v, _, _ in migrations.MIGRATIONS]
-    assert {"runs", "generations", "matches", "role_outputs", "provider_calls",
-            "gate_decisions"} <= tables
+    assert {
+        "runs",
+        "generations",
+        "matches",
+        "role_outputs",
+        "provider_calls",
+        "gate_decisions",
+    } <= tables
 
 
 def test_migrations_are_forward_only_and_idempotent(home):
     open_store().close()
     conn = sqlite3.connect(home / "lessonloop.db", isolation_level=None)
     assert migrations.migrate(conn, db.begin_immediate) == []
-    assert conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(migrations.MIGRATIONS)
+    assert conn.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(
+        migrations.MIGRATIONS
+    )
 
 
 def test_reader_requires_an_existing_database(home):
@@ -56,8 +66,9 @@ def test_transaction_rolls_back_on_error(home):
 def test_busy_writer_waits_and_retries_instead_of_failing(home, monkeypatch):
     monkeypatch.setattr(db, "BUSY_TIMEOUT_MS", 50)
     open_store().close()
-    holder = sqlite3.connect(home / "lessonloop.db", isolation_level=None, timeout=0,
-                             check_same_thread=False)
+    holder = sqlite3.connect(
+        home / "lessonloop.db", isolation_level=None, timeout=0, check_same_thread=False
+    )
     holder.execute("BEGIN IMMEDIATE")
     released = threading.Timer(0.4, lambda: holder.execute("COMMIT"))
     released.start()
@@ -66,11 +77,15 @@ def test_busy_writer_waits_and_retries_instead_of_failing(home, monkeypatch):
         with store.transaction() as conn:
             conn.execute(
                 "INSERT INTO provider_calls (run_id, generation_index, attempt, role, provider, "
-                "latency_ms, created_at) VALUES ('after-wait', 1, 0, 'coach', 'local', 0, 'now')")
+                "latency_ms, created_at) VALUES ('after-wait', 1, 0, 'coach', 'local', 0, 'now')"
+            )
     released.join()
     assert time.monotonic() - started >= 0.3
     with open_store(readonly=True) as store:
-        assert store.query_one("SELECT COUNT(*) FROM provider_calls WHERE run_id = 'after-wait'")[0] == 1
+        assert (
+            store.query_one("SELECT COUNT(*) FROM provider_calls WHERE run_id = 'after-wait'")[0]
+            == 1
+        )
 
 
 def _writer(home: str, worker: int, count: int) -> None:
@@ -137,8 +152,9 @@ def test_read_only_database_still_inspects_but_refuses_writes(monkeypatch, read_
     src = os.path.abspath(os.path.join(os.path.dirname(db.__file__), "..", ".."))
     env = dict(os.environ, LESSONLOOP_HOME=home, PYTHONPATH=src)
     try:
-        proc = subprocess.run(prefix + [sys.executable, "-c", code], capture_output=True,
-                              text=True, env=env, cwd="/")
+        proc = subprocess.run(
+            prefix + [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd="/"
+        )
     finally:
         os.chmod(home, 0o755)
         shutil.rmtree(base)
@@ -172,17 +188,25 @@ def test_migration_3_moves_role_metrics_into_the_call_ledger(home):
     for version, _, apply in migrations.MIGRATIONS[:2]:  # a database as version 2 left it
         conn.execute("BEGIN")
         if version == 1:
-            conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
-                         "name TEXT NOT NULL, applied_at TEXT NOT NULL)")
+            conn.execute(
+                "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, "
+                "name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
         apply(conn)
         conn.execute("INSERT INTO schema_migrations VALUES (?, 'old', 'then')", (version,))
         conn.execute("COMMIT")
-    conn.execute("INSERT INTO role_metrics (run_id, generation_index, attempt, role, provider, "
-                 "input_tokens, output_tokens, latency_ms, created_at) "
-                 "VALUES ('old', 1, 0, 'coach', 'local', NULL, NULL, 1.5, 'then')")
+    conn.execute(
+        "INSERT INTO role_metrics (run_id, generation_index, attempt, role, provider, "
+        "input_tokens, output_tokens, latency_ms, created_at) "
+        "VALUES ('old', 1, 0, 'coach', 'local', NULL, NULL, 1.5, 'then')"
+    )
     conn.close()
     with open_store() as store:
         rows = [dict(r) for r in store.query("SELECT * FROM provider_calls")]
-        tables = {r["name"] for r in store.query("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = {
+            r["name"] for r in store.query("SELECT name FROM sqlite_master WHERE type='table'")
+        }
     assert "role_metrics" not in tables
-    assert [(r["run_id"], r["role"], r["calls"], r["cost"]) for r in rows] == [("old", "coach", 1, 0.0)]
+    assert [(r["run_id"], r["role"], r["calls"], r["cost"]) for r in rows] == [
+        ("old", "coach", 1, 0.0)
+    ]

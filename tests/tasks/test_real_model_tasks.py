@@ -32,8 +32,10 @@ def test_improve_on_a_real_model_gives_only_schema_valid_outputs(cli, routed):
     assert result.code == 0, result.err
     spec, _ = read(SERVICE)
     with open_store(readonly=True) as store:
-        outputs = [run_store.loads(g["strategy_json"])["output"]
-                   for g in run_store.generations(store, "real")]
+        outputs = [
+            run_store.loads(g["strategy_json"])["output"]
+            for g in run_store.generations(store, "real")
+        ]
     assert outputs
     for output in outputs:
         assert schema_problems(json.loads(output), spec.json_schema, "output") == [], output
@@ -43,10 +45,12 @@ def test_improve_on_a_real_model_gives_only_schema_valid_outputs(cli, routed):
 
 def test_a_real_judge_gives_a_validated_verdict_or_reports_its_failure(cli, routed, tmp_path):
     task = tmp_path / "task.yaml"
-    task.write_text("name: real-judge\nprompt: Reply to a customer charged twice for order "
-                    "A-1.\nrubric:\n  - {name: empathy, weight: 1, description: kind}\n"
-                    "  - {name: accuracy, weight: 1, description: says the refund comes in "
-                    "3-5 days}\n")
+    task.write_text(
+        "name: real-judge\nprompt: Reply to a customer charged twice for order "
+        "A-1.\nrubric:\n  - {name: empathy, weight: 1, description: kind}\n"
+        "  - {name: accuracy, weight: 1, description: says the refund comes in "
+        "3-5 days}\n"
+    )
     output = tmp_path / "reply.txt"
     output.write_text("Sorry for the double charge on A-1: the refund reaches you in 3-5 days.")
     result = cli("judge", task, "--output", output, "--json")

@@ -15,8 +15,9 @@ EXAMPLES = ROOT / "examples" / "tasks"
 MINIMAL = {"name": "t", "prompt": "say hi", "verifier": {"command": "true"}}
 
 
-@pytest.mark.parametrize("name", ["support-reply.yaml", "sql-top-customers.yaml",
-                                  "service-config.yaml"])
+@pytest.mark.parametrize(
+    "name", ["support-reply.yaml", "sql-top-customers.yaml", "service-config.yaml"]
+)
 def test_the_examples_are_valid_tasks(name):
     spec, path = read(EXAMPLES / name)
     assert path.is_absolute() and spec.prompt
@@ -31,19 +32,25 @@ def test_what_each_example_needs():
     assert (sql.extension, config.extension, support.extension) == ("sql", "json", "md")
 
 
-@pytest.mark.parametrize("change, field, words", [
-    ({"prompt": ""}, "prompt", "at least 1 character"),
-    ({"rubric": [{"name": "x", "weight": 0}]}, "rubric.0.weight", "greater than 0"),
-    ({"rubric": [{"name": "x", "colour": "red"}]}, "rubric.0.colour", "unknown field"),
-    ({"colour": "red"}, "colour", "unknown field"),
-    ({"output_format": "pdf"}, "output_format", "'text', 'markdown', 'json' or 'code'"),
-    ({"threshold": 1.5}, "threshold", "less than or equal to 1"),
-    ({"max_rounds": 0}, "max_rounds", "greater than or equal to 1"),
-    ({"verifier": {"command": "true", "timeout": -1}}, "verifier.timeout", "greater than 0"),
-    ({"name": "../etc"}, "name", "letters, digits"),
-    ({"output_format": "json", "json_schema": {"type": "nonsense"}}, "json_schema",
-     "not a valid JSON Schema"),
-])
+@pytest.mark.parametrize(
+    "change, field, words",
+    [
+        ({"prompt": ""}, "prompt", "at least 1 character"),
+        ({"rubric": [{"name": "x", "weight": 0}]}, "rubric.0.weight", "greater than 0"),
+        ({"rubric": [{"name": "x", "colour": "red"}]}, "rubric.0.colour", "unknown field"),
+        ({"colour": "red"}, "colour", "unknown field"),
+        ({"output_format": "pdf"}, "output_format", "'text', 'markdown', 'json' or 'code'"),
+        ({"threshold": 1.5}, "threshold", "less than or equal to 1"),
+        ({"max_rounds": 0}, "max_rounds", "greater than or equal to 1"),
+        ({"verifier": {"command": "true", "timeout": -1}}, "verifier.timeout", "greater than 0"),
+        ({"name": "../etc"}, "name", "letters, digits"),
+        (
+            {"output_format": "json", "json_schema": {"type": "nonsense"}},
+            "json_schema",
+            "not a valid JSON Schema",
+        ),
+    ],
+)
 def test_a_bad_field_is_named_in_one_line(change, field, words):
     with pytest.raises(UsageError) as caught:
         parse({**MINIMAL, **change}, "task.yaml")
@@ -58,7 +65,9 @@ def test_a_task_must_be_scorable():
 
 def test_rubric_may_be_a_list_or_a_dimensions_mapping():
     dims = [{"name": "clarity", "weight": 2, "description": "clear"}]
-    assert parse({**MINIMAL, "rubric": dims}, "a") == parse({**MINIMAL, "rubric": {"dimensions": dims}}, "b")
+    assert parse({**MINIMAL, "rubric": dims}, "a") == parse(
+        {**MINIMAL, "rubric": {"dimensions": dims}}, "b"
+    )
 
 
 def test_unreadable_files_are_one_line_errors(tmp_path):

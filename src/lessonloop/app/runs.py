@@ -26,8 +26,9 @@ def _child_env() -> dict:
 
     env = dict(os.environ, LESSONLOOP_HOME=str(paths.home()))
     source = str(Path(__file__).resolve().parents[2])
-    installed = {str(Path(p).resolve())
-                 for p in site.getsitepackages() + [site.getusersitepackages()]}
+    installed = {
+        str(Path(p).resolve()) for p in site.getsitepackages() + [site.getusersitepackages()]
+    }
     if source not in installed and source not in env.get("PYTHONPATH", "").split(os.pathsep):
         env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
     return env
@@ -36,9 +37,15 @@ def _child_env() -> dict:
 def _spawn(run_id: str, args: list[str]) -> int:
     """Start ``python -m lessonloop ARGS`` detached (own session, no terminal, no pipes); a
     daemon thread reaps it and keeps its exit code. (The caller holds _CHILDREN_LOCK.)"""
-    proc = subprocess.Popen([sys.executable, "-m", "lessonloop", *args], env=_child_env(),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", *args],
+        env=_child_env(),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
     record = {"pid": proc.pid, "exit_code": None}
     _CHILDREN[run_id] = record
 
@@ -49,8 +56,9 @@ def _spawn(run_id: str, args: list[str]) -> int:
     return proc.pid
 
 
-def start_in_background(scenario: str, iterations: int = 10, run_id: str | None = None,
-                        overrides: dict | None = None) -> dict:
+def start_in_background(
+    scenario: str, iterations: int = 10, run_id: str | None = None, overrides: dict | None = None
+) -> dict:
     """Create the run (or reuse ``run_id``) and execute it in a detached child process; returns
     at once with the run's id and status (``started`` False when it is already running or
     already has its generations)."""
@@ -68,22 +76,41 @@ def start_in_background(scenario: str, iterations: int = 10, run_id: str | None 
         run = run_store.get_run(store, rid)
         done = len(run_store.generations(store, rid))
     if done > iterations:
-        raise UsageError(f"run {rid} already has {done} generations; {{field}} cannot be lower",
-                         field="iterations")
+        raise UsageError(
+            f"run {rid} already has {done} generations; {{field}} cannot be lower",
+            field="iterations",
+        )
     if done == iterations and run["status"] == "completed":
-        return {"run_id": rid, "status": "completed", "started": False,
-                "scenario": run["scenario"], "target_generations": iterations,
-                "detail": f"it already has its {done} generations: ask for more to continue it"}
+        return {
+            "run_id": rid,
+            "status": "completed",
+            "started": False,
+            "scenario": run["scenario"],
+            "target_generations": iterations,
+            "detail": f"it already has its {done} generations: ask for more to continue it",
+        }
     with _CHILDREN_LOCK:  # one child per run, however many calls race
         ours = _CHILDREN.get(rid)
         if (ours and ours["exit_code"] is None) or is_active(paths.run_dir(rid)):
-            return {"run_id": rid, "status": "running", "started": False,
-                    "scenario": run["scenario"], "target_generations": run["target_generations"],
-                    "detail": "already running in another process"}
-        pid = _spawn(rid, ["run", run["scenario_ref"], "--run-id", rid,
-                           "--iterations", str(iterations)])
-    return {"run_id": rid, "status": run["status"], "started": True, "scenario": run["scenario"],
-            "target_generations": iterations, "pid": pid}
+            return {
+                "run_id": rid,
+                "status": "running",
+                "started": False,
+                "scenario": run["scenario"],
+                "target_generations": run["target_generations"],
+                "detail": "already running in another process",
+            }
+        pid = _spawn(
+            rid, ["run", run["scenario_ref"], "--run-id", rid, "--iterations", str(iterations)]
+        )
+    return {
+        "run_id": rid,
+        "status": run["status"],
+        "started": True,
+        "scenario": run["scenario"],
+        "target_generations": iterations,
+        "pid": pid,
+    }
 
 
 def status(run_id: str) -> dict:
@@ -108,8 +135,10 @@ def list_runs(limit: int | None = None) -> list[dict]:
     with reading(paths.home()) as store:
         if store is None:
             return []
-        return [run_object(r, run_store.generations(store, r["run_id"]))
-                for r in run_store.list_runs(store)[:limit]]
+        return [
+            run_object(r, run_store.generations(store, r["run_id"]))
+            for r in run_store.list_runs(store)[:limit]
+        ]
 
 
 def background_process(run_id: str) -> dict | None:

@@ -17,8 +17,13 @@ def list_scenarios() -> list[dict]:
     items = []
     for name in registry.available_names():
         scenario = registry.load(name)
-        items.append({"name": name, "description": scenario.description,
-                      "strategy_schema": scenario.strategy_schema})
+        items.append(
+            {
+                "name": name,
+                "description": scenario.description,
+                "strategy_schema": scenario.strategy_schema,
+            }
+        )
     return items
 
 
@@ -33,8 +38,12 @@ def seed_list(seeds: str | list[int]) -> list[int]:
     return parse_seeds(seeds)
 
 
-def evaluate(scenario: str, strategies: list[dict | str], seeds: str | list[int] = "1..5",
-             match_timeout: float = 10.0) -> list[dict]:
+def evaluate(
+    scenario: str,
+    strategies: list[dict | str],
+    seeds: str | list[int] = "1..5",
+    match_timeout: float = 10.0,
+) -> list[dict]:
     """Each strategy scored on the seeds (deterministic per strategy and seed): per-seed
     scores (None for a failed match), mean, dimensions, validity and problems. A strategy given
     as text is parsed as JSON; an unknown scenario fails first, naming the valid ones."""
@@ -43,8 +52,9 @@ def evaluate(scenario: str, strategies: list[dict | str], seeds: str | list[int]
 
     registry.load(scenario)
     if not (math.isfinite(match_timeout) and 0 < match_timeout <= MAX_MATCH_TIMEOUT):
-        raise UsageError(f"must be between 0 and {MAX_MATCH_TIMEOUT:g} seconds",
-                         field="match_timeout")
+        raise UsageError(
+            f"must be between 0 and {MAX_MATCH_TIMEOUT:g} seconds", field="match_timeout"
+        )
     chosen = seed_list(seeds)
     parsed = []
     for strategy in strategies:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 
-def judge_output(task: str, output: str, provider: str | None = None,
-                 model: str | None = None) -> dict:
+def judge_output(
+    task: str, output: str, provider: str | None = None, model: str | None = None
+) -> dict:
     """Score one output of a task (its verifier offline; a rubric needs a judge model)."""
     from ..memory.service import writing
     from ..tasks import evaluate
     from ..tasks import spec as task_spec
 
     spec, path = task_spec.read(task)
-    return evaluate.judge_once(spec, path.parent, output, lambda: writing(exclusive=False),
-                               provider, model).to_dict()
+    return evaluate.judge_once(
+        spec, path.parent, output, lambda: writing(exclusive=False), provider, model
+    ).to_dict()

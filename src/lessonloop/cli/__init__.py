@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import (EXIT_FAILURE, EXIT_USAGE, NO_SPACE, LessonloopError,
-                      log_internal_error, no_space)
+from ..errors import (
+    EXIT_FAILURE,
+    EXIT_USAGE,
+    NO_SPACE,
+    LessonloopError,
+    log_internal_error,
+    no_space,
+)
 
 
 def _click_exceptions():
@@ -53,10 +59,10 @@ def main(argv: list[str] | None = None, fast: bool = True) -> int:
 def _typer_main(argv: list[str], as_json: bool) -> int:
     """Every other command line, read by Typer; its own exits and usage errors become codes
     and one line here, everything else is ``main``'s to report."""
-    from .output import error_line
-
     import typer
     from typer.main import get_command
+
+    from .output import error_line
 
     click_exceptions = _click_exceptions()
     try:

@@ -22,6 +22,12 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-for module in (run_commands, inspect_commands, scenario_commands, task_commands,
-               memory_commands, provider_commands):
+for module in (
+    run_commands,
+    inspect_commands,
+    scenario_commands,
+    task_commands,
+    memory_commands,
+    provider_commands,
+):
     module.register(app)

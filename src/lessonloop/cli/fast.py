@@ -14,34 +14,61 @@ from __future__ import annotations
 #                   {option: (parameter, the value of a flag, or str/int for an option's value)})
 COMMANDS = {
     ("status",): ("inspect", "status_command", ("run_id",), {"--json": ("as_json", True)}),
-    ("show",): ("inspect", "show_command", ("run_id",),
-                {"--generation": ("generation", int), "-g": ("generation", int),
-                 "--best": ("best", True), "--json": ("as_json", True)}),
+    ("show",): (
+        "inspect",
+        "show_command",
+        ("run_id",),
+        {
+            "--generation": ("generation", int),
+            "-g": ("generation", int),
+            "--best": ("best", True),
+            "--json": ("as_json", True),
+        },
+    ),
     ("list",): ("inspect", "list_command", (), {"--json": ("as_json", True)}),
     ("scenarios",): ("scenarios", "scenarios_command", (), {"--json": ("as_json", True)}),
-    ("usage",): ("providers", "usage_command", (),
-                 {"--run": ("run_id", str), "--json": ("as_json", True)}),
-    ("doctor",): ("providers", "doctor_command", (),
-                  {"--provider": ("provider", str), "--model": ("model", str),
-                   "--latency": ("latency", True), "--no-latency": ("latency", False),
-                   "--json": ("as_json", True)}),
-    ("memory", "list"): ("memory_views", "list_command", (),
-                         {"--scope": ("scope", str), "--json": ("as_json", True)}),
-    ("memory", "search"): ("memory_views", "search_command", ("query",),
-                           {"--limit": ("limit", int), "--scope": ("scope", str),
-                            "--json": ("as_json", True)}),
+    ("usage",): (
+        "providers",
+        "usage_command",
+        (),
+        {"--run": ("run_id", str), "--json": ("as_json", True)},
+    ),
+    ("doctor",): (
+        "providers",
+        "doctor_command",
+        (),
+        {
+            "--provider": ("provider", str),
+            "--model": ("model", str),
+            "--latency": ("latency", True),
+            "--no-latency": ("latency", False),
+            "--json": ("as_json", True),
+        },
+    ),
+    ("memory", "list"): (
+        "memory_views",
+        "list_command",
+        (),
+        {"--scope": ("scope", str), "--json": ("as_json", True)},
+    ),
+    ("memory", "search"): (
+        "memory_views",
+        "search_command",
+        ("query",),
+        {"--limit": ("limit", int), "--scope": ("scope", str), "--json": ("as_json", True)},
+    ),
 }
 
 
 def parse(argv: list[str]):
     """``(module, function, keyword arguments)`` for a plain inspection command line; None when
     Typer should read it."""
-    for words, (module, function, positional, options) in COMMANDS.items():
-        if tuple(argv[:len(words)]) == words:
+    for words, (module, function, positional, options) in COMMANDS.items():  # noqa: B007 - used after the break
+        if tuple(argv[: len(words)]) == words:
             break
     else:
         return None
-    rest, values, arguments = argv[len(words):], {}, []
+    rest, values, arguments = argv[len(words) :], {}, []
     position = 0
     while position < len(rest):
         token = rest[position]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
@@ -31,10 +31,12 @@ def _open_for_run(run_id: str):
     try:
         return _open()
     except NotFoundError:
-        raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)") from None
+        raise NotFoundError(
+            f"unknown run id {run_id!r} (no lessonloop database here yet)"
+        ) from None
 
 
-def _select(run_id: str, gens: list, generation: Optional[int], best: bool):
+def _select(run_id: str, gens: list, generation: int | None, best: bool):
     from ..store.runs import best_generation
 
     if not gens:
@@ -49,7 +51,9 @@ def _select(run_id: str, gens: list, generation: Optional[int], best: bool):
     for g in gens:
         if g["generation_index"] == generation:
             return g
-    raise NotFoundError(f"run {run_id!r} has no generation {generation} (completed: 1..{len(gens)})")
+    raise NotFoundError(
+        f"run {run_id!r} has no generation {generation} (completed: 1..{len(gens)})"
+    )
 
 
 def _match_object(row) -> dict:
@@ -71,16 +75,20 @@ def status_command(run_id: str, as_json: bool = False) -> None:
         f"run {run['run_id']}  scenario {run['scenario']}  status {run_obj['status']}{reason}",
         f"provider {run['provider']}  generations {len(gens)}/{run['target_generations']}  "
         f"best {fmt(run_obj['best_score'])}"
-        + (f" (tournament {fmt(run_obj['tournament_score'])})"
-           if run_obj.get("tournament_score") is not None else "")
+        + (
+            f" (tournament {fmt(run_obj['tournament_score'])})"
+            if run_obj.get("tournament_score") is not None
+            else ""
+        )
         + f"  elo {fmt(run_obj['current_elo'], '.1f')}",
     ]
     lines += [generation_line(dict(g)) for g in gens]
     sys.stdout.write("\n".join(lines) + "\n")
 
 
-def show_command(run_id: str, generation: Optional[int] = None, best: bool = False,
-                 as_json: bool = False) -> None:
+def show_command(
+    run_id: str, generation: int | None = None, best: bool = False, as_json: bool = False
+) -> None:
     """``show``: one generation, its strategy, scores, gate decisions and analysis."""
     from ..store import runs as run_store
 
@@ -90,23 +98,46 @@ def show_command(run_id: str, generation: Optional[int] = None, best: bool = Fal
         run, gens = load_run(store, run_id)
         chosen = _select(run_id, gens, generation, best)
         index = chosen["generation_index"]
-        decisions = [d for d in run_store.gate_decisions(store, run_id)
-                     if d["generation_index"] == index]
+        decisions = [
+            d for d in run_store.gate_decisions(store, run_id) if d["generation_index"] == index
+        ]
         match_rows = run_store.matches(store, run_id, index)
     gen_obj = generation_object(chosen, with_strategy=True)
     gen_obj["gate_decisions"] = [
-        {k: d[k] for k in ("attempt", "decision", "rationale", "mean_delta", "wins",
-                           "losses", "holdout_delta", "pairs", "t_statistic", "lower_bound",
-                           "holdout_pairs", "holdout_lower_bound")} for d in decisions]
+        {
+            k: d[k]
+            for k in (
+                "attempt",
+                "decision",
+                "rationale",
+                "mean_delta",
+                "wins",
+                "losses",
+                "holdout_delta",
+                "pairs",
+                "t_statistic",
+                "lower_bound",
+                "holdout_pairs",
+                "holdout_lower_bound",
+            )
+        }
+        for d in decisions
+    ]
     gen_obj["matches"] = [
         {k: m[k] for k in ("attempt", "phase", "side", "seed", "score", "error")}
-        for m in match_rows]
+        for m in match_rows
+    ]
     if as_json:
         print_json({"run": run_object(run, gens), "generation": gen_obj, "runtime_session": None})
         return
-    lines = [generation_line(gen_obj), "strategy: " + json.dumps(gen_obj["strategy"], sort_keys=True)]
-    lines += [f"  attempt {d['attempt']}: {d['decision']} — {d['rationale']}"
-              for d in gen_obj["gate_decisions"]]
+    lines = [
+        generation_line(gen_obj),
+        "strategy: " + json.dumps(gen_obj["strategy"], sort_keys=True),
+    ]
+    lines += [
+        f"  attempt {d['attempt']}: {d['decision']} — {d['rationale']}"
+        for d in gen_obj["gate_decisions"]
+    ]
     lines += ["", gen_obj["analysis"].rstrip()]
     sys.stdout.write("\n".join(lines) + "\n")
 
@@ -121,8 +152,10 @@ def list_command(as_json: bool = False) -> None:
         runs = []
     else:
         with store:
-            runs = [run_object(r, run_store.generations(store, r["run_id"]))
-                    for r in run_store.list_runs(store)]
+            runs = [
+                run_object(r, run_store.generations(store, r["run_id"]))
+                for r in run_store.list_runs(store)
+            ]
     if as_json:
         print_json(runs)
         return
@@ -134,12 +167,28 @@ def list_command(as_json: bool = False) -> None:
         sys.stdout.write("no runs yet: try `lessonloop run grid_ctf --iterations 30`\n")
         return
     rows = [("RUN ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST", "CREATED")]
-    rows += [(r["run_id"], r["scenario"], "interrupted",
-              f"0/{r['target_generations'] or '?'}", fmt(None), r["created_at"])
-             for r in asked]
-    rows += [(r["run_id"], r["scenario"], r["status"],
-              f"{r['generations_completed']}/{r['target_generations']}",
-              fmt(r["best_score"]), r["created_at"]) for r in runs]
+    rows += [
+        (
+            r["run_id"],
+            r["scenario"],
+            "interrupted",
+            f"0/{r['target_generations'] or '?'}",
+            fmt(None),
+            r["created_at"],
+        )
+        for r in asked
+    ]
+    rows += [
+        (
+            r["run_id"],
+            r["scenario"],
+            r["status"],
+            f"{r['generations_completed']}/{r['target_generations']}",
+            fmt(r["best_score"]),
+            r["created_at"],
+        )
+        for r in runs
+    ]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:  # a header, then columns as wide as their longest cell
         cells = [cell.ljust(width) for cell, width in zip(row, widths)]
@@ -160,8 +209,14 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def show(
         run_id: str = typer.Argument(..., help="Run id."),
-        generation: Optional[int] = typer.Option(None, "--generation", "-g", help="Generation index (default: latest)."),
-        best: bool = typer.Option(False, "--best", help="The best strategy: the incumbent, from the latest advance (best_score is its validated score)."),
+        generation: int | None = typer.Option(
+            None, "--generation", "-g", help="Generation index (default: latest)."
+        ),
+        best: bool = typer.Option(
+            False,
+            "--best",
+            help="The best strategy: the incumbent, from the latest advance (best_score is its validated score).",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print run-show-v1 JSON."),
     ) -> None:
         """Show one generation: its strategy, scores, gate decisions and analysis."""
@@ -177,7 +232,9 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def watch(
         run_id: str = typer.Argument(..., help="Run id."),
-        ndjson: bool = typer.Option(False, "--ndjson", "--json", help="Print raw events, one JSON per line."),
+        ndjson: bool = typer.Option(
+            False, "--ndjson", "--json", help="Print raw events, one JSON per line."
+        ),
         interval: float = typer.Option(0.25, "--interval", help="Seconds between polls."),
     ) -> None:
         """Follow a run's events while it runs; print what happened so far when it is not running."""
@@ -193,7 +250,11 @@ def register(app: typer.Typer) -> None:
             events, offset = read_events(events_path, offset)
             for event in events:
                 last = event
-                text = json.dumps(event, sort_keys=True) if ndjson else _describe(event, run["target_generations"])
+                text = (
+                    json.dumps(event, sort_keys=True)
+                    if ndjson
+                    else _describe(event, run["target_generations"])
+                )
                 if text:
                     sys.stdout.write(text + "\n")
             sys.stdout.flush()
@@ -203,19 +264,32 @@ def register(app: typer.Typer) -> None:
                 events, offset = read_events(events_path, offset)  # written just before unlock
                 if events:
                     continue
-                if not ndjson and (last is None or not last["event"].startswith("run_")
-                                   or last["event"] in ("run_started", "run_resumed")):
-                    sys.stdout.write(f"run {run_id} is not running (resume it with "
-                                     f"`lessonloop resume {run_id}`)\n")
+                if not ndjson and (
+                    last is None
+                    or not last["event"].startswith("run_")
+                    or last["event"] in ("run_started", "run_resumed")
+                ):
+                    sys.stdout.write(
+                        f"run {run_id} is not running (resume it with "
+                        f"`lessonloop resume {run_id}`)\n"
+                    )
                 return
             time.sleep(max(0.01, interval))
 
     @app.command()
     def export(
         run_id: str = typer.Argument(..., help="Run id."),
-        format: str = typer.Option("json", "--format", help="json (everything) or training-jsonl (prompt/completion of kept generations)."),
-        output: Optional[str] = typer.Option(None, "--output", "-o", help="Write to a file instead of stdout."),
-        as_json: bool = typer.Option(False, "--json", help="Errors as JSON (the export itself is always JSON)."),
+        format: str = typer.Option(
+            "json",
+            "--format",
+            help="json (everything) or training-jsonl (prompt/completion of kept generations).",
+        ),
+        output: str | None = typer.Option(
+            None, "--output", "-o", help="Write to a file instead of stdout."
+        ),
+        as_json: bool = typer.Option(
+            False, "--json", help="Errors as JSON (the export itself is always JSON)."
+        ),
     ) -> None:
         """Export a run: everything as JSON, or training records of the generations it kept."""
         if format not in ("json", "training-jsonl"):
@@ -225,8 +299,10 @@ def register(app: typer.Typer) -> None:
             if format == "json":
                 text = json.dumps(_export_document(store, run, gens), indent=2) + "\n"
             else:
-                text = "".join(json.dumps(r, sort_keys=True) + "\n"
-                               for r in _training_records(store, run_id, gens))
+                text = "".join(
+                    json.dumps(r, sort_keys=True) + "\n"
+                    for r in _training_records(store, run_id, gens)
+                )
         if output is None:
             sys.stdout.write(text)
             return
@@ -268,13 +344,23 @@ def _training_records(store, run_id: str, gens) -> list[dict]:
             continue
         index = g["generation_index"]
         final_attempt = g["attempts"] - 1
-        calls = [o for o in run_store.role_outputs(store, run_id, index)
-                 if o["role"] == "competitor" and o["attempt"] == final_attempt]
+        calls = [
+            o
+            for o in run_store.role_outputs(store, run_id, index)
+            if o["role"] == "competitor" and o["attempt"] == final_attempt
+        ]
         if not calls:
             continue
-        records.append({"prompt": redact(calls[-1]["prompt"]), "completion": redact(calls[-1]["output"]),
-                        "run_id": run_id, "generation": index, "score": g["mean_score"],
-                        "paired_delta": g["mean_delta"]})
+        records.append(
+            {
+                "prompt": redact(calls[-1]["prompt"]),
+                "completion": redact(calls[-1]["output"]),
+                "run_id": run_id,
+                "generation": index,
+                "score": g["mean_score"],
+                "paired_delta": g["mean_delta"],
+            }
+        )
     return records
 
 
@@ -297,10 +383,14 @@ def _describe(event: dict, target: int) -> str | None:
     if name == "generation_completed":
         return generation_line(payload, target)
     if name in ("run_started", "run_resumed"):
-        return (f"{name.replace('_', ' ')}: {payload.get('scenario')} "
-                f"({payload.get('completed_generations', 0)}/{payload.get('target_generations')} done)")
+        return (
+            f"{name.replace('_', ' ')}: {payload.get('scenario')} "
+            f"({payload.get('completed_generations', 0)}/{payload.get('target_generations')} done)"
+        )
     if name and name.startswith("run_"):
         reason = f" ({payload['reason']})" if payload.get("reason") else ""
-        return (f"{name.replace('_', ' ')}{reason}: {payload.get('generations_executed')} generations, "
-                f"best {fmt(payload.get('best_score'))}")
+        return (
+            f"{name.replace('_', ' ')}{reason}: {payload.get('generations_executed')} generations, "
+            f"best {fmt(payload.get('best_score'))}"
+        )
     return None

@@ -16,8 +16,10 @@ def show(items: list[dict], as_json: bool, empty: str) -> None:
         sys.stdout.write(empty + "\n")
     for item in items:
         score = f" score {item['score']:.2f}" if "score" in item else ""
-        sys.stdout.write(f"[{item['scope']} {item['id']}] ({item['type']}) {item['summary']}"
-                         f"  — {item['author']}, seen {item['seen']}{score}\n")
+        sys.stdout.write(
+            f"[{item['scope']} {item['id']}] ({item['type']}) {item['summary']}"
+            f"  — {item['author']}, seen {item['seen']}{score}\n"
+        )
 
 
 def search_command(query: str, limit: int = 10, scope: str = "all", as_json: bool = False) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional
 
 import typer
 
@@ -47,10 +46,21 @@ class _RichProgress(_PlainProgress):
     COLORS = {"advance": "green", "retry": "yellow", "rollback": "red"}
 
     def __enter__(self):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
-        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            transient=True,
+        )
         self.progress.__enter__()
         self.task = self.progress.add_task("generations", total=self.target)
         return self
@@ -90,8 +100,11 @@ def _execute(store, run_id: str, as_json: bool, target: int | None = None) -> No
         sys.stdout.write(
             f"run {run_id} {summary['status']}: {summary['generations_executed']} generations, "
             f"best score {summary['best_score']:.4f} (validated"
-            + (f"; {summary['tournament_score']:.4f} in its tournament"
-               if summary.get("tournament_score") is not None else "")
+            + (
+                f"; {summary['tournament_score']:.4f} in its tournament"
+                if summary.get("tournament_score") is not None
+                else ""
+            )
             + f"), elo {summary['current_elo']:.1f}\n"
             f"report: {report}\n"
         )
@@ -100,23 +113,67 @@ def _execute(store, run_id: str, as_json: bool, target: int | None = None) -> No
 def register(app: typer.Typer) -> None:
     @app.command()
     def run(
-        scenario: str = typer.Argument(..., help="Built-in name, entry point, or path/file.py:ClassName."),
-        iterations: Optional[int] = typer.Option(None, "--iterations", "-n", help="Generations to run [default: 10]."),
-        provider: Optional[str] = typer.Option(None, "--provider", help=f"{catalog.help_text()}; every role [default: config, then $LESSONLOOP_PROVIDER]."),
-        model: Optional[str] = typer.Option(None, "--model", help="Model for the provider (or provider:model in --provider)."),
-        max_calls: Optional[int] = typer.Option(None, "--max-calls", help="Stop the run cleanly after this many provider calls."),
-        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Stop the run cleanly once this many tokens (in + out) are spent."),
-        matches: Optional[int] = typer.Option(None, "--matches", help="Paired matches per attempt [default: 5]."),
-        seed: Optional[int] = typer.Option(None, "--seed", help="Run seed: same seed, same run [default: 0]."),
-        run_id: Optional[str] = typer.Option(None, "--run-id", help="Name the run; an existing id resumes it."),
-        max_retries: Optional[int] = typer.Option(None, "--max-retries", help="Retries per generation before a rollback [default: 2]."),
-        min_delta: Optional[float] = typer.Option(None, "--min-delta", help="Mean paired delta needed to advance [default: 0.002]."),
-        match_timeout: Optional[float] = typer.Option(None, "--match-timeout", help="Seconds before a match's worker is killed [default: 10]."),
-        workers: Optional[int] = typer.Option(None, "--workers", help="Match worker processes [default: 0 = up to 2]."),
-        no_incumbent: bool = typer.Option(False, "--no-incumbent", help="Start from a fresh strategy, not the best known one (keeps the playbook)."),
-        no_knowledge: bool = typer.Option(False, "--no-knowledge", help="Leave the playbook, hints and dead ends out of the context."),
-        fresh: bool = typer.Option(False, "--fresh", help="Both: no carried-over strategy and no knowledge in the context."),
-        context_budget: Optional[int] = typer.Option(None, "--context-budget", help="Token budget of the competitor's context [default: 6000]."),
+        scenario: str = typer.Argument(
+            ..., help="Built-in name, entry point, or path/file.py:ClassName."
+        ),
+        iterations: int | None = typer.Option(
+            None, "--iterations", "-n", help="Generations to run [default: 10]."
+        ),
+        provider: str | None = typer.Option(
+            None,
+            "--provider",
+            help=f"{catalog.help_text()}; every role [default: config, then $LESSONLOOP_PROVIDER].",
+        ),
+        model: str | None = typer.Option(
+            None, "--model", help="Model for the provider (or provider:model in --provider)."
+        ),
+        max_calls: int | None = typer.Option(
+            None, "--max-calls", help="Stop the run cleanly after this many provider calls."
+        ),
+        max_tokens: int | None = typer.Option(
+            None,
+            "--max-tokens",
+            help="Stop the run cleanly once this many tokens (in + out) are spent.",
+        ),
+        matches: int | None = typer.Option(
+            None, "--matches", help="Paired matches per attempt [default: 5]."
+        ),
+        seed: int | None = typer.Option(
+            None, "--seed", help="Run seed: same seed, same run [default: 0]."
+        ),
+        run_id: str | None = typer.Option(
+            None, "--run-id", help="Name the run; an existing id resumes it."
+        ),
+        max_retries: int | None = typer.Option(
+            None, "--max-retries", help="Retries per generation before a rollback [default: 2]."
+        ),
+        min_delta: float | None = typer.Option(
+            None, "--min-delta", help="Mean paired delta needed to advance [default: 0.002]."
+        ),
+        match_timeout: float | None = typer.Option(
+            None, "--match-timeout", help="Seconds before a match's worker is killed [default: 10]."
+        ),
+        workers: int | None = typer.Option(
+            None, "--workers", help="Match worker processes [default: 0 = up to 2]."
+        ),
+        no_incumbent: bool = typer.Option(
+            False,
+            "--no-incumbent",
+            help="Start from a fresh strategy, not the best known one (keeps the playbook).",
+        ),
+        no_knowledge: bool = typer.Option(
+            False,
+            "--no-knowledge",
+            help="Leave the playbook, hints and dead ends out of the context.",
+        ),
+        fresh: bool = typer.Option(
+            False, "--fresh", help="Both: no carried-over strategy and no knowledge in the context."
+        ),
+        context_budget: int | None = typer.Option(
+            None,
+            "--context-budget",
+            help="Token budget of the competitor's context [default: 6000].",
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
     ) -> None:
         """Run N generations of a scenario (offline by default) and report the best strategy.
@@ -126,12 +183,21 @@ def register(app: typer.Typer) -> None:
         from ..loop import request
         from ..scenarios.registry import canonical_reference
 
-        given = {"provider": provider, "model": model, "max_calls": max_calls,
-                 "max_tokens": max_tokens, "matches": matches, "seed": seed, "max_retries": max_retries,
-                 "min_delta": min_delta, "match_timeout": match_timeout, "workers": workers,
-                 "context_budget": context_budget,
-                 "carry_incumbent": False if (no_incumbent or fresh) else None,
-                 "knowledge": False if (no_knowledge or fresh) else None}
+        given = {
+            "provider": provider,
+            "model": model,
+            "max_calls": max_calls,
+            "max_tokens": max_tokens,
+            "matches": matches,
+            "seed": seed,
+            "max_retries": max_retries,
+            "min_delta": min_delta,
+            "match_timeout": match_timeout,
+            "workers": workers,
+            "context_budget": context_budget,
+            "carry_incumbent": False if (no_incumbent or fresh) else None,
+            "knowledge": False if (no_knowledge or fresh) else None,
+        }
         overrides = {name: value for name, value in given.items() if value is not None}
         rid = run_id or request.new_run_id()
         request.check_run_id(rid)
@@ -147,8 +213,9 @@ def register(app: typer.Typer) -> None:
     _register_resume(app)
 
 
-def _start(scenario: str, iterations: int | None, overrides: dict, run_id: str,
-           as_json: bool) -> None:
+def _start(
+    scenario: str, iterations: int | None, overrides: dict, run_id: str, as_json: bool
+) -> None:
     """Create the run (or reuse the existing one), forget its request, run it."""
     from ..loop import request
     from ..loop.runner import RunOptions, check_iterations, create_or_reuse
@@ -165,8 +232,11 @@ def _start(scenario: str, iterations: int | None, overrides: dict, run_id: str,
     registry.load(scenario)  # an unknown scenario fails before the run exists
     with open_store() as store:
         existing = run_store.find_run(store, run_id)
-        target = iterations if iterations is not None else (
-            existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS)
+        target = (
+            iterations
+            if iterations is not None
+            else (existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS)
+        )
         rid = create_or_reuse(store, scenario, target, dict(overrides), run_id)
         request.discard(rid)  # the row holds it all now
         _execute(store, rid, as_json, target)
@@ -234,8 +304,12 @@ def _register_resume(app: typer.Typer) -> None:
     @app.command()
     def resume(
         run_id: str = typer.Argument(..., help="The run to continue."),
-        max_calls: Optional[int] = typer.Option(None, "--max-calls", help="A new call budget for the whole run."),
-        max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="A new token budget for the whole run."),
+        max_calls: int | None = typer.Option(
+            None, "--max-calls", help="A new call budget for the whole run."
+        ),
+        max_tokens: int | None = typer.Option(
+            None, "--max-tokens", help="A new token budget for the whole run."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
     ) -> None:
         """Continue a stopped, failed or crashed run; finished generations are not redone."""
@@ -243,8 +317,11 @@ def _register_resume(app: typer.Typer) -> None:
         from ..store import open_store
         from ..store import runs as run_store
 
-        budgets = {name: value for name, value in
-                   (("max_calls", max_calls), ("max_tokens", max_tokens)) if value is not None}
+        budgets = {
+            name: value
+            for name, value in (("max_calls", max_calls), ("max_tokens", max_tokens))
+            if value is not None
+        }
         with open_store() as store:
             run = run_store.find_run(store, run_id)
             if run is None:  # killed before its row existed: its request tells what to run
@@ -258,10 +335,20 @@ def _register_resume(app: typer.Typer) -> None:
 
                 stored = run_store.loads(run["config_json"])["task"]
                 spec = parse(stored, f"the task stored with run {run_id}")
-                execute_improve(store, spec, Path(run["scenario_ref"]), None, None, run_id, as_json,
-                         max_calls, max_tokens)
+                execute_improve(
+                    store,
+                    spec,
+                    Path(run["scenario_ref"]),
+                    None,
+                    None,
+                    run_id,
+                    as_json,
+                    max_calls,
+                    max_tokens,
+                )
                 return
             if budgets:
-                create_or_reuse(store, run["scenario_ref"], run["target_generations"], budgets,
-                                run_id)
+                create_or_reuse(
+                    store, run["scenario_ref"], run["target_generations"], budgets, run_id
+                )
             _execute(store, run_id, as_json)

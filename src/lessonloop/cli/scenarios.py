@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_FAILURE, EXIT_USAGE, UsageError
 from .output import error_line, print_json
@@ -18,8 +18,11 @@ def _read_strategies(path: str) -> list[dict]:
     from ..loop.scoring import parse_strategy
 
     lines = read_user_file(path, "strategies file", encoding="utf-8-sig").splitlines()
-    strategies = [parse_strategy(line, f"{path} line {number}")
-                  for number, line in enumerate(lines, 1) if line.strip()]
+    strategies = [
+        parse_strategy(line, f"{path} line {number}")
+        for number, line in enumerate(lines, 1)
+        if line.strip()
+    ]
     if not strategies:
         raise UsageError(f"strategies file {path} holds no strategy")
     return strategies
@@ -44,7 +47,9 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def scenarios(
-        as_json: bool = typer.Option(False, "--json", help="Print name, description and strategy schema."),
+        as_json: bool = typer.Option(
+            False, "--json", help="Print name, description and strategy schema."
+        ),
     ) -> None:
         """List the scenarios you can run (built-ins and installed plugins)."""
         scenarios_command(as_json)
@@ -52,10 +57,16 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def evaluate(
         scenario: str = typer.Argument(..., help="Scenario name or path/file.py:ClassName."),
-        strategy: Optional[str] = typer.Option(None, "--strategy", help="One strategy as a JSON object."),
-        strategies: Optional[str] = typer.Option(None, "--strategies", help="A JSONL file, one strategy per line."),
+        strategy: str | None = typer.Option(
+            None, "--strategy", help="One strategy as a JSON object."
+        ),
+        strategies: str | None = typer.Option(
+            None, "--strategies", help="A JSONL file, one strategy per line."
+        ),
         seeds: str = typer.Option("1..5", "--seeds", help="Seeds: A..B (inclusive), A,B,C or A."),
-        match_timeout: float = typer.Option(10.0, "--match-timeout", help="Seconds before a match is killed."),
+        match_timeout: float = typer.Option(
+            10.0, "--match-timeout", help="Seconds before a match is killed."
+        ),
         as_json: bool = typer.Option(False, "--json", help="Print results as JSON."),
     ) -> None:
         """Score strategies on chosen seeds: per-seed scores, mean and dimensions."""
@@ -65,7 +76,11 @@ def register(app: typer.Typer) -> None:
 
         if (strategy is None) == (strategies is None):
             raise UsageError("give exactly one of --strategy JSON or --strategies FILE.jsonl")
-        items = [parse_strategy(strategy, "--strategy")] if strategy is not None else _read_strategies(strategies)
+        items = (
+            [parse_strategy(strategy, "--strategy")]
+            if strategy is not None
+            else _read_strategies(strategies)
+        )
         report = evaluate_on_seeds(scenario, items, seeds, match_timeout)
         if as_json:
             print_json(report if strategies is not None else report[0])
@@ -80,16 +95,23 @@ def register(app: typer.Typer) -> None:
                 mean = "n/a" if entry["mean_score"] is None else f"{entry['mean_score']:.4f}"
                 failed = len(entry.get("failed_seeds", []))
                 played = len(entry["seeds"])
-                over = (f"{played - failed} of {played} seeds ({failed} failed)"
-                        if failed else f"{played} seeds")
-                sys.stdout.write(f"{head}\n  mean {mean} over {over}  [{dims}]\n"
-                                 f"  scores: {scores}\n")
+                over = (
+                    f"{played - failed} of {played} seeds ({failed} failed)"
+                    if failed
+                    else f"{played} seeds"
+                )
+                sys.stdout.write(
+                    f"{head}\n  mean {mean} over {over}  [{dims}]\n  scores: {scores}\n"
+                )
                 for error in entry.get("errors", []):
                     sys.stdout.write(f"  failed: {error}\n")
         invalid = [e for e in report if not e["valid"]]
         if invalid:
-            error_line(f"{len(invalid)} of {len(report)} strategies failed validation: "
-                       f"{'; '.join(invalid[0]['problems'])}", as_json)
+            error_line(
+                f"{len(invalid)} of {len(report)} strategies failed validation: "
+                f"{'; '.join(invalid[0]['problems'])}",
+                as_json,
+            )
             raise typer.Exit(EXIT_USAGE)
         failed = failure_line(report)
         if failed:

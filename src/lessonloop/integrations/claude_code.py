@@ -15,7 +15,7 @@ import os
 import shlex
 import shutil
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import UsageError
@@ -26,7 +26,11 @@ HOOKS = {
     "SessionStart": ("session-start", None, 10),
     "UserPromptSubmit": ("user-prompt-submit", None, 5),
     "PostToolUse": ("post-tool-use", "*", 5),  # calls that succeeded
-    "PostToolUseFailure": ("post-tool-use-failure", "*", 5),  # calls that failed (error, is_interrupt)
+    "PostToolUseFailure": (
+        "post-tool-use-failure",
+        "*",
+        5,
+    ),  # calls that failed (error, is_interrupt)
     "PreCompact": ("pre-compact", None, 60),
     "SessionEnd": ("session-end", None, 60),
 }
@@ -110,7 +114,7 @@ def _write(path: Path, settings: dict) -> Path | None:
     if path.exists():
         if path.read_text(encoding="utf-8") == text:
             return None
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
         backup = path.with_name(f"{path.name}.lessonloop-backup-{stamp}")
         shutil.copy2(path, backup)
         mode = path.stat().st_mode & 0o7777
@@ -130,7 +134,7 @@ def install(path: Path, mcp_config: Path | None = None) -> dict:
     settings = _load(path)
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise UsageError(f"{path}: \"hooks\" must be an object")
+        raise UsageError(f'{path}: "hooks" must be an object')
     base = command()
     added = []
     for event, (ours, matcher, timeout) in HOOKS.items():
@@ -138,15 +142,20 @@ def install(path: Path, mcp_config: Path | None = None) -> dict:
         if not isinstance(entries, list):
             raise UsageError(f"{path}: hooks.{event} must be a list")
         entries[:] = _without_ours(entries)  # refresh ours, keep the rest
-        entry: dict = {"hooks": [{"type": "command", "command": f"{base} hook {ours}",
-                                  "timeout": timeout}]}
+        entry: dict = {
+            "hooks": [{"type": "command", "command": f"{base} hook {ours}", "timeout": timeout}]
+        }
         if matcher is not None:
             entry = {"matcher": matcher, **entry}
         entries.append(entry)
         added.append(event)
     backup = _write(path, settings)
-    result = {"settings": str(path), "backup": str(backup) if backup else None, "events": added,
-              "mcp": None}
+    result = {
+        "settings": str(path),
+        "backup": str(backup) if backup else None,
+        "events": added,
+        "mcp": None,
+    }
     if mcp_config is not None:
         import importlib.util
 
@@ -156,7 +165,7 @@ def install(path: Path, mcp_config: Path | None = None) -> dict:
             config = _load(mcp_config)
             servers = config.setdefault("mcpServers", {})
             if not isinstance(servers, dict):
-                raise UsageError(f"{mcp_config}: \"mcpServers\" must be an object")
+                raise UsageError(f'{mcp_config}: "mcpServers" must be an object')
             parts = command_parts()
             servers[SERVER] = {"type": "stdio", "command": parts[0], "args": [*parts[1:], "mcp"]}
             _write(mcp_config, config)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from datetime import UTC
 from pathlib import Path
 
 from ..errors import UsageError
@@ -74,10 +75,15 @@ def prepare(p: Proposal) -> Proposal:
         tag = one_line(clean(str(tag), TAG_MAX))
         if tag and tag not in tags:
             tags.append(tag)
-    return replace(p, summary=one_line(clean(p.summary, SUMMARY_MAX)),
-                   content=clean(p.content, CONTENT_MAX),
-                   why=clean(p.why, WHY_MAX), how_to_apply=clean(p.how_to_apply, HOW_MAX),
-                   tags=tags, detail=clean(p.detail, CONTENT_MAX))
+    return replace(
+        p,
+        summary=one_line(clean(p.summary, SUMMARY_MAX)),
+        content=clean(p.content, CONTENT_MAX),
+        why=clean(p.why, WHY_MAX),
+        how_to_apply=clean(p.how_to_apply, HOW_MAX),
+        tags=tags,
+        detail=clean(p.detail, CONTENT_MAX),
+    )
 
 
 def _policy_problem(p: Proposal) -> str | None:
@@ -97,8 +103,9 @@ def _policy_problem(p: Proposal) -> str | None:
     return None
 
 
-def admit(store: Store, proposals: list[Proposal], root: Path | None = None,
-          render_views: bool = True) -> list[Outcome]:
+def admit(
+    store: Store, proposals: list[Proposal], root: Path | None = None, render_views: bool = True
+) -> list[Outcome]:
     """Admit proposals in one transaction, then render the Markdown views they touched.
 
     Inside a caller's transaction the writes join it; pass ``render_views=False`` and render
@@ -126,7 +133,9 @@ def _admit_one(conn, p: Proposal) -> Outcome:
     key = fingerprint(p.kind, p.summary, p.content, p.tags)
     row = conn.execute(
         "SELECT id FROM knowledge WHERE scope = ? AND fingerprint = ? AND status = 'active' "
-        "ORDER BY id LIMIT 1", (p.scope, key)).fetchone()
+        "ORDER BY id LIMIT 1",
+        (p.scope, key),
+    ).fetchone()
     duplicate = row["id"] if row else None
     reason = "same normalized text"
     if duplicate is None and p.kind in MEMORY_KINDS:
@@ -136,21 +145,39 @@ def _admit_one(conn, p: Proposal) -> Outcome:
         duplicate = _near_duplicate(conn, p)
         reason = "BM25 near-duplicate"
     now = utc_now()
-    if duplicate is not None and p.session_id and conn.execute(
+    if (
+        duplicate is not None
+        and p.session_id
+        and conn.execute(
             "SELECT 1 FROM knowledge_provenance WHERE knowledge_id = ? AND session_id = ?",
-            (duplicate, p.session_id)).fetchone():
+            (duplicate, p.session_id),
+        ).fetchone()
+    ):
         return Outcome("reinforced", duplicate, "already recorded from this session")
     if duplicate is not None:
-        conn.execute("UPDATE knowledge SET seen = seen + 1, updated_at = ? WHERE id = ?",
-                     (now, duplicate))
+        conn.execute(
+            "UPDATE knowledge SET seen = seen + 1, updated_at = ? WHERE id = ?", (now, duplicate)
+        )
         _provenance(conn, duplicate, p, now)
         _event(conn, duplicate, "reinforce", f"{p.source}: {reason}")
         return Outcome("reinforced", duplicate, reason)
     cursor = conn.execute(
         "INSERT INTO knowledge (kind, scope, summary, content, why, how_to_apply, tags_json, "
         "fingerprint, author, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (p.kind, p.scope, p.summary, p.content, p.why, p.how_to_apply, json.dumps(p.tags),
-         key, p.author, now, now))
+        (
+            p.kind,
+            p.scope,
+            p.summary,
+            p.content,
+            p.why,
+            p.how_to_apply,
+            json.dumps(p.tags),
+            key,
+            p.author,
+            now,
+            now,
+        ),
+    )
     entry_id = cursor.lastrowid
     _provenance(conn, entry_id, p, now)
     _event(conn, entry_id, "add", f"{p.source}: {p.kind}")
@@ -159,7 +186,10 @@ def _admit_one(conn, p: Proposal) -> Outcome:
 
 # An error and its fix make an observation when seen once in a session and a pattern when seen
 # again: one lesson either way.
-_SAME_LESSON_KINDS = {"pattern": ("pattern", "observation"), "observation": ("pattern", "observation")}
+_SAME_LESSON_KINDS = {
+    "pattern": ("pattern", "observation"),
+    "observation": ("pattern", "observation"),
+}
 
 
 def _same_lesson(conn, p: Proposal) -> int | None:
@@ -175,9 +205,12 @@ def _same_lesson(conn, p: Proposal) -> int | None:
     rows = conn.execute(  # (the full-text query runs once, as a set: joined, SQLite ran it per row)
         "SELECT id, summary FROM knowledge WHERE id IN (SELECT rowid FROM knowledge_fts "
         "WHERE knowledge_fts MATCH ?) AND scope = ? AND kind IN (?, ?) AND status = 'active' "
-        "ORDER BY id LIMIT 50", (query, p.scope, *_SAME_LESSON_KINDS.get(p.kind, (p.kind,) * 2))
+        "ORDER BY id LIMIT 50",
+        (query, p.scope, *_SAME_LESSON_KINDS.get(p.kind, (p.kind,) * 2)),
     ).fetchall()
-    return next((row["id"] for row in rows if words(row["summary"], keep_numbers=True) == mine), None)
+    return next(
+        (row["id"] for row in rows if words(row["summary"], keep_numbers=True) == mine), None
+    )
 
 
 def _near_duplicate(conn, p: Proposal) -> int | None:
@@ -197,7 +230,8 @@ def _near_duplicate(conn, p: Proposal) -> int | None:
         "SELECT k.id, k.summary, k.content, k.tags_json FROM knowledge_fts f "
         "JOIN knowledge k ON k.id = f.rowid WHERE knowledge_fts MATCH ? AND k.scope = ? "
         "AND k.kind = ? AND k.status = 'active' ORDER BY bm25(knowledge_fts) LIMIT ?",
-        (query, p.scope, p.kind, CANDIDATES)).fetchall()
+        (query, p.scope, p.kind, CANDIDATES),
+    ).fetchall()
     for row in rows:
         if sorted(json.loads(row["tags_json"])) != sorted(p.tags):
             continue
@@ -211,16 +245,21 @@ def _provenance(conn, entry_id: int, p: Proposal, now: str) -> None:
     conn.execute(
         "INSERT INTO knowledge_provenance (knowledge_id, source, run_id, generation_index, "
         "session_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (entry_id, p.source, p.run_id, p.generation_index, p.session_id, p.detail, now))
+        (entry_id, p.source, p.run_id, p.generation_index, p.session_id, p.detail, now),
+    )
 
 
 def _event(conn, entry_id: int | None, action: str, detail: str) -> None:
-    conn.execute("INSERT INTO knowledge_events (knowledge_id, action, detail, created_at) "
-                 "VALUES (?, ?, ?, ?)", (entry_id, action, clean(detail, CONTENT_MAX), utc_now()))
+    conn.execute(
+        "INSERT INTO knowledge_events (knowledge_id, action, detail, created_at) "
+        "VALUES (?, ?, ?, ?)",
+        (entry_id, action, clean(detail, CONTENT_MAX), utc_now()),
+    )
 
 
-def update(store: Store, entry_id: int, p: Proposal, root: Path | None = None,
-           render_views: bool = True) -> Outcome:
+def update(
+    store: Store, entry_id: int, p: Proposal, root: Path | None = None, render_views: bool = True
+) -> Outcome:
     """Rewrite an entry of the proposal's scope and kind; automatic edits never overwrite what a
     user wrote."""
     current = get(store, entry_id)
@@ -229,7 +268,9 @@ def update(store: Store, entry_id: int, p: Proposal, root: Path | None = None,
     p = prepare(p)
     problem = _policy_problem(p)
     if problem is None and (current.scope, current.kind) != (p.scope, p.kind):
-        problem = f"entry {entry_id} is a {current.kind} of {current.scope}, not a {p.kind} of {p.scope}"
+        problem = (
+            f"entry {entry_id} is a {current.kind} of {current.scope}, not a {p.kind} of {p.scope}"
+        )
     if problem is None and current.author == "user" and p.author != "user":
         problem = "user-authored entries are never overwritten by automatic ones"
     if problem:
@@ -239,10 +280,19 @@ def update(store: Store, entry_id: int, p: Proposal, root: Path | None = None,
         conn.execute(
             "UPDATE knowledge SET summary = ?, content = ?, why = ?, how_to_apply = ?, "
             "tags_json = ?, fingerprint = ?, updated_at = ? WHERE id = ?",
-            (p.summary, p.content or current.content, p.why or current.why,
-             p.how_to_apply or current.how_to_apply, json.dumps(p.tags or current.tags),
-             fingerprint(current.kind, p.summary, p.content or current.content,
-                         p.tags or current.tags), now, entry_id))
+            (
+                p.summary,
+                p.content or current.content,
+                p.why or current.why,
+                p.how_to_apply or current.how_to_apply,
+                json.dumps(p.tags or current.tags),
+                fingerprint(
+                    current.kind, p.summary, p.content or current.content, p.tags or current.tags
+                ),
+                now,
+                entry_id,
+            ),
+        )
         _provenance(conn, entry_id, p, now)
         _event(conn, entry_id, "update", f"{p.source}")
     if render_views:
@@ -250,9 +300,17 @@ def update(store: Store, entry_id: int, p: Proposal, root: Path | None = None,
     return Outcome("updated", entry_id)
 
 
-def retire(store: Store, entry_id: int, reason: str, *, by_user: bool = False,
-           scope: str | None = None, kind: str | None = None, root: Path | None = None,
-           render_views: bool = True) -> Outcome:
+def retire(
+    store: Store,
+    entry_id: int,
+    reason: str,
+    *,
+    by_user: bool = False,
+    scope: str | None = None,
+    kind: str | None = None,
+    root: Path | None = None,
+    render_views: bool = True,
+) -> Outcome:
     """Take an entry out of use (it stays for the audit trail). ``scope``/``kind``, when given,
     must match: an automatic caller retires only what it owns."""
     current = get(store, entry_id)
@@ -261,10 +319,14 @@ def retire(store: Store, entry_id: int, reason: str, *, by_user: bool = False,
     if current.author == "user" and not by_user:
         return Outcome("rejected", entry_id, "only the user retires user-authored entries")
     if (scope and current.scope != scope) or (kind and current.kind != kind):
-        return Outcome("rejected", entry_id, f"entry {entry_id} is a {current.kind} of {current.scope}")
+        return Outcome(
+            "rejected", entry_id, f"entry {entry_id} is a {current.kind} of {current.scope}"
+        )
     with store.transaction() as conn:
-        conn.execute("UPDATE knowledge SET status = 'retired', updated_at = ? WHERE id = ?",
-                     (utc_now(), entry_id))
+        conn.execute(
+            "UPDATE knowledge SET status = 'retired', updated_at = ? WHERE id = ?",
+            (utc_now(), entry_id),
+        )
         _event(conn, entry_id, "retire", reason)
     if render_views:
         render.render_scope(store, current.scope, root)
@@ -285,25 +347,36 @@ def forget(store: Store, entry_id: int, root: Path | None = None) -> Outcome:
     return Outcome("forgotten", entry_id)
 
 
-def prune(store: Store, scope: str, kinds: tuple[str, ...], *, older_than_days: float | None,
-          keep_at_most: int | None, root: Path | None = None) -> int:
+def prune(
+    store: Store,
+    scope: str,
+    kinds: tuple[str, ...],
+    *,
+    older_than_days: float | None,
+    keep_at_most: int | None,
+    root: Path | None = None,
+) -> int:
     """Delete automatic entries of ``scope`` not touched for ``older_than_days`` and the
     lowest-ranked ones beyond ``keep_at_most``; user-authored entries always stay. Returns how
     many were deleted (the audit keeps a note of each)."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     marks = ",".join("?" * len(kinds))
     rows = store.query(
         f"SELECT * FROM knowledge WHERE scope = ? AND kind IN ({marks}) AND author = 'auto' "
-        "ORDER BY (helpful - harmful) DESC, seen DESC, updated_at DESC, id DESC", (scope, *kinds))
+        "ORDER BY (helpful - harmful) DESC, seen DESC, updated_at DESC, id DESC",
+        (scope, *kinds),
+    )
     doomed = []
     if older_than_days is not None:
-        cutoff = (datetime.now(timezone.utc) - timedelta(days=older_than_days)).strftime(
-            "%Y-%m-%dT%H:%M:%S")
+        cutoff = (datetime.now(UTC) - timedelta(days=older_than_days)).strftime("%Y-%m-%dT%H:%M:%S")
         doomed += [r["id"] for r in rows if r["updated_at"][:19] <= cutoff]
     if keep_at_most is not None:
-        users = store.query_one(f"SELECT COUNT(*) FROM knowledge WHERE scope = ? AND kind IN "
-                                f"({marks}) AND author = 'user'", (scope, *kinds))[0]
+        users = store.query_one(
+            f"SELECT COUNT(*) FROM knowledge WHERE scope = ? AND kind IN "
+            f"({marks}) AND author = 'user'",
+            (scope, *kinds),
+        )[0]
         room = max(0, keep_at_most - users)
         doomed += [r["id"] for r in rows[room:] if r["id"] not in doomed]
     if not doomed:
@@ -317,9 +390,16 @@ def prune(store: Store, scope: str, kinds: tuple[str, ...], *, older_than_days: 
     return len(doomed)
 
 
-def record_evidence(store: Store, entry_ids: list[int], helpful: bool, *, run_id: str,
-                    generation_index: int, root: Path | None = None,
-                    render_views: bool = True) -> list[int]:
+def record_evidence(
+    store: Store,
+    entry_ids: list[int],
+    helpful: bool,
+    *,
+    run_id: str,
+    generation_index: int,
+    root: Path | None = None,
+    render_views: bool = True,
+) -> list[int]:
     """Count a generation's outcome for the bullets in its context; return the ids retired.
 
     A bullet that keeps hurting (see ``RETIRE_MIN_OUTCOMES``) becomes a dead end.
@@ -333,29 +413,45 @@ def record_evidence(store: Store, entry_ids: list[int], helpful: bool, *, run_id
     marks = ",".join("?" * len(entry_ids))
     detail = f"run {run_id} generation {generation_index}"
     with store.transaction() as conn:
-        rows = conn.execute(f"SELECT id FROM knowledge WHERE id IN ({marks}) AND status = 'active' "
-                            "AND kind = 'bullet'", entry_ids).fetchall()
+        rows = conn.execute(
+            f"SELECT id FROM knowledge WHERE id IN ({marks}) AND status = 'active' "
+            "AND kind = 'bullet'",
+            entry_ids,
+        ).fetchall()
         ids = [row["id"] for row in rows]
         marks = ",".join("?" * len(ids))
-        conn.execute(f"UPDATE knowledge SET {column} = {column} + 1, updated_at = ? "
-                     f"WHERE id IN ({marks})", (now, *ids))
+        conn.execute(
+            f"UPDATE knowledge SET {column} = {column} + 1, updated_at = ? WHERE id IN ({marks})",
+            (now, *ids),
+        )
         rows = conn.execute(f"SELECT * FROM knowledge WHERE id IN ({marks})", ids).fetchall()
         conn.executemany(
             "INSERT INTO knowledge_events (knowledge_id, action, detail, created_at) VALUES (?, ?, ?, ?)",
-            [(row["id"], column, detail, now) for row in rows])
+            [(row["id"], column, detail, now) for row in rows],
+        )
         for row in rows:
             scopes.add(row["scope"])
             entry = Entry.from_row(row)
             outcomes = entry.helpful + entry.harmful
-            if (entry.author == "auto" and outcomes >= RETIRE_MIN_OUTCOMES
-                    and entry.helpful < RETIRE_MAX_SUCCESS * outcomes):
+            if (
+                entry.author == "auto"
+                and outcomes >= RETIRE_MIN_OUTCOMES
+                and entry.helpful < RETIRE_MAX_SUCCESS * outcomes
+            ):
                 summary = clean(f"Retired lesson: {entry.summary}", SUMMARY_MAX)
                 conn.execute(
                     "UPDATE knowledge SET kind = 'dead_end', summary = ?, fingerprint = ?, "
                     "updated_at = ? WHERE id = ?",
-                    (summary, fingerprint("dead_end", summary, entry.content, entry.tags),
-                     now, entry.id))
-                _event(conn, entry.id, "retire", f"harmful {entry.harmful} vs helpful {entry.helpful}")
+                    (
+                        summary,
+                        fingerprint("dead_end", summary, entry.content, entry.tags),
+                        now,
+                        entry.id,
+                    ),
+                )
+                _event(
+                    conn, entry.id, "retire", f"harmful {entry.harmful} vs helpful {entry.helpful}"
+                )
                 retired.append(entry.id)
     if render_views:
         for scope in scopes:

@@ -36,7 +36,11 @@ def curator_verdicts(text: str, count: int) -> list[str]:
     block = find_block(text, "decisions") or {}
     verdicts = ["reject"] * count
     for item in block.get("decisions", []) if isinstance(block.get("decisions"), list) else []:
-        if isinstance(item, dict) and isinstance(item.get("index"), int) and 0 <= item["index"] < count:
+        if (
+            isinstance(item, dict)
+            and isinstance(item.get("index"), int)
+            and 0 <= item["index"] < count
+        ):
             verdict = str(item.get("decision", "reject")).lower()
             verdicts[item["index"]] = verdict if verdict in ("accept", "merge") else "reject"
     return verdicts
@@ -52,14 +56,27 @@ def proposal_from_edit(edit, verdict: str, scope: str, where: dict):
     tags = edit.get("tags") if isinstance(edit.get("tags"), list) else []
     kind = EDIT_KINDS.get(edit.get("op"), "bullet")
     return admission.Proposal(
-        kind=kind, scope=scope, summary=text, content=text if len(text) > 120 else "",
-        why=str(edit.get("why") or ""), how_to_apply=str(edit.get("how_to_apply") or ""),
+        kind=kind,
+        scope=scope,
+        summary=text,
+        content=text if len(text) > 120 else "",
+        why=str(edit.get("why") or ""),
+        how_to_apply=str(edit.get("how_to_apply") or ""),
         tags=[str(t).strip("<> ").replace("<", "").replace(">", "") for t in tags],
-        source="coach", approved_by=verdict, **where)
+        source="coach",
+        approved_by=verdict,
+        **where,
+    )
 
 
-def apply(store: Store, scope: str, edits: list, curator_text: str, where: dict,
-          proposals: list | None = None) -> None:
+def apply(
+    store: Store,
+    scope: str,
+    edits: list,
+    curator_text: str,
+    where: dict,
+    proposals: list | None = None,
+) -> None:
     """Admit the accepted edits (with any ``proposals`` of the caller's own) in ``scope``."""
     proposals = list(proposals or [])
     for edit, verdict in zip(edits, curator_verdicts(curator_text, len(edits))):
@@ -70,8 +87,14 @@ def apply(store: Store, scope: str, edits: list, curator_text: str, where: dict,
         if edit.get("op") == "update_bullet" and target is not None:
             admission.update(store, target, proposal, render_views=False)
         elif edit.get("op") == "remove_bullet" and target is not None:
-            admission.retire(store, target, f"coach: {proposal.summary}", scope=scope,
-                             kind="bullet", render_views=False)
+            admission.retire(
+                store,
+                target,
+                f"coach: {proposal.summary}",
+                scope=scope,
+                kind="bullet",
+                render_views=False,
+            )
         elif edit.get("op") in EDIT_KINDS:
             proposals.append(proposal)
     if proposals:

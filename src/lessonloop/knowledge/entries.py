@@ -32,7 +32,9 @@ def words(text: str, keep_numbers: bool = False) -> list[str]:
     """Lowercased words; numbers dropped unless kept, so "x to 0.7" and "x to 0.8" match."""
     text = text.lower()
     if keep_numbers:
-        return _WORD.findall(_NUMBER.sub(lambda m: f" n{float(m.group()):.2f} ".replace(".", "p"), text))
+        return _WORD.findall(
+            _NUMBER.sub(lambda m: f" n{float(m.group()):.2f} ".replace(".", "p"), text)
+        )
     return _WORD.findall(_NUMBER.sub(" ", text))
 
 
@@ -71,13 +73,24 @@ class Entry:
     updated_at: str = ""
 
     @classmethod
-    def from_row(cls, row) -> "Entry":
-        return cls(id=row["id"], kind=row["kind"], scope=row["scope"], summary=row["summary"],
-                   content=row["content"], why=row["why"], how_to_apply=row["how_to_apply"],
-                   tags=json.loads(row["tags_json"]), helpful=row["helpful"],
-                   harmful=row["harmful"], seen=row["seen"], author=row["author"],
-                   status=row["status"], created_at=row["created_at"],
-                   updated_at=row["updated_at"])
+    def from_row(cls, row) -> Entry:
+        return cls(
+            id=row["id"],
+            kind=row["kind"],
+            scope=row["scope"],
+            summary=row["summary"],
+            content=row["content"],
+            why=row["why"],
+            how_to_apply=row["how_to_apply"],
+            tags=json.loads(row["tags_json"]),
+            helpful=row["helpful"],
+            harmful=row["harmful"],
+            seen=row["seen"],
+            author=row["author"],
+            status=row["status"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+        )
 
     @property
     def evidence(self) -> int:
@@ -85,12 +98,29 @@ class Entry:
 
     def tag_values(self, prefix: str) -> list[str]:
         """Values of tags shaped ``prefix:value``."""
-        return [t[len(prefix) + 1:] for t in self.tags if t.startswith(prefix + ":")]
+        return [t[len(prefix) + 1 :] for t in self.tags if t.startswith(prefix + ":")]
 
     def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in (
-            "id", "kind", "scope", "summary", "content", "why", "how_to_apply", "tags",
-            "helpful", "harmful", "seen", "author", "status", "created_at", "updated_at")}
+        return {
+            k: getattr(self, k)
+            for k in (
+                "id",
+                "kind",
+                "scope",
+                "summary",
+                "content",
+                "why",
+                "how_to_apply",
+                "tags",
+                "helpful",
+                "harmful",
+                "seen",
+                "author",
+                "status",
+                "created_at",
+                "updated_at",
+            )
+        }
 
 
 def ranked(entries: list[Entry]) -> list[Entry]:
@@ -102,7 +132,9 @@ def active(store: Store, scope: str, kinds: tuple[str, ...] = KINDS) -> list[Ent
     marks = ",".join("?" * len(kinds))
     rows = store.query(
         f"SELECT * FROM knowledge WHERE scope = ? AND status = 'active' AND kind IN ({marks}) "
-        "ORDER BY id", (scope, *kinds))
+        "ORDER BY id",
+        (scope, *kinds),
+    )
     return [Entry.from_row(r) for r in rows]
 
 
@@ -116,22 +148,35 @@ _ORDERS = {
 }
 
 
-def active_top(store: Store, scope: str, kinds: tuple[str, ...], limit: int | None,
-               order: str = "useful", automatic_only: bool = False) -> list[Entry]:
+def active_top(
+    store: Store,
+    scope: str,
+    kinds: tuple[str, ...],
+    limit: int | None,
+    order: str = "useful",
+    automatic_only: bool = False,
+) -> list[Entry]:
     """The first ``limit`` (all when None) active entries of ``kinds`` in an order of _ORDERS;
     ``automatic_only``: those the user did not write."""
     marks = ",".join("?" * len(kinds))
     author = " AND author <> 'user'" if automatic_only else ""
-    rows = store.query(f"SELECT * FROM knowledge WHERE scope = ? AND status = 'active' AND kind "
-                       f"IN ({marks}){author} ORDER BY {_ORDERS[order]} LIMIT ?",
-                       (scope, *kinds, -1 if limit is None else limit))
+    rows = store.query(
+        f"SELECT * FROM knowledge WHERE scope = ? AND status = 'active' AND kind "
+        f"IN ({marks}){author} ORDER BY {_ORDERS[order]} LIMIT ?",
+        (scope, *kinds, -1 if limit is None else limit),
+    )
     return [Entry.from_row(r) for r in rows]
 
 
 def active_counts(store: Store, scope: str) -> dict[str, int]:
     """How many active entries ``scope`` holds of each kind."""
-    return dict(store.query("SELECT kind, COUNT(*) FROM knowledge WHERE scope = ? AND "
-                            "status = 'active' GROUP BY kind", (scope,)))
+    return dict(
+        store.query(
+            "SELECT kind, COUNT(*) FROM knowledge WHERE scope = ? AND "
+            "status = 'active' GROUP BY kind",
+            (scope,),
+        )
+    )
 
 
 def get(store: Store, entry_id: int) -> Entry | None:
@@ -142,5 +187,9 @@ def get(store: Store, entry_id: int) -> Entry | None:
 
 
 def provenance(store: Store, entry_id: int) -> list[dict]:
-    return [dict(r) for r in store.query(
-        "SELECT * FROM knowledge_provenance WHERE knowledge_id = ? ORDER BY id", (entry_id,))]
+    return [
+        dict(r)
+        for r in store.query(
+            "SELECT * FROM knowledge_provenance WHERE knowledge_id = ? ORDER BY id", (entry_id,)
+        )
+    ]

@@ -47,8 +47,9 @@ def knowledge_dir(scope: str, root: Path | None = None) -> Path:
     return (root or paths.home()) / "knowledge" / scope_dirname(scope)
 
 
-def view_texts(scope: str, entries: list[Entry], root: Path | None = None,
-               totals: dict[str, int] | None = None) -> dict[Path, str]:
+def view_texts(
+    scope: str, entries: list[Entry], root: Path | None = None, totals: dict[str, int] | None = None
+) -> dict[Path, str]:
     """The text of every view of ``scope`` (empty views say so) from its active ``entries``,
     keyed by its path; a view lists its VIEW_MAX most useful entries and says how many more
     there are (``totals``: entries per view when ``entries`` holds only the top ones)."""

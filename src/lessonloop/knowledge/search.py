@@ -5,7 +5,6 @@ from __future__ import annotations
 from ..store.db import Store
 from .entries import Entry, words
 
-
 COMMON_SHARE = 0.02  # a term in more of the entries than this says little about relevance
 SCORED_MATCHES = 2_000  # a query of common words only is ranked over its newest matches
 POOL_FACTOR = 4  # ranked hits fetched per wanted hit, before the scope and kind filters
@@ -22,24 +21,36 @@ def _selective(store: Store, terms: list[str]) -> tuple[list[str], list[str], in
     top = store.query_one("SELECT MAX(id) FROM knowledge")[0] or 0  # ~ the count, in O(1)
     share = max(50, int(COMMON_SHARE * top))
     if top <= share:
-        return terms, terms, top                       # (no term can be in more)
-    count = "(SELECT count(*) FROM (SELECT 1 FROM knowledge_fts WHERE knowledge_fts MATCH ? LIMIT ?))"
-    counts = store.query_one(f"SELECT {', '.join([count] * len(terms))}",
-                             [value for t in terms for value in (f'"{t}"', share + 1)])
+        return terms, terms, top  # (no term can be in more)
+    count = (
+        "(SELECT count(*) FROM (SELECT 1 FROM knowledge_fts WHERE knowledge_fts MATCH ? LIMIT ?))"
+    )
+    counts = store.query_one(
+        f"SELECT {', '.join([count] * len(terms))}",
+        [value for t in terms for value in (f'"{t}"', share + 1)],
+    )
     matched = [(t, n) for t, n in zip(terms, counts) if n]
     return [t for t, n in matched if n <= share], [t for t, _ in matched], top
 
 
 def _newest_matches_from(store: Store, expression: str) -> int:
     """The lowest id among the newest SCORED_MATCHES matches (0 when there are fewer)."""
-    row = store.query_one("SELECT MIN(rowid), COUNT(*) FROM (SELECT rowid FROM knowledge_fts "
-                          "WHERE knowledge_fts MATCH ? ORDER BY rowid DESC LIMIT ?)",
-                          [expression, SCORED_MATCHES])
+    row = store.query_one(
+        "SELECT MIN(rowid), COUNT(*) FROM (SELECT rowid FROM knowledge_fts "
+        "WHERE knowledge_fts MATCH ? ORDER BY rowid DESC LIMIT ?)",
+        [expression, SCORED_MATCHES],
+    )
     return row[0] if row[1] >= SCORED_MATCHES else 0
 
 
-def _ranked(store: Store, expression: str, from_id: int, pool: int | None, scope: str | None,
-            kinds: tuple[str, ...] | None) -> tuple[list[tuple[int, float]], bool]:
+def _ranked(
+    store: Store,
+    expression: str,
+    from_id: int,
+    pool: int | None,
+    scope: str | None,
+    kinds: tuple[str, ...] | None,
+) -> tuple[list[tuple[int, float]], bool]:
     """(id, BM25 relevance) of the active entries in ``scope`` and ``kinds`` among the best
     ``pool`` matches with id ≥ ``from_id`` (among all of them when None), best first; and
     whether the pool held every such match.
@@ -58,12 +69,20 @@ def _ranked(store: Store, expression: str, from_id: int, pool: int | None, scope
         "-bm25(knowledge_fts) AS relevance FROM knowledge_fts WHERE knowledge_fts MATCH ? "
         "AND rowid >= ? ORDER BY bm25(knowledge_fts) LIMIT ?) r "
         f"{'LEFT ' if pool else ''}JOIN knowledge k ON k.id = r.id AND {' AND '.join(conditions)} "
-        "ORDER BY r.relevance DESC", params)
+        "ORDER BY r.relevance DESC",
+        params,
+    )
     return [(i, relevance) for i, relevance, kept in rows if kept], pool is None or len(rows) < pool
 
 
-def search(store: Store, query: str, *, scope: str | None = None,
-           kinds: tuple[str, ...] | None = None, limit: int = 10) -> list[tuple[Entry, float]]:
+def search(
+    store: Store,
+    query: str,
+    *,
+    scope: str | None = None,
+    kinds: tuple[str, ...] | None = None,
+    limit: int = 10,
+) -> list[tuple[Entry, float]]:
     """Active entries matching the query's selective words, best first, with their relevance
     (a word no entry holds is left out).
 
@@ -92,10 +111,14 @@ def search(store: Store, query: str, *, scope: str | None = None,
         else:
             pool = None  # the filters left too few of the best: rank every match
     best = found[:wanted]
-    rows = store.query(f"SELECT * FROM knowledge WHERE id IN ({','.join('?' * len(best))})",
-                       [i for i, _ in best])
+    rows = store.query(
+        f"SELECT * FROM knowledge WHERE id IN ({','.join('?' * len(best))})", [i for i, _ in best]
+    )
     entries = {row["id"]: Entry.from_row(row) for row in rows}  # (one forgotten meanwhile: gone)
-    scored = [(entries[i], relevance * (1 + 0.1 * max(0, entries[i].evidence)))
-              for i, relevance in best if i in entries]
+    scored = [
+        (entries[i], relevance * (1 + 0.1 * max(0, entries[i].evidence)))
+        for i, relevance in best
+        if i in entries
+    ]
     scored.sort(key=lambda pair: -pair[1])
     return scored[:limit]

@@ -7,8 +7,8 @@ is repaired on resume by writing them again. Writes are atomic (temp file, then 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import unwritable
 from ..files import atomic_write
@@ -33,10 +33,12 @@ def write_generation(run_dir: Path, generation, matches: Iterable) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "strategy.json").write_text(
-            json.dumps(loads(generation["strategy_json"]), indent=2) + "\n", encoding="utf-8")
+            json.dumps(loads(generation["strategy_json"]), indent=2) + "\n", encoding="utf-8"
+        )
         (folder / "analysis.md").write_text(generation["analysis"], encoding="utf-8")
         (folder / "context.json").write_text(
-            json.dumps(loads(generation["context_json"]), indent=2) + "\n", encoding="utf-8")
+            json.dumps(loads(generation["context_json"]), indent=2) + "\n", encoding="utf-8"
+        )
     except OSError as exc:  # a full disk: resume writes them again (score.json is not there)
         raise unwritable(folder, exc) from None
     score = {
@@ -54,8 +56,15 @@ def write_generation(run_dir: Path, generation, matches: Iterable) -> None:
         "evaluator_epoch": generation["evaluator_epoch"],
         "dimensions": loads(generation["dimensions_json"]),
         "matches": [
-            {"attempt": m["attempt"], "phase": m["phase"], "side": m["side"], "seed": m["seed"],
-             "score": m["score"], "dimensions": loads(m["dimensions_json"]), "error": m["error"]}
+            {
+                "attempt": m["attempt"],
+                "phase": m["phase"],
+                "side": m["side"],
+                "seed": m["seed"],
+                "score": m["score"],
+                "dimensions": loads(m["dimensions_json"]),
+                "error": m["error"],
+            }
             for m in matches
         ],
     }
@@ -78,7 +87,8 @@ def write_report(run_dir: Path, run, generations: list, decisions: list) -> Path
         f"# Run {run['run_id']}",
         "",
         f"- Scenario: `{run['scenario']}`",
-        f"- Status: **{run['status']}**" + (f" ({run['stop_reason']})" if run["stop_reason"] else ""),
+        f"- Status: **{run['status']}**"
+        + (f" ({run['stop_reason']})" if run["stop_reason"] else ""),
         f"- Provider: `{run['provider']}`, seed {run['seed']}",
         f"- Generations: {len(generations)} of {run['target_generations']}",
         "",
@@ -95,14 +105,21 @@ def write_report(run_dir: Path, run, generations: list, decisions: list) -> Path
         )
     checked = validated(generations)
     if checked:
-        lines += ["", "Scores are tournament means on the generation's own seeds; *best* is the "
-                  "incumbent's validated score, its mean on fixed validation seeds that never "
-                  "choose anything."]
+        lines += [
+            "",
+            "Scores are tournament means on the generation's own seeds; *best* is the "
+            "incumbent's validated score, its mean on fixed validation seeds that never "
+            "choose anything.",
+        ]
     best = best_generation(generations)
     lines += ["", "## Best strategy", ""]
     if best is not None:
-        score = (f"validated score {generations[-1]['best_score']:.4f} (tournament mean "
-                 f"{best['mean_score']:.4f})" if checked else f"mean score {best['mean_score']:.4f}")
+        score = (
+            f"validated score {generations[-1]['best_score']:.4f} (tournament mean "
+            f"{best['mean_score']:.4f})"
+            if checked
+            else f"mean score {best['mean_score']:.4f}"
+        )
         lines += [
             f"Generation {best['generation_index']}, {score}:",
             "",

@@ -9,7 +9,7 @@ error re-raised).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import LessonloopError, ProviderError, UsageError
 from ..providers.base import Completion, Request
@@ -33,8 +33,13 @@ class Budget:
     """What may still be spent: ``spent`` starts from what the work already used (a resumed
     run's ledger); ``hint(flag)`` says how to continue once a limit is reached."""
 
-    def __init__(self, max_calls: int | None = None, max_tokens: int | None = None,
-                 spent: dict | None = None, hint: Callable[[str], str] = lambda flag: ""):
+    def __init__(
+        self,
+        max_calls: int | None = None,
+        max_tokens: int | None = None,
+        spent: dict | None = None,
+        hint: Callable[[str], str] = lambda flag: "",
+    ):
         self.limits = {"calls": max_calls, "tokens": max_tokens}
         self.spent = {"calls": 0, "tokens": 0, **(spent or {})}
         self.hint = hint
@@ -43,8 +48,10 @@ class Budget:
         for what, limit in self.limits.items():
             if limit is not None and self.spent[what] >= limit:
                 hint = self.hint(f"--max-{what}")
-                raise BudgetSpent(f"{what} budget spent ({self.spent[what]} of {limit} {what})"
-                                  + (f"; {hint}" if hint else ""))
+                raise BudgetSpent(
+                    f"{what} budget spent ({self.spent[what]} of {limit} {what})"
+                    + (f"; {hint}" if hint else "")
+                )
 
     def add(self, completion: Completion, request: Request) -> None:
         """Count an answered call; an endpoint that reports no usage is estimated, so a token
@@ -52,15 +59,21 @@ class Budget:
         self.spent["calls"] += completion.calls
         prompt = request.system + "".join(m.get("content", "") for m in request.messages)
         self.spent["tokens"] += (
-            (completion.input_tokens if completion.input_tokens is not None
-             else estimate_tokens(prompt))
-            + (completion.output_tokens if completion.output_tokens is not None
-               else estimate_tokens(completion.text or "")))
+            completion.input_tokens
+            if completion.input_tokens is not None
+            else estimate_tokens(prompt)
+        ) + (
+            completion.output_tokens
+            if completion.output_tokens is not None
+            else estimate_tokens(completion.text or "")
+        )
 
     def remaining(self) -> dict[str, int | None]:
         """The limits less what is spent (None: no limit), for work that continues elsewhere."""
-        return {what: None if limit is None else max(0, limit - self.spent[what])
-                for what, limit in self.limits.items()}
+        return {
+            what: None if limit is None else max(0, limit - self.spent[what])
+            for what, limit in self.limits.items()
+        }
 
 
 class Metered:

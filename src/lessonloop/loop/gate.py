@@ -43,9 +43,38 @@ HOLDOUT_LOOKS = 1 + int(math.log2(HOLDOUT_CAP // HOLDOUT_START))
 FALSE_ADVANCE_BOUND = TRAIN_LOOKS * HOLDOUT_LOOKS * (1 - CONFIDENCE) ** 2
 
 # one-sided 95% quantiles of Student's t by degrees of freedom (1..30), then the normal's
-_T95 = [6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.796, 1.782,
-        1.771, 1.761, 1.753, 1.746, 1.740, 1.734, 1.729, 1.725, 1.721, 1.717, 1.714, 1.711,
-        1.708, 1.706, 1.703, 1.701, 1.699, 1.697]
+_T95 = [
+    6.314,
+    2.920,
+    2.353,
+    2.132,
+    2.015,
+    1.943,
+    1.895,
+    1.860,
+    1.833,
+    1.812,
+    1.796,
+    1.782,
+    1.771,
+    1.761,
+    1.753,
+    1.746,
+    1.740,
+    1.734,
+    1.729,
+    1.725,
+    1.721,
+    1.717,
+    1.714,
+    1.711,
+    1.708,
+    1.706,
+    1.703,
+    1.701,
+    1.699,
+    1.697,
+]
 _T95_LARGE = [(40, 1.684), (60, 1.671), (120, 1.658)]
 _Z95 = 1.645
 
@@ -75,13 +104,18 @@ class PairedResult:
     sd: float = 0.0  # sample standard deviation of the paired deltas
 
     @classmethod
-    def from_pairs(cls, pairs: list[tuple[float, float]]) -> "PairedResult":
+    def from_pairs(cls, pairs: list[tuple[float, float]]) -> PairedResult:
         deltas = [mine - theirs for mine, theirs in pairs]
         n = len(deltas)
         mean = sum(deltas) / n if n else 0.0
         sd = math.sqrt(sum((d - mean) ** 2 for d in deltas) / (n - 1)) if n > 1 else 0.0
-        return cls(mean_delta=mean, wins=sum(d > 0 for d in deltas),
-                   losses=sum(d < 0 for d in deltas), ties=sum(d == 0 for d in deltas), sd=sd)
+        return cls(
+            mean_delta=mean,
+            wins=sum(d > 0 for d in deltas),
+            losses=sum(d < 0 for d in deltas),
+            ties=sum(d == 0 for d in deltas),
+            sd=sd,
+        )
 
     @property
     def pairs(self) -> int:
@@ -111,22 +145,28 @@ class PairedResult:
         if self.pairs < 2:
             return None
         if self.sd == 0:
-            return None if self.mean_delta == against else math.copysign(math.inf, self.mean_delta - against)
+            return (
+                None
+                if self.mean_delta == against
+                else math.copysign(math.inf, self.mean_delta - against)
+            )
         return (self.mean_delta - against) / (self.sd / math.sqrt(self.pairs))
 
     def clears(self, min_delta: float, min_pairs: int = MIN_PAIRS) -> bool:
         """The lower bound clears ``min_delta``, more pairs were won than lost, and there are
         at least ``MIN_PAIRS`` of them (a t bound on a handful of skewed deltas is not
         trusted: over a long run those few-pair passes are where false advances come from)."""
-        return (self.lower_bound > min_delta and self.wins > self.losses
-                and self.pairs >= min_pairs)
+        return self.lower_bound > min_delta and self.wins > self.losses and self.pairs >= min_pairs
 
     def close_call(self, min_delta: float, min_pairs: int = MIN_PAIRS) -> bool:
         """The mean clears ``min_delta`` by at least one standard error (``CLOSE_T``) but not
         yet at the gate's confidence: more pairs decide. A smaller edge is not worth them."""
         t = self.t_statistic(min_delta)
-        return (self.mean_delta > min_delta and not self.clears(min_delta, min_pairs)
-                and (t is None or t >= CLOSE_T))
+        return (
+            self.mean_delta > min_delta
+            and not self.clears(min_delta, min_pairs)
+            and (t is None or t >= CLOSE_T)
+        )
 
     def holds(self) -> bool:
         """On holdout seeds: the lower bound on the gain is above zero."""
@@ -152,7 +192,10 @@ def min_pairs(matches: int) -> int:
 
 
 def decide(
-    train: PairedResult, holdout: PairedResult | None, min_delta: float, retries_left: int,
+    train: PairedResult,
+    holdout: PairedResult | None,
+    min_delta: float,
+    retries_left: int,
     least: int = MIN_PAIRS,
 ) -> Decision:
     """Decide one attempt. ``holdout`` is None when the training check already failed;
@@ -173,14 +216,19 @@ def decide(
         failure = (
             f"{summary}, but it did not hold on holdout seeds "
             f"(delta {holdout.mean_delta:+.4f} over {holdout.pairs} pairs, {holdout.statistic()})"
-            if holdout is not None else f"{summary}, but no holdout result"
+            if holdout is not None
+            else f"{summary}, but no holdout result"
         )
         reason = "did not hold on holdout seeds"
     else:
         if train.mean_delta > min_delta:
-            reason = ("lost more pairs than it won" if train.wins <= train.losses
-                      else f"not significant at {CONFIDENCE:.0%} over {train.pairs} pairs"
-                      if train.lower_bound <= min_delta else f"only {train.pairs} pairs")
+            reason = (
+                "lost more pairs than it won"
+                if train.wins <= train.losses
+                else f"not significant at {CONFIDENCE:.0%} over {train.pairs} pairs"
+                if train.lower_bound <= min_delta
+                else f"only {train.pairs} pairs"
+            )
         elif train.mean_delta > 0:
             reason = f"a gain below the minimum ({min_delta:+.4f})"
         failure = f"{summary}: not enough to advance"

@@ -12,8 +12,8 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 from multiprocessing.connection import Connection, wait
 
 from ..errors import LessonloopError
@@ -87,9 +87,7 @@ def _worker_main(conn: Connection, scenario_ref: str) -> None:
 class _Worker:
     def __init__(self, context, scenario_ref: str):
         self.conn, child = context.Pipe()
-        self.process = context.Process(
-            target=_worker_main, args=(child, scenario_ref), daemon=True
-        )
+        self.process = context.Process(target=_worker_main, args=(child, scenario_ref), daemon=True)
         self.process.start()
         child.close()
         self.job: tuple | None = None
@@ -123,8 +121,9 @@ class MatchPool:
         while len(self.workers) < min(self.size, wanted):
             self.workers.append(_Worker(self.context, self.scenario_ref))
 
-    def play(self, jobs: list[tuple[dict, int]],
-             while_waiting: Callable[[], bool] | None = None) -> list[MatchResult]:
+    def play(
+        self, jobs: list[tuple[dict, int]], while_waiting: Callable[[], bool] | None = None
+    ) -> list[MatchResult]:
         """Play (strategy, seed) jobs; results come back in job order.
 
         While every worker is busy and no result is back, ``while_waiting`` does one unit of
@@ -140,8 +139,9 @@ class MatchPool:
                 if worker.job is None and pending:
                     job_id, (strategy, seed) = pending.pop()
                     self._dispatch(index, job_id, strategy, seed)
-            if while_waiting is not None and not wait([w.conn for w in self.workers if w.job],
-                                                      timeout=0):
+            if while_waiting is not None and not wait(
+                [w.conn for w in self.workers if w.job], timeout=0
+            ):
                 if not while_waiting():
                     while_waiting = None
                 continue
@@ -154,7 +154,9 @@ class MatchPool:
                 elif time.monotonic() >= worker.deadline:
                     job_id, seed = worker.job
                     results[job_id] = MatchResult(
-                        seed, 0.0, error=f"timed out after {self.timeout:g}s; worker killed",
+                        seed,
+                        0.0,
+                        error=f"timed out after {self.timeout:g}s; worker killed",
                         duration_ms=self.timeout * 1000,
                     )
                     self._replace(worker)
@@ -188,7 +190,10 @@ class MatchPool:
         status, payload = outcome
         if status == "ok":
             results[job_id] = MatchResult(
-                seed, payload["score"], payload["dimensions"], payload["summary"],
+                seed,
+                payload["score"],
+                payload["dimensions"],
+                payload["summary"],
                 duration_ms=duration,
             )
         else:
@@ -213,7 +218,7 @@ class MatchPool:
                 worker.conn.close()
         self.workers = []
 
-    def __enter__(self) -> "MatchPool":
+    def __enter__(self) -> MatchPool:
         return self
 
     def __exit__(self, *exc: object) -> None:

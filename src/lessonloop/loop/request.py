@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import files, paths
@@ -25,15 +25,17 @@ NAME = "request.json"
 
 
 def new_run_id() -> str:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     return f"run-{stamp}-{secrets.token_hex(3)}"
 
 
 def check_run_id(run_id: str) -> None:
     """Refuse an id that cannot name a folder safely, or that looks like a secret."""
     if not RUN_ID.match(run_id):
-        raise UsageError(f"invalid run id {run_id!r}: 1-64 letters, digits, '-' or '_', "
-                         "starting with a letter or digit")
+        raise UsageError(
+            f"invalid run id {run_id!r}: 1-64 letters, digits, '-' or '_', "
+            "starting with a letter or digit"
+        )
     from ..safety import find_secrets
 
     if find_secrets(run_id):  # it names a folder and a report: keep it off the disk
@@ -48,8 +50,10 @@ def save(run_id: str, scenario: str, iterations: int | None, overrides: dict) ->
     """Keep what ``run`` was asked, before it checks or creates anything (``scenario`` as
     ``registry.canonical_reference`` gives it, so it resolves from any folder)."""
     paths.ensure_home()
-    files.atomic_write(_path(run_id), json.dumps(
-        {"scenario": scenario, "iterations": iterations, "overrides": overrides}))
+    files.atomic_write(
+        _path(run_id),
+        json.dumps({"scenario": scenario, "iterations": iterations, "overrides": overrides}),
+    )
 
 
 def load(run_id: str, root: Path | None = None) -> dict | None:
@@ -59,13 +63,19 @@ def load(run_id: str, root: Path | None = None) -> dict | None:
         value = json.loads(_path(run_id, root).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if (isinstance(value, dict) and isinstance(value.get("argv"), list)
-            and all(isinstance(a, str) for a in value["argv"])
-            and isinstance(value.get("cwd"), str)):
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("argv"), list)
+        and all(isinstance(a, str) for a in value["argv"])
+        and isinstance(value.get("cwd"), str)
+    ):
         return value  # the command line itself, kept by ``started`` before the CLI loaded
-    if not (isinstance(value, dict) and isinstance(value.get("scenario"), str)
-            and isinstance(value.get("overrides"), dict)
-            and (value.get("iterations") is None or isinstance(value["iterations"], int))):
+    if not (
+        isinstance(value, dict)
+        and isinstance(value.get("scenario"), str)
+        and isinstance(value.get("overrides"), dict)
+        and (value.get("iterations") is None or isinstance(value["iterations"], int))
+    ):
         return None
     return value
 
@@ -101,6 +111,12 @@ def pending(known: set[str], root: Path | None = None) -> list[dict]:
         except OSError:
             continue
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(when))
-        found.append({"run_id": run_id, "scenario": scenario, "created_at": f"{stamp}Z",
-                      "target_generations": asked.get("iterations")})
+        found.append(
+            {
+                "run_id": run_id,
+                "scenario": scenario,
+                "created_at": f"{stamp}Z",
+                "target_generations": asked.get("iterations"),
+            }
+        )
     return sorted(found, key=lambda r: r["created_at"], reverse=True)

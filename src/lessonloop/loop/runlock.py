@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 def is_active(run_dir: Path) -> bool:
     """True while some process holds the run's lock (probed read-only, never blocking)."""
     try:
-        handle = open(run_dir / "run.lock", "r")
+        handle = open(run_dir / "run.lock")
     except OSError:
         return False
     with handle:

@@ -23,8 +23,7 @@ def parse_seeds(text: str) -> list[int]:
             seeds = [int(part) for part in text.split(",") if part.strip()]
             count = len(seeds)
     except ValueError:
-        raise UsageError(f"{text!r}: expected A..B, A,B,C or A (integers)",
-                         field="seeds") from None
+        raise UsageError(f"{text!r}: expected A..B, A,B,C or A (integers)", field="seeds") from None
     if count == 0:
         raise UsageError("is empty", field="seeds")
     if count > MAX_SEEDS:
@@ -56,11 +55,16 @@ def failure_line(report: list[dict]) -> str | None:
         return None
     count = sum(len(e["failed_seeds"]) for _, e in failed)
     total = sum(len(e["seeds"]) for e in report if e["valid"])
-    where = "; ".join((f"strategy {i}: " if len(report) > 1 else "")
-                      + f"seed{'s' if len(e['failed_seeds']) > 1 else ''} "
-                      + seed_ranges(e["failed_seeds"]) for i, e in failed)
-    return (f"{count} of {total} matches failed ({where}), left out of the mean: "
-            f"{failed[0][1]['errors'][0]}")
+    where = "; ".join(
+        (f"strategy {i}: " if len(report) > 1 else "")
+        + f"seed{'s' if len(e['failed_seeds']) > 1 else ''} "
+        + seed_ranges(e["failed_seeds"])
+        for i, e in failed
+    )
+    return (
+        f"{count} of {total} matches failed ({where}), left out of the mean: "
+        f"{failed[0][1]['errors'][0]}"
+    )
 
 
 def _reject_constant(name: str) -> None:
@@ -73,7 +77,9 @@ def parse_strategy(text: str, where: str) -> dict:
     try:
         value = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise UsageError(
+            f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
     except ValueError as exc:
         raise UsageError(f"{where} is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
@@ -81,11 +87,12 @@ def parse_strategy(text: str, where: str) -> dict:
     return value
 
 
-def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[int],
-                        timeout: float = 10.0) -> list[dict]:
+def evaluate_strategies(
+    scenario_name: str, strategies: list[dict], seeds: list[int], timeout: float = 10.0
+) -> list[dict]:
     """Score each strategy on each seed in worker processes; invalid ones are not played."""
-    from .pool import MatchPool, mean_dimensions, mean_score
     from ..scenarios import code, registry
+    from .pool import MatchPool, mean_dimensions, mean_score
 
     scenario = registry.load(scenario_name)
     # a validate() that raises or answers no list is the scenario's fault: ScenarioBroken
@@ -95,8 +102,15 @@ def evaluate_strategies(scenario_name: str, strategies: list[dict], seeds: list[
         results = iter(pool.play(jobs) if jobs else [])
     report = []
     for strategy, problems in checked:
-        entry = {"strategy": strategy, "seeds": seeds, "scores": [], "mean_score": None,
-                 "dimensions": {}, "valid": not problems, "problems": problems}
+        entry = {
+            "strategy": strategy,
+            "seeds": seeds,
+            "scores": [],
+            "mean_score": None,
+            "dimensions": {},
+            "valid": not problems,
+            "problems": problems,
+        }
         if not problems:
             played = [next(results) for _ in seeds]
             completed = [r for r in played if r.error is None]

@@ -25,28 +25,34 @@ def _draw(*parts: object, modulo: int = HALF) -> int:
     return int.from_bytes(digest, "big") % modulo
 
 
-def training_seeds(run_seed: int, generation: int, attempt: int, count: int,
-                   start: int = 0) -> list[int]:
+def training_seeds(
+    run_seed: int, generation: int, attempt: int, count: int, start: int = 0
+) -> list[int]:
     """``count`` training seeds from index ``start`` (a close call extends its own list)."""
     return [_draw("train", run_seed, generation, attempt, i) for i in range(start, start + count)]
 
 
 def holdout_seeds(run_seed: int, generation: int, attempt: int, count: int) -> list[int]:
-    return [HALF + _draw("holdout", run_seed, generation, attempt, i, modulo=EIGHTH)
-            for i in range(count)]
+    return [
+        HALF + _draw("holdout", run_seed, generation, attempt, i, modulo=EIGHTH)
+        for i in range(count)
+    ]
 
 
 def screening_seeds(run_seed: int, generation: int, attempt: int, count: int) -> list[int]:
     """An attempt's screening seeds: every candidate of its answer and the incumbent play them."""
-    return [SCREENING_BASE + _draw("screen", run_seed, generation, attempt, i, modulo=EIGHTH)
-            for i in range(count)]
+    return [
+        SCREENING_BASE + _draw("screen", run_seed, generation, attempt, i, modulo=EIGHTH)
+        for i in range(count)
+    ]
 
 
 def validation_seeds(run_seed: int, count: int) -> list[int]:
     """A run's fixed validation set: the same ``count`` seeds for every generation of the run
     (a set shared by all runs would bias all their scores by that set's luck alike)."""
-    return [VALIDATION_BASE + _draw("validation", run_seed, i, modulo=QUARTER)
-            for i in range(count)]
+    return [
+        VALIDATION_BASE + _draw("validation", run_seed, i, modulo=QUARTER) for i in range(count)
+    ]
 
 
 def call_seed(run_seed: int, generation: int, attempt: int, role: str) -> int:

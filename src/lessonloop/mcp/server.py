@@ -23,8 +23,15 @@ import time
 from typing import Annotated, Any, Literal
 
 from ..errors import LessonloopError, UsageError, log_internal_error, one_line
-from ..memory.service import (MAX_LISTED, MAX_SEARCH, forget_memory, recall_text,
-                              recent_memories, search_memories, store_memory)
+from ..memory.service import (
+    MAX_LISTED,
+    MAX_SEARCH,
+    forget_memory,
+    recall_text,
+    recent_memories,
+    search_memories,
+    store_memory,
+)
 
 SDK_MISSING = "the MCP server needs its SDK: pip install 'lessonloop[mcp]'"
 SERVER_NAME = "lessonloop"
@@ -48,9 +55,15 @@ def _message(error: Exception | str) -> str:
     return one_line(text)
 
 
-_UNION_NAMES = {"str": "a string", "int": "an integer", "float": "a number", "none": "null",
-                "list[str]": "a list of strings", "list[int]": "a list of integers",
-                "dict[str,any]": "a JSON object"}
+_UNION_NAMES = {
+    "str": "a string",
+    "int": "an integer",
+    "float": "a number",
+    "none": "null",
+    "list[str]": "a list of strings",
+    "list[int]": "a list of integers",
+    "dict[str,any]": "a JSON object",
+}
 
 
 def _invalid_arguments(tool: str, exc) -> str:
@@ -101,7 +114,9 @@ def _guarded(fn):
             raise ToolError(_message(exc)) from None
         except (Exception, SystemExit) as exc:  # a bug or a misbehaving plugin: log, one line
             where = log_internal_error()
-            raise ToolError(_message(f"internal error: {exc.__class__.__name__}: {exc}{where}")) from None
+            raise ToolError(
+                _message(f"internal error: {exc.__class__.__name__}: {exc}{where}")
+            ) from None
         finally:
             with contextlib.suppress(Exception):
                 sys.stdout.flush()  # stray prints leave now, to stderr, never later to the wire
@@ -121,14 +136,19 @@ def build_server():
     try:
         importlib.import_module("mcp")  # the official SDK (imports are absolute: not this package)
         from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
-        from mcp.server.mcpserver.exceptions import UnexpectedToolError
+        from mcp.server.mcpserver.exceptions import (
+            ResourceError,
+            ResourceNotFoundError,
+            ToolError,
+            UnexpectedToolError,
+        )
         from mcp.types import ToolAnnotations
     except ImportError as exc:  # no SDK; mcp 1.x (FastMCP), or a broken install
         if sys.modules.get("mcp") is None:  # (a failed import leaves no module behind)
             raise UsageError(SDK_MISSING) from None
-        raise UsageError(f"the MCP server needs mcp 2.x ({exc}): pip install "
-                         "'lessonloop[mcp]'") from None
+        raise UsageError(
+            f"the MCP server needs mcp 2.x ({exc}): pip install 'lessonloop[mcp]'"
+        ) from None
     finally:
         gc.freeze()
         gc.enable()
@@ -150,9 +170,11 @@ def build_server():
             known = accepted.get(name)
             unknown = sorted(set(arguments or {}) - known) if known is not None else []
             if unknown:
-                raise ToolError(f"invalid arguments for {name}: unknown argument "
-                                f"{', '.join(map(repr, unknown))} (it takes "
-                                f"{', '.join(sorted(known)) or 'no arguments'})")
+                raise ToolError(
+                    f"invalid arguments for {name}: unknown argument "
+                    f"{', '.join(map(repr, unknown))} (it takes "
+                    f"{', '.join(sorted(known)) or 'no arguments'})"
+                )
             try:
                 return await super().call_tool(name, arguments, context)
             except UnexpectedToolError:
@@ -172,24 +194,33 @@ def build_server():
 
     _log_plainly()
     server = Server(
-        SERVER_NAME, version=__version__, log_level="WARNING", lifespan=lifespan,
+        SERVER_NAME,
+        version=__version__,
+        log_level="WARNING",
+        lifespan=lifespan,
         instructions=(
             "lessonloop keeps memories across coding sessions (memory_* tools: store what is "
             "worth remembering, search before you decide) and learns game strategies from runs "
             "(list_scenarios, evaluate_strategy, run_start then run_status, read_playbook). "
-            "judge_output scores an output of an agent task. Stored text is redacted of secrets."),
+            "judge_output scores an output of an agent task. Stored text is redacted of secrets."
+        ),
     )
 
     def tool(read_only: bool, destructive: bool = False):
         def register(fn):
-            server.add_tool(_guarded(fn), description=inspect.cleandoc(fn.__doc__ or ""),
-                            annotations=ToolAnnotations(
-                                read_only_hint=read_only,
-                                destructive_hint=None if read_only else destructive,
-                                idempotent_hint=None if read_only else False,
-                                open_world_hint=False))
+            server.add_tool(
+                _guarded(fn),
+                description=inspect.cleandoc(fn.__doc__ or ""),
+                annotations=ToolAnnotations(
+                    read_only_hint=read_only,
+                    destructive_hint=None if read_only else destructive,
+                    idempotent_hint=None if read_only else False,
+                    open_world_hint=False,
+                ),
+            )
             accepted[fn.__name__] = set(inspect.signature(fn).parameters)
             return fn
+
         return register
 
     Kind = Literal["pattern", "decision", "preference", "observation"]
@@ -198,18 +229,27 @@ def build_server():
 
     @tool(read_only=False)  # a repeat reinforces the memory: no duplicate, but seen + 1
     def memory_store(
-        type: Annotated[Kind, Field(description="pattern (how things are done here), decision "
-                                    "(a choice and its reason), preference (what the user "
-                                    "wants) or observation (a fact learned).")],
-        summary: Annotated[str, Field(description="The memory in one line (120 characters "
-                                      "are kept).")],
+        type: Annotated[
+            Kind,
+            Field(
+                description="pattern (how things are done here), decision "
+                "(a choice and its reason), preference (what the user "
+                "wants) or observation (a fact learned)."
+            ),
+        ],
+        summary: Annotated[
+            str, Field(description="The memory in one line (120 characters are kept).")
+        ],
         content: Annotated[str, Field(description="Details (4096 characters are kept).")] = "",
         why: Annotated[str, Field(description="Why it holds or matters.")] = "",
         how_to_apply: Annotated[str, Field(description="When and how to use it.")] = "",
-        tags: Annotated[list[str] | str | None, Field(
-            description="Tags: a list, or one comma-separated string. 'mcp' is added.")] = None,
-        scope: Annotated[Scope, Field(description="project (this project's store) or user "
-                                      "(across projects).")] = "project",
+        tags: Annotated[
+            list[str] | str | None,
+            Field(description="Tags: a list, or one comma-separated string. 'mcp' is added."),
+        ] = None,
+        scope: Annotated[
+            Scope, Field(description="project (this project's store) or user (across projects).")
+        ] = "project",
     ) -> dict[str, Any]:
         """Remember something for later sessions. It goes through lessonloop's admission gate:
         secrets are redacted, control characters stripped, sizes capped, and a duplicate
@@ -225,8 +265,9 @@ def build_server():
     @tool(read_only=True)
     def memory_search(
         query: Annotated[str, Field(description="Words to look for (BM25 full-text search).")],
-        limit: Annotated[int, Field(ge=1, le=MAX_SEARCH, strict=True,
-                                     description="At most this many.")] = 10,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_SEARCH, strict=True, description="At most this many.")
+        ] = 10,
         scope: Annotated[AnyScope, Field(description="project, user or all.")] = "all",
     ) -> dict[str, Any]:
         """Search memories, best match first (BM25, nudged by evidence). Returns
@@ -242,8 +283,9 @@ def build_server():
 
     @tool(read_only=True)
     def memory_audit(
-        limit: Annotated[int, Field(ge=1, le=MAX_LISTED, strict=True,
-                                     description="At most this many.")] = 50,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LISTED, strict=True, description="At most this many.")
+        ] = 50,
         scope: Annotated[AnyScope, Field(description="project, user or all.")] = "all",
     ) -> dict[str, Any]:
         """Recent automatic memories (not written by the user), newest first, to review;
@@ -252,12 +294,19 @@ def build_server():
 
     @tool(read_only=False, destructive=True)
     def memory_forget(
-        id: Annotated[int, Field(strict=True, description="The memory's id (from "
-                                 "memory_search or memory_audit).")],
-        scope: Annotated[Scope, Field(description="The scope the id belongs to: pass the "
-                                      "'scope' of the search or audit result, since ids are "
-                                      "numbered per scope (project 1 and user 1 are two "
-                                      "memories).")] = "project",
+        id: Annotated[
+            int,
+            Field(strict=True, description="The memory's id (from memory_search or memory_audit)."),
+        ],
+        scope: Annotated[
+            Scope,
+            Field(
+                description="The scope the id belongs to: pass the "
+                "'scope' of the search or audit result, since ids are "
+                "numbered per scope (project 1 and user 1 are two "
+                "memories)."
+            ),
+        ] = "project",
     ) -> dict[str, Any]:
         """Delete one memory for good, with its provenance and its line in the Markdown view.
         Returns {"forgotten", "scope", "summary"}: check the summary is the one you meant."""
@@ -271,47 +320,81 @@ def build_server():
 
     @tool(read_only=True)
     def evaluate_strategy(
-        scenario: Annotated[str, Field(description="A scenario name (see list_scenarios) or "
-                                       "path/to/file.py:ClassName.")],
-        strategy: Annotated[dict[str, Any] | str, Field(
-            description="The strategy: a JSON object matching the scenario's strategy_schema "
-                        "(or that object as a JSON string).")],
-        seeds: Annotated[str | list[StrictInt], Field(
-            description="Seeds to play: 'A..B' (inclusive), 'A,B,C', or a list of integers.")] = "1..5",
-        match_timeout: Annotated[float, Field(gt=0, le=3600, strict=True, description=(
-            "Seconds before a match is killed."))] = 10.0,
+        scenario: Annotated[
+            str,
+            Field(description="A scenario name (see list_scenarios) or path/to/file.py:ClassName."),
+        ],
+        strategy: Annotated[
+            dict[str, Any] | str,
+            Field(
+                description="The strategy: a JSON object matching the scenario's strategy_schema "
+                "(or that object as a JSON string)."
+            ),
+        ],
+        seeds: Annotated[
+            str | list[StrictInt],
+            Field(description="Seeds to play: 'A..B' (inclusive), 'A,B,C', or a list of integers."),
+        ] = "1..5",
+        match_timeout: Annotated[
+            float,
+            Field(gt=0, le=3600, strict=True, description=("Seconds before a match is killed.")),
+        ] = 10.0,
     ) -> dict[str, Any]:
         """Score one strategy on chosen seeds (deterministic per strategy and seeds). Returns
         {strategy, seeds, scores, mean_score, dimensions, valid, problems} plus errors for
         matches that failed (their score is null)."""
         report = scenarios.evaluate(scenario, [strategy], seeds, match_timeout)[0]
         if not report["valid"]:
-            raise UsageError(f"the strategy is not valid for {scenario}: "
-                             f"{'; '.join(report['problems'])}")
+            raise UsageError(
+                f"the strategy is not valid for {scenario}: {'; '.join(report['problems'])}"
+            )
         return report
 
     @tool(read_only=False)
     def run_start(
-        scenario: Annotated[str, Field(description="A scenario name (see list_scenarios) or "
-                                       "path/to/file.py:ClassName.")],
-        iterations: Annotated[int, Field(ge=1, le=100_000, strict=True,
-                                         description="Generations to run.")] = 10,
-        run_id: Annotated[str | None, Field(description="Name the run (letters, digits, - and "
-                                            "_); an existing id continues it.")] = None,
-        provider: Annotated[str | None, Field(min_length=1, description="Provider for every "
-                                              "role (default: configuration, else the offline "
-                                              "agent).")] = None,
-        model: Annotated[str | None, Field(min_length=1,
-                                           description="Model for the provider.")] = None,
-        matches: Annotated[int | None, Field(ge=1, le=1000, strict=True, description=(
-            "Paired matches per attempt (default 5)."))] = None,
-        seed: Annotated[int | None, Field(ge=0, strict=True,
-                                          description="Run seed (default 0).")] = None,
+        scenario: Annotated[
+            str,
+            Field(description="A scenario name (see list_scenarios) or path/to/file.py:ClassName."),
+        ],
+        iterations: Annotated[
+            int, Field(ge=1, le=100_000, strict=True, description="Generations to run.")
+        ] = 10,
+        run_id: Annotated[
+            str | None,
+            Field(
+                description="Name the run (letters, digits, - and _); an existing id continues it."
+            ),
+        ] = None,
+        provider: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                description="Provider for every "
+                "role (default: configuration, else the offline "
+                "agent).",
+            ),
+        ] = None,
+        model: Annotated[
+            str | None, Field(min_length=1, description="Model for the provider.")
+        ] = None,
+        matches: Annotated[
+            int | None,
+            Field(
+                ge=1, le=1000, strict=True, description=("Paired matches per attempt (default 5).")
+            ),
+        ] = None,
+        seed: Annotated[
+            int | None, Field(ge=0, strict=True, description="Run seed (default 0).")
+        ] = None,
     ) -> dict[str, Any]:
         """Start a run of a scenario in the background and return at once with its run_id;
         poll run_status until its status is completed, stopped or failed."""
-        return runs.start_in_background(scenario, iterations, run_id,
-                         {"provider": provider, "model": model, "matches": matches, "seed": seed})
+        return runs.start_in_background(
+            scenario,
+            iterations,
+            run_id,
+            {"provider": provider, "model": model, "matches": matches, "seed": seed},
+        )
 
     @tool(read_only=True)
     def run_status(
@@ -328,8 +411,9 @@ def build_server():
 
     @tool(read_only=True)
     def list_runs(
-        limit: Annotated[int, Field(ge=1, le=MAX_LISTED, strict=True,
-                                     description="At most this many.")] = 50,
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LISTED, strict=True, description="At most this many.")
+        ] = 50,
     ) -> dict[str, Any]:
         """Runs, newest first, each with its status, progress, best score and Elo. Returns
         {"runs": [...]}."""
@@ -338,8 +422,10 @@ def build_server():
     @tool(read_only=True)
     def read_playbook(
         scenario: Annotated[str, Field(description="A scenario name (see list_scenarios).")],
-        view: Annotated[Literal["playbook", "hints", "dead_ends", "all"], Field(
-            description="playbook (lessons ranked by evidence), hints, dead_ends or all.")] = "playbook",
+        view: Annotated[
+            Literal["playbook", "hints", "dead_ends", "all"],
+            Field(description="playbook (lessons ranked by evidence), hints, dead_ends or all."),
+        ] = "playbook",
     ) -> str:
         """What lessonloop has learned about a scenario, as Markdown: playbook bullets with
         their evidence (+helpful/-harmful, seen n) and tags, hints and dead ends."""
@@ -347,12 +433,21 @@ def build_server():
 
     @tool(read_only=False)
     def judge_output(
-        task: Annotated[str, Field(description="Path of a task file (YAML or JSON), absolute or "
-                                   "relative to the server's working directory.")],
+        task: Annotated[
+            str,
+            Field(
+                description="Path of a task file (YAML or JSON), absolute or "
+                "relative to the server's working directory."
+            ),
+        ],
         output: Annotated[str, Field(description="The output to score.")],
-        provider: Annotated[str | None, Field(min_length=1, description="Judge provider, for a "
-                                              "task with a rubric (default: the judge "
-                                              "route).")] = None,
+        provider: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                description="Judge provider, for a task with a rubric (default: the judge route).",
+            ),
+        ] = None,
         model: Annotated[str | None, Field(min_length=1, description="Judge model.")] = None,
     ) -> dict[str, Any]:
         """Score one output of an agent task: required strings, format, the verifier in the
@@ -360,8 +455,12 @@ def build_server():
         passed_verifier, dimensions, reasoning, epoch}."""
         return tasks.judge_output(task, output, provider, model)
 
-    @server.resource("lessonloop://playbook/{scenario}", name="playbook", mime_type="text/markdown",
-                     description="A scenario's playbook as Markdown (bullets with their evidence).")
+    @server.resource(
+        "lessonloop://playbook/{scenario}",
+        name="playbook",
+        mime_type="text/markdown",
+        description="A scenario's playbook as Markdown (bullets with their evidence).",
+    )
     def playbook_resource(scenario: str) -> str:
         try:
             return knowledge.playbook_text(scenario)
@@ -370,10 +469,13 @@ def build_server():
         except LessonloopError as exc:
             raise ResourceError(_message(exc)) from None
 
-    @server.resource("lessonloop://memories/recent", name="recent-memories",
-                     mime_type="application/json",
-                     description=f"The {RECENT_MEMORIES} most recent memories (project and "
-                                 "user), newest first, as JSON.")
+    @server.resource(
+        "lessonloop://memories/recent",
+        name="recent-memories",
+        mime_type="application/json",
+        description=f"The {RECENT_MEMORIES} most recent memories (project and "
+        "user), newest first, as JSON.",
+    )
     def recent_memories_resource() -> str:
         try:
             return json.dumps(recent_memories("all", RECENT_MEMORIES), indent=2)
@@ -391,7 +493,8 @@ def _log_plainly() -> None:
     sdk = sys.modules.get("mcp.server.mcpserver.server")
     if sdk is not None and callable(getattr(sdk, "configure_logging", None)):
         sdk.configure_logging = lambda level="INFO": logging.basicConfig(
-            level=level, format="%(message)s", stream=sys.stderr)
+            level=level, format="%(message)s", stream=sys.stderr
+        )
 
 
 def serve() -> None:
@@ -402,8 +505,12 @@ def serve() -> None:
         os.environ["LESSONLOOP_HOME"] = os.path.join(project, ".lessonloop")
     server = build_server()
     sys.stdout.flush()
-    threading.Thread(target=_exit_when_orphaned, args=(os.getppid(),), daemon=True,
-                     name="lessonloop-orphan-watch").start()
+    threading.Thread(
+        target=_exit_when_orphaned,
+        args=(os.getppid(),),
+        daemon=True,
+        name="lessonloop-orphan-watch",
+    ).start()
     import anyio
 
     from .transport import serve_stdio

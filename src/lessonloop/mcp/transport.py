@@ -26,8 +26,15 @@ import sys
 import anyio
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import (INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError,
-                       JSONRPCNotification, JSONRPCRequest, JSONRPCResponse)
+from mcp_types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 
 
 async def serve_stdio(server) -> None:
@@ -44,11 +51,18 @@ def error_reply(exc: Exception) -> JSONRPCError | None:
     if not errors or any(e.get("type") == "json_invalid" for e in errors):
         if errors and not str(errors[0].get("input", "")).strip():
             return None  # a blank line
-        return JSONRPCError(jsonrpc="2.0", id=None,
-                            error=ErrorData(code=PARSE_ERROR, message="Parse error"))
+        return JSONRPCError(
+            jsonrpc="2.0", id=None, error=ErrorData(code=PARSE_ERROR, message="Parse error")
+        )
     # Valid JSON: the whole message is the input of an error on a top-level field, if any.
-    message = next((e["input"] for e in errors
-                    if len(e.get("loc", ())) <= 2 and isinstance(e.get("input"), dict)), None)
+    message = next(
+        (
+            e["input"]
+            for e in errors
+            if len(e.get("loc", ())) <= 2 and isinstance(e.get("input"), dict)
+        ),
+        None,
+    )
     message = message if isinstance(message, dict) else {}
     if "method" not in message and ("result" in message or "error" in message):
         print("lessonloop mcp: ignored a malformed response from the client", file=sys.stderr)
@@ -56,8 +70,11 @@ def error_reply(exc: Exception) -> JSONRPCError | None:
     request_id = message.get("id")
     if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
         request_id = None
-    return JSONRPCError(jsonrpc="2.0", id=request_id,
-                        error=ErrorData(code=INVALID_REQUEST, message="Invalid Request"))
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=request_id,
+        error=ErrorData(code=INVALID_REQUEST, message="Invalid Request"),
+    )
 
 
 @contextlib.asynccontextmanager
@@ -91,8 +108,10 @@ async def relay(wire_in, wire_out):
                 message = item.message
                 if isinstance(message, JSONRPCRequest):
                     in_flight[message.id] += 1
-                elif (isinstance(message, JSONRPCNotification)
-                      and message.method == "notifications/cancelled"):  # never answered
+                elif (
+                    isinstance(message, JSONRPCNotification)
+                    and message.method == "notifications/cancelled"
+                ):  # never answered
                     settle((message.params or {}).get("requestId"))
                 with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
                     await to_server.send(item)

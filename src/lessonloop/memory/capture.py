@@ -20,9 +20,11 @@ def append(path: str | os.PathLike, record: dict) -> None:
     line = json.dumps(record, ensure_ascii=False, sort_keys=True)
     # (a lone surrogate, which a JSON payload may carry as "\\ud800", becomes "?" rather than
     # losing the record)
-    data = (line if len(line) <= MAX_RECORD else json.dumps(
-        {"type": record.get("type"), "dropped": "record too large"})).encode(
-        "utf-8", "replace") + b"\n"
+    data = (
+        line
+        if len(line) <= MAX_RECORD
+        else json.dumps({"type": record.get("type"), "dropped": "record too large"})
+    ).encode("utf-8", "replace") + b"\n"
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:

@@ -44,6 +44,7 @@ EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "str_replace_based_edit_to
 @dataclass
 class Conclusion:
     """One lesson from the agent's text: ``kind`` is a memory kind (observation, decision)."""
+
     kind: str
     summary: str
     content: str
@@ -61,7 +62,7 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 
 @dataclass
 class Block:
-    kind: str          # "heading", "para", "item", "code", "table", "blank"
+    kind: str  # "heading", "para", "item", "code", "table", "blank"
     text: str
     indent: int = 0
 
@@ -88,7 +89,7 @@ def blocks(text: str) -> list[Block]:
         elif _HEADING.match(line):
             out.append(Block("heading", _HEADING.match(line).group(1)))
         elif line.lstrip().startswith("|"):
-            if not re.fullmatch(r"\s*\|[\s:|-]+\|?\s*", line):   # not the |---| line
+            if not re.fullmatch(r"\s*\|[\s:|-]+\|?\s*", line):  # not the |---| line
                 out.append(Block("table", line.strip()))
         elif _ITEM.match(line):
             m = _ITEM.match(line)
@@ -117,8 +118,12 @@ def sentence(text: str, limit: int = SUMMARY_MAX) -> str:
     for k, c in enumerate(text):
         if c == "`":
             inside = not inside
-        elif not inside and c in ".!?" and (k + 1 == len(text) or text[k + 1] == " ") and \
-                not re.search(r"\b(?:e\.g|i\.e|etc|vs)$", text[:k]):
+        elif (
+            not inside
+            and c in ".!?"
+            and (k + 1 == len(text) or text[k + 1] == " ")
+            and not re.search(r"\b(?:e\.g|i\.e|etc|vs)$", text[:k])
+        ):
             cut = k
             break
     first = text[:cut].strip().rstrip(":;,")
@@ -126,8 +131,13 @@ def sentence(text: str, limit: int = SUMMARY_MAX) -> str:
         return first
     for mark in (" — ", " - ", ": ", "; "):
         head = first.split(mark, 1)[0].strip()
-        if head != first and len(head) <= limit and len(head.split()) >= 4 and \
-                head.count("`") % 2 == 0 and head.count("(") == head.count(")"):
+        if (
+            head != first
+            and len(head) <= limit
+            and len(head.split()) >= 4
+            and head.count("`") % 2 == 0
+            and head.count("(") == head.count(")")
+        ):
             return head
     return ""
 
@@ -136,25 +146,28 @@ def _cap(text: str, limit: int = CONTENT_MAX) -> str:
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit)
-    return text[:cut if cut > limit // 2 else limit].rstrip(" ,;:") + " ..."
+    return text[: cut if cut > limit // 2 else limit].rstrip(" ,;:") + " ..."
 
 
 # -------------------------------------------------------------------------------------------
 # turns: what the agent did between two prompts of the user
 
+
 @dataclass
 class Turn:
     prompt: str
-    calls: list          # main-chain calls of the turn
-    texts: list          # main-chain texts of the turn
+    calls: list  # main-chain calls of the turn
+    texts: list  # main-chain texts of the turn
 
 
 def turns(transcript) -> list[Turn]:
     """The main chain cut at the user's prompts: each turn's prompt, calls and texts."""
     prompts = sorted((p.index, p.text) for p in transcript.prompts if not p.sidechain)
-    items = sorted([(c.index, "call", c) for c in transcript.calls if not c.sidechain] +
-                   [(t.index, "text", t) for t in transcript.texts if not t.sidechain],
-                   key=lambda x: x[0])
+    items = sorted(
+        [(c.index, "call", c) for c in transcript.calls if not c.sidechain]
+        + [(t.index, "text", t) for t in transcript.texts if not t.sidechain],
+        key=lambda x: x[0],
+    )
     out: list[Turn] = [Turn("", [], [])]
     k = 0
     for index, what, item in items:
@@ -181,18 +194,27 @@ def _ok(call) -> bool:
 # findings
 
 # ("Conclusion" is no label here: it heads the wrap-up of work done as often as a finding)
-_LABEL = re.compile(r"(?:^|\b)(?:key\s+findings|findings|root\s+cause|"
-                    r"what\s+i\s+found)\b[^.!?]{0,30}:?\s*$", re.I)
+_LABEL = re.compile(
+    r"(?:^|\b)(?:key\s+findings|findings|root\s+cause|"
+    r"what\s+i\s+found)\b[^.!?]{0,30}:?\s*$",
+    re.I,
+)
 # the state of this session's work ("All 42 tests pass"), not something to remember
-_STATUS = re.compile(r"\b(?:all (?:the )?(?:tests|checks) pass|tests? (?:now )?pass(?:es|ing)?\b|"
-                     r"\d+ (?:tests?|passed|failed|failures)\b|is (?:now )?complete\b)", re.I)
+_STATUS = re.compile(
+    r"\b(?:all (?:the )?(?:tests|checks) pass|tests? (?:now )?pass(?:es|ing)?\b|"
+    r"\d+ (?:tests?|passed|failed|failures)\b|is (?:now )?complete\b)",
+    re.I,
+)
 # "**Root cause:** the sandbox was not shared" in the agent's last text of a turn (mid-turn, "the
 # fix is ..." is a plan, not a conclusion)
-_INLINE = re.compile(r"^(?:the\s+)?(?:root\s+cause|key\s+finding|finding|fix)"
-                     r"(?:\s+(?:was|is))?\s*:\s+(.{12,})$", re.I)
+_INLINE = re.compile(
+    r"^(?:the\s+)?(?:root\s+cause|key\s+finding|finding|fix)"
+    r"(?:\s+(?:was|is))?\s*:\s+(.{12,})$",
+    re.I,
+)
 # "**Yes**, ..." or "**Yes, X is available** ..." (not "**No Blocking**: ...", a benefit)
 _ANSWER = re.compile(r"^\*\*(?:yes|no)(?:\*\*|[,.:!])", re.I)
-_OPENER = re.compile(r"^yes\b[,.:!]?\s*(?:-\s*)?", re.I)   # (a "No" stays: it is the finding)
+_OPENER = re.compile(r"^yes\b[,.:!]?\s*(?:-\s*)?", re.I)  # (a "No" stays: it is the finding)
 
 
 def _finding_text(block: Block) -> str:
@@ -224,14 +246,13 @@ def findings(turn: Turn) -> list[Conclusion]:
     for text in turn.texts:
         before = [c for c in turn.calls if c.index < text.index]
         if not before:
-            continue   # an opinion, not something the agent looked up
+            continue  # an opinion, not something the agent looked up
         final = not any(c.index > text.index for c in turn.calls)
         bs = blocks(text.text)
         items: list[str] = []
         for i, b in enumerate(bs):
             labelled = b.kind in ("heading", "para") and _LABEL.search(plain(b.text))
-            inline = _INLINE.match(plain(b.text)) if b.kind in ("para", "item") and final \
-                else None
+            inline = _INLINE.match(plain(b.text)) if b.kind in ("para", "item") and final else None
             if labelled:
                 j = i + 1
                 while j < len(bs) and bs[j].kind == "blank":
@@ -255,13 +276,21 @@ def findings(turn: Turn) -> list[Conclusion]:
         summary = next((s for s in map(sentence, items) if s), "")
         if not summary:
             continue
-        content = (f"The agent's findings after using {_used(before)}"
-                   + (f", asked: \"{_cap(' '.join(turn.prompt.split()), 200)}\"" if turn.prompt
-                      else "") + " (what it concluded, not a check it ran):\n- "
-                   + "\n- ".join(items))
-        found.append(Conclusion("observation", summary, _cap(content),
-                                "The agent's stated findings after research in the session.",
-                                "finding"))
+        content = (
+            f"The agent's findings after using {_used(before)}"
+            + (f', asked: "{_cap(" ".join(turn.prompt.split()), 200)}"' if turn.prompt else "")
+            + " (what it concluded, not a check it ran):\n- "
+            + "\n- ".join(items)
+        )
+        found.append(
+            Conclusion(
+                "observation",
+                summary,
+                _cap(content),
+                "The agent's stated findings after research in the session.",
+                "finding",
+            )
+        )
     return found
 
 
@@ -277,7 +306,7 @@ _PATH = re.compile(r"(?<![\w.])(/(?:[\w.-]+/)*[\w.-]+)")
 _FIGURE = re.compile(r"\s*\([^()]*\d[^()]*\)|(?<![\w.])~?\d[\d,.]*\+?\s+(?=[a-z])", re.I)
 
 
-_NAMED = re.compile(r"^(?:\*\*`?|`)[\w./-]+`?(?:\*\*)?\s*[-—:|]")   # "**cache.py** - ..."
+_NAMED = re.compile(r"^(?:\*\*`?|`)[\w./-]+`?(?:\*\*)?\s*[-—:|]")  # "**cache.py** - ..."
 
 
 def _component(block: Block) -> str:
@@ -294,7 +323,7 @@ def _component(block: Block) -> str:
 
 
 READ_TOOLS = frozenset({"read", "glob", "grep", "ls"})
-EXPLORED = 3   # reads, at least, for a turn without a subagent to count as exploring
+EXPLORED = 3  # reads, at least, for a turn without a subagent to count as exploring
 
 
 def overview(turn: Turn) -> list[Conclusion]:
@@ -304,7 +333,7 @@ def overview(turn: Turn) -> list[Conclusion]:
     reads = [c for c in turn.calls if c.name.lower() in READ_TOOLS and _ok(c)]
     edited = any(c.name.lower() in EDIT_TOOLS for c in turn.calls)
     if not agents and (len(reads) < EXPLORED or edited):
-        return []   # an arrow in an answer is a flow the agent looked at, or none
+        return []  # an arrow in an answer is a flow the agent looked at, or none
     bs = blocks(turn.texts[-1].text)
     flow, label = "", ""
     for i, b in enumerate(bs):
@@ -319,8 +348,11 @@ def overview(turn: Turn) -> list[Conclusion]:
             break
     if not flow:
         return []
-    asked = " ".join(str(agents[0].input.get(k) or "") for k in ("prompt", "description")) \
-        if agents else ""
+    asked = (
+        " ".join(str(agents[0].input.get(k) or "") for k in ("prompt", "description"))
+        if agents
+        else ""
+    )
     paths = _PATH.findall(f"{turn.prompt} {asked}")
     name = paths[0].rstrip("/").rsplit("/", 1)[-1] if paths else ""
     summary = f"{name} {label}: {flow}" if name else f"This project's {label}: {flow}"
@@ -328,15 +360,28 @@ def overview(turn: Turn) -> list[Conclusion]:
         return []
     where = f" explored {paths[0]}" if paths else " explored it"
     if agents:
-        how = ", ".join(f"{k} {agents[0].input[k]}" for k in ("subagent_type", "model")
-                        if isinstance(agents[0].input.get(k), str))
-        parts = [f"From the agent's overview after a {agents[0].name} subagent"
-                 + (f" ({how})" if how else "") + f"{where}:"]
+        how = ", ".join(
+            f"{k} {agents[0].input[k]}"
+            for k in ("subagent_type", "model")
+            if isinstance(agents[0].input.get(k), str)
+        )
+        parts = [
+            f"From the agent's overview after a {agents[0].name} subagent"
+            + (f" ({how})" if how else "")
+            + f"{where}:"
+        ]
     else:
         parts = [f"From the agent's overview after it read {len(reads)} files or searches:"]
     parts += [c for c in map(_component, bs) if c]
-    return [Conclusion("observation", summary, _cap("\n- ".join(parts)),
-                       "The agent's overview of a code base it explored.", "overview")]
+    return [
+        Conclusion(
+            "observation",
+            summary,
+            _cap("\n- ".join(parts)),
+            "The agent's overview of a code base it explored.",
+            "overview",
+        )
+    ]
 
 
 # -------------------------------------------------------------------------------------------
@@ -347,20 +392,21 @@ _INSTALL = re.compile(
     r"(?:uv )?pip3? install (?:-e|--editable) \S+|"
     r"uv tool install (?:--\S+ )*(?:\.|\./\S*|\S+/\S*)(?=\s|$|`)|"
     r"pipx install (?:-e |--editable )?(?:\.|\./\S*)(?=\s|$|`)|"
-    r"npm link|npm install -g (?:\.|\./\S*)(?=\s|$|`)|go install \./\S*|mix escript\.install)")
+    r"npm link|npm install -g (?:\.|\./\S*)(?=\s|$|`)|go install \./\S*|mix escript\.install)"
+)
 
 
 def install(transcript, turn_list: list[Turn]) -> list[Conclusion]:
-    refused = " ".join(str(c.input.get("command") or "") for c in transcript.calls
-                       if c.rejected)
+    refused = " ".join(str(c.input.get("command") or "") for c in transcript.calls if c.rejected)
     ran = {str(c.input.get("command") or "") for c in transcript.calls if _ok(c)}
     last = None
     for turn in turn_list:
         for text in turn.texts:
             bs = blocks(text.text)
             for i, b in enumerate(bs):
-                for m in _INSTALL.finditer(b.text if b.kind == "code" else " ".join(
-                        re.findall(r"`([^`\n]+)`", b.text))):
+                for m in _INSTALL.finditer(
+                    b.text if b.kind == "code" else " ".join(re.findall(r"`([^`\n]+)`", b.text))
+                ):
                     command = " ".join(m.group(0).split())
                     if command in refused:
                         continue
@@ -375,25 +421,41 @@ def install(transcript, turn_list: list[Turn]) -> list[Conclusion]:
     notes = [plain(b.text) for b in bs if b.kind == "item" and command in b.text]
     done = any(command in r for r in ran)
     content = " ".join(lead + notes) + (
-        " (run successfully in the session)" if done else
-        " (the agent's advice; not run in the session)")
+        " (run successfully in the session)"
+        if done
+        else " (the agent's advice; not run in the session)"
+    )
     if turn.prompt:
-        content = f"Asked: \"{_cap(' '.join(turn.prompt.split()), 200)}\". " + content
-    return [Conclusion("observation", summary, _cap(content),
-                       "How the agent said to install this project from its source.",
-                       "install")]
+        content = f'Asked: "{_cap(" ".join(turn.prompt.split()), 200)}". ' + content
+    return [
+        Conclusion(
+            "observation",
+            summary,
+            _cap(content),
+            "How the agent said to install this project from its source.",
+            "install",
+        )
+    ]
 
 
 # -------------------------------------------------------------------------------------------
 # a configuration file the agent created, and what it does
 
-_CONFIG_NAME = re.compile(r"^(?:\.[\w.-]+|[\w.-]*(?:rc|config|settings)(?:\.[\w]+)?|"
-                          r"[\w.-]+\.(?:toml|ini|cfg|ya?ml|json))$", re.I)
+_CONFIG_NAME = re.compile(
+    r"^(?:\.[\w.-]+|[\w.-]*(?:rc|config|settings)(?:\.[\w]+)?|"
+    r"[\w.-]+\.(?:toml|ini|cfg|ya?ml|json))$",
+    re.I,
+)
 _CREATED = re.compile(
     r"I(?:'ve| have)? (?:created|added|set up) (?:a |an |the )?(?:new )?`?([\w.-]+)`?"
-    r"(?: (?:config(?:uration)?|settings) )?(?: file)? (?:that|which) ([^.]{5,100})\.", re.I)
-_STILL = re.compile(r"\b(?:you(?:'ll| will) (?:still )?need to|still (?:need|have) to|"
-                    r"must (?:still )?be)\b[^.]*\b(?:manual(?:ly)?|by hand|yourself)\b", re.I)
+    r"(?: (?:config(?:uration)?|settings) )?(?: file)? (?:that|which) ([^.]{5,100})\.",
+    re.I,
+)
+_STILL = re.compile(
+    r"\b(?:you(?:'ll| will) (?:still )?need to|still (?:need|have) to|"
+    r"must (?:still )?be)\b[^.]*\b(?:manual(?:ly)?|by hand|yourself)\b",
+    re.I,
+)
 
 
 def config(turn: Turn) -> list[Conclusion]:
@@ -415,16 +477,26 @@ def config(turn: Turn) -> list[Conclusion]:
             if len(summary) > SUMMARY_MAX:
                 continue
             still = [s.strip() for s in re.split(r"(?<=[.!?])\s+", flat) if _STILL.search(s)]
-            content = f"The agent created or edited {changed[name]} in the session" + (
-                f", asked: \"{_cap(' '.join(turn.prompt.split()), 200)}\"" if turn.prompt
-                else "") + "." + (" Still to do, it said: " + " ".join(still) if still else "")
-            found.append(Conclusion("decision", summary, _cap(content),
-                                    "A configuration file the agent set up in the session.",
-                                    "config"))
+            content = (
+                f"The agent created or edited {changed[name]} in the session"
+                + (f', asked: "{_cap(" ".join(turn.prompt.split()), 200)}"' if turn.prompt else "")
+                + "."
+                + (" Still to do, it said: " + " ".join(still) if still else "")
+            )
+            found.append(
+                Conclusion(
+                    "decision",
+                    summary,
+                    _cap(content),
+                    "A configuration file the agent set up in the session.",
+                    "config",
+                )
+            )
     return found
 
 
 # -------------------------------------------------------------------------------------------
+
 
 def conclusions(transcript) -> list[Conclusion]:
     """Every conclusion of the session's main chain, by the rules above, once each."""

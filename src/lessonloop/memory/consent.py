@@ -10,13 +10,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from datetime import UTC
 
 FILE = "automem-consent.json"
 ANSWERS = {"yes": True, "no": False, "ask": "ask"}
-HOW_TO_ANSWER = ("lessonloop can turn this session's errors, fixes and stated preferences into "
-                 "local memories (redacted, nothing leaves the machine unless you configure a "
-                 "model). Allow it with `lessonloop memory consent yes` (or `no`; `ask` to be "
-                 "asked again).")
+HOW_TO_ANSWER = (
+    "lessonloop can turn this session's errors, fixes and stated preferences into "
+    "local memories (redacted, nothing leaves the machine unless you configure a "
+    "model). Allow it with `lessonloop memory consent yes` (or `no`; `ask` to be "
+    "asked again)."
+)
 
 
 def state(root: str | os.PathLike) -> str:
@@ -35,19 +38,20 @@ def state(root: str | os.PathLike) -> str:
 
 def record(root, answer: str):
     """Write the user's answer (``yes``, ``no`` or ``ask``) atomically; returns the path."""
-    from datetime import datetime, timezone
+    from datetime import datetime
     from pathlib import Path
 
     if answer not in ANSWERS:
         raise ValueError(f"consent is yes, no or ask, not {answer!r}")
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    at = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    at = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     path = root / FILE
     temporary = path.with_name(f".{FILE}.{os.getpid()}.tmp")
     try:
-        temporary.write_text(json.dumps({"consented": ANSWERS[answer], "at": at}) + "\n",
-                             encoding="utf-8")
+        temporary.write_text(
+            json.dumps({"consented": ANSWERS[answer], "at": at}) + "\n", encoding="utf-8"
+        )
         os.replace(temporary, path)
     except OSError as exc:  # a full disk: the earlier answer stays, and the user is told
         from ..errors import unwritable

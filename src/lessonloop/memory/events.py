@@ -26,18 +26,37 @@ import re
 from ..lazyre import lazy
 
 # a refused call's result starts with one of these; an interrupted one with INTERRUPTED
-REFUSED = ("The user doesn't want to proceed with this tool use",
-           "The user doesn't want to take this action", "Error: The user doesn't want to")
+REFUSED = (
+    "The user doesn't want to proceed with this tool use",
+    "The user doesn't want to take this action",
+    "Error: The user doesn't want to",
+)
 INTERRUPTED = "[Request interrupted by user"
 
 # a prompt's injected blocks (system reminders, command wrappers) and meta messages: not the
 # user's words
 _INJECTED_TAGS = lazy(r"<([a-z][\w-]*)(?:\s[^>]*)?>.*?</\1\s*>", re.S)
-_TAG_NAMES_SKIPPED = ("command-", "local-command", "system-reminder", "bash-", "user-prompt",
-                      "task-notification", "user-memory", "ide_", "ide-")
-_META_PREFIXES = ("Caveat:", "[Request interrupted", "This session is being continued from a "
-                  "previous conversation", "[Image", "<command-", "<local-command", "<bash-")
-_KEY_CHARS = 2000   # characters of a prompt's normalized text its key is taken from
+_TAG_NAMES_SKIPPED = (
+    "command-",
+    "local-command",
+    "system-reminder",
+    "bash-",
+    "user-prompt",
+    "task-notification",
+    "user-memory",
+    "ide_",
+    "ide-",
+)
+_META_PREFIXES = (
+    "Caveat:",
+    "[Request interrupted",
+    "This session is being continued from a previous conversation",
+    "[Image",
+    "<command-",
+    "<local-command",
+    "<bash-",
+)
+_KEY_CHARS = 2000  # characters of a prompt's normalized text its key is taken from
 
 
 def outcome(text: str, flagged: bool, interrupted: bool = False) -> str:
@@ -57,8 +76,12 @@ def response(bash: bool, text: str, flagged: bool, extra: object = None) -> obje
     streams when Claude Code gave them (``extra``, the transcript's ``toolUseResult``), with
     the exit code of a failure's "Exit code N"; else the result's text, flagged."""
     if bash and isinstance(extra, dict) and ("stdout" in extra or "stderr" in extra):
-        shaped: dict = {"stdout": extra.get("stdout"), "stderr": extra.get("stderr"),
-                        "interrupted": extra.get("interrupted"), "is_error": flagged}
+        shaped: dict = {
+            "stdout": extra.get("stdout"),
+            "stderr": extra.get("stderr"),
+            "interrupted": extra.get("interrupted"),
+            "is_error": flagged,
+        }
         if flagged and text:
             exit_line = re.match(r"\s*(?:Error: )?Exit code (-?\d+)", text)
             if exit_line:
@@ -87,7 +110,8 @@ def prompt_text(text: str) -> str:
         return ""
     if "<" in s:
         s = _INJECTED_TAGS.sub(
-            lambda m: "" if m.group(1).lower().startswith(_TAG_NAMES_SKIPPED) else m.group(0), s)
+            lambda m: "" if m.group(1).lower().startswith(_TAG_NAMES_SKIPPED) else m.group(0), s
+        )
         s = s.strip()
     return s
 
@@ -102,10 +126,20 @@ def prompt_key(redacted: str) -> str:
 
 def error_events(transcript) -> list[dict]:
     """The error events of the transcript's calls, in the shape the hooks capture them."""
-    return [{"type": "error", "tool": signal.tool, "line": signal.line,
-             "normalized": signal.normalized, "subject": signal.subject,
-             "tool_use_id": call.id, "at": call.timestamp, "source": "transcript"}
-            for call in transcript.calls for signal in call.errors]
+    return [
+        {
+            "type": "error",
+            "tool": signal.tool,
+            "line": signal.line,
+            "normalized": signal.normalized,
+            "subject": signal.subject,
+            "tool_use_id": call.id,
+            "at": call.timestamp,
+            "source": "transcript",
+        }
+        for call in transcript.calls
+        for signal in call.errors
+    ]
 
 
 def merge_errors(transcript, captured: list[dict]) -> list[dict]:
@@ -127,7 +161,7 @@ def merge_errors(transcript, captured: list[dict]) -> list[dict]:
         key = (call, record.get("line")) if isinstance(call, str) and call else None
         if key is not None:
             if key in seen:
-                continue                      # (the same call captured again: a replay)
+                continue  # (the same call captured again: a replay)
             seen.add(key)
         stream.append(record)
     return stream
@@ -141,5 +175,4 @@ def unseen_prompts(transcript, captured: list[dict]) -> list | None:
     keys = {r["prompt_key"] for r in captured if isinstance(r.get("prompt_key"), str)}
     if not keys:
         return None
-    return [p for p in transcript.prompts
-            if not p.sidechain and prompt_key(p.text) not in keys]
+    return [p for p in transcript.prompts if not p.sidechain and prompt_key(p.text) not in keys]

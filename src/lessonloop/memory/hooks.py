@@ -25,8 +25,16 @@ from .. import paths
 from ..timeutil import utc_now
 from . import capture, consent
 
-EVENTS = ("session-start", "user-prompt-submit", "pre-tool-use", "post-tool-use",
-          "post-tool-use-failure", "stop", "session-end", "pre-compact")
+EVENTS = (
+    "session-start",
+    "user-prompt-submit",
+    "pre-tool-use",
+    "post-tool-use",
+    "post-tool-use-failure",
+    "stop",
+    "session-end",
+    "pre-compact",
+)
 LOG_MAX = 1024 * 1024  # logs/hooks.log is cut back to its newest half beyond this
 # seconds Claude Code gives session-end and pre-compact (what `lessonloop install` writes,
 # integrations.claude_code.HOOKS): memorize with a model that may take longer runs detached
@@ -64,7 +72,8 @@ def _in_session(root: str, payload: dict, name: str) -> str:
 def _consent_notice(root: str, payload: dict) -> str | None:
     """The how-to-answer line, once per session, while consent is missing or ``ask``."""
     if consent.state(root) in ("missing", "ask") and capture.mark_once(
-            _in_session(root, payload, "consent-notice")):
+        _in_session(root, payload, "consent-notice")
+    ):
         return consent.HOW_TO_ANSWER
     return None
 
@@ -123,15 +132,31 @@ def _prompt_captures(payload: dict, root: str) -> None:
             from ..safety.redact import redact
 
             context = " ".join(redact(prompt[:2000]).split())[:300]
-        capture.append(path, {"type": "feedback", "kind": found.kind, "lesson": found.lesson,
-                              "text": found.text, "user_scope": found.user_scope,
-                              "prompt": context, "at": at})
-    if prompt.strip():   # (its key: memorize reads the transcript's other prompts)
+        capture.append(
+            path,
+            {
+                "type": "feedback",
+                "kind": found.kind,
+                "lesson": found.lesson,
+                "text": found.text,
+                "user_scope": found.user_scope,
+                "prompt": context,
+                "at": at,
+            },
+        )
+    if prompt.strip():  # (its key: memorize reads the transcript's other prompts)
         from ..safety.redact import redact
         from .events import prompt_key, prompt_text
 
-        capture.append(path, {"type": "prompt_check", **prompt_check(prompt), "at": at,
-                              "prompt_key": prompt_key(redact(prompt_text(prompt)))})
+        capture.append(
+            path,
+            {
+                "type": "prompt_check",
+                **prompt_check(prompt),
+                "at": at,
+                "prompt_key": prompt_key(redact(prompt_text(prompt))),
+            },
+        )
     return None
 
 
@@ -200,9 +225,19 @@ def _capture_error_lines(payload: dict, root: str, response: object) -> None:
     at = utc_now()
     call = _text(payload.get("tool_use_id"))
     for signal in found:
-        capture.append(path, {"type": "error", "tool": signal.tool, "line": signal.line,
-                              "normalized": signal.normalized, "subject": signal.subject,
-                              "tool_use_id": call, "at": at, "source": "hook"})
+        capture.append(
+            path,
+            {
+                "type": "error",
+                "tool": signal.tool,
+                "line": signal.line,
+                "normalized": signal.normalized,
+                "subject": signal.subject,
+                "tool_use_id": call,
+                "at": at,
+                "source": "hook",
+            },
+        )
     return None
 
 
@@ -218,22 +253,28 @@ def session_end(payload: dict, root: str) -> dict | None:
     notice = _consent_notice(root, payload)
     environ = os.environ
     longest = _model_outlasts_deadline(memorize) if consent.state(root) == "yes" else None
-    if longest is not None and not memorize.has_new_lessons(session, Path(root),
-                                                            transcript or None):
+    if longest is not None and not memorize.has_new_lessons(
+        session, Path(root), transcript or None
+    ):
         return None  # nothing new to memorize: no process to start, nothing to say
     if longest is not None:
         try:
             _detach(payload, root)
         except OSError as exc:  # no process to be had: the deterministic memories, now
-            log(root, DETACHED, f"session {session}: the detached memorize did not start "
-                                f"({exc}); memorizing without the model")
+            log(
+                root,
+                DETACHED,
+                f"session {session}: the detached memorize did not start "
+                f"({exc}); memorizing without the model",
+            )
             environ = {**os.environ, "LESSONLOOP_AUTOMEM_MODEL": "off"}
         else:
             route = memorize.model_route(os.environ)
             output["systemMessage"] = (
                 f"lessonloop is memorizing this session in the background with "
                 f"{route.provider}:{route.model} (up to {longest:.0f} s); what it stores is "
-                "shown at the next session start.")
+                "shown at the next session start."
+            )
             return output
     result = memorize.memorize(session, Path(root), transcript=transcript, environ=environ)
     _log_outcome(root, session, result)
@@ -251,15 +292,17 @@ def memorize_detached(payload: dict, root: str) -> None:
     from . import memorize
 
     session = _session(payload)
-    result = memorize.memorize(session, Path(root),
-                               transcript=_text(payload.get("transcript_path")))
+    result = memorize.memorize(
+        session, Path(root), transcript=_text(payload.get("transcript_path"))
+    )
     _log_outcome(root, session, result)
     line = result.message
     if result.model and result.model != "used":  # (the reason itself is in the log)
         line = f"{line or 'nothing new stored'} (without the model: see logs/hooks.log)"
     if line:
-        capture.append(os.path.join(root, NOTICES), {"session": session, "message": line,
-                                                     "at": utc_now()})
+        capture.append(
+            os.path.join(root, NOTICES), {"session": session, "message": line, "at": utc_now()}
+        )
     return None
 
 
@@ -278,13 +321,22 @@ def _detach(payload: dict, root: str) -> None:
     standard streams to hold the hook's caller, and return without waiting for it."""
     import subprocess
 
-    body = json.dumps({"session_id": _session(payload), "cwd": _text(payload.get("cwd")),
-                       "transcript_path": _text(payload.get("transcript_path")),
-                       "hook_event_name": "Memorize"}).encode()
+    body = json.dumps(
+        {
+            "session_id": _session(payload),
+            "cwd": _text(payload.get("cwd")),
+            "transcript_path": _text(payload.get("transcript_path")),
+            "hook_event_name": "Memorize",
+        }
+    ).encode()
     child = subprocess.Popen(
-        [sys.executable, "-m", "lessonloop", "hook", DETACHED], stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        env={**os.environ, "LESSONLOOP_HOME": root})  # the same project home, whatever the cwd
+        [sys.executable, "-m", "lessonloop", "hook", DETACHED],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={**os.environ, "LESSONLOOP_HOME": root},
+    )  # the same project home, whatever the cwd
     try:
         child.stdin.write(body)
     finally:
@@ -296,12 +348,20 @@ def _log_outcome(root: str, session: str, result) -> None:
     not memorized because consent is missing."""
     if result.model and result.model != "used":
         route = result.route or os.environ.get("LESSONLOOP_AUTOMEM_MODEL")
-        log(root, DETACHED, f"session {session}: model {route} "
-                            f"{result.model}; the deterministic memories stand "
-                            f"({len(result.stored)} new)")
+        log(
+            root,
+            DETACHED,
+            f"session {session}: model {route} "
+            f"{result.model}; the deterministic memories stand "
+            f"({len(result.stored)} new)",
+        )
     elif result.skipped in ("consent is missing", "consent is ask"):
-        log(root, DETACHED, f"session {session}: nothing memorized: {result.skipped} (answer "
-                            "with `lessonloop memory consent yes|no`)")
+        log(
+            root,
+            DETACHED,
+            f"session {session}: nothing memorized: {result.skipped} (answer "
+            "with `lessonloop memory consent yes|no`)",
+        )
 
 
 def _pending_notices(root: str) -> str | None:
@@ -345,7 +405,7 @@ def log(root: str | None, event: str, message: str) -> None:
             with open(path, "rb") as handle:
                 data = handle.read()
             with open(path, "wb") as handle:
-                handle.write(data[len(data) // 2:])
+                handle.write(data[len(data) // 2 :])
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, line)
@@ -361,8 +421,11 @@ def main(argv: list[str]) -> int:
     root = None
     try:
         if event in ("-h", "--help", ""):
-            sys.stdout.write("usage: lessonloop hook <event>   (events: " + ", ".join(EVENTS)
-                             + "); reads the Claude Code hook payload on stdin\n")
+            sys.stdout.write(
+                "usage: lessonloop hook <event>   (events: "
+                + ", ".join(EVENTS)
+                + "); reads the Claude Code hook payload on stdin\n"
+            )
             return 0
         payload = _payload()
         root = paths.project_root(_text(payload.get("cwd")) or None)

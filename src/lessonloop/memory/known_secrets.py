@@ -26,7 +26,7 @@ from ..safety.redact import KnownSecrets
 
 FILE = "secret-digests"
 SALT_BYTES = 16
-_HEAD = 64_000          # characters of a huge string learned from: its head and tail
+_HEAD = 64_000  # characters of a huge string learned from: its head and tail
 _TAIL = 64_000
 _LINE_BYTES = 2_000_000  # transcript lines longer than this are skipped (as transcript.read does)
 
@@ -113,13 +113,16 @@ def _scrub_lines(data: bytes, known: KnownSecrets) -> bytes:
     for line in data.split(b"\n"):
         try:
             record = json.loads(line)
-        except ValueError:           # a torn or odd line: scrubbed as text
+        except ValueError:  # a torn or odd line: scrubbed as text
             text = line.decode("utf-8", "replace")
             out.append(known.scrub(text).encode("utf-8", "replace"))
             continue
         clean = _scrub_value(record, known)
-        out.append(line if clean == record else json.dumps(
-            clean, ensure_ascii=False, sort_keys=True).encode("utf-8", "replace"))
+        out.append(
+            line
+            if clean == record
+            else json.dumps(clean, ensure_ascii=False, sort_keys=True).encode("utf-8", "replace")
+        )
     return b"\n".join(out)
 
 
@@ -181,8 +184,13 @@ class watching:  # noqa: N801 - used like a function: ``with watching(folder, ..
     the captures even when nothing new was learned (memorize: a hook may have captured a value
     before any hook saw its key)."""
 
-    def __init__(self, folder: str | os.PathLike, seen: tuple = (),
-                 transcript: str | None = None, rewrite: bool = False):
+    def __init__(
+        self,
+        folder: str | os.PathLike,
+        seen: tuple = (),
+        transcript: str | None = None,
+        rewrite: bool = False,
+    ):
         self.folder, self.seen, self.transcript, self.rewrite = folder, seen, transcript, rewrite
 
     def __enter__(self) -> KnownSecrets:

@@ -59,9 +59,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from .. import paths
 from ..knowledge import admission
@@ -78,9 +78,13 @@ MODEL_MAX_TOKENS = 1000  # a small model writes ~10 tokens a second
 EXTRACT_CHARS = 8000  # what a model may see, at most, after redaction
 MAX_MODEL_MEMORIES = 10
 MESSAGE_SHOWN = 6  # lessons named in the one line (each at most SUMMARY_MAX characters)
-KIND_OF_FEEDBACK = {"decision": "decision", "preference": "preference", "rule": "preference",
-                    "fact": "observation",
-                    "correction": "preference"}
+KIND_OF_FEEDBACK = {
+    "decision": "decision",
+    "preference": "preference",
+    "rule": "preference",
+    "fact": "observation",
+    "correction": "preference",
+}
 HOW_TO_APPLY = {
     "pattern": "When this error shows up again, apply the fix first.",
     "decision": "Follow this decision in this project unless the user revisits it.",
@@ -95,18 +99,26 @@ HOW_TO_APPLY = {
 # refused) rather than cut by the endpoint's grammar. Each request narrows maxItems to the
 # lessons it sends (answer_schema): a small model that starts repeating itself is stopped there.
 MEMORY_SCHEMA = {
-    "type": "object", "required": ["memories"],
-    "properties": {"memories": {
-        "type": "array", "maxItems": MAX_MODEL_MEMORIES,
-        "minItems": 1,  # the model is asked only when there are lessons: none is no answer
-        "items": {
-            "type": "object", "required": ["lesson", "summary"],
-            "properties": {
-                # (no bounds: an endpoint's grammar does not hold numbers to them, and one
-                # lesson number out of range is one wording lost, not the whole answer)
-                "lesson": {"type": "integer"},
-                "summary": {"type": "string", "minLength": 3, "maxLength": 160},
-            }}}}}
+    "type": "object",
+    "required": ["memories"],
+    "properties": {
+        "memories": {
+            "type": "array",
+            "maxItems": MAX_MODEL_MEMORIES,
+            "minItems": 1,  # the model is asked only when there are lessons: none is no answer
+            "items": {
+                "type": "object",
+                "required": ["lesson", "summary"],
+                "properties": {
+                    # (no bounds: an endpoint's grammar does not hold numbers to them, and one
+                    # lesson number out of range is one wording lost, not the whole answer)
+                    "lesson": {"type": "integer"},
+                    "summary": {"type": "string", "minLength": 3, "maxLength": 160},
+                },
+            },
+        }
+    },
+}
 # Short enough for a 0.5B model to follow: the task, the rules the guards hold it to, the
 # answer's form. The JSON Schema itself goes through the endpoint's structured output.
 MODEL_SYSTEM = (
@@ -115,7 +127,9 @@ MODEL_SYSTEM = (
     "fact. The evidence is only there to check the lesson: do not copy it. Keep every "
     "command, file and name of the lesson, and keep the text in backticks exactly as it "
     "is, in backticks. Add no command, file or tool. Answer with JSON only, one memory per "
-    "lesson.")
+    "lesson."
+)
+
 
 @dataclass
 class Candidate:
@@ -129,10 +143,18 @@ class Candidate:
 
     def proposal(self, scope: str, session: str) -> admission.Proposal:
         return admission.Proposal(
-            kind=self.kind, scope=scope, summary=self.summary, content=self.content,
-            why=self.why, how_to_apply=self.how_to_apply or HOW_TO_APPLY[self.kind],
-            tags=["auto-memorize", self.kind, *self.tags], source="session",
-            approved_by="consent", session_id=session, detail=self.why)
+            kind=self.kind,
+            scope=scope,
+            summary=self.summary,
+            content=self.content,
+            why=self.why,
+            how_to_apply=self.how_to_apply or HOW_TO_APPLY[self.kind],
+            tags=["auto-memorize", self.kind, *self.tags],
+            source="session",
+            approved_by="consent",
+            session_id=session,
+            detail=self.why,
+        )
 
 
 @dataclass
@@ -159,6 +181,7 @@ class Result:
 # -------------------------------------------------------------------------------------------
 # deterministic candidates
 
+
 def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
     """Each error with the evidence of its fix (``transcript.error_lessons``): the change
     between the failure and the next run of the same step without it, or nothing when the
@@ -169,16 +192,20 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
     found, handled = [], set()
     for fix in fixes:
         lesson = fix.lesson.strip()
-        key = fix.normalized                  # one lesson per error: its first evidenced fix
+        key = fix.normalized  # one lesson per error: its first evidenced fix
         if not lesson or key in handled:
             continue
         handled.add(key)
         times = fix.times
-        found.append(Candidate(
-            kind="pattern" if times >= RECURRING else "observation", summary=lesson,
-            content=f"Error: {fix.line[:300]}\nFixed by: {fix.detail}",
-            why=f"Hit {times} time{'s' if times != 1 else ''} in one session, then fixed.",
-            tags=["error"]))
+        found.append(
+            Candidate(
+                kind="pattern" if times >= RECURRING else "observation",
+                summary=lesson,
+                content=f"Error: {fix.line[:300]}\nFixed by: {fix.detail}",
+                why=f"Hit {times} time{'s' if times != 1 else ''} in one session, then fixed.",
+                tags=["error"],
+            )
+        )
     if transcript is None:
         return found
     from .transcript import fit, readable_line
@@ -189,13 +216,18 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
         if not shown:
             continue
         after = f" It first failed on `{_one_line(call.subject, 200)}`" + (
-            f", after `{_one_line(before.subject, 120)}`." if before is not None else ".")
-        found.append(Candidate(
-            kind="observation", summary=f"{head}{shown}`",
-            content=f"Error: {line[:300]}\nFailed {times} times; the tool never worked again in "
-                    f"the session.{after}",
-            why="An error the session never got past: an open problem, no fix known.",
-            tags=["error", "open-problem"]))
+            f", after `{_one_line(before.subject, 120)}`." if before is not None else "."
+        )
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=f"{head}{shown}`",
+                content=f"Error: {line[:300]}\nFailed {times} times; the tool never worked again in "
+                f"the session.{after}",
+                why="An error the session never got past: an open problem, no fix known.",
+                tags=["error", "open-problem"],
+            )
+        )
     return found
 
 
@@ -204,13 +236,22 @@ def _feedback_stream(captured: list[dict], transcript) -> list[dict]:
     saw, then what the transcript's prompts that no hook saw say (see events.unseen_prompts)."""
     items = [f for f in captured if f.get("type") == "feedback"]
     unseen = events.unseen_prompts(transcript, captured)
-    if unseen is None:   # the captures cannot tell which prompts they saw: all or none
+    if unseen is None:  # the captures cannot tell which prompts they saw: all or none
         unseen = [p for p in transcript.prompts if not p.sidechain] if not items else []
     if unseen:
         from .signals import prompt_feedback
 
-        items += [{"type": "feedback", "kind": f.kind, "lesson": f.lesson, "text": f.text,
-                   "user_scope": f.user_scope} for p in unseen for f in prompt_feedback(p.text)]
+        items += [
+            {
+                "type": "feedback",
+                "kind": f.kind,
+                "lesson": f.lesson,
+                "text": f.text,
+                "user_scope": f.user_scope,
+            }
+            for p in unseen
+            for f in prompt_feedback(p.text)
+        ]
     return items
 
 
@@ -228,28 +269,42 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
         if kind is None or not lesson or lesson.lower() in lessons:
             continue
         if lesson.startswith(OPEN_PROBLEM) and any(
-                later.get("kind") == "confirmation" for later in items[n + 1:]):
-            continue   # the user confirmed something later: the problem may be solved
+            later.get("kind") == "confirmation" for later in items[n + 1 :]
+        ):
+            continue  # the user confirmed something later: the problem may be solved
         lessons.add(lesson.lower())
-        why = f"The user said: \"{str(item.get('text') or lesson)[:300]}\""
+        why = f'The user said: "{str(item.get("text") or lesson)[:300]}"'
         if lesson.lower() in corrected:
             why += f" (correcting: {corrected[lesson.lower()][:200]})"
         content = str(item.get("text") or "")
         context = str(item.get("prompt") or "")
-        if context and content not in context[:len(content) + 1]:
+        if context and content not in context[: len(content) + 1]:
             content += f"\nSaid in: {context}"
         about = _pasted_about(transcript, content) if kind in ("decision", "preference") else ""
         if about:
             content += f"\n{about}"
-        found.append(Candidate(kind=kind, summary=lesson, content=content,
-                               why=why, tags=[str(item.get("kind"))],
-                               user_scope=bool(item.get("user_scope")) and kind == "preference"))
+        found.append(
+            Candidate(
+                kind=kind,
+                summary=lesson,
+                content=content,
+                why=why,
+                tags=[str(item.get("kind"))],
+                user_scope=bool(item.get("user_scope")) and kind == "preference",
+            )
+        )
     if transcript is not None:
-        for candidate in _from_said(transcript) + _from_refusals(transcript) + \
-                _project_facts(transcript) + _recipe_facts(transcript) + \
-                _project_hooks(transcript) + \
-                _permission_facts(transcript) + _from_conclusions(transcript) + \
-                _dropped_plans(transcript) + _from_reports(transcript):
+        for candidate in (
+            _from_said(transcript)
+            + _from_refusals(transcript)
+            + _project_facts(transcript)
+            + _recipe_facts(transcript)
+            + _project_hooks(transcript)
+            + _permission_facts(transcript)
+            + _from_conclusions(transcript)
+            + _dropped_plans(transcript)
+            + _from_reports(transcript)
+        ):
             if candidate.summary.lower() not in lessons:
                 lessons.add(candidate.summary.lower())
                 found.append(candidate)
@@ -257,8 +312,11 @@ def _from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
 
 
 _DIFF_FILE = re.compile(r"^\+\+\+ (?:[^/\s]*/)?(\S+)", re.M)
-_DEFINED = re.compile(r"^[ +-]?\s*(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|function|fn|func|"
-                      r"class|defp?|defmodule)\s+([\w.]+)", re.M)
+_DEFINED = re.compile(
+    r"^[ +-]?\s*(?:export\s+)?(?:pub\s+)?(?:async\s+)?(?:def|function|fn|func|"
+    r"class|defp?|defmodule)\s+([\w.]+)",
+    re.M,
+)
 
 
 def _pasted_about(transcript, said: str) -> str:
@@ -272,8 +330,7 @@ def _pasted_about(transcript, said: str) -> str:
     for prompt in transcript.prompts:
         if prompt.sidechain or head not in " ".join(prompt.text.split()):
             continue
-        files = [f for f in dict.fromkeys(_DIFF_FILE.findall(prompt.text))
-                 if f != "dev/null"][:3]
+        files = [f for f in dict.fromkeys(_DIFF_FILE.findall(prompt.text)) if f != "dev/null"][:3]
         if not files:
             return ""
         names = list(dict.fromkeys(_DEFINED.findall(prompt.text)))[:3]
@@ -295,8 +352,12 @@ def _from_conclusions(transcript) -> list[Candidate]:
         found = conclusions(transcript)
     except Exception:  # noqa: BLE001 - no shape of the agent's text may lose the session
         return []
-    return [Candidate(kind=c.kind, summary=c.summary, content=c.content, why=c.why,
-                      tags=["conclusion", c.tag]) for c in found]
+    return [
+        Candidate(
+            kind=c.kind, summary=c.summary, content=c.content, why=c.why, tags=["conclusion", c.tag]
+        )
+        for c in found
+    ]
 
 
 def _from_reports(transcript) -> list[Candidate]:
@@ -309,17 +370,28 @@ def _from_reports(transcript) -> list[Candidate]:
         found = run_commands(transcript) + reported_fixes(transcript)
     except Exception:  # noqa: BLE001 - no shape of a prompt may lose the session
         return []
-    whys = {"command": "A command the user said they run, in their own words.",
-            "error": "An error the user pasted, and the edits after which their next run got "
-                     "past it."}
-    return [Candidate(kind=r.kind, summary=r.summary, content=r.content,
-                      why=whys[r.tags[-1] if r.tags[-1] in whys else r.tags[0]],
-                      tags=list(r.tags)) for r in found]
+    whys = {
+        "command": "A command the user said they run, in their own words.",
+        "error": "An error the user pasted, and the edits after which their next run got past it.",
+    }
+    return [
+        Candidate(
+            kind=r.kind,
+            summary=r.summary,
+            content=r.content,
+            why=whys[r.tags[-1] if r.tags[-1] in whys else r.tags[0]],
+            tags=list(r.tags),
+        )
+        for r in found
+    ]
 
 
 # the user's next words after refusing a plan drop the idea itself, not only this plan
-_DROPPED = re.compile(r"^\W*(?:never\s?mind|forget (?:it|that|about it)|scratch that|"
-                      r"let'?s not(?: do (?:it|that))?|don'?t bother)\b", re.I)
+_DROPPED = re.compile(
+    r"^\W*(?:never\s?mind|forget (?:it|that|about it)|scratch that|"
+    r"let'?s not(?: do (?:it|that))?|don'?t bother)\b",
+    re.I,
+)
 
 
 def _dropped_plans(transcript) -> list[Candidate]:
@@ -329,29 +401,36 @@ def _dropped_plans(transcript) -> list[Candidate]:
     without such words is only not approved as written: no lesson."""
     from .conclusions import blocks, plain
 
-    main = sorted([(c.index, "call", c) for c in transcript.calls if not c.sidechain] +
-                  [(p.index, "prompt", p) for p in transcript.prompts if not p.sidechain],
-                  key=lambda x: x[0])
+    main = sorted(
+        [(c.index, "call", c) for c in transcript.calls if not c.sidechain]
+        + [(p.index, "prompt", p) for p in transcript.prompts if not p.sidechain],
+        key=lambda x: x[0],
+    )
     found = []
     for n, (_, what, call) in enumerate(main):
         if what != "call" or call.name != "ExitPlanMode" or not call.rejected:
             continue
-        after = next((p for _, w, p in main[n + 1:] if w == "prompt"), None)
+        after = next((p for _, w, p in main[n + 1 :] if w == "prompt"), None)
         plan = call.input.get("plan")
         if after is None or not isinstance(plan, str) or not _DROPPED.match(after.text):
             continue
         title = next((plain(b.text) for b in blocks(plan) if b.kind == "heading"), "")
         asked = next((p.text for _, w, p in reversed(main[:n]) if w == "prompt"), "")
         summary = f"The user dropped the plan: {title.rstrip('.:')}"
-        words = re.match(r"[^.!?\n]*[.!?]?", after.text.strip()).group(0)   # (not the next ask)
+        words = re.match(r"[^.!?\n]*[.!?]?", after.text.strip()).group(0)  # (not the next ask)
         if not title or len(summary) > 120:
             continue
-        found.append(Candidate(
-            kind="decision", summary=summary, tags=["rejection", "dropped"],
-            content=f"Asked: \"{_one_line(asked, 200)}\" The agent proposed: "
-                    f"{_one_line(plan, 300)} The user refused it and said: "
-                    f"\"{_one_line(words, 120)}\"",
-            why="A plan the user refused and then dropped: do not propose it again unasked."))
+        found.append(
+            Candidate(
+                kind="decision",
+                summary=summary,
+                tags=["rejection", "dropped"],
+                content=f'Asked: "{_one_line(asked, 200)}" The agent proposed: '
+                f"{_one_line(plan, 300)} The user refused it and said: "
+                f'"{_one_line(words, 120)}"',
+                why="A plan the user refused and then dropped: do not propose it again unasked.",
+            )
+        )
     return found
 
 
@@ -371,36 +450,67 @@ def _from_said(transcript) -> list[Candidate]:
                 if kind is None or not fb.lesson:
                     continue
                 refused = f"`{_one_line(said.about, 200)}`" if said.about else "a tool call"
-                found.append(Candidate(
-                    kind=kind, summary=fb.lesson, tags=["rejection"],
-                    content=f"The user refused {refused} and said: \"{said.text}\"",
-                    why=f"The user's reason for refusing {refused}: \"{said.text}\"",
-                    user_scope=fb.user_scope and kind == "preference"))
+                found.append(
+                    Candidate(
+                        kind=kind,
+                        summary=fb.lesson,
+                        tags=["rejection"],
+                        content=f'The user refused {refused} and said: "{said.text}"',
+                        why=f'The user\'s reason for refusing {refused}: "{said.text}"',
+                        user_scope=fb.user_scope and kind == "preference",
+                    )
+                )
         elif said.kind == "command":
             summary = _project_command(said.text)
             if summary:
-                found.append(Candidate(
-                    kind="observation", summary=summary, tags=["project-fact", "command"],
-                    content=f"The user ran `{_one_line(said.text, 200)}` in this project.",
-                    why="A command the user ran themselves in the session."))
+                found.append(
+                    Candidate(
+                        kind="observation",
+                        summary=summary,
+                        tags=["project-fact", "command"],
+                        content=f"The user ran `{_one_line(said.text, 200)}` in this project.",
+                        why="A command the user ran themselves in the session.",
+                    )
+                )
         elif said.kind == "answer":
             summary = _answer_summary(said)
             if not summary:
                 continue
             chose = f"{said.text} ({said.detail})" if said.detail else said.text
-            found.append(Candidate(
-                kind="decision", summary=summary, tags=["answer"],
-                content=f"Asked \"{said.about}\", the user chose: {chose}",
-                why="The user's answer to the agent's question."))
+            found.append(
+                Candidate(
+                    kind="decision",
+                    summary=summary,
+                    tags=["answer"],
+                    content=f'Asked "{said.about}", the user chose: {chose}',
+                    why="The user's answer to the agent's question.",
+                )
+            )
     return found
 
 
 # what a project command does, by the words of its head (``uv run ty check`` type-checks)
 _COMMAND_ROLES = (
-    ("Type-check", {"ty check", "mypy", "pyright", "tsc", "dialyzer", "cargo check",
-                    "basedpyright", "pyre"}),
-    ("Lint", {"ruff check", "ruff", "eslint", "credo", "clippy", "flake8", "pylint",
-              "golangci-lint", "biome lint", "biome check", "lint"}),
+    (
+        "Type-check",
+        {"ty check", "mypy", "pyright", "tsc", "dialyzer", "cargo check", "basedpyright", "pyre"},
+    ),
+    (
+        "Lint",
+        {
+            "ruff check",
+            "ruff",
+            "eslint",
+            "credo",
+            "clippy",
+            "flake8",
+            "pylint",
+            "golangci-lint",
+            "biome lint",
+            "biome check",
+            "lint",
+        },
+    ),
     ("Format", {"ruff format", "black", "prettier", "cargo fmt", "gofmt", "format", "fmt"}),
     ("Run the tests", {"pytest", "test", "tox", "nox", "jest", "vitest"}),
     ("Build", {"build", "compile"}),
@@ -408,12 +518,14 @@ _COMMAND_ROLES = (
 )
 
 
-_NOT_PROJECT_COMMANDS = frozenset("""rm cp mv cat echo printf ls ll find grep rg git cd mkdir
-touch curl wget head tail less more sed awk chmod chown kill pkill sleep which open tee""".split())
+_NOT_PROJECT_COMMANDS = frozenset(
+    """rm cp mv cat echo printf ls ll find grep rg git cd mkdir
+touch curl wget head tail less more sed awk chmod chown kill pkill sleep which open tee""".split()
+)
 
 
 def _project_command(command: str) -> str:
-    """"Type-check with `uv run ty check`" for a command that builds, tests, type-checks,
+    """ "Type-check with `uv run ty check`" for a command that builds, tests, type-checks,
     lints, formats or runs the project; "" for anything else (``ls``, ``git status``)."""
     from .signals import command_core, command_head, command_key
 
@@ -422,12 +534,11 @@ def _project_command(command: str) -> str:
     if not core or not head or len(core) > 80 or "\n" in core or "|" in core or "&&" in core:
         return ""
     # the command without the files it was given: the project's command, not this run's
-    shown = " ".join(w for w in core.split() if "/" not in w and not re.search(
-        r"test\w*\.\w+$", w))
+    shown = " ".join(w for w in core.split() if "/" not in w and not re.search(r"test\w*\.\w+$", w))
     words = shown.split()
     if not words or words[0] in _NOT_PROJECT_COMMANDS:
         return ""
-    words = words[:4]   # the command's own words, not a late argument that happens to say "build"
+    words = words[:4]  # the command's own words, not a late argument that happens to say "build"
     names = {head, *words, *(" ".join(p) for p in zip(words, words[1:]))}
     for role, known in _COMMAND_ROLES:
         if names & known:
@@ -444,10 +555,15 @@ def _from_refusals(transcript) -> list[Candidate]:
         summary = f"Use `{new}`, not `{old}`"
         if len(summary) > 120 or "\n" in summary:
             continue
-        found.append(Candidate(
-            kind="preference", summary=summary, tags=["correction", "rejection"],
-            content=f"The user refused `{_one_line(refused.subject, 200)}`; `{new}` then worked.",
-            why="A refused command, and the one that replaced it and worked."))
+        found.append(
+            Candidate(
+                kind="preference",
+                summary=summary,
+                tags=["correction", "rejection"],
+                content=f"The user refused `{_one_line(refused.subject, 200)}`; `{new}` then worked.",
+                why="A refused command, and the one that replaced it and worked.",
+            )
+        )
     return found
 
 
@@ -464,28 +580,44 @@ def _project_facts(transcript) -> list[Candidate]:
     runs: dict[str, int] = {}
     commands: dict[str, str] = {}
     for call in transcript.calls:
-        if call.sidechain or call.rejected or not call.completed or call.is_error or \
-                call.name.lower() != "bash":
+        if (
+            call.sidechain
+            or call.rejected
+            or not call.completed
+            or call.is_error
+            or call.name.lower() != "bash"
+        ):
             continue
         command = call.input.get("command")
         summary = _project_command(command) if isinstance(command, str) else ""
         if not summary.startswith(_LEARNED_ROLES):
             continue
         background = call.input.get("run_in_background") is True
-        runs[summary] = runs.get(summary, 0) + (FACT_RUNS if background and summary.startswith(
-            "Start the app") else 1)
+        runs[summary] = runs.get(summary, 0) + (
+            FACT_RUNS if background and summary.startswith("Start the app") else 1
+        )
         commands.setdefault(summary, command)
-    return [Candidate(kind="observation", summary=summary, tags=["project-fact", "command"],
-                      content=f"Ran successfully {min(n, 99)} time(s) in the session: "
-                              f"`{_one_line(commands[summary], 200)}`",
-                      why="Learned from the project's own successful runs.")
-            for summary, n in runs.items() if n >= FACT_RUNS]
+    return [
+        Candidate(
+            kind="observation",
+            summary=summary,
+            tags=["project-fact", "command"],
+            content=f"Ran successfully {min(n, 99)} time(s) in the session: "
+            f"`{_one_line(commands[summary], 200)}`",
+            why="Learned from the project's own successful runs.",
+        )
+        for summary, n in runs.items()
+        if n >= FACT_RUNS
+    ]
 
 
 # the first line a task runner printed is the command its recipe ran when it reads as one
 _ECHOED_COMMAND = re.compile(r"^[a-z][\w.+-]*(?: [^\n]{0,100})?$")
-_NOT_ECHOED = re.compile(r"^(?:make(?:\[\d+\])?|error|warning|info|note|running|nothing|"
-                         r"usage)\b|:\s|^\w+:$", re.I)
+_NOT_ECHOED = re.compile(
+    r"^(?:make(?:\[\d+\])?|error|warning|info|note|running|nothing|"
+    r"usage)\b|:\s|^\w+:$",
+    re.I,
+)
 
 
 def _recipe_facts(transcript) -> list[Candidate]:
@@ -501,8 +633,12 @@ def _recipe_facts(transcript) -> list[Candidate]:
         invoked = command_key(command_core(call.input.get("command", ""))).strip()
         words = invoked.split()
         first = call.echoed.strip().split("\n", 1)[0].strip()
-        if len(words) != 2 or not _ECHOED_COMMAND.match(first) or _NOT_ECHOED.search(first) \
-                or first.split()[0] == words[0]:
+        if (
+            len(words) != 2
+            or not _ECHOED_COMMAND.match(first)
+            or _NOT_ECHOED.search(first)
+            or first.split()[0] == words[0]
+        ):
             continue
         recipes.setdefault(words[0], {}).setdefault(words[1], first)
     found = []
@@ -514,17 +650,28 @@ def _recipe_facts(transcript) -> list[Candidate]:
             summary = f"This project's {runner} recipes: `" + "`; `".join(pairs) + "`"
         if len(summary) > 120:
             continue
-        found.append(Candidate(
-            kind="observation", summary=summary, tags=["project-fact", "command"],
-            content="; ".join(f"`{runner} {name}` runs `{_one_line(command, 200)}`"
-                              for name, command in ran.items()),
-            why=f"Each ran successfully in the session and {runner} printed the command first."))
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=summary,
+                tags=["project-fact", "command"],
+                content="; ".join(
+                    f"`{runner} {name}` runs `{_one_line(command, 200)}`"
+                    for name, command in ran.items()
+                ),
+                why=f"Each ran successfully in the session and {runner} printed the command first.",
+            )
+        )
     return found
 
 
-_WHEN_HOOK = {"Stop": "When the agent stops", "SubagentStop": "When a subagent stops",
-              "PreCompact": "Before a compaction", "SessionStart": "At session start",
-              "UserPromptSubmit": "On each prompt"}
+_WHEN_HOOK = {
+    "Stop": "When the agent stops",
+    "SubagentStop": "When a subagent stops",
+    "PreCompact": "Before a compaction",
+    "SessionStart": "At session start",
+    "UserPromptSubmit": "On each prompt",
+}
 _EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
 _SAYS_NOTHING = {"echo", "printf", "tee", "true", ":", "cat"}
 
@@ -541,8 +688,7 @@ def _hook_command(command: str) -> str:
         words = shlex.split(text)
     except ValueError:
         words = text.split()
-    if len(words) >= 3 and os.path.basename(words[0]) in ("bash", "sh", "zsh") and \
-            words[1] == "-c":
+    if len(words) >= 3 and os.path.basename(words[0]) in ("bash", "sh", "zsh") and words[1] == "-c":
         for stage in re.split(r"\s*(?:;|&&|\|\||\|)\s*", words[2]):
             head = stage.split()[0] if stage.split() else ""
             if head and head not in _SAYS_NOTHING and not head.startswith(("/dev/", ">")):
@@ -559,8 +705,12 @@ def _hook_reason(feedback: str) -> str:
     """The first sentence of a hook's feedback that says why it blocked (not a heading)."""
     for line in feedback.replace("\\n", "\n").splitlines():
         line = line.strip()
-        if line and not line.startswith(("#", "-", "*", "`")) and not line.endswith(
-                (":", "...")) and len(line) <= 80:
+        if (
+            line
+            and not line.startswith(("#", "-", "*", "`"))
+            and not line.endswith((":", "..."))
+            and len(line) <= 80
+        ):
             return line.rstrip(".")
     return ""
 
@@ -581,7 +731,7 @@ def _project_hooks(transcript) -> list[Candidate]:
     blocked the agent for (so it does that first next time)."""
     from .signals import command_key
 
-    runs: dict[str, list[str]] = {}            # when it runs -> the commands
+    runs: dict[str, list[str]] = {}  # when it runs -> the commands
     blocks: dict[tuple[str, str, str], list[str]] = {}
     last: dict[tuple[str, str, str], int] = {}  # where each block's last time stands
     for hook in transcript.hooks:
@@ -591,10 +741,13 @@ def _project_hooks(transcript) -> list[Candidate]:
         if hook.feedback:
             reason = _hook_reason(hook.feedback)
             what = "the agent"
-            if hook.blocked is not None:   # a PreToolUse hook refused this call
+            if hook.blocked is not None:  # a PreToolUse hook refused this call
                 command = hook.blocked.input.get("command")
-                stage = re.split(r"\s*(?:&&|;|\|\|?)\s*", command)[-1] if isinstance(
-                    command, str) else ""
+                stage = (
+                    re.split(r"\s*(?:&&|;|\|\|?)\s*", command)[-1]
+                    if isinstance(command, str)
+                    else ""
+                )
                 words = command_key(stage).split()
                 what = f"`{' '.join(words[:2])}`" if words else f"`{hook.blocked.name}`"
             reasons = blocks.setdefault((hook.event, shown, what), [])
@@ -614,12 +767,16 @@ def _project_hooks(transcript) -> list[Candidate]:
         if not shown_list:
             continue
         verb = "a project hook runs" if len(shown_list) == 1 else "project hooks run"
-        found.append(Candidate(
-            kind="observation", summary=f"{when}, {verb} {', '.join(shown_list)}",
-            tags=["project-fact", "hook"],
-            content=f"{when}, Claude Code ran these project hooks successfully in the session: "
-                    + ", ".join(f"`{c}`" for c in commands),
-            why="Reported by Claude Code as the project's own hooks."))
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=f"{when}, {verb} {', '.join(shown_list)}",
+                tags=["project-fact", "hook"],
+                content=f"{when}, Claude Code ran these project hooks successfully in the session: "
+                + ", ".join(f"`{c}`" for c in commands),
+                why="Reported by Claude Code as the project's own hooks.",
+            )
+        )
     for (event, shown, what), reasons in blocks.items():
         summary = f"The {event} hook `{shown}` blocks {what}"
         for reason in reasons:
@@ -628,10 +785,15 @@ def _project_hooks(transcript) -> list[Candidate]:
                 break
             summary = trial
         after = _after_block(transcript, last.get((event, shown, what), -1))
-        found.append(Candidate(
-            kind="observation", summary=summary, tags=["project-fact", "hook"],
-            content=f"The {event} hook `{shown}` blocked {what}: " + "; ".join(reasons) + after,
-            why="The project's hook refused to let the agent go on until this was done."))
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=summary,
+                tags=["project-fact", "hook"],
+                content=f"The {event} hook `{shown}` blocked {what}: " + "; ".join(reasons) + after,
+                why="The project's hook refused to let the agent go on until this was done.",
+            )
+        )
     return found
 
 
@@ -645,9 +807,16 @@ def _after_block(transcript, index: int) -> str:
         return ""
     following = [p.index for p in transcript.prompts if not p.sidechain and p.index > index]
     end = min(following) if following else float("inf")
-    edits = [c for c in transcript.calls if not c.sidechain and index < c.index < end and
-             c.completed and not c.is_error and not c.rejected and
-             c.name.lower() in ("edit", "write", "multiedit")]
+    edits = [
+        c
+        for c in transcript.calls
+        if not c.sidechain
+        and index < c.index < end
+        and c.completed
+        and not c.is_error
+        and not c.rejected
+        and c.name.lower() in ("edit", "write", "multiedit")
+    ]
     files = list(dict.fromkeys(str(c.input.get("file_path") or "") for c in edits))
     if not edits or len(files) > 2 or not all(files):
         return ""
@@ -677,9 +846,11 @@ def _permission_facts(transcript) -> list[Candidate]:
             what = f"{call.name} {path}" if isinstance(path, str) and path else call.name
         if what and what not in refused.setdefault(why, []):
             refused[why].append(_one_line(what, 40))
-    heads = {"approval": ("needs", "need", "approval here (refused without it)"),
-             "not granted": ("needs", "need", "a permission not granted here"),
-             "blocked": ("was", "were", "blocked: outside the allowed working directories")}
+    heads = {
+        "approval": ("needs", "need", "approval here (refused without it)"),
+        "not granted": ("needs", "need", "a permission not granted here"),
+        "blocked": ("was", "were", "blocked: outside the allowed working directories"),
+    }
     found = []
     for why, items in refused.items():
         one, many, rest = heads[why]
@@ -692,12 +863,16 @@ def _permission_facts(transcript) -> list[Candidate]:
         if not shown:
             continue
         verb = one if len(shown) == 1 else many
-        found.append(Candidate(
-            kind="observation", summary=f"{', '.join(shown)} {verb} {rest}",
-            tags=["project-fact", "permission"],
-            content="Refused by Claude Code's permission settings in this session: "
-                    + ", ".join(f"`{i}`" for i in items),
-            why="Permission settings outlast the session: do not try again without asking."))
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=f"{', '.join(shown)} {verb} {rest}",
+                tags=["project-fact", "permission"],
+                content="Refused by Claude Code's permission settings in this session: "
+                + ", ".join(f"`{i}`" for i in items),
+                why="Permission settings outlast the session: do not try again without asking.",
+            )
+        )
     return found
 
 
@@ -707,23 +882,26 @@ def _one_line(text: str, limit: int) -> str:
     if len(line) <= limit:
         return line
     cut = line.rfind(" ", 0, limit)
-    return line[:cut if cut > limit // 2 else limit].rstrip(" ,;:") + " ..."
+    return line[: cut if cut > limit // 2 else limit].rstrip(" ,;:") + " ..."
 
 
 OPEN_PROBLEM = "Open problem:"
 # a question about the next step of the task, not a choice for the project
-_STEP_QUESTION = re.compile(r"\b(?:proceed|continue|go ahead|next|now|first|start with|ready|"
-                            r"this time|shall i|should i (?:run|start|commit|push))\b", re.I)
+_STEP_QUESTION = re.compile(
+    r"\b(?:proceed|continue|go ahead|next|now|first|start with|ready|"
+    r"this time|shall i|should i (?:run|start|commit|push))\b",
+    re.I,
+)
 
 
 def _answer_summary(said) -> str:
-    """"Rig prefix: No rig (Don't use a rig prefix)" — the question's label (or the question)
+    """ "Rig prefix: No rig (Don't use a rig prefix)" — the question's label (or the question)
     and the answer, with the chosen option's description when it fits in 120 characters."""
     label = said.header or said.about.rstrip("?")
     if not label or len(label) > 80 or _STEP_QUESTION.search(said.about):
         return ""
     if re.fullmatch(r"\s*\[REDACTED:[\w-]+\]\s*", said.text):
-        return ""   # the choice was a secret: nothing to remember but the secret's marker
+        return ""  # the choice was a secret: nothing to remember but the secret's marker
     base = f"{label}: {said.text}"
     if len(base) > 120:
         return ""
@@ -733,6 +911,7 @@ def _answer_summary(said) -> str:
 
 # -------------------------------------------------------------------------------------------
 # the optional model
+
 
 def model_route(environ: Mapping[str, str]):
     """The route ``LESSONLOOP_AUTOMEM_MODEL`` names, or None for ``off``/unset."""
@@ -746,8 +925,10 @@ def model_route(environ: Mapping[str, str]):
         value = f"anthropic:{value}"
     kind, _, model = value.partition(":")
     if kind not in ("anthropic", "ollama", "openai") or not model:
-        raise UsageError(f"LESSONLOOP_AUTOMEM_MODEL={value!r}: use off, anthropic:<model>, "
-                         "claude-haiku-*, ollama:<model> or openai:<model>")
+        raise UsageError(
+            f"LESSONLOOP_AUTOMEM_MODEL={value!r}: use off, anthropic:<model>, "
+            "claude-haiku-*, ollama:<model> or openai:<model>"
+        )
     # LESSONLOOP_BASE_URL is the openai route's; every route follows its provider's own
     # variable (ANTHROPIC_BASE_URL, OPENAI_BASE_URL, OLLAMA_HOST) otherwise
     base_url = environ.get("LESSONLOOP_BASE_URL") if kind == "openai" else None
@@ -767,8 +948,10 @@ def model_seconds(environ: Mapping[str, str]) -> float:
     except ValueError:
         value = -1.0
     if not 1 <= value <= 3600:  # also false for NaN
-        raise UsageError(f"LESSONLOOP_AUTOMEM_TIMEOUT must be a number of seconds between 1 and "
-                         f"3600, not {text!r}")
+        raise UsageError(
+            f"LESSONLOOP_AUTOMEM_TIMEOUT must be a number of seconds between 1 and "
+            f"3600, not {text!r}"
+        )
     return value
 
 
@@ -812,8 +995,10 @@ def _extracts(candidates: list[Candidate]) -> str:
         lines.append(f"   evidence: {_line(_evidence(c), 300)}")
     # the answer's form, one memory per lesson by its number: a small model shown one example
     # memory answers one memory
-    form = ", ".join(f'{{"lesson": {n}, "summary": <lesson {n} as one sentence>}}'
-                     for n in range(1, len(candidates) + 1))
+    form = ", ".join(
+        f'{{"lesson": {n}, "summary": <lesson {n} as one sentence>}}'
+        for n in range(1, len(candidates) + 1)
+    )
     lines.append(f'Answer: {{"memories": [{form}]}}')
     return cap(redact("\n".join(lines)), EXTRACT_CHARS)
 
@@ -827,9 +1012,11 @@ def _worded_before(store, summary: str) -> tuple[str, str] | None:
     """The kind and summary of the active project memory the model worded from this lesson in
     an earlier session, if any: the lesson keeps that wording (and admission reinforces the
     memory) instead of a new one from another answer, which would be a duplicate."""
-    row = store.query("SELECT kind, summary FROM knowledge WHERE scope = ? AND status = 'active' "
-                      "AND instr(why, ?) = 1 ORDER BY id LIMIT 1",
-                      (PROJECT, WORDED.format(summary)))
+    row = store.query(
+        "SELECT kind, summary FROM knowledge WHERE scope = ? AND status = 'active' "
+        "AND instr(why, ?) = 1 ORDER BY id LIMIT 1",
+        (PROJECT, WORDED.format(summary)),
+    )
     return (row[0]["kind"], row[0]["summary"]) if row else None
 
 
@@ -838,21 +1025,21 @@ def _worded(candidate: Candidate, summary: str) -> Candidate:
     stay the lesson's."""
     from dataclasses import replace
 
-    return replace(candidate, summary=summary,
-                   why=WORDED.format(candidate.summary) + candidate.why)
+    return replace(candidate, summary=summary, why=WORDED.format(candidate.summary) + candidate.why)
 
 
 @dataclass
 class ModelRun:
     """What one memorize did with its model: the record in the session's ``model.jsonl``."""
+
     route: str
-    model: str = ""          # "used", or "not used: ..."
-    lessons: int = 0         # lessons found
-    sent: int = 0            # lessons sent to the model (not worded before; MAX_MODEL_MEMORIES)
-    answered: int = 0        # memories in its answer
-    rewritten: int = 0       # the model's wording accepted
-    kept: int = 0            # lessons kept as found (no wording, the same words, or refused)
-    reused: int = 0          # lessons worded in an earlier session, that wording again
+    model: str = ""  # "used", or "not used: ..."
+    lessons: int = 0  # lessons found
+    sent: int = 0  # lessons sent to the model (not worded before; MAX_MODEL_MEMORIES)
+    answered: int = 0  # memories in its answer
+    rewritten: int = 0  # the model's wording accepted
+    kept: int = 0  # lessons kept as found (no wording, the same words, or refused)
+    reused: int = 0  # lessons worded in an earlier session, that wording again
     rejected: dict[str, int] = field(default_factory=dict)  # refusals by category
     refused: list[dict] = field(default_factory=list)  # each refused wording, and why
     seconds: float = 0.0
@@ -860,15 +1047,17 @@ class ModelRun:
     def refuse(self, lesson: int, wording: str, why: str) -> None:
         category = why.split(":", 1)[0]
         self.rejected[category] = self.rejected.get(category, 0) + 1
-        self.refused.append({"lesson": lesson, "wording": redact(wording[:200]),
-                             "why": redact(why[:200])})
+        self.refused.append(
+            {"lesson": lesson, "wording": redact(wording[:200]), "why": redact(why[:200])}
+        )
 
     def record(self) -> dict:
-        return {k: v for k, v in vars(self).items()}
+        return dict(vars(self))
 
 
-def _worded_earlier(store, found: list[Candidate], run: ModelRun
-                    ) -> tuple[list[Candidate], list[int]]:
+def _worded_earlier(
+    store, found: list[Candidate], run: ModelRun
+) -> tuple[list[Candidate], list[int]]:
     """The lessons with the wording an earlier session's model gave them, where one did (and
     kept the lesson's kind), and the indexes of the others: those the model is asked about,
     at most MAX_MODEL_MEMORIES. Done before the model is asked, so that a model that then
@@ -884,9 +1073,15 @@ def _worded_earlier(store, found: list[Candidate], run: ModelRun
     return result, ask
 
 
-def _synthesize(route, found: list[Candidate], ask: list[int], record,
-                environ: Mapping[str, str], root: Path | None, run: ModelRun
-                ) -> list[Candidate]:
+def _synthesize(
+    route,
+    found: list[Candidate],
+    ask: list[int],
+    record,
+    environ: Mapping[str, str],
+    root: Path | None,
+    run: ModelRun,
+) -> list[Candidate]:
     """The session's lessons, each of those at the indexes ``ask`` worded by the model where
     its wording passes the guards (``rewrite.problem``) and as found otherwise: never fewer
     lessons, never another kind, scope, content or evidence. Raises on any failure of the route
@@ -906,16 +1101,23 @@ def _synthesize(route, found: list[Candidate], ask: list[int], record,
     if ask:
         timeout = model_seconds(environ)
         # one attempt: no retry, no wait for a loopback server that is down (CONNECT_WAIT)
-        settings = config.load(flags={"MAX_RETRIES": "0", "CONNECT_WAIT": "0"},
-                               environ=environ, root=root)
+        settings = config.load(
+            flags={"MAX_RETRIES": "0", "CONNECT_WAIT": "0"}, environ=environ, root=root
+        )
         provider = build(route, settings)
         schema = answer_schema(len(ask))
         sent = [found[n] for n in ask]
         # temperature 0: a wording is no creative writing, and the same lessons get the same
         # words from the same model
-        request = Request(role="memorize", max_tokens=MODEL_MAX_TOKENS, temperature=0.0,
-                          json_schema=schema, timeout=timeout, system=MODEL_SYSTEM,
-                          messages=[{"role": "user", "content": _extracts(sent)}])
+        request = Request(
+            role="memorize",
+            max_tokens=MODEL_MAX_TOKENS,
+            temperature=0.0,
+            json_schema=schema,
+            timeout=timeout,
+            system=MODEL_SYSTEM,
+            messages=[{"role": "user", "content": _extracts(sent)}],
+        )
         try:
             completion = provider.complete(request)
         except ProviderError as exc:  # what was answered before it failed counts too
@@ -980,6 +1182,7 @@ def _why_not(exc: Exception, environ: Mapping[str, str]) -> str:
 
 # -------------------------------------------------------------------------------------------
 
+
 def _key(candidate: Candidate) -> str:
     """What makes two candidates of a session the same memory (for idempotency)."""
     return fingerprint(candidate.kind, candidate.summary, "", [])
@@ -995,9 +1198,13 @@ def _transcript_path(session_dir: Path, given: str | None) -> str | None:
         return None
 
 
-def memorize(session: str, root: Path, transcript: str | None = None,
-             user_root: Path | None = None,
-             environ: Mapping[str, str] | None = None) -> Result:
+def memorize(
+    session: str,
+    root: Path,
+    transcript: str | None = None,
+    user_root: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Result:
     """Memorize ``session`` of the project at ``root``; see the module docstring."""
     environ = os.environ if environ is None else environ
     state = consent.state(root)
@@ -1016,8 +1223,9 @@ def _known_secrets(folder: Path, transcript: str | None):
     (see known_secrets)."""
     from . import known_secrets
 
-    return known_secrets.watching(folder, transcript=_transcript_path(folder, transcript),
-                                  rewrite=True)
+    return known_secrets.watching(
+        folder, transcript=_transcript_path(folder, transcript), rewrite=True
+    )
 
 
 def has_new_lessons(session: str, root: Path, transcript: str | None = None) -> bool:
@@ -1042,13 +1250,22 @@ def _candidates(folder: Path, transcript: str | None):
         done = set()
     # what an earlier memorize of this session (a compaction, say) handled is not proposed
     # again, nor sent to a model again
-    found = [c for c in _from_errors(signals, read) + _from_feedback(feedback, read)
-             if _key(c) not in done]
+    found = [
+        c
+        for c in _from_errors(signals, read) + _from_feedback(feedback, read)
+        if _key(c) not in done
+    ]
     return found, signals, feedback, done
 
 
-def _memorize(session: str, folder: Path, root: Path, transcript: str | None,
-              user_root: Path | None, environ: Mapping[str, str]) -> Result:
+def _memorize(
+    session: str,
+    folder: Path,
+    root: Path,
+    transcript: str | None,
+    user_root: Path | None,
+    environ: Mapping[str, str],
+) -> Result:
     from ..knowledge.entries import get
     from ..store import open_store
     from ..store import runs as run_store
@@ -1067,11 +1284,17 @@ def _memorize(session: str, folder: Path, root: Path, transcript: str | None,
                 result.route = f"{route.provider}:{route.model}"
                 run = ModelRun(route=result.route, lessons=len(found))
                 candidates, ask = _worded_earlier(store, found, run)
-                candidates = _synthesize(route, candidates, ask,
-                                         lambda name, c: run_store.record_call(
-                                             store, None, None, None, "memorize", name, c,
-                                             session_id=session),
-                                         environ, root, run)
+                candidates = _synthesize(
+                    route,
+                    candidates,
+                    ask,
+                    lambda name, c: run_store.record_call(
+                        store, None, None, None, "memorize", name, c, session_id=session
+                    ),
+                    environ,
+                    root,
+                    run,
+                )
                 result.model = "used"
         except Exception as exc:  # noqa: BLE001 - any failure keeps the deterministic result
             result.model = _why_not(exc, environ)

@@ -34,15 +34,18 @@ _RUN_SAID = re.compile(
     r"type|call)|i\s+(?:usually\s+|always\s+|normally\s+)?(?:run|start|launch)\s+(?:it|the app|"
     r"the project|the server|this|the tests)\s+(?:with|using|via|by running))\s+"
     r"(?:the\s+)?(?:command\s+|script\s+)?([\"'`\u201c])([^\"'`\u201d\n]{2,80})[\"'`\u201d]",
-    re.I)
+    re.I,
+)
 _COMMANDISH = re.compile(r"^[a-z.][\w.+/-]*(?:\s+[\w.:/=@+-]+){0,6}$", re.I)
 _PANIC = re.compile(r"\bpanicked at\b.*:\s*\\?$")
 _NUMBER = re.compile(r"\d+")
 _TERM = re.compile(r"[a-z_][a-z0-9_.:-]{3,}")
-_COMMON = frozenset("""error errors failed failure exception found file line lines test tests
+_COMMON = frozenset(
+    """error errors failed failure exception found file line lines test tests
 none null true false with from this that when into must should could warning info debug code
 exit status thread main panicked command expected unknown field running while within your
-users home""".split())
+users home""".split()
+)
 
 
 def said_command(text: str) -> str:
@@ -67,21 +70,29 @@ def pasted_errors(text: str) -> list[str]:
     """The error lines of pasted output, a panic's message after its location line (Rust
     prints "thread 'main' panicked at src/lib.rs:60:10:" and the message on the next line)."""
     lines = _lines(text)
-    found = [e.line for e in tool_errors("Paste", {}, {"content": "\n".join(lines),
-                                                       "is_error": True})]
+    found = [
+        e.line for e in tool_errors("Paste", {}, {"content": "\n".join(lines), "is_error": True})
+    ]
     out = []
     for n, line in enumerate(lines):
         if _PANIC.search(line) and n + 1 < len(lines) and lines[n + 1]:
             out.append(lines[n + 1])
-    return [ln for ln in out + [ln for ln in found if ln not in out]
-            if _ERROR_WORD.search(ln) and not _PROSE.match(ln)]
+    return [
+        ln
+        for ln in out + [ln for ln in found if ln not in out]
+        if _ERROR_WORD.search(ln) and not _PROSE.match(ln)
+    ]
 
 
 # a line of output names an error; the user's own sentence around the paste is not output
-_ERROR_WORD = re.compile(r"error|panic|fail|exception|fatal|not found|denied|traceback|refused",
-                         re.I)
-_PROSE = re.compile(r"^(?:/[\w:.-]+\s+)?(?:i|i'm|we|when|but|then|so|and|now|after|it|this|"
-                    r"here|there|got|see|please|why|how|what)\b", re.I)
+_ERROR_WORD = re.compile(
+    r"error|panic|fail|exception|fatal|not found|denied|traceback|refused", re.I
+)
+_PROSE = re.compile(
+    r"^(?:/[\w:.-]+\s+)?(?:i|i'm|we|when|but|then|so|and|now|after|it|this|"
+    r"here|there|got|see|please|why|how|what)\b",
+    re.I,
+)
 
 
 def _same(line: str) -> str:
@@ -112,33 +123,44 @@ def run_commands(transcript) -> list[Reported]:
             continue
         seen.add(command)
         errors = pasted_errors(prompt.text)
-        printed = f" It printed: {' | '.join(readable_line(e) for e in errors[:3])}" if errors \
-            else ""
+        printed = (
+            f" It printed: {' | '.join(readable_line(e) for e in errors[:3])}" if errors else ""
+        )
         said = " ".join(prompt.text.split())
-        out.append(Reported(
-            summary=f"The user runs `{command}` in this project",
-            content=f"The user said: \"{said[:300]}\"{printed[:600]}",
-            tags=("project-fact", "command")))
+        out.append(
+            Reported(
+                summary=f"The user runs `{command}` in this project",
+                content=f'The user said: "{said[:300]}"{printed[:600]}',
+                tags=("project-fact", "command"),
+            )
+        )
     return out
 
 
 def reported_fixes(transcript) -> list[Reported]:
     """Errors the user pasted that the agent's edits fixed, by the user's next paste."""
-    main = sorted([(c.index, c) for c in transcript.calls if not c.sidechain] +
-                  [(p.index, p) for p in transcript.prompts if not p.sidechain],
-                  key=lambda x: x[0])
-    pastes = [(n, errors) for n, (_, item) in enumerate(main) if not hasattr(item, "name")
-              for errors in [pasted_errors(item.text)] if errors]
+    main = sorted(
+        [(c.index, c) for c in transcript.calls if not c.sidechain]
+        + [(p.index, p) for p in transcript.prompts if not p.sidechain],
+        key=lambda x: x[0],
+    )
+    pastes = [
+        (n, errors)
+        for n, (_, item) in enumerate(main)
+        if not hasattr(item, "name")
+        for errors in [pasted_errors(item.text)]
+        if errors
+    ]
     out = []
     for (a, errors), (b, _) in zip(pastes, pastes[1:]):
         first, second = main[a][1], main[b][1]
         later = {_same(e) for e in _lines(second.text) if e}
         if not ({_same(e) for e in errors[1:]} & later):
-            continue                   # the next prompt pastes no output of the same run
+            continue  # the next prompt pastes no output of the same run
         error = errors[0]
         if _same(error) in later:
-            continue                   # the same error again: not fixed
-        calls = [item for _, item in main[a + 1:b] if hasattr(item, "name")]
+            continue  # the same error again: not fixed
+        calls = [item for _, item in main[a + 1 : b] if hasattr(item, "name")]
         found = _fix(calls, error, first.text)
         if found is None:
             continue
@@ -148,16 +170,19 @@ def reported_fixes(transcript) -> list[Reported]:
         summary = _summary(command, shown, fix)
         if not summary:
             continue
-        out.append(Reported(
-            summary=summary,
-            content=f"Error (the user's run): {shown[:300]}\nFixed by: {detail}\n"
-                    "The user's next run got past it.",
-            tags=("error", "reported")))
+        out.append(
+            Reported(
+                summary=summary,
+                content=f"Error (the user's run): {shown[:300]}\nFixed by: {detail}\n"
+                "The user's next run got past it.",
+                tags=("error", "reported"),
+            )
+        )
     return out
 
 
 def _summary(command: str, shown: str, fix: str) -> str:
-    """"When `cmd` fails with `<error>`, <fix>" within SUMMARY_MAX: the error whole, else its
+    """ "When `cmd` fails with `<error>`, <fix>" within SUMMARY_MAX: the error whole, else its
     most specific whole part (what follows its last wrappers' colons: "unknown field 'scope',
     expected 'open'"), else cut at a word; "" when even that leaves too little."""
     parts = [shown]
@@ -181,8 +206,7 @@ def _closed(text: str) -> str:
     pairs = {")": "(", "]": "["}
     while text and text[-1] in "\"')]":
         c = text[-1]
-        unbalanced = text.count(c) % 2 == 1 if c in "\"'" else \
-            text.count(c) > text.count(pairs[c])
+        unbalanced = text.count(c) % 2 == 1 if c in "\"'" else text.count(c) > text.count(pairs[c])
         if not unbalanced:
             break
         text = text[:-1]
@@ -203,10 +227,11 @@ def _fix(calls: list, error: str, text: str) -> tuple[str, str] | None:
                 continue
             edits.append(call)
         elif kind == "bash":
-            command = call.input.get("command") if isinstance(call.input.get("command"), str) \
-                else ""
+            command = (
+                call.input.get("command") if isinstance(call.input.get("command"), str) else ""
+            )
             if not (only_inspects(command) or command.split()[:1] == ["mkdir"]):
-                return None            # a command changed something too: ambiguous
+                return None  # a command changed something too: ambiguous
     if not edits:
         return None
     wanted = _terms(f"{error}\n{text[:4000]}")
@@ -219,10 +244,15 @@ def _fix(calls: list, error: str, text: str) -> tuple[str, str] | None:
     if len(files) > 3:
         return None
     names = [_shown(p) for p in files]
-    fix = "edit " + (" and ".join(f"`{n}`" for n in names) if len(names) <= 2 else
-                     f"`{names[0]}`, `{names[1]}` and `{names[2]}`")
-    detail = "; ".join(f"Edited {p}" + (f": {' | '.join(x for x in ls if x)[:300]}"
-                                        if any(ls) else "") for p, ls in files.items())
+    fix = "edit " + (
+        " and ".join(f"`{n}`" for n in names)
+        if len(names) <= 2
+        else f"`{names[0]}`, `{names[1]}` and `{names[2]}`"
+    )
+    detail = "; ".join(
+        f"Edited {p}" + (f": {' | '.join(x for x in ls if x)[:300]}" if any(ls) else "")
+        for p, ls in files.items()
+    )
     return fix, detail
 
 
@@ -234,8 +264,10 @@ def _path(call) -> str:
     return ""
 
 
-_PLACES = frozenset("config conf capabilities settings src lib app assets public scripts "
-                    "static templates migrations".split())
+_PLACES = frozenset(
+    "config conf capabilities settings src lib app assets public scripts "
+    "static templates migrations".split()
+)
 
 
 def _shown(path: str) -> str:

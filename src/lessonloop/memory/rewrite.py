@@ -30,32 +30,41 @@ SUMMARY_MAX = 120
 _SPAN = re.compile(r"`([^`\n]+)`")
 # a token with a digit, a path or dotted name, snake_case, a flag, or inner capitals
 _TECHNICAL = re.compile(
-    r"(?<![\w`])(?=[\w./:@~+-]*(?:\d|[./_:@~]\w|\w-{1,2}\w|[a-z][A-Z]))[\w./:@~+-]*\w")
+    r"(?<![\w`])(?=[\w./:@~+-]*(?:\d|[./_:@~]\w|\w-{1,2}\w|[a-z][A-Z]))[\w./:@~+-]*\w"
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 # A small model writing inside a JSON grammar sometimes runs on into the syntax ("edit
 # `app/package.json`}, {"): such a summary is debris, not a memory.
 _JSON_DEBRIS = re.compile(r'[}\]]\s*,\s*[{\[]|[{\[,]\s*$|"\s*:\s*["{\[]')
-_NEGATIONS = frozenset("not no never don't dont do't doesn't isn't aren't won't can't cannot "
-                       "avoid without instead rather skip stop".split())
+_NEGATIONS = frozenset(
+    "not no never don't dont do't doesn't isn't aren't won't can't cannot "
+    "avoid without instead rather skip stop".split()
+)
 # words that carry no lesson: a rewording may drop or add them
-STOP = frozenset("""a an the this that these those it its it's they them their there here of to
+STOP = frozenset(
+    """a an the this that these those it its it's they them their there here of to
 in on at by for from with into onto as and or but so if when whenever while then than once
 be is are was were been being do does did has have had will would should shall can could may
 might must i me my we us our you your he she his her one ones also just very too all any
 each every some such what which who whom whose where how why about after before again first
-over under up down out off""".split())
+over under up down out off""".split()
+)
 # the few words a rewording may add without the evidence holding them: how a lesson is said
-FREE = STOP | frozenset("""use uses used using run runs ran running prefer prefers keep keeps
+FREE = STOP | frozenset(
+    """use uses used using run runs ran running prefer prefers keep keeps
 always only fails fail failed failing error errors fix fixes fixed fixing edit edits edited
 change changes changed instead project app repo repository command commands file files
 set sets setting need needs needed make makes made work works it's don't doesn't not no never
-avoid so try tried retry again first then before after""".split())
+avoid so try tried retry again first then before after""".split()
+)
 # what people say to an agent, and the words of memorize's own notes on a lesson ("Ran
 # successfully 4 time(s) in the session"), not what a lesson says: a wording may hold them only
 # where the lesson itself does ("Yes please, and let's make it cross-browser" is no better lesson)
-CHAT = frozenset("""yes yeah yep ok okay fine sure please thanks thank let's lets i i'm i'd i've
+CHAT = frozenset(
+    """yes yeah yep ok okay fine sure please thanks thank let's lets i i'm i'd i've
 me my mine we we're our us you you're your maybe perhaps think believe guess also just really
-actually basically so well hey hi successfully time times session evidence""".split())
+actually basically so well hey hi successfully time times session evidence""".split()
+)
 _SUFFIXES = ("ations", "ation", "ions", "ion", "ings", "ing", "ies", "es", "ed", "ly", "s", "e")
 
 
@@ -65,7 +74,7 @@ def stem(word: str) -> str:
     word = word[:-2] if word.endswith("'s") else word
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[:-len(suffix)]
+            word = word[: -len(suffix)]
             break
     return word[:5]
 
@@ -104,9 +113,10 @@ def negated(text: str) -> set[str]:
     found, left = set(), 0
     for n, token in enumerate(tokens):
         low = token.lower().replace("\u2019", "'")
-        if _negation(low) and (low != "instead" or n + 1 < len(tokens) and
-                                  tokens[n + 1].lower() == "of"):
-            left = 3     # ("instead" alone ends a clause: "run `x` instead when ...")
+        if _negation(low) and (
+            low != "instead" or n + 1 < len(tokens) and tokens[n + 1].lower() == "of"
+        ):
+            left = 3  # ("instead" alone ends a clause: "run `x` instead when ...")
             continue
         if left and (token.startswith("`") or low not in STOP):
             found.add(token if token.startswith("`") else stem(low))
@@ -119,13 +129,13 @@ def restore_spans(summary: str, rewrite: str) -> str:
     text but dropped the backticks ("Lint with mix credo" for "Lint with `mix credo`"), as a
     small model often does: the words are the lesson's, only the marks were lost."""
     for span in sorted(set(spans(summary)) - set(spans(rewrite)), key=len, reverse=True):
-        parts = re.split(r"(`[^`\n]*`)", rewrite)   # outside the spans it has, at a word's edge
-        bare = span.rstrip(".:")   # (an error line's last stop is often left out)
+        parts = re.split(r"(`[^`\n]*`)", rewrite)  # outside the spans it has, at a word's edge
+        bare = span.rstrip(".:")  # (an error line's last stop is often left out)
         for i in range(0, len(parts), 2):
             tail = "[.:]*" if bare != span else ""
             found = re.search(rf"(?<![\w`]){re.escape(bare)}{tail}(?![\w`])", parts[i])
             if found and bare:
-                parts[i] = f"{parts[i][:found.start()]}`{span}`{parts[i][found.end():]}"
+                parts[i] = f"{parts[i][: found.start()]}`{span}`{parts[i][found.end() :]}"
                 break
         rewrite = "".join(parts)
     return rewrite
@@ -164,12 +174,15 @@ def problem(summary: str, evidence: str, rewrite: str) -> str | None:
     have = _stems(text, frozenset())
     # one negation may stand for another ("instead of jest", "not jest"): what they negate is
     # compared below
-    swap = frozenset(w for w in _words(summary) if _negation(w)) \
-        if any(_negation(w) for w in _words(text)) else frozenset()
+    swap = (
+        frozenset(w for w in _words(summary) if _negation(w))
+        if any(_negation(w) for w in _words(text))
+        else frozenset()
+    )
     for word in sorted(_stems(summary, STOP | swap)):
         if word not in have:
             return f"drops: the word {word!r}"
-    said = {w for w in _words(summary)}
+    said = set(_words(summary))
     for word in _words(text):
         if word in CHAT and word not in said:
             return f"adds: the chat or note word {word!r}"

@@ -103,18 +103,29 @@ def memory_objects(store, entries: list, scores: list[float] | None = None) -> l
     ids = [e.id for e in entries]
     sources: dict[int, str] = {}
     for start in range(0, len(ids), 500):  # within SQLite's limit on query parameters
-        chunk = ids[start:start + 500]
+        chunk = ids[start : start + 500]
         for row in store.query(
-                f"SELECT knowledge_id, source FROM knowledge_provenance WHERE knowledge_id IN "
-                f"({','.join('?' * len(chunk))}) ORDER BY id DESC", chunk):
+            f"SELECT knowledge_id, source FROM knowledge_provenance WHERE knowledge_id IN "
+            f"({','.join('?' * len(chunk))}) ORDER BY id DESC",
+            chunk,
+        ):
             sources[row["knowledge_id"]] = row["source"]  # the last assignment is the first
     values = []
     for index, entry in enumerate(entries):
-        value = {"id": entry.id, "type": entry.kind, "scope": entry.scope,
-                 "summary": entry.summary, "content": entry.content, "why": entry.why,
-                 "how_to_apply": entry.how_to_apply, "tags": entry.tags, "author": entry.author,
-                 "source": sources.get(entry.id), "seen": entry.seen,
-                 "created_at": entry.created_at}
+        value = {
+            "id": entry.id,
+            "type": entry.kind,
+            "scope": entry.scope,
+            "summary": entry.summary,
+            "content": entry.content,
+            "why": entry.why,
+            "how_to_apply": entry.how_to_apply,
+            "tags": entry.tags,
+            "author": entry.author,
+            "source": sources.get(entry.id),
+            "seen": entry.seen,
+            "created_at": entry.created_at,
+        }
         if scores is not None:
             # four significant digits: BM25 of a word in most of a small store is ~1e-6
             value["score"] = float(f"{scores[index]:.4g}")
@@ -143,8 +154,9 @@ def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dic
     return found[:limit]
 
 
-def recent_memories(scope: str = "all", limit: int | None = 50,
-                    automatic_only: bool = False) -> list[dict]:
+def recent_memories(
+    scope: str = "all", limit: int | None = 50, automatic_only: bool = False
+) -> list[dict]:
     """Active memories, newest first (all of them when ``limit`` is None); ``automatic_only``
     keeps those not written by the user (what `lessonloop memory audit` reviews)."""
     from ..knowledge.entries import active_top
@@ -155,15 +167,25 @@ def recent_memories(scope: str = "all", limit: int | None = 50,
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
-                items += memory_objects(store, active_top(store, name, MEMORY_KINDS, limit,
-                                                          "newest", automatic_only))
+                items += memory_objects(
+                    store, active_top(store, name, MEMORY_KINDS, limit, "newest", automatic_only)
+                )
     items.sort(key=lambda item: (item["created_at"], item["id"]), reverse=True)
     return items[:limit]
 
 
-def store_memory(kind: str, summary: str, content: str = "", why: str = "",
-                 how_to_apply: str = "", tags: list[str] | None = None, scope: str = "project",
-                 *, author: str = "auto", source: str = "mcp") -> dict:
+def store_memory(
+    kind: str,
+    summary: str,
+    content: str = "",
+    why: str = "",
+    how_to_apply: str = "",
+    tags: list[str] | None = None,
+    scope: str = "project",
+    *,
+    author: str = "auto",
+    source: str = "mcp",
+) -> dict:
     """Admit one memory (redacted, sanitized, capped, deduplicated) and return it with the
     admission's action (added or reinforced)."""
     from ..knowledge import admission
@@ -173,9 +195,17 @@ def store_memory(kind: str, summary: str, content: str = "", why: str = "",
     if kind not in MEMORY_KINDS:
         raise UsageError(f"type is one of {', '.join(MEMORY_KINDS)}, not {kind!r}")
     root = _scope_root(scope)
-    proposal = admission.Proposal(kind=kind, scope=scope, summary=summary, content=content,
-                                  why=why, how_to_apply=how_to_apply, tags=list(tags or []),
-                                  author=author, source=source)
+    proposal = admission.Proposal(
+        kind=kind,
+        scope=scope,
+        summary=summary,
+        content=content,
+        why=why,
+        how_to_apply=how_to_apply,
+        tags=list(tags or []),
+        author=author,
+        source=source,
+    )
     with writing(root) as store:
         outcome = admission.admit(store, [proposal], root)[0]
         if outcome.action == "rejected":
@@ -209,8 +239,9 @@ def useful_memories(scope: str = "all") -> list[dict]:
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
-                items += memory_objects(store, active_top(store, name, MEMORY_KINDS, None,
-                                                          "recall"))
+                items += memory_objects(
+                    store, active_top(store, name, MEMORY_KINDS, None, "recall")
+                )
     return items
 
 
@@ -221,12 +252,21 @@ def memory_history(entry_id: int, scope: str = "project") -> dict:
     with reading(_scope_root(scope)) as store:
         entry = get(store, entry_id) if store is not None else None
         if entry is None or entry.scope != scope:
-            raise NotFoundError(f"no {scope} memory with id {entry_id} "
-                                "(see `lessonloop memory list`)")
-        return {**memory_object(store, entry), "provenance": provenance(store, entry_id),
-                "events": [dict(r) for r in store.query(
+            raise NotFoundError(
+                f"no {scope} memory with id {entry_id} (see `lessonloop memory list`)"
+            )
+        return {
+            **memory_object(store, entry),
+            "provenance": provenance(store, entry_id),
+            "events": [
+                dict(r)
+                for r in store.query(
                     "SELECT action, detail, created_at FROM knowledge_events "
-                    "WHERE knowledge_id = ? ORDER BY id", (entry_id,))]}
+                    "WHERE knowledge_id = ? ORDER BY id",
+                    (entry_id,),
+                )
+            ],
+        }
 
 
 def prune_memories(scope: str, older_than_days: float | None, keep: int) -> dict[str, int]:
@@ -239,9 +279,14 @@ def prune_memories(scope: str, older_than_days: float | None, keep: int) -> dict
         if not paths.db_path(root).exists():
             continue
         with writing(root) as store:
-            report[name] = admission.prune(store, name, MEMORY_KINDS,
-                                           older_than_days=older_than_days, keep_at_most=keep,
-                                           root=root)
+            report[name] = admission.prune(
+                store,
+                name,
+                MEMORY_KINDS,
+                older_than_days=older_than_days,
+                keep_at_most=keep,
+                root=root,
+            )
             store.vacuum()
     return report
 

@@ -35,20 +35,29 @@ def redact(text: str) -> str:
 
     return redact_text(text)
 
+
 __all__ = [
-    "ErrorSignal", "Feedback", "command_core", "command_head", "command_key", "normalize_error",
-    "prompt_check", "prompt_feedback", "subject_of", "tool_errors",
+    "ErrorSignal",
+    "Feedback",
+    "command_core",
+    "command_head",
+    "command_key",
+    "normalize_error",
+    "prompt_check",
+    "prompt_feedback",
+    "subject_of",
+    "tool_errors",
 ]
 
-LINE_MAX = 500          # ErrorSignal.line
-SUBJECT_MAX = 300       # ErrorSignal.subject
-NORMALIZED_MAX = 300    # ErrorSignal.normalized
-MAX_ERRORS = 5          # error lines kept per call
-LESSON_MAX = 120        # Feedback.lesson
-TEXT_MAX = 300          # Feedback.text
-_SCAN_HEAD = 32_000     # a huge output is scanned on its first and last characters only
+LINE_MAX = 500  # ErrorSignal.line
+SUBJECT_MAX = 300  # ErrorSignal.subject
+NORMALIZED_MAX = 300  # ErrorSignal.normalized
+MAX_ERRORS = 5  # error lines kept per call
+LESSON_MAX = 120  # Feedback.lesson
+TEXT_MAX = 300  # Feedback.text
+_SCAN_HEAD = 32_000  # a huge output is scanned on its first and last characters only
 _SCAN_TAIL = 96_000
-_PROMPT_MAX = 50_000    # characters of a prompt analysed (after redaction)
+_PROMPT_MAX = 50_000  # characters of a prompt analysed (after redaction)
 
 
 # Named tuples, not dataclasses: importing dataclasses costs a hook ~10 ms.
@@ -60,6 +69,7 @@ Feedback = namedtuple("Feedback", "kind lesson text user_scope")
 
 # ===========================================================================================
 # small helpers
+
 
 def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit]
@@ -94,6 +104,7 @@ def _window(text: str) -> str:
 # ===========================================================================================
 # shell commands: stages, heads, "view-only" commands
 
+
 def _substitution_end(text: str, i: int) -> int:
     """Where the command substitution opening at ``text[i]`` (``$(`` or a backtick) ends: past
     its closing ``)`` (nested ones and quoted text counted) or backtick; the text's end if
@@ -124,7 +135,7 @@ def command_stages(command: str) -> list[str]:
     out, buf, quote, i, n = [], [], "", 0, len(command)
     while i < n:
         c = command[i]
-        if not quote and (c == "`" or c == "$" and command[i + 1:i + 2] == "("):
+        if not quote and (c == "`" or c == "$" and command[i + 1 : i + 2] == "("):
             end = _substitution_end(command, i)
             buf.append(command[i:end])
             i = end
@@ -141,20 +152,20 @@ def command_stages(command: str) -> list[str]:
             continue
         if c == "\\" and i + 1 < n:
             # a line continuation ("\\" then a newline) is a space, not an escaped character
-            buf.append(" " if command[i + 1] == "\n" else command[i:i + 2])
+            buf.append(" " if command[i + 1] == "\n" else command[i : i + 2])
             i += 2
             continue
         if c in "'\"":
             quote = c
         elif c in "|&;\n":
             # "2>&1", ">&2" and "&>file" are redirections, not separators
-            if c == "&" and (i > 0 and command[i - 1] in "<>" or command[i + 1:i + 2] == ">"):
+            if c == "&" and (i > 0 and command[i - 1] in "<>" or command[i + 1 : i + 2] == ">"):
                 buf.append(c)
                 i += 1
                 continue
             out.append("".join(buf))
             buf = []
-            i += 2 if c in "|&" and command[i + 1:i + 2] in ("|", "&") else 1
+            i += 2 if c in "|&" and command[i + 1 : i + 2] in ("|", "&") else 1
             continue
         buf.append(c)
         i += 1
@@ -169,9 +180,9 @@ def _words(stage: str, limit: int = 12) -> list[str]:
     while i < len(stage):
         c = stage[i]
         i += 1
-        if not quote and (c == "`" or c == "$" and stage[i:i + 1] == "("):
+        if not quote and (c == "`" or c == "$" and stage[i : i + 1] == "("):
             end = _substitution_end(stage, i - 1)
-            buf.append(stage[i - 1:end])
+            buf.append(stage[i - 1 : end])
             i = end
             continue
         if quote:
@@ -196,44 +207,258 @@ def _words(stage: str, limit: int = 12) -> list[str]:
 
 
 _ASSIGN = _lazy(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_WRAPPERS = {"sudo", "time", "nice", "nohup", "env", "command", "exec", "builtin", "stdbuf",
-             "ionice", "caffeinate", "xargs", "watch", "doas", "unbuffer"}
+_WRAPPERS = {
+    "sudo",
+    "time",
+    "nice",
+    "nohup",
+    "env",
+    "command",
+    "exec",
+    "builtin",
+    "stdbuf",
+    "ionice",
+    "caffeinate",
+    "xargs",
+    "watch",
+    "doas",
+    "unbuffer",
+}
 _WRAPPERS_WITH_ARG = {"timeout"}
-_RUNNERS = {("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run"), ("hatch", "run"),
-            ("bundle", "exec"), ("pnpm", "exec"), ("npm", "exec"), ("yarn", "dlx"),
-            ("rye", "run"), ("conda", "run"), ("pixi", "run")}
+_RUNNERS = {
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("pdm", "run"),
+    ("hatch", "run"),
+    ("bundle", "exec"),
+    ("pnpm", "exec"),
+    ("npm", "exec"),
+    ("yarn", "dlx"),
+    ("rye", "run"),
+    ("conda", "run"),
+    ("pixi", "run"),
+}
 _LAUNCHERS = {"npx", "bunx", "pnpx", "uvx", "pipx"}
-_SUBCOMMANDS = {"git", "npm", "pnpm", "yarn", "cargo", "go", "uv", "poetry", "docker", "kubectl",
-                "pip", "pip3", "make", "dotnet", "mvn", "gradle", "./gradlew", "gradlew", "bun",
-                "deno", "gh", "terraform", "helm", "brew", "apt", "apt-get", "conda", "rails",
-                "bundle", "mix", "nx", "turbo", "rustup", "docker-compose", "podman", "pdm",
-                "hatch", "tox", "nox", "just", "composer", "swift", "flutter", "dart", "alembic",
-                "django-admin", "manage.py", "rake", "gem", "lerna", "systemctl", "az", "aws",
-                "gcloud", "firebase", "vercel", "heroku", "supabase", "prisma", "pre-commit"}
-_NEUTRAL = {"cd", "pushd", "popd", "export", "source", ".", "set", "unset", "true", ":", "sleep",
-            "echo", "printf", "clear", "alias", "mkdir", "touch", "shopt", "trap"}
-_VIEW = {"cat", "bat", "less", "more", "head", "tail", "nl", "od", "xxd", "hexdump", "strings",
-         "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "find", "fd", "ls", "ll", "tree",
-         "du", "df", "stat", "file", "which", "type", "whereis", "printenv", "pwd", "wc", "sort",
-         "uniq", "cut", "tr", "column", "awk", "gawk", "jq", "yq", "diff", "cmp", "comm",
-         "realpath", "readlink", "basename", "dirname", "date", "whoami", "hostname", "uname",
-         "id", "man", "curl", "wget", "tee", "fold", "fmt", "rev", "tac", "zcat", "bzcat", "xzcat",
-         "journalctl", "dmesg", "lsof", "ps", "top", "htop", "env", "locate", "history", "test",
-         "[", "[[", "base64", "md5sum", "sha256sum", "shasum", "cksum", "expand", "paste",
-         "join", "look", "sed", "pbcopy", "pbpaste", "open", "xdg-open", "code", "tput"}
+_SUBCOMMANDS = {
+    "git",
+    "npm",
+    "pnpm",
+    "yarn",
+    "cargo",
+    "go",
+    "uv",
+    "poetry",
+    "docker",
+    "kubectl",
+    "pip",
+    "pip3",
+    "make",
+    "dotnet",
+    "mvn",
+    "gradle",
+    "./gradlew",
+    "gradlew",
+    "bun",
+    "deno",
+    "gh",
+    "terraform",
+    "helm",
+    "brew",
+    "apt",
+    "apt-get",
+    "conda",
+    "rails",
+    "bundle",
+    "mix",
+    "nx",
+    "turbo",
+    "rustup",
+    "docker-compose",
+    "podman",
+    "pdm",
+    "hatch",
+    "tox",
+    "nox",
+    "just",
+    "composer",
+    "swift",
+    "flutter",
+    "dart",
+    "alembic",
+    "django-admin",
+    "manage.py",
+    "rake",
+    "gem",
+    "lerna",
+    "systemctl",
+    "az",
+    "aws",
+    "gcloud",
+    "firebase",
+    "vercel",
+    "heroku",
+    "supabase",
+    "prisma",
+    "pre-commit",
+}
+_NEUTRAL = {
+    "cd",
+    "pushd",
+    "popd",
+    "export",
+    "source",
+    ".",
+    "set",
+    "unset",
+    "true",
+    ":",
+    "sleep",
+    "echo",
+    "printf",
+    "clear",
+    "alias",
+    "mkdir",
+    "touch",
+    "shopt",
+    "trap",
+}
+_VIEW = {
+    "cat",
+    "bat",
+    "less",
+    "more",
+    "head",
+    "tail",
+    "nl",
+    "od",
+    "xxd",
+    "hexdump",
+    "strings",
+    "grep",
+    "egrep",
+    "fgrep",
+    "zgrep",
+    "rg",
+    "ag",
+    "ack",
+    "find",
+    "fd",
+    "ls",
+    "ll",
+    "tree",
+    "du",
+    "df",
+    "stat",
+    "file",
+    "which",
+    "type",
+    "whereis",
+    "printenv",
+    "pwd",
+    "wc",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "column",
+    "awk",
+    "gawk",
+    "jq",
+    "yq",
+    "diff",
+    "cmp",
+    "comm",
+    "realpath",
+    "readlink",
+    "basename",
+    "dirname",
+    "date",
+    "whoami",
+    "hostname",
+    "uname",
+    "id",
+    "man",
+    "curl",
+    "wget",
+    "tee",
+    "fold",
+    "fmt",
+    "rev",
+    "tac",
+    "zcat",
+    "bzcat",
+    "xzcat",
+    "journalctl",
+    "dmesg",
+    "lsof",
+    "ps",
+    "top",
+    "htop",
+    "env",
+    "locate",
+    "history",
+    "test",
+    "[",
+    "[[",
+    "base64",
+    "md5sum",
+    "sha256sum",
+    "shasum",
+    "cksum",
+    "expand",
+    "paste",
+    "join",
+    "look",
+    "sed",
+    "pbcopy",
+    "pbpaste",
+    "open",
+    "xdg-open",
+    "code",
+    "tput",
+}
 # a last argument that asks any program only to show something: ``migrate -path x version``
 # (not ``npm version patch``: "version" is not last there)
 _VIEW_LAST = {"version", "--version", "status", "help", "--help"}
 # sub-commands that only show things
 _VIEW_SUB = {
-    "git": {"commit", "log", "show", "diff", "status", "grep", "blame", "branch", "remote", "ls-files",
-            "rev-parse", "describe", "shortlog", "reflog", "config", "tag", "stash", "cat-file",
-            "ls-tree", "whatchanged", "help", "--version", "version"},
-    "docker": {"logs", "ps", "images", "inspect"}, "kubectl": {"logs", "get", "describe"},
-    "docker-compose": {"logs", "ps"}, "npm": {"view", "ls", "list", "info", "outdated"},
-    "pip": {"show", "list", "freeze"}, "pip3": {"show", "list", "freeze"},
-    "gh": {"pr", "issue", "api", "repo", "run"}, "cargo": {"tree", "metadata"},
-    "systemctl": {"status"}, "brew": {"info", "list"}, "uv": {"pip"},
+    "git": {
+        "commit",
+        "log",
+        "show",
+        "diff",
+        "status",
+        "grep",
+        "blame",
+        "branch",
+        "remote",
+        "ls-files",
+        "rev-parse",
+        "describe",
+        "shortlog",
+        "reflog",
+        "config",
+        "tag",
+        "stash",
+        "cat-file",
+        "ls-tree",
+        "whatchanged",
+        "help",
+        "--version",
+        "version",
+    },
+    "docker": {"logs", "ps", "images", "inspect"},
+    "kubectl": {"logs", "get", "describe"},
+    "docker-compose": {"logs", "ps"},
+    "npm": {"view", "ls", "list", "info", "outdated"},
+    "pip": {"show", "list", "freeze"},
+    "pip3": {"show", "list", "freeze"},
+    "gh": {"pr", "issue", "api", "repo", "run"},
+    "cargo": {"tree", "metadata"},
+    "systemctl": {"status"},
+    "brew": {"info", "list"},
+    "uv": {"pip"},
 }
 
 
@@ -288,13 +513,13 @@ def _stage_head(args: list[str]) -> str:
         if "-m" in rest:
             k = rest.index("-m")
             if k + 1 < len(rest):
-                return _stage_head(rest[k + 1:])
+                return _stage_head(rest[k + 1 :])
         if "-c" in rest:
             return prog + " -c"
         script = _first_arg(rest)
         if script:
             if _program(script) == "manage.py":
-                return _stage_head(["manage.py"] + rest[rest.index(script) + 1:])
+                return _stage_head(["manage.py"] + rest[rest.index(script) + 1 :])
             return f"{prog} {_program(script)}"
         return prog
     if prog in ("node", "ruby", "perl", "bash", "sh", "zsh", "deno") and prog not in _SUBCOMMANDS:
@@ -303,7 +528,7 @@ def _stage_head(args: list[str]) -> str:
     if prog in _SUBCOMMANDS or args[0] in _SUBCOMMANDS:
         sub = _first_arg(rest)
         if sub and prog in ("npm", "pnpm", "yarn", "bun") and sub in ("run", "run-script"):
-            script = _first_arg(rest[rest.index(sub) + 1:])
+            script = _first_arg(rest[rest.index(sub) + 1 :])
             return f"{prog} run {script}".strip()
         return f"{prog} {sub}".strip() if sub and len(sub) <= 40 else prog
     return prog
@@ -337,8 +562,11 @@ def command_heads(command: str) -> tuple[str, ...]:
     """The heads of every stage that runs something, in order: ``terraform init && terraform
     plan`` runs ``terraform init`` then ``terraform plan`` (command_head is the first)."""
     try:
-        heads = (_stage_head(args) for args in map(_argv, command_stages(_str(command)[:4000]))
-                 if args and _program(args[0]) not in _NEUTRAL)
+        heads = (
+            _stage_head(args)
+            for args in map(_argv, command_stages(_str(command)[:4000]))
+            if args and _program(args[0]) not in _NEUTRAL
+        )
         return tuple(dict.fromkeys(h for h in heads if h))
     except Exception:  # noqa: BLE001
         return ()
@@ -370,7 +598,7 @@ def command_head(command: str) -> str:
         return ""
 
 
-_REDIRECT = _lazy(r"^(?:\d*>&\d+|(?:\d*>>?|&>>?|<)(\S*))$")   # group 1 "": the target follows
+_REDIRECT = _lazy(r"^(?:\d*>&\d+|(?:\d*>>?|&>>?|<)(\S*))$")  # group 1 "": the target follows
 
 
 def command_key(command: str) -> str:
@@ -387,7 +615,7 @@ def command_key(command: str) -> str:
             for w in _words(stage, 64):
                 m = _REDIRECT.match(w)
                 if skip_next or m:
-                    skip_next = bool(m) and m.group(1) == ""   # "> file": the file goes too
+                    skip_next = bool(m) and m.group(1) == ""  # "> file": the file goes too
                     continue
                 words.append(w)
             parts.append(" ".join(words))
@@ -434,10 +662,11 @@ def _git_changes(args: list[str]) -> bool:
     listing sub-commands given something to do (``git remote set-url``, ``git branch -D x``,
     ``git stash`` or ``stash pop``, ``git config user.name x``, ``git tag v1``)."""
     sub = _first_arg(args[1:])
-    words = [a for a in args[args[1:].index(sub) + 2:] if not a.startswith("-")] if sub else []
+    words = [a for a in args[args[1:].index(sub) + 2 :] if not a.startswith("-")] if sub else []
     if sub == "config":
-        return len(words) > 1 or any(a.startswith("--unset") or a in ("--add", "--replace-all")
-                                     for a in args)
+        return len(words) > 1 or any(
+            a.startswith("--unset") or a in ("--add", "--replace-all") for a in args
+        )
     if sub == "stash":
         return not words or words[0] not in ("list", "show")
     if sub == "remote":
@@ -455,8 +684,12 @@ def _writes_a_file(args: list[str]) -> bool:
     ``> /dev/null`` or ``< in``)."""
     for a, b in zip(args, args[1:] + [""]):
         m = _REDIRECT.match(a)
-        if m and m.group(1) is not None and not a.startswith("<") and \
-                (m.group(1) or b) not in ("", "/dev/null"):
+        if (
+            m
+            and m.group(1) is not None
+            and not a.startswith("<")
+            and (m.group(1) or b) not in ("", "/dev/null")
+        ):
             return True
     return False
 
@@ -472,9 +705,15 @@ def only_inspects(command: str) -> bool:
         if not args:
             continue
         program = _program(args[0])
-        if (program in _NEUTRAL and program not in _ONLY_LOOK or not _stage_is_view(args)
-                or program == "tee" or program == "git" and _git_changes(args)
-                or _writes_a_file(args)):
+        if (
+            program in _NEUTRAL
+            and program not in _ONLY_LOOK
+            or not _stage_is_view(args)
+            or program == "tee"
+            or program == "git"
+            and _git_changes(args)
+            or _writes_a_file(args)
+        ):
             return False
     return True
 
@@ -487,48 +726,87 @@ _CHAIN = _lazy(r"^(During handling of the above exception|The above exception wa
 _EXC = _lazy(
     r"^(?:E\s+|Uncaught\s+|Unhandled\s+|\w+\s+)?(?:[A-Za-z_][\w]*\.)*"
     r"[A-Z]\w*(?:Error|Exception|Exit|Failure|Fault|Interrupt|NotFound|Refused)\b"
-    r"(?:\s*\[[^\]]*\])?(?::\s*\S.*|\s*$)")
+    r"(?:\s*\[[^\]]*\])?(?::\s*\S.*|\s*$)"
+)
 _EXC_BARE = _lazy(r"^(?:E\s+)?(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)\s*$")
 _TS_ERROR = _lazy(r"\berror TS\d+:")
 _ERROR_PREFIX = _lazy(
     r"^\s*(?:[\w./\\~@+-]+:(?:\d+:){0,2}\s*)?(?:\w[\w-]*:\s+)?"
-    r"(?:fatal error|error|fatal|panic|critical)(?:\[[\w-]+\])?\s*(?::|!)\s*\S", re.I)
+    r"(?:fatal error|error|fatal|panic|critical)(?:\[[\w-]+\])?\s*(?::|!)\s*\S",
+    re.I,
+)
 # (priority, lowercase substring that must occur, regex that must then match or None), best first.
 # The substring test runs at C speed, so most lines never reach a regex.
-_LINE_RULES = [(prio, guard, _lazy(rx) if rx else None) for prio, guard, rx in [
-    (0, "command not found", None), (0, "no such file or directory", None),
-    (0, "cannot find module", None), (0, "panicked at", None), (0, "permission denied", None),
-    (0, "segmentation fault", None), (0, "not found", r"^\S+:(?: [^:\s]+:){0,3} not found$"),
-    (1, "npm err!", r"^npm ERR! (?!\s*$)"), (1, "npm error", r"^npm error \S"),
-    (1, "err_pnpm_", None), (1, "core dumped", None), (1, "undefined reference to", None),
-    (1, "failed", r"^FAILED\b|::\S+ FAILED\b|\btest result: FAILED\b|\bBUILD FAILED\b"),
-    (1, "error", r"^ERROR\b(?! *$)|::\S+ ERROR\b|^\[ERROR\]|"
-                 r"\b(?:AssertionError|ModuleNotFoundError|ImportError|SyntaxError)\b"),
-    (1, "fail", r"^FAIL\s+\S|^FAILURE:"), (1, "assertion failed", None),
-    (1, "connection refused", None), (1, "eaddrinuse", None), (1, "enoent", r"\bENOENT\b"),
-    (1, "eacces", r"\bEACCES\b"), (1, "cannot open", None),
-    (1, "could not ", r"(?i)\bcould not (?:find|resolve|connect|open|load)\b"),
-    (1, "unable to ", r"(?i)\bunable to (?:find|resolve|connect|open|locate|access)\b"),
-    # a zero count ("0 failed", "0 errors") is a success summary, never a failure
-    (2, "fail", r"\b[1-9]\d* failed\b|(?i:\bcommand failed\b|\bfailed with exit code\b|"
-                r"\bbuild failed\b|\bcompilation failed\b|"
-                r"\bfailed to (?:compile|build|start|connect|load|install|resolve)\b)"),
-    (2, "error", r"\b[1-9]\d* errors?\b(?=.*\b(?:passed|in \d|failed)\b)|"
-                 r"(?:^|\s)ERROR(?:\]|:)|^Error\b"),
-    (2, "***", r"^make(?:\[\d+\])?: \*\*\*"),
-    (2, "exit", r"(?i)\bexited with (?:code|status) [1-9]|\breturned non-zero exit status\b|"
-                r"\bnon-zero exit\b"),
-    (2, "non-zero", None), (2, "killed", r"^Killed$"), (2, "timed out", None),
-    (2, "fatal", r"^FATAL\b|(?:^|\s)FATAL(?:\]|:)"),
-    (2, "critical", r"^CRITICAL\b|(?:^|\s)CRITICAL(?:\]|:)"), (2, "npm err!", None),
-]]
+_LINE_RULES = [
+    (prio, guard, _lazy(rx) if rx else None)
+    for prio, guard, rx in [
+        (0, "command not found", None),
+        (0, "no such file or directory", None),
+        (0, "cannot find module", None),
+        (0, "panicked at", None),
+        (0, "permission denied", None),
+        (0, "segmentation fault", None),
+        (0, "not found", r"^\S+:(?: [^:\s]+:){0,3} not found$"),
+        (1, "npm err!", r"^npm ERR! (?!\s*$)"),
+        (1, "npm error", r"^npm error \S"),
+        (1, "err_pnpm_", None),
+        (1, "core dumped", None),
+        (1, "undefined reference to", None),
+        (1, "failed", r"^FAILED\b|::\S+ FAILED\b|\btest result: FAILED\b|\bBUILD FAILED\b"),
+        (
+            1,
+            "error",
+            r"^ERROR\b(?! *$)|::\S+ ERROR\b|^\[ERROR\]|"
+            r"\b(?:AssertionError|ModuleNotFoundError|ImportError|SyntaxError)\b",
+        ),
+        (1, "fail", r"^FAIL\s+\S|^FAILURE:"),
+        (1, "assertion failed", None),
+        (1, "connection refused", None),
+        (1, "eaddrinuse", None),
+        (1, "enoent", r"\bENOENT\b"),
+        (1, "eacces", r"\bEACCES\b"),
+        (1, "cannot open", None),
+        (1, "could not ", r"(?i)\bcould not (?:find|resolve|connect|open|load)\b"),
+        (1, "unable to ", r"(?i)\bunable to (?:find|resolve|connect|open|locate|access)\b"),
+        # a zero count ("0 failed", "0 errors") is a success summary, never a failure
+        (
+            2,
+            "fail",
+            r"\b[1-9]\d* failed\b|(?i:\bcommand failed\b|\bfailed with exit code\b|"
+            r"\bbuild failed\b|\bcompilation failed\b|"
+            r"\bfailed to (?:compile|build|start|connect|load|install|resolve)\b)",
+        ),
+        (
+            2,
+            "error",
+            r"\b[1-9]\d* errors?\b(?=.*\b(?:passed|in \d|failed)\b)|"
+            r"(?:^|\s)ERROR(?:\]|:)|^Error\b",
+        ),
+        (2, "***", r"^make(?:\[\d+\])?: \*\*\*"),
+        (
+            2,
+            "exit",
+            r"(?i)\bexited with (?:code|status) [1-9]|\breturned non-zero exit status\b|"
+            r"\bnon-zero exit\b",
+        ),
+        (2, "non-zero", None),
+        (2, "killed", r"^Killed$"),
+        (2, "timed out", None),
+        (2, "fatal", r"^FATAL\b|(?:^|\s)FATAL(?:\]|:)"),
+        (2, "critical", r"^CRITICAL\b|(?:^|\s)CRITICAL(?:\]|:)"),
+        (2, "npm err!", None),
+    ]
+]
 _PREFIX_GUARDS = ("error", "fatal", "panic", "critical")
 
 
 def _line_priority(line: str, stripped: str) -> int | None:
     low = stripped.lower()
-    if any(g in low for g in _PREFIX_GUARDS) and _ERROR_PREFIX.match(line) or (
-            "error ts" in low and _TS_ERROR.search(line)):
+    if (
+        any(g in low for g in _PREFIX_GUARDS)
+        and _ERROR_PREFIX.match(line)
+        or ("error ts" in low and _TS_ERROR.search(line))
+    ):
         return 0
     for prio, guard, rx in _LINE_RULES:
         if guard in low and (rx is None or rx.search(stripped)):
@@ -536,24 +814,71 @@ def _line_priority(line: str, stripped: str) -> int | None:
     return None
 
 
-_SKIP = _lazy(r"A complete log of this run|Log files were not written|For a full report see|"
-                   r"^npm (?:ERR!|error)\s*$|^\S+:\d+: \w+$|^-+ generated xml|^=+ warnings summary")
+_SKIP = _lazy(
+    r"A complete log of this run|Log files were not written|For a full report see|"
+    r"^npm (?:ERR!|error)\s*$|^\S+:\d+: \w+$|^-+ generated xml|^=+ warnings summary"
+)
 _PYTEST_SUMMARY = _lazy(r"^(?:FAILED|ERROR) \S+ - \S")
 _NOISE = _lazy(r"^\s*(?:at |File \"|\^+\s*$|~+\s*$|-+\s*$|=+\s*$|\d+ \|)")
 _EXIT_LINE = _lazy(r"^\s*(?:Error: )?Exit code (-?\d+)\s*$")
 _TOOL_ERROR_TAG = _lazy(r"</?tool_use_error>")
 # exit status 1 of these means "no match" / "differs", not failure
-_BENIGN_EXIT1 = {"grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "diff", "cmp", "test", "[",
-                 "[[", "which", "find", "comm", "false", "git diff", "git grep"}
+_BENIGN_EXIT1 = {
+    "grep",
+    "egrep",
+    "fgrep",
+    "zgrep",
+    "rg",
+    "ag",
+    "ack",
+    "diff",
+    "cmp",
+    "test",
+    "[",
+    "[[",
+    "which",
+    "find",
+    "comm",
+    "false",
+    "git diff",
+    "git grep",
+}
 
 
-_KEYWORDS = ("error", "fail", "fatal", "exception", "not found", "no such", "denied", "panic",
-             "segmentation", "core dumped", "undefined reference", "cannot", "could not",
-             "unable to", "refused", "eaddrinuse", "enoent", "eacces", "killed", "timed out",
-             "non-zero", "exit code", "exited with", "***", "critical", "assert", "abort",
-             "npm err", "interrupt", "** (")
+_KEYWORDS = (
+    "error",
+    "fail",
+    "fatal",
+    "exception",
+    "not found",
+    "no such",
+    "denied",
+    "panic",
+    "segmentation",
+    "core dumped",
+    "undefined reference",
+    "cannot",
+    "could not",
+    "unable to",
+    "refused",
+    "eaddrinuse",
+    "enoent",
+    "eacces",
+    "killed",
+    "timed out",
+    "non-zero",
+    "exit code",
+    "exited with",
+    "***",
+    "critical",
+    "assert",
+    "abort",
+    "npm err",
+    "interrupt",
+    "** (",
+)
 _TB_HEAD = "Traceback (most recent call last)"
-_MAX_HITS = 300   # per keyword: a flood of identical lines cannot make a scan slow
+_MAX_HITS = 300  # per keyword: a flood of identical lines cannot make a scan slow
 
 
 def _traceback_ends(text: str) -> list[int]:
@@ -565,9 +890,13 @@ def _traceback_ends(text: str) -> list[int]:
         steps = 0
         while j >= 0 and steps < 400:
             k = text.find("\n", j + 1)
-            line = text[j + 1:k if k >= 0 else len(text)]
-            if line.strip() and not line[:1].isspace() and not _CHAIN.match(line) \
-                    and not line.startswith(_TB_HEAD):
+            line = text[j + 1 : k if k >= 0 else len(text)]
+            if (
+                line.strip()
+                and not line[:1].isspace()
+                and not _CHAIN.match(line)
+                and not line.startswith(_TB_HEAD)
+            ):
                 out.append(j + 1)
                 break
             j, steps = k, steps + 1
@@ -596,7 +925,7 @@ def _rank_lines(text: str) -> list[tuple[int, int, str]]:
     found: list[tuple[int, int, str]] = []
     for pos in sorted(starts):
         end = text.find("\n", pos)
-        line = text[pos:end if end >= 0 else len(text)].rstrip()
+        line = text[pos : end if end >= 0 else len(text)].rstrip()
         if len(line) > 4000:
             line = line[:4000]
         stripped = line.strip()
@@ -610,11 +939,11 @@ def _rank_lines(text: str) -> list[tuple[int, int, str]]:
         if _SKIP.search(stripped):
             continue
         if stripped.startswith("** (") and ")" in stripped[4:80]:
-            found.append((0, pos, stripped))                 # Elixir: "** (RuntimeError) ..."
+            found.append((0, pos, stripped))  # Elixir: "** (RuntimeError) ..."
         elif stripped.startswith("E ") and _EXC.match(stripped):
-            found.append((0, pos, stripped[1:].strip()))   # pytest's "E   AssertionError: ..."
+            found.append((0, pos, stripped[1:].strip()))  # pytest's "E   AssertionError: ..."
         elif _PYTEST_SUMMARY.match(stripped):
-            found.append((0, pos - 10**9, stripped))        # the short summary line comes first
+            found.append((0, pos - 10**9, stripped))  # the short summary line comes first
         elif _EXC.match(stripped) and not _EXC_BARE.match(stripped):
             found.append((0, pos, stripped))
         else:
@@ -654,15 +983,48 @@ def _last_line(*texts: str) -> str:
 # -------------------------------------------------------------------------------------------
 # tool kinds and subjects
 
-_BASH_TOOLS = {"bash", "bashoutput", "shell", "powershell", "run_shell_command", "execute_command",
-               "exec_command", "terminal"}
+_BASH_TOOLS = {
+    "bash",
+    "bashoutput",
+    "shell",
+    "powershell",
+    "run_shell_command",
+    "execute_command",
+    "exec_command",
+    "terminal",
+}
 # tools whose results are file or web contents, or prose: only a flagged failure counts
-_READ_TOOLS = {"read", "grep", "glob", "ls", "notebookread", "webfetch", "websearch", "task",
-               "agent", "todoread", "todowrite", "exitplanmode", "listmcpresourcestool",
-               "readmcpresourcetool", "read_file", "view", "search", "skill", "slashcommand"}
+_READ_TOOLS = {
+    "read",
+    "grep",
+    "glob",
+    "ls",
+    "notebookread",
+    "webfetch",
+    "websearch",
+    "task",
+    "agent",
+    "todoread",
+    "todowrite",
+    "exitplanmode",
+    "listmcpresourcestool",
+    "readmcpresourcetool",
+    "read_file",
+    "view",
+    "search",
+    "skill",
+    "slashcommand",
+}
 # tools whose response objects echo file contents (never scanned, only flags and "error")
-_EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "str_replace_based_edit_tool",
-               "write_file", "create_file"}
+_EDIT_TOOLS = {
+    "edit",
+    "write",
+    "multiedit",
+    "notebookedit",
+    "str_replace_based_edit_tool",
+    "write_file",
+    "create_file",
+}
 _PATH_KEYS = ("file_path", "notebook_path", "path", "filePath", "file", "url", "uri")
 
 
@@ -704,23 +1066,25 @@ def subject_of(tool_name: str, tool_input: object) -> str:
                 if isinstance(cmd, list):
                     cmd = " ".join(str(c) for c in cmd)
                 if isinstance(cmd, str) and cmd.strip():
-                    return _clean(cmd.strip()[:SUBJECT_MAX + 4096], SUBJECT_MAX)
+                    return _clean(cmd.strip()[: SUBJECT_MAX + 4096], SUBJECT_MAX)
             for key in _PATH_KEYS:
                 v = tool_input.get(key)
                 if isinstance(v, str) and v.strip():
                     if tool.lower() == "grep" and isinstance(tool_input.get("pattern"), str):
-                        return _clean(f"{tool_input['pattern']} in {v}"[:SUBJECT_MAX + 4096],
-                                      SUBJECT_MAX)
-                    return _clean(v.strip()[:SUBJECT_MAX + 4096], SUBJECT_MAX)
+                        return _clean(
+                            f"{tool_input['pattern']} in {v}"[: SUBJECT_MAX + 4096], SUBJECT_MAX
+                        )
+                    return _clean(v.strip()[: SUBJECT_MAX + 4096], SUBJECT_MAX)
             if isinstance(tool_input.get("pattern"), str):
-                return _clean(tool_input["pattern"][:SUBJECT_MAX + 4096], SUBJECT_MAX)
-        return _clean(_summary(tool_input)[:SUBJECT_MAX + 4096], SUBJECT_MAX)
+                return _clean(tool_input["pattern"][: SUBJECT_MAX + 4096], SUBJECT_MAX)
+        return _clean(_summary(tool_input)[: SUBJECT_MAX + 4096], SUBJECT_MAX)
     except Exception:  # noqa: BLE001
         return ""
 
 
 # -------------------------------------------------------------------------------------------
 # response shapes
+
 
 def block_text(value: object, depth: int = 0) -> str:
     """Text of a string, a list of content blocks, or a {"text"}/{"content"} object."""
@@ -749,9 +1113,9 @@ class _Response:
 
     def __init__(self) -> None:
         self.stdout = self.stderr = ""
-        self.text = ""            # a tool's own result text (non-Bash), or Bash output not split
-        self.error = ""           # an explicit error message
-        self.flagged = False      # is_error / isError / success false
+        self.text = ""  # a tool's own result text (non-Bash), or Bash output not split
+        self.error = ""  # an explicit error message
+        self.flagged = False  # is_error / isError / success false
         self.exit_code: int | None = None
 
 
@@ -788,8 +1152,11 @@ def _parse_response(kind: str, response: object) -> _Response:
             if not r.stdout and not r.stderr and kind == "bash":
                 r.text = block_text(response.get("content"))
         elif kind == "other":
-            r.text = block_text(response.get("content")) or block_text(response.get("result")) \
+            r.text = (
+                block_text(response.get("content"))
+                or block_text(response.get("result"))
                 or block_text(response.get("output"))
+            )
         elif kind == "read" and r.flagged:
             r.text = block_text(response.get("content"))
         # "edit": response objects echo file contents; only flags and "error" count
@@ -816,8 +1183,11 @@ def _is_tool_error_text(text: str) -> bool:
     if head.startswith("<tool_use_error>"):
         return True
     first = head.split("\n", 1)[0].strip()
-    return bool(re.match(r"^(?:error|fatal|failed|failure)\b\s*[:!]", first, re.I)
-                or _EXC.match(first) and not _EXC_BARE.match(first))
+    return bool(
+        re.match(r"^(?:error|fatal|failed|failure)\b\s*[:!]", first, re.I)
+        or _EXC.match(first)
+        and not _EXC_BARE.match(first)
+    )
 
 
 def _first_lines(text: str, limit: int = 2) -> list[tuple[int, int, str]]:
@@ -844,8 +1214,11 @@ def _bash_lines(command: str, r: _Response) -> list[str]:
         # output is file or command contents: only the programs' own complaints count
         if code == 1 and benign:
             return []
-        prefixes = tuple(f"{p}:" for p in programs | {"bash", "sh", "zsh", "/bin/sh", "/bin/bash"}
-                         if " " not in p)
+        prefixes = tuple(
+            f"{p}:"
+            for p in programs | {"bash", "sh", "zsh", "/bin/sh", "/bin/bash"}
+            if " " not in p
+        )
         stderr_ranked = _rank_lines(r.stderr) if r.stderr else []
         ranked += stderr_ranked
         for source in (text, r.stdout) if failed or r.stderr else ():
@@ -862,8 +1235,11 @@ def _bash_lines(command: str, r: _Response) -> list[str]:
             if source:
                 ranked += _rank_lines(source)
         if failed and not ranked:
-            last = _last_line(r.stderr, text) or (f"Exit code {code}" if code is not None
-                                                  else "") or _last_line(r.stdout)
+            last = (
+                _last_line(r.stderr, text)
+                or (f"Exit code {code}" if code is not None else "")
+                or _last_line(r.stdout)
+            )
             ranked.append((3, 0, last))
     ranked = [t for t in ranked if t[2]]
     if not failed and ranked and all(t[0] >= 2 for t in ranked) and not r.stderr and code is None:
@@ -888,21 +1264,31 @@ def tool_errors(tool_name: str, tool_input: object, tool_response: object) -> li
 
 def _tool_errors(tool: str, tool_input: object, tool_response: object) -> list[ErrorSignal]:
     kind = tool_kind(tool)
-    if kind == "other" and isinstance(tool_input, dict) and isinstance(
-            tool_input.get("command"), str) and tool.lower().endswith(("bash", "shell", "command")):
+    if (
+        kind == "other"
+        and isinstance(tool_input, dict)
+        and isinstance(tool_input.get("command"), str)
+        and tool.lower().endswith(("bash", "shell", "command"))
+    ):
         kind = "bash"
     r = _parse_response(kind, tool_response)
     if kind == "bash":
         command = ""
         if isinstance(tool_input, dict):
             c = tool_input.get("command")
-            command = c if isinstance(c, str) else " ".join(map(str, c)) if isinstance(c, list) else ""
+            command = (
+                c if isinstance(c, str) else " ".join(map(str, c)) if isinstance(c, list) else ""
+            )
         elif isinstance(tool_input, str):
             command = tool_input
         lines = _bash_lines(command, r)
     else:
-        if r.text and not r.flagged and kind != "edit" and r.text.lstrip().startswith(
-                "<tool_use_error>"):
+        if (
+            r.text
+            and not r.flagged
+            and kind != "edit"
+            and r.text.lstrip().startswith("<tool_use_error>")
+        ):
             r.flagged = True
         if kind in ("other", "edit") and r.text and not r.flagged and _is_tool_error_text(r.text):
             r.flagged = True
@@ -923,32 +1309,45 @@ def _tool_errors(tool: str, tool_input: object, tool_response: object) -> list[E
     subject = subject_of(tool, tool_input)
     out = []
     for line in lines:
-        clean = _clean(line[:LINE_MAX + 4096], LINE_MAX)
-        out.append(ErrorSignal(tool=_clean(tool[:100 + 4096], 100), line=clean, normalized=normalize_error(clean),
-                               subject=subject))
+        clean = _clean(line[: LINE_MAX + 4096], LINE_MAX)
+        out.append(
+            ErrorSignal(
+                tool=_clean(tool[: 100 + 4096], 100),
+                line=clean,
+                normalized=normalize_error(clean),
+                subject=subject,
+            )
+        )
     return out
 
 
 # ===========================================================================================
 # normalization
 
-_EXT = (r"(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|rs|go|rb|java|kt|c|cc|cpp|h|hpp|cs|php|swift|scala|sh|"
-        r"json|ya?ml|toml|ini|cfg|md|txt|log|html|css|scss|vue|svelte|sql|lock|xml|csv|ipynb|so|"
-        r"dll|o|a|class|jar|whl|tar|gz|zip|env)")
+_EXT = (
+    r"(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|rs|go|rb|java|kt|c|cc|cpp|h|hpp|cs|php|swift|scala|sh|"
+    r"json|ya?ml|toml|ini|cfg|md|txt|log|html|css|scss|vue|svelte|sql|lock|xml|csv|ipynb|so|"
+    r"dll|o|a|class|jar|whl|tar|gz|zip|env)"
+)
 _N_QUOTED = _lazy(
     r"(?<![\w])(?:'([^'\n]{0,300})'|\"([^\"\n]{0,300})\"|`([^`\n]{0,300})`|\u2018([^\u2019\n]{0,300})\u2019"
-    r"|\u201c([^\u201d\n]{0,300})\u201d)(?![\w])")
+    r"|\u201c([^\u201d\n]{0,300})\u201d)(?![\w])"
+)
 _N_URL = _lazy(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s'\"<>]+", re.I)
 _N_UUID = _lazy(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)
 _N_DATETIME = _lazy(
     r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
-    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b", re.I)
+    r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b",
+    re.I,
+)
 _N_HEXADDR = _lazy(r"\b0x[0-9a-f]+\b", re.I)
 _N_PATH = _lazy(
     r"(?:(?<![\w<])[a-z]:[\\/]|(?<![\w.<>-])(?:~|\.{1,2})?[\\/])[\w.@%+=~-]+(?:[\\/][\w.@%+=~-]*)*"
     r"(?::\d+){0,2}"
     r"|(?<![\w<>/\\.-])[\w.@+-]+(?:[\\/][\w.@+-]+)+[\\/]?(?::\d+){0,2}"
-    r"|(?<![\w<>/\\.-])[\w-]+(?:\.[\w-]+)*\." + _EXT + r"\b(?::\d+){0,2}", re.I)
+    r"|(?<![\w<>/\\.-])[\w-]+(?:\.[\w-]+)*\." + _EXT + r"\b(?::\d+){0,2}",
+    re.I,
+)
 _N_IP = _lazy(r"\b\d{1,3}(?:\.\d{1,3}){3}\b")
 _N_HEXID = _lazy(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b", re.I)
 _N_TMP = _lazy(r"\b(?:tmp|temp)[\w-]{4,}\b", re.I)
@@ -1000,7 +1399,8 @@ def normalize_error(line: str) -> str:
 # Verbs an instruction may start with (base forms). A sentence after "always", "never",
 # "don't", "from now on", a correction marker... must start with one of them: "the test always
 # fails", "never mind", "don't worry" and "from now on it gets harder" are not lessons.
-VERBS = frozenset("""
+VERBS = frozenset(
+    """
 use run add write put keep check make call avoid commit push pull test format lint ask include
 update create read prefer name import export install pin wrap return raise log document comment
 annotate sort split merge rebase squash tag deploy build compile validate escape quote indent
@@ -1019,18 +1419,25 @@ report tell summarize summarise describe stop create wire gate isolate mutate re
 share leak hardcode hard-code skip ignore silence suppress swallow disable bypass amend reset
 upload download post reuse memoize iterate loop block await paginate retry throttle
 hand let derive point route inject
-""".split())
-AUX = frozenset("""is are was were be been being has have had will would can could should shall
-may might must does did do 's seems looks feels sounds gets got""".split())
-PRONOUN_ONLY = frozenset("""it this that them these those anything something everything nothing
+""".split()
+)
+AUX = frozenset(
+    """is are was were be been being has have had will would can could should shall
+may might must does did do 's seems looks feels sounds gets got""".split()
+)
+PRONOUN_ONLY = frozenset(
+    """it this that them these those anything something everything nothing
 so too again now then here there me us him her one ones stuff things thing else myself
-yourself""".split())
+yourself""".split()
+)
 # objects that only make sense in the conversation ("option 2", "the first one", "the plan")
 _DEICTIC = _lazy(
     r"^(?:(?:the|your|my|our|this|that)\s+)?(?:first|second|third|last|latter|former|previous|"
     r"original|other|current|same|plan|flow|option|version|approach|one|idea|suggestion|proposal|"
     r"solution|way|thing|answer|result|change|fix)\b|^(?:option|version|approach|choice|number|"
-    r"plan|variant|v)\s*\w?\d*\b\W*$|^[a-c1-9]\W*$", re.I)
+    r"plan|variant|v)\s*\w?\d*\b\W*$|^[a-c1-9]\W*$",
+    re.I,
+)
 
 _PH_OPEN, _PH_CLOSE = "\ue000", "\ue001"
 _PLACEHOLDER = _lazy(_PH_OPEN + r"(\d+)" + _PH_CLOSE)
@@ -1038,10 +1445,11 @@ _TAG_BLOCK = _lazy(r"<([A-Za-z][\w-]*)(?:\s[^>]*)?>.*?</\1\s*>", re.S)
 _FENCE = _lazy(r"(?:^|\n)[ \t]*(```|~~~)[^\n]*\n.*?(?:\n[ \t]*\1[^\n]*(?=\n|$)|$)", re.S)
 _MASK = _lazy(
     r"`[^`\n]{1,400}`"
-    r"|(?<![\w/])[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s,;'\"`<>]{0,400}[^\s,;'\"`<>.)]"   # a URL: one word
+    r"|(?<![\w/])[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s,;'\"`<>]{0,400}[^\s,;'\"`<>.)]"  # a URL: one word
     r"|(?<![\w\"])\"[^\"\n]{1,400}\"(?![\w])"
     r"|\u201c[^\u201d\n]{1,400}\u201d|\u2018[^\u2019\n]{1,400}\u2019"
-    r"|(?<![\w'])'[^'\n]{1,200}'(?![\w'])")
+    r"|(?<![\w'])'[^'\n]{1,200}'(?![\w'])"
+)
 _PASTED = _lazy(
     r"^(?:[ ]{4,}|\t|\s*>|\s*\$ |\s*>>> |\s*\.\.\. |\s*#!|\s*\|"
     r"|\s*(?:Traceback \(|File \"|at \S+[ (]|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}|\[\d"
@@ -1049,36 +1457,50 @@ _PASTED = _lazy(
     r"|(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\b"
     r"|npm (?:ERR!|error|warn)|E\s{2,}|[\w./-]+\.\w+:\d+"
     r"|(?:def|class|function|import|from\s+\S+\s+import|#include|package|const|var|public|private"
-    r"|protected|fn|func|SELECT|INSERT|UPDATE|CREATE)\s))")
-_CODE_LINE = _lazy(r"(?:[{};]\s*$|=>|\(\);|\)\s*\{|^\s*[}\])]|^\s*#\s*\w+\s*=|^\s*\w+\s*=\s*\S+;?$)")
+    r"|protected|fn|func|SELECT|INSERT|UPDATE|CREATE)\s))"
+)
+_CODE_LINE = _lazy(
+    r"(?:[{};]\s*$|=>|\(\);|\)\s*\{|^\s*[}\])]|^\s*#\s*\w+\s*=|^\s*\w+\s*=\s*\S+;?$)"
+)
 _SENTENCE_SPLIT = _lazy(r"(?<=[.!?])\s+(?=\S)|\s*\n+\s*")
 _BULLET = _lazy(r"^\s*(?:[-*\u2022+]|\d{1,2}[.)])\s+")
-_TRAIL = _lazy(r"(?:[\s,;:]*(?:please|pls|thanks|thank you|thx|ok|okay|ty))*[\s.!;:,\u2014\u2013-]*$",
-                    re.I)
+_TRAIL = _lazy(
+    r"(?:[\s,;:]*(?:please|pls|thanks|thank you|thx|ok|okay|ty))*[\s.!;:,\u2014\u2013-]*$", re.I
+)
 _LEAD = _lazy(
     r"^(?:(?:ok(?:ay)?|so|and|also|oh|hey|btw|by the way|alright|well|one more thing|ugh|argh|sigh|"
     r"uh|um|whoa|oof|"
     r"note|important|fyi|reminder|pls|please|just|and also|oh and|general rule|rule|"
-    r"as a rule|in general)\b[\s,:!.\u2014\u2013-]*)+", re.I)
+    r"as a rule|in general)\b[\s,:!.\u2014\u2013-]*)+",
+    re.I,
+)
 _MARKER = _lazy(
     r"^(?:(?:(?:no(?:\s+no)*|nope|nah|wrong|incorrect|actually|wait|hmm+|instead|not like that|not quite|"
     r"that's not it|that is not it)\s*(?:[,.!:;\u2014\u2013]|\s-)+\s*)"
     r"|(?:(?:that|this|it)(?:'s| is| was) (?:(?:all|totally|completely) )?(?:wrong|incorrect|not right|"
     r"not correct|not what i (?:asked|wanted|meant|said)(?: for)?)"
     r"|you (?:got it wrong|misunderstood|broke (?:it|this|that))|wrong (?:file|approach|way))"
-    r"(?:\s*(?:[,.!:;\u2014\u2013]|\s-)+\s*|\s*$))+", re.I)
+    r"(?:\s*(?:[,.!:;\u2014\u2013]|\s-)+\s*|\s*$))+",
+    re.I,
+)
 _QUESTION_START = _lazy(
     r"^(?:should|shall|do(?!\s+not\b|n't|nt\b)|does|did|is|are|was|were|why|how|what|where|which|"
     r"who|whom|whose|would|will|am|isn't|aren't|doesn't|didn't|wouldn't|won't|can't|shouldn't|"
-    r"have you|has|any idea|is there|are there)\b", re.I)
+    r"have you|has|any idea|is there|are there)\b",
+    re.I,
+)
 _HEDGE = _lazy(
     r"^(?:if|when|unless|maybe|perhaps|probably|possibly|i think|i guess|i wonder|i'm not sure|"
     r"not sure|it seems|apparently|in case|although|though|even if|i suppose|i believe|"
-    r"i don't know|i'm wondering|i was wondering|hopefully|ideally)\b", re.I)
+    r"i don't know|i'm wondering|i was wondering|hopefully|ideally)\b",
+    re.I,
+)
 _ONE_OFF = _lazy(
     r"\b(?:for now|right now|this time|for the moment|temporarily|just this once|for this "
     r"(?:one|task|pr|commit|change|file|test|run)|today|yet|in this (?:function|file|test)|"
-    r"until)\b", re.I)
+    r"until)\b",
+    re.I,
+)
 _CONFIRM_PHRASE = (
     r"(?:perfect(?:ly)?|exactly(?: right| what i (?:wanted|needed|meant|asked for))?|"
     r"(?:that|this|it)(?:'s| is) (?:exactly |just |absolutely )?(?:right|correct|it|perfect|"
@@ -1087,163 +1509,268 @@ _CONFIRM_PHRASE = (
     r"works (?:now|perfectly|great)|(?:that|this|it)(?: now)? looks (?:good|great|perfect|right)|"
     r"looks (?:good|great|perfect|right)(?: to me)?|lgtm|spot on|nailed it|well done|"
     r"good job|great job|nice work|great work|correct|bingo|you got it|that did it|"
-    r"that fixed it|fixed(?: it)?|yes,? exactly|exactly that|much better)")
+    r"that fixed it|fixed(?: it)?|yes,? exactly|exactly that|much better)"
+)
 _CONFIRM = _lazy(
     r"^(?:(?:ok(?:ay)?|yes|yep|yeah|yup|great|nice|awesome|cool|thanks|thank you|wow|excellent|"
-    r"amazing|sweet|good|right)[\s,!.\u2014\u2013-]+)*" + _CONFIRM_PHRASE +
-    r"(?:[\s,!.\u2014\u2013-]+(?:" + _CONFIRM_PHRASE + r"|thanks|thank you|thx|great|nice|"
-    r"awesome|now|!))*[\s,!.]*$", re.I)
-_NEGATION = _lazy(r"\b(?:not|no|never|n't|but|still|except|almost|however|yet|nearly|"
-                       r"wrong|broken|fails?|failing|anymore)\b|n't\b", re.I)
+    r"amazing|sweet|good|right)[\s,!.\u2014\u2013-]+)*"
+    + _CONFIRM_PHRASE
+    + r"(?:[\s,!.\u2014\u2013-]+(?:"
+    + _CONFIRM_PHRASE
+    + r"|thanks|thank you|thx|great|nice|"
+    r"awesome|now|!))*[\s,!.]*$",
+    re.I,
+)
+_NEGATION = _lazy(
+    r"\b(?:not|no|never|n't|but|still|except|almost|however|yet|nearly|"
+    r"wrong|broken|fails?|failing|anymore)\b|n't\b",
+    re.I,
+)
 _SUBJECT = _lazy(
     r"^(?:(?:we|you|i want you to|i'd like you to|i would like you to|i need you to|please|"
     r"let's|let us|we'll|we will|we're going to|we are going to|we're gonna|you'll|you will|"
     r"you should|you must|you need to|you have to|we should|we must|we need to|we have to|"
-    r"we'd|we would|you'd|always|also|just|make sure to|make sure you)\s+)+", re.I)
-_FROM_NOW = (r"(?:from now on|going forward|moving forward|from here on(?: out)?|henceforth|"
-             r"in (?:the )?future|for future (?:work|changes|sessions)|for good)")
+    r"we'd|we would|you'd|always|also|just|make sure to|make sure you)\s+)+",
+    re.I,
+)
+_FROM_NOW = (
+    r"(?:from now on|going forward|moving forward|from here on(?: out)?|henceforth|"
+    r"in (?:the )?future|for future (?:work|changes|sessions)|for good)"
+)
 _FROM_NOW_ANY = _lazy(r"\s*\b" + _FROM_NOW + r"\b", re.I)
 # "we're moving to chi and dropping gorilla/mux": a decision between two things
-_MOVING = _lazy(r"^(?:we(?:'re| are)|i'm|i am)\s+(?:moving|switching|migrating|standardi[sz]ing)\s+"
-                r"(?:over\s+)?(?:to|on)\s+(.+?)(?:(?:\s+and|,)\s+(?:dropping|ditching|replacing|"
-                r"abandoning|leaving|retiring|no more)\s+(.+?))?(?:\s+in new code)?$", re.I | re.S)
+_MOVING = _lazy(
+    r"^(?:we(?:'re| are)|i'm|i am)\s+(?:moving|switching|migrating|standardi[sz]ing)\s+"
+    r"(?:over\s+)?(?:to|on)\s+(.+?)(?:(?:\s+and|,)\s+(?:dropping|ditching|replacing|"
+    r"abandoning|leaving|retiring|no more)\s+(.+?))?(?:\s+in new code)?$",
+    re.I | re.S,
+)
 # "I like f-strings better than .format()"; "for CLI output I always want rich tables, not prints"
-_LIKE_BETTER = _lazy(r"^i\s+(?:really\s+)?(?:like|prefer)\s+(.+?)\s+(?:better|more)\s+than\s+([^,;]+)",
-                     re.I | re.S)
-_WANT_NOT = _lazy(r"^(?:for\s+([^,]{2,40}?),?\s+)?i\s+(?:always\s+)?want\s+([^,;]+?),\s*not\s+([^,;]+)$",
-                  re.I | re.S)
+_LIKE_BETTER = _lazy(
+    r"^i\s+(?:really\s+)?(?:like|prefer)\s+(.+?)\s+(?:better|more)\s+than\s+([^,;]+)", re.I | re.S
+)
+_WANT_NOT = _lazy(
+    r"^(?:for\s+([^,]{2,40}?),?\s+)?i\s+(?:always\s+)?want\s+([^,;]+?),\s*not\s+([^,;]+)$",
+    re.I | re.S,
+)
 # "Hard rule in this repo: ...", "Ok, decision on the metric: ...", "Before you commit: ...": a
 # short label that says what the rest of the sentence is
 _LABEL = _lazy(r"^([^:\u2014\u2013" + _PH_OPEN + r"]{2,60}?)\s*:\s+(.+)$", re.S)
-_RULE_LABEL = _lazy(r"\b(?:rules?|conventions?|polic(?:y|ies)|style|heads[- ]up|note|reminder|remember|"
-                    r"standards?|guidelines?|principles?|requirements?|always|never)\b|" + _FROM_NOW,
-                    re.I)
-_DECISION_LABEL = _lazy(r"\b(?:decision|decided|decide|settle[ds]?|verdict|choice|final call|ruling)\b",
-                        re.I)
+_RULE_LABEL = _lazy(
+    r"\b(?:rules?|conventions?|polic(?:y|ies)|style|heads[- ]up|note|reminder|remember|"
+    r"standards?|guidelines?|principles?|requirements?|always|never)\b|" + _FROM_NOW,
+    re.I,
+)
+_DECISION_LABEL = _lazy(
+    r"\b(?:decision|decided|decide|settle[ds]?|verdict|choice|final call|ruling)\b", re.I
+)
 _STEP_LABEL = _lazy(r"^(?:before|after|when(?:ever)?)\s+\w", re.I)
 _REMEMBER = _lazy(r"^(?:remember|keep in mind|don't forget|note)(?:\s+that)?\s+(?=\w)", re.I)
-_SCOPE_LABEL = _lazy(r"\b(?:for|in|on)\s+(?:every|all|each|any)\s+(.{2,40}?)\s*(?:" + _FROM_NOW +
-                     r")?$", re.I)
+_SCOPE_LABEL = _lazy(
+    r"\b(?:for|in|on)\s+(?:every|all|each|any)\s+(.{2,40}?)\s*(?:" + _FROM_NOW + r")?$", re.I
+)
 # a rule stated about the project rather than as an instruction: "tests must never call the
 # real API", "in this codebase tests are always table-driven", "order ids are UUIDv7"
-_MODAL_RULE = _lazy(r"\b(?:must|should|shall|needs? to|has to|have to)\s+(?:never|always|not|only)\b"
-                    r"|\b(?:must|has to|have to)\b(?!\s+(?:have\b|'ve\b|be\s+\w+ing\b))", re.I)  # ("it
+_MODAL_RULE = _lazy(
+    r"\b(?:must|should|shall|needs? to|has to|have to)\s+(?:never|always|not|only)\b"
+    r"|\b(?:must|has to|have to)\b(?!\s+(?:have\b|'ve\b|be\s+\w+ing\b))",
+    re.I,
+)  # ("it
 #                                                                             must be failing")
 _ALWAYS_NEVER = _lazy(r"\b(?:always|never)\b", re.I)
-_IN_PROJECT = _lazy(r"^in (?:this|our|the) (?:repo|repository|project|codebase|code base|team|"
-                    r"service|app)\b", re.I)
-_STATEMENT = _lazy(r"^(?:in (?:this|our|the) [\w ]{2,30}?,?\s+)?(?:the\s+|our\s+|all\s+|every\s+)?"
-                   r"[\w./#<>-]+(?:\s+[\w./#<>-]+){0,6}\s+(?:(?:must|should|shall|need|needs|has|have|"
-                   r"are|is|go|goes|get|gets|live|lives|stay|stays)\b|(?:always|never)\s+\w)",
-                   re.I)
+_IN_PROJECT = _lazy(
+    r"^in (?:this|our|the) (?:repo|repository|project|codebase|code base|team|"
+    r"service|app)\b",
+    re.I,
+)
+_STATEMENT = _lazy(
+    r"^(?:in (?:this|our|the) [\w ]{2,30}?,?\s+)?(?:the\s+|our\s+|all\s+|every\s+)?"
+    r"[\w./#<>-]+(?:\s+[\w./#<>-]+){0,6}\s+(?:(?:must|should|shall|need|needs|has|have|"
+    r"are|is|go|goes|get|gets|live|lives|stay|stays)\b|(?:always|never)\s+\w)",
+    re.I,
+)
 _DASH_CLAUSE = _lazy(r"\s+[\u2014\u2013]\s+|\s+-\s+")
 _FROM_NOW_LEAD = _lazy(r"^" + _FROM_NOW + r"\b[\s,:;\u2014\u2013-]*(.+)$", re.I | re.S)
 _FROM_NOW_TRAIL = _lazy(r"^(.+?)[\s,;\u2014\u2013-]+" + _FROM_NOW + r"\s*$", re.I | re.S)
-_LETS = _lazy(r"^(?:let's|let us|lets|we'll|we will|we're going to|we are going to|"
-              r"we're gonna)\s+(go with|stick with|stick to|standardi[sz]e on|"
-                   r"settle on|adopt|keep using|stay with|use)\s+(.+)$", re.I | re.S)
+_LETS = _lazy(
+    r"^(?:let's|let us|lets|we'll|we will|we're going to|we are going to|"
+    r"we're gonna)\s+(go with|stick with|stick to|standardi[sz]e on|"
+    r"settle on|adopt|keep using|stay with|use)\s+(.+)$",
+    re.I | re.S,
+)
 # "let's do vite", "let's also migrate to AudioWorklet", "let's keep the file name", "let's make
 # it cross-browser": a choice for the project, unlike "let's update the readme" (a task)
-_LETS_MORE = _lazy(r"^(?:let's|let us|lets)\s+(?:also\s+|just\s+|then\s+|now\s+)?"
-                   r"(do|switch to|migrate to|move to|keep|make (?:it|this|the \w+))\s+(.+)$",
-                   re.I | re.S)
+_LETS_MORE = _lazy(
+    r"^(?:let's|let us|lets)\s+(?:also\s+|just\s+|then\s+|now\s+)?"
+    r"(do|switch to|migrate to|move to|keep|make (?:it|this|the \w+))\s+(.+)$",
+    re.I | re.S,
+)
 # "I don't want to make assumptions about people's env", "I'd like to keep it 3 simple files"
-_WANT_TO = _lazy(r"^(?:but\s+|and\s+|so\s+)?(i|we)(?:\s+(do not|don't|dont)\s+(?:really\s+)?want"
-                 r"|(?:'d|\s+would)\s+(?:like|prefer)|\s+(?:really\s+)?want)\s+(?:you\s+|us\s+)?to\s+(.+)$",
-                 re.I | re.S)
+_WANT_TO = _lazy(
+    r"^(?:but\s+|and\s+|so\s+)?(i|we)(?:\s+(do not|don't|dont)\s+(?:really\s+)?want"
+    r"|(?:'d|\s+would)\s+(?:like|prefer)|\s+(?:really\s+)?want)\s+(?:you\s+|us\s+)?to\s+(.+)$",
+    re.I | re.S,
+)
 _WANT_VERBS = frozenset("keep use stick stay avoid".split())
-_NO_NEEDED = _lazy(r"^no\s+(.{2,50}?)\s+(?:is\s+|are\s+)?(?:needed|required|necessary)$", re.I | re.S)
+_NO_NEEDED = _lazy(
+    r"^no\s+(.{2,50}?)\s+(?:is\s+|are\s+)?(?:needed|required|necessary)$", re.I | re.S
+)
 # "I deleted config.ru": a fact about the project the user changed themselves
-_I_REMOVED = _lazy(r"^i\s+(?:have\s+|'ve\s+|just\s+|already\s+)*(deleted|removed|renamed|moved)\s+"
-                   r"(?:the\s+)?([\w.-]*\w\.\w{1,8}|[\w.-]+/[\w./-]*)(?=$|[\s,;])(.*)$",
-                   re.I | re.S)
+_I_REMOVED = _lazy(
+    r"^i\s+(?:have\s+|'ve\s+|just\s+|already\s+)*(deleted|removed|renamed|moved)\s+"
+    r"(?:the\s+)?([\w.-]*\w\.\w{1,8}|[\w.-]+/[\w./-]*)(?=$|[\s,;])(.*)$",
+    re.I | re.S,
+)
 # "Run bd show X to see the issue details": how this project's tools are used
-_RUN_TO = _lazy(r"^(?:please\s+)?run\s+(`?)([a-z][\w.-]*(?:\s+[\w.:/=-]+){0,4}?)\1\s+to\s+"
-                r"(see|find|get|list|show|view|look up)\s+(.{4,80})$",
-                re.I | re.S)
-_CLAUSE_CUT = _lazy(r"\s*(?:,\s*|\s)(?:but|otherwise|and then|so that|except)\b.*$|\s*[;(].*$",
-                    re.I | re.S)
+_RUN_TO = _lazy(
+    r"^(?:please\s+)?run\s+(`?)([a-z][\w.-]*(?:\s+[\w.:/=-]+){0,4}?)\1\s+to\s+"
+    r"(see|find|get|list|show|view|look up)\s+(.{4,80})$",
+    re.I | re.S,
+)
+_CLAUSE_CUT = _lazy(
+    r"\s*(?:,\s*|\s)(?:but|otherwise|and then|so that|except)\b.*$|\s*[;(].*$", re.I | re.S
+)
 _CLAUSES = _lazy(r",\s*(?:and|but|so)\s+|\s+but\s+|;\s*", re.I)
-_ASSENT = _lazy(r"^(?:(?:yes|yeah|yep|ok(?:ay)?|sure|fine|great|good|alright|perfect|cool)"
-                r"(?:\s+please)?\s*[,.!]\s*)+(?:and\s+|then\s+|so\s+)?(?=\S)", re.I)
-_PROPERTY = _lazy(r"^[\w-]*-[\w-]+$|^\w+(?:able|ible|ive|agnostic|compatible|friendly|safe|proof|"
-                  r"native|less)$", re.I)
+_ASSENT = _lazy(
+    r"^(?:(?:yes|yeah|yep|ok(?:ay)?|sure|fine|great|good|alright|perfect|cool)"
+    r"(?:\s+please)?\s*[,.!]\s*)+(?:and\s+|then\s+|so\s+)?(?=\S)",
+    re.I,
+)
+_PROPERTY = _lazy(
+    r"^[\w-]*-[\w-]+$|^\w+(?:able|ible|ive|agnostic|compatible|friendly|safe|proof|"
+    r"native|less)$",
+    re.I,
+)
 # "the v3 upgrade is already done", "the GitHub link is <url>": facts the user states so the
 # agent does not redo or look up what is known
-_ALREADY = _lazy(r"^(?:the|our)\s+(.{2,50}?)\s+(?:is|are|was|were|has been|have been)\s+already\s+"
-                 r"(done|fixed|implemented|merged|finished|complete|completed|in place|upgraded|"
-                 r"migrated|deployed|installed)$", re.I | re.S)
-_LINK_IS = _lazy(r"^(?:the|our)\s+([\w .'-]{2,40}?)\s+(?:is|lives at|is at)\s+(" + _PH_OPEN +
-                 r"\d+" + _PH_CLOSE + r")$", re.I | re.S)
-_STILL_BROKEN = _lazy(r"^(.{3,80}?)\s+still\s+(?:does not|doesn't|doesnt|do not|don't|isn't|is not|"
-                      r"won't|will not)\s+work\b", re.I | re.S)
+_ALREADY = _lazy(
+    r"^(?:the|our)\s+(.{2,50}?)\s+(?:is|are|was|were|has been|have been)\s+already\s+"
+    r"(done|fixed|implemented|merged|finished|complete|completed|in place|upgraded|"
+    r"migrated|deployed|installed)$",
+    re.I | re.S,
+)
+_LINK_IS = _lazy(
+    r"^(?:the|our)\s+([\w .'-]{2,40}?)\s+(?:is|lives at|is at)\s+("
+    + _PH_OPEN
+    + r"\d+"
+    + _PH_CLOSE
+    + r")$",
+    re.I | re.S,
+)
+_STILL_BROKEN = _lazy(
+    r"^(.{3,80}?)\s+still\s+(?:does not|doesn't|doesnt|do not|don't|isn't|is not|"
+    r"won't|will not)\s+work\b",
+    re.I | re.S,
+)
 # "I changed my mind a bit about it and would like to combine the logic: take the least nested
 # path first, but ...": a choice the user revises is a decision by its nature (they thought about
 # it twice); the rule is what follows the colon (without one, "I changed my mind and would like
 # to see the tests first" is a request for this turn, and the other rules judge it)
-_REVISED = _lazy(r"\b(?:i|we)(?:'ve| have)? changed (?:my|our) minds?\b([^:?]{0,120}):\s+(.{8,300})$",
-                 re.I | re.S)
-_PROJECT_SCOPE = _lazy(r"\s+(?:for|in|across)\s+(?:this|the|our)\s+(?:repo|repository|project|codebase|"
-                       r"app|team)\s*$", re.I)
-_NOT_A_CHOICE = frozenset("""next previous other another step steps task tasks part phase section
-item question bug issue point one ones rest remaining same""".split())
-_GENERIC_NEEDS = frozenset("""change changes action actions update updates fix fixes more further help
-worries worry rush need problem problems reply response answer""".split())
+_REVISED = _lazy(
+    r"\b(?:i|we)(?:'ve| have)? changed (?:my|our) minds?\b([^:?]{0,120}):\s+(.{8,300})$",
+    re.I | re.S,
+)
+_PROJECT_SCOPE = _lazy(
+    r"\s+(?:for|in|across)\s+(?:this|the|our)\s+(?:repo|repository|project|codebase|"
+    r"app|team)\s*$",
+    re.I,
+)
+_NOT_A_CHOICE = frozenset(
+    """next previous other another step steps task tasks part phase section
+item question bug issue point one ones rest remaining same""".split()
+)
+_GENERIC_NEEDS = frozenset(
+    """change changes action actions update updates fix fixes more further help
+worries worry rush need problem problems reply response answer""".split()
+)
 # a decision's closing word: "Let's go with X — decided.", "We'll use Y; agreed."
 _SAID_SO = _lazy(r"\s*(?:[,;:\u2014\u2013]|\s-)\s*(?:decided|agreed|settled|that's final)$", re.I)
-_GO_WITH = _lazy(r"^(?:we(?:'re| are|'ll| will)?|i(?:'ll| will)?)\s+(?:go|going)\s+with\s+(.+)$",
-                      re.I | re.S)
+_GO_WITH = _lazy(
+    r"^(?:we(?:'re| are|'ll| will)?|i(?:'ll| will)?)\s+(?:go|going)\s+with\s+(.+)$", re.I | re.S
+)
 _DECIDED = _lazy(
     r"^(?:we|i)(?:'ve| have)?\s+(?:decided|agreed|settled)\s+(?:(to|on|that)\s+)(.+)$"
-    r"|^(?:the\s+)?decision(?:\s+is)?\s*[:\u2014\u2013-]\s*(?:to\s+)?(.+)$", re.I | re.S)
+    r"|^(?:the\s+)?decision(?:\s+is)?\s*[:\u2014\u2013-]\s*(?:to\s+)?(.+)$",
+    re.I | re.S,
+)
 _RULE = _lazy(
     r"^(?:(?:in this (?:repo|repository|project|codebase|code base|team)|here|in general|"
     r"generally),?\s+)?"
     r"(?:(?:you|we)\s+(?:should|must|need to|have to|gotta)\s+|(?:make sure|be sure|remember)"
     r"\s+(?:to|that you|you|that we|we)\s+|we\s+|please\s+)?"
-    r"(always|never)\s+(.+)$", re.I | re.S)
+    r"(always|never)\s+(.+)$",
+    re.I | re.S,
+)
 _NEVER_EVER = _lazy(r"^(?:please\s+)?(?:don't|do not|dont)\s+ever\s+(.+)$", re.I | re.S)
 _I_ALWAYS = _lazy(r"^i\s+(always|never)\s+(.+)$", re.I | re.S)
-_PREFER = _lazy(r"^(i|we)(?:'d| would)?\s+(?:really\s+|strongly\s+|much\s+|generally\s+|"
-                     r"usually\s+)?prefer\s+(.+)$|^(my|our) preference is(?: to)?\s+(.+)$",
-                     re.I | re.S)
-_PREFER_BARE = _lazy(r"^(?:please\s+)?prefer\s+(.+\s(?:over|rather than|instead of)\s.+)$",
-                          re.I | re.S)
+_PREFER = _lazy(
+    r"^(i|we)(?:'d| would)?\s+(?:really\s+|strongly\s+|much\s+|generally\s+|"
+    r"usually\s+)?prefer\s+(.+)$|^(my|our) preference is(?: to)?\s+(.+)$",
+    re.I | re.S,
+)
+_PREFER_BARE = _lazy(
+    r"^(?:please\s+)?prefer\s+(.+\s(?:over|rather than|instead of)\s.+)$", re.I | re.S
+)
 _I_LIKE = _lazy(r"^i\s+(?:really\s+)?(?:like|love)\s+to\s+(.+)$", re.I | re.S)
 _DONT = _lazy(r"^(?:please\s+)?(?:don't|do not|dont)\s+(.+)$", re.I | re.S)
 _STOP = _lazy(r"^(?:please\s+)?stop\s+(\w+ing)\b(.*)$", re.I | re.S)
 _AVOID = _lazy(r"^(?:please\s+)?avoid\s+(.+)$", re.I | re.S)
 # "don't use npm here, always use pnpm", "stop using print, use logging": one verb, two objects
-_SWAP = _lazy(r"^(?:please\s+)?(don't|do not|dont|never|stop)\s+([\w-]+)\s+(.+?)\s*"
-              r"(?:[,;]|\s[\u2014\u2013-])\s*(?:and\s+|but\s+)?(?:(?:always|instead|just|rather|"
-              r"please)\s+)*([\w-]+)\s+(.+?)(?:\s+instead)?$", re.I | re.S)
+_SWAP = _lazy(
+    r"^(?:please\s+)?(don't|do not|dont|never|stop)\s+([\w-]+)\s+(.+?)\s*"
+    r"(?:[,;]|\s[\u2014\u2013-])\s*(?:and\s+|but\s+)?(?:(?:always|instead|just|rather|"
+    r"please)\s+)*([\w-]+)\s+(.+?)(?:\s+instead)?$",
+    re.I | re.S,
+)
 # where a "don't use A in this repo" object ends and its qualifier starts
-_QUALIFIER = _lazy(r"\s+(?=(?:in|for|when|on|inside|within|during|across|throughout|while|"
-                   r"everywhere|anywhere)\b)", re.I)
-_RATHER = _lazy(r"^(i|we)(?:'d| would)\s+(?:much\s+)?rather\s+(?:(?:you|we)\s+)?(not\s+)?(.+?)"
-                r"(?:\s+than\s+(.+))?$", re.I | re.S)
+_QUALIFIER = _lazy(
+    r"\s+(?=(?:in|for|when|on|inside|within|during|across|throughout|while|"
+    r"everywhere|anywhere)\b)",
+    re.I,
+)
+_RATHER = _lazy(
+    r"^(i|we)(?:'d| would)\s+(?:much\s+)?rather\s+(?:(?:you|we)\s+)?(not\s+)?(.+?)"
+    r"(?:\s+than\s+(.+))?$",
+    re.I | re.S,
+)
 # a bare contrast stated as a rule: "Use yarn, not npm" (the comma marks the contrast)
 _USE_NOT = _lazy(r"^(use|prefer|pick|choose)\s+([^,;]+?),\s*not\s+([^,;]+)$", re.I | re.S)
 # "it should be UTC timestamps everywhere, not local time"
-_SHOULD_BE = _lazy(r"^(?:it|this|that|they|these|those|everything|all)\s+(?:should|must|needs? to|"
-                   r"has to|have to|ought to)\s+be\s+([^,;]+?),\s*(?:and\s+)?not\s+([^,;]+)$",
-                   re.I | re.S)
+_SHOULD_BE = _lazy(
+    r"^(?:it|this|that|they|these|those|everything|all)\s+(?:should|must|needs? to|"
+    r"has to|have to|ought to)\s+be\s+([^,;]+?),\s*(?:and\s+)?not\s+([^,;]+)$",
+    re.I | re.S,
+)
 # "it should be faster, not slower" names no thing to use
-_QUALITIES = frozenset("""faster slower better worse bigger smaller simpler shorter longer easier
+_QUALITIES = frozenset(
+    """faster slower better worse bigger smaller simpler shorter longer easier
 harder cleaner clearer more less fine ok okay good bad right wrong correct true false possible
-enough done different same higher lower""".split())
+enough done different same higher lower""".split()
+)
 _DO_PREFIX = _lazy(r"^(?:(?:and|also|then|please|always|never|don't|do not|dont)\s+)*", re.I)
 # words that tie an object to the task at hand ("use a dict here"): a one-off, not a lesson
 _TASK_BOUND = _lazy(r"\b(?:here|there|this|that|these|those|it|now)\b", re.I)
-_WHENEVER = _lazy(r"^(?:whenever|every time|each time|any ?time)\s+(you|we)\s+([^,]{2,80}),\s*"
-                       r"(?:please\s+)?(?:(always)\s+|(never)\s+)?(.+)$", re.I | re.S)
-_BEFORE = _lazy(r"^(before|after)\s+([^,]{2,60}),\s*(?:please\s+)?(?:you\s+should\s+)?"
-                     r"(always|never)\s+(.+)$", re.I | re.S)
+_WHENEVER = _lazy(
+    r"^(?:whenever|every time|each time|any ?time)\s+(you|we)\s+([^,]{2,80}),\s*"
+    r"(?:please\s+)?(?:(always)\s+|(never)\s+)?(.+)$",
+    re.I | re.S,
+)
+_BEFORE = _lazy(
+    r"^(before|after)\s+([^,]{2,60}),\s*(?:please\s+)?(?:you\s+should\s+)?"
+    r"(always|never)\s+(.+)$",
+    re.I | re.S,
+)
 _OVER = _lazy(r"^(.+?)\s+(?:over|rather than|instead of|more than|to)\s+(.+)$", re.I | re.S)
-_NOT_B = _lazy(r"^(Use|Prefer|Keep|Go with|Stick with|Choose|Pick)\s+(.+?)(?<![,\s])\s+not\s+"
-                    r"(?!(?:be|to|just|only|the\s+other)\b)(.+)$", re.S)
-_AUX_BEFORE_NOT = _lazy(r"\b(?:is|are|was|were|do|does|did|should|must|can|will|would|it's|"
-                             r"that's|could)\s*$", re.I)
+_NOT_B = _lazy(
+    r"^(Use|Prefer|Keep|Go with|Stick with|Choose|Pick)\s+(.+?)(?<![,\s])\s+not\s+"
+    r"(?!(?:be|to|just|only|the\s+other)\b)(.+)$",
+    re.S,
+)
+_AUX_BEFORE_NOT = _lazy(
+    r"\b(?:is|are|was|were|do|does|did|should|must|can|will|would|it's|"
+    r"that's|could)\s*$",
+    re.I,
+)
 _WORD = _lazy(r"[\w'\-" + _PH_OPEN + _PH_CLOSE + r"]+")
 
 
@@ -1260,8 +1787,9 @@ def _mask(text: str) -> tuple[str, list[str]]:
 def _unmask(text: str, saved: list[str]) -> str:
     if _PH_OPEN not in text:
         return text
-    return _PLACEHOLDER.sub(lambda m: saved[int(m.group(1))] if int(m.group(1)) < len(saved)
-                            else "", text)
+    return _PLACEHOLDER.sub(
+        lambda m: saved[int(m.group(1))] if int(m.group(1)) < len(saved) else "", text
+    )
 
 
 def _sentences(text: str) -> list[str]:
@@ -1270,8 +1798,13 @@ def _sentences(text: str) -> list[str]:
     text = _FENCE.sub("\n", text)
     out = []
     for line in text.split("\n"):
-        if not line.strip() or _PASTED.match(line) or _CODE_LINE.search(line) \
-                or _EXC.match(line.strip()) and not _EXC_BARE.match(line.strip()):
+        if (
+            not line.strip()
+            or _PASTED.match(line)
+            or _CODE_LINE.search(line)
+            or _EXC.match(line.strip())
+            and not _EXC_BARE.match(line.strip())
+        ):
             continue
         line = _BULLET.sub("", line)
         for sentence in _SENTENCE_SPLIT.split(line):
@@ -1310,9 +1843,9 @@ def _imperative(rest: str) -> str | None:
         return None
     content = [w for w in words[1:] if w.lower() not in PRONOUN_ONLY]
     if not content or second in ("that", "this", "those", "these") and len(words) <= 3:
-        return None   # "delete that file": only meaningful in the conversation
+        return None  # "delete that file": only meaningful in the conversation
     if any(w.lower() in ("myself", "yourself") for w in words):
-        return None   # what the user does, not an instruction
+        return None  # what the user does, not an instruction
     return rest
 
 
@@ -1337,19 +1870,29 @@ def _finish(lesson: str, saved: list[str]) -> str:
     m = _NOT_B.match(lesson)
     if m and not _AUX_BEFORE_NOT.search(m.group(2)):
         lesson = f"{m.group(1)} {m.group(2)}, not {m.group(3)}"
-    if len(lesson) > LESSON_MAX:   # a whole clause, never a cut mid-sentence with "…"
-        cuts = [m.start() for m in re.finditer(r"[,;:]\s|\s[\u2014\u2013-]\s", lesson)
-                if 40 <= m.start() <= LESSON_MAX]
-        lesson = lesson[:cuts[-1]].rstrip(" ,;:-") if cuts else ""
+    if len(lesson) > LESSON_MAX:  # a whole clause, never a cut mid-sentence with "…"
+        cuts = [
+            m.start()
+            for m in re.finditer(r"[,;:]\s|\s[\u2014\u2013-]\s", lesson)
+            if 40 <= m.start() <= LESSON_MAX
+        ]
+        lesson = lesson[: cuts[-1]].rstrip(" ,;:-") if cuts else ""
     return lesson
 
 
 def _strip_subject(rest: str) -> str:
     rest = _SUBJECT.sub("", rest.strip())
-    m = re.match(r"^(using|sticking with|going with|switching to|moving to)\s+(.+)$", rest, re.I | re.S)
+    m = re.match(
+        r"^(using|sticking with|going with|switching to|moving to)\s+(.+)$", rest, re.I | re.S
+    )
     if m:
-        verb = {"using": "use", "sticking with": "stick with", "going with": "go with",
-                "switching to": "use", "moving to": "use"}[m.group(1).lower()]
+        verb = {
+            "using": "use",
+            "sticking with": "stick with",
+            "going with": "go with",
+            "switching to": "use",
+            "moving to": "use",
+        }[m.group(1).lower()]
         rest = f"{verb} {m.group(2)}"
     return rest
 
@@ -1357,8 +1900,11 @@ def _strip_subject(rest: str) -> str:
 def _object_ok(text: str, most: int = 8) -> bool:
     """A thing named on its own ("pnpm", "the logging module"), not "it" or "the first one"."""
     words = _words_of(text)
-    return 0 < len(words) <= most and words[0].lower() not in PRONOUN_ONLY and \
-        not _DEICTIC.match(text.strip())
+    return (
+        0 < len(words) <= most
+        and words[0].lower() not in PRONOUN_ONLY
+        and not _DEICTIC.match(text.strip())
+    )
 
 
 def _swap_lesson(text: str) -> tuple[str, str] | None:
@@ -1410,8 +1956,12 @@ def _prefer_lesson(obj: str) -> str | None:
     if m:
         return _imperative(_strip_subject(m.group(1)))
     words = _words_of(obj)
-    if not words or words[0].lower() in PRONOUN_ONLY or words[0].lower() in (
-            "when", "if", "that", "whatever", "not", "it's", "this", "that's") or _DEICTIC.match(obj):
+    if (
+        not words
+        or words[0].lower() in PRONOUN_ONLY
+        or words[0].lower() in ("when", "if", "that", "whatever", "not", "it's", "this", "that's")
+        or _DEICTIC.match(obj)
+    ):
         return None
     m = _OVER.match(obj)
     if m:
@@ -1431,13 +1981,20 @@ def _prefer_lesson(obj: str) -> str | None:
 
 
 # "keep the Justfile - update it to run Rust tests instead": a thing that must stay
-_KEEP_THING = _lazy(r"^keep\s+((?:the|our|this|these|all|every|my)\s+[^,;:\u2014\u2013-]{2,60}?)"
-                    r"\s*(?:(?:\s-|[,;:\u2014\u2013])\s*(.{0,100}))?$", re.I)
-_KEEP_NOT = _lazy(r"^(?:the|our|this|my)\s+(?:same|good|momentum|pace|conversation)\b|"
-                  r"\b(?:going|in mind|in sync|track|an eye|up|trying)\b", re.I)
+_KEEP_THING = _lazy(
+    r"^keep\s+((?:the|our|this|these|all|every|my)\s+[^,;:\u2014\u2013-]{2,60}?)"
+    r"\s*(?:(?:\s-|[,;:\u2014\u2013])\s*(.{0,100}))?$",
+    re.I,
+)
+_KEEP_NOT = _lazy(
+    r"^(?:the|our|this|my)\s+(?:same|good|momentum|pace|conversation)\b|"
+    r"\b(?:going|in mind|in sync|track|an eye|up|trying)\b",
+    re.I,
+)
 # "Don't stop until all functions are ported, tests pass, and you have 100% coverage"
-_UNTIL_DONE = _lazy(r"^(?:don't|do not|never)\s+(?:stop|finish|quit|end)\s+until\s+(.{8,160})$",
-                    re.I)
+_UNTIL_DONE = _lazy(
+    r"^(?:don't|do not|never)\s+(?:stop|finish|quit|end)\s+until\s+(.{8,160})$", re.I
+)
 
 
 def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
@@ -1451,16 +2008,22 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         action = _imperative(m.group(5))
         if action:
             never = "never " if m.group(4) else ""
-            return ("correction" if corrected else "rule",
-                    f"When {m.group(1).lower()} {m.group(2).strip()}, {never}{action}", False)
+            return (
+                "correction" if corrected else "rule",
+                f"When {m.group(1).lower()} {m.group(2).strip()}, {never}{action}",
+                False,
+            )
         return None
     m = _BEFORE.match(body)
     if m:
         action = _imperative(m.group(4))
         if action:
             never = "never " if m.group(3).lower() == "never" else ""
-            return ("correction" if corrected else "rule",
-                    f"{m.group(1).capitalize()} {m.group(2).strip()}, {never}{action}", False)
+            return (
+                "correction" if corrected else "rule",
+                f"{m.group(1).capitalize()} {m.group(2).strip()}, {never}{action}",
+                False,
+            )
         return None
     m = _FROM_NOW_LEAD.match(body) or _FROM_NOW_TRAIL.match(body)
     if m:
@@ -1483,27 +2046,37 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         obj = m.group(2).strip()
         named = _DASH_CLAUSE.split(obj, 1)
         if len(named) == 2 and _DEICTIC.match(named[0].strip()):
-            obj = named[1].strip()            # "let's go with option B — cursor pagination"
-        if not _object_ok(obj, 40) or verb == "use" and (
-                _TASK_BOUND.search(obj) or re.search(r"\bto\s+\w", obj)):
-            return None   # "let's use a dict here", "let's use X to add Y": the task at hand
+            obj = named[1].strip()  # "let's go with option B — cursor pagination"
+        if (
+            not _object_ok(obj, 40)
+            or verb == "use"
+            and (_TASK_BOUND.search(obj) or re.search(r"\bto\s+\w", obj))
+        ):
+            return None  # "let's use a dict here", "let's use X to add Y": the task at hand
         head = {"go with": "Go with", "stick with": "Stick with", "stick to": "Stick to"}.get(
-            verb, "Use")
+            verb, "Use"
+        )
         return ("decision", f"{head} {obj}", False)
     m = _I_REMOVED.match(body)
     if m:
         rest = m.group(3).strip(" ,;.")
-        if rest and not rest.lower().startswith(("and ", "as ", "so ", "because ", "since ",
-                                                 "which ", "but ")):
-            return None            # "I removed x.py from the import list": not the file
+        if rest and not rest.lower().startswith(
+            ("and ", "as ", "so ", "because ", "since ", "which ", "but ")
+        ):
+            return None  # "I removed x.py from the import list": not the file
         return ("fact", f"`{m.group(2)}` was {m.group(1).lower()} by the user", False)
     m = _RUN_TO.match(body)
     if m:
         words = _words_of(m.group(2))
-        if not words or words[0].lower() in _DETERMINERS | PRONOUN_ONLY | VERBS - {
-                "make", "test", "build", "format", "lint", "check"} or \
-                _TASK_BOUND.search(m.group(4)):
-            return None            # "run the tests to see", "run it to check that"
+        if (
+            not words
+            or words[0].lower()
+            in _DETERMINERS
+            | PRONOUN_ONLY
+            | VERBS - {"make", "test", "build", "format", "lint", "check"}
+            or _TASK_BOUND.search(m.group(4))
+        ):
+            return None  # "run the tests to see", "run it to check that"
         goal = _CLAUSE_CUT.sub("", m.group(4)).strip(" ,.")
         if len(_words_of(goal)) < 2:
             return None
@@ -1517,15 +2090,22 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     m = _NO_NEEDED.match(body)
     if m:
         words = [w.lower() for w in _words_of(m.group(1))]
-        if words and len(words) <= 5 and not set(words) & (_GENERIC_NEEDS | PRONOUN_ONLY) \
-                and words[0] not in _DETERMINERS:
+        if (
+            words
+            and len(words) <= 5
+            and not set(words) & (_GENERIC_NEEDS | PRONOUN_ONLY)
+            and words[0] not in _DETERMINERS
+        ):
             return ("decision", f"No {m.group(1).strip()} needed", False)
         return None
     m = _GO_WITH.match(body)
     if m:
         obj = m.group(1).strip()
-        if _words_of(obj) and _words_of(obj)[0].lower() not in PRONOUN_ONLY and \
-                not _DEICTIC.match(obj):
+        if (
+            _words_of(obj)
+            and _words_of(obj)[0].lower() not in PRONOUN_ONLY
+            and not _DEICTIC.match(obj)
+        ):
             return ("decision", f"Go with {obj}", False)
         return None
     m = _DECIDED.match(body)
@@ -1533,8 +2113,11 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         how, obj = m.group(1), m.group(2) or m.group(3)
         if how and how.lower() == "on":
             words = _words_of(obj)
-            return ("decision", f"Use {obj}", False) if words and words[0].lower() not in \
-                PRONOUN_ONLY and not _DEICTIC.match(obj) else None
+            return (
+                ("decision", f"Use {obj}", False)
+                if words and words[0].lower() not in PRONOUN_ONLY and not _DEICTIC.match(obj)
+                else None
+            )
         lesson = _decision_body(obj)
         return ("decision", lesson, False) if lesson else None
     swapped = _swap_lesson(body)
@@ -1591,8 +2174,7 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     if m:
         obj = m.group(1).strip()
         words = _words_of(obj)
-        if words and words[0].lower() not in PRONOUN_ONLY and (
-                len(words) >= 2 or _PH_OPEN in obj):
+        if words and words[0].lower() not in PRONOUN_ONLY and (len(words) >= 2 or _PH_OPEN in obj):
             return ("correction", f"Avoid {obj}", False)
         return None
     if corrected:
@@ -1600,13 +2182,20 @@ def _classify(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         if action:
             return ("correction", action, False)
         m = _SHOULD_BE.match(body)
-        if m and _object_ok(m.group(1)) and _object_ok(m.group(2)) and \
-                m.group(1).split()[0].lower() not in _QUALITIES:
+        if (
+            m
+            and _object_ok(m.group(1))
+            and _object_ok(m.group(2))
+            and m.group(1).split()[0].lower() not in _QUALITIES
+        ):
             return ("correction", f"Use {m.group(1).strip()}, not {m.group(2).strip()}", False)
     m = _USE_NOT.match(body)
     if m and _object_ok(m.group(2), 4) and _object_ok(m.group(3), 4):
-        return ("preference", f"{m.group(1).capitalize()} {m.group(2).strip()}, not "
-                              f"{m.group(3).strip()}", False)
+        return (
+            "preference",
+            f"{m.group(1).capitalize()} {m.group(2).strip()}, not {m.group(3).strip()}",
+            False,
+        )
     return None
 
 
@@ -1624,28 +2213,37 @@ def _choice(obj: str, most: int) -> str | None:
 
 
 def _lets_more(verb: str, rest: str) -> tuple[str, str, bool] | None:
-    """"let's do vite" → Use vite; "let's migrate to X" → Migrate to X; "let's keep the file
+    """ "let's do vite" → Use vite; "let's migrate to X" → Migrate to X; "let's keep the file
     name" → Keep the file name; "let's make it cross-browser" → Make it cross-browser."""
     if verb == "do":
         obj = _choice(rest, 3)
         if not obj or _words_of(obj)[0].lower() in _DETERMINERS | VERBS:
-            return None            # "let's do it", "let's do the tests": the task at hand
+            return None  # "let's do it", "let's do the tests": the task at hand
         return ("decision", f"Use {obj}", False)
     if verb == "keep":
         obj = _choice(rest, 10)
         first = _words_of(obj)[0].lower() if obj else ""
-        if not obj or first.endswith("ing") or first in ("in", "on", "going", "trying") or \
-                len(_words_of(obj)) < 2:
-            return None            # "let's keep going", "keep in mind", "keep it"
+        if (
+            not obj
+            or first.endswith("ing")
+            or first in ("in", "on", "going", "trying")
+            or len(_words_of(obj)) < 2
+        ):
+            return None  # "let's keep going", "keep in mind", "keep it"
         return ("decision", f"Keep {obj}", False)
     if verb.startswith("make"):
         obj = _choice(rest, 3)
-        if not obj or len(_words_of(obj)) != 1 or not _PROPERTY.match(obj) or \
-                obj.lower() in _QUALITIES or obj.lower() in VERBS:
-            return None            # "let's make it work", "let's make it faster"
+        if (
+            not obj
+            or len(_words_of(obj)) != 1
+            or not _PROPERTY.match(obj)
+            or obj.lower() in _QUALITIES
+            or obj.lower() in VERBS
+        ):
+            return None  # "let's make it work", "let's make it faster"
         return ("decision", f"{verb[0].upper()}{verb[1:]} {obj}", False)
-    scope = _PROJECT_SCOPE.search(rest)   # "... for this repo": where the choice holds
-    obj = _choice(rest[:scope.start()] if scope else rest, 6)   # switch to / migrate to / move to
+    scope = _PROJECT_SCOPE.search(rest)  # "... for this repo": where the choice holds
+    obj = _choice(rest[: scope.start()] if scope else rest, 6)  # switch to / migrate to / move to
     if not obj or _DEICTIC.match(obj):
         return None
     where = f" {scope.group(0).strip()}" if scope else ""
@@ -1653,13 +2251,14 @@ def _lets_more(verb: str, rest: str) -> tuple[str, str, bool] | None:
 
 
 def _want_to(who: str, negated: bool, rest: str) -> tuple[str, str, bool] | None:
-    """"I don't want to make assumptions about people's env" → Don't make assumptions about
+    """ "I don't want to make assumptions about people's env" → Don't make assumptions about
     people's env; "I'd like to keep it the same 3 simple files" → Keep it the same 3 simple
     files (only choices that last: keep, use, stick, stay, avoid — "I want to fix the bug" is
     the task at hand)."""
     action = _imperative(_CLAUSE_CUT.sub("", rest) if not negated else rest.strip())
-    if not action or re.search(r"\b(?:here|there|this|that|these|those|now|yet|anymore)\b",
-                               action, re.I):
+    if not action or re.search(
+        r"\b(?:here|there|this|that|these|those|now|yet|anymore)\b", action, re.I
+    ):
         return None
     if negated:
         return ("preference", f"Don't {action}", False)
@@ -1674,9 +2273,9 @@ def _labelled(body: str, corrected: bool) -> tuple[str, str, bool] | None:
     "Before you commit: ..."), with "from now on" anywhere in it, or stated about the project
     ("tests must never call the real API")."""
     label = None
-    remember = _REMEMBER.match(body)            # "remember that all changes have to go through CI"
+    remember = _REMEMBER.match(body)  # "remember that all changes have to go through CI"
     if remember:
-        label, body = "remember", body[remember.end():]
+        label, body = "remember", body[remember.end() :]
     m = _LABEL.match(body) if not remember else None
     if m and len(_words_of(m.group(1))) <= 9:
         label, body = m.group(1).strip(), m.group(2).strip()
@@ -1687,11 +2286,22 @@ def _labelled(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         body = _FROM_NOW_ANY.sub("", body).strip(" ,")
     if not (label or timeless or _MODAL_RULE.search(body) or _IN_PROJECT.match(body)):
         return None
-    kind = "correction" if corrected else "decision" if decided or timeless and not ruled else "rule"
-    found = _classify(body, corrected) or _classify(_DASH_CLAUSE.split(body, 1)[0], corrected) \
-        if label or timeless else None
-    lesson = found[1] if found else _decision_body(body) or _stated(
-        body, decided or timeless, decided or ruled or timeless or bool(_IN_PROJECT.match(body)))
+    kind = (
+        "correction" if corrected else "decision" if decided or timeless and not ruled else "rule"
+    )
+    found = (
+        _classify(body, corrected) or _classify(_DASH_CLAUSE.split(body, 1)[0], corrected)
+        if label or timeless
+        else None
+    )
+    lesson = (
+        found[1]
+        if found
+        else _decision_body(body)
+        or _stated(
+            body, decided or timeless, decided or ruled or timeless or bool(_IN_PROJECT.match(body))
+        )
+    )
     if not lesson:
         return None
     if label and (_STEP_LABEL.match(label) or _SCOPE_LABEL.search(label)):
@@ -1700,7 +2310,7 @@ def _labelled(body: str, corrected: bool) -> tuple[str, str, bool] | None:
         lesson = f"{lead[0].upper()}{lead[1:]}, {lesson[0].lower()}{lesson[1:]}"
     elif not (label and (decided or ruled) or timeless or found):
         if not (_MODAL_RULE.search(body) or _IN_PROJECT.match(body) and _ALWAYS_NEVER.search(body)):
-            return None                       # (a bare label, "Next up: ...": no rule in it)
+            return None  # (a bare label, "Next up: ...": no rule in it)
     return kind, lesson, False
 
 
@@ -1713,19 +2323,25 @@ def _stated(body: str, decided: bool, signalled: bool) -> str | None:
     too; None when it is no statement about a thing (a pronoun for subject) or, unless
     ``signalled`` (a label, "from now on", "in this repo"), about the thing at hand."""
     if not _STATEMENT.match(body) or _words_of(body)[0].lower() in PRONOUN_ONLY | {
-            "i", "you", "he", "she", "they", "we"}:
+        "i",
+        "you",
+        "he",
+        "she",
+        "they",
+        "we",
+    }:
         return None
     if not (decided or signalled or _MODAL_RULE.search(body) or _ALWAYS_NEVER.search(body)):
         return None
     if not signalled and _words_of(body)[0].lower() in _DETERMINERS:
-        return None                           # "the function should always return a list": the
+        return None  # "the function should always return a list": the
     #                                           thing at hand, not a rule
     first, *rest = _DASH_CLAUSE.split(body, 1)
     return body if rest and _imperative(_DO_PREFIX.sub("", rest[0])) else first
 
 
 def _rather_lesson(negated: str | None, action: str, other: str | None) -> str | None:
-    """"I'd rather you use pathlib than os.path" → "Use pathlib instead of os.path"."""
+    """ "I'd rather you use pathlib than os.path" → "Use pathlib instead of os.path"."""
     action = _imperative(action) or ""
     if not action or _TASK_BOUND.search(action) or other and not _object_ok(other):
         return None
@@ -1743,7 +2359,7 @@ def _instructions_only(lesson: str) -> str:
     only in maps; twilio token T; jwt J" only the first clause is a rule ("...; write raw SQL"
     stays), and in "seed everything with 42 — splits, CV — I need runs reproducible" the reason
     goes."""
-    parts = re.split(r"(;|\s+[\u2014\u2013]\s+|\s+-\s+)", lesson)   # clause, separator, ...
+    parts = re.split(r"(;|\s+[\u2014\u2013]\s+|\s+-\s+)", lesson)  # clause, separator, ...
     kept = parts[0]
     for separator, clause in zip(parts[1::2], parts[2::2]):
         if not _imperative(_DO_PREFIX.sub("", clause.strip())):
@@ -1773,19 +2389,36 @@ def _facts(body: str, saved: list[str]) -> list[str]:
 _NOT_SUPPORTED = _lazy(
     r"^(?:i\s+(?:just\s+|only\s+)?(?:found out|realized|realised|learned|noticed|discovered)\s+"
     r"(?:now\s+)?(?:that\s+)?)?(.{2,60}?)\s+(?:is|are)(?:\s+not|n't)\s+supported\s+(?:by|in|on)\s+"
-    r"([\w.+-]+(?:\s[A-Z0-9][\w.+-]*)?)[\s:;,(!.\\]*$", re.I)
-_INSTEAD = _lazy(r"\b(?:rewrit|chang|switch|convert|port|mov|migrat|replac)\w*\s+(?:this|it|that|them|"
-                 r"these)\s+(?:to|with|so it uses)\s+(?:use\s+)?(.{3,60}?)[?.!]*$", re.I)
+    r"([\w.+-]+(?:\s[A-Z0-9][\w.+-]*)?)[\s:;,(!.\\]*$",
+    re.I,
+)
+_INSTEAD = _lazy(
+    r"\b(?:rewrit|chang|switch|convert|port|mov|migrat|replac)\w*\s+(?:this|it|that|them|"
+    r"these)\s+(?:to|with|so it uses)\s+(?:use\s+)?(.{3,60}?)[?.!]*$",
+    re.I,
+)
 _KEEP_GETTING = _lazy(
     r"^(?:i|we)\s+keep\s+(?:getting|hitting|seeing|running into)\s+(.{0,40}?\b(?:errors?|failures?|"
     r"warnings?|exceptions?|crash(?:es)?|timeouts?|panics?))\s+(?:when|whenever)\s+"
-    r"(.{5,}?)(?:\s*[\u2014\u2013-]+\s*(?:how|what|why|can|could|is there)\b.*)?[?.!]*$", re.I | re.S)
+    r"(.{5,}?)(?:\s*[\u2014\u2013-]+\s*(?:how|what|why|can|could|is there)\b.*)?[?.!]*$",
+    re.I | re.S,
+)
 _YOU_DESTROYED = _lazy(
     r"^you\s+(?:just\s+|really\s+)?(deleted|removed|wiped|erased|overwrote|nuked|dropped)\s+"
     r"(?:all\s+)?(?:my|our)\s+"
-    r"([^\s?!.,]+(?:\s[^\s?!.,]+)?)\s*[?!.]*$", re.I)
-_BASE_VERB = {"deleted": "delete", "removed": "remove", "wiped": "wipe", "erased": "erase",
-              "overwrote": "overwrite", "nuked": "delete", "nuke": "delete", "dropped": "drop"}
+    r"([^\s?!.,]+(?:\s[^\s?!.,]+)?)\s*[?!.]*$",
+    re.I,
+)
+_BASE_VERB = {
+    "deleted": "delete",
+    "removed": "remove",
+    "wiped": "wipe",
+    "erased": "erase",
+    "overwrote": "overwrite",
+    "nuked": "delete",
+    "nuke": "delete",
+    "dropped": "drop",
+}
 _PARENTHESES = _lazy(r"\s*\([^()]*\)")
 _RELATIVE_END = _lazy(r"\s+(?:that|which|who)\s+[^,;]*$")
 
@@ -1804,15 +2437,19 @@ def _constraint(sentence: str, following: list[str], saved: list[str]) -> str:
         for later in [f for f in following if _words_of(f)][:3]:
             instead = _INSTEAD.search(later.strip())
             if instead:
-                return _finish(f"{where} does not support it: use {instead.group(1)} instead",
-                               saved)
+                return _finish(
+                    f"{where} does not support it: use {instead.group(1)} instead", saved
+                )
         return ""
     m = _YOU_DESTROYED.match(body)
-    if m:   # the user finding their work destroyed: a rule for every later session
+    if m:  # the user finding their work destroyed: a rule for every later session
         verb = _BASE_VERB.get(m.group(1).lower(), m.group(1).lower())
         what = _unmask(m.group(2), saved)
-        if what.lower() in PRONOUN_ONLY or _words_of(what) and _words_of(what)[0].lower() in (
-                "whole", "entire"):
+        if (
+            what.lower() in PRONOUN_ONLY
+            or _words_of(what)
+            and _words_of(what)[0].lower() in ("whole", "entire")
+        ):
             what = what if what.lower() not in PRONOUN_ONLY else ""
         if not what:
             return ""
@@ -1822,7 +2459,7 @@ def _constraint(sentence: str, following: list[str], saved: list[str]) -> str:
     if m:
         what, when = m.group(1).strip(), m.group(2).strip(" ,;")
         lesson = f"{what} happen{'' if what.lower().endswith('s') else 's'} when {when}"
-        for shorter in (_PARENTHESES, _RELATIVE_END):   # the condition's core, not a cut
+        for shorter in (_PARENTHESES, _RELATIVE_END):  # the condition's core, not a cut
             if len(_unmask(lesson, saved)) > LESSON_MAX:
                 lesson = shorter.sub("", lesson)
         return _finish(lesson, saved)
@@ -1866,22 +2503,32 @@ def _prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
     masked, saved = _mask(text)
     out: list[Feedback] = []
     seen: set[tuple[str, str]] = set()
-    pending: str | None = None   # a bare "that's wrong" waiting for the instruction after it
+    pending: str | None = None  # a bare "that's wrong" waiting for the instruction after it
 
     def emit(kind: str, lesson: str, sentence: str, user_scope: bool) -> None:
         key = (kind, lesson.lower())
         if key in seen:
             return
         seen.add(key)
-        out.append(Feedback(kind=kind, lesson=lesson, user_scope=user_scope,
-                            text=_cap(_unmask(sentence, saved).strip(), TEXT_MAX)))
+        out.append(
+            Feedback(
+                kind=kind,
+                lesson=lesson,
+                user_scope=user_scope,
+                text=_cap(_unmask(sentence, saved).strip(), TEXT_MAX),
+            )
+        )
 
     sentences = _sentences(masked)
     for n, sentence in enumerate(sentences):
-        constraint = _constraint(sentence, sentences[n + 1:], saved)
+        constraint = _constraint(sentence, sentences[n + 1 :], saved)
         if constraint and len(_words_of(constraint)) >= 4:
-            emit("correction" if constraint.startswith("Never ") else "fact", constraint,
-                 sentence, False)
+            emit(
+                "correction" if constraint.startswith("Never ") else "fact",
+                constraint,
+                sentence,
+                False,
+            )
             continue
         if not sentence.strip().endswith("?"):
             for fact in _facts(_SAID_SO.sub("", sentence.strip().rstrip(" .!;:")), saved):
@@ -1911,47 +2558,61 @@ def _prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
     return out
 
 
-def _sentence_feedback(sentence: str, saved: list[str],
-                       after_correction: bool) -> tuple[str, str, bool] | None:
+def _sentence_feedback(
+    sentence: str, saved: list[str], after_correction: bool
+) -> tuple[str, str, bool] | None:
     s = sentence.strip()
-    broken = _STILL_BROKEN.match(_LEAD.sub("", s))   # (a question may follow the report)
+    broken = _STILL_BROKEN.match(_LEAD.sub("", s))  # (a question may follow the report)
     if broken and not _QUESTION_START.match(_LEAD.sub("", s)):
         subject = broken.group(1).strip()
         words = _words_of(_PLACEHOLDER.sub("x", subject))
-        if words and words[0].lower() not in PRONOUN_ONLY | {"i", "you", "he", "she", "we",
-                                                              "they"} and len(words) >= 2:
-            return ("fact", _finish(f"Open problem: {subject} still does not work", saved),
-                    False)
+        if (
+            words
+            and words[0].lower() not in PRONOUN_ONLY | {"i", "you", "he", "she", "we", "they"}
+            and len(words) >= 2
+        ):
+            return ("fact", _finish(f"Open problem: {subject} still does not work", saved), False)
     if not s or s.endswith("?") or _QUESTION_START.match(s):
         return None
     revised = _REVISED.search(s.rstrip(" .!;:\\"))
-    if revised and len(_words_of(_PLACEHOLDER.sub("x", revised.group(2)))) >= 4 and not \
-            _HEDGE.match(revised.group(2)) and not _QUESTION_START.match(revised.group(2)):
+    if (
+        revised
+        and len(_words_of(_PLACEHOLDER.sub("x", revised.group(2)))) >= 4
+        and not _HEDGE.match(revised.group(2))
+        and not _QUESTION_START.match(revised.group(2))
+    ):
         lesson = _finish(revised.group(2).strip(), saved)
         if lesson:
             return "decision", lesson, False
     if not _words_of(_PLACEHOLDER.sub("", s)):
         return None  # nothing but quoted or code text
-    body = _SAID_SO.sub("", s.rstrip(" .!;:")).rstrip(" .!;:")   # "... — decided."
-    assent = _ASSENT.match(body)     # "ok, fine, let's do vite": the choice after the yes
-    if assent and len(_words_of(body[assent.end():])) >= 2:
-        body = body[assent.end():]
+    body = _SAID_SO.sub("", s.rstrip(" .!;:")).rstrip(" .!;:")  # "... — decided."
+    assent = _ASSENT.match(body)  # "ok, fine, let's do vite": the choice after the yes
+    if assent and len(_words_of(body[assent.end() :])) >= 2:
+        body = body[assent.end() :]
     words = _words_of(_PLACEHOLDER.sub("x", body))
-    if 0 < len(words) <= 12 and _CONFIRM.match(body) and not _NEGATION.search(
-            _PLACEHOLDER.sub("", body)):
+    if (
+        0 < len(words) <= 12
+        and _CONFIRM.match(body)
+        and not _NEGATION.search(_PLACEHOLDER.sub("", body))
+    ):
         return ("confirmation", "", False)
     body = _LEAD.sub("", body)
     corrected = after_correction
     m = _MARKER.match(body)
     if m:
         corrected = True
-        body = _LEAD.sub("", body[m.end():])
+        body = _LEAD.sub("", body[m.end() :])
         if not body.strip():
-            strong = re.search(r"wrong|incorrect|not (?:right|correct|what)|misunderstood|broke|"
-                               r"not like that|not quite|not it", m.group(0), re.I)
+            strong = re.search(
+                r"wrong|incorrect|not (?:right|correct|what)|misunderstood|broke|"
+                r"not like that|not quite|not it",
+                m.group(0),
+                re.I,
+            )
             return ("correction", "", False) if strong else None
-    done = _UNTIL_DONE.match(body)   # ("until" otherwise marks a one-off)
-    if done and len(_words_of(done.group(1))) >= 5:   # not "until it works"
+    done = _UNTIL_DONE.match(body)  # ("until" otherwise marks a one-off)
+    if done and len(_words_of(done.group(1))) >= 5:  # not "until it works"
         lesson = _finish(f"The work is done only when {done.group(1).strip()}", saved)
         return ("rule", lesson, False) if lesson else None
     if not body or _HEDGE.match(body) and not _WHENEVER.match(body) or _ONE_OFF.search(body):
@@ -1974,33 +2635,69 @@ def _sentence_feedback(sentence: str, saved: list[str],
 # prompt check
 
 _INTENTS = [
-    ("test", r"\b(?:write|add|create|generate|run|rerun|re-run|fix)\s+(?:(?:a|an|the|some|more|unit|"
-             r"integration|e2e|failing|missing)\s+){0,3}tests?\b|\btest coverage\b|\bunit tests?\b|"
-             r"\bcoverage\b|\bpytest\b|\bjest\b|\bvitest\b|\btest suite\b|\bspecs?\b"),
-    ("review", r"\breview\b|\blook over\b|\bcode review\b|\baudit\b|\bcritique\b|\bfeedback on\b|"
-               r"\bcheck (?:my|this|the) (?:code|pr|diff|changes|implementation)\b|\bsanity[- ]check\b"),
-    ("refactor", r"\brefactor\w*|\bclean(?:\s|-)?up\b|\brestructur\w+|\brename\b|\bsimplif\w+|"
-                 r"\breorgani[sz]\w+|\bextract\b|\btidy\b|\bdeduplicate\b|\bdry up\b|\bmodulari[sz]e\b"),
-    ("fix", r"\bfix\w*|\bbugs?\b|\bbroken\b|\berrors?\b|\bfail\w*|\bcrash\w*|\bdoesn'?t work\b|"
-            r"\bnot working\b|\bdebug\w*|\brepair\b|\bresolve\b|\bexception\b|\btraceback\b|\bissue\b"),
-    ("explain", r"\bexplain\w*|\bwhat (?:does|is|are|do)\b|\bhow (?:does|do|is|can|would)\b|"
-                r"\bwhy (?:does|do|is|are|did)\b|\bunderstand\b|\bwalk me through\b|\bdescribe\b|"
-                r"\btell me (?:about|how|why|what)\b|\bwhat's\b"),
-    ("build", r"\badd\b|\bcreate\b|\bimplement\w*|\bbuild\b|\bwrite\b|\bgenerate\b|\bscaffold\b|"
-              r"\bset ?up\b|\bnew (?:feature|endpoint|page|component|command)\b|\bsupport for\b|"
-              r"\bmake (?:a|an|the|new)\b|\bintegrate\b"),
+    (
+        "test",
+        r"\b(?:write|add|create|generate|run|rerun|re-run|fix)\s+(?:(?:a|an|the|some|more|unit|"
+        r"integration|e2e|failing|missing)\s+){0,3}tests?\b|\btest coverage\b|\bunit tests?\b|"
+        r"\bcoverage\b|\bpytest\b|\bjest\b|\bvitest\b|\btest suite\b|\bspecs?\b",
+    ),
+    (
+        "review",
+        r"\breview\b|\blook over\b|\bcode review\b|\baudit\b|\bcritique\b|\bfeedback on\b|"
+        r"\bcheck (?:my|this|the) (?:code|pr|diff|changes|implementation)\b|\bsanity[- ]check\b",
+    ),
+    (
+        "refactor",
+        r"\brefactor\w*|\bclean(?:\s|-)?up\b|\brestructur\w+|\brename\b|\bsimplif\w+|"
+        r"\breorgani[sz]\w+|\bextract\b|\btidy\b|\bdeduplicate\b|\bdry up\b|\bmodulari[sz]e\b",
+    ),
+    (
+        "fix",
+        r"\bfix\w*|\bbugs?\b|\bbroken\b|\berrors?\b|\bfail\w*|\bcrash\w*|\bdoesn'?t work\b|"
+        r"\bnot working\b|\bdebug\w*|\brepair\b|\bresolve\b|\bexception\b|\btraceback\b|\bissue\b",
+    ),
+    (
+        "explain",
+        r"\bexplain\w*|\bwhat (?:does|is|are|do)\b|\bhow (?:does|do|is|can|would)\b|"
+        r"\bwhy (?:does|do|is|are|did)\b|\bunderstand\b|\bwalk me through\b|\bdescribe\b|"
+        r"\btell me (?:about|how|why|what)\b|\bwhat's\b",
+    ),
+    (
+        "build",
+        r"\badd\b|\bcreate\b|\bimplement\w*|\bbuild\b|\bwrite\b|\bgenerate\b|\bscaffold\b|"
+        r"\bset ?up\b|\bnew (?:feature|endpoint|page|component|command)\b|\bsupport for\b|"
+        r"\bmake (?:a|an|the|new)\b|\bintegrate\b",
+    ),
 ]
 _INTENT_RES = [(name, _lazy(p, re.I)) for name, p in _INTENTS]
 _ORDER = {name: i for i, (name, _) in enumerate(_INTENTS)}
 _VAGUE = [
-    ("make it better", _lazy(r"\b(?:make|get) (?:it|this|that|things) (?:better|nicer|cleaner|"
-                                  r"good|great|faster|work|right|prettier)\b|\bimprove (?:it|this|that|"
-                                  r"things)\b(?!\s+by)", re.I)),
+    (
+        "make it better",
+        _lazy(
+            r"\b(?:make|get) (?:it|this|that|things) (?:better|nicer|cleaner|"
+            r"good|great|faster|work|right|prettier)\b|\bimprove (?:it|this|that|"
+            r"things)\b(?!\s+by)",
+            re.I,
+        ),
+    ),
     ("fix it", _lazy(r"\bfix (?:it|this|that|things|everything|stuff)\b", re.I)),
-    ("doesn't work", _lazy(r"\b(?:it|this|that)\s+(?:doesn'?t|does not|isn'?t|is not)\s+"
-                                r"work(?:ing)?\b|\bnot working\b|\b(?:it'?s|is) broken\b", re.I)),
-    ("etc", _lazy(r"\betc\b\.?|\band so on\b|\band so forth\b|\bor whatever\b|"
-                       r"\bstuff like that\b|\band stuff\b", re.I)),
+    (
+        "doesn't work",
+        _lazy(
+            r"\b(?:it|this|that)\s+(?:doesn'?t|does not|isn'?t|is not)\s+"
+            r"work(?:ing)?\b|\bnot working\b|\b(?:it'?s|is) broken\b",
+            re.I,
+        ),
+    ),
+    (
+        "etc",
+        _lazy(
+            r"\betc\b\.?|\band so on\b|\band so forth\b|\bor whatever\b|"
+            r"\bstuff like that\b|\band stuff\b",
+            re.I,
+        ),
+    ),
     ("somehow", _lazy(r"\bsomehow\b", re.I)),
     ("something", _lazy(r"\bsomething\b|\bsome kind of\b|\bsomewhere\b", re.I)),
 ]
@@ -2008,9 +2705,13 @@ _DETAIL = _lazy(
     r"`|\"|'[^'\s]+'|\w+\.\w{1,5}\b|[\w-]+/[\w./-]+|\b\w+(?:Error|Exception)\b|\b[a-z]+_[a-z_]+\b|"
     r"\b[a-z]+[A-Z]\w+\b|\b\d{2,}\b|(?i:\b(?:line|test|function|method|class|file|endpoint|page|"
     r"button|module|command|error|exception|traceback|message|returns?|shows?|says|expected|"
-    r"instead|when|after|because)\b)")
-_SHORT_OK = _lazy(r"^(?:/\S+.*|y|n|yes|no|ok|okay|sure|continue|go ahead|go on|proceed|"
-                       r"thanks|thank you|commit|push|lgtm|stop|undo|retry|done|next)[\s.!]*$", re.I)
+    r"instead|when|after|because)\b)"
+)
+_SHORT_OK = _lazy(
+    r"^(?:/\S+.*|y|n|yes|no|ok|okay|sure|continue|go ahead|go on|proceed|"
+    r"thanks|thank you|commit|push|lgtm|stop|undo|retry|done|next)[\s.!]*$",
+    re.I,
+)
 
 
 def prompt_check(prompt: str) -> dict:
@@ -2039,8 +2740,11 @@ def _prompt_check(prompt: str) -> dict:
                 best = (key, name)
     if best is not None:
         intent = best[1]
-    elif text.rstrip().endswith("?") or _QUESTION_START.match(text) or re.match(
-            r"^(?:can|could)\b", text, re.I):
+    elif (
+        text.rstrip().endswith("?")
+        or _QUESTION_START.match(text)
+        or re.match(r"^(?:can|could)\b", text, re.I)
+    ):
         intent = "question"
     else:
         intent = "other"
@@ -2051,7 +2755,7 @@ def _prompt_check(prompt: str) -> dict:
         if not m:
             continue
         if label in ("fix it", "doesn't work", "make it better"):
-            rest = text[:m.start()] + " " + text[m.end():]
+            rest = text[: m.start()] + " " + text[m.end() :]
             if _DETAIL.search(rest) and len(_words_of(rest)) > 3:
                 continue
         vague.append(label)

@@ -29,27 +29,53 @@ import bisect
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 from ..safety.redact import redact, redact_obj
 from . import events
-from .signals import (AUX, PRONOUN_ONLY, VERBS, ErrorSignal, Feedback, block_text, tool_kind,
-                      command_core, command_head, command_heads, command_key, normalize_error,
-                      only_inspects, prompt_feedback, steps_before, subject_of, tool_errors)
+from .signals import (
+    AUX,
+    PRONOUN_ONLY,
+    VERBS,
+    ErrorSignal,
+    Feedback,
+    block_text,
+    command_core,
+    command_head,
+    command_heads,
+    command_key,
+    normalize_error,
+    only_inspects,
+    prompt_feedback,
+    steps_before,
+    subject_of,
+    tool_errors,
+    tool_kind,
+)
 
-__all__ = ["AgentText", "Correction", "ErrorFix", "HookRun", "Said", "ToolCall", "Transcript",
-           "UserMessage", "read"]
+__all__ = [
+    "AgentText",
+    "Correction",
+    "ErrorFix",
+    "HookRun",
+    "Said",
+    "ToolCall",
+    "Transcript",
+    "UserMessage",
+    "read",
+]
 
 RESULT_MAX = 2000
-TEXT_MAX = 300            # a rejection's reason, an answer, a question
-AGENT_TEXT_MAX = 8000     # one text block of the agent (its answers, summaries, findings)
+TEXT_MAX = 300  # a rejection's reason, an answer, a question
+AGENT_TEXT_MAX = 8000  # one text block of the agent (its answers, summaries, findings)
 PROMPT_MAX = 10_000
 INPUT_STR_MAX = 2000
-_MARGIN = 4096            # extra characters kept before redaction, so a cut never hides a secret
+_MARGIN = 4096  # extra characters kept before redaction, so a cut never hides a secret
 _CHUNK = 1 << 20
 _LESSON_MAX = 120
-_SHOWN_MIN = 40           # characters of the error line a lesson keeps, at least
+_SHOWN_MIN = 40  # characters of the error line a lesson keeps, at least
 
 
 @dataclass
@@ -64,10 +90,10 @@ class ToolCall:
     timestamp: str
     sidechain: bool
     index: int
-    chain: str = ""           # "" for the main chain, else the sidechain's id
-    completed: bool = False   # a tool_result came back for this call
-    rejected: bool = False    # the user refused the call (neither a failure nor a success)
-    echoed: str = ""          # a task runner's success: the first lines it printed (RECIPE_RUNNERS)
+    chain: str = ""  # "" for the main chain, else the sidechain's id
+    completed: bool = False  # a tool_result came back for this call
+    rejected: bool = False  # the user refused the call (neither a failure nor a success)
+    echoed: str = ""  # a task runner's success: the first lines it printed (RECIPE_RUNNERS)
 
 
 @dataclass
@@ -85,6 +111,7 @@ class Said:
     (``kind`` "rejection"; ``about`` the refused call's subject) or an answer to the agent's
     ``AskUserQuestion`` (``kind`` "answer"; ``about`` the question, ``header`` its short label,
     ``detail`` the chosen option's description)."""
+
     kind: str
     text: str
     about: str
@@ -92,13 +119,14 @@ class Said:
     sidechain: bool
     header: str = ""
     detail: str = ""
-    call: "ToolCall | None" = None  # the refused or asking call
+    call: ToolCall | None = None  # the refused or asking call
 
 
 @dataclass
 class AgentText:
     """A text block the agent wrote (redacted, capped): what it says it found, concluded or
     advises. ``index`` orders it among the calls and prompts."""
+
     text: str
     index: int
     sidechain: bool
@@ -109,11 +137,12 @@ class AgentText:
 class HookRun:
     """One run of a project hook: ``event`` as Claude Code names it ("PostToolUse:Edit",
     "Stop"), the hook's ``command``, and ``feedback`` when it blocked the agent (its reason)."""
+
     event: str
     command: str
     feedback: str = ""
-    blocked: "ToolCall | None" = None   # the call a PreToolUse hook refused
-    index: int = -1                     # where it stands among the calls and prompts
+    blocked: ToolCall | None = None  # the call a PreToolUse hook refused
+    index: int = -1  # where it stands among the calls and prompts
 
 
 @dataclass
@@ -123,7 +152,7 @@ class Correction:
 
 
 def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:max(1, limit - 1)].rstrip() + "\u2026"
+    return text if len(text) <= limit else text[: max(1, limit - 1)].rstrip() + "\u2026"
 
 
 def _base(path: str) -> str:
@@ -169,8 +198,10 @@ def _error_key(call: ToolCall) -> str:
     return call.errors[0].normalized if call.errors else normalize_error(_error_line(call))
 
 
-_EXC_TYPE = re.compile(r"^(?:[\w.]*(?:Error|Exception|Warning)|error|fatal|ERROR|FATAL)"
-                       r"(?:\[[\w-]+\])?:\s+(?=\S)")
+_EXC_TYPE = re.compile(
+    r"^(?:[\w.]*(?:Error|Exception|Warning)|error|fatal|ERROR|FATAL)"
+    r"(?:\[[\w-]+\])?:\s+(?=\S)"
+)
 
 
 def _readable(line: str, limit: int) -> str:
@@ -186,7 +217,7 @@ def _readable(line: str, limit: int) -> str:
 @dataclass
 class ErrorFix:
     error: ToolCall
-    fix: ToolCall             # the later success of the same kind of call
+    fix: ToolCall  # the later success of the same kind of call
     normalized: str
     between: list[ToolCall] = field(default_factory=list)  # same-chain calls in between
     # every failure of the same kind since that kind's previous success, in order (``error``
@@ -195,7 +226,7 @@ class ErrorFix:
 
     @property
     def lesson(self) -> str:
-        """"When `pytest` fails with `<error line>`, <what fixed it>" (at most 120 characters).
+        """ "When `pytest` fails with `<error line>`, <what fixed it>" (at most 120 characters).
 
         The error is shown as reported (``normalized`` is only the key), and failures of one
         error ended by one success get the same lesson, so it is stored once."""
@@ -210,7 +241,7 @@ class ErrorFix:
         head = f"When {what} fails with `"
         tail = f"`, {self._remedy(family)[0]}"
         budget = _LESSON_MAX - len(head) - len(tail)
-        if budget < _SHOWN_MIN:   # a long fix command gives way, so the error stays readable
+        if budget < _SHOWN_MIN:  # a long fix command gives way, so the error stays readable
             tail = f"`, {self._remedy(family, max(20, 50 - (_SHOWN_MIN - budget)))[0]}"
             budget = _LESSON_MAX - len(head) - len(tail)
         shown = _readable(_error_line(first), max(8, budget)) or "an error"
@@ -235,8 +266,14 @@ class ErrorFix:
         # what happened after this error's last failure: earlier steps did not fix it
         window = [c for c in self.between if c.index > last.index]
         if family == "bash":
-            ran = [c for c in window if tool_kind(c.name) == "bash" and not c.is_error
-                   and _command_of(c).strip() and not only_inspects(_command_of(c))]
+            ran = [
+                c
+                for c in window
+                if tool_kind(c.name) == "bash"
+                and not c.is_error
+                and _command_of(c).strip()
+                and not only_inspects(_command_of(c))
+            ]
             edited = self._edited(window)
             key = command_key(_command_of(fix))
             tried = any(command_key(_command_of(c)) == key for c in self.attempts or [last])
@@ -250,7 +287,7 @@ class ErrorFix:
             if tried:
                 return "rerunning it worked", None
             first = steps_before(_command_of(fix), _pair_key(last)[1])
-            if first:                           # "terraform init && terraform plan" worked
+            if first:  # "terraform init && terraform plan" worked
                 return f"run `{_short(first, room)}` first", fix
             # leading `cd`/`export` steps are noise, unless they are what changed
             same_core = command_core(fix.subject) == command_core(last.subject)
@@ -263,8 +300,11 @@ class ErrorFix:
                 return "re-read the file, then edit again", None
             return "re-read the file and match its text exactly", None
         if _file_of(last):
-            return (f"retry as `{_short(fix.subject, room)}`", fix) if fix.subject != last.subject \
+            return (
+                (f"retry as `{_short(fix.subject, room)}`", fix)
+                if fix.subject != last.subject
                 else ("retrying it worked", None)
+            )
         if fix.subject and fix.subject != last.subject:
             return f"use `{_short(fix.subject, room)}`", fix
         return "retrying it worked", None
@@ -309,8 +349,8 @@ class Transcript:
             key = (call.chain, _pair_key(call))
             keys.append(key)
             by_key.setdefault(key, []).append(i)
-            if key[1][0] == "bash" and _succeeded(call):   # "terraform init && terraform plan"
-                for head in command_heads(_command_of(call))[1:]:   # succeeds as a plan too
+            if key[1][0] == "bash" and _succeeded(call):  # "terraform init && terraform plan"
+                for head in command_heads(_command_of(call))[1:]:  # succeeds as a plan too
                     by_key.setdefault((call.chain, ("bash", head)), []).append(i)
         out = []
         for i, err in enumerate(self.calls):
@@ -321,17 +361,33 @@ class Transcript:
             # (a command that only looks, as "migrate ... version" after "migrate ... up" failed,
             # is no success of the failed one)
             changes = keys[i][1][0] == "bash" and not only_inspects(_command_of(err))
-            j = next((j for j in positions[k:] if _succeeded(self.calls[j]) and not (
-                changes and only_inspects(_command_of(self.calls[j])))), None)
+            j = next(
+                (
+                    j
+                    for j in positions[k:]
+                    if _succeeded(self.calls[j])
+                    and not (changes and only_inspects(_command_of(self.calls[j])))
+                ),
+                None,
+            )
             if j is None:
                 continue
             before = bisect.bisect_left(positions, i)
             while before > 0 and not _succeeded(self.calls[positions[before - 1]]):
                 before -= 1
-            attempts = [self.calls[p] for p in positions[before:] if p < j and _failed(self.calls[p])]
-            between = [c for c in self.calls[i + 1:j] if c.chain == err.chain and c.completed]
-            out.append(ErrorFix(error=err, fix=self.calls[j], normalized=_error_key(err),
-                                between=between, attempts=attempts))
+            attempts = [
+                self.calls[p] for p in positions[before:] if p < j and _failed(self.calls[p])
+            ]
+            between = [c for c in self.calls[i + 1 : j] if c.chain == err.chain and c.completed]
+            out.append(
+                ErrorFix(
+                    error=err,
+                    fix=self.calls[j],
+                    normalized=_error_key(err),
+                    between=between,
+                    attempts=attempts,
+                )
+            )
         return out
 
     def permission_refusals(self) -> list[tuple[str, ToolCall]]:
@@ -362,11 +418,14 @@ class Transcript:
             for fb in prompt_feedback(prompt.text):
                 if fb.kind != "correction":
                     continue
-                turn = main_calls[bisect.bisect_right(indexes, previous):
-                                  bisect.bisect_left(indexes, prompt.index)]
+                turn = main_calls[
+                    bisect.bisect_right(indexes, previous) : bisect.bisect_left(
+                        indexes, prompt.index
+                    )
+                ]
                 out.append(Correction(feedback=fb, corrected=_about(fb, turn)))
             previous = prompt.index
-        for said in self.said:   # a refusal's reason corrects the refused call
+        for said in self.said:  # a refusal's reason corrects the refused call
             if said.kind == "rejection" and not said.sidechain:
                 for fb in prompt_feedback(said.text, corrected=True):
                     if fb.kind == "correction" or fb.lesson:
@@ -375,17 +434,26 @@ class Transcript:
 
 
 # words that relate nothing: instruction verbs, pronouns, and what any correction says
-_PLAIN = VERBS | AUX | PRONOUN_ONLY | frozenset("""
+_PLAIN = (
+    VERBS
+    | AUX
+    | PRONOUN_ONLY
+    | frozenset(
+        """
 the and not don't dont didn't instead always never wrong that's it's right correct actually
 please with for from into onto than rather prefer like just only also all any some each every
 your you our we they their there here when then what which why how way should would could must
 need needs want said told asked meant mean file files code repo project thing again more less
 too very much many yes sure okay redacted
-""".split())
+""".split()
+    )
+)
 # a correction in these words is about how code is written: the latest edit
-_STYLE = frozenset("""tab space indentation indent quote semicolon comma naming camelcase
+_STYLE = frozenset(
+    """tab space indentation indent quote semicolon comma naming camelcase
 snake_case kebab-case docstring comment type hint annotation formatting whitespace brace
-bracket newline""".split())
+bracket newline""".split()
+)
 _TERM = re.compile(r"[a-z0-9][a-z0-9_+-]*[a-z0-9]")
 
 
@@ -424,6 +492,7 @@ def _about(fb: Feedback, turn: list[ToolCall]) -> ToolCall | None:
 
 # ===========================================================================================
 # reading
+
 
 def read_lines(f: BinaryIO, max_len: int) -> Iterator[bytes | None]:
     """Lines of a binary stream; None for a line longer than ``max_len`` (never held whole)."""
@@ -468,7 +537,7 @@ ECHO_MAX = 300
 
 
 def _clean(text: str, limit: int) -> str:
-    text = redact(text[:limit + _MARGIN])
+    text = redact(text[: limit + _MARGIN])
     return text[:limit]
 
 
@@ -489,8 +558,10 @@ def _cut(value: object, limit: int, key_limit: int, depth: int = 0) -> object:
     if depth >= 6:
         return "[...]"
     if isinstance(value, dict):
-        return {str(k)[:key_limit]: _cut(v, limit, key_limit, depth + 1)
-                for k, v in list(value.items())[:50]}
+        return {
+            str(k)[:key_limit]: _cut(v, limit, key_limit, depth + 1)
+            for k, v in list(value.items())[:50]
+        }
     if isinstance(value, (list, tuple)):
         return [_cut(v, limit, key_limit, depth + 1) for v in list(value)[:50]]
     return str(value)[:limit]
@@ -499,10 +570,13 @@ def _cut(value: object, limit: int, key_limit: int, depth: int = 0) -> object:
 _BASH_INPUT = re.compile(r"^<bash-input>(.{1,2000}?)</bash-input>", re.S)
 _USER_SAID = ("The user provided the following reason for the rejection:", "the user said:")
 _ANSWER = re.compile(r'"((?:[^"\\]|\\.)+?)"="((?:[^"\\]|\\.)*?)"')
-_PERMISSION = re.compile(r"^(?:Error: )?(?:(This (?:Bash )?command (?:contains multiple operations"
-                         r"\. The following parts? )?requires? approval)|(Claude requested "
-                         r"permissions to \w+.{0,200}?but you haven't granted it yet)|"
-                         r"(\w+ in '[^']{1,200}' was blocked\. For security))", re.S)
+_PERMISSION = re.compile(
+    r"^(?:Error: )?(?:(This (?:Bash )?command (?:contains multiple operations"
+    r"\. The following parts? )?requires? approval)|(Claude requested "
+    r"permissions to \w+.{0,200}?but you haven't granted it yet)|"
+    r"(\w+ in '[^']{1,200}' was blocked\. For security))",
+    re.S,
+)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # "PostToolUse:Edit [uv run ruff format] completed successfully: 1 file reformatted"
 _HOOK_RAN = re.compile(r"^([A-Z]\w+(?::[^\s\[]+)?) \[(.+?)\] completed successfully\b", re.S)
@@ -521,7 +595,7 @@ class _Reader:
         self.said: list[Said] = []
         self.hooks: list[HookRun] = []
         self.texts: list[AgentText] = []
-        self.pre_hooks: dict[str, list[tuple[str, str]]] = {}   # call id -> PreToolUse hooks
+        self.pre_hooks: dict[str, list[tuple[str, str]]] = {}  # call id -> PreToolUse hooks
         self.counter = 0
 
     def _next(self) -> int:
@@ -566,15 +640,28 @@ class _Reader:
                 for block in content:
                     if isinstance(block, dict) and block.get("type") == "tool_use":
                         self._tool_use(block, timestamp, sidechain, chain)
-                    elif isinstance(block, dict) and block.get("type") == "text" and isinstance(
-                            block.get("text"), str) and block["text"].strip():
-                        self.texts.append(AgentText(_clean(block["text"], AGENT_TEXT_MAX),
-                                                    self._next(), sidechain, chain))
+                    elif (
+                        isinstance(block, dict)
+                        and block.get("type") == "text"
+                        and isinstance(block.get("text"), str)
+                        and block["text"].strip()
+                    ):
+                        self.texts.append(
+                            AgentText(
+                                _clean(block["text"], AGENT_TEXT_MAX),
+                                self._next(),
+                                sidechain,
+                                chain,
+                            )
+                        )
             return
         # user
         if isinstance(content, str):
-            if _HOOK_FEEDBACK.match(content) or not event.get("isMeta") and not event.get(
-                    "isCompactSummary"):   # (Claude Code marks a hook's feedback isMeta)
+            if (
+                _HOOK_FEEDBACK.match(content)
+                or not event.get("isMeta")
+                and not event.get("isCompactSummary")
+            ):  # (Claude Code marks a hook's feedback isMeta)
                 self._prompt(content, timestamp, sidechain, chain)
             return
         if not isinstance(content, list):
@@ -591,8 +678,11 @@ class _Reader:
         for block in content:
             if isinstance(block, str):
                 parts.append(block)
-            elif isinstance(block, dict) and block.get("type") == "text" and isinstance(
-                    block.get("text"), str):
+            elif (
+                isinstance(block, dict)
+                and block.get("type") == "text"
+                and isinstance(block.get("text"), str)
+            ):
                 parts.append(block["text"])
         if parts:
             self._prompt("\n".join(parts), timestamp, sidechain, chain)
@@ -600,11 +690,14 @@ class _Reader:
     def _progress(self, event: dict) -> None:
         data = event.get("data")
         call = event.get("toolUseID")
-        if isinstance(data, dict) and data.get("type") == "hook_progress" and isinstance(
-                call, str) and not event.get("isSidechain"):
+        if (
+            isinstance(data, dict)
+            and data.get("type") == "hook_progress"
+            and isinstance(call, str)
+            and not event.get("isSidechain")
+        ):
             name, command = data.get("hookName"), data.get("command")
-            if isinstance(name, str) and name.startswith("PreToolUse") and isinstance(
-                    command, str):
+            if isinstance(name, str) and name.startswith("PreToolUse") and isinstance(command, str):
                 self.pre_hooks.setdefault(call, []).append((name, _clean(command, INPUT_STR_MAX)))
 
     def _system(self, event: dict) -> None:
@@ -616,22 +709,34 @@ class _Reader:
 
     def _prompt(self, text: str, timestamp: str, sidechain: bool, chain: str) -> None:
         blocked = _HOOK_FEEDBACK.match(_ANSI.sub("", text).strip())
-        if blocked:   # a hook's words, not the user's
+        if blocked:  # a hook's words, not the user's
             if not sidechain:
-                self.hooks.append(HookRun(blocked.group(1), _clean(blocked.group(2), INPUT_STR_MAX),
-                                          _clean(blocked.group(3), TEXT_MAX * 4),
-                                          index=self._next()))
+                self.hooks.append(
+                    HookRun(
+                        blocked.group(1),
+                        _clean(blocked.group(2), INPUT_STR_MAX),
+                        _clean(blocked.group(3), TEXT_MAX * 4),
+                        index=self._next(),
+                    )
+                )
             return
         typed = _BASH_INPUT.match(text.strip())
-        if typed and not sidechain:   # a command the user ran themselves ("!uv run ty check")
+        if typed and not sidechain:  # a command the user ran themselves ("!uv run ty check")
             command = _clean(typed.group(1).strip(), INPUT_STR_MAX)
             if command:
                 self.said.append(Said("command", command, "", self._next(), sidechain))
             return
         own = events.prompt_text(text)
         if own:
-            self.prompts.append(UserMessage(text=_clean(own, PROMPT_MAX), timestamp=timestamp,
-                                            sidechain=sidechain, index=self._next(), chain=chain))
+            self.prompts.append(
+                UserMessage(
+                    text=_clean(own, PROMPT_MAX),
+                    timestamp=timestamp,
+                    sidechain=sidechain,
+                    index=self._next(),
+                    chain=chain,
+                )
+            )
 
     def _answers(self, call: ToolCall, raw: dict, text: str, extra: object) -> None:
         """The user's answers to an AskUserQuestion call: from the result's ``answers``
@@ -656,13 +761,23 @@ class _Reader:
             header = q.get("header") if isinstance(q.get("header"), str) else ""
             detail = ""
             for option in q.get("options") or []:
-                if isinstance(option, dict) and option.get("label") == answer and isinstance(
-                        option.get("description"), str):
+                if (
+                    isinstance(option, dict)
+                    and option.get("label") == answer
+                    and isinstance(option.get("description"), str)
+                ):
                     detail = option["description"]
-            self.said.append(Said("answer", _clean(answer.strip(), TEXT_MAX),
-                                  _clean(question.strip(), TEXT_MAX), self._next(),
-                                  call.sidechain, header=_clean(header.strip(), 60),
-                                  detail=_clean(detail.strip(), TEXT_MAX)))
+            self.said.append(
+                Said(
+                    "answer",
+                    _clean(answer.strip(), TEXT_MAX),
+                    _clean(question.strip(), TEXT_MAX),
+                    self._next(),
+                    call.sidechain,
+                    header=_clean(header.strip(), 60),
+                    detail=_clean(detail.strip(), TEXT_MAX),
+                )
+            )
 
     def _tool_use(self, block: dict, timestamp: str, sidechain: bool, chain: str) -> None:
         call_id = block.get("id")
@@ -674,10 +789,19 @@ class _Reader:
         raw = block.get("input")
         raw = raw if isinstance(raw, dict) else ({} if raw is None else {"value": raw})
         safe = _redact_input(raw)
-        call = ToolCall(id=_clean(call_id, 200), name=name,
-                        input=safe if isinstance(safe, dict) else {},
-                        subject=subject_of(name, raw), result="", is_error=False, errors=[],
-                        timestamp=timestamp, sidechain=sidechain, index=self._next(), chain=chain)
+        call = ToolCall(
+            id=_clean(call_id, 200),
+            name=name,
+            input=safe if isinstance(safe, dict) else {},
+            subject=subject_of(name, raw),
+            result="",
+            is_error=False,
+            errors=[],
+            timestamp=timestamp,
+            sidechain=sidechain,
+            index=self._next(),
+            chain=chain,
+        )
         self.calls.append(call)
         if call_id:
             self.by_id[call_id] = call
@@ -700,8 +824,7 @@ class _Reader:
         if not call.completed:
             self._complete(call, self.raw_input.pop(call_id, {}), text, flagged, extra)
 
-    def _complete(self, call: ToolCall, raw: dict, text: str, flagged: bool,
-                  extra: object) -> None:
+    def _complete(self, call: ToolCall, raw: dict, text: str, flagged: bool, extra: object) -> None:
         if events.outcome(text, flagged) in ("refused", "interrupted"):
             # the user refused the call; what they said instead is a prompt
             call.rejected = call.completed = True
@@ -709,10 +832,18 @@ class _Reader:
             for marker in _USER_SAID:
                 said = text.find(marker)
                 if said >= 0:
-                    reason = _clean(text[said + len(marker):].strip(), TEXT_MAX)
+                    reason = _clean(text[said + len(marker) :].strip(), TEXT_MAX)
                     if reason:
-                        self.said.append(Said("rejection", reason, call.subject, self._next(),
-                                              call.sidechain, call=call))
+                        self.said.append(
+                            Said(
+                                "rejection",
+                                reason,
+                                call.subject,
+                                self._next(),
+                                call.sidechain,
+                                call=call,
+                            )
+                        )
                     break
             return
         if call.name == "AskUserQuestion" and not flagged:
@@ -725,9 +856,13 @@ class _Reader:
         # only a failure's text is ever used (error lines, lessons): a success keeps none, so a
         # long session is not redacted twice over for nothing
         call.result = _clean(text, RESULT_MAX) if text and call.is_error else ""
-        if text and not call.is_error and tool_kind(call.name) == "bash" and \
-                command_head(_command_of(call)).partition(" ")[0] in RECIPE_RUNNERS:
-            call.echoed = _clean(text, ECHO_MAX)   # `just check` prints what its recipe runs
+        if (
+            text
+            and not call.is_error
+            and tool_kind(call.name) == "bash"
+            and command_head(_command_of(call)).partition(" ")[0] in RECIPE_RUNNERS
+        ):
+            call.echoed = _clean(text, ECHO_MAX)  # `just check` prints what its recipe runs
         call.completed = True
 
 
@@ -767,13 +902,27 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
     transcript.said = reader.said
     transcript.hooks = reader.hooks
     transcript.texts = reader.texts
-    for call in reader.calls:   # a call a PreToolUse hook refused: its result is the hook's
+    for call in reader.calls:  # a call a PreToolUse hook refused: its result is the hook's
         hooks = reader.pre_hooks.get(call.id)
-        if hooks and _failed(call) and not call.result.lstrip().startswith(
-                ("Exit code", "Error: Exit code")) and not _PERMISSION.search(call.result[:400]):
+        if (
+            hooks
+            and _failed(call)
+            and not call.result.lstrip().startswith(("Exit code", "Error: Exit code"))
+            and not _PERMISSION.search(call.result[:400])
+        ):
             words = set(re.findall(r"[a-z]{3,}", call.result[:300].lower()))
-            name, command = max(hooks, key=lambda h: len(words & set(re.findall(
-                r"[a-z]{3,}", os.path.basename(h[1].split()[0] if h[1].split() else "").lower()))))
+            name, command = max(
+                hooks,
+                key=lambda h: len(
+                    words
+                    & set(
+                        re.findall(
+                            r"[a-z]{3,}",
+                            os.path.basename(h[1].split()[0] if h[1].split() else "").lower(),
+                        )
+                    )
+                ),
+            )
             transcript.hooks.append(HookRun(name, command, call.result, call))
     transcript.skipped_lines = skipped
     return transcript
@@ -783,13 +932,19 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
 # error lessons: an error, and the evidence of what fixed it
 
 # failures of the agent's own tooling, not of the project: nothing to learn for the project
-_TOOLING = re.compile(r"sibling tool call errored|has not been read yet|no such tool available|"
-                      r"shell \w+ is not running|file has been (?:unexpectedly )?modified since "
-                      r"read|interrupted by user", re.I)
+_TOOLING = re.compile(
+    r"sibling tool call errored|has not been read yet|no such tool available|"
+    r"shell \w+ is not running|file has been (?:unexpectedly )?modified since "
+    r"read|interrupted by user",
+    re.I,
+)
 # a test runner's count line says that tests failed, not what failed: no key to match again
-_COUNT_ONLY = re.compile(r"^[\W\d_]*(?:\d+\s+(?:doctests?|tests?|properties|examples?|failures?|"
-                         r"errors?|passed|failed|skipped|excluded|invalid)[,;\s]*)+"
-                         r"(?:in [\d.]+m?s)?\W*$", re.I)
+_COUNT_ONLY = re.compile(
+    r"^[\W\d_]*(?:\d+\s+(?:doctests?|tests?|properties|examples?|failures?|"
+    r"errors?|passed|failed|skipped|excluded|invalid)[,;\s]*)+"
+    r"(?:in [\d.]+m?s)?\W*$",
+    re.I,
+)
 _NAMED_FIX = re.compile(r"(?:run|use|try|with)\s+['`\"]([^'`\"\n]{2,60})['`\"]", re.I)
 _LESSON_WORDS = 120
 
@@ -799,6 +954,7 @@ class ErrorLesson:
     """One error of a step and the evidence of its fix: ``fix`` the phrase for the summary
     ("run `mix format` first", "edit `config/test.exs`"), ``detail`` what content shows (the
     command, or the edited file and its changed lines)."""
+
     error: ToolCall
     normalized: str
     line: str
@@ -808,7 +964,7 @@ class ErrorLesson:
 
     @property
     def lesson(self) -> str:
-        """"When `mix test` fails with `<error>`, <fix>": at most 120 characters, the error
+        """ "When `mix test` fails with `<error>`, <fix>": at most 120 characters, the error
         message shortened at a word (never the fix), with no ellipsis."""
         family, key = _pair_key(self.error)
         if family == "bash":
@@ -821,7 +977,7 @@ class ErrorLesson:
         bare = _EXC_TYPE.sub("", re.sub(r"^\*\* \([\w.]+\)\s+", "", line), count=1)
         tail = f"`, {self.fix}"
         for head in (f"When {what} fails with `", "On `"):
-            for shown in (line, bare):   # the error whole: with its type, or without
+            for shown in (line, bare):  # the error whole: with its type, or without
                 if len(head) + len(shown) + len(tail) <= _LESSON_WORDS:
                     return head + shown + tail
         shown = fit(line, _LESSON_WORDS - len(f"When {what} fails with `") - len(tail))
@@ -847,8 +1003,8 @@ def fit(text: str, room: int) -> str:
     bare = _EXC_TYPE.sub("", re.sub(r"^\*\* \([\w.]+\)\s+", "", text), count=1)
     if len(bare) <= room:
         return bare
-    cut = bare[:room + 1]
-    cut = cut[:cut.rfind(" ")] if " " in cut else ""
+    cut = bare[: room + 1]
+    cut = cut[: cut.rfind(" ")] if " " in cut else ""
     cut = cut.rstrip(" ,;:.(-")
     return cut if len(cut.split()) >= 4 else ""
 
@@ -860,8 +1016,11 @@ def changed_lines(call: ToolCall, limit: int = 200) -> str:
         new = call.input.get("content") if isinstance(call.input.get("content"), str) else ""
     edits = call.input.get("edits")
     if not new and isinstance(edits, list):
-        new = "\n".join(e.get("new_string", "") for e in edits if isinstance(e, dict)
-                        and isinstance(e.get("new_string"), str))
+        new = "\n".join(
+            e.get("new_string", "")
+            for e in edits
+            if isinstance(e, dict) and isinstance(e.get("new_string"), str)
+        )
     before = set((old or "").splitlines()) if isinstance(old, str) else set()
     lines = [ln.strip() for ln in new.splitlines() if ln.strip() and ln not in before]
     text = " | ".join(lines)
@@ -874,9 +1033,11 @@ def _terms_of(text: str) -> set[str]:
     return {w for w in words if len(w) >= 4 and w not in _PLAIN} - _COMMON_ERROR_WORDS
 
 
-_COMMON_ERROR_WORDS = frozenset("""error errors failed failure failures exception found file
+_COMMON_ERROR_WORDS = frozenset(
+    """error errors failed failure failures exception found file
 line lines test tests none null true false with from this that when into must should could
-warning info debug code exit status""".split())
+warning info debug code exit status""".split()
+)
 
 
 def _short_cd(command: str) -> str:
@@ -886,14 +1047,21 @@ def _short_cd(command: str) -> str:
 
 def _input_change(failed: ToolCall, fixed: ToolCall) -> str:
     """How a non-Bash call's input changed between a failure and its success ("`limit: 5`")."""
-    added = [(k, v) for k, v in fixed.input.items() if failed.input.get(k) != v
-             and k not in ("old_string", "new_string", "content", "description")]
-    shown = [f"{k}: {v}" for k, v in added if isinstance(v, (int, float, bool)) or
-             isinstance(v, str) and len(v) <= 40]
+    added = [
+        (k, v)
+        for k, v in fixed.input.items()
+        if failed.input.get(k) != v
+        and k not in ("old_string", "new_string", "content", "description")
+    ]
+    shown = [
+        f"{k}: {v}"
+        for k, v in added
+        if isinstance(v, (int, float, bool)) or isinstance(v, str) and len(v) <= 40
+    ]
     return ", ".join(shown[:3])
 
 
-def _error_lessons(self: "Transcript") -> list[ErrorLesson]:
+def _error_lessons(self: Transcript) -> list[ErrorLesson]:
     """Each failed step paired with the next run of the same step that no longer shows its
     error (same chain), and the evidence of what fixed it in between: the error's own named fix
     when it was run, else the one change (edit or command that changed something) that shares
@@ -923,35 +1091,58 @@ def _error_lessons(self: "Transcript") -> list[ErrorLesson]:
         nxt = None
         for j in range(i + 1, len(calls)):
             c = calls[j]
-            if c.chain != err.chain or not c.completed or c.rejected or _pair_key(c) != (family, step):
+            if (
+                c.chain != err.chain
+                or not c.completed
+                or c.rejected
+                or _pair_key(c) != (family, step)
+            ):
                 continue
             if _failed(c) and _error_key(c) == key:
                 nxt = None
-                break          # failed the same way again: a later failure is paired instead
-            if family == "bash" and only_inspects(_command_of(c)) and not only_inspects(
-                    _command_of(err)):
+                break  # failed the same way again: a later failure is paired instead
+            if (
+                family == "bash"
+                and only_inspects(_command_of(c))
+                and not only_inspects(_command_of(err))
+            ):
                 continue
             nxt = j
             break
         if nxt is None or (key, step) in done:
             continue
         fixed = calls[nxt]
-        window = [c for c in calls[i + 1:nxt] if c.chain == err.chain and _succeeded(c)]
+        window = [c for c in calls[i + 1 : nxt] if c.chain == err.chain and _succeeded(c)]
         found = _evidence(err, fixed, window, text, family)
         if found is None:
             continue
         done.add((key, step))
         fix, detail = found
-        out.append(ErrorLesson(error=err, normalized=key, line=line, fix=fix, detail=detail,
-                               times=counts.get(key, 1)))
+        out.append(
+            ErrorLesson(
+                error=err,
+                normalized=key,
+                line=line,
+                fix=fix,
+                detail=detail,
+                times=counts.get(key, 1),
+            )
+        )
     return out
 
 
-def _evidence(err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str,
-              family: str) -> tuple[str, str] | None:
+def _evidence(
+    err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str, family: str
+) -> tuple[str, str] | None:
     edits = [c for c in window if c.name.lower() in _EDITS]
-    ran = [c for c in window if tool_kind(c.name) == "bash" and _command_of(c).strip()
-           and not only_inspects(_command_of(c)) and _pair_key(c) != _pair_key(err)]
+    ran = [
+        c
+        for c in window
+        if tool_kind(c.name) == "bash"
+        and _command_of(c).strip()
+        and not only_inspects(_command_of(c))
+        and _pair_key(c) != _pair_key(err)
+    ]
     changes = edits + ran
     # 1. the error names its fix, and it was run (in between, or as the step itself)
     for named in _NAMED_FIX.findall(text[:2000]):
@@ -966,13 +1157,19 @@ def _evidence(err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str,
     wanted = _terms_of(text[:2000])
     command = _command_of(err)
     # the agent adjusting the very test it runs is its work in progress, not a project lesson
-    changes = [c for c in changes if not (c in edits and _base(_file_of(c)) and
-                                          _base(_file_of(c)) in command)]
+    changes = [
+        c
+        for c in changes
+        if not (c in edits and _base(_file_of(c)) and _base(_file_of(c)) in command)
+    ]
     edits = [c for c in edits if c in changes]
     if not changes and (edits or ran):
         return None
-    related = [c for c in changes if wanted & _terms_of(
-        f"{_file_of(c)} {changed_lines(c, 2000)} {_command_of(c)}")]
+    related = [
+        c
+        for c in changes
+        if wanted & _terms_of(f"{_file_of(c)} {changed_lines(c, 2000)} {_command_of(c)}")
+    ]
     files = {_file_of(c) for c in related if c in edits}
     if related and (len(related) == 1 or len(files) == 1 and all(c in edits for c in related)):
         return _change(related[-1], edits)
@@ -981,31 +1178,41 @@ def _evidence(err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str,
         if family == "bash":
             before, after = command_key(_command_of(err)), command_key(_command_of(fixed))
             if before == after:
-                return None            # a rerun that worked: no evidence of a fix
+                return None  # a rerun that worked: no evidence of a fix
             shown = _what_changed(before, after, text)
             if not shown:
-                return None            # other arguments the error never asked for
+                return None  # other arguments the error never asked for
             return f"run `{fit(shown, 60)}` instead", fixed.subject
         if family == "edit":
             old_err, old_ok = err.input.get("old_string"), fixed.input.get("old_string")
-            if isinstance(old_err, str) and isinstance(old_ok, str) and "\\n" in old_err \
-                    and "\\n" not in old_ok:
-                return ("write real newlines in `old_string`, not `\\n` escapes",
-                        "The failing old_string held literal \\n escapes; the edit that "
-                        "worked used real newlines.")
+            if (
+                isinstance(old_err, str)
+                and isinstance(old_ok, str)
+                and "\\n" in old_err
+                and "\\n" not in old_ok
+            ):
+                return (
+                    "write real newlines in `old_string`, not `\\n` escapes",
+                    "The failing old_string held literal \\n escapes; the edit that "
+                    "worked used real newlines.",
+                )
             if any(c.name.lower() == "read" and _file_of(c) == _file_of(err) for c in window):
-                return ("re-read the file, then edit again",
-                        "The file was read again before the edit that worked.")
+                return (
+                    "re-read the file, then edit again",
+                    "The file was read again before the edit that worked.",
+                )
             return None
         change = _input_change(err, fixed)
         return (f"retry with `{change}`", f"Retried with {change}") if change else None
     if len(changes) == 1:
         return _change(changes[0], edits)
-    return None                        # several unrelated changes: ambiguous
+    return None  # several unrelated changes: ambiguous
 
 
-_PLACES = frozenset("config conf test tests spec src lib app assets public scripts js css "
-                    "static templates migrations settings".split())
+_PLACES = frozenset(
+    "config conf test tests spec src lib app assets public scripts js css "
+    "static templates migrations settings".split()
+)
 
 
 def _what_changed(before: str, after: str, text: str) -> str:
@@ -1015,8 +1222,13 @@ def _what_changed(before: str, after: str, text: str) -> str:
     old = set(before.split())
     new = [w for w in after.split() if w not in old]
     said = set(re.findall(r"[\w./:-]+", text[:4000]))
-    if not (any(w == "cd" for w in new) or any(len(w) >= 2 and w in said and w.startswith("-")
-                                                or len(w) >= 4 and w in said for w in new)):
+    if not (
+        any(w == "cd" for w in new)
+        or any(
+            len(w) >= 2 and w in said and w.startswith("-") or len(w) >= 4 and w in said
+            for w in new
+        )
+    ):
         return ""
     stages = re.split(r"\s*(?:&&|;)\s*", _short_cd(after))
     kept, shown = [], 0
@@ -1037,16 +1249,18 @@ def _change(call: ToolCall, edits: list[ToolCall]) -> tuple[str, str]:
         shown = shown or call.name
         lines = changed_lines(call)
         return f"edit `{shown}`", f"Edited {path}" + (f": {lines}" if lines else "")
-    return (f"run `{fit(_short_cd(command_key(command_core(call.subject))), 60)}` first",
-            call.subject)
+    return (
+        f"run `{fit(_short_cd(command_key(command_core(call.subject))), 60)}` first",
+        call.subject,
+    )
 
 
 Transcript.error_lessons = _error_lessons  # type: ignore[attr-defined]
 
-UNRESOLVED = 3   # the same error this often, and the tool never worked again: an open problem
+UNRESOLVED = 3  # the same error this often, and the tool never worked again: an open problem
 
 
-def _unresolved_errors(self: "Transcript") -> list[tuple[ToolCall, str, int, ToolCall | None]]:
+def _unresolved_errors(self: Transcript) -> list[tuple[ToolCall, str, int, ToolCall | None]]:
     """Errors of the main chain seen ``UNRESOLVED`` times or more after which the same tool
     never succeeded again (the session ended stuck), each with its first failure, its line,
     how often, and the call just before the first failure (often what caused it). An open
@@ -1060,10 +1274,15 @@ def _unresolved_errors(self: "Transcript") -> list[tuple[ToolCall, str, int, Too
     for key, places in by_key.items():
         first = main[places[0]]
         line = _error_line(first)
-        if len(places) < UNRESOLVED or not key or not line or _TOOLING.search(line) or \
-                _COUNT_ONLY.match(line.strip()):
+        if (
+            len(places) < UNRESOLVED
+            or not key
+            or not line
+            or _TOOLING.search(line)
+            or _COUNT_ONLY.match(line.strip())
+        ):
             continue
-        if any(_succeeded(c) and c.name == first.name for c in main[places[0] + 1:]):
+        if any(_succeeded(c) and c.name == first.name for c in main[places[0] + 1 :]):
             continue
         before = main[places[0] - 1] if places[0] > 0 else None
         out.append((first, line, len(places), before))
@@ -1076,7 +1295,7 @@ Transcript.unresolved_errors = _unresolved_errors  # type: ignore[attr-defined]
 _LOOKS = frozenset("list ls show status info --help -h --version".split())
 
 
-def _refused_alternatives(self: "Transcript") -> list[tuple[str, str, ToolCall, ToolCall]]:
+def _refused_alternatives(self: Transcript) -> list[tuple[str, str, ToolCall, ToolCall]]:
     """A refused command and the one that replaced it: the very next call of the main chain, a
     command that succeeded and runs the same program as a step of the refused one (``uv tool
     upgrade --reinstall X`` after ``... uv tool uninstall X && uv tool install --reinstall .``
@@ -1086,13 +1305,21 @@ def _refused_alternatives(self: "Transcript") -> list[tuple[str, str, ToolCall, 
     main = [c for c in self.calls if not c.sidechain and c.completed]
     out = []
     for refused, after in zip(main, main[1:]):
-        if not refused.rejected or tool_kind(refused.name) != "bash" or not _succeeded(after) \
-                or tool_kind(after.name) != "bash":
+        if (
+            not refused.rejected
+            or tool_kind(refused.name) != "bash"
+            or not _succeeded(after)
+            or tool_kind(after.name) != "bash"
+        ):
             continue
         new = command_core(_command_of(after)).strip()
         head = command_head(new)
-        if not head or only_inspects(new) or len(command_heads(new)) != 1 or \
-                new.split()[-1] in _LOOKS:
+        if (
+            not head
+            or only_inspects(new)
+            or len(command_heads(new)) != 1
+            or new.split()[-1] in _LOOKS
+        ):
             continue
         steps = [s.strip() for s in command_stages(_command_of(refused)) if s.strip()]
         same = [s for s in steps if command_head(s) == head]

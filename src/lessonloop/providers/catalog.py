@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this module)
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
 
 class ProviderSpec:
@@ -22,30 +22,49 @@ class ProviderSpec:
     raises a UsageError for what is missing). (A plain class: a dataclass costs ``--help`` a
     millisecond and a half to make.)"""
 
-    __slots__ = ("name", "factory", "wire", "default_base_url", "key_variable",
-                 "endpoint_variable", "read_endpoint", "argument_variable", "usage", "sdk_adds_v1",
-                 "context_setting")
+    __slots__ = (
+        "name",
+        "factory",
+        "wire",
+        "default_base_url",
+        "key_variable",
+        "endpoint_variable",
+        "read_endpoint",
+        "argument_variable",
+        "usage",
+        "sdk_adds_v1",
+        "context_setting",
+    )
 
-    def __init__(self, name: str, factory: str, *, wire: str = "builtin",
-                 default_base_url: str | None = None, key_variable: str | None = None,
-                 endpoint_variable: str | None = None,
-                 read_endpoint: Callable[[str], str] | None = None,
-                 argument_variable: str | None = None, usage: str | None = None,
-                 sdk_adds_v1: bool = False, context_setting: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        factory: str,
+        *,
+        wire: str = "builtin",
+        default_base_url: str | None = None,
+        key_variable: str | None = None,
+        endpoint_variable: str | None = None,
+        read_endpoint: Callable[[str], str] | None = None,
+        argument_variable: str | None = None,
+        usage: str | None = None,
+        sdk_adds_v1: bool = False,
+        context_setting: str | None = None,
+    ):
         self.name = name
         self.factory = factory
         # "builtin": runs in the process, no endpoint; "anthropic": the Messages API;
         # "openai": the Chat Completions API (OpenAI and every preset of a local server)
         self.wire = wire
         self.default_base_url = default_base_url
-        self.key_variable = key_variable          # its own key variable (as its SDK reads it)
+        self.key_variable = key_variable  # its own key variable (as its SDK reads it)
         self.endpoint_variable = endpoint_variable  # its own endpoint variable, followed when
         #                                             lessonloop sets no base URL
-        self.read_endpoint = read_endpoint        # how that variable is read (else as a URL)
+        self.read_endpoint = read_endpoint  # how that variable is read (else as a URL)
         self.argument_variable = argument_variable  # a builtin's argument when the name has none
-        self.usage = usage                        # how --help writes it (default: the name)
-        self.sdk_adds_v1 = sdk_adds_v1            # the SDK appends /v1/... itself: no "/v1"
-        self.context_setting = context_setting    # where the server's context window is raised
+        self.usage = usage  # how --help writes it (default: the name)
+        self.sdk_adds_v1 = sdk_adds_v1  # the SDK appends /v1/... itself: no "/v1"
+        self.context_setting = context_setting  # where the server's context window is raised
 
     @property
     def remote(self) -> bool:
@@ -60,7 +79,7 @@ class ProviderSpec:
         return getattr(importlib.import_module(module), attribute)
 
 
-PROVIDERS: dict[str, ProviderSpec] = {}   # by name, in the order they were registered
+PROVIDERS: dict[str, ProviderSpec] = {}  # by name, in the order they were registered
 
 
 def register(spec: ProviderSpec) -> ProviderSpec:
@@ -122,29 +141,72 @@ def ollama_url(host: str) -> str:
 # The first one is the default.
 _HERE = "lessonloop.providers."
 register(ProviderSpec("local", _HERE + "local:provider_for"))
-register(ProviderSpec("scripted", _HERE + "scripted:provider_for",
-                      argument_variable="LESSONLOOP_SCRIPT", usage="scripted:FILE"))
-register(ProviderSpec("anthropic", _HERE + "anthropic:AnthropicProvider", wire="anthropic",
-                      default_base_url="https://api.anthropic.com",
-                      key_variable="ANTHROPIC_API_KEY", endpoint_variable="ANTHROPIC_BASE_URL",
-                      sdk_adds_v1=True))
-register(ProviderSpec("openai", _HERE + "openai:OpenAIProvider", wire="openai",
-                      default_base_url="https://api.openai.com/v1",
-                      key_variable="OPENAI_API_KEY", endpoint_variable="OPENAI_BASE_URL"))
+register(
+    ProviderSpec(
+        "scripted",
+        _HERE + "scripted:provider_for",
+        argument_variable="LESSONLOOP_SCRIPT",
+        usage="scripted:FILE",
+    )
+)
+register(
+    ProviderSpec(
+        "anthropic",
+        _HERE + "anthropic:AnthropicProvider",
+        wire="anthropic",
+        default_base_url="https://api.anthropic.com",
+        key_variable="ANTHROPIC_API_KEY",
+        endpoint_variable="ANTHROPIC_BASE_URL",
+        sdk_adds_v1=True,
+    )
+)
+register(
+    ProviderSpec(
+        "openai",
+        _HERE + "openai:OpenAIProvider",
+        wire="openai",
+        default_base_url="https://api.openai.com/v1",
+        key_variable="OPENAI_API_KEY",
+        endpoint_variable="OPENAI_BASE_URL",
+    )
+)
 # Presets: the OpenAI wire format at a local server's usual address. They have no key variable,
 # so OPENAI_API_KEY cannot leak to them.
-register(ProviderSpec("ollama", _HERE + "openai:OpenAIProvider", wire="openai",
-                      default_base_url="http://localhost:11434/v1",
-                      endpoint_variable="OLLAMA_HOST", read_endpoint=ollama_url,
-                      context_setting="OLLAMA_CONTEXT_LENGTH on the Ollama server "
-                                      "(or the model's num_ctx)"))
-register(ProviderSpec("vllm", _HERE + "openai:OpenAIProvider", wire="openai",
-                      default_base_url="http://localhost:8000/v1",
-                      context_setting="vLLM's --max-model-len"))
-register(ProviderSpec("llamacpp", _HERE + "openai:OpenAIProvider", wire="openai",
-                      default_base_url="http://127.0.0.1:8080/v1",
-                      context_setting="the llama.cpp server's --ctx-size (per slot with "
-                                      "--parallel)"))
-register(ProviderSpec("lmstudio", _HERE + "openai:OpenAIProvider", wire="openai",
-                      default_base_url="http://127.0.0.1:1234/v1",
-                      context_setting="the context length LM Studio loads the model with"))
+register(
+    ProviderSpec(
+        "ollama",
+        _HERE + "openai:OpenAIProvider",
+        wire="openai",
+        default_base_url="http://localhost:11434/v1",
+        endpoint_variable="OLLAMA_HOST",
+        read_endpoint=ollama_url,
+        context_setting="OLLAMA_CONTEXT_LENGTH on the Ollama server (or the model's num_ctx)",
+    )
+)
+register(
+    ProviderSpec(
+        "vllm",
+        _HERE + "openai:OpenAIProvider",
+        wire="openai",
+        default_base_url="http://localhost:8000/v1",
+        context_setting="vLLM's --max-model-len",
+    )
+)
+register(
+    ProviderSpec(
+        "llamacpp",
+        _HERE + "openai:OpenAIProvider",
+        wire="openai",
+        default_base_url="http://127.0.0.1:8080/v1",
+        context_setting="the llama.cpp server's --ctx-size (per slot with --parallel)",
+    )
+)
+register(
+    ProviderSpec(
+        "lmstudio",
+        _HERE + "openai:OpenAIProvider",
+        wire="openai",
+        default_base_url="http://127.0.0.1:1234/v1",
+        context_setting="the context length LM Studio loads the model with",
+    )
+)

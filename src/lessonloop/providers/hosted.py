@@ -36,8 +36,9 @@ def import_sdk(name: str):
     try:
         return __import__(name)
     except ImportError:
-        raise UsageError(f"the {name} provider needs its SDK: pip install "
-                         f"'lessonloop[{name}]'") from None
+        raise UsageError(
+            f"the {name} provider needs its SDK: pip install 'lessonloop[{name}]'"
+        ) from None
 
 
 def _add(a: int | None, b: int | None) -> int | None:
@@ -63,8 +64,9 @@ class HostedProvider:
         self.key_hint = source or "LESSONLOOP_API_KEY" + (f" or {variable}" if variable else "")
         if key is None:
             if variable and not is_loopback(route.base_url or ""):
-                raise ProviderError(f"provider {route.provider} needs an API key: set "
-                                    f"{self.key_hint}")
+                raise ProviderError(
+                    f"provider {route.provider} needs an API key: set {self.key_hint}"
+                )
             key = "not-needed"  # local servers ignore it; the SDKs insist on one
         self.api_key = key
         self.where = f"{route.provider} at {route.base_url}"
@@ -75,8 +77,7 @@ class HostedProvider:
         redirect to another host."""
         if not self.settings.offline:
             return {}
-        return {"http_client": self.sdk.DefaultHttpxClient(trust_env=False,
-                                                           follow_redirects=False)}
+        return {"http_client": self.sdk.DefaultHttpxClient(trust_env=False, follow_redirects=False)}
 
     def timeout(self, request: Request) -> float:
         return request.timeout or self.settings.timeout(request.role, self.route)
@@ -85,10 +86,16 @@ class HostedProvider:
         """``send()`` under the one retry policy; the key is scrubbed from any message. A
         loopback server that is down is waited for (``LESSONLOOP_CONNECT_WAIT``)."""
         wait = self.settings.connect_wait if wait_for_server and self.loopback else 0.0
-        return retry.call(send, sdk=self.sdk, where=self.where, key_hint=self.key_hint,
-                          model=self.route.model, secret=self.api_key, connect_wait=wait,
-                          max_retries=self.settings.max_retries if max_retries is None
-                          else max_retries)
+        return retry.call(
+            send,
+            sdk=self.sdk,
+            where=self.where,
+            key_hint=self.key_hint,
+            model=self.route.model,
+            secret=self.api_key,
+            connect_wait=wait,
+            max_retries=self.settings.max_retries if max_retries is None else max_retries,
+        )
 
     # subclasses ---------------------------------------------------------------------------
     def _exchange(self, request: Request, messages: list[dict]) -> Exchange:
@@ -119,11 +126,18 @@ class HostedProvider:
         if request.json_schema is not None:
             parsed, problems = self._conforming(reply, request.json_schema)
             if problems:  # one repair round, then a clear error
-                repair = [*request.messages, {"role": "assistant", "content": reply.text},
-                          {"role": "user", "content": (
-                              "That reply does not match the required JSON Schema: "
-                              + "; ".join(problems[:5])
-                              + ". Reply again with only the corrected JSON object.")}]
+                repair = [
+                    *request.messages,
+                    {"role": "assistant", "content": reply.text},
+                    {
+                        "role": "user",
+                        "content": (
+                            "That reply does not match the required JSON Schema: "
+                            + "; ".join(problems[:5])
+                            + ". Reply again with only the corrected JSON object."
+                        ),
+                    },
+                ]
                 try:
                     reply = self._exchange(request, repair)
                 except ProviderError as exc:  # the first answer was given: it is counted
@@ -134,7 +148,9 @@ class HostedProvider:
                 if problems:
                     raise OffSchemaError(
                         f"{self.where} did not answer JSON matching the schema after one repair "
-                        f"attempt: {problems[0]}", self._completion(replies, None, started))
+                        f"attempt: {problems[0]}",
+                        self._completion(replies, None, started),
+                    )
         return self._completion(replies, parsed, started)
 
     def _completion(self, replies: list[Exchange], parsed: object, started: float) -> Completion:
@@ -148,10 +164,16 @@ class HostedProvider:
         if cost is None and self.loopback and self.settings.price(model, self.route.model) is None:
             cost = 0.0  # a server on this machine costs nothing unless a price says otherwise
         return Completion(
-            text=replies[-1].text, model=model, input_tokens=input_tokens,
-            output_tokens=output_tokens, latency_ms=(time.perf_counter() - started) * 1000,
-            cost=cost, parsed=parsed, calls=len(replies),
-            retries=sum(reply.retries for reply in replies))
+            text=replies[-1].text,
+            model=model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            latency_ms=(time.perf_counter() - started) * 1000,
+            cost=cost,
+            parsed=parsed,
+            calls=len(replies),
+            retries=sum(reply.retries for reply in replies),
+        )
 
     @staticmethod
     def _conforming(reply: Exchange, schema: dict) -> tuple[object, list[str]]:
@@ -170,5 +192,7 @@ class HostedProvider:
     @staticmethod
     def schema_instruction(schema: dict) -> str:
         """For endpoints without native structured output: the schema, in words."""
-        return ("Reply with only one JSON object, no prose, that is valid against this JSON "
-                f"Schema:\n{json.dumps(schema, sort_keys=True)}")
+        return (
+            "Reply with only one JSON object, no prose, that is valid against this JSON "
+            f"Schema:\n{json.dumps(schema, sort_keys=True)}"
+        )

@@ -71,8 +71,8 @@ import re
 import time
 
 from .. import canonical
-from ..json_blocks import find_block
 from ..errors import LessonloopError
+from ..json_blocks import find_block
 from ..scenarios import space
 from .base import Completion, Request
 
@@ -92,7 +92,7 @@ SIGNIFICANT_SLOPE, MIN_CHANGES = 0.05, 3
 EDIT_OPS = ("add_bullet", "update_bullet", "remove_bullet", "add_hint", "add_dead_end")
 
 
-def provider_for(route, settings) -> "LocalProvider":
+def provider_for(route, settings) -> LocalProvider:
     """The provider for ``local`` (the registry's factory): it needs nothing from the route."""
     return LocalProvider()
 
@@ -109,8 +109,10 @@ class LocalProvider:
         started = time.perf_counter()
         state = request.state
         if state is None:
-            raise LessonloopError(f"the local provider has no structured input for the "
-                                  f"{request.role}: it plays the scenario roles only")
+            raise LessonloopError(
+                f"the local provider has no structured input for the "
+                f"{request.role}: it plays the scenario roles only"
+            )
         handler = getattr(self, f"_{request.role}", None)
         if handler is None:
             raise LessonloopError(f"the local provider has no behaviour for role {request.role!r}")
@@ -141,16 +143,20 @@ class LocalProvider:
             pending = pending_ranked(state["history"], tried, seen, incumbent)
             if len(pending) >= 2:  # a race: the best few screened again on new seeds
                 top = [s for s, _ in pending[:RACE]]
-                return _answers(f"Attempt {attempt}: the {len(top)} best screened candidates no "
-                                f"gate has judged yet ({', '.join(f'{g:+.4f}' for _, g in pending[:RACE])} "
-                                f"over the incumbent), screened again on this attempt's seeds.",
-                                top)
+                return _answers(
+                    f"Attempt {attempt}: the {len(top)} best screened candidates no "
+                    f"gate has judged yet ({', '.join(f'{g:+.4f}' for _, g in pending[:RACE])} "
+                    f"over the incumbent), screened again on this attempt's seeds.",
+                    top,
+                )
             if pending:
                 best, gain = pending[0]
-                return _answer(f"Attempt {attempt}: the best screened candidate no gate has "
-                               f"judged yet ({gain:+.4f} over the incumbent on its screening "
-                               f"seeds); changed: {_changed_words(incumbent['strategy'], best)}.",
-                               best)
+                return _answer(
+                    f"Attempt {attempt}: the best screened candidate no gate has "
+                    f"judged yet ({gain:+.4f} over the incumbent on its screening "
+                    f"seeds); changed: {_changed_words(incumbent['strategy'], best)}.",
+                    best,
+                )
             return self._step(state, request)  # a local step
         avoid = {canonical.dumps(strategy) for strategy, _ in seen}
         if incumbent:
@@ -161,23 +167,40 @@ class LocalProvider:
         prior = {**space.center(schema), **targets} if targets else None
         if prior:  # the targets are a prior, never an answer
             avoid.add(canonical.dumps(prior))
-        candidates = self.cma.propose(params, seen, request.seed, avoid, excluded, CMA_IN_BATCH,
-                                      incumbent["strategy"] if incumbent else None, prior)
+        candidates = self.cma.propose(
+            params,
+            seen,
+            request.seed,
+            avoid,
+            excluded,
+            CMA_IN_BATCH,
+            incumbent["strategy"] if incumbent else None,
+            prior,
+        )
         avoid = avoid | {canonical.dumps(c) for c in candidates}
-        more, asked = self.optimizer.propose(params, seen, request.seed, avoid, excluded,
-                                             count=BATCH - len(candidates))
+        more, asked = self.optimizer.propose(
+            params, seen, request.seed, avoid, excluded, count=BATCH - len(candidates)
+        )
         candidates += more
         swaps = 0
         if incumbent:
             donors = candidates[1:CMA_IN_BATCH] if len(candidates) > 1 else []
-            for c in basin_swaps(incumbent["strategy"], params, seen, random.Random(request.seed),
-                                 BASIN_SWAPS, donors):
+            for c in basin_swaps(
+                incumbent["strategy"],
+                params,
+                seen,
+                random.Random(request.seed),
+                BASIN_SWAPS,
+                donors,
+            ):
                 if canonical.dumps(c) not in avoid and not excluded(c) and c not in candidates:
                     candidates.append(c)
                     swaps += 1
-        how = (f"CMA-ES over the numbers ({len(candidates) - len(more) - swaps} candidates, its "
-               f"mean first), Optuna TPE ({len(more)}, {asked} asked) and {swaps} basin swaps, "
-               f"from {len(seen)} measured strategies: {len(candidates)} candidates to screen")
+        how = (
+            f"CMA-ES over the numbers ({len(candidates) - len(more) - swaps} candidates, its "
+            f"mean first), Optuna TPE ({len(more)}, {asked} asked) and {swaps} basin swaps, "
+            f"from {len(seen)} measured strategies: {len(candidates)} candidates to screen"
+        )
         if incumbent is None:
             reason = f"No incumbent yet: {how}."
         else:
@@ -201,8 +224,11 @@ class LocalProvider:
             if canonical.dumps(c) not in keys and not near_any(c, dead_ends, params):
                 keys.add(canonical.dumps(c))
                 found.append(c)
-        how = (f"{len(found)} points drawn around the playbook's {len(targets)} targets"
-               if targets else f"{len(found)} seeded random points")
+        how = (
+            f"{len(found)} points drawn around the playbook's {len(targets)} targets"
+            if targets
+            else f"{len(found)} seeded random points"
+        )
         return _answers(f"No incumbent yet: {how}, to screen.", found)
 
     def _step(self, state: dict, request: Request) -> str:
@@ -221,17 +247,29 @@ class LocalProvider:
         start = prior_point(schema, params, targets, rng) if targets else space.sample(schema, rng)
         flat = rollback_streak(state.get("trajectory", []), tied_only=True)
         streak = rollback_streak(state.get("trajectory", []))
-        sweep = [n for n in categorical_neighbours(incumbent["strategy"], params)
-                 if canonical.dumps(n) not in avoid and not near_any(n, dead_ends, params)] \
-            if incumbent and attempt == 0 and streak >= SWEEP_AFTER else []
+        sweep = (
+            [
+                n
+                for n in categorical_neighbours(incumbent["strategy"], params)
+                if canonical.dumps(n) not in avoid and not near_any(n, dead_ends, params)
+            ]
+            if incumbent and attempt == 0 and streak >= SWEEP_AFTER
+            else []
+        )
         how = ""
         candidate = start
         for tries in range(30):
             if incumbent is None:
-                candidate = start if tries == 0 and attempt == 0 else \
-                    guided_step(start, schema, max(step, 0.25), {}, {}, rng)
-                how = "a point drawn around the playbook's targets" if targets else \
-                    "a seeded random point"
+                candidate = (
+                    start
+                    if tries == 0 and attempt == 0
+                    else guided_step(start, schema, max(step, 0.25), {}, {}, rng)
+                )
+                how = (
+                    "a point drawn around the playbook's targets"
+                    if targets
+                    else "a seeded random point"
+                )
             elif flat >= PLATEAU_RESTART:
                 candidate = space.sample(schema, rng)
                 how = f"a random point (no signal around the incumbent for {flat} generations)"
@@ -241,17 +279,22 @@ class LocalProvider:
             elif tries == 0 and tried:
                 candidate, how = follow_up(incumbent["strategy"], tried[-1], params)
             else:
-                candidate = guided_step(incumbent["strategy"], schema, step, directions, targets, rng)
+                candidate = guided_step(
+                    incumbent["strategy"], schema, step, directions, targets, rng
+                )
                 how = f"a step of {step:.3f}"
             if canonical.dumps(candidate) not in avoid and not near_any(
-                    candidate, dead_ends, params):
+                candidate, dead_ends, params
+            ):
                 break
         if incumbent is None:
             reason = f"No incumbent yet: starting from {how}."
         else:
-            reason = (f"From the incumbent (score {incumbent.get('score', 0):.4f}) by {how}, "
-                      f"guided by {len(targets)} targets and {len(directions)} directions; "
-                      f"changed: {_changed_words(incumbent['strategy'], candidate)}.")
+            reason = (
+                f"From the incumbent (score {incumbent.get('score', 0):.4f}) by {how}, "
+                f"guided by {len(targets)} targets and {len(directions)} directions; "
+                f"changed: {_changed_words(incumbent['strategy'], candidate)}."
+            )
         return _answer(reason, candidate)
 
     # translator ---------------------------------------------------------------------------
@@ -286,16 +329,22 @@ class LocalProvider:
                 lines.append("- Changed: " + ", ".join(f"{k} {a} → {b}" for k, a, b in changes))
             deltas = _dimension_deltas(outcome)
             if deltas:
-                lines.append("- Dimension deltas (challenger − incumbent): "
-                             + ", ".join(f"{k} {v:+.4f}" for k, v in deltas.items()))
+                lines.append(
+                    "- Dimension deltas (challenger − incumbent): "
+                    + ", ".join(f"{k} {v:+.4f}" for k, v in deltas.items())
+                )
             gains = [k for k, v in deltas.items() if v > SIGNIFICANT_DELTA]
             losses = [k for k, v in deltas.items() if v < -SIGNIFICANT_DELTA]
-            lines.append(f"- Reading: the change helped {', '.join(gains) or 'no dimension'} and "
-                         f"hurt {', '.join(losses) or 'no dimension'}.")
+            lines.append(
+                f"- Reading: the change helped {', '.join(gains) or 'no dimension'} and "
+                f"hurt {', '.join(losses) or 'no dimension'}."
+            )
         sens = sensitivities(state.get("trajectory", []), state.get("strategy_schema", {}))
         if sens:
-            lines.append("- Sensitivities over the run (paired score change per full range): "
-                         + ", ".join(f"{k} {v['slope']:+.3f} (n={v['n']})" for k, v in sens.items()))
+            lines.append(
+                "- Sensitivities over the run (paired score change per full range): "
+                + ", ".join(f"{k} {v['slope']:+.3f} (n={v['n']})" for k, v in sens.items())
+            )
         lines += ["", "```json", canonical.dumps({"sensitivities": sens}), "```"]
         return "\n".join(lines) + "\n"
 
@@ -303,25 +352,50 @@ class LocalProvider:
     def _coach(self, state: dict, request: Request) -> str:
         outcome = state["outcome"]
         playbook = state.get("playbook", [])
-        params = {p.name: p for p in space.parameters(state["strategy_schema"]) if p.kind != "const"}
+        params = {
+            p.name: p for p in space.parameters(state["strategy_schema"]) if p.kind != "const"
+        }
         edits: list[dict] = []
-        if outcome["decision"] == "advance" and outcome.get("challenger") and best_known(
-                outcome, playbook, params):
+        if (
+            outcome["decision"] == "advance"
+            and outcome.get("challenger")
+            and best_known(outcome, playbook, params)
+        ):
             for name, value in outcome["challenger"].items():
                 if name in params:
-                    edits.extend(_target_edit(playbook, name, value, state.get("generation"),
-                                              outcome.get("challenger_score")))
+                    edits.extend(
+                        _target_edit(
+                            playbook,
+                            name,
+                            value,
+                            state.get("generation"),
+                            outcome.get("challenger_score"),
+                        )
+                    )
         sens = _sensitivities_from(state.get("analysis", ""))
         for name, fit in sens.items():
-            if (name in params and params[name].kind in ("number", "integer")
-                    and fit["n"] >= MIN_CHANGES and abs(fit["slope"]) >= SIGNIFICANT_SLOPE):
+            if (
+                name in params
+                and params[name].kind in ("number", "integer")
+                and fit["n"] >= MIN_CHANGES
+                and abs(fit["slope"]) >= SIGNIFICANT_SLOPE
+            ):
                 edits.extend(_direction_edits(playbook, name, fit))
-        if outcome["decision"] == "rollback" and outcome.get("incumbent") and outcome.get("challenger"):
+        if (
+            outcome["decision"] == "rollback"
+            and outcome.get("incumbent")
+            and outcome.get("challenger")
+        ):
             for name, before, after in _changes(outcome["incumbent"], outcome["challenger"]):
                 direction = _direction(before, after)
-                edits.append({"op": "add_hint", "tags": [f"param:{name}", f"tried:{name}:{direction}"],
-                              "text": f"A move of {name} {direction} from the incumbent was rolled "
-                                      "back: look elsewhere first."})
+                edits.append(
+                    {
+                        "op": "add_hint",
+                        "tags": [f"param:{name}", f"tried:{name}:{direction}"],
+                        "text": f"A move of {name} {direction} from the incumbent was rolled "
+                        "back: look elsewhere first.",
+                    }
+                )
         return "```json\n" + json.dumps({"edits": edits}, indent=2) + "\n```\n"
 
     # curator ------------------------------------------------------------------------------
@@ -356,13 +430,19 @@ ASKS = 40  # proposals asked of the sampler before settling for a random valid p
 STARTUP = 8  # random proposals before TPE models the history
 
 
-def pending_ranked(history: list, tried: list, seen: list, incumbent: dict) -> list[tuple[dict, float]]:
+def pending_ranked(
+    history: list, tried: list, seen: list, incumbent: dict
+) -> list[tuple[dict, float]]:
     """Measured strategies no gate has judged (screened only) that measured above the
     incumbent, best first, as (strategy, gain over the incumbent); a strategy screened more
     than once (in a race) by the mean of its measurements."""
-    judged = {canonical.dumps(h["strategy"]) for h in history
-              if isinstance(h, dict) and h.get("decision") != "screened"
-              and isinstance(h.get("strategy"), dict)}
+    judged = {
+        canonical.dumps(h["strategy"])
+        for h in history
+        if isinstance(h, dict)
+        and h.get("decision") != "screened"
+        and isinstance(h.get("strategy"), dict)
+    }
     judged |= {canonical.dumps(t["strategy"]) for t in tried}
     judged.add(canonical.dumps(incumbent["strategy"]))
     sums: dict[str, list] = {}
@@ -372,8 +452,11 @@ def pending_ranked(history: list, tried: list, seen: list, incumbent: dict) -> l
         entry[2] += 1
     own = sums.get(canonical.dumps(incumbent["strategy"]))
     reference = own[1] / own[2] if own else 0.0
-    out = [(strategy, total / n - reference) for key, (strategy, total, n) in sums.items()
-           if key not in judged and total / n > reference]
+    out = [
+        (strategy, total / n - reference)
+        for key, (strategy, total, n) in sums.items()
+        if key not in judged and total / n > reference
+    ]
     return sorted(out, key=lambda x: -x[1])
 
 
@@ -393,7 +476,9 @@ def observations(history: list, tried: list, incumbent: dict | None) -> list[tup
         out.append((strategy, value + float(delta)))
         if entry.get("decision") == "advance":
             value += float(delta)
-    if incumbent and canonical.dumps(incumbent["strategy"]) not in {canonical.dumps(s) for s, _ in out}:
+    if incumbent and canonical.dumps(incumbent["strategy"]) not in {
+        canonical.dumps(s) for s, _ in out
+    }:
         out.append((incumbent["strategy"], value))  # a carried-over start: the reference
     return out
 
@@ -416,8 +501,15 @@ class Optimizer:
     # No background import: the match pool forks workers, and a fork while another thread
     # holds the import lock leaves the child deadlocked (a match that never returns).
 
-    def propose(self, params: list, seen: list[tuple[dict, float]], seed: int | None,
-                avoid: set, excluded, count: int = 1) -> tuple[list[dict], int]:
+    def propose(
+        self,
+        params: list,
+        seen: list[tuple[dict, float]],
+        seed: int | None,
+        avoid: set,
+        excluded,
+        count: int = 1,
+    ) -> tuple[list[dict], int]:
         import warnings
 
         import optuna
@@ -427,16 +519,19 @@ class Optimizer:
         dists = {p.name: _distribution(p, optuna) for p in free}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            sampler = _ranking_sampler(optuna)(seed=(seed or 0) % 2**32,
-                                               n_startup_trials=STARTUP, multivariate=True)
+            sampler = _ranking_sampler(optuna)(
+                seed=(seed or 0) % 2**32, n_startup_trials=STARTUP, multivariate=True
+            )
             keys = [(canonical.dumps(s), v) for s, v in seen]
             space_key = tuple((p.name, p.kind, p.low, p.high, repr(p.choices)) for p in free)
-            if self.study is None or self.space != space_key or keys[:len(self.told)] != self.told:
+            if self.study is None or self.space != space_key or keys[: len(self.told)] != self.told:
                 self.study = optuna.create_study(direction="maximize", sampler=sampler)
                 self.told, self.space = [], space_key
             self.study.sampler = sampler
-            new = [(key, _trial(free, dists, s, v, optuna))
-                   for key, (s, v) in zip(keys[len(self.told):], seen[len(self.told):])]
+            new = [
+                (key, _trial(free, dists, s, v, optuna))
+                for key, (s, v) in zip(keys[len(self.told) :], seen[len(self.told) :])
+            ]
             self.study.add_trials([t for _, t in new if t is not None])
             self.told += [key for key, _ in new]
             rng = random.Random(seed)
@@ -452,8 +547,10 @@ class Optimizer:
                 if sampler.ranked:  # the sampler's other candidates, best first
                     samples, values = sampler.ranked[-1]
                     order = sorted(range(len(values)), key=lambda i: -float(values[i]))
-                    options += [{name: dists[name].to_external_repr(samples[name][i])
-                                 for name in dists} for i in order[1:]]
+                    options += [
+                        {name: dists[name].to_external_repr(samples[name][i]) for name in dists}
+                        for i in order[1:]
+                    ]
                 for option in options:
                     if len(found) >= count:
                         break
@@ -464,16 +561,23 @@ class Optimizer:
             for _ in range(100):  # the sampler keeps repeating itself: random valid points
                 if len(found) >= count:
                     break
-                candidate = {p.name: p.sample(rng) if p.kind != "const" else p.choices[0]
-                             for p in params}
+                candidate = {
+                    p.name: p.sample(rng) if p.kind != "const" else p.choices[0] for p in params
+                }
                 if canonical.dumps(candidate) not in avoid and not excluded(candidate):
                     avoid.add(canonical.dumps(candidate))
                     found.append(candidate)
         return found, asked
 
 
-def basin_swaps(incumbent: dict, params: list, seen: list, rng: random.Random,
-                count: int, donors: list[dict] = ()) -> list[dict]:
+def basin_swaps(
+    incumbent: dict,
+    params: list,
+    seen: list,
+    rng: random.Random,
+    count: int,
+    donors: list[dict] = (),
+) -> list[dict]:
     """The incumbent with one boolean or enum changed (which one: seeded), the integers
     (whose best values often depend on it) taken from the best measured strategy with the
     new value, and the numbers from a donor (CMA-ES's samples of this call, in turn; else the
@@ -491,8 +595,13 @@ def basin_swaps(incumbent: dict, params: list, seen: list, rng: random.Random,
             continue
         best = max(same, key=lambda x: x[0])[1]
         donor = donors[len(out) % len(donors)] if donors else incumbent
-        out.append({**n, **{k: donor[k] for k in numbers if k in donor},
-                    **{k: best[k] for k in integers if k in best}})
+        out.append(
+            {
+                **n,
+                **{k: donor[k] for k in numbers if k in donor},
+                **{k: best[k] for k in integers if k in best},
+            }
+        )
         if len(out) >= count:
             break
     return out
@@ -549,9 +658,17 @@ class CmaSearch:
         self.origin: tuple | None = None
         self.told: list[tuple] = []
 
-    def propose(self, params: list, seen: list[tuple[dict, float]], seed: int | None,
-                avoid: set, excluded, count: int, incumbent: dict | None,
-                prior: dict | None = None) -> list[dict]:
+    def propose(
+        self,
+        params: list,
+        seen: list[tuple[dict, float]],
+        seed: int | None,
+        avoid: set,
+        excluded,
+        count: int,
+        incumbent: dict | None,
+        prior: dict | None = None,
+    ) -> list[dict]:
         numeric = [p for p in params if p.kind in ("number", "integer")]
         if not numeric or not seen or count < 1:
             return []
@@ -560,22 +677,32 @@ class CmaSearch:
         cma = load_cma()
 
         def encode(strategy: dict):
-            return np.array([min(1.0, max(0.0, (float(strategy[p.name]) - p.low)
-                                          / (p.high - p.low or 1))) for p in numeric])
+            return np.array(
+                [
+                    min(1.0, max(0.0, (float(strategy[p.name]) - p.low) / (p.high - p.low or 1)))
+                    for p in numeric
+                ]
+            )
 
-        origin = (tuple((p.name, p.kind, p.low, p.high) for p in numeric),
-                  canonical.dumps(prior) if prior else None)
+        origin = (
+            tuple((p.name, p.kind, p.low, p.high) for p in numeric),
+            canonical.dumps(prior) if prior else None,
+        )
         keys = [(canonical.dumps(s), v) for s, v in seen]
-        if self.es is None or self.origin != origin or keys[:len(self.told)] != self.told:
+        if self.es is None or self.origin != origin or keys[: len(self.told)] != self.told:
             start = np.clip(encode(prior), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
-            self.es = cma(mean=start, sigma=CMA_PRIOR_SIGMA if prior else CMA_SIGMA,
-                          bounds=np.array([[0.0, 1.0]] * len(numeric)), seed=0)
+            self.es = cma(
+                mean=start,
+                sigma=CMA_PRIOR_SIGMA if prior else CMA_SIGMA,
+                bounds=np.array([[0.0, 1.0]] * len(numeric)),
+                seed=0,
+            )
             self.origin, self.told = origin, []
         es = self.es
         size = es.population_size
         for i in range(len(self.told), len(seen) - size + 1, size):
-            es.tell([(encode(s), -v) for s, v in seen[i:i + size]])
-            self.told += keys[i:i + size]
+            es.tell([(encode(s), -v) for s, v in seen[i : i + size]])
+            self.told += keys[i : i + size]
         es.reseed_rng((seed or 0) % 2**32)
         base = incumbent or max(seen, key=lambda x: x[1])[0]
         found: list[dict] = []
@@ -599,6 +726,7 @@ _RANKING = {}
 def _ranking_sampler(optuna):
     """TPE that keeps the candidates it ranked on its last ask (its acquisition values)."""
     if "class" not in _RANKING:
+
         class Ranking(optuna.samplers.TPESampler):
             ranked: list = []
 
@@ -634,7 +762,11 @@ def _distribution(p: space.Parameter, optuna):
 def _encode(p: space.Parameter, value):
     """A strategy's value as the sampler's parameter (None: not in the space)."""
     if p.kind in ("number", "integer"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
             return None
         clipped = min(p.high, max(p.low, float(value)))
         return int(round(clipped)) if p.kind == "integer" else clipped
@@ -670,7 +802,9 @@ def prior_point(schema: dict, params: list, targets: dict, rng: random.Random) -
     point = dict(base)
     for p in params:
         if p.kind in ("number", "integer"):
-            point[p.name] = p.nudge(base[p.name], rng.gauss(0.0, PRIOR_SPREAD * (p.high - p.low)), rng)
+            point[p.name] = p.nudge(
+                base[p.name], rng.gauss(0.0, PRIOR_SPREAD * (p.high - p.low)), rng
+            )
         elif p.kind in ("boolean", "enum") and rng.random() < PRIOR_SPREAD:
             point[p.name] = p.flip(base[p.name], 1.0, rng)
     movable = [p for p in params if p.kind != "const"]
@@ -710,8 +844,11 @@ def rollback_streak(trajectory: list, tied_only: bool = False) -> int:
     whole space instead)."""
     count = 0
     for entry in reversed(trajectory):
-        if entry.get("gate_decision") != "rollback" or tied_only and not _tied(
-                entry.get("mean_delta")):
+        if (
+            entry.get("gate_decision") != "rollback"
+            or tied_only
+            and not _tied(entry.get("mean_delta"))
+        ):
             break
         count += 1
     return count
@@ -755,7 +892,9 @@ def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
             if kind == "target":
                 name, _, text = rest.partition("=")
                 value = _target_value(by_name[name], text) if name in by_name else _NOT_A_VALUE
-                if value is not _NOT_A_VALUE and (name not in targets or evidence > targets[name][0]):
+                if value is not _NOT_A_VALUE and (
+                    name not in targets or evidence > targets[name][0]
+                ):
                     targets[name] = (evidence, value)
             elif kind == "direction":
                 name, _, way = rest.partition(":")
@@ -765,9 +904,11 @@ def guidance(playbook: list[dict], params: list) -> tuple[dict, dict]:
     return ({k: v for k, (_, v) in targets.items()}, {k: v for k, (_, v) in directions.items()})
 
 
-def guided_step(base: dict, schema: dict, step: float, directions: dict, targets: dict,
-                rng: random.Random) -> dict:
+def guided_step(
+    base: dict, schema: dict, step: float, directions: dict, targets: dict, rng: random.Random
+) -> dict:
     """A search step whose moves lean toward playbook directions and targets."""
+
     def shape(p, move: float, current: float) -> float:
         if p.name in directions and rng.random() < DIRECTION_BIAS:
             move = abs(move) * directions[p.name]
@@ -784,10 +925,17 @@ def follow_up(incumbent: dict, last: dict, params: list) -> tuple[dict, str]:
     result = dict(incumbent)
     for p in params:
         a, b = incumbent.get(p.name), last["strategy"].get(p.name)
-        if p.kind in ("number", "integer") and isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if (
+            p.kind in ("number", "integer")
+            and isinstance(a, (int, float))
+            and isinstance(b, (int, float))
+        ):
             result[p.name] = p.clip(a + factor * (b - a))
-    return result, ("the mirror of the move that lost" if factor < 0
-                    else "pushing further along the move that gained")
+    return result, (
+        "the mirror of the move that lost"
+        if factor < 0
+        else "pushing further along the move that gained"
+    )
 
 
 def near_any(strategy: dict, others: list[dict], params: list) -> bool:
@@ -795,9 +943,17 @@ def near_any(strategy: dict, others: list[dict], params: list) -> bool:
     for other in others:
         if not isinstance(other, dict) or set(other) != set(strategy):
             continue
-        if all(strategy[p.name] == other[p.name] for p in params if p.kind not in ("number", "integer")):
-            gap = max((abs(float(strategy[p.name]) - float(other[p.name])) / (p.high - p.low or 1)
-                       for p in numeric if isinstance(other.get(p.name), (int, float))), default=0.0)
+        if all(
+            strategy[p.name] == other[p.name] for p in params if p.kind not in ("number", "integer")
+        ):
+            gap = max(
+                (
+                    abs(float(strategy[p.name]) - float(other[p.name])) / (p.high - p.low or 1)
+                    for p in numeric
+                    if isinstance(other.get(p.name), (int, float))
+                ),
+                default=0.0,
+            )
             if gap < DEAD_END_RADIUS:
                 return True
     return False
@@ -815,8 +971,16 @@ def sensitivities(trajectory: list[dict], schema: dict) -> dict[str, dict]:
         sxy = sxx = 0.0
         n = 0
         for entry in trajectory:
-            mine, theirs, delta = entry.get("strategy"), entry.get("compared_to"), entry.get("mean_delta")
-            if not (isinstance(mine, dict) and isinstance(theirs, dict) and isinstance(delta, (int, float))):
+            mine, theirs, delta = (
+                entry.get("strategy"),
+                entry.get("compared_to"),
+                entry.get("mean_delta"),
+            )
+            if not (
+                isinstance(mine, dict)
+                and isinstance(theirs, dict)
+                and isinstance(delta, (int, float))
+            ):
                 continue
             a, b = mine.get(p.name), theirs.get(p.name)
             if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or a == b:
@@ -835,8 +999,13 @@ def _sensitivities_from(analysis: str) -> dict:
     sens = block.get("sensitivities")
     if not isinstance(sens, dict):
         return {}
-    return {k: v for k, v in sens.items() if isinstance(v, dict)
-            and isinstance(v.get("slope"), (int, float)) and isinstance(v.get("n"), int)}
+    return {
+        k: v
+        for k, v in sens.items()
+        if isinstance(v, dict)
+        and isinstance(v.get("slope"), (int, float))
+        and isinstance(v.get("n"), int)
+    }
 
 
 _NOT_A_VALUE = object()
@@ -872,9 +1041,14 @@ def best_known(outcome: dict, playbook: list[dict], params: dict) -> bool:
         return True
     targets, _ = guidance(playbook, list(params.values()))
     incumbent = outcome.get("incumbent")
-    if targets and isinstance(incumbent, dict) and all(
+    if (
+        targets
+        and isinstance(incumbent, dict)
+        and all(
             name in incumbent and _same(params.get(name), incumbent[name], value)
-            for name, value in targets.items()):
+            for name, value in targets.items()
+        )
+    ):
         return True
     score = outcome.get("challenger_score")
     return isinstance(score, (int, float)) and score > max(recorded)
@@ -883,14 +1057,20 @@ def best_known(outcome: dict, playbook: list[dict], params: dict) -> bool:
 def _same(p, a, b) -> bool:
     """Whether a strategy's value is the one a target names (numbers as numbers: a tag's 3.0
     is an integer's 3)."""
-    if p is not None and p.kind in ("number", "integer") and not isinstance(a, bool) \
-            and isinstance(a, (int, float)) and isinstance(b, (int, float)):
+    if (
+        p is not None
+        and p.kind in ("number", "integer")
+        and not isinstance(a, bool)
+        and isinstance(a, (int, float))
+        and isinstance(b, (int, float))
+    ):
         return float(a) == float(b)
     return a == b and type(a) is type(b)
 
 
-def _target_edit(playbook: list[dict], name: str, value, generation,
-                 tournament: float | None = None) -> list[dict]:
+def _target_edit(
+    playbook: list[dict], name: str, value, generation, tournament: float | None = None
+) -> list[dict]:
     """A ``target:`` bullet for an advanced strategy's value, recording its tournament mean
     (the training seeds it advanced on: a score the loop chooses by). The coach calls it only
     for the new best-known strategy (``best_known``), so the targets name one strategy, all
@@ -931,12 +1111,22 @@ def _direction_edits(playbook: list[dict], name: str, fit: dict) -> list[dict]:
         if f"direction:{name}:{way}" in tags:
             return []
         if f"direction:{name}:{other}" in tags:
-            edits.append({"op": "remove_bullet", "id": entry["id"],
-                          "text": f"Superseded: {name} now measures {way}"})
+            edits.append(
+                {
+                    "op": "remove_bullet",
+                    "id": entry["id"],
+                    "text": f"Superseded: {name} now measures {way}",
+                }
+            )
     verb = "Raising" if way == "up" else "Lowering"
-    edits.append({"op": "add_bullet", "tags": [f"param:{name}", f"direction:{name}:{way}"],
-                  "text": f"{verb} {name} tends to raise the score "
-                          f"(slope {fit['slope']:+.3f} per full range over {fit['n']} changes)"})
+    edits.append(
+        {
+            "op": "add_bullet",
+            "tags": [f"param:{name}", f"direction:{name}:{way}"],
+            "text": f"{verb} {name} tends to raise the score "
+            f"(slope {fit['slope']:+.3f} per full range over {fit['n']} changes)",
+        }
+    )
     return edits
 
 
@@ -952,8 +1142,10 @@ def _answer(reason: str, candidate: dict) -> str:
 
 def _changed_words(before: dict, after: dict) -> str:
     """What a proposal changes, as its reason says it: ``a 0.1 -> 0.3, b 2 -> 3``."""
-    return ", ".join(f"{k} {before.get(k)} -> {v}" for k, v in after.items()
-                     if before.get(k) != v) or "nothing"
+    return (
+        ", ".join(f"{k} {before.get(k)} -> {v}" for k, v in after.items() if before.get(k) != v)
+        or "nothing"
+    )
 
 
 def _changes(before: dict, after: dict) -> list[tuple[str, object, object]]:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import ProviderError
 from . import catalog
@@ -42,8 +43,11 @@ def _context_setting(kind: str) -> str:
 
 
 def largest_call(prompt_tokens: int) -> dict:
-    return {"prompt_tokens": prompt_tokens, "answer_tokens": LARGEST_ANSWER,
-            "total_tokens": prompt_tokens + LARGEST_ANSWER}
+    return {
+        "prompt_tokens": prompt_tokens,
+        "answer_tokens": LARGEST_ANSWER,
+        "total_tokens": prompt_tokens + LARGEST_ANSWER,
+    }
 
 
 def served(model: str | None, ids: list[str]) -> bool:
@@ -79,8 +83,9 @@ def _server_root(base_url: str) -> str:
 class ServerProbe:
     """The checks of one route on an OpenAI-compatible endpoint (an OpenAIProvider)."""
 
-    def __init__(self, provider, largest_prompt: int,
-                 clock: Callable[[], float] = time.perf_counter):
+    def __init__(
+        self, provider, largest_prompt: int, clock: Callable[[], float] = time.perf_counter
+    ):
         self.provider = provider
         self.need = largest_call(largest_prompt)
         self.route = provider.route
@@ -97,8 +102,9 @@ class ServerProbe:
         return self.provider.send(send, max_retries=0, wait_for_server=False)[0]
 
     def _get(self, url: str) -> Any:
-        return self._call(lambda: self.provider.client.get(
-            url, cast_to=object, options={"timeout": LIST_TIMEOUT}))
+        return self._call(
+            lambda: self.provider.client.get(url, cast_to=object, options={"timeout": LIST_TIMEOUT})
+        )
 
     def _try_get(self, url: str) -> dict | None:
         """What the server says at ``url``, or None (no such route, not JSON, no answer)."""
@@ -110,8 +116,11 @@ class ServerProbe:
 
     def _try_post(self, url: str, body: dict) -> dict | None:
         try:
-            value = self._call(lambda: self.provider.client.post(
-                url, cast_to=object, body=body, options={"timeout": LIST_TIMEOUT}))
+            value = self._call(
+                lambda: self.provider.client.post(
+                    url, cast_to=object, body=body, options={"timeout": LIST_TIMEOUT}
+                )
+            )
         except ProviderError:
             return None
         return value if isinstance(value, dict) else None
@@ -138,19 +147,28 @@ class ServerProbe:
             note = "no model list: the answer to /v1/models has no data"
         if not ids and (self.kind == "ollama" or (self.kind == "openai" and self.loopback)):
             tags = self._try_get(f"{self.root}/api/tags")
-            names = [m.get("name") or m.get("model") for m in (tags or {}).get("models") or []
-                     if isinstance(m, dict)]
+            names = [
+                m.get("name") or m.get("model")
+                for m in (tags or {}).get("models") or []
+                if isinstance(m, dict)
+            ]
             if any(names):
                 ids, source, note = [str(n) for n in names if n], "/api/tags", ""
         model = self.route.model
         if not ids:  # no list, or an empty one: nothing to hold the model against
             why = note or ("its model list is empty" if ids == [] else "no model list")
-            return {"ids": ids, "source": source, "served": None,
-                    "detail": f"answers ({why}); cannot tell whether it serves {model!r}"}
+            return {
+                "ids": ids,
+                "source": source,
+                "served": None,
+                "detail": f"answers ({why}); cannot tell whether it serves {model!r}",
+            }
         is_served = served(model, ids)
         listed = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
         if is_served:
-            detail = f"answers; serves {model!r} ({len(ids)} model{'s' if len(ids) != 1 else ''} listed)"
+            detail = (
+                f"answers; serves {model!r} ({len(ids)} model{'s' if len(ids) != 1 else ''} listed)"
+            )
         else:
             detail = f"model {model!r} is not served; {source} lists: {listed}"
         return {"ids": ids, "source": source, "served": is_served, "detail": detail}
@@ -166,8 +184,12 @@ class ServerProbe:
     def context(self) -> dict:
         """The context window the server runs the model with (``tokens``) and the model's own
         maximum (``model_max``), where the server says them, against the largest call."""
-        found: dict[str, Any] = {"tokens": None, "source": None,
-                                 "model_max": None, "model_max_source": None}
+        found: dict[str, Any] = {
+            "tokens": None,
+            "source": None,
+            "model_max": None,
+            "model_max_source": None,
+        }
 
         def runs(tokens: Any, source: str) -> None:
             if found["tokens"] is None and _count(tokens):
@@ -206,7 +228,9 @@ class ServerProbe:
         if ps is None and self.kind != "ollama":
             return  # not Ollama: no /api/show to ask
         for loaded in (ps or {}).get("models") or []:
-            if isinstance(loaded, dict) and served(model, [str(loaded.get("name") or loaded.get("model"))]):
+            if isinstance(loaded, dict) and served(
+                model, [str(loaded.get("name") or loaded.get("model"))]
+            ):
                 runs(loaded.get("context_length"), "/api/ps context_length (the loaded model)")
         show = self._try_post(f"{self.root}/api/show", {"model": model, "name": model})
         if show is None:
@@ -233,28 +257,39 @@ class ServerProbe:
         need = self.need
         needed = need["total_tokens"]
         tokens, model_max = found["tokens"], found["model_max"]
-        size = (f"the largest call lessonloop makes ({need['prompt_tokens']} prompt + "
-                f"{need['answer_tokens']} answer = {needed} tokens)")
+        size = (
+            f"the largest call lessonloop makes ({need['prompt_tokens']} prompt + "
+            f"{need['answer_tokens']} answer = {needed} tokens)"
+        )
         if tokens is not None:
             ok = tokens >= needed
-            detail = (f"context window {tokens} tokens ({found['source']}) "
-                      + (f"holds {size}" if ok else f"is smaller than {size}: raise "
-                         f"{_context_setting(self.kind)} or run "
-                         "with a smaller --context-budget"))
+            detail = f"context window {tokens} tokens ({found['source']}) " + (
+                f"holds {size}"
+                if ok
+                else f"is smaller than {size}: raise "
+                f"{_context_setting(self.kind)} or run "
+                "with a smaller --context-budget"
+            )
         elif model_max is not None and model_max < needed:
             ok = False
-            detail = (f"the model handles at most {model_max} tokens ({found['model_max_source']}), "
-                      f"less than {size}")
+            detail = (
+                f"the model handles at most {model_max} tokens ({found['model_max_source']}), "
+                f"less than {size}"
+            )
         else:
             ok = None
             detail = "context window unknown: the server does not say"
             if model_max is not None:
-                detail += (f" what it runs with (the model handles up to {model_max} tokens, "
-                           f"{found['model_max_source']}; the server may run a smaller window)")
+                detail += (
+                    f" what it runs with (the model handles up to {model_max} tokens, "
+                    f"{found['model_max_source']}; the server may run a smaller window)"
+                )
             if self.kind == "ollama":
-                detail += ("; Ollama runs a model with OLLAMA_CONTEXT_LENGTH (2048-4096 by "
-                           "default) unless the model sets num_ctx, and says which once it is "
-                           "loaded (/api/ps)")
+                detail += (
+                    "; Ollama runs a model with OLLAMA_CONTEXT_LENGTH (2048-4096 by "
+                    "default) unless the model sets num_ctx, and says which once it is "
+                    "loaded (/api/ps)"
+                )
             detail += f"; lessonloop needs {needed}"
         return {**found, "needed": needed, "ok": ok, "detail": detail}
 
@@ -267,9 +302,11 @@ class ServerProbe:
         at a time), which scaled up to a large prompt would overstate it: when a wall-time
         estimate exceeds a timeout, one more sample is taken and the faster one kept."""
         need = self.need
-        report: dict[str, Any] = {"measured": False, "timeouts": timeouts,
-                                  "largest_call": {k: need[k] for k in ("prompt_tokens",
-                                                                        "answer_tokens")}}
+        report: dict[str, Any] = {
+            "measured": False,
+            "timeouts": timeouts,
+            "largest_call": {k: need[k] for k in ("prompt_tokens", "answer_tokens")},
+        }
         longest = max(timeouts.values())
         wait = min(longest, PROBE_TIMEOUT_CAP)
         samples: list[dict] = []
@@ -282,13 +319,20 @@ class ServerProbe:
                 timed_out = "timed out" in exc.message
                 report["ok"] = False if not timed_out or wait >= longest else None
                 report["detail"] = (
-                    f"a {PROBE_ANSWER}-token completion failed: {exc.message}" if not timed_out
+                    f"a {PROBE_ANSWER}-token completion failed: {exc.message}"
+                    if not timed_out
                     else f"a {PROBE_ANSWER}-token completion did not finish within {wait:g} s"
-                    + ("" if report["ok"] is False else
-                       " (the server is busy or very slow); not measured"))
+                    + (
+                        ""
+                        if report["ok"] is False
+                        else " (the server is busy or very slow); not measured"
+                    )
+                )
                 return report
             samples.append(sample)
-            if sample["basis"].startswith("measured from") and sample["estimate"] > min(timeouts.values()):
+            if sample["basis"].startswith("measured from") and sample["estimate"] > min(
+                timeouts.values()
+            ):
                 continue  # wall time, and it flags: look once more
             break
         best = min(samples, key=lambda sample: sample["estimate"])
@@ -301,47 +345,78 @@ class ServerProbe:
         report["too_short"] = short
         assumed = report["basis"].startswith("assumed")
         report["ok"] = None if assumed else not short  # a guess neither passes nor fails
-        speeds = (f"the server reads ~{report['prompt_tokens_per_second']:.0f} prompt tok/s and "
-                  f"writes ~{report['answer_tokens_per_second']:.0f} tok/s, {report['basis']}")
-        largest = (f"the largest call ({need['prompt_tokens']} prompt + {need['answer_tokens']} "
-                   f"answer tokens) should take ~{estimate:.0f} s")
+        speeds = (
+            f"the server reads ~{report['prompt_tokens_per_second']:.0f} prompt tok/s and "
+            f"writes ~{report['answer_tokens_per_second']:.0f} tok/s, {report['basis']}"
+        )
+        largest = (
+            f"the largest call ({need['prompt_tokens']} prompt + {need['answer_tokens']} "
+            f"answer tokens) should take ~{estimate:.0f} s"
+        )
         if short:
             limits = "; ".join(
                 f"{limit:g} s for {', '.join(r for r in short if timeouts[r] == limit)}"
-                for limit in sorted({timeouts[r] for r in short}))
-            raise_what = ("LESSONLOOP_TIMEOUT" if len(short) == len(timeouts) else
-                          ", ".join(f"LESSONLOOP_{role.upper()}_TIMEOUT" for role in short))
-            busy = ("; if other clients were using the server, check again when it is idle"
-                    if report["basis"].startswith("measured from") else "")
-            report["detail"] = (f"timeout {'may be ' if assumed else ''}too short: {largest}, "
-                                f"more than the timeout ({limits}); raise {raise_what}; "
-                                f"{speeds}{busy}")
+                for limit in sorted({timeouts[r] for r in short})
+            )
+            raise_what = (
+                "LESSONLOOP_TIMEOUT"
+                if len(short) == len(timeouts)
+                else ", ".join(f"LESSONLOOP_{role.upper()}_TIMEOUT" for role in short)
+            )
+            busy = (
+                "; if other clients were using the server, check again when it is idle"
+                if report["basis"].startswith("measured from")
+                else ""
+            )
+            report["detail"] = (
+                f"timeout {'may be ' if assumed else ''}too short: {largest}, "
+                f"more than the timeout ({limits}); raise {raise_what}; "
+                f"{speeds}{busy}"
+            )
         else:
-            report["detail"] = (f"{largest}, within every timeout (shortest "
-                                f"{min(timeouts.values()):g} s); {speeds}")
+            report["detail"] = (
+                f"{largest}, within every timeout (shortest {min(timeouts.values()):g} s); {speeds}"
+            )
         return report
 
     def _sample(self, wait: float) -> dict:
         """One tiny completion, timed: its counts, the speeds and the largest call's estimate."""
         need = self.need
         nonce = secrets.token_hex(6)  # defeats a prompt cache: the prompt is read, not recalled
-        body = {"model": self.route.model, "temperature": 0, "max_tokens": PROBE_ANSWER,
-                "messages": [{"role": "user", "content": (
-                    f"[lessonloop doctor {nonce}] This is a short check of how fast this server "
-                    "reads a prompt and writes an answer; the text only needs to be long enough "
-                    "to time. Count from 1 to 50, separated by spaces.")}]}
+        body = {
+            "model": self.route.model,
+            "temperature": 0,
+            "max_tokens": PROBE_ANSWER,
+            "messages": [
+                {
+                    "role": "user",
+                    "content": (
+                        f"[lessonloop doctor {nonce}] This is a short check of how fast this server "
+                        "reads a prompt and writes an answer; the text only needs to be long enough "
+                        "to time. Count from 1 to 50, separated by spaces."
+                    ),
+                }
+            ],
+        }
         started = self.clock()
         answer = self._complete(body, wait)
         sample = self._rates(answer if isinstance(answer, dict) else {}, self.clock() - started)
-        sample["estimate"] = (need["prompt_tokens"] / sample["prompt_tokens_per_second"]
-                              + need["answer_tokens"] / sample["answer_tokens_per_second"])
+        sample["estimate"] = (
+            need["prompt_tokens"] / sample["prompt_tokens_per_second"]
+            + need["answer_tokens"] / sample["answer_tokens_per_second"]
+        )
         return sample
 
     def _complete(self, body: dict, wait: float) -> Any:
         def send(arguments: dict) -> Any:
-            return self._call(lambda: self.provider.client.post(
-                f"{self.base_url}/chat/completions", cast_to=object, body=arguments,
-                options={"timeout": wait}))
+            return self._call(
+                lambda: self.provider.client.post(
+                    f"{self.base_url}/chat/completions",
+                    cast_to=object,
+                    body=arguments,
+                    options={"timeout": wait},
+                )
+            )
 
         try:
             return send(body)
@@ -361,22 +436,38 @@ class ServerProbe:
         prompt = _count(usage.get("prompt_tokens"))
         written = _count(usage.get("completion_tokens")) or 0
         read = max(0, (prompt or 0) - (cached or 0))
-        probe = {"seconds": round(elapsed, 3), "prompt_tokens": prompt,
-                 "cached_tokens": cached or 0, "completion_tokens": written}
+        probe = {
+            "seconds": round(elapsed, 3),
+            "prompt_tokens": prompt,
+            "cached_tokens": cached or 0,
+            "completion_tokens": written,
+        }
         timings = answer.get("timings") if isinstance(answer.get("timings"), dict) else {}
-        reading, writing = _rate(timings.get("prompt_per_second")), _rate(timings.get("predicted_per_second"))
+        reading, writing = (
+            _rate(timings.get("prompt_per_second")),
+            _rate(timings.get("predicted_per_second")),
+        )
         if reading and writing and (_count(timings.get("prompt_n")) or 0) >= MIN_MEASURED_PROMPT:
-            return {"probe": probe, "prompt_tokens_per_second": round(reading, 1),
-                    "answer_tokens_per_second": round(writing, 1),
-                    "basis": "measured by the server's own timings"}
+            return {
+                "probe": probe,
+                "prompt_tokens_per_second": round(reading, 1),
+                "answer_tokens_per_second": round(writing, 1),
+                "basis": "measured by the server's own timings",
+            }
         if prompt is not None and read >= MIN_MEASURED_PROMPT and elapsed > 0:
             reading = (read + WRITE_COST * written) / elapsed
-            return {"probe": probe, "prompt_tokens_per_second": round(reading, 1),
-                    "answer_tokens_per_second": round(reading / WRITE_COST, 1),
-                    "basis": f"measured from {read} prompt and {written} answer tokens in "
-                             f"{elapsed:.2f} s of wall time (which includes any wait in the "
-                             f"server's queue; writing a token taken as {WRITE_COST:g}x reading one)"}
-        return {"probe": probe, "prompt_tokens_per_second": CPU_PROMPT_RATE,
-                "answer_tokens_per_second": CPU_PROMPT_RATE / WRITE_COST,
-                "basis": f"assumed as a CPU server's (the answer reported "
-                         f"{'no' if prompt is None else read} prompt tokens read, too few to time)"}
+            return {
+                "probe": probe,
+                "prompt_tokens_per_second": round(reading, 1),
+                "answer_tokens_per_second": round(reading / WRITE_COST, 1),
+                "basis": f"measured from {read} prompt and {written} answer tokens in "
+                f"{elapsed:.2f} s of wall time (which includes any wait in the "
+                f"server's queue; writing a token taken as {WRITE_COST:g}x reading one)",
+            }
+        return {
+            "probe": probe,
+            "prompt_tokens_per_second": CPU_PROMPT_RATE,
+            "answer_tokens_per_second": CPU_PROMPT_RATE / WRITE_COST,
+            "basis": f"assumed as a CPU server's (the answer reported "
+            f"{'no' if prompt is None else read} prompt tokens read, too few to time)",
+        }

@@ -12,8 +12,9 @@ import email.utils
 import random
 import re
 import time
+from collections.abc import Callable
 from types import ModuleType
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from ..errors import EndpointUnavailable, ProviderError
 from ..safety import redact
@@ -52,7 +53,7 @@ def retry_after(headers) -> float | None:
 
 def backoff(retry: int, rng: random.Random) -> float:
     """Exponential backoff with full jitter: spreads clients that failed together."""
-    return rng.uniform(0, min(MAX_DELAY, BASE_DELAY * 2 ** retry))
+    return rng.uniform(0, min(MAX_DELAY, BASE_DELAY * 2**retry))
 
 
 def _detail(exc: BaseException, secret: str | None) -> str:
@@ -64,10 +65,20 @@ def _detail(exc: BaseException, secret: str | None) -> str:
     return redact(re.sub(r"\s+", " ", text).strip())[:300]
 
 
-def call(send: Callable[[], T], *, sdk: ModuleType, where: str, key_hint: str, model: str | None,
-         max_retries: int, secret: str | None = None, connect_wait: float = 0.0,
-         sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
-         rng: random.Random | None = None) -> tuple[T, int]:
+def call(
+    send: Callable[[], T],
+    *,
+    sdk: ModuleType,
+    where: str,
+    key_hint: str,
+    model: str | None,
+    max_retries: int,
+    secret: str | None = None,
+    connect_wait: float = 0.0,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+    rng: random.Random | None = None,
+) -> tuple[T, int]:
     """``send()`` with retries on 429, 5xx and connection errors; returns (result, retries).
 
     ``where`` names the endpoint in messages (provider and base URL); ``key_hint`` names the
@@ -87,17 +98,25 @@ def call(send: Callable[[], T], *, sdk: ModuleType, where: str, key_hint: str, m
         except sdk.APIStatusError as exc:
             status = exc.status_code
             if status == 401:
-                raise ProviderError(f"{where} rejected the API key (401): check {key_hint}",
-                                    status) from None
+                raise ProviderError(
+                    f"{where} rejected the API key (401): check {key_hint}", status
+                ) from None
             if status == 403:
-                raise ProviderError(f"{where} refused access (403): the key lacks permission "
-                                    f"for model {model!r}: {_detail(exc, secret)}", status) from None
+                raise ProviderError(
+                    f"{where} refused access (403): the key lacks permission "
+                    f"for model {model!r}: {_detail(exc, secret)}",
+                    status,
+                ) from None
             if status == 404:
-                raise ProviderError(f"{where} has no such model or endpoint (404): check the "
-                                    f"model {model!r} and the base URL", status) from None
+                raise ProviderError(
+                    f"{where} has no such model or endpoint (404): check the "
+                    f"model {model!r} and the base URL",
+                    status,
+                ) from None
             if not retryable(status):
-                raise ProviderError(f"{where} refused the request ({status}): "
-                                    f"{_detail(exc, secret)}", status) from None
+                raise ProviderError(
+                    f"{where} refused the request ({status}): {_detail(exc, secret)}", status
+                ) from None
             wait = retry_after(getattr(exc.response, "headers", None))
             problem = f"{status}: {_detail(exc, secret)}"
             down = status == 503
@@ -108,23 +127,33 @@ def call(send: Callable[[], T], *, sdk: ModuleType, where: str, key_hint: str, m
             problem = "timed out" if timed_out else f"connection failed: {_detail(exc, secret)}"
             down = not timed_out
         except (ValueError, sdk.APIResponseValidationError) as exc:  # a body that is not JSON
-            raise ProviderError(f"{where} sent a malformed response: "
-                                f"{_detail(exc, secret)}") from None
+            raise ProviderError(
+                f"{where} sent a malformed response: {_detail(exc, secret)}"
+            ) from None
         if down and connect_wait > 0:
             now = clock()
             down_since = now if down_since is None else down_since
             if now - down_since >= connect_wait:
-                raise EndpointUnavailable(f"{where} is down ({problem}) and did not come back "
-                                          f"within {connect_wait:g} s (LESSONLOOP_CONNECT_WAIT); "
-                                          "start the server and resume")
-            sleep(min(MAX_CONNECT_DELAY, connect_wait - (now - down_since),
-                      wait if wait is not None else BASE_DELAY * 2 ** min(retries, 4)))
+                raise EndpointUnavailable(
+                    f"{where} is down ({problem}) and did not come back "
+                    f"within {connect_wait:g} s (LESSONLOOP_CONNECT_WAIT); "
+                    "start the server and resume"
+                )
+            sleep(
+                min(
+                    MAX_CONNECT_DELAY,
+                    connect_wait - (now - down_since),
+                    wait if wait is not None else BASE_DELAY * 2 ** min(retries, 4),
+                )
+            )
             retries += 1
             continue
         down_since = None
         if wait is not None and wait > MAX_RETRY_AFTER:
-            raise ProviderError(f"{where} failed ({problem}) and asked to wait {wait:.0f} s, "
-                                f"longer than {MAX_RETRY_AFTER:.0f} s; try again later")
+            raise ProviderError(
+                f"{where} failed ({problem}) and asked to wait {wait:.0f} s, "
+                f"longer than {MAX_RETRY_AFTER:.0f} s; try again later"
+            )
         if retries >= max_retries or timeouts > 1:
             tries = "once" if retries == 0 else f"{retries + 1} times"
             raise ProviderError(f"{where} failed ({problem}); tried {tries}, giving up")

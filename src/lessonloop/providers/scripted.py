@@ -17,12 +17,14 @@ from .base import Completion, Request
 EXHAUSTION_POLICIES = ("error", "repeat_last", "cycle")
 
 
-def provider_for(route, settings) -> "ScriptedProvider":
+def provider_for(route, settings) -> ScriptedProvider:
     """The provider for ``scripted:FILE`` (the registry's factory)."""
     argument = route.provider.partition(":")[2]
     if not argument:
-        raise UsageError("the scripted provider needs a response file: --provider "
-                         "scripted:FILE.json (or set LESSONLOOP_SCRIPT)")
+        raise UsageError(
+            "the scripted provider needs a response file: --provider "
+            "scripted:FILE.json (or set LESSONLOOP_SCRIPT)"
+        )
     return ScriptedProvider.from_file(argument)
 
 
@@ -39,7 +41,7 @@ class ScriptedProvider:
         self.cursors: dict[str, int] = {}
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "ScriptedProvider":
+    def from_file(cls, path: str | Path) -> ScriptedProvider:
         from ..files import read_user_file
 
         path = Path(path)
@@ -53,7 +55,9 @@ class ScriptedProvider:
         responses: dict[str, list[str]] = {}
         for role, items in data.items():
             if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
-                raise UsageError(f"scripted response file {path}: {role!r} must be a list of strings")
+                raise UsageError(
+                    f"scripted response file {path}: {role!r} must be a list of strings"
+                )
             responses[role] = items
         return cls(responses, policy)
 
@@ -71,5 +75,6 @@ class ScriptedProvider:
                 )
             index = len(items) - 1 if self.on_exhausted == "repeat_last" else index % len(items)
         self.cursors[key] = self.cursors.get(key, 0) + 1
-        return Completion(text=items[index], latency_ms=(time.perf_counter() - started) * 1000,
-                          cost=0.0)
+        return Completion(
+            text=items[index], latency_ms=(time.perf_counter() - started) * 1000, cost=0.0
+        )

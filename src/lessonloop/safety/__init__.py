@@ -12,8 +12,18 @@ from .redact import FAMILIES, find_secrets, marker, redact, redact_obj
 from .sanitize import sanitize
 
 __all__ = [
-    "CONTENT_MAX", "FAMILIES", "HOW_MAX", "SUMMARY_MAX", "TRUNCATION_MARKER", "WHY_MAX",
-    "cap", "clean", "find_secrets", "redact", "redact_obj", "sanitize",
+    "CONTENT_MAX",
+    "FAMILIES",
+    "HOW_MAX",
+    "SUMMARY_MAX",
+    "TRUNCATION_MARKER",
+    "WHY_MAX",
+    "cap",
+    "clean",
+    "find_secrets",
+    "redact",
+    "redact_obj",
+    "sanitize",
 ]
 
 

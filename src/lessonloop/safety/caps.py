@@ -18,7 +18,7 @@ WHY_MAX = 1024
 HOW_MAX = 1024
 TRUNCATION_MARKER = "…[truncated]"
 
-_MARKER_MAX = 64   # longer than any "[REDACTED:<family>]"
+_MARKER_MAX = 64  # longer than any "[REDACTED:<family>]"
 _ZWJ = "\u200d"
 
 
@@ -31,9 +31,10 @@ def _extends_previous(c: str) -> bool:
         unicodedata.combining(c) != 0
         or unicodedata.category(c) in ("Mn", "Mc", "Me")
         or c == _ZWJ
-        or 0xFE00 <= o <= 0xFE0F or 0xE0100 <= o <= 0xE01EF      # variation selectors
-        or 0x1F3FB <= o <= 0x1F3FF                                # emoji skin-tone modifiers
-        or 0xDC00 <= o <= 0xDFFF                                  # low surrogate of a pair
+        or 0xFE00 <= o <= 0xFE0F
+        or 0xE0100 <= o <= 0xE01EF  # variation selectors
+        or 0x1F3FB <= o <= 0x1F3FF  # emoji skin-tone modifiers
+        or 0xDC00 <= o <= 0xDFFF  # low surrogate of a pair
     )
 
 
@@ -79,5 +80,5 @@ def cap(text: str, limit: int, marker: str = TRUNCATION_MARKER) -> str:
     if len(text) <= limit:
         return text
     if len(marker) > limit:
-        return text[:_safe_cut(text, limit)]
-    return text[:_safe_cut(text, limit - len(marker))] + marker
+        return text[: _safe_cut(text, limit)]
+    return text[: _safe_cut(text, limit - len(marker))] + marker

@@ -47,27 +47,27 @@ from .redact import redact
 
 __all__ = ["Limits", "Outcome", "run"]
 
-_POLL = 0.015           # seconds between /proc scans while the command runs...
-_POLL_MAX = 0.1         # ...or up to this long where /proc holds many processes
-_KILL_GRACE = 0.5       # at most this long to kill what is left (then 0.4 s more at worst)
-_SLACK = 4096           # bytes read past output_bytes: context for the redactor, never shown
+_POLL = 0.015  # seconds between /proc scans while the command runs...
+_POLL_MAX = 0.1  # ...or up to this long where /proc holds many processes
+_KILL_GRACE = 0.5  # at most this long to kill what is left (then 0.4 s more at worst)
+_SLACK = 4096  # bytes read past output_bytes: context for the redactor, never shown
 _CHUNK = 1 << 16
 _MIB = 1 << 20
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
-_REPORT_TAIL = 2000     # characters of each stream in Outcome.report()
+_REPORT_TAIL = 2000  # characters of each stream in Outcome.report()
 
 
 @dataclass(frozen=True)
 class Limits:
     """What one run may use; the defaults suit a task verifier."""
 
-    timeout: float = 30.0            # wall-clock seconds; at the deadline the whole group is killed
-    cpu_seconds: int | None = None   # RLIMIT_CPU; None -> ceil(timeout) + 1
-    memory_mb: int = 1024            # RLIMIT_AS
-    max_processes: int = 64          # processes alive in the sandbox at once
-    file_mb: int = 64                # RLIMIT_FSIZE (largest file it can write)
-    output_bytes: int = 64_000       # captured per stream; the rest is dropped, a marker says so
+    timeout: float = 30.0  # wall-clock seconds; at the deadline the whole group is killed
+    cpu_seconds: int | None = None  # RLIMIT_CPU; None -> ceil(timeout) + 1
+    memory_mb: int = 1024  # RLIMIT_AS
+    max_processes: int = 64  # processes alive in the sandbox at once
+    file_mb: int = 64  # RLIMIT_FSIZE (largest file it can write)
+    output_bytes: int = 64_000  # captured per stream; the rest is dropped, a marker says so
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:
@@ -85,11 +85,11 @@ class Outcome:
     memory", "left N processes running" (they were killed then), or the name of the signal
     that ended the command ("SIGXFSZ", "SIGXCPU", "SIGKILL", "SIGSEGV", ...)."""
 
-    exit_code: int | None        # None when the command did not exit by itself
-    stdout: str                  # capped, then redacted (secrets replaced by [REDACTED:...])
+    exit_code: int | None  # None when the command did not exit by itself
+    stdout: str  # capped, then redacted (secrets replaced by [REDACTED:...])
     stderr: str
     killed: str | None
-    duration: float              # seconds
+    duration: float  # seconds
 
     @property
     def passed(self) -> bool:
@@ -110,8 +110,13 @@ class Outcome:
         return "\n".join(lines)
 
 
-def run(command: str | list[str], *, stdin: bytes | None = None,
-        files: dict[str, bytes] | None = None, limits: Limits = Limits()) -> Outcome:
+def run(
+    command: str | list[str],
+    *,
+    stdin: bytes | None = None,
+    files: dict[str, bytes] | None = None,
+    limits: Limits = Limits(),
+) -> Outcome:
     """Run ``command`` (a str through ``/bin/sh -c``, a list directly) in a fresh working
     directory holding ``files`` (relative names), with ``stdin`` as its input.
 
@@ -194,8 +199,7 @@ while True:
 """
 
 
-def _run_supervised(argv: list[str], workdir: str, stdin: bytes | None,
-                    limits: Limits) -> Outcome:
+def _run_supervised(argv: list[str], workdir: str, stdin: bytes | None, limits: Limits) -> Outcome:
     """Start the supervisor, watch the command, clean up, and say how it ended."""
     start = time.monotonic()
     cgroup = _pids_cgroup(limits.max_processes)
@@ -206,8 +210,9 @@ def _run_supervised(argv: list[str], workdir: str, stdin: bytes | None,
             _remove_cgroup(cgroup)
 
 
-def _supervise(argv: list[str], workdir: str, stdin: bytes | None, limits: Limits,
-               start: float, cgroup: str) -> Outcome:
+def _supervise(
+    argv: list[str], workdir: str, stdin: bytes | None, limits: Limits, start: float, cgroup: str
+) -> Outcome:
     proc, status_r = _start(argv, workdir, stdin, limits, cgroup)
     out, err = _Capture(limits.output_bytes), _Capture(limits.output_bytes)
     sel = selectors.DefaultSelector()
@@ -230,7 +235,7 @@ def _supervise(argv: list[str], workdir: str, stdin: bytes | None, limits: Limit
         # the process tree and keeps its pid, session and group ids from being reused.
         tracker.kill_all(time.monotonic() + _KILL_GRACE)
         try:
-            proc.wait(timeout=0.2)               # it exits by itself once nothing is left
+            proc.wait(timeout=0.2)  # it exits by itself once nothing is left
         except subprocess.TimeoutExpired:
             proc.kill()
             tracker.kill_all(time.monotonic() + 0.1)
@@ -242,7 +247,7 @@ def _supervise(argv: list[str], workdir: str, stdin: bytes | None, limits: Limit
         proc.stderr.close()
 
     exit_code = None
-    if status is not None:                       # the command itself ended
+    if status is not None:  # the command itself ended
         code = os.waitstatus_to_exitcode(status)
         if code >= 0:
             exit_code = code
@@ -251,8 +256,13 @@ def _supervise(argv: list[str], workdir: str, stdin: bytes | None, limits: Limit
     elif killed is None:
         # the command killed its supervisor, or the supervisor died without reporting
         killed = _signal_name(-proc.returncode) if proc.returncode < 0 else "supervisor died"
-    return Outcome(exit_code=exit_code, stdout=out.text(), stderr=err.text(), killed=killed,
-                   duration=time.monotonic() - start)
+    return Outcome(
+        exit_code=exit_code,
+        stdout=out.text(),
+        stderr=err.text(),
+        killed=killed,
+        duration=time.monotonic() - start,
+    )
 
 
 # Where a pids cgroup can be made: cgroup v1's pids hierarchy, or the cgroup2 root when it hands
@@ -303,8 +313,9 @@ def _remove_cgroup(path: str) -> None:
             time.sleep(0.01)
 
 
-def _start(argv: list[str], workdir: str, stdin: bytes | None,
-           limits: Limits, cgroup: str) -> tuple[subprocess.Popen, int]:
+def _start(
+    argv: list[str], workdir: str, stdin: bytes | None, limits: Limits, cgroup: str
+) -> tuple[subprocess.Popen, int]:
     """The supervisor, in a new session, and the pipe on which it reports the wait status.
 
     Input comes from an (unlinked) file, so a command that never reads it cannot block us.
@@ -320,12 +331,26 @@ def _start(argv: list[str], workdir: str, stdin: bytes | None,
             stdin_file.write(stdin)
             stdin_file.seek(0)
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _SUPERVISOR, str(status_w), str(os.getpid()),
-             *map(str, numbers), cgroup, *argv],
-            cwd=workdir, env=_environment(workdir),
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                "-c",
+                _SUPERVISOR,
+                str(status_w),
+                str(os.getpid()),
+                *map(str, numbers),
+                cgroup,
+                *argv,
+            ],
+            cwd=workdir,
+            env=_environment(workdir),
             stdin=stdin_file if stdin_file is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            pass_fds=(status_w,), start_new_session=True)
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(status_w,),
+            start_new_session=True,
+        )
     except BaseException:
         os.close(status_r)
         raise
@@ -336,8 +361,9 @@ def _start(argv: list[str], workdir: str, stdin: bytes | None,
     return proc, status_r
 
 
-def _watch(sel: selectors.BaseSelector, tracker: _Tracker, deadline: float,
-           limits: Limits) -> tuple[str | None, int | None]:
+def _watch(
+    sel: selectors.BaseSelector, tracker: _Tracker, deadline: float, limits: Limits
+) -> tuple[str | None, int | None]:
     """Read output and count processes until the command ends, the supervisor dies, the
     deadline passes, or there are too many processes or they hold too much memory together
     (RLIMIT_AS bounds each one only): ``(killed, wait status)``.
@@ -364,9 +390,9 @@ def _watch(sel: selectors.BaseSelector, tracker: _Tracker, deadline: float,
                 key.data.add(data)
                 continue
             sel.unregister(key.fd)
-            if key.data is None:                 # the status pipe
+            if key.data is None:  # the status pipe
                 if not data:
-                    return None, None            # the supervisor died without reporting
+                    return None, None  # the supervisor died without reporting
                 return None, int(data.split()[0])
 
 
@@ -386,7 +412,7 @@ def _drain(sel: selectors.BaseSelector, until: float) -> None:
 # Finding and killing the sandbox's processes in /proc
 
 
-_DEAD = (b"Z", b"X")     # zombie, dead: gone but for the parent's wait()
+_DEAD = (b"Z", b"X")  # zombie, dead: gone but for the parent's wait()
 
 
 class _Proc(NamedTuple):
@@ -394,8 +420,8 @@ class _Proc(NamedTuple):
     ppid: int
     pgrp: int
     session: int
-    start: int          # clock ticks after boot: tells a reused pid from the process we saw
-    rss: int            # resident pages
+    start: int  # clock ticks after boot: tells a reused pid from the process we saw
+    rss: int  # resident pages
 
 
 def _read_stat(pid: int) -> _Proc | None:
@@ -410,7 +436,7 @@ def _read_stat(pid: int) -> _Proc | None:
     finally:
         os.close(fd)
     # The command name (field 2) may hold spaces and parentheses: parse after the last ')'.
-    f = data[data.rfind(b")") + 2:].split()
+    f = data[data.rfind(b")") + 2 :].split()
     if len(f) < 22:
         return None
     return _Proc(f[0], int(f[1]), int(f[2]), int(f[3]), int(f[19]), int(f[21]))
@@ -430,9 +456,9 @@ class _Tracker:
     def __init__(self, root: int, workdir: str):
         self.root = root
         self.env_mark = f"TMPDIR={workdir}".encode()
-        self.known: dict[int, int] = {}   # pid -> start time
-        self.groups: set[int] = set()     # their process groups (not the supervisor's)
-        self.resident = 0                 # bytes the live members hold in RAM together
+        self.known: dict[int, int] = {}  # pid -> start time
+        self.groups: set[int] = set()  # their process groups (not the supervisor's)
+        self.resident = 0  # bytes the live members hold in RAM together
 
     def scan(self, limit: int | None = None) -> dict[int, int] | None:
         """Live members, excluding the supervisor: pid -> process group.
@@ -451,10 +477,10 @@ class _Tracker:
             if limit is not None and p.session == self.root:
                 crowd += 1
                 if p.pgrp != self.root:
-                    self.groups.add(p.pgrp)       # for kill_all's first, immediate killpg
-                if crowd > limit + 1:             # + 1: the supervisor
+                    self.groups.add(p.pgrp)  # for kill_all's first, immediate killpg
+                if crowd > limit + 1:  # + 1: the supervisor
                     return None
-        linked: dict[int, list[int]] = {}         # parent, group or session leader -> processes
+        linked: dict[int, list[int]] = {}  # parent, group or session leader -> processes
         for pid, p in procs.items():
             for leader in {p.ppid, p.pgrp, p.session}:
                 if leader != pid:
@@ -469,12 +495,25 @@ class _Tracker:
                         todo.append(pid)
 
         seen: set[int] = set()
-        reach([self.root] + [pid for pid, start in self.known.items()
-                             if pid in procs and procs[pid].start == start], seen)
+        reach(
+            [self.root]
+            + [
+                pid
+                for pid, start in self.known.items()
+                if pid in procs and procs[pid].start == start
+            ],
+            seen,
+        )
         if self.root in procs:
             born = procs[self.root].start
-            reach([pid for pid, p in procs.items()
-                   if pid not in seen and p.start >= born and self._carries_our_env(pid)], seen)
+            reach(
+                [
+                    pid
+                    for pid, p in procs.items()
+                    if pid not in seen and p.start >= born and self._carries_our_env(pid)
+                ],
+                seen,
+            )
         seen.discard(self.root)
         self.known = {pid: procs[pid].start for pid in seen if pid in procs}
         live = {pid: procs[pid].pgrp for pid in self.known if procs[pid].state not in _DEAD}
@@ -583,7 +622,7 @@ class _Capture:
         if self.total <= self.limit:
             return cap(clean, self.limit)
         note = f"…[truncated: {self.total - self.limit} more bytes]"
-        slack = len(text) - len(raw[:self.limit].decode("utf-8", "replace"))
+        slack = len(text) - len(raw[: self.limit].decode("utf-8", "replace"))
         keep = max(0, min(len(clean) - slack, self.limit - len(note)))
         return cap(clean, keep, marker="") + note
 
@@ -607,7 +646,7 @@ def _tail(text: str, limit: int) -> str:
         return text
     cut = len(text) - limit
     nl = text.find("\n", cut, cut + 200)
-    return "…" + text[nl + 1 if nl != -1 else cut:]
+    return "…" + text[nl + 1 if nl != -1 else cut :]
 
 
 # --------------------------------------------------------------------------------------------
@@ -632,8 +671,9 @@ def _write_files(workdir: str, files: dict[str, bytes]) -> None:
     for name, data in files.items():
         rel = os.path.normpath(name)
         if os.path.isabs(rel) or rel == "." or rel.split(os.sep)[0] == "..":
-            raise ValueError(f"file name must be relative and inside the working directory: "
-                             f"{name!r}")
+            raise ValueError(
+                f"file name must be relative and inside the working directory: {name!r}"
+            )
         path = os.path.join(workdir, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
@@ -642,11 +682,12 @@ def _write_files(workdir: str, files: dict[str, bytes]) -> None:
 
 def _remove_tree(path: str) -> None:
     """Remove the working directory, even where the command took permissions away."""
+
     def fix(func, p, _exc):
         try:
             os.chmod(os.path.dirname(p), 0o700)
             if func is not os.rmdir and os.path.isdir(p) and not os.path.islink(p):
-                os.chmod(p, 0o700)       # a directory it could not open: open it, go again
+                os.chmod(p, 0o700)  # a directory it could not open: open it, go again
                 _remove_tree(p)
             else:
                 func(p)

@@ -11,14 +11,14 @@ from __future__ import annotations
 __all__ = ["sanitize"]
 
 _REMOVED = (
-    [c for c in range(0x00, 0x20) if c not in (0x09, 0x0A)]   # C0 except \t and \n
-    + [0x7F]                                                  # DEL
-    + list(range(0x80, 0xA0))                                 # C1
-    + list(range(0x202A, 0x202F))                             # LRE RLE PDF LRO RLO
-    + list(range(0x2066, 0x206A))                             # LRI RLI FSI PDI
-    + [0x200E, 0x200F, 0x061C]                                # LRM RLM ALM
-    + [0x200B, 0x200C, 0x200D, 0xFEFF, 0x2060]                # zero-width
-    + list(range(0xE0000, 0xE0080))                           # tag characters
+    [c for c in range(0x20) if c not in (0x09, 0x0A)]  # C0 except \t and \n
+    + [0x7F]  # DEL
+    + list(range(0x80, 0xA0))  # C1
+    + list(range(0x202A, 0x202F))  # LRE RLE PDF LRO RLO
+    + list(range(0x2066, 0x206A))  # LRI RLI FSI PDI
+    + [0x200E, 0x200F, 0x061C]  # LRM RLM ALM
+    + [0x200B, 0x200C, 0x200D, 0xFEFF, 0x2060]  # zero-width
+    + list(range(0xE0000, 0xE0080))  # tag characters
 )
 _TABLE = dict.fromkeys(_REMOVED)
 _AS_SPACES = dict.fromkeys(_REMOVED, " ")

@@ -17,8 +17,7 @@ from ..safety import sandbox
 
 FIELD = "__code__"
 MAX_SOURCE = 64_000
-LIMITS = sandbox.Limits(timeout=5.0, memory_mb=512, max_processes=8, file_mb=8,
-                        output_bytes=16_000)
+LIMITS = sandbox.Limits(timeout=5.0, memory_mb=512, max_processes=8, file_mb=8, output_bytes=16_000)
 
 _RUNNER = """\
 import json, runpy, sys
@@ -50,8 +49,10 @@ def checked_validate(scenario, strategy: dict) -> list[str]:
     where a number belongs) only shows the strategy is wrong: it gets the schema's words.
     Raising on a strategy that matches the schema, or answering anything but a list, is
     the scenario's fault."""
-    where = f"scenario {getattr(scenario, 'name', '?')!r} is broken: " \
-            f"{type(scenario).__name__}.validate()"
+    where = (
+        f"scenario {getattr(scenario, 'name', '?')!r} is broken: "
+        f"{type(scenario).__name__}.validate()"
+    )
     try:
         found = scenario.validate(strategy)
     except Exception as exc:  # noqa: BLE001 - any failure of plugin code is the plugin's
@@ -60,8 +61,10 @@ def checked_validate(scenario, strategy: dict) -> list[str]:
             return off_schema
         raise ScenarioBroken(f"{where} raised {exc.__class__.__name__}: {exc}") from None
     if not isinstance(found, (list, tuple)):
-        raise ScenarioBroken(f"{where} returned {type(found).__name__}, expected a list of "
-                             "problems (empty when the strategy is valid)")
+        raise ScenarioBroken(
+            f"{where} returned {type(found).__name__}, expected a list of "
+            "problems (empty when the strategy is valid)"
+        )
     return [str(p) for p in found]
 
 
@@ -94,13 +97,15 @@ def problems(scenario, strategy: dict) -> list[str]:
     return []
 
 
-def parameters(scenario, strategy: dict, seed: int,
-               limits: sandbox.Limits = LIMITS) -> dict:
+def parameters(scenario, strategy: dict, seed: int, limits: sandbox.Limits = LIMITS) -> dict:
     """Run the code for one match in the sandbox and return the parameters it chose."""
     context = {"seed": seed, "strategy_schema": scenario.strategy_schema}
-    outcome = sandbox.run([sys.executable, "-I", "-c", _RUNNER],
-                          stdin=json.dumps(context).encode(),
-                          files={"strategy.py": strategy[FIELD].encode()}, limits=limits)
+    outcome = sandbox.run(
+        [sys.executable, "-I", "-c", _RUNNER],
+        stdin=json.dumps(context).encode(),
+        files={"strategy.py": strategy[FIELD].encode()},
+        limits=limits,
+    )
     if not outcome.passed:
         how = outcome.killed or f"exit code {outcome.exit_code}"
         detail = (outcome.stderr.strip().splitlines() or [""])[-1][:300]

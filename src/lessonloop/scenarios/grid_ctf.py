@@ -196,7 +196,17 @@ def _hit_chances(dist_home: list[int]) -> list[float]:
 
 class _Unit:
     __slots__ = (
-        "uid", "slot", "pos", "hp", "attacker", "dead", "retreat", "acc", "carry", "delay", "moved"
+        "uid",
+        "slot",
+        "pos",
+        "hp",
+        "attacker",
+        "dead",
+        "retreat",
+        "acc",
+        "carry",
+        "delay",
+        "moved",
     )
 
     def __init__(self, uid: str, slot: int, pos: int, attacker: bool, delay: int = 0) -> None:
@@ -583,9 +593,11 @@ class GridCTF(TurnBasedScenario):
             s.captures + FAILED_PICKUP * (s.pickups - s.captures) + PROGRESS * progress
         ) / CAPTURE_TARGET
         capture = capture if capture < 1.0 else 1.0
-        defense = 1.0 - (
-            s.enemy_captures + FAILED_PICKUP * (s.enemy_pickups - s.enemy_captures)
-        ) / CAPTURE_TARGET
+        defense = (
+            1.0
+            - (s.enemy_captures + FAILED_PICKUP * (s.enemy_pickups - s.enemy_captures))
+            / CAPTURE_TARGET
+        )
         defense = defense if defense > 0.0 else 0.0
         survival = 1.0 - s.deaths / DEATH_NORM
         survival = survival if survival > 0.0 else 0.0

@@ -42,8 +42,10 @@ def _may_declare_plugins() -> bool:
     import os
     from importlib.machinery import PathFinder
 
-    if any(getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
-           for finder in sys.meta_path):
+    if any(
+        getattr(finder, "find_distributions", None) is not None and finder is not PathFinder
+        for finder in sys.meta_path
+    ):
         return True
     for entry in sys.path:
         folder = entry or "."

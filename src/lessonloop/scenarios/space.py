@@ -7,8 +7,9 @@ The offline agent searches this space; it works for any scenario, not only the b
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import LessonloopError
 
@@ -101,8 +102,13 @@ def sample(schema: dict, rng: random.Random) -> dict:
     return {p.name: p.sample(rng) for p in parameters(schema)}
 
 
-def perturb(strategy: dict, schema: dict, step: float, rng: random.Random,
-            shape: Callable[[Parameter, float, float], float] | None = None) -> dict:
+def perturb(
+    strategy: dict,
+    schema: dict,
+    step: float,
+    rng: random.Random,
+    shape: Callable[[Parameter, float, float], float] | None = None,
+) -> dict:
     """A neighbour of ``strategy``: a random non-empty subset of parameters moved.
 
     Numbers move by a Gaussian step of ``step`` × their range, which ``shape(parameter, move,

@@ -12,9 +12,10 @@ import random
 import sqlite3
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from .. import paths
 from ..errors import NotFoundError, StoreError, no_space
@@ -141,7 +142,7 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -150,7 +151,10 @@ class Store:
 
 def _connect(target: str, uri: bool) -> sqlite3.Connection:
     conn = sqlite3.connect(
-        target, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, uri=uri,
+        target,
+        timeout=BUSY_TIMEOUT_MS / 1000,
+        isolation_level=None,
+        uri=uri,
         check_same_thread=False,
     )
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -233,8 +237,9 @@ def open_store(root: Path | None = None, *, readonly: bool = False) -> Store:
     path = paths.db_path(root)
     if readonly:
         if root.exists() and not root.is_dir():
-            raise StoreError(f"the lessonloop home {root} is not a directory "
-                             f"(check {paths.variable_for(root)})")
+            raise StoreError(
+                f"the lessonloop home {root} is not a directory (check {paths.variable_for(root)})"
+            )
         try:
             found = path.exists()
         except OSError as exc:

@@ -6,7 +6,7 @@ Add a migration by appending a function to ``MIGRATIONS``; never edit or reorder
 from __future__ import annotations
 
 import sqlite3
-from typing import Callable
+from collections.abc import Callable
 
 from ..timeutil import utc_now
 
@@ -114,7 +114,7 @@ def _001_runs(conn: sqlite3.Connection) -> None:
             created_at TEXT NOT NULL
         );
         CREATE INDEX gate_decisions_by_generation ON gate_decisions (run_id, generation_index);
-        """
+        """,
     )
 
 
@@ -186,7 +186,9 @@ def _002_knowledge(conn: sqlite3.Connection) -> None:
 def _003_provider_calls(conn: sqlite3.Connection) -> None:
     """The usage ledger: one row per provider call, written when the call returns (not with
     its generation), with cost; run and generation are empty for calls outside a run."""
-    _execute_script(conn, """
+    _execute_script(
+        conn,
+        """
         CREATE TABLE provider_calls (
             id INTEGER PRIMARY KEY,
             run_id TEXT,
@@ -209,12 +211,15 @@ def _003_provider_calls(conn: sqlite3.Connection) -> None:
             SELECT run_id, generation_index, attempt, role, provider, model, input_tokens,
                    output_tokens, latency_ms, 0.0, created_at FROM role_metrics;
         DROP TABLE role_metrics
-        """)
+        """,
+    )
 
 
 def _004_verdicts(conn: sqlite3.Connection) -> None:
     """The judge's verdict cache: one per evaluator epoch and output."""
-    _execute_script(conn, """
+    _execute_script(
+        conn,
+        """
         CREATE TABLE verdicts (
             epoch TEXT NOT NULL,
             output_sha256 TEXT NOT NULL,
@@ -226,7 +231,8 @@ def _004_verdicts(conn: sqlite3.Connection) -> None:
             created_at TEXT NOT NULL,
             PRIMARY KEY (epoch, output_sha256)
         )
-        """)
+        """,
+    )
 
 
 def _005_knowledge_vocab(conn: sqlite3.Connection) -> None:
@@ -241,24 +247,30 @@ def _006_knowledge_orders(conn: sqlite3.Connection) -> None:
     view, ~1 s for recall), and now reads only what it shows. (Search no longer reads the
     vocabulary view of migration 5, which read a common word's whole posting list; it stays
     for processes of an older lessonloop that share the store.)"""
-    _execute_script(conn, """
+    _execute_script(
+        conn,
+        """
         CREATE INDEX knowledge_by_usefulness
             ON knowledge (scope, status, (helpful - harmful) DESC, seen DESC, id DESC);
         CREATE INDEX knowledge_for_recall
             ON knowledge (scope, status, (author <> 'user'), (helpful - harmful) DESC,
                           seen DESC, updated_at DESC, id DESC)
-        """)
+        """,
+    )
 
 
 def _007_provider_calls_by_session(conn: sqlite3.Connection) -> None:
     """A call made for a coding session rather than a run (session-end memorize): its run,
     generation and attempt stay empty and ``session_id`` names the session, so the ledger says
     whose call it was without a pseudo run id that no run table row backs."""
-    _execute_script(conn, """
+    _execute_script(
+        conn,
+        """
         ALTER TABLE provider_calls ADD COLUMN session_id TEXT;
         CREATE INDEX provider_calls_by_session ON provider_calls (session_id)
             WHERE session_id IS NOT NULL
-        """)
+        """,
+    )
 
 
 def _008_validated_scores(conn: sqlite3.Connection) -> None:
@@ -268,7 +280,9 @@ def _008_validated_scores(conn: sqlite3.Connection) -> None:
     decision keeps the statistic it decided on: the pairs played, Student's t against the
     bar and the one-sided lower confidence bound, for training and holdout pairs, and the
     attempt's strategy (the offline agent's optimizer is rebuilt from every attempt on resume)."""
-    _execute_script(conn, """
+    _execute_script(
+        conn,
+        """
         ALTER TABLE generations ADD COLUMN validated_score REAL;
         ALTER TABLE gate_decisions ADD COLUMN pairs INTEGER;
         ALTER TABLE gate_decisions ADD COLUMN t_statistic REAL;
@@ -276,7 +290,8 @@ def _008_validated_scores(conn: sqlite3.Connection) -> None:
         ALTER TABLE gate_decisions ADD COLUMN holdout_pairs INTEGER;
         ALTER TABLE gate_decisions ADD COLUMN holdout_lower_bound REAL;
         ALTER TABLE gate_decisions ADD COLUMN strategy_json TEXT
-        """)
+        """,
+    )
 
 
 def _009_screenings(conn: sqlite3.Connection) -> None:
@@ -285,7 +300,9 @@ def _009_screenings(conn: sqlite3.Connection) -> None:
     and the best goes to the gate. Each row keeps the candidate, its mean paired delta against
     the incumbent on those seeds and whether it went to the gate (the offline agent's
     optimizer is told every screened candidate, and rebuilt from them on resume)."""
-    _execute_script(conn, """
+    _execute_script(
+        conn,
+        """
         CREATE TABLE screenings (
             id INTEGER PRIMARY KEY,
             run_id TEXT NOT NULL,
@@ -298,7 +315,8 @@ def _009_screenings(conn: sqlite3.Connection) -> None:
             chosen INTEGER NOT NULL
         );
         CREATE INDEX screenings_by_generation ON screenings (run_id, generation_index)
-        """)
+        """,
+    )
 
 
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [

@@ -48,22 +48,42 @@ class GenerationRecord:
     screenings: list[dict] = field(default_factory=list)  # candidates screened before the gate
 
 
-def create_run(store: Store, *, run_id: str, scenario: str, scenario_ref: str,
-               target_generations: int, provider: str, seed: int, config: dict) -> None:
+def create_run(
+    store: Store,
+    *,
+    run_id: str,
+    scenario: str,
+    scenario_ref: str,
+    target_generations: int,
+    provider: str,
+    seed: int,
+    config: dict,
+) -> None:
     """Insert the run's row. The check and the insert share one write transaction (BEGIN
     IMMEDIATE), so of two processes starting the same id at once exactly one creates it and
     the other is told so in one line."""
     now = utc_now()
     with store.transaction() as conn:
         if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
-            raise RunExists(f"run {run_id!r} was just created by another process (the same id "
-                            f"started twice at once); follow it with `lessonloop watch {run_id}`")
+            raise RunExists(
+                f"run {run_id!r} was just created by another process (the same id "
+                f"started twice at once); follow it with `lessonloop watch {run_id}`"
+            )
         conn.execute(
             "INSERT INTO runs (run_id, scenario, scenario_ref, target_generations, status, "
             "provider, seed, config_json, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, 'created', ?, ?, ?, ?, ?)",
-            (run_id, scenario, scenario_ref, target_generations, provider, seed,
-             canonical.dumps(config), now, now),
+            (
+                run_id,
+                scenario,
+                scenario_ref,
+                target_generations,
+                provider,
+                seed,
+                canonical.dumps(config),
+                now,
+                now,
+            ),
         )
 
 
@@ -82,8 +102,13 @@ def list_runs(store: Store) -> list[sqlite3.Row]:
     return store.query("SELECT * FROM runs ORDER BY created_at DESC, run_id DESC")
 
 
-def set_status(store: Store, run_id: str, status: str, reason: str | None = None,
-               target_generations: int | None = None) -> None:
+def set_status(
+    store: Store,
+    run_id: str,
+    status: str,
+    reason: str | None = None,
+    target_generations: int | None = None,
+) -> None:
     from ..safety.redact import redact  # writes only: compiling its patterns costs reads time
 
     reason = redact(reason) if reason else reason
@@ -145,7 +170,8 @@ def tournament_score(generations: list) -> float | None:
 def validation_matches(store: Store, run_id: str) -> list[sqlite3.Row]:
     """Every validation match of a run, in the order played."""
     return store.query(
-        "SELECT * FROM matches WHERE run_id = ? AND phase = 'validation' ORDER BY id", (run_id,))
+        "SELECT * FROM matches WHERE run_id = ? AND phase = 'validation' ORDER BY id", (run_id,)
+    )
 
 
 def _get(row, key: str):
@@ -176,13 +202,19 @@ def gate_decisions(store: Store, run_id: str) -> list[sqlite3.Row]:
 def screenings(store: Store, run_id: str, generation_index: int | None = None) -> list[sqlite3.Row]:
     """Screened candidates in the order played (a run's, or one generation's)."""
     if generation_index is None:
-        return store.query("SELECT * FROM screenings WHERE run_id = ? "
-                           "ORDER BY generation_index, attempt, id", (run_id,))
-    return store.query("SELECT * FROM screenings WHERE run_id = ? AND generation_index = ? "
-                       "ORDER BY attempt, id", (run_id, generation_index))
+        return store.query(
+            "SELECT * FROM screenings WHERE run_id = ? ORDER BY generation_index, attempt, id",
+            (run_id,),
+        )
+    return store.query(
+        "SELECT * FROM screenings WHERE run_id = ? AND generation_index = ? ORDER BY attempt, id",
+        (run_id, generation_index),
+    )
 
 
-def role_outputs(store: Store, run_id: str, generation_index: int | None = None) -> list[sqlite3.Row]:
+def role_outputs(
+    store: Store, run_id: str, generation_index: int | None = None
+) -> list[sqlite3.Row]:
     if generation_index is None:
         return store.query("SELECT * FROM role_outputs WHERE run_id = ? ORDER BY id", (run_id,))
     return store.query(
@@ -195,13 +227,23 @@ def provider_calls(store: Store, run_id: str) -> list[sqlite3.Row]:
     return store.query("SELECT * FROM provider_calls WHERE run_id = ? ORDER BY id", (run_id,))
 
 
-def record_call(store: Store, run_id: str | None, generation_index: int | None,
-                attempt: int | None, role: str, provider: str, completion,
-                session_id: str | None = None) -> None:
+def record_call(
+    store: Store,
+    run_id: str | None,
+    generation_index: int | None,
+    attempt: int | None,
+    role: str,
+    provider: str,
+    completion,
+    session_id: str | None = None,
+) -> None:
     """Put one answered call in the usage ledger now, so a crash cannot hide what it cost. A
     call outside a run (session-end memorize) has no run and names its ``session_id``."""
-    record_calls(store, [(run_id, generation_index, attempt, role, provider, completion)],
-                 session_id=session_id)
+    record_calls(
+        store,
+        [(run_id, generation_index, attempt, role, provider, completion)],
+        session_id=session_id,
+    )
 
 
 def record_calls(store: Store, calls: list[tuple], session_id: str | None = None) -> None:
@@ -213,10 +255,25 @@ def record_calls(store: Store, calls: list[tuple], session_id: str | None = None
             "INSERT INTO provider_calls (run_id, generation_index, attempt, role, provider, model, "
             "input_tokens, output_tokens, calls, retries, latency_ms, cost, created_at, "
             "session_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(run_id, generation_index, attempt, role, provider, c.model, c.input_tokens,
-              c.output_tokens, c.calls, c.retries, round(c.latency_ms, 3), c.cost, now,
-              session_id)
-             for run_id, generation_index, attempt, role, provider, c in calls],
+            [
+                (
+                    run_id,
+                    generation_index,
+                    attempt,
+                    role,
+                    provider,
+                    c.model,
+                    c.input_tokens,
+                    c.output_tokens,
+                    c.calls,
+                    c.retries,
+                    round(c.latency_ms, 3),
+                    c.cost,
+                    now,
+                    session_id,
+                )
+                for run_id, generation_index, attempt, role, provider, c in calls
+            ],
         )
 
 
@@ -225,14 +282,18 @@ def usage_totals(store: Store, run_id: str) -> dict[str, int]:
     row = store.query_one(
         "SELECT COALESCE(SUM(calls), 0) AS calls, "
         "COALESCE(SUM(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), 0) AS tokens "
-        "FROM provider_calls WHERE run_id = ?", (run_id,))
+        "FROM provider_calls WHERE run_id = ?",
+        (run_id,),
+    )
     return {"calls": row["calls"], "tokens": row["tokens"]}
 
 
 def update_config(store: Store, run_id: str, config: dict) -> None:
     with store.transaction() as conn:
-        conn.execute("UPDATE runs SET config_json = ?, updated_at = ? WHERE run_id = ?",
-                     (canonical.dumps(config), utc_now(), run_id))
+        conn.execute(
+            "UPDATE runs SET config_json = ?, updated_at = ? WHERE run_id = ?",
+            (canonical.dumps(config), utc_now(), run_id),
+        )
 
 
 def save_generation(store: Store, record: GenerationRecord) -> None:
@@ -251,43 +312,110 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
             "quarantined, gate_decision, evaluator_epoch, dimensions_json, context_json, analysis, "
             "duration_seconds, created_at, updated_at, validated_score) "
             "VALUES (?, ?, 'completed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (r.run_id, r.generation_index, r.attempts, _dump(r.strategy), r.mean_score,
-             r.incumbent_score, r.mean_delta, r.best_score, r.elo, r.wins, r.losses, r.ties,
-             r.quarantined, r.gate_decision, r.evaluator_epoch, _dump(r.dimensions),
-             _dump(r.context), r.analysis, r.duration_seconds, r.created_at, now,
-             r.validated_score),
+            (
+                r.run_id,
+                r.generation_index,
+                r.attempts,
+                _dump(r.strategy),
+                r.mean_score,
+                r.incumbent_score,
+                r.mean_delta,
+                r.best_score,
+                r.elo,
+                r.wins,
+                r.losses,
+                r.ties,
+                r.quarantined,
+                r.gate_decision,
+                r.evaluator_epoch,
+                _dump(r.dimensions),
+                _dump(r.context),
+                r.analysis,
+                r.duration_seconds,
+                r.created_at,
+                now,
+                r.validated_score,
+            ),
         )
         conn.executemany(
             "INSERT INTO matches (run_id, generation_index, attempt, phase, side, seed, score, "
             "dimensions_json, summary, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(r.run_id, r.generation_index, m["attempt"], m["phase"], m["side"], m["seed"],
-              m["score"], _dump(m["dimensions"]), m.get("summary"), m.get("error"),
-              m["duration_ms"]) for m in r.matches],
+            [
+                (
+                    r.run_id,
+                    r.generation_index,
+                    m["attempt"],
+                    m["phase"],
+                    m["side"],
+                    m["seed"],
+                    m["score"],
+                    _dump(m["dimensions"]),
+                    m.get("summary"),
+                    m.get("error"),
+                    m["duration_ms"],
+                )
+                for m in r.matches
+            ],
         )
         conn.executemany(
             "INSERT INTO role_outputs (run_id, generation_index, attempt, role, prompt, output, "
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(r.run_id, r.generation_index, c["attempt"], c["role"], c["prompt"], c["output"],
-              c["created_at"]) for c in r.role_calls],
+            [
+                (
+                    r.run_id,
+                    r.generation_index,
+                    c["attempt"],
+                    c["role"],
+                    c["prompt"],
+                    c["output"],
+                    c["created_at"],
+                )
+                for c in r.role_calls
+            ],
         )
         conn.executemany(
             "INSERT INTO gate_decisions (run_id, generation_index, attempt, decision, rationale, "
             "mean_delta, wins, losses, holdout_delta, created_at, pairs, t_statistic, "
             "lower_bound, holdout_pairs, holdout_lower_bound, strategy_json) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(r.run_id, r.generation_index, d["attempt"], d["decision"], d["rationale"],
-              d.get("mean_delta"), d.get("wins", 0), d.get("losses", 0), d.get("holdout_delta"),
-              d["created_at"], d.get("pairs"), _finite(d.get("t_statistic")),
-              _finite(d.get("lower_bound")), d.get("holdout_pairs"),
-              _finite(d.get("holdout_lower_bound")), _dump(d.get("strategy")))
-             for d in r.decisions],
+            [
+                (
+                    r.run_id,
+                    r.generation_index,
+                    d["attempt"],
+                    d["decision"],
+                    d["rationale"],
+                    d.get("mean_delta"),
+                    d.get("wins", 0),
+                    d.get("losses", 0),
+                    d.get("holdout_delta"),
+                    d["created_at"],
+                    d.get("pairs"),
+                    _finite(d.get("t_statistic")),
+                    _finite(d.get("lower_bound")),
+                    d.get("holdout_pairs"),
+                    _finite(d.get("holdout_lower_bound")),
+                    _dump(d.get("strategy")),
+                )
+                for d in r.decisions
+            ],
         )
         conn.executemany(
             "INSERT INTO screenings (run_id, generation_index, attempt, candidate, strategy_json, "
             "mean_delta, pairs, chosen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(r.run_id, r.generation_index, c["attempt"], c["candidate"], _dump(c["strategy"]),
-              _finite(c.get("mean_delta")), c["pairs"], int(bool(c.get("chosen"))))
-             for c in r.screenings],
+            [
+                (
+                    r.run_id,
+                    r.generation_index,
+                    c["attempt"],
+                    c["candidate"],
+                    _dump(c["strategy"]),
+                    _finite(c.get("mean_delta")),
+                    c["pairs"],
+                    int(bool(c.get("chosen"))),
+                )
+                for c in r.screenings
+            ],
         )
         conn.execute(
             "UPDATE runs SET status = 'running', updated_at = ? WHERE run_id = ?", (now, r.run_id)
@@ -314,12 +442,18 @@ def _redacted(record: GenerationRecord) -> GenerationRecord:
         record,
         strategy=redact_obj(record.strategy),
         analysis=clean(record.analysis),
-        matches=[{**m, "summary": clean(m.get("summary")), "error": clean(m.get("error"))}
-                 for m in record.matches],
-        role_calls=[{**c, "prompt": clean(c["prompt"]), "output": clean(c["output"])}
-                    for c in record.role_calls],
-        decisions=[{**d, "rationale": clean(d["rationale"]),
-                    "strategy": redact_obj(d.get("strategy"))} for d in record.decisions],
+        matches=[
+            {**m, "summary": clean(m.get("summary")), "error": clean(m.get("error"))}
+            for m in record.matches
+        ],
+        role_calls=[
+            {**c, "prompt": clean(c["prompt"]), "output": clean(c["output"])}
+            for c in record.role_calls
+        ],
+        decisions=[
+            {**d, "rationale": clean(d["rationale"]), "strategy": redact_obj(d.get("strategy"))}
+            for d in record.decisions
+        ],
         screenings=[{**c, "strategy": redact_obj(c["strategy"])} for c in record.screenings],
     )
 

@@ -32,8 +32,13 @@ class Evaluation:
     disagreement: bool = False
 
     def to_dict(self) -> dict:
-        return {"score": self.score, "passed_verifier": self.passed_verifier,
-                "dimensions": self.dimensions, "reasoning": self.reasoning, "epoch": self.epoch}
+        return {
+            "score": self.score,
+            "passed_verifier": self.passed_verifier,
+            "dimensions": self.dimensions,
+            "reasoning": self.reasoning,
+            "epoch": self.epoch,
+        }
 
 
 def extract(text: str, spec: TaskSpec) -> str:
@@ -78,8 +83,11 @@ def format_problems(output: str, spec: TaskSpec) -> list[str]:
         value = json.loads(output)
     except json.JSONDecodeError as exc:
         return [f"the output is not valid JSON: {exc}"]
-    return [str(p) for p in schema_problems(value, spec.json_schema, "output")] \
-        if spec.json_schema else []
+    return (
+        [str(p) for p in schema_problems(value, spec.json_schema, "output")]
+        if spec.json_schema
+        else []
+    )
 
 
 def verify(spec: TaskSpec, output: str, task_dir: Path) -> sandbox.Outcome:
@@ -87,24 +95,30 @@ def verify(spec: TaskSpec, output: str, task_dir: Path) -> sandbox.Outcome:
     directory (otherwise the output arrives on stdin)."""
     assert spec.verifier is not None
     name = f"output.{spec.extension}"
-    command = (spec.verifier.command.replace("{task_dir}", shlex.quote(str(task_dir)))
-               .replace("{python}", shlex.quote(sys.executable)))
+    command = spec.verifier.command.replace("{task_dir}", shlex.quote(str(task_dir))).replace(
+        "{python}", shlex.quote(sys.executable)
+    )
     data = output.encode("utf-8")
     if "{file}" in command:
-        return sandbox.run(command.replace("{file}", name), files={name: data},
-                           limits=sandbox.Limits(timeout=spec.verifier.timeout))
+        return sandbox.run(
+            command.replace("{file}", name),
+            files={name: data},
+            limits=sandbox.Limits(timeout=spec.verifier.timeout),
+        )
     return sandbox.run(command, stdin=data, limits=sandbox.Limits(timeout=spec.verifier.timeout))
 
 
-def evaluate(spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None,
-             epoch: str) -> Evaluation:
+def evaluate(
+    spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None, epoch: str
+) -> Evaluation:
     """Score ``output``. A task with a rubric needs ``judge``; one without is scored by its
     verifier alone (1 when it passes)."""
     missing = [s for s in spec.required_strings if s not in output]
     problems = format_problems(output, spec)
     if missing or problems:
-        why = "; ".join(problems + ([f"missing required strings: {', '.join(missing)}"]
-                                   if missing else []))
+        why = "; ".join(
+            problems + ([f"missing required strings: {', '.join(missing)}"] if missing else [])
+        )
         return Evaluation(0.0, None, reasoning=why, epoch=epoch, feedback=why)
     passed = None
     feedback = []
@@ -113,31 +127,59 @@ def evaluate(spec: TaskSpec, output: str, task_dir: Path, judge: Judge | None,
         passed = outcome.passed
         feedback.append(f"Verifier {'passed' if passed else 'FAILED'}: {outcome.report()}")
         if not passed:
-            return Evaluation(0.0, False, reasoning=f"the verifier failed: {outcome.report()}",
-                              epoch=epoch, feedback="\n".join(feedback))
+            return Evaluation(
+                0.0,
+                False,
+                reasoning=f"the verifier failed: {outcome.report()}",
+                epoch=epoch,
+                feedback="\n".join(feedback),
+            )
     if judge is None:
         checked = "the verifier passed" if spec.verifier else "the output matches its schema"
-        return Evaluation(1.0, passed, reasoning=checked, epoch=epoch,
-                          feedback="\n".join(feedback) or checked)
+        return Evaluation(
+            1.0, passed, reasoning=checked, epoch=epoch, feedback="\n".join(feedback) or checked
+        )
     try:
         verdict = judge(output)
     except JudgeFailed as exc:
-        return Evaluation(0.0, passed, reasoning=exc.message, epoch=epoch,
-                          feedback="\n".join(feedback + [exc.message]), judge_failed=True)
+        return Evaluation(
+            0.0,
+            passed,
+            reasoning=exc.message,
+            epoch=epoch,
+            feedback="\n".join(feedback + [exc.message]),
+            judge_failed=True,
+        )
     reasoning = verdict.reasoning
     if verdict.disagreement:
         spread = ", ".join(f"{s:.2f}" for s in verdict.sample_scores)
-        reasoning = (f"[the {verdict.samples} judge samples disagree: {spread}] "
-                     f"{reasoning}").strip()
-    feedback.append(f"Judge: score {verdict.score:.3f}; "
-                    + ", ".join(f"{k} {v:.2f}" for k, v in verdict.dimensions.items())
-                    + f". {reasoning}")
-    return Evaluation(verdict.score, passed, verdict.dimensions, reasoning, epoch,
-                      "\n".join(feedback), disagreement=verdict.disagreement)
+        reasoning = (
+            f"[the {verdict.samples} judge samples disagree: {spread}] {reasoning}"
+        ).strip()
+    feedback.append(
+        f"Judge: score {verdict.score:.3f}; "
+        + ", ".join(f"{k} {v:.2f}" for k, v in verdict.dimensions.items())
+        + f". {reasoning}"
+    )
+    return Evaluation(
+        verdict.score,
+        passed,
+        verdict.dimensions,
+        reasoning,
+        epoch,
+        "\n".join(feedback),
+        disagreement=verdict.disagreement,
+    )
 
 
-def judge_once(spec: TaskSpec, task_dir: Path, output: str, open_store: Callable,
-               provider: str | None = None, model: str | None = None) -> Evaluation:
+def judge_once(
+    spec: TaskSpec,
+    task_dir: Path,
+    output: str,
+    open_store: Callable,
+    provider: str | None = None,
+    model: str | None = None,
+) -> Evaluation:
     """``lessonloop judge`` (and the MCP ``judge_output`` tool): score one output (the answer
     inside it when it is a reply, see ``_answer``) with the judge route; a task with a rubric
     and no judge model is refused in one line. The store (``open_store()``, a context manager:
@@ -156,15 +198,23 @@ def judge_once(spec: TaskSpec, task_dir: Path, output: str, open_store: Callable
     if not spec.needs_judge:
         return evaluate(spec, output, task_dir, None, epoch(spec, route))
     if route.kind == "local":
-        raise UsageError(f"task {spec.name!r} has a rubric, so judging it needs a model: set "
-                         "--provider or LESSONLOOP_JUDGE_PROVIDER (`lessonloop doctor` shows "
-                         "the routes)")
+        raise UsageError(
+            f"task {spec.name!r} has a rubric, so judging it needs a model: set "
+            "--provider or LESSONLOOP_JUDGE_PROVIDER (`lessonloop doctor` shows "
+            "the routes)"
+        )
     judge_provider = build(route, settings)
     with open_store() as store:
-        scorer = Judge(spec, judge_provider, route, store, on_call=lambda c: run_store.record_call(
-            store, None, None, None, "judge", judge_provider.name, c))
+        scorer = Judge(
+            spec,
+            judge_provider,
+            route,
+            store,
+            on_call=lambda c: run_store.record_call(
+                store, None, None, None, "judge", judge_provider.name, c
+            ),
+        )
         result = evaluate(spec, output, task_dir, scorer, epoch(spec, route))
     if result.judge_failed:  # reported as the failure it is, never as a score of 0
         raise JudgeFailed(result.reasoning)
     return result
-

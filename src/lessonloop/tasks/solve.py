@@ -13,8 +13,10 @@ from ..json_blocks import json_objects
 from ..providers.base import Provider, Request
 from .spec import NAME, TaskSpec, dump, parse
 
-DESIGN_SYSTEM = ("You are the designer: you turn a user's goal into a task an agent can be "
-                 "improved on, scored by a judge with a rubric.")
+DESIGN_SYSTEM = (
+    "You are the designer: you turn a user's goal into a task an agent can be "
+    "improved on, scored by a judge with a rubric."
+)
 DESIGN_MAX_TOKENS = 600
 # What the designer answers, through the endpoint's structured output: every field listed is
 # required, as a grammar built from the properties (llama.cpp and its kin) makes them anyway.
@@ -29,25 +31,41 @@ DESIGN_SCHEMA = {
         "prompt": {"type": "string", "minLength": 1, "maxLength": 2000},
         "output_format": {"enum": ["text", "markdown", "json", "code"]},
         "language": {"type": "string", "maxLength": 30},
-        "rubric": {"type": "array", "minItems": 1, "maxItems": 5, "items": {
-            "type": "object", "required": ["name", "weight", "description"],
-            "additionalProperties": False,
-            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 60},
-                           "weight": {"type": "number", "minimum": 0.1, "maximum": 100},
-                           "description": {"type": "string", "maxLength": 300}}}},
-        "required_concepts": {"type": "array", "maxItems": 5,
-                              "items": {"type": "string", "maxLength": 120}},
+        "rubric": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 5,
+            "items": {
+                "type": "object",
+                "required": ["name", "weight", "description"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 60},
+                    "weight": {"type": "number", "minimum": 0.1, "maximum": 100},
+                    "description": {"type": "string", "maxLength": 300},
+                },
+            },
+        },
+        "required_concepts": {
+            "type": "array",
+            "maxItems": 5,
+            "items": {"type": "string", "maxLength": 120},
+        },
     },
 }
-EXAMPLE = ('{"name": "<2-4 words>", "prompt": "<what the agent must write>", "output_format": '
-           '<"text" or "markdown" or "json" or "code">, "language": "<for code, e.g. python; '
-           'else empty>", "rubric": [{"name": "<a quality>", "weight": <1 to 3>, "description": '
-           '"<what scores 1>"}], "required_concepts": ["<an idea the output must cover>"]}')
+EXAMPLE = (
+    '{"name": "<2-4 words>", "prompt": "<what the agent must write>", "output_format": '
+    '<"text" or "markdown" or "json" or "code">, "language": "<for code, e.g. python; '
+    'else empty>", "rubric": [{"name": "<a quality>", "weight": <1 to 3>, "description": '
+    '"<what scores 1>"}], "required_concepts": ["<an idea the output must cover>"]}'
+)
 
 
 def design_prompt(goal: str) -> str:
-    return (f"Task: design the task for this goal.\n\n## Goal\n{goal.strip()}\n\n## Answer\n"
-            f"Only a JSON object with 2 to 4 rubric dimensions, e.g.\n{EXAMPLE}")
+    return (
+        f"Task: design the task for this goal.\n\n## Goal\n{goal.strip()}\n\n## Answer\n"
+        f"Only a JSON object with 2 to 4 rubric dimensions, e.g.\n{EXAMPLE}"
+    )
 
 
 def _candidate(text: str) -> object:
@@ -82,19 +100,26 @@ def _tidy(data: object) -> object:
     return data
 
 
-def design(goal: str, provider: Provider, on_call=lambda completion: None,
-           timeout: float | None = None) -> TaskSpec:
+def design(
+    goal: str, provider: Provider, on_call=lambda completion: None, timeout: float | None = None
+) -> TaskSpec:
     """Ask for a spec (held to DESIGN_SCHEMA through structured output); a spec that fails
     validation gets one repair round with the error. Every answered call, an off-schema one
     included, goes to ``on_call``; ``timeout`` None lets the provider take the configured one."""
     if not goal.strip():
-        raise UsageError("solve needs a goal, e.g. lessonloop solve \"a polite refund reply\"")
+        raise UsageError('solve needs a goal, e.g. lessonloop solve "a polite refund reply"')
     messages = [{"role": "user", "content": design_prompt(goal)}]
     problem = ""
     for _ in range(2):
-        request = Request(role="designer", system=DESIGN_SYSTEM, messages=messages,
-                          temperature=0.2, max_tokens=DESIGN_MAX_TOKENS,
-                          json_schema=DESIGN_SCHEMA, timeout=timeout)
+        request = Request(
+            role="designer",
+            system=DESIGN_SYSTEM,
+            messages=messages,
+            temperature=0.2,
+            max_tokens=DESIGN_MAX_TOKENS,
+            json_schema=DESIGN_SCHEMA,
+            timeout=timeout,
+        )
         try:
             completion = provider.complete(request)
         except ProviderError as exc:  # answered: counted, then repaired like any invalid spec
@@ -110,9 +135,15 @@ def design(goal: str, provider: Provider, on_call=lambda completion: None,
             return parse(_tidy(data), "the designed task")
         except UsageError as exc:
             problem = exc.message
-        messages = [*messages, {"role": "assistant", "content": completion.text},
-                    {"role": "user", "content": f"That task is invalid: {problem}. Reply with "
-                                                "the corrected JSON object only."}]
+        messages = [
+            *messages,
+            {"role": "assistant", "content": completion.text},
+            {
+                "role": "user",
+                "content": f"That task is invalid: {problem}. Reply with "
+                "the corrected JSON object only.",
+            },
+        ]
     raise LessonloopError(f"the designer did not produce a valid task after one repair: {problem}")
 
 

@@ -13,10 +13,25 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..errors import UsageError
 
 FORMAT_EXTENSIONS = {"text": "txt", "markdown": "md", "json": "json"}
-CODE_EXTENSIONS = {"python": "py", "sql": "sql", "javascript": "js", "typescript": "ts",
-                   "bash": "sh", "shell": "sh", "sh": "sh", "go": "go", "rust": "rs",
-                   "ruby": "rb", "java": "java", "c": "c", "cpp": "cpp", "yaml": "yaml",
-                   "toml": "toml", "html": "html", "css": "css"}
+CODE_EXTENSIONS = {
+    "python": "py",
+    "sql": "sql",
+    "javascript": "js",
+    "typescript": "ts",
+    "bash": "sh",
+    "shell": "sh",
+    "sh": "sh",
+    "go": "go",
+    "rust": "rs",
+    "ruby": "rb",
+    "java": "java",
+    "c": "c",
+    "cpp": "cpp",
+    "yaml": "yaml",
+    "toml": "toml",
+    "html": "html",
+    "css": "css",
+}
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,79}$")
 
 
@@ -60,8 +75,9 @@ class TaskSpec(BaseModel):
     @classmethod
     def _name(cls, value: str) -> str:
         if not NAME.match(value):
-            raise ValueError("1-80 letters, digits, spaces, '.', '_' or '-', starting with a "
-                             "letter or digit")
+            raise ValueError(
+                "1-80 letters, digits, spaces, '.', '_' or '-', starting with a letter or digit"
+            )
         return value
 
     @field_validator("rubric", mode="before")
@@ -85,10 +101,12 @@ class TaskSpec(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _scored_somehow(self) -> "TaskSpec":
+    def _scored_somehow(self) -> TaskSpec:
         if not self.rubric and self.verifier is None and self.json_schema is None:
-            raise ValueError("a task needs a way to be scored: a rubric (for a judge), a "
-                             "verifier command, or a json_schema")
+            raise ValueError(
+                "a task needs a way to be scored: a rubric (for a judge), a "
+                "verifier command, or a json_schema"
+            )
         if self.rubric is not None:
             names = [d.name for d in self.rubric]
             if len(set(names)) != len(names):
@@ -146,8 +164,10 @@ def read(path: str | Path) -> tuple[TaskSpec, Path]:
     try:
         data = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise UsageError(f"{file} is not valid {'JSON' if file.suffix == '.json' else 'YAML'}: "
-                         f"{' '.join(str(exc).split())}") from None
+        raise UsageError(
+            f"{file} is not valid {'JSON' if file.suffix == '.json' else 'YAML'}: "
+            f"{' '.join(str(exc).split())}"
+        ) from None
     return parse(data, str(file)), file.resolve()
 
 
@@ -155,5 +175,6 @@ def dump(spec: TaskSpec) -> str:
     """The spec as YAML, fields in their declared order, defaults left out."""
     import yaml
 
-    return yaml.safe_dump(spec.model_dump(exclude_defaults=True), sort_keys=False,
-                          allow_unicode=True, width=100)
+    return yaml.safe_dump(
+        spec.model_dump(exclude_defaults=True), sort_keys=False, allow_unicode=True, width=100
+    )

@@ -61,5 +61,13 @@ from __future__ import annotations
 from .engine import KnownSecrets, bare_worthy, find_secrets, redact, redact_obj
 from .families import FAMILIES, MARKER_RE, marker
 
-__all__ = ["FAMILIES", "MARKER_RE", "KnownSecrets", "bare_worthy", "find_secrets", "marker",
-           "redact", "redact_obj"]
+__all__ = [
+    "FAMILIES",
+    "MARKER_RE",
+    "KnownSecrets",
+    "bare_worthy",
+    "find_secrets",
+    "marker",
+    "redact",
+    "redact_obj",
+]

@@ -22,7 +22,8 @@ from .text import QUOTES, Scan, escape_ends_at
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable
+    from collections.abc import Callable, Iterable
+    from typing import Any
 
 
 _MAX_PASSES = 6
@@ -32,8 +33,9 @@ _MAX_PASSES = 6
 # The pass, merging, and the public API
 
 
-def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
-             known: dict | None = None) -> tuple[list[Span], frozenset]:
+def _collect(
+    text: str, skip: frozenset = frozenset(), low: str | None = None, known: dict | None = None
+) -> tuple[list[Span], frozenset]:
     """One pass: merged spans, and what the next pass over the redacted text may skip (when
     there is one).
     (``low``: ``text.lower()`` when already known and ``text`` is ASCII; ``known``: the key
@@ -44,7 +46,7 @@ def _collect(text: str, skip: frozenset = frozenset(), low: str | None = None,
         step(sc, found)
     found = [f for f in found if f[1] > f[0] and not text.startswith(MARKER_PREFIX, f[0])]
     if not found:
-        return found, NOTHING                         # (no next pass)
+        return found, NOTHING  # (no next pass)
     return merged_spans(found), sc.next_skip() - needles_in_markers()
 
 
@@ -94,7 +96,7 @@ def _recheck(text: str, marks: list[tuple[int, int]], skip: frozenset) -> list[S
         ws = text.rfind("\n", 0, s) + 1
         we = text.find("\n", e)
         we = n if we == -1 else we + 1
-        while we < n and text[we] in " \t\n":            # the indented lines after it
+        while we < n and text[we] in " \t\n":  # the indented lines after it
             nxt = text.find("\n", we)
             we = n if nxt == -1 else nxt + 1
         if windows and ws <= windows[-1][1]:
@@ -136,7 +138,7 @@ def _redact(text: str, session: KnownSecrets | None) -> str:
     if not present:
         return text
     if not text.isascii():
-        low = known = None                  # (str.lower() may change non-ASCII lengths)
+        low = known = None  # (str.lower() may change non-ASCII lengths)
     spans, skip = _collect(text, skip_for(frozenset(present)), low, known)
     for done in range(1, _MAX_PASSES + 1):
         if not spans:
@@ -155,9 +157,23 @@ def _redact(text: str, session: KnownSecrets | None) -> str:
 
 # Quotes and brackets written as HTML entities or \u00XX escapes: {&quot;password&quot;: ...}
 # in an HTML test report, \u003cpassword\u003e... in Go's JSON.
-_ENTITY_CHARS = {"&quot;": '"', "&#34;": '"', "&#x22;": '"', "&apos;": "'", "&#39;": "'",
-                 "&#x27;": "'", "&lt;": "<", "&gt;": ">", "&amp;": "&", "\\u0022": '"',
-                 "\\u0027": "'", "\\u003c": "<", "\\u003e": ">", "\\u0026": "&", "\\u003d": "="}
+_ENTITY_CHARS = {
+    "&quot;": '"',
+    "&#34;": '"',
+    "&#x22;": '"',
+    "&apos;": "'",
+    "&#39;": "'",
+    "&#x27;": "'",
+    "&lt;": "<",
+    "&gt;": ">",
+    "&amp;": "&",
+    "\\u0022": '"',
+    "\\u0027": "'",
+    "\\u003c": "<",
+    "\\u003e": ">",
+    "\\u0026": "&",
+    "\\u003d": "=",
+}
 _ENTITY = lazy(r"&(?:quot|apos|lt|gt|amp|#34|#39|#x22|#x27);|\\u00(?:22|27|3[cCdDeE]|26)")
 
 
@@ -166,13 +182,13 @@ def _encoded_secrets(text: str) -> list[Span]:
     the characters they stand for (a span covers the encoded form of what it found)."""
     parts, where, pos = [], [], 0
     for m in _ENTITY.finditer(text):
-        parts.append(text[pos:m.start()])
+        parts.append(text[pos : m.start()])
         where.extend(range(pos, m.start()))
         parts.append(_ENTITY_CHARS[m.group().lower()])
         where.append(m.start())
         pos = m.end()
     parts.append(text[pos:])
-    where.extend(range(pos, len(text) + 1))            # (and the end, for a span's end)
+    where.extend(range(pos, len(text) + 1))  # (and the end, for a span's end)
     return [(where[s], where[e], p) for s, e, p in _collect("".join(parts))[0]]
 
 
@@ -185,8 +201,9 @@ def _secret_key(key: Any) -> str | None:
     return classify(k)
 
 
-_LOOSE_NAME_FAMILIES = frozenset({"generic-secret", "cloudflare-token", "twilio-key", "sendgrid-key",
-                                  "mailgun-key"})
+_LOOSE_NAME_FAMILIES = frozenset(
+    {"generic-secret", "cloudflare-token", "twilio-key", "sendgrid-key", "mailgun-key"}
+)
 
 
 def _secret_value(family: str, key: str, v: Any) -> bool:
@@ -195,7 +212,7 @@ def _secret_value(family: str, key: str, v: Any) -> bool:
         if not t or placeholder(t) or MARKER_RE.fullmatch(t):
             return False
         if family in _LOOSE_NAME_FAMILIES and short_word(t, key if isinstance(key, str) else ""):
-            return False                               # {"token": "Hello"}: a tokenizer's
+            return False  # {"token": "Hello"}: a tokenizer's
         return True
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return family == "password" and key.strip().lower() != "pass"
@@ -208,9 +225,13 @@ _ENTROPY_VALUE = lazy(r"[A-Za-z0-9+/_.~-]{24,256}+={0,3}+")
 def _random_value_under(key: Any, v: Any) -> bool:
     """The high-entropy fallback in a structure: a random token stored under a name that does
     not say it is an id, a digest, a signature or a public key."""
-    return (isinstance(v, str) and _ENTROPY_VALUE.fullmatch(v) is not None
-            and ENTROPY_ID.match(v) is None and looks_random(v)
-            and not (isinstance(key, str) and entropy_safe_name(key)))
+    return (
+        isinstance(v, str)
+        and _ENTROPY_VALUE.fullmatch(v) is not None
+        and ENTROPY_ID.match(v) is None
+        and looks_random(v)
+        and not (isinstance(key, str) and entropy_safe_name(key))
+    )
 
 
 def redact_obj(value: Any) -> Any:
@@ -229,8 +250,10 @@ def redact_obj(value: Any) -> Any:
     if isinstance(value, dict):
         out = {}
         # {"name": "DB_PASSWORD", "value": ...}: Kubernetes env, AWS parameters, Postman
-        named = next((value[f] for f in ("name", "Name", "key", "Key")
-                      if isinstance(value.get(f), str)), None)
+        named = next(
+            (value[f] for f in ("name", "Name", "key", "Key") if isinstance(value.get(f), str)),
+            None,
+        )
         named_family = _secret_key(named) if named is not None else None
         for k, v in value.items():
             family = _secret_key(k) or (named_family if k in ("value", "Value") else None)
@@ -252,8 +275,9 @@ def redact_obj(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return type(value)(redact_obj(v) for v in value)
     return value
-SESSION: contextvars.ContextVar = contextvars.ContextVar("lessonloop_known_secrets",
-                                                          default=None)
+
+
+SESSION: contextvars.ContextVar = contextvars.ContextVar("lessonloop_known_secrets", default=None)
 
 
 def _learn(value: Any, family: str) -> None:
@@ -267,7 +291,7 @@ def _learn(value: Any, family: str) -> None:
 # --------------------------------------------------------------------------------------------
 # A session's known secrets: a value found once is a secret wherever it appears in the session
 
-BARE_MIN = 8          # characters: shorter values are too often words, numbers, flags
+BARE_MIN = 8  # characters: shorter values are too often words, numbers, flags
 BARE_MAX = 512
 _NOT_WORD = lazy(r"\W")
 # what a value looked for bare never holds: whitespace, quotes, brackets, commas (a value the
@@ -276,13 +300,13 @@ _VALUE_RUN = lazy(r"[^\s\"'`(){}\[\]<>,]{%d,}" % BARE_MIN)
 _ESCAPE_END = lazy(r"\\[nrt]|\\u[0-9A-Fa-f]{4}|%[0-9A-Fa-f]{2}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _blake2b() -> Callable:
     """BLAKE2b, imported on first use, from its own module: ``hashlib`` also loads OpenSSL,
     which costs a capture hook a few milliseconds for nothing."""
     try:
         from _blake2 import blake2b
-    except ImportError:                     # (a Python built without it)
+    except ImportError:  # (a Python built without it)
         from hashlib import blake2b
     return blake2b
 
@@ -310,8 +334,9 @@ def _word_at(text: str, i: int) -> bool:
 def _bare_at(text: str, s: int, e: int) -> bool:
     """Whether ``text[s:e]`` stands alone: it cuts no run of letters, digits and underscores
     (a token right after a \\n, \\u003d or %3D escape stands alone too)."""
-    return ((not (_word_at(text, s - 1) and _word_at(text, s)) or escape_ends_at(text, s))
-            and not (_word_at(text, e - 1) and _word_at(text, e)))
+    return (not (_word_at(text, s - 1) and _word_at(text, s)) or escape_ends_at(text, s)) and not (
+        _word_at(text, e - 1) and _word_at(text, e)
+    )
 
 
 class KnownSecrets:
@@ -330,14 +355,14 @@ class KnownSecrets:
 
     def __init__(self, salt: bytes, saved: Iterable[tuple[int, str, bytes]] = ()):
         self.salt = bytes(salt)
-        self.new: list[tuple[int, str, bytes]] = []     # learned here, not saved yet
+        self.new: list[tuple[int, str, bytes]] = []  # learned here, not saved yet
         self._digests: dict[int, dict[bytes, str]] = {}  # length: digest: family
-        self._values: dict[str, str] = {}               # value: family (this process only)
-        self._covered: set[bytes] = set()               # digests of the values held
+        self._values: dict[str, str] = {}  # value: family (this process only)
+        self._covered: set[bytes] = set()  # digests of the values held
         self._search: Callable | None = None
         self._unmatched: dict[int, dict[bytes, str]] | None = None
         self._tokens: list[contextvars.Token] = []
-        self.scrubbing = True                           # (off while only learning)
+        self.scrubbing = True  # (off while only learning)
         for length, family, digest in saved:
             self._digests.setdefault(int(length), {}).setdefault(bytes(digest), family)
 
@@ -355,8 +380,9 @@ class KnownSecrets:
         SESSION.reset(self._tokens.pop())
 
     def digest(self, value: str) -> bytes:
-        return _blake2b()(value.encode("utf-8", "surrogatepass"), key=self.salt[:64],
-                          digest_size=16).digest()
+        return _blake2b()(
+            value.encode("utf-8", "surrogatepass"), key=self.salt[:64], digest_size=16
+        ).digest()
 
     def saved(self, salt: bytes | None = None) -> list[tuple[int, str, bytes]]:
         """What to save: ``new``, or under another ``salt`` (another process saved the session's
@@ -404,8 +430,9 @@ class KnownSecrets:
         found: list[Span] = []
         if self._values:
             if self._search is None:
-                self._search = re.compile("|".join(
-                    map(re.escape, sorted(self._values, key=len, reverse=True)))).search
+                self._search = re.compile(
+                    "|".join(map(re.escape, sorted(self._values, key=len, reverse=True)))
+                ).search
             m, search = self._search(text), self._search
             while m:
                 s, e = m.span()
@@ -415,9 +442,11 @@ class KnownSecrets:
                 else:
                     m = search(text, s + 1)
         if self._unmatched is None:
-            self._unmatched = {n: left for n, ds in self._digests.items()
-                               if (left := {d: f for d, f in ds.items()
-                                            if d not in self._covered})}
+            self._unmatched = {
+                n: left
+                for n, ds in self._digests.items()
+                if (left := {d: f for d, f in ds.items() if d not in self._covered})
+            }
         if self._unmatched and len(text) >= BARE_MIN:
             found += self._hashed(text)
         return merged_spans(found) if len(found) > 1 else found
@@ -445,9 +474,10 @@ class KnownSecrets:
                 if length > n:
                     continue
                 for e in ends.intersection(map(length.__add__, starts)):
-                    if bare_worthy(piece := run[e - length:e]) and (d := digest(piece)) in known:
-                        found.append((a + e - length, a + e,
-                                      PRIO.get(known[d], PRIO["generic-secret"])))
+                    if bare_worthy(piece := run[e - length : e]) and (d := digest(piece)) in known:
+                        found.append(
+                            (a + e - length, a + e, PRIO.get(known[d], PRIO["generic-secret"]))
+                        )
         return found
 
     def scrub(self, text: str) -> str:

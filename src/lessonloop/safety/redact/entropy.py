@@ -13,7 +13,6 @@ from .families import PRIO, Span
 from .lexicon import ATTR_CHAIN, KEYCH, SEG
 from .text import ALNUM, TOKCH, Scan, escape_before, escape_ends_at
 
-
 # --------------------------------------------------------------------------------------------
 # Prefixed tokens: ``<vendor prefix>_<random>`` on their own, in prose or as an argument
 #
@@ -28,14 +27,82 @@ from .text import ALNUM, TOKCH, Scan, escape_before, escape_ends_at
 # everywhere in UUIDs and dates: the ones that matter, pplx- and xai-, are rules of their own.)
 
 # Ids with a well-known prefix, digests named by their algorithm: random, and no secrets.
-_ID_PREFIXES = ("msg", "toolu", "srvtoolu", "req", "call", "chatcmpl", "cmpl", "file", "run",
-                "thread", "asst", "batch", "evt", "cus", "sub", "prod", "price", "pi", "pm", "ch",
-                "txn", "acct", "org", "user", "proj", "resp", "fc", "rs", "step", "vs", "sess",
-                "conv", "item", "ftjob", "img", "in", "seti", "cs", "re", "po", "card", "si", "src",
-                "tok", "dpl", "prj", "team", "job", "span", "trace", "gen", "vpc", "subnet", "usr",
-                "doc", "obj", "ws", "app", "ord", "inv", "cart", "ses")
-_DIGEST_NAMES = ("sha1", "sha224", "sha256", "sha384", "sha512", "md5", "h1", "blake2", "blake2b",
-                 "blake2s")
+_ID_PREFIXES = (
+    "msg",
+    "toolu",
+    "srvtoolu",
+    "req",
+    "call",
+    "chatcmpl",
+    "cmpl",
+    "file",
+    "run",
+    "thread",
+    "asst",
+    "batch",
+    "evt",
+    "cus",
+    "sub",
+    "prod",
+    "price",
+    "pi",
+    "pm",
+    "ch",
+    "txn",
+    "acct",
+    "org",
+    "user",
+    "proj",
+    "resp",
+    "fc",
+    "rs",
+    "step",
+    "vs",
+    "sess",
+    "conv",
+    "item",
+    "ftjob",
+    "img",
+    "in",
+    "seti",
+    "cs",
+    "re",
+    "po",
+    "card",
+    "si",
+    "src",
+    "tok",
+    "dpl",
+    "prj",
+    "team",
+    "job",
+    "span",
+    "trace",
+    "gen",
+    "vpc",
+    "subnet",
+    "usr",
+    "doc",
+    "obj",
+    "ws",
+    "app",
+    "ord",
+    "inv",
+    "cart",
+    "ses",
+)
+_DIGEST_NAMES = (
+    "sha1",
+    "sha224",
+    "sha256",
+    "sha384",
+    "sha512",
+    "md5",
+    "h1",
+    "blake2",
+    "blake2b",
+    "blake2s",
+)
 
 
 def _not_after(words: tuple[str, ...]) -> str:
@@ -51,8 +118,22 @@ PREFIXED = lazy("_" + PREFIX_TAIL)
 _PREFIX_SHAPE = lazy(r"[a-z][a-z0-9]{1,11}(?:[_-][a-z0-9]{1,8}){0,2}[_-]")
 _TOKEN_BODY = lazy(r"[A-Za-z0-9_+/=-]{0,400}+")
 _HEX_BODY = lazy(r"[0-9a-f]{32,128}")
-_HEX_KEY_PREFIXES = frozenset({"sbp", "shpat", "shpss", "shpca", "shppa", "rubygems", "dop_v1",
-                               "doo_v1", "dor_v1", "lsv2_pt", "lsv2_sk", "sntryu"})
+_HEX_KEY_PREFIXES = frozenset(
+    {
+        "sbp",
+        "shpat",
+        "shpss",
+        "shpca",
+        "shppa",
+        "rubygems",
+        "dop_v1",
+        "doo_v1",
+        "dor_v1",
+        "lsv2_pt",
+        "lsv2_sk",
+        "sntryu",
+    }
+)
 _NOT_TOKEN_PREFIXES = frozenset(_ID_PREFIXES) | frozenset(_DIGEST_NAMES) | {"pk"}  # (Stripe's
 #                                                                   publishable keys are public)
 
@@ -68,18 +149,19 @@ def prefixed_tokens(sc: Scan, out: list[Span]) -> None:
         while s > lim and (text[s - 1] in ALNUM or text[s - 1] in "_-"):
             s -= 1
         if s and (text[s - 1] in TOKCH or text[s - 1] in "./+") and not escape_ends_at(text, s):
-            continue                                   # inside a longer word, path or token
+            continue  # inside a longer word, path or token
         shape = _PREFIX_SHAPE.match(text, s, sep + 1)
         if shape is None or shape.end() != sep + 1:
             continue
         prefix = text[s:sep]
         if prefix.split("_")[0].split("-")[0] in _NOT_TOKEN_PREFIXES:
-            continue                                   # (an id's or a digest's prefix)
+            continue  # (an id's or a digest's prefix)
         body = _TOKEN_BODY.match(text, sep + 1).group()
         if len(body.rstrip("=")) < 20 or body.startswith("01"):
-            continue                                   # (too short; Anthropic's ids: wrkspc_01...)
-        if looks_random(body.rstrip("=")) or (prefix in _HEX_KEY_PREFIXES
-                                               and _HEX_BODY.fullmatch(body)):
+            continue  # (too short; Anthropic's ids: wrkspc_01...)
+        if looks_random(body.rstrip("=")) or (
+            prefix in _HEX_KEY_PREFIXES and _HEX_BODY.fullmatch(body)
+        ):
             done = sep + 1 + len(body)
             out.append((s, done, prio))
 
@@ -115,31 +197,73 @@ _NOT_SECRET_START = (
     r"//|[0-9a-f]{8}-[0-9a-f]{4}-|(?:~|\.\.?)?/[A-Za-z]?[a-z]{2,}[0-9]?/"
     r"|(?:" + "|".join(_ID_PREFIXES) + r")[_-]"
     r"|(?i:" + "|".join(sorted(_DIGEST_NAMES, key=len, reverse=True)) + r")[-_:=]"
-    r"|iVBORw0KGgo|/9j/|R0lGOD|UklGR|JVBERi0|pk_(?:live|test)_")  # images, a PDF; public keys
+    r"|iVBORw0KGgo|/9j/|R0lGOD|UklGR|JVBERi0|pk_(?:live|test)_"
+)  # images, a PDF; public keys
 # (Two patterns, each starting with its literal separator: the regex engine then jumps from one
 # ":" or "=" to the next instead of trying the pattern at every character. The length is
 # checked before the exclusions, which most values never reach.)
 _ENTROPY_TAIL = (
     r">?[ \t]*+(?:[rbuf]{0,2}\\?[\"'`])?+(?=[A-Za-z0-9+/_.~-]{24})"
-    r"(?=[a-z0-9+/_.~-]{0,255}+[A-Z]|[A-Za-z0-9+/_.~-]{32})"   # (under 32: needs upper case)
+    r"(?=[a-z0-9+/_.~-]{0,255}+[A-Z]|[A-Za-z0-9+/_.~-]{32})"  # (under 32: needs upper case)
     r"(?!" + _NOT_SECRET_START + r")"
-    r"([A-Za-z0-9+/_.~-]{24,256}+={0,3}+)(?=[\s\"'`\\,;)\]}&>|<]|$)")
+    r"([A-Za-z0-9+/_.~-]{24,256}+={0,3}+)(?=[\s\"'`\\,;)\]}&>|<]|$)"
+)
 ENTROPY_RES = (lazy(":" + _ENTROPY_TAIL), lazy("=" + _ENTROPY_TAIL))
 ENTROPY_ID = lazy(_NOT_SECRET_START)
 _HEXISH = lazy(r"(?:0x)?[0-9a-fA-F._/-]+")
 _WORDY = lazy(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])")
 _CLASS_RUN = lazy(r"U+|L+|D+")
 _ALNUM_RUN = lazy(r"[ULD]+")
-_CLASS_OF = str.maketrans({**{c: "U" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"},
-                           **{c: "L" for c in "abcdefghijklmnopqrstuvwxyz"},
-                           **{c: "D" for c in "0123456789"}})
-_ENTROPY_SAFE_NAMES = frozenset({
-    "id", "ids", "uuid", "guid", "sha", "sha1", "sha256", "sha384", "sha512", "md5", "h1",
-    "hash", "hashes", "digest", "checksum", "etag", "integrity", "signature", "sig",
-    "fingerprint", "commit", "revision", "rev", "oid", "nonce", "iv", "public", "pub", "pubkey",
-    "publickey", "image", "thumbnail", "icon", "avatar", "cursor", "state", "challenge",
-    "publishable", "page",
-})
+_CLASS_OF = str.maketrans(
+    {
+        **dict.fromkeys("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "U"),
+        **dict.fromkeys("abcdefghijklmnopqrstuvwxyz", "L"),
+        **dict.fromkeys("0123456789", "D"),
+    }
+)
+_ENTROPY_SAFE_NAMES = frozenset(
+    {
+        "id",
+        "ids",
+        "uuid",
+        "guid",
+        "sha",
+        "sha1",
+        "sha256",
+        "sha384",
+        "sha512",
+        "md5",
+        "h1",
+        "hash",
+        "hashes",
+        "digest",
+        "checksum",
+        "etag",
+        "integrity",
+        "signature",
+        "sig",
+        "fingerprint",
+        "commit",
+        "revision",
+        "rev",
+        "oid",
+        "nonce",
+        "iv",
+        "public",
+        "pub",
+        "pubkey",
+        "publickey",
+        "image",
+        "thumbnail",
+        "icon",
+        "avatar",
+        "cursor",
+        "state",
+        "challenge",
+        "publishable",
+        "page",
+    }
+)
 
 
 def looks_random(v: str) -> bool:
@@ -177,8 +301,11 @@ def _readable_base64(v: str) -> bool:
     if "." in v or "~" in v or ("-" in v or "_" in v) and ("+" in v or "/" in v):
         return False
     try:
-        raw = base64.b64decode(v + "=" * (-len(v) % 4),
-                               altchars=b"-_" if ("-" in v or "_" in v) else None, validate=True)
+        raw = base64.b64decode(
+            v + "=" * (-len(v) % 4),
+            altchars=b"-_" if ("-" in v or "_" in v) else None,
+            validate=True,
+        )
         s = raw.decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return False
@@ -187,8 +314,9 @@ def _readable_base64(v: str) -> bool:
 
 @functools.lru_cache(maxsize=1024)
 def entropy_safe_name(key: str) -> bool:
-    return key.lower() in _ENTROPY_SAFE_NAMES or any(s.lower() in _ENTROPY_SAFE_NAMES
-                                                     for s in SEG.findall(key))
+    return key.lower() in _ENTROPY_SAFE_NAMES or any(
+        s.lower() in _ENTROPY_SAFE_NAMES for s in SEG.findall(key)
+    )
 
 
 def entropy_values(sc: Scan, out: list[Span]) -> None:

@@ -13,114 +13,529 @@ from ...lazyre import lazy
 from .families import MARKER_PREFIX
 from .text import LETTERS, RUN_MAX, WORD
 
-
-_KEY_WORDS_BEFORE_KEY = ("api", "access", "private", "session", "signing", "encryption",
-                         "master", "secret", "auth", "account", "sharedaccess", "x-api", "cf-api",
-                         "client", "subscription", "hmac", "jwt", "deploy", "app", "consumer",
-                         "storage", "license", "priv", "cookie", "aes", "cipher", "crypto")
+_KEY_WORDS_BEFORE_KEY = (
+    "api",
+    "access",
+    "private",
+    "session",
+    "signing",
+    "encryption",
+    "master",
+    "secret",
+    "auth",
+    "account",
+    "sharedaccess",
+    "x-api",
+    "cf-api",
+    "client",
+    "subscription",
+    "hmac",
+    "jwt",
+    "deploy",
+    "app",
+    "consumer",
+    "storage",
+    "license",
+    "priv",
+    "cookie",
+    "aes",
+    "cipher",
+    "crypto",
+)
 KEYCH = WORD | {".", "-"}
-AFTER_KEY = frozenset("=:\"'`> \t]\\*_")          # what may follow a key name before its value
+AFTER_KEY = frozenset("=:\"'`> \t]\\*_")  # what may follow a key name before its value
 KEY_FWD = lazy(r"[A-Za-z0-9_.-]{0,200}+")
 KEY_RUN = lazy(r"[A-Za-z0-9_.-]*+")
 SEG = lazy(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
 _PASSWORD_WORDS = ("password", "passwd", "passphrase", "passcode", "pwd")
-_STRONG = frozenset({
-    "password", "passwd", "passphrase", "passcode", "pass", "pwd", "secret", "secrets", "token",
-    "apikey", "accesskey", "privatekey", "sessionkey", "secretkey", "authkey", "signingkey",
-    "encryptionkey", "masterkey", "credential", "credentials", "creds", "auth", "oauth",
-    "accountkey", "sharedaccesskey", "privkey", "hmackey", "jwtkey", "appsecret",
-    "cookie", "cookies",     # (no needle: in text a cookie needs its Cookie: header; a key here)
-})
-_STRONG_SUFFIX = ("password", "passwd", "passphrase", "passcode", "pwd", "secret", "token",
-                  "apikey", "accesskey", "privatekey", "sessionkey", "secretkey", "authkey", "oauth")
+_STRONG = frozenset(
+    {
+        "password",
+        "passwd",
+        "passphrase",
+        "passcode",
+        "pass",
+        "pwd",
+        "secret",
+        "secrets",
+        "token",
+        "apikey",
+        "accesskey",
+        "privatekey",
+        "sessionkey",
+        "secretkey",
+        "authkey",
+        "signingkey",
+        "encryptionkey",
+        "masterkey",
+        "credential",
+        "credentials",
+        "creds",
+        "auth",
+        "oauth",
+        "accountkey",
+        "sharedaccesskey",
+        "privkey",
+        "hmackey",
+        "jwtkey",
+        "appsecret",
+        "cookie",
+        "cookies",  # (no needle: in text a cookie needs its Cookie: header; a key here)
+    }
+)
+_STRONG_SUFFIX = (
+    "password",
+    "passwd",
+    "passphrase",
+    "passcode",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "sessionkey",
+    "secretkey",
+    "authkey",
+    "oauth",
+)
 _STRONG_PREFIX = ("password", "passwd", "secret")
 HAS_STRONG_WORD = lazy("|".join(_STRONG_SUFFIX))
-_KEY_PAIRS = frozenset({"api", "access", "private", "session", "signing", "encryption", "master",
-                        "secret", "auth", "client", "account", "subscription", "hmac", "jwt",
-                        "deploy", "app", "consumer", "storage", "license", "priv", "cookie",
-                        "aes", "cipher", "crypto"})
-_NOT_SECRET_AFTER = frozenset({
-    "count", "counts", "limit", "limits", "type", "types", "url", "uri", "urls", "endpoint",
-    "endpoints", "path", "paths", "file", "filename", "files", "dir", "folder", "len", "length",
-    "size", "name", "names", "max", "min", "ttl", "timeout", "expiry", "expires", "expiration",
-    "exp", "lifetime", "age", "field", "fields", "param", "params", "prefix", "suffix", "format",
-    "kind", "mode", "method", "methods", "provider", "providers", "policy", "env", "var", "vars",
-    "usage", "budget", "index", "idx", "required", "enabled", "enable", "disabled", "hint",
-    "label", "placeholder", "help", "description", "desc", "strength", "regex", "pattern",
-    "rotation", "reset", "retries", "attempts", "location", "backend", "algorithm", "alg",
-    "scheme", "version", "at", "in", "seconds", "sec", "ms", "duration", "interval", "window",
-    "rate", "style", "class", "visible", "prompt", "message", "msg", "error",
-    "errors", "status", "state", "flow", "page", "form", "route", "handler", "validator",
-    "validation", "check", "changed", "updated", "created", "modified", "encoding", "bits",
-    "complexity", "mask", "masked", "hidden", "shown", "manager", "store", "vault",
-    "id", "ids", "domain", "domains", "issuer", "audience", "scope", "scopes", "realm", "sock",
-    "socket", "directory", "host", "hostname", "port", "region", "user", "username", "email",
-    "callback", "redirect",
-})
+_KEY_PAIRS = frozenset(
+    {
+        "api",
+        "access",
+        "private",
+        "session",
+        "signing",
+        "encryption",
+        "master",
+        "secret",
+        "auth",
+        "client",
+        "account",
+        "subscription",
+        "hmac",
+        "jwt",
+        "deploy",
+        "app",
+        "consumer",
+        "storage",
+        "license",
+        "priv",
+        "cookie",
+        "aes",
+        "cipher",
+        "crypto",
+    }
+)
+_NOT_SECRET_AFTER = frozenset(
+    {
+        "count",
+        "counts",
+        "limit",
+        "limits",
+        "type",
+        "types",
+        "url",
+        "uri",
+        "urls",
+        "endpoint",
+        "endpoints",
+        "path",
+        "paths",
+        "file",
+        "filename",
+        "files",
+        "dir",
+        "folder",
+        "len",
+        "length",
+        "size",
+        "name",
+        "names",
+        "max",
+        "min",
+        "ttl",
+        "timeout",
+        "expiry",
+        "expires",
+        "expiration",
+        "exp",
+        "lifetime",
+        "age",
+        "field",
+        "fields",
+        "param",
+        "params",
+        "prefix",
+        "suffix",
+        "format",
+        "kind",
+        "mode",
+        "method",
+        "methods",
+        "provider",
+        "providers",
+        "policy",
+        "env",
+        "var",
+        "vars",
+        "usage",
+        "budget",
+        "index",
+        "idx",
+        "required",
+        "enabled",
+        "enable",
+        "disabled",
+        "hint",
+        "label",
+        "placeholder",
+        "help",
+        "description",
+        "desc",
+        "strength",
+        "regex",
+        "pattern",
+        "rotation",
+        "reset",
+        "retries",
+        "attempts",
+        "location",
+        "backend",
+        "algorithm",
+        "alg",
+        "scheme",
+        "version",
+        "at",
+        "in",
+        "seconds",
+        "sec",
+        "ms",
+        "duration",
+        "interval",
+        "window",
+        "rate",
+        "style",
+        "class",
+        "visible",
+        "prompt",
+        "message",
+        "msg",
+        "error",
+        "errors",
+        "status",
+        "state",
+        "flow",
+        "page",
+        "form",
+        "route",
+        "handler",
+        "validator",
+        "validation",
+        "check",
+        "changed",
+        "updated",
+        "created",
+        "modified",
+        "encoding",
+        "bits",
+        "complexity",
+        "mask",
+        "masked",
+        "hidden",
+        "shown",
+        "manager",
+        "store",
+        "vault",
+        "id",
+        "ids",
+        "domain",
+        "domains",
+        "issuer",
+        "audience",
+        "scope",
+        "scopes",
+        "realm",
+        "sock",
+        "socket",
+        "directory",
+        "host",
+        "hostname",
+        "port",
+        "region",
+        "user",
+        "username",
+        "email",
+        "callback",
+        "redirect",
+    }
+)
 # NAMEpass: DBPASS, adminpass, keytool's -storepass (not "bypass", "compass", "surpass").
-_PASS_OWNERS = frozenset({"db", "admin", "root", "user", "store", "key", "smtp", "mail", "ftp",
-                          "pg", "mysql", "redis", "ldap", "vnc", "wifi", "mq", "app", "sudo",
-                          "login", "bind", "proxy", "keystore", "truststore", "src", "dest",
-                          "srcstore", "deststore", "srckey", "destkey", "require"})  # requirepass
+_PASS_OWNERS = frozenset(
+    {
+        "db",
+        "admin",
+        "root",
+        "user",
+        "store",
+        "key",
+        "smtp",
+        "mail",
+        "ftp",
+        "pg",
+        "mysql",
+        "redis",
+        "ldap",
+        "vnc",
+        "wifi",
+        "mq",
+        "app",
+        "sudo",
+        "login",
+        "bind",
+        "proxy",
+        "keystore",
+        "truststore",
+        "src",
+        "dest",
+        "srcstore",
+        "deststore",
+        "srckey",
+        "destkey",
+        "require",
+    }
+)  # requirepass
 # A "key" that is a file name with its line number after it: auth.py:42, secrets.ts:10:5.
-_SOURCE_EXTENSIONS = frozenset({"py", "pyi", "js", "jsx", "mjs", "cjs", "ts", "tsx", "go", "rb",
-                                "java", "kt", "rs", "c", "cc", "cpp", "h", "hpp", "cs", "php",
-                                "swift", "scala", "sh", "lua", "ex", "exs", "erl", "dart", "vue",
-                                "svelte", "m", "mm", "pl", "r", "jl", "clj", "groovy"})
+_SOURCE_EXTENSIONS = frozenset(
+    {
+        "py",
+        "pyi",
+        "js",
+        "jsx",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "go",
+        "rb",
+        "java",
+        "kt",
+        "rs",
+        "c",
+        "cc",
+        "cpp",
+        "h",
+        "hpp",
+        "cs",
+        "php",
+        "swift",
+        "scala",
+        "sh",
+        "lua",
+        "ex",
+        "exs",
+        "erl",
+        "dart",
+        "vue",
+        "svelte",
+        "m",
+        "mm",
+        "pl",
+        "r",
+        "jl",
+        "clj",
+        "groovy",
+    }
+)
 # (Words that only precede flags and counts: "reset_password_token" or "use_auth_token" can
 # hold a real secret, so "reset"/"use"/"new" are deliberately not here.)
-_NOT_SECRET_BEFORE = frozenset({"max", "min", "num", "count", "total", "n", "show", "hide", "has",
-                                "is", "no", "skip", "require", "requires", "enable",
-                                "publishable"})
+_NOT_SECRET_BEFORE = frozenset(
+    {
+        "max",
+        "min",
+        "num",
+        "count",
+        "total",
+        "n",
+        "show",
+        "hide",
+        "has",
+        "is",
+        "no",
+        "skip",
+        "require",
+        "requires",
+        "enable",
+        "publishable",
+    }
+)
 
-_NON_SECRET_VALUES = frozenset({
-    "", "null", "none", "nil", "true", "false", "yes", "no", "on", "off", "undefined", "inherit",
-    "required", "optional", "redacted", "masked", "hidden", "n/a", "na", "tbd", "todo", "empty",
-    "-", "~", "unset", "nan", "default", "oauth1", "oauth2", "oidc", "saml2", "sigv4", "x509",
-    "test", "dummy", "fake", "example", "sample",
-})
-TYPE_WORDS = frozenset({"str", "string", "bytes", "int", "bool", "number", "any", "secretstr",
-                         "secretbytes", "object", "none", "optional", "char", "text", "varchar"})
+_NON_SECRET_VALUES = frozenset(
+    {
+        "",
+        "null",
+        "none",
+        "nil",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "undefined",
+        "inherit",
+        "required",
+        "optional",
+        "redacted",
+        "masked",
+        "hidden",
+        "n/a",
+        "na",
+        "tbd",
+        "todo",
+        "empty",
+        "-",
+        "~",
+        "unset",
+        "nan",
+        "default",
+        "oauth1",
+        "oauth2",
+        "oidc",
+        "saml2",
+        "sigv4",
+        "x509",
+        "test",
+        "dummy",
+        "fake",
+        "example",
+        "sample",
+    }
+)
+TYPE_WORDS = frozenset(
+    {
+        "str",
+        "string",
+        "bytes",
+        "int",
+        "bool",
+        "number",
+        "any",
+        "secretstr",
+        "secretbytes",
+        "object",
+        "none",
+        "optional",
+        "char",
+        "text",
+        "varchar",
+    }
+)
 TYPE_START = lazy(
     r"(?:str|String|string|bytes|int|bool|Optional|Union|Annotated|SecretStr|SecretBytes|Any|"
-    r"list|dict|List|Dict|Mapping|Sequence|tuple|Tuple|typing\.\w+|Final|ClassVar)\b")
+    r"list|dict|List|Dict|Mapping|Sequence|tuple|Tuple|typing\.\w+|Final|ClassVar)\b"
+)
 # A file system path (made of names: a random value with slashes is base64), a type's name.
 PATH_VALUE = lazy(r"(?:~|\.{1,2})?(?:/[\w.@+-]{1,100}){2,40}/?")
-NAME_PATH = lazy(r"[a-z][a-z_-]{0,60}(?:/[a-z][a-z_-]{0,60}){1,10}")   # --secret-id prod/db
+NAME_PATH = lazy(r"[a-z][a-z_-]{0,60}(?:/[a-z][a-z_-]{0,60}){1,10}")  # --secret-id prod/db
 PASCAL_TYPE = lazy(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*")
 _PLACEHOLDER = lazy(
     r"<[^<>\n]{0,200}>|\$\{.{0,200}\}|\$\(.{0,200}\)|\$[A-Za-z_]\w{0,100}|%[A-Za-z_]\w{0,100}%|"
     r"\{\{.{0,200}\}\}|\{[A-Za-z_][\w.]{0,100}\}|[*•·]{3,50}\w{0,6}|[xX]{3,100}|\.{3,100}|…|"
     r"(?i:your|my)[-_ ].{0,100}|\[REDACTED:.{0,60}|(?i:<redacted>|redacted)|"
     r"\?|\$\d{1,3}|\$[@*#?!]|%s|%\([A-Za-z_]\w{0,100}\)s|:[A-Za-z_]\w{0,100}|"  # shell/SQL parameters
-    r"\[[A-Z][A-Z_]{1,20}\]|"                                    # a tokenizer's [UNK], [SEP]
+    r"\[[A-Z][A-Z_]{1,20}\]|"  # a tokenizer's [UNK], [SEP]
     r"[\w-]{1,12}(?:\.{3,100}|…|[*•]{3,100})|[A-Za-z_-]{1,12}[xX]{4,100}|"  # sk-..., gho_****,
     #                                                            ghp_XXXX (Q7000XXXx is no placeholder)
     r"(?i:(?:[a-z0-9]{0,8}[-_]){0,2}(?:your|my)[-_ ](?:[a-z]{1,20}[-_ ]){0,3}"  # sk-your-key-here
     r"(?:key|token|secret|password|pass|pwd|api|id|value|here)[a-z]{0,8}(?:[-_ ][a-z]{1,20}){0,3}|"
     r".{0,40}(?:key|token|secret|password|api|value)[-_ ]here|replace[-_ ]?me)",
-    re.S)
+    re.S,
+)
 TEMPLATE_START = (MARKER_PREFIX, "${", "{{", "$(", "<%", "{%")
 CALL = lazy(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100}+){0,20}+(?:[(\[]|!\()")
 ATTR_CHAIN = lazy(r"[A-Za-z_$][\w$]{0,100}+(?:(?:\??\.|::)[A-Za-z_$][\w$]{0,100}+){1,20}+")
 IDENT = lazy(r"[A-Za-z_][A-Za-z0-9_]{0,200}")
 DIGIT_THEN_LOWER = lazy(r"[0-9][a-z]")
-HUMPS = lazy(r"[A-Z][a-z]{2,}|[a-z]{3,}")       # a name's words: Private, Key, base
-CODE_WORDS = frozenset({"await", "new", "yield", "lambda", "not", "function", "async", "typeof",
-                         "self", "this", "cls", "return", "if", "else", "or", "and", "in", "is"})
-STOPWORDS = frozenset({"to", "the", "a", "an", "and", "or", "with", "when", "if", "for", "in",
-                        "on", "of", "is", "as", "flag", "option", "argument", "instead", "which",
-                        "that", "this", "it", "but", "not", "only", "here", "there", "so", "then",
-                        "was", "were", "are", "be", "by", "from", "at"})
+HUMPS = lazy(r"[A-Z][a-z]{2,}|[a-z]{3,}")  # a name's words: Private, Key, base
+CODE_WORDS = frozenset(
+    {
+        "await",
+        "new",
+        "yield",
+        "lambda",
+        "not",
+        "function",
+        "async",
+        "typeof",
+        "self",
+        "this",
+        "cls",
+        "return",
+        "if",
+        "else",
+        "or",
+        "and",
+        "in",
+        "is",
+    }
+)
+STOPWORDS = frozenset(
+    {
+        "to",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "with",
+        "when",
+        "if",
+        "for",
+        "in",
+        "on",
+        "of",
+        "is",
+        "as",
+        "flag",
+        "option",
+        "argument",
+        "instead",
+        "which",
+        "that",
+        "this",
+        "it",
+        "but",
+        "not",
+        "only",
+        "here",
+        "there",
+        "so",
+        "then",
+        "was",
+        "were",
+        "are",
+        "be",
+        "by",
+        "from",
+        "at",
+    }
+)
 VAR_NAMES = frozenset({"pw", "pwd", "tok", "key", "value", "val", "s", "x", "v"})
 SEP = lazy(r"[ \t]*(=>|:=|===|==|=|:(?!:))[ \t]*")
 WS = lazy(r"[ \t]+")
 SETTER = lazy(r"(?i:(?:set|with)?_?(?:password|passwd|passphrase))")
-LAST_STRING_ARG = lazy(r"\((?:[ \t]*\\?[\"'][^\"'\n]{0,200}+\\?[\"'][ \t]*,){0,3}+[ \t]*(\\?[\"'])"
-                              r"((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)")
-AUTH_PAIR = lazy(r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
-                        r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)")      # (\" in JSON too)
+LAST_STRING_ARG = lazy(
+    r"\((?:[ \t]*\\?[\"'][^\"'\n]{0,200}+\\?[\"'][ \t]*,){0,3}+[ \t]*(\\?[\"'])"
+    r"((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)"
+)
+AUTH_PAIR = lazy(
+    r"\([ \t]*(\\?[\"'])(?:[^\"'\n\\]|\\[^\"'\n]){0,200}+\1[ \t]*,[ \t]*(\\?[\"'])"
+    r"((?:[^\"'\n\\]|\\[^\"'\n]){1,500}+)\2[ \t]*\)"
+)  # (\" in JSON too)
 PASSPHRASE_TAIL = lazy(r"(?:[ \t]+[A-Za-z0-9]{1,40}){1,8}(?=[ \t]*(?:$|\\[nr]|[\r\n]))")
 ODBC_BRACED = lazy(r"\{([^{}\n\"':,]{1,200})\}(?=[;\s\"']|$)")
 NETRC = lazy(r"(?<!\S)(?:machine|login|default)\s")
@@ -162,15 +577,18 @@ def classify(key: str) -> str | None:
     segs = [s.lower() for s in SEG.findall(key)]
     idx = -1
     for i, s in enumerate(segs):
-        if (s in _STRONG or s.endswith(_STRONG_SUFFIX)
-                or (s.startswith(_STRONG_PREFIX) and not s.startswith("secretar"))
-                or (s.endswith("pass") and s[:-4] in _PASS_OWNERS)):
+        if (
+            s in _STRONG
+            or s.endswith(_STRONG_SUFFIX)
+            or (s.startswith(_STRONG_PREFIX) and not s.startswith("secretar"))
+            or (s.endswith("pass") and s[:-4] in _PASS_OWNERS)
+        ):
             idx = i
             break
         if s in _KEY_PAIRS and i + 1 < len(segs) and segs[i + 1] in ("key", "secret"):
             idx = i + 1
             break
-        if s == "shared" and segs[i + 1:i + 3] == ["access", "key"]:
+        if s == "shared" and segs[i + 1 : i + 3] == ["access", "key"]:
             idx = i + 2
             break
         if s == "dsn" and any(x.startswith("sentry") for x in segs[:i]):
@@ -178,15 +596,25 @@ def classify(key: str) -> str | None:
             break
     if idx < 0:
         return None
-    last = max([idx] + [i for i in range(idx + 1, len(segs))
-                        if segs[i] in _STRONG or segs[i].endswith(_STRONG_SUFFIX)])
-    if segs[last:last + 2] != ["secret", "id"] and any(             # (Vault's secret_id is one)
-            s in _NOT_SECRET_AFTER for s in segs[last + 1:]):
-        return None                                    # AUTH_DOMAIN, but AUTH_USER_PASSWORD
+    last = max(
+        [idx]
+        + [
+            i
+            for i in range(idx + 1, len(segs))
+            if segs[i] in _STRONG or segs[i].endswith(_STRONG_SUFFIX)
+        ]
+    )
+    if (
+        segs[last : last + 2] != ["secret", "id"]
+        and any(  # (Vault's secret_id is one)
+            s in _NOT_SECRET_AFTER for s in segs[last + 1 :]
+        )
+    ):
+        return None  # AUTH_DOMAIN, but AUTH_USER_PASSWORD
     if any(s in _NOT_SECRET_BEFORE for s in segs[:idx]):
         return None
     if segs[last] == "token" and last and segs[last - 1] in ("page", "next", "continuation"):
-        return None                                    # nextPageToken: pagination
+        return None  # nextPageToken: pagination
     joined = "".join(segs)
     if segs[idx] == "dsn":
         return "sentry-dsn"
@@ -195,7 +623,7 @@ def classify(key: str) -> str | None:
     if "cf" in segs or any(s.startswith("cloudflare") for s in segs):
         return "cloudflare-token"
     for s in segs:
-        if s.startswith(_VENDOR_KEY_NAMES):                # TWILIO_AUTH_TOKEN, SENDGRID_API_KEY
+        if s.startswith(_VENDOR_KEY_NAMES):  # TWILIO_AUTH_TOKEN, SENDGRID_API_KEY
             return _vendor_family(s)
     if "secretaccesskey" in joined:
         return "aws-secret-key"
@@ -207,7 +635,7 @@ def classify(key: str) -> str | None:
 
 def key_hit_ok(text: str, h: int) -> bool:
     """A "key" hit counts only after a word that makes it a secret's name (api key, ...)."""
-    return text[max(0, h - 14):h].lower().rstrip("_- ").endswith(_KEY_WORDS_BEFORE_KEY)
+    return text[max(0, h - 14) : h].lower().rstrip("_- ").endswith(_KEY_WORDS_BEFORE_KEY)
 
 
 # A hit whose word goes on into another word ("tokens", "passed", "author") cannot make its key
@@ -219,23 +647,26 @@ _UPPER_TAIL = lazy(r"[A-Z]+")
 
 @functools.lru_cache(maxsize=1024)
 def _weak_word(word: str) -> bool:
-    return not (word in _STRONG or word.endswith(_STRONG_SUFFIX)
-                or (word.startswith(_STRONG_PREFIX) and not word.startswith("secretar"))
-                or word.startswith("authorization"))          # (see named._authorization)
+    return not (
+        word in _STRONG
+        or word.endswith(_STRONG_SUFFIX)
+        or (word.startswith(_STRONG_PREFIX) and not word.startswith("secretar"))
+        or word.startswith("authorization")
+    )  # (see named._authorization)
 
 
 def _weak_hit(text: str, h: int, size: int, tails: dict | None = None) -> bool:
     e = h + size
-    c = text[e:e + 1]
+    c = text[e : e + 1]
     if "a" <= c <= "z":
         w = text[h:e]
         if w.islower() or (w[0].isupper() and w[1:].islower()):
             return _weak_word(w.lower() + _tail(text, e, _tail_end(text, e, _WORD_TAIL, tails)))
-    elif "A" <= c <= "Z":                              # TOKENS; TOKENSecret is TOKEN + Secret
+    elif "A" <= c <= "Z":  # TOKENS; TOKENSecret is TOKEN + Secret
         w = text[h:e]
         if w.isupper():
             end = _tail_end(text, e, _UPPER_TAIL, tails)
-            if "a" <= text[end:end + 1] <= "z":
+            if "a" <= text[end : end + 1] <= "z":
                 end -= 1
             return end > e and _weak_word((w + _tail(text, e, end)).lower())
     return False
@@ -257,13 +688,15 @@ def _tail_end(text: str, i: int, run: re.Pattern, tails: dict | None) -> int:
 def _tail(text: str, i: int, end: int) -> str:
     """``text[i:end]`` for _weak_word, a long one by its ends only: _weak_word reads no more than
     a word's first 19 and last 10 characters, and "\\0" keeps it out of _STRONG."""
-    return text[i:end] if end - i <= 32 else text[i:i + 16] + "\0" + text[end - 16:end]
-STRONG_RUN: dict[str, bool] = {}   # run of letters: strong (emptied at 4096 runs)
+    return text[i:end] if end - i <= 32 else text[i : i + 16] + "\0" + text[end - 16 : end]
+
+
+STRONG_RUN: dict[str, bool] = {}  # run of letters: strong (emptied at 4096 runs)
 
 
 def strong_hit(text: str, h: int, e: int, size: int, tails: dict) -> bool:
     """``not _weak_hit(text, h, size)`` for a hit whose letters end at ``e``."""
-    if e - h - size == RUN_MAX and text[e:e + 1] in LETTERS:
+    if e - h - size == RUN_MAX and text[e : e + 1] in LETTERS:
         return not _weak_hit(text, h, size, tails)
     run = text[h:e]
     if len(STRONG_RUN) >= 4096:

@@ -10,18 +10,38 @@ import functools
 import re
 
 from ...lazyre import LazyPattern, lazy
-from .entropy import (ENTROPY_RES, PREFIXED, PREFIX_TAIL, entropy_values, looks_random,
-    prefixed_tokens)
+from .entropy import (
+    ENTROPY_RES,
+    PREFIX_TAIL,
+    PREFIXED,
+    entropy_values,
+    looks_random,
+    prefixed_tokens,
+)
 from .families import FAMILIES, RULES, marker
 from .named import generic
-from .shaped import (FLAG_LETTERS, MAILGUN, TWILIO_AC, TWILIO_SK, cookies, login_calls,
-    password_flags, pem, piped_passwords, putty, schemes, sql_identified, token_rules, urls,
-    vendor_pairs)
+from .shaped import (
+    FLAG_LETTERS,
+    MAILGUN,
+    TWILIO_AC,
+    TWILIO_SK,
+    cookies,
+    login_calls,
+    password_flags,
+    pem,
+    piped_passwords,
+    putty,
+    schemes,
+    sql_identified,
+    token_rules,
+    urls,
+    vendor_pairs,
+)
 from .text import KEY_NEEDLES, KEY_RUNS, RUN_PATTERN, rare_first
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
 if TYPE_CHECKING:
-    from typing import Callable, Iterator
+    from collections.abc import Callable, Iterator
 
 
 # The steps of a pass, each with every trigger it looks for: a step none of whose triggers
@@ -65,9 +85,9 @@ def steps_for(skip: frozenset) -> tuple:
 # every match holds a literal). The accelerator (see _load_accelerator) runs a search only when
 # one of its literals occurs.
 _RULE_SEARCHES: list[tuple[str, tuple, tuple | None]] = []
-_WITHIN: dict[str, list] = {".com/": [".com/webhook"]}      # literal: needles (Teams' webhooks:
-_AFTER: list[tuple[bytes, LazyPattern, str]] = []            # shaped.token_rules); (trigger,
-for _rule in RULES:                                          # pattern, needle)
+_WITHIN: dict[str, list] = {".com/": [".com/webhook"]}  # literal: needles (Teams' webhooks:
+_AFTER: list[tuple[bytes, LazyPattern, str]] = []  # shaped.token_rules); (trigger,
+for _rule in RULES:  # pattern, needle)
     _how = _rule.presence or ("search", rare_first(_rule.needle)[0], (_rule.needle,))
     if _how[0] == "search":
         _RULE_SEARCHES.append((_how[1], (_rule.needle or _rule.regex,), _how[2]))
@@ -83,8 +103,8 @@ _PRESENCE_IN_TEXT = (
     (r"AC[0-9a-f]{32}", (TWILIO_AC,), tuple(f"AC{c}" for c in _HEX_DIGITS)),
     (r"SK[0-9a-f]{32}", (TWILIO_SK,), tuple(f"SK{c}" for c in _HEX_DIGITS)),
     (MAILGUN.pattern, (MAILGUN,), None),
-    ("_" + PREFIX_TAIL, (PREFIXED,), None),    # (joining a "_" search of a rule: one more look
-)                                                # at each stop)
+    ("_" + PREFIX_TAIL, (PREFIXED,), None),  # (joining a "_" search of a rule: one more look
+)  # at each stop)
 
 
 def _by_first_char(entries: tuple) -> tuple:
@@ -93,7 +113,7 @@ def _by_first_char(entries: tuple) -> tuple:
     compiled)."""
     groups: dict[str, tuple[list, list, list | None]] = {}
     for pattern, triggers, literals in entries:
-        k = 2 if pattern[0] == "\\" else 1                  # (an escaped first character)
+        k = 2 if pattern[0] == "\\" else 1  # (an escaped first character)
         assert k == 2 or pattern[0] not in "()[]{}.^$*+?|", pattern
         rests, trigs, lits = groups.setdefault(pattern[k - 1], ([], [], []))
         rests.append(pattern[k:])
@@ -102,9 +122,15 @@ def _by_first_char(entries: tuple) -> tuple:
             groups[pattern[k - 1]] = (rests, trigs, None)
         else:
             lits += literals
-    return tuple((lazy(re.escape(c) + "(?:%s)" % "|".join(rests)), tuple(trigs),
-                  None if lits is None else frozenset(lits), c)
-                 for c, (rests, trigs, lits) in groups.items())
+    return tuple(
+        (
+            lazy(re.escape(c) + "(?:%s)" % "|".join(rests)),
+            tuple(trigs),
+            None if lits is None else frozenset(lits),
+            c,
+        )
+        for c, (rests, trigs, lits) in groups.items()
+    )
 
 
 _PRESENCE_IN_LOW = (
@@ -117,16 +143,18 @@ _KEY_FINDERS = tuple((r, n, n.decode()) for n, (r, _) in KEY_RUNS.items())
 _TEXT_SEARCHES = _by_first_char(_PRESENCE_IN_TEXT)
 _LOW_SEARCHES = tuple((lazy(p), t, frozenset(w)) for p, t, w in _PRESENCE_IN_LOW)
 # (every trigger is looked for: by a search, after a literal or another trigger, or below)
-assert (frozenset(t for _, ts, _ in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
-        | {n for needles in _WITHIN.values() for n in needles} | {n for _, _, n in _AFTER}
-        | {"-u", "-p", b"stdin", b"cookie", "login(", *ENTROPY_RES, *KEY_NEEDLES}
-        ) == _TRIGGERS
+assert (
+    frozenset(t for _, ts, _ in _PRESENCE_IN_TEXT + _PRESENCE_IN_LOW for t in ts)
+    | {n for needles in _WITHIN.values() for n in needles}
+    | {n for _, _, n in _AFTER}
+    | {"-u", "-p", b"stdin", b"cookie", "login(", *ENTROPY_RES, *KEY_NEEDLES}
+) == _TRIGGERS
 # The three kinds of flag the prefilter looks for in one pass: "-u" or "--u" at the start or
 # after whitespace (curl's user, as schemes wants it), a password flag of _FLAG_PROGRAMS, and
 # those that read a password from stdin (sudo -S, --password-stdin, passwd --stdin).
 _SHORT_FLAGS = lazy(r"-(?:(?<=(?<!\S)-)([%sSu])|(?<=(?<!\S)--)u|(stdin))" % FLAG_LETTERS)
 _FLAG_TRIGGER = {**dict.fromkeys(FLAG_LETTERS, "-p"), "u": "-u", "S": b"stdin", "stdin": b"stdin"}
-_FLAG_LITERALS = frozenset({*(f"-{c}" for c in FLAG_LETTERS + "Su"), "-stdin"})   # (every match
+_FLAG_LITERALS = frozenset({*(f"-{c}" for c in FLAG_LETTERS + "Su"), "-stdin"})  # (every match
 #                                                                                   holds one)
 
 
@@ -139,10 +167,17 @@ NOTHING: frozenset = frozenset()
 # Each pattern that has literals is still searched to confirm it, so the triggers found are the
 # same either way. The capture hooks, which must stay on the standard library, block its import
 # (see __main__) and so take the standard path.
-_LOW_LITERALS = (*(w for _, _, w in _KEY_FINDERS), *(w for _, _, ws in _LOW_SEARCHES for w in ws),
-                 "cookie", "chpasswd")
-_TEXT_LITERALS = (*sorted({w for _, _, ws, _ in _TEXT_SEARCHES if ws for w in ws} | _FLAG_LITERALS),
-                  *_WITHIN, "login(")
+_LOW_LITERALS = (
+    *(w for _, _, w in _KEY_FINDERS),
+    *(w for _, _, ws in _LOW_SEARCHES for w in ws),
+    "cookie",
+    "chpasswd",
+)
+_TEXT_LITERALS = (
+    *sorted({w for _, _, ws, _ in _TEXT_SEARCHES if ws for w in ws} | _FLAG_LITERALS),
+    *_WITHIN,
+    "login(",
+)
 _KEY_OF_WORD = {word: needle for _, needle, word in _KEY_FINDERS}
 _LETTER_RUN = lazy(RUN_PATTERN)
 _LONGEST_LITERAL = max(map(len, _LOW_LITERALS + _TEXT_LITERALS))
@@ -157,11 +192,14 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
         import ahocorasick_rs
 
         # (bytes search faster than str; an ASCII text's bytes have the same positions)
-        dfa = ahocorasick_rs.Implementation.DFA       # (the fastest to search, measured)
-        find_low, find_text = (ahocorasick_rs.BytesAhoCorasick(
-            [w.encode() for w in words], implementation=dfa).find_matches_as_indexes
-            for words in (_LOW_LITERALS, _TEXT_LITERALS))
-    except Exception:                       # (not installed, blocked (see __main__) or broken)
+        dfa = ahocorasick_rs.Implementation.DFA  # (the fastest to search, measured)
+        find_low, find_text = (
+            ahocorasick_rs.BytesAhoCorasick(
+                [w.encode() for w in words], implementation=dfa
+            ).find_matches_as_indexes
+            for words in (_LOW_LITERALS, _TEXT_LITERALS)
+        )
+    except Exception:  # (not installed, blocked (see __main__) or broken)
         _accelerator = None
         return None
     key_of, letters, reach = _KEY_OF_WORD.get, _LETTER_RUN.match, _LONGEST_LITERAL - 1
@@ -173,7 +211,7 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
             yield 0, data
             return
         for a in range(0, len(data), _WINDOW):
-            yield a, data[a:a + _WINDOW + reach]
+            yield a, data[a : a + _WINDOW + reach]
 
     def literals_in(text: str, low: str) -> tuple[set, set, dict] | None:
         """The literals in the lowered text, those in the text, and the key needles' runs; None
@@ -186,11 +224,12 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
                 word = _LOW_LITERALS[i]
                 in_low.add(word)
                 needle = key_of(word)
-                if needle is not None and start < _WINDOW:    # (else the next window's)
+                if needle is not None and start < _WINDOW:  # (else the next window's)
                     known.setdefault(needle, []).append((a + end, letters(low, a + end).end()))
         for _, window in windows(text.encode()):
             in_text.update([_TEXT_LITERALS[i] for i, _, _ in find_text(window, overlapping=True)])
         return in_low, in_text, known
+
     _accelerator = literals_in
     return literals_in(text, low)
 
@@ -210,21 +249,30 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     low = text.lower()
     # The literals that occur: substrings of the text itself, or (accelerated) the set of those
     # the accelerator found; "x in" asks the same question of either.
-    accelerator = _accelerator              # (read once: another thread may be loading it)
+    accelerator = _accelerator  # (read once: another thread may be loading it)
     if accelerator is None or (seen := accelerator(text, low)) is None:
         in_low, in_text = low, text
-        known = {needle: [m.span(1) for m in run.finditer(low)]   # (str's search outruns the
-                 for run, needle, word in _KEY_FINDERS if word in low}      # regex engine's)
+        known = {
+            needle: [m.span(1) for m in run.finditer(low)]  # (str's search outruns the
+            for run, needle, word in _KEY_FINDERS
+            if word in low
+        }  # regex engine's)
     else:
         in_low, in_text, known = seen
     found = list(known)
     for pattern, triggers, literals in _LOW_SEARCHES:
-        if (in_low is low or not literals.isdisjoint(in_low)) and pattern.pattern[0] in low \
-                and pattern.search(low):
+        if (
+            (in_low is low or not literals.isdisjoint(in_low))
+            and pattern.pattern[0] in low
+            and pattern.search(low)
+        ):
             found += triggers
     for pattern, triggers, literals, first in _TEXT_SEARCHES:
-        if (in_text is text or literals is None
-                or not literals.isdisjoint(in_text)) and first in text and pattern.search(text):
+        if (
+            (in_text is text or literals is None or not literals.isdisjoint(in_text))
+            and first in text
+            and pattern.search(text)
+        ):
             found += triggers
     for literal, needles in _WITHIN.items():
         if literal in in_text:
@@ -234,8 +282,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
             found.append(needle)
     flags = set()
     if (in_text is text or not _FLAG_LITERALS.isdisjoint(in_text)) and "-" in text:
-        for m in _SHORT_FLAGS.finditer(text):   # (one look at each "-" for -u, -p, sudo -S and
-            flags.add(_FLAG_TRIGGER[m.group(1) or m.group(2) or "u"])   # --password-stdin)
+        for m in _SHORT_FLAGS.finditer(text):  # (one look at each "-" for -u, -p, sudo -S and
+            flags.add(_FLAG_TRIGGER[m.group(1) or m.group(2) or "u"])  # --password-stdin)
             if len(flags) == 3:
                 break
     found += flags
@@ -245,7 +293,7 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         found.append(b"cookie")
     if "login(" in in_text:
         found.append("login(")
-    for r in ENTROPY_RES:                  # (most texts have no candidate; many have no "=")
+    for r in ENTROPY_RES:  # (most texts have no candidate; many have no "=")
         m = r.search(text) if r.pattern[0] in text else None
         while m:
             if looks_random(m.group(1)):
@@ -258,12 +306,14 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
 # Lines seen before (prompts repeat most of theirs between calls) cost a dictionary lookup.
 # Two generations stand in for an LRU cache: when the recent one is full it becomes the old one,
 # and a line found in the old one moves back into the recent one.
-_CACHED_LINE_CHARS = 4000   # (a scenario's rules are one line of ~2,500); with _LINE_CACHE_SIZE, bounds
+_CACHED_LINE_CHARS = (
+    4000  # (a scenario's rules are one line of ~2,500); with _LINE_CACHE_SIZE, bounds
+)
 #                             the cache at 2 x 4096 lines of at most 4,000 characters
 _LINE_CACHE_SIZE = 4096
 _LINE_CACHE: dict[str, frozenset] = {}
 _LINE_CACHE_OLD: dict[str, frozenset] = {}
-_PER_LINE_CHARS = 65536     # a text with a trigger in it gets its lines cached up to this size
+_PER_LINE_CHARS = 65536  # a text with a trigger in it gets its lines cached up to this size
 # Lines of a multi-line text seen once (by hash): learning a line costs a scan of its own, worth
 # it only for a line that comes again (a prompt re-sent with a line or two changed), not for
 # every line of every tool output. So a line is learned when it is seen the second time.
@@ -337,12 +387,12 @@ def present_low(text: str) -> tuple[frozenset | set, str | None, dict | None]:
             _remember(line, found)
             acc.update(found)
         return acc, low, known
-    learn = len(text) <= _PER_LINE_CHARS     # (a prompt, likely to come again)
+    learn = len(text) <= _PER_LINE_CHARS  # (a prompt, likely to come again)
     first = fresh
     if learn and _SEEN_LINES:
         first = []
-        for line in dict.fromkeys(fresh):   # (a line repeated in the text is learned once)
-            if hash(line) in _SEEN_LINES:   # seen before: learn it
+        for line in dict.fromkeys(fresh):  # (a line repeated in the text is learned once)
+            if hash(line) in _SEEN_LINES:  # seen before: learn it
                 found = _scan_line(line)
                 _remember(line, found)
                 acc.update(found)
@@ -353,7 +403,7 @@ def present_low(text: str) -> tuple[frozenset | set, str | None, dict | None]:
         found, low, known = _scan_text(joined)
         acc.update(found)
         if len(joined) != len(text):
-            low = known = None              # (positions in the joined lines, not in the text)
+            low = known = None  # (positions in the joined lines, not in the text)
         if not found:
             for line in first:
                 _remember(line, NOTHING)
@@ -376,7 +426,7 @@ def _may_hold_secret(text: str) -> bool:
     return bool(_present(text))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def needles_in_markers() -> frozenset:
     """Needles and token regexes that occur inside some marker: always rescanned. (Found on
     first use: a process that never finds a secret compiles none of these regexes.)"""
@@ -384,7 +434,7 @@ def needles_in_markers() -> frozenset:
     low = markers.lower().encode()
     inside = set()
     for n in _TRIGGERS:
-        if isinstance(n, (LazyPattern, re.Pattern)):     # (a rule's regex: lazy or compiled)
+        if isinstance(n, (LazyPattern, re.Pattern)):  # (a rule's regex: lazy or compiled)
             hit = n.search(markers) is not None
         elif isinstance(n, bytes):
             hit = n in low
@@ -392,6 +442,5 @@ def needles_in_markers() -> frozenset:
             hit = n in markers
         if hit:
             inside.add(n)
-        assert isinstance(n, (LazyPattern, re.Pattern)) or ("[" not in str(n)
-                                                           and "]" not in str(n))
+        assert isinstance(n, (LazyPattern, re.Pattern)) or ("[" not in str(n) and "]" not in str(n))
     return frozenset(inside)

@@ -15,9 +15,19 @@ from .entropy import looks_random
 from .families import MARKER_PREFIX, MARKER_RE, PRIO, RULES, Span
 from .lexicon import TEMPLATE_START, WS, placeholder
 from .named import quoted_span
-from .text import (ALNUM, LETTERS, SCHEMECH, TOKCH, Scan, back_over_url, esc_cut, escape_ends_at,
-    has_digit, line_end, logical_line_start)
-
+from .text import (
+    ALNUM,
+    LETTERS,
+    SCHEMECH,
+    TOKCH,
+    Scan,
+    back_over_url,
+    esc_cut,
+    escape_ends_at,
+    has_digit,
+    line_end,
+    logical_line_start,
+)
 
 # --------------------------------------------------------------------------------------------
 # Token rules anchored on a literal (the table: families.TABLE)
@@ -25,22 +35,28 @@ from .text import (ALNUM, LETTERS, SCHEMECH, TOKCH, Scan, back_over_url, esc_cut
 _RULE_TRIGGERS = tuple((rule.needle or rule.regex, rule) for rule in RULES)
 
 # Teams incoming webhooks: <tenant>.webhook.office.com/webhookb2/..., outlook.office(365).com/webhook/...
-_TEAMS = lazy(r"(?:[A-Za-z0-9-]{1,63}\.)?(?:webhook\.office|outlook\.office(?:365)?)\.com"
-                    r"/webhook(?:b2)?/[A-Za-z0-9@._/-]{8,600}+")
+_TEAMS = lazy(
+    r"(?:[A-Za-z0-9-]{1,63}\.)?(?:webhook\.office|outlook\.office(?:365)?)\.com"
+    r"/webhook(?:b2)?/[A-Za-z0-9@._/-]{8,600}+"
+)
 
 
 # Mailgun's newer private API keys, <32 hex>-<8 hex>-<8 hex>. Anchored on the "-" that ends the
 # 32 hex digits (a leading hex class would be tried at every hex digit of the text).
-MAILGUN = lazy(r"-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z])"
-                      r"(?<=(?<![0-9A-Za-z-])[0-9a-f]{32}-.{17})")
+MAILGUN = lazy(
+    r"-[0-9a-f]{8}-[0-9a-f]{8}(?![0-9A-Za-z])"
+    r"(?<=(?<![0-9A-Za-z-])[0-9a-f]{32}-.{17})"
+)
 
 # Twilio. An account SID (AC + 32 hex) identifies an account and is not a secret by itself; the
 # 32-hex auth token written right after it (Client("AC...", "<token>"), AC...:<token>) is. An
 # API key SID (SK + 32 hex) is half of a credential pair and only ever written next to its
 # secret, so it is redacted together with a 32-character secret that follows it. Auth tokens
 # and API secrets under their own names (TWILIO_AUTH_TOKEN=...) are caught by the key name.
-_TWILIO_PAIR = (r"(?![0-9A-Za-z])(?:(?:\\?[\"'`])?+[ \t]*+(?:[,:][ \t]*+)?+(?:\\?[\"'`])?+"
-                r"(?P<secret>%s)(?![0-9A-Za-z]))?")
+_TWILIO_PAIR = (
+    r"(?![0-9A-Za-z])(?:(?:\\?[\"'`])?+[ \t]*+(?:[,:][ \t]*+)?+(?:\\?[\"'`])?+"
+    r"(?P<secret>%s)(?![0-9A-Za-z]))?"
+)
 TWILIO_AC = lazy(r"AC(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[0-9a-f]{32}")
 TWILIO_SK = lazy(r"SK(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[A-Za-z0-9]{32}")
 
@@ -64,14 +80,19 @@ def token_rules(sc: Scan, out: list[Span]) -> None:
         if trigger in skip:
             continue
         left, regex = rule.left, rule.regex
-        prev_end = -1       # a token right after another one of the same kind is not "inside a word"
+        prev_end = -1  # a token right after another one of the same kind is not "inside a word"
         hits: list[int] | list[re.Match]
         hits = sc.matches(regex) if rule.needle is None else sc.hits(rule.needle)
         for hit in hits:
             h = hit if isinstance(hit, int) else hit.start()
-            if left is not None and h and h != prev_end and text[h - 1] in left \
-                    and not escape_ends_at(text, h):
-                continue    # (checked before matching: keeps a text of repeated needles linear)
+            if (
+                left is not None
+                and h
+                and h != prev_end
+                and text[h - 1] in left
+                and not escape_ends_at(text, h)
+            ):
+                continue  # (checked before matching: keeps a text of repeated needles linear)
             m = regex.match(text, h) if isinstance(hit, int) else hit
             if m is None:
                 continue
@@ -81,14 +102,17 @@ def token_rules(sc: Scan, out: list[Span]) -> None:
                 if not verdict:
                     continue
                 if verdict is not True:
-                    family = verdict                     # (the judge named another family)
-            if placeholder(m.group()):                   # ghp_XXXX…, sk-...
+                    family = verdict  # (the judge named another family)
+            if placeholder(m.group()):  # ghp_XXXX…, sk-...
                 continue
             prev_end = m.end()
             s, e = m.span(rule.group)
-            if rule.lead:                                # sk_live_ / rk_test_ ...
-                if s < 1 or text[s - 1] not in rule.lead or (
-                        s >= 2 and text[s - 2] in ALNUM and not escape_ends_at(text, s - 1)):
+            if rule.lead:  # sk_live_ / rk_test_ ...
+                if (
+                    s < 1
+                    or text[s - 1] not in rule.lead
+                    or (s >= 2 and text[s - 2] in ALNUM and not escape_ends_at(text, s - 1))
+                ):
                     continue
                 s -= 1
             if rule.url_back:
@@ -137,11 +161,11 @@ def pem(sc: Scan, out: list[Span]) -> None:
 def _pem_body_start(text: str, i: int) -> int:
     """Start of the base64 lines (or one JSON-escaped line) that end at ``i``."""
     j, lim = i, max(0, i - 20000)
-    while j > lim and text[j - 1] in _PEM_BODY:           # this line, "\\n" escapes included
+    while j > lim and text[j - 1] in _PEM_BODY:  # this line, "\\n" escapes included
         j -= 1
-    while j > lim and text[j - 1] == "\n":                # whole base64 lines above it
+    while j > lim and text[j - 1] == "\n":  # whole base64 lines above it
         k = text.rfind("\n", 0, j - 1) + 1
-        line = text[k:j - 1].rstrip("\r")
+        line = text[k : j - 1].rstrip("\r")
         if len(line) < 4 or any(c not in _PEM_BODY for c in line):
             break
         j = k
@@ -154,10 +178,12 @@ def _pem_body_start(text: str, i: int) -> int:
 # was. (Public-Lines are public, but a .ppk is one secret: it goes whole.)
 
 _PUTTY_HEAD = "PuTTY-User-Key-File-"
-_PUTTY_PRIVATE = lazy(r"Private-(?:Lines[ \t]*+:[ \t]*+\d{1,5}+|MAC[ \t]*+:[ \t]*+"
-                            r"[0-9A-Fa-f]{16,256}+)")
+_PUTTY_PRIVATE = lazy(
+    r"Private-(?:Lines[ \t]*+:[ \t]*+\d{1,5}+|MAC[ \t]*+:[ \t]*+"
+    r"[0-9A-Fa-f]{16,256}+)"
+)
 _PUTTY_MAC = lazy(r"Private-MAC[ \t]*+:[ \t]*+[0-9A-Fa-f]{0,256}+")
-_PUTTY_REACH = 200_000    # characters between a file's first line, its private lines and MAC
+_PUTTY_REACH = 200_000  # characters between a file's first line, its private lines and MAC
 
 
 def putty(sc: Scan, out: list[Span]) -> None:
@@ -198,24 +224,28 @@ def urls(sc: Scan, out: list[Span]) -> None:
             # "scheme://user:pass" cut off at the end of the text: what follows ':' is no port.
             c = _mask_markers(authority).find(":")
             if auth_end == n and c > 0:
-                rest = authority[c + 1:]
+                rest = authority[c + 1 :]
                 if rest and not rest.isdigit() and not rest.startswith(MARKER_PREFIX):
                     out.append((a + c + 1, auth_end, PRIO["url-credentials"]))
             continue
         userinfo = authority[:at]
-        if not userinfo or userinfo.startswith(MARKER_PREFIX) and ":" not in _mask_markers(userinfo):
+        if (
+            not userinfo
+            or userinfo.startswith(MARKER_PREFIX)
+            and ":" not in _mask_markers(userinfo)
+        ):
             continue
         colon = _mask_markers(userinfo).find(":")
         if colon >= 0:
-            user, pw = userinfo[:colon], userinfo[colon + 1:]
+            user, pw = userinfo[:colon], userinfo[colon + 1 :]
             if _HEX32.fullmatch(user):
-                out.append((a, a + at, PRIO["sentry-dsn"]))   # legacy DSN public:secret
+                out.append((a, a + at, PRIO["sentry-dsn"]))  # legacy DSN public:secret
             elif pw and not placeholder(pw):
                 out.append((a + colon + 1, a + at, PRIO["url-credentials"]))
         elif _HEX32.fullmatch(userinfo):
             out.append((a, a + at, PRIO["sentry-dsn"]))
         elif len(userinfo) >= 20 and has_digit(userinfo) and any(c in LETTERS for c in userinfo):
-            out.append((a, a + at, PRIO["url-credentials"]))   # https://<token>@host
+            out.append((a, a + at, PRIO["url-credentials"]))  # https://<token>@host
 
 
 # --------------------------------------------------------------------------------------------
@@ -224,8 +254,10 @@ def urls(sc: Scan, out: list[Span]) -> None:
 
 _BEARER = lazy(r"bearer[ \t]+([A-Za-z0-9._~+/-]{8,8192}+=*+)", re.I)
 _BASIC = lazy(r"basic[ \t]+([A-Za-z0-9+/]{6,4096}+={0,2}+)(?![A-Za-z0-9+/=])", re.I)
-_CURL_USER = lazy(r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'\\]|\\[^\s\"']){1,256}+):"
-                        r"((?:[^\s\"'\\]|\\[^\s\"']){0,1024}+)\1")          # (\" in JSON too)
+_CURL_USER = lazy(
+    r"(?:-u|--user)(?:[ \t]+|=)?(\\?[\"']|)((?:[^\s:\"'\\]|\\[^\s\"']){1,256}+):"
+    r"((?:[^\s\"'\\]|\\[^\s\"']){0,1024}+)\1"
+)  # (\" in JSON too)
 # Programs whose -u takes user:group, not user:password: the command a flag belongs to is the
 # first word after the last ;, | or & before it (docker exec es01 curl -u ... is curl's).
 _CURL_WORDS = lazy(r"(?<![\w.-])(?:curl|wget|http|https|xh)(?![\w.-])")
@@ -239,8 +271,10 @@ def _user_group_flag(text: str, h: int) -> bool:
     start = max([start] + [text.rfind(c, start, h) + 1 for c in ";|&"])
     words = [m.group().rsplit("/", 1)[-1] for m in _COMMAND_WORDS.finditer(text, start, h)]
     if any(w in ("curl", "wget", "http", "https") for w in words):
-        return False                                   # docker exec x curl -u: curl's
+        return False  # docker exec x curl -u: curl's
     return next((w for w in words if w != "sudo"), None) in _USER_GROUP_PROGRAMS
+
+
 _SIGNATURE = lazy(r"(?:sig|[a-z0-9-]{0,20}signature)=([A-Za-z0-9%+/=._-]{16,4000}+)", re.I)
 
 
@@ -275,7 +309,7 @@ def schemes(sc: Scan, out: list[Span]) -> None:
     user_group = any(p in text for p in _USER_GROUP_PROGRAMS)
     for h in sc.hits("-u"):
         if h and text[h - 1] == "-":
-            h -= 1                                        # --user
+            h -= 1  # --user
             if not text.startswith("--user", h):
                 continue
         if h and not text[h - 1].isspace():
@@ -284,15 +318,19 @@ def schemes(sc: Scan, out: list[Span]) -> None:
         if m:
             user, pw = m.group(2), esc_cut(m.group(3))
             if text.startswith(MARKER_PREFIX, m.start(2)):
-                continue                                  # (a user already redacted)
+                continue  # (a user already redacted)
             if user.startswith("+"):
-                continue                                  # date -u +%H:%M:%S: a format
+                continue  # date -u +%H:%M:%S: a format
             if "@" in user and not _CURL_WORDS.search(text, logical_line_start(text, h, 300), h):
-                continue                                  # git push -u git@host:repo, rsync -u u@h:/p
+                continue  # git push -u git@host:repo, rsync -u u@h:/p
             if not pw and not m.group(1) and looks_random(user):
-                out.append((m.start(2), m.end(2), PRIO["basic-auth"]))   # -u sk_live_...: (Stripe)
-            elif (pw and not (user.isdigit() and pw.isdigit()) and not placeholder(pw)
-                    and not (user_group and _user_group_flag(text, h))):
+                out.append((m.start(2), m.end(2), PRIO["basic-auth"]))  # -u sk_live_...: (Stripe)
+            elif (
+                pw
+                and not (user.isdigit() and pw.isdigit())
+                and not placeholder(pw)
+                and not (user_group and _user_group_flag(text, h))
+            ):
                 out.append((m.start(3), m.start(3) + len(pw), PRIO["basic-auth"]))
     # Signed URLs: Azure SAS sig=, X-Amz-Signature=, X-Goog-Signature=
     for needle in (b"sig=", b"signature="):
@@ -319,13 +357,14 @@ _FLAG_PROGRAMS = lazy(
     r"|(?:docker|podman|nerdctl|buildah|skopeo|helm(?:[ \t]+registry)?|oras|az)[ \t]+"
     r"(?:\S+[ \t]+){0,3}?login)|(?P<P>zip|unzip|sqlcmd|bcp)|(?P<w>ldap(?:search|add|modify|delete"
     r"|passwd|whoami|compare|modrdn|exop))|(?P<k>openssl))"
-    r"(?![\w.-])")
+    r"(?![\w.-])"
+)
 _FLAG_VALUE = lazy(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
 
 
 def password_flags(sc: Scan, out: list[Span]) -> None:
     text = sc.text
-    programs = list(_FLAG_PROGRAMS.finditer(text))       # (found once: a text of flags stays linear)
+    programs = list(_FLAG_PROGRAMS.finditer(text))  # (found once: a text of flags stays linear)
     if not programs:
         return
     from bisect import bisect_right  # (here: a hook that finds no flag loads no bisect)
@@ -335,21 +374,22 @@ def password_flags(sc: Scan, out: list[Span]) -> None:
         k = bisect_right(ends, h) - 1
         if k < 0:
             continue
-        program = programs[k]                             # the last one before the flag, on its line
-        if (program.start() < logical_line_start(text, h, 300)
-                or any(c in text[program.end():h] for c in ";|&")):
+        program = programs[k]  # the last one before the flag, on its line
+        if program.start() < logical_line_start(text, h, 300) or any(
+            c in text[program.end() : h] for c in ";|&"
+        ):
             continue
         letter = program.lastgroup
         if letter[0] != text[h + 1]:
-            continue                                      # redis-cli: -a is the password, -p the port
+            continue  # redis-cli: -a is the password, -p the port
         j = h + 2
         space = WS.match(text, j)
         if letter == "p_attached":
             if space or j >= len(text):
-                continue                                  # mysql -p: it will prompt
+                continue  # mysql -p: it will prompt
         elif space:
             j = space.end()
-        elif program.group() != "sshpass":                # (sshpass -pSECRET works too)
+        elif program.group() != "sshpass":  # (sshpass -pSECRET works too)
             continue
         m = _FLAG_VALUE.match(text, j)
         if not m:
@@ -373,7 +413,7 @@ def cookies(sc: Scan, out: list[Span]) -> None:
     done = -1
     for h in sc.hits(b"cookie"):
         if h < done:
-            continue                                      # (inside pairs already read)
+            continue  # (inside pairs already read)
         m = _COOKIE_HEADER.match(low if low.__class__ is str else text.lower(), h)
         if not m or (h and text[h - 1] in ALNUM):
             continue
@@ -384,27 +424,39 @@ def cookies(sc: Scan, out: list[Span]) -> None:
                 break
             v = pair.group(2)
             done = pair.end()
-            if ((_SESSION_NAME.search(pair.group(1)) and len(v) >= 8 and not v.isdigit()
-                 or len(v) >= 24 and looks_random(v))
-                    and not placeholder(v) and not v.startswith(TEMPLATE_START)):
+            if (
+                (
+                    _SESSION_NAME.search(pair.group(1))
+                    and len(v) >= 8
+                    and not v.isdigit()
+                    or len(v) >= 24
+                    and looks_random(v)
+                )
+                and not placeholder(v)
+                and not v.startswith(TEMPLATE_START)
+            ):
                 out.append((pair.start(2), pair.end(2), PRIO["generic-secret"]))
             if m.group(1) or not text.startswith(";", pair.end()):
-                break                                     # Set-Cookie: one cookie, then attributes
+                break  # Set-Cookie: one cookie, then attributes
             i = pair.end() + 1
 
 
 # A password echoed into a command that reads it from stdin: ``echo 'pw' | sudo -S ...``,
 # ``echo "$tok" | docker login -u me --password-stdin``, ``echo 'user:pw' | sudo chpasswd``,
 # ``echo pw | passwd --stdin user``. (The "stdin" trigger stands for all of them.)
-_ECHO_PIPE = lazy(r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})*[ \t]+(?:'%s(?:\\n)?'[ \t]+)?"
-                        r"(\\?[\"']?)([^\s\"'|;&\\]{1,256}+)\1[ \t]*\|[ \t]*((?:[^\n|;&\\]|\\[^nr]){0,300})")
-_READS_STDIN = lazy(r"sudo\b.*?[ \t]-[A-Za-z]*S\b|(?:sudo[ \t]+)?\S*chpasswd|.*(?:--password-stdin"
-                          r"|passwd[ \t].*--stdin)")
+_ECHO_PIPE = lazy(
+    r"(?:echo|printf)(?:[ \t]+-[neE]{1,3})*[ \t]+(?:'%s(?:\\n)?'[ \t]+)?"
+    r"(\\?[\"']?)([^\s\"'|;&\\]{1,256}+)\1[ \t]*\|[ \t]*((?:[^\n|;&\\]|\\[^nr]){0,300})"
+)
+_READS_STDIN = lazy(
+    r"sudo\b.*?[ \t]-[A-Za-z]*S\b|(?:sudo[ \t]+)?\S*chpasswd|.*(?:--password-stdin"
+    r"|passwd[ \t].*--stdin)"
+)
 
 
 def piped_passwords(sc: Scan, out: list[Span]) -> None:
     text, low = sc.text, sc.low
-    lines = set()                                         # (the lines where a reader is named)
+    lines = set()  # (the lines where a reader is named)
     for needle in ("stdin", "chpasswd", " -s"):
         lit = needle if low.__class__ is str else needle.encode()
         i = low.find(lit)
@@ -418,14 +470,16 @@ def piped_passwords(sc: Scan, out: list[Span]) -> None:
         if _READS_STDIN.match(m.group(3)):
             s = m.start(2)
             if "chpasswd" in m.group(3) and ":" in value:
-                s += value.index(":") + 1                 # user:password
+                s += value.index(":") + 1  # user:password
             out.append((s, m.end(2), PRIO["password"]))
 
 
 # A login call's password as its second argument: smtplib's, ftplib's and imaplib's
 # ``server.login("me@corp.io", "pw")`` or ``server.login(user, "pw")``.
-_LOGIN_CALL = lazy(r"login\([ \t]*(?:\\?[\"'][^\"'\n]{0,200}+\\?[\"']|[\w.\[\]]{1,100}+)[ \t]*,[ \t]*"
-                         r"(\\?[\"'])((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)")
+_LOGIN_CALL = lazy(
+    r"login\([ \t]*(?:\\?[\"'][^\"'\n]{0,200}+\\?[\"']|[\w.\[\]]{1,100}+)[ \t]*,[ \t]*"
+    r"(\\?[\"'])((?:[^\"'\n\\]|\\[^\"'\n]){1,200}+)\1[ \t]*\)"
+)
 
 
 def login_calls(sc: Scan, out: list[Span]) -> None:
@@ -436,8 +490,11 @@ def login_calls(sc: Scan, out: list[Span]) -> None:
 
 
 # MySQL/MariaDB: CREATE USER 'u'@'h' IDENTIFIED BY 'secret' (also WITH ... BY, BY PASSWORD).
-_IDENTIFIED_BY = lazy(r"identified(?:[ \t]+with[ \t]+\w{1,40})?[ \t]+by[ \t]+"
-                            r"(?:password[ \t]+)?(\\?['\"])", re.I)
+_IDENTIFIED_BY = lazy(
+    r"identified(?:[ \t]+with[ \t]+\w{1,40})?[ \t]+by[ \t]+"
+    r"(?:password[ \t]+)?(\\?['\"])",
+    re.I,
+)
 
 
 def sql_identified(sc: Scan, out: list[Span]) -> None:
@@ -450,6 +507,6 @@ def sql_identified(sc: Scan, out: list[Span]) -> None:
 
 # "-p" (or another letter of _FLAG_PROGRAMS) as a flag of its own, not inside a word or
 # "--password" (as password_flags wants it): the "-p" trigger stands for them all.
-FLAG_LETTERS = "paPwk"                                # (the groups of _FLAG_PROGRAMS)
+FLAG_LETTERS = "paPwk"  # (the groups of _FLAG_PROGRAMS)
 _PASSWORD_FLAG = lazy(r"-(?<=(?<!\S)-)[%s]" % FLAG_LETTERS)
 assert {name[0] for name in _FLAG_PROGRAMS.pattern.split("(?P<")[1:]} == set(FLAG_LETTERS)

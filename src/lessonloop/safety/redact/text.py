@@ -12,7 +12,7 @@ from ...lazyre import lazy
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
 if TYPE_CHECKING:
-    from typing import Callable
+    from collections.abc import Callable
 
 
 # --------------------------------------------------------------------------------------------
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 ALNUM = LETTERS | frozenset("0123456789")
 WORD = ALNUM | {"_"}
-TOKCH = WORD | {"-"}              # base64url / token characters
+TOKCH = WORD | {"-"}  # base64url / token characters
 _HOSTCH = ALNUM | {".", "-"}
 SCHEMECH = ALNUM | {"+", ".", "-"}
 QUOTES = "\"'`"
@@ -30,23 +30,26 @@ QUOTES = "\"'`"
 # sre looks for a pattern's first character and stops at each occurrence of it to try the rest,
 # so a literal is searched from its rarest character (the ones before it checked by a
 # look-behind). Characters from rare to common in transcripts (English, code, JSON):
-_RARITY = ("*|#@$!?`QV<X+%GJzZW;KHFBYLU>DMCq[]PjNIAROSExT{}()=k/vwb9yg876f5h34_,m2-01puc:l.di"
-           "\\raos\"nte ")
+_RARITY = (
+    '*|#@$!?`QV<X+%GJzZW;KHFBYLU>DMCq[]PjNIAROSExT{}()=k/vwb9yg876f5h34_,m2-01puc:l.di\\raos"nte '
+)
 
 
 def rare_first(needle: str, folded: bool = False) -> tuple[str, int]:
     """A regex matching ``needle`` from its rarest character on, and that character's offset in
     ``needle`` (where the match starts). ``folded``: it searches lowered text (where "k" also
     stands for "K")."""
+
     def rank(c: str) -> int:
-        r = _RARITY.find(c) % (len(_RARITY) + 1)                # (not listed: common)
+        r = _RARITY.find(c) % (len(_RARITY) + 1)  # (not listed: common)
         return max(r, _RARITY.find(c.upper()) % (len(_RARITY) + 1)) if folded else r
+
     i = min(range(len(needle)), key=lambda k: rank(needle[k]))
     pattern = re.escape(needle[i:])
     return (pattern + "(?<=%s)" % re.escape(needle) if i else pattern), i
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _hit_finder(needle: str | bytes, in_str: bool) -> Callable[[str | bytes], list[int]]:
     """A function giving the positions of every occurrence of ``needle`` (the overlapping ones
     of a needle such as "-----" too). ``in_str``: it searches a str (a bytes needle: the lowered
@@ -62,12 +65,13 @@ def _hit_finder(needle: str | bytes, in_str: bool) -> Callable[[str | bytes], li
                 found.append(i)
                 i = hay.find(lit, i + 1)
             return found
+
         return positions
     pattern, i = rare_first(word, folded=word is not needle)
-    if any(word[:k] == word[-k:] for k in range(1, len(word))):      # it can overlap itself:
-        pattern = re.escape(word[i]) + ("(?<=%s)" % re.escape(word[:i + 1]) if i else "")
-        if word[i + 1:]:                                             # consume one character
-            pattern += "(?=%s)" % re.escape(word[i + 1:])
+    if any(word[:k] == word[-k:] for k in range(1, len(word))):  # it can overlap itself:
+        pattern = re.escape(word[i]) + ("(?<=%s)" % re.escape(word[: i + 1]) if i else "")
+        if word[i + 1 :]:  # consume one character
+            pattern += "(?=%s)" % re.escape(word[i + 1 :])
     finditer = re.compile(pattern if in_str else pattern.encode()).finditer
     return lambda hay: [m.start() - i for m in finditer(hay)]
 
@@ -94,21 +98,29 @@ class Scan:
 
     __slots__ = ("text", "_low", "skip", "absent", "known")
 
-    def __init__(self, text: str, skip: frozenset = frozenset(), low: str | None = None,
-                 known: dict | None = None):
+    def __init__(
+        self,
+        text: str,
+        skip: frozenset = frozenset(),
+        low: str | None = None,
+        known: dict | None = None,
+    ):
         self.text = text
         self._low = low
         self.skip = skip
         self.absent: set = set()
-        self.known = known            # key needles' runs (see key_runs), found by the prefilter
+        self.known = known  # key needles' runs (see key_runs), found by the prefilter
 
     @property
     def low(self) -> str | bytes:
         """The text lowered with one character per character: ``str.lower()`` when the text is
         ASCII, else its ASCII-lowered bytes (anything else becomes "?")."""
         if self._low is None:
-            self._low = (self.text.lower() if self.text.isascii()
-                         else self.text.encode("ascii", "replace").lower())
+            self._low = (
+                self.text.lower()
+                if self.text.isascii()
+                else self.text.encode("ascii", "replace").lower()
+            )
         return self._low
 
     def hits(self, needle: str | bytes) -> list[int]:
@@ -157,11 +169,11 @@ def line_end(text: str, i: int) -> int:
 def line_prefix_blank(text: str, ks: int) -> bool:
     """Only indentation (or a YAML list dash) before position ``ks`` on its line (a ``\\n``
     escape in JSON-escaped text starts a line too)."""
-    while True:                        # (256 characters at a time: a line can be long)
+    while True:  # (256 characters at a time: a line can be long)
         lo = max(0, ks - 256)
         ls = text.rfind("\n", lo, ks) + 1 or lo
         k = text.rfind("\\n", ls, ks)
-        if text[ls if k == -1 else k + 2:ks].strip(" \t-"):
+        if text[ls if k == -1 else k + 2 : ks].strip(" \t-"):
             return False
         if k != -1 or ls != lo or lo == 0:
             return True
@@ -177,8 +189,9 @@ _JSON_QUOTE = lazy(r'\\.|"')
 
 def escape_before(text: str, i: int) -> bool:
     """Whether ``text[i]`` is the letter of a \\n, \\r or \\t escape (JSON-escaped text)."""
-    return (i > 0 and text[i - 1] == "\\" and text[i] in "nrt"
-            and not (i > 1 and text[i - 2] == "\\"))
+    return (
+        i > 0 and text[i - 1] == "\\" and text[i] in "nrt" and not (i > 1 and text[i - 2] == "\\")
+    )
 
 
 _HEX = frozenset("0123456789abcdefABCDEF")
@@ -190,9 +203,9 @@ def escape_ends_at(text: str, h: int) -> bool:
     word that follows, so a token there still starts a token."""
     if h >= 2 and escape_before(text, h - 1):
         return True
-    if h >= 6 and text[h - 6] == "\\" and text[h - 5] == "u" and _HEX.issuperset(text[h - 4:h]):
+    if h >= 6 and text[h - 6] == "\\" and text[h - 5] == "u" and _HEX.issuperset(text[h - 4 : h]):
         return True
-    return h >= 3 and text[h - 3] == "%" and _HEX.issuperset(text[h - 2:h])
+    return h >= 3 and text[h - 3] == "%" and _HEX.issuperset(text[h - 2 : h])
 
 
 def logical_line_start(text: str, i: int, limit: int) -> int:
@@ -206,7 +219,7 @@ def logical_line_start(text: str, i: int, limit: int) -> int:
 
 def esc_cut(v: str) -> str:
     """``v`` up to its first \\n, \\r, \\t or \\" escape (or a trailing lone backslash)."""
-    return v[:_ESC_SAFE.match(v).end()] if "\\" in v else v
+    return v[: _ESC_SAFE.match(v).end()] if "\\" in v else v
 
 
 def value_limit(text: str, i: int) -> int:
@@ -245,10 +258,13 @@ def close_quote(text: str, start: int, quote: str) -> int:
     line's end: a value whose closing quote was cut off is redacted to the end of its line
     (in JSON-escaped text, to the end of its JSON string: see value_limit)."""
     j = text.find(quote, start)
-    if j != -1 and text.find("\n", start, j) == -1 and (len(quote) == 2
-                                                       or text.find("\\", start, j) == -1):
-        return j                          # the common case, without a look at the whole line
-    if len(quote) == 2:                                   # \" inside a JSON string
+    if (
+        j != -1
+        and text.find("\n", start, j) == -1
+        and (len(quote) == 2 or text.find("\\", start, j) == -1)
+    ):
+        return j  # the common case, without a look at the whole line
+    if len(quote) == 2:  # \" inside a JSON string
         return value_limit(text, start)
     end = line_end(text, start)
     i = start
@@ -275,8 +291,8 @@ KEY_NEEDLES = (b"pass", b"pwd", b"secret", b"token", b"auth", b"cred", b"key")
 # so whether a hit is strong is kept per run of letters (no needle starts another: the run
 # tells its needle). A hit whose letters go on past RUN_MAX is judged on the text itself.
 RUN_MAX = 32
-RUN_PATTERN = "[a-z]{0,%d}+" % RUN_MAX   # the ASCII letters after a needle
-KEY_RUNS = {}                      # needle: (str regex, bytes regex)
+RUN_PATTERN = "[a-z]{0,%d}+" % RUN_MAX  # the ASCII letters after a needle
+KEY_RUNS = {}  # needle: (str regex, bytes regex)
 for _n in KEY_NEEDLES:
     _p = rare_first(_n.decode(), folded=True)[0] + "(?=(%s))" % RUN_PATTERN
     KEY_RUNS[_n] = (lazy(_p), lazy(_p.encode()))
