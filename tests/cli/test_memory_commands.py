@@ -478,3 +478,56 @@ def test_a_home_that_is_a_file_is_named_as_such_by_doctor_and_run(run_cli, home)
         assert "Traceback" not in line and "\n" not in line
         assert f"the lessonloop home {home} is not a directory" in line, line
         assert "LESSONLOOP_HOME" in line and "config.toml" not in line
+
+
+def test_a_fresh_homes_first_memory_is_1_after_a_run_wrote_its_playbook(cli, home):
+    """Memories are numbered within their scope: a run's playbook bullets (in the scenario's
+    scope) do not push the first memory's id to 99."""
+    assert cli("run", "grid_ctf", "--iterations", "3", "--json").code == 0
+    import sqlite3
+
+    with sqlite3.connect(home / "lessonloop.db") as conn:
+        bullets = conn.execute("SELECT COUNT(*) FROM knowledge WHERE scope != 'project'")
+        assert bullets.fetchone()[0] > 0, "the run wrote playbook bullets first"
+    first = cli("memory", "add", "--type", "decision", "--summary", "Ship on Fridays", "--json")
+    second = cli("memory", "add", "--type", "decision", "--summary", "Review every PR", "--json")
+    assert (first.json()["id"], second.json()["id"]) == (1, 2)
+    assert "[1] Ship on Fridays" in (home / "knowledge" / "project" / "knowledge.md").read_text()
+    assert cli("memory", "why", "2", "--json").json()["summary"] == "Review every PR"
+    assert cli("memory", "forget", "1", "--json").json()["summary"] == "Ship on Fridays"
+    assert [m["id"] for m in cli("memory", "list", "--json").json()] == [2]
+
+
+def test_the_migration_numbers_the_memories_an_older_store_already_has(tmp_path):
+    """A store from before migration 10: its memories get their numbers in the order they
+    were added, per scope, whatever ids the playbook took."""
+    import sqlite3
+
+    from lessonloop.store import migrations
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as conn:
+        for version, _, step in migrations.MIGRATIONS[:9]:
+            step(conn)
+        rows = [
+            ("playbook", "grid_ctf"),
+            ("decision", "project"),
+            ("playbook", "grid_ctf"),
+            ("preference", "project"),
+            ("preference", "user"),
+        ]
+        for kind, scope in rows:
+            conn.execute(
+                "INSERT INTO knowledge (kind, scope, summary, fingerprint, created_at, updated_at)"
+                " VALUES (?, ?, 's', ?, 't', 't')",
+                (kind, scope, f"{kind}-{scope}-{len(rows)}"),
+            )
+        migrations.MIGRATIONS[9][2](conn)
+        numbered = conn.execute("SELECT id, scope, number FROM knowledge ORDER BY id").fetchall()
+    assert numbered == [
+        (1, "grid_ctf", 1),
+        (2, "project", 1),
+        (3, "grid_ctf", 2),
+        (4, "project", 2),
+        (5, "user", 1),
+    ]

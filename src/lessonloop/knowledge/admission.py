@@ -163,7 +163,8 @@ def _admit_one(conn, p: Proposal) -> Outcome:
         return Outcome("reinforced", duplicate, reason)
     cursor = conn.execute(
         "INSERT INTO knowledge (kind, scope, summary, content, why, how_to_apply, tags_json, "
-        "fingerprint, author, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "fingerprint, author, created_at, updated_at, number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, (SELECT COALESCE(MAX(number), 0) + 1 FROM knowledge WHERE scope = ?))",
         (
             p.kind,
             p.scope,
@@ -176,6 +177,7 @@ def _admit_one(conn, p: Proposal) -> Outcome:
             p.author,
             now,
             now,
+            p.scope,
         ),
     )
     entry_id = cursor.lastrowid

@@ -71,6 +71,7 @@ class Entry:
     status: str = "active"
     created_at: str = ""
     updated_at: str = ""
+    number: int = 0  # within its scope: what users call a memory's id
 
     @classmethod
     def from_row(cls, row) -> Entry:
@@ -90,6 +91,7 @@ class Entry:
             status=row["status"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
+            number=row["number"] if "number" in row.keys() else 0,
         )
 
     @property
@@ -177,6 +179,14 @@ def active_counts(store: Store, scope: str) -> dict[str, int]:
             (scope,),
         )
     )
+
+
+def by_number(store: Store, scope: str, number: int) -> Entry | None:
+    """The entry a user names by its id within ``scope`` (a memory's id)."""
+    if not 0 < number < 2**63:
+        return None
+    row = store.query_one("SELECT * FROM knowledge WHERE scope = ? AND number = ?", (scope, number))
+    return Entry.from_row(row) if row else None
 
 
 def get(store: Store, entry_id: int) -> Entry | None:

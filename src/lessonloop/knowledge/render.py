@@ -27,17 +27,23 @@ NEWEST_FIRST = "journal.md"
 MEMORY_VIEWS = ("knowledge.md", "journal.md")  # written once a scope holds memories
 
 
+def _shown_id(entry: Entry) -> int:
+    """A memory by the id users give `memory forget` (its number in its scope); a playbook
+    bullet by the id the coach's edits name."""
+    return entry.number if entry.scope in ("project", "user") else entry.id
+
+
 def _line(entry: Entry) -> str:
     counts = f"+{entry.helpful}/-{entry.harmful}, seen {entry.seen}"
     tags = f" `{' '.join(entry.tags)}`" if entry.tags else ""
-    body = f"- [{entry.id}] {entry.summary} ({counts}){tags}"
+    body = f"- [{_shown_id(entry)}] {entry.summary} ({counts}){tags}"
     if entry.content and entry.content != entry.summary:
         body += "\n  " + entry.content.replace("\n", "\n  ")
     return body
 
 
 def _journal_line(entry: Entry) -> str:
-    body = f"- {entry.created_at[:10]} [{entry.id}] {entry.kind}: {entry.summary}"
+    body = f"- {entry.created_at[:10]} [{_shown_id(entry)}] {entry.kind}: {entry.summary}"
     if entry.why:
         body += "\n  why: " + entry.why.replace("\n", "\n  ")
     return body

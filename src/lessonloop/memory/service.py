@@ -113,7 +113,7 @@ def memory_objects(store, entries: list, scores: list[float] | None = None) -> l
     values = []
     for index, entry in enumerate(entries):
         value = {
-            "id": entry.id,
+            "id": entry.number,
             "type": entry.kind,
             "scope": entry.scope,
             "summary": entry.summary,
@@ -216,17 +216,17 @@ def store_memory(
 def forget_memory(entry_id: int, scope: str = "project") -> dict:
     """Delete one memory for good (and its line in the Markdown view)."""
     from ..knowledge import admission
-    from ..knowledge.entries import get
+    from ..knowledge.entries import by_number
     from ..memory.recall import MEMORY_KINDS
 
     root = _scope_root(scope)
     if not paths.db_path(root).exists():
         raise NotFoundError(f"no {scope} memories yet")
     with writing(root) as store:
-        entry = get(store, entry_id)
-        if entry is None or entry.scope != scope or entry.kind not in MEMORY_KINDS:
+        entry = by_number(store, scope, entry_id)
+        if entry is None or entry.kind not in MEMORY_KINDS:
             raise NotFoundError(f"no {scope} memory with id {entry_id}")
-        admission.forget(store, entry_id, root)
+        admission.forget(store, entry.id, root)
     return {"forgotten": entry_id, "scope": scope, "summary": entry.summary}
 
 
@@ -247,23 +247,23 @@ def useful_memories(scope: str = "all") -> list[dict]:
 
 def memory_history(entry_id: int, scope: str = "project") -> dict:
     """A memory with its provenance and audit events (``memory why``)."""
-    from ..knowledge.entries import get, provenance
+    from ..knowledge.entries import by_number, provenance
 
     with reading(_scope_root(scope)) as store:
-        entry = get(store, entry_id) if store is not None else None
-        if entry is None or entry.scope != scope:
+        entry = by_number(store, scope, entry_id) if store is not None else None
+        if entry is None:
             raise NotFoundError(
                 f"no {scope} memory with id {entry_id} (see `lessonloop memory list`)"
             )
         return {
             **memory_object(store, entry),
-            "provenance": provenance(store, entry_id),
+            "provenance": provenance(store, entry.id),
             "events": [
                 dict(r)
                 for r in store.query(
                     "SELECT action, detail, created_at FROM knowledge_events "
                     "WHERE knowledge_id = ? ORDER BY id",
-                    (entry_id,),
+                    (entry.id,),
                 )
             ],
         }

@@ -319,6 +319,22 @@ def _009_screenings(conn: sqlite3.Connection) -> None:
     )
 
 
+def _010_knowledge_numbers(conn: sqlite3.Connection) -> None:
+    """Entries numbered within their scope: a memory's id is its number among the project's
+    (or the user's) knowledge, so a fresh home's first memory is 1 however many playbook
+    bullets its runs wrote before it (they live in their scenarios' scopes)."""
+    _execute_script(
+        conn,
+        """
+        ALTER TABLE knowledge ADD COLUMN number INTEGER;
+        UPDATE knowledge SET number = (SELECT COUNT(*) FROM knowledge AS earlier
+                                       WHERE earlier.scope = knowledge.scope
+                                       AND earlier.id <= knowledge.id);
+        CREATE UNIQUE INDEX knowledge_by_number ON knowledge (scope, number)
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -329,6 +345,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (7, "provider calls keyed by coding session", _007_provider_calls_by_session),
     (8, "validated scores and the gate's statistic", _008_validated_scores),
     (9, "screened candidates", _009_screenings),
+    (10, "knowledge numbered within its scope (a memory's id)", _010_knowledge_numbers),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
