@@ -11,6 +11,7 @@ import re
 
 from ...lazyre import LazyPattern, lazy
 from .entropy import (
+    ENTROPY_CANDIDATE,
     ENTROPY_RES,
     PREFIX_TAIL,
     PREFIXED,
@@ -293,8 +294,9 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         found.append(b"cookie")
     if "login(" in in_text:
         found.append("login(")
+    candidate = ENTROPY_CANDIDATE.search(text) is not None
     for r in ENTROPY_RES:  # (most texts have no candidate; many have no "=")
-        m = r.search(text) if r.pattern[0] in text else None
+        m = r.search(text) if candidate and r.pattern[0] in text else None
         while m:
             if looks_random(m.group(1)):
                 found.append(r)
