@@ -575,6 +575,11 @@ def test_model_routes_resolve_as_documented():
     assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "openai:gpt-4o-mini"}) == Route(
         "openai", "gpt-4o-mini", "https://api.openai.com/v1"
     )
+    # every provider `run` can reach, from the one registry: the local servers' presets too
+    assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "vllm:qwen2.5-7b"}) == Route(
+        "vllm", "qwen2.5-7b", "http://localhost:8000/v1"
+    )
+    assert model_route({"LESSONLOOP_AUTOMEM_MODEL": "lmstudio:qwen"}).base_url.endswith(":1234/v1")
     # LESSONLOOP_BASE_URL belongs to the openai route only: it never diverts the others
     assert (
         model_route(
@@ -585,7 +590,15 @@ def test_model_routes_resolve_as_documented():
     for value in ("anthropic:claude-haiku-4-5", "claude-haiku-4-5", "ollama:llama3.2"):
         route = model_route({"LESSONLOOP_AUTOMEM_MODEL": value, "LESSONLOOP_BASE_URL": elsewhere})
         assert "127.0.0.1:9" not in route.base_url, value
-    for bad in ("gemini:flash", "ollama:", "anthropic:", "claude", "haiku"):
+    for bad in (
+        "gemini:flash",
+        "ollama:",
+        "anthropic:",
+        "claude",
+        "haiku",
+        "local:x",
+        "scripted:x",
+    ):
         with pytest.raises(UsageError, match="LESSONLOOP_AUTOMEM_MODEL"):
             model_route({"LESSONLOOP_AUTOMEM_MODEL": bad})
 

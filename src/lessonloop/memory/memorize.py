@@ -917,6 +917,7 @@ def model_route(environ: Mapping[str, str]):
     """The route ``LESSONLOOP_AUTOMEM_MODEL`` names, or None for ``off``/unset."""
     from ..config import Route, default_base_url, route_url
     from ..errors import UsageError
+    from ..providers import catalog
 
     value = (environ.get("LESSONLOOP_AUTOMEM_MODEL") or "").strip()
     if value in ("", "off"):
@@ -924,10 +925,11 @@ def model_route(environ: Mapping[str, str]):
     if value.startswith("claude-"):
         value = f"anthropic:{value}"
     kind, _, model = value.partition(":")
-    if kind not in ("anthropic", "ollama", "openai") or not model:
+    served = [name for name in catalog.names() if catalog.is_remote(name)]
+    if kind not in served or not model:
         raise UsageError(
-            f"LESSONLOOP_AUTOMEM_MODEL={value!r}: use off, anthropic:<model>, "
-            "claude-haiku-*, ollama:<model> or openai:<model>"
+            f"LESSONLOOP_AUTOMEM_MODEL={value!r}: use off, claude-haiku-*, or <provider>:<model> "
+            f"with a provider of {', '.join(served)}"
         )
     # LESSONLOOP_BASE_URL is the openai route's; every route follows its provider's own
     # variable (ANTHROPIC_BASE_URL, OPENAI_BASE_URL, OLLAMA_HOST) otherwise
