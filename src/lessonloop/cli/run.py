@@ -327,7 +327,7 @@ def _register_resume(app: typer.Typer) -> None:
             if run is None:  # killed before its row existed: its request tells what to run
                 _resume_requested(store, run_id, budgets, as_json)
                 return
-            if run["scenario"].startswith("task:"):  # an improve run: continue its rounds
+            if run["kind"] == "task":  # an improve run: continue its rounds
                 from pathlib import Path
 
                 from ..tasks.spec import parse

@@ -335,6 +335,19 @@ def _010_knowledge_numbers(conn: sqlite3.Connection) -> None:
     )
 
 
+def _011_run_kinds(conn: sqlite3.Connection) -> None:
+    """A run's kind as a column: a scenario run or an agent task's rounds (``improve``), which
+    ``resume`` continues each its own way. (It was read from a ``task:`` prefix of the scenario
+    name; the name keeps it for people.)"""
+    _execute_script(
+        conn,
+        """
+        ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'scenario';
+        UPDATE runs SET kind = 'task' WHERE scenario LIKE 'task:%'
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -346,6 +359,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (8, "validated scores and the gate's statistic", _008_validated_scores),
     (9, "screened candidates", _009_screenings),
     (10, "knowledge numbered within its scope (a memory's id)", _010_knowledge_numbers),
+    (11, "a run's kind (scenario or task)", _011_run_kinds),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -58,8 +58,9 @@ def create_run(
     provider: str,
     seed: int,
     config: dict,
+    kind: str = "scenario",
 ) -> None:
-    """Insert the run's row. The check and the insert share one write transaction (BEGIN
+    """Insert the run's row (``kind``: "scenario", or "task" for an agent task's rounds). The check and the insert share one write transaction (BEGIN
     IMMEDIATE), so of two processes starting the same id at once exactly one creates it and
     the other is told so in one line."""
     now = utc_now()
@@ -71,8 +72,8 @@ def create_run(
             )
         conn.execute(
             "INSERT INTO runs (run_id, scenario, scenario_ref, target_generations, status, "
-            "provider, seed, config_json, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, 'created', ?, ?, ?, ?, ?)",
+            "provider, seed, config_json, created_at, updated_at, kind) "
+            "VALUES (?, ?, ?, ?, 'created', ?, ?, ?, ?, ?, ?)",
             (
                 run_id,
                 scenario,
@@ -83,6 +84,7 @@ def create_run(
                 canonical.dumps(config),
                 now,
                 now,
+                kind,
             ),
         )
 

@@ -770,7 +770,7 @@ def start(
     }
     existing = run_store.find_run(store, run_id) if run_id else None
     if existing is not None:
-        if existing["scenario"] != f"task:{spec.name}":
+        if existing["kind"] != "task" or existing["scenario"] != f"task:{spec.name}":
             raise UsageError(
                 f"run {run_id!r} is a {existing['scenario']!r} run, not task {spec.name!r}"
             )
@@ -791,6 +791,7 @@ def start(
             store,
             run_id=run_id,
             scenario=f"task:{spec.name}",
+            kind="task",
             scenario_ref=str(task_path),
             target_generations=spec.max_rounds,
             provider=routes["competitor"].provider,
