@@ -294,7 +294,7 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         found.append(b"cookie")
     if "login(" in in_text:
         found.append("login(")
-    candidate = ENTROPY_CANDIDATE.search(text) is not None
+    candidate = ("=" in text or ":" in text) and ENTROPY_CANDIDATE.search(text) is not None
     for r in ENTROPY_RES:  # (most texts have no candidate; many have no "=")
         m = r.search(text) if candidate and r.pattern[0] in text else None
         while m:
