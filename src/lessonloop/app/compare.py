@@ -67,6 +67,7 @@ def _summary(report) -> dict:
         else None,
         "best_tournament": best["tournament"] if best else None,
         "best_strategy": best["strategy"] if best else None,
+        "best_carried_from": best["carried_from"] if best else None,
         "validated": report.validated,
         "plays": report.usage["plays_total"],
         "calls": usage["calls"],
@@ -144,12 +145,19 @@ def _rescore(store, reports: list, matches: int, salt: int, timeout: float | Non
     comparisons = []
     for report, result in zip(reports[1:], results[1:]):
         outcome = paired(baseline, result["scores"])
+        same = report.best["strategy"] == reports[0].best["strategy"]
         comparisons.append(
             {
                 "baseline": run_ids[0],
                 "run_id": report.run["run_id"],
                 **outcome.to_dict(),
-                "sentence": sentence(outcome, run_ids[0], report.run["run_id"]),
+                "same_strategy": same,
+                "sentence": (
+                    f"{report.run['run_id']} and {run_ids[0]} have the same best strategy: "
+                    "no difference to test."
+                    if same
+                    else sentence(outcome, run_ids[0], report.run["run_id"])
+                ),
             }
         )
     return {

@@ -111,16 +111,29 @@ def decision_fields(row) -> dict:
     }
 
 
-def best_fields(rows: list) -> dict | None:
-    """The run's best strategy (``store.runs.best_generation``) with its scores."""
+def best_fields(rows: list, config: dict) -> dict | None:
+    """The run's best strategy (``store.runs.best_generation``) with its scores; when none
+    of its own advanced, the incumbent it started from (``start_incumbent``), which is then
+    still its best (its validated score is that strategy's)."""
     chosen = run_store.best_generation(rows)
-    if chosen is None:
+    validated = rows[-1]["best_score"] if run_store.validated(rows) else None
+    if chosen is not None:
+        return {
+            "generation": chosen["generation_index"],
+            "strategy": run_store.loads(chosen["strategy_json"]),
+            "tournament": chosen["mean_score"],
+            "validated": validated,
+            "carried_from": None,
+        }
+    start = config.get("start_incumbent") if isinstance(config, dict) else None
+    if not isinstance(start, dict) or not isinstance(start.get("strategy"), dict):
         return None
     return {
-        "generation": chosen["generation_index"],
-        "strategy": run_store.loads(chosen["strategy_json"]),
-        "tournament": chosen["mean_score"],
-        "validated": rows[-1]["best_score"] if run_store.validated(rows) else None,
+        "generation": None,
+        "strategy": start["strategy"],
+        "tournament": start.get("score"),
+        "validated": validated,
+        "carried_from": {"run_id": start.get("from_run"), "generation": start.get("generation")},
     }
 
 
@@ -220,7 +233,7 @@ def collect(store: Store, run_id: str) -> RunReport:
             for g in rows
         ],
         decisions=decision_rows,
-        best=best_fields(rows),
+        best=best_fields(rows, config),
         knowledge=knowledge_fields(store, run, config),
         usage=usage_fields(store, run_id),
         validated=run_store.validated(rows),

@@ -65,7 +65,7 @@ svg.chart text.end-label{stroke:none}
 .swatch{vertical-align:-2px;margin-right:4px}
 .dash{display:inline-block;width:26px;vertical-align:middle;margin-right:4px;border-top:2.5px solid var(--c0)}
 .dash.c1{border-top:2px dashed var(--c1)}
-.table-wrap{overflow-x:auto}
+.table-wrap{overflow-x:auto;margin:.6em 0}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{border-bottom:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 th{background:var(--card);position:sticky;top:0}
@@ -346,8 +346,15 @@ def best_section(report: RunReport) -> str:
         if report.validated
         else f"mean score {fmt(best['tournament'])}"
     )
+    carried = best.get("carried_from")
+    where = (
+        f"The incumbent this run started from (run {carried['run_id']}, generation "
+        f"{carried['generation']}): none of its own has advanced"
+        if carried
+        else f"Generation {best['generation']}"
+    )
     return (
-        f"<p>Generation {text(best['generation'])}, {text(scores)}.</p>"
+        f"<p>{text(where)}, {text(scores)}.</p>"
         f"<pre>{text(json.dumps(best['strategy'], indent=2, sort_keys=True))}</pre>"
     )
 
