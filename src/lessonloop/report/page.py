@@ -193,23 +193,26 @@ def score_chart(report: RunReport) -> str:
     # markers shrink as generations crowd the plot; the rare advances stay big and on top
     size = max(2.2, min(5.5, 280 / max(1, len(gens))))
     markers = []
-    for g in gens:
-        kept_value = g["validated"] if report.validated else g["best"]
+    for generation in gens:
+        kept_value = generation["validated"] if report.validated else generation["best"]
         markers.append(
             Marker(
-                x=g["generation"],
-                y=g["tournament"],
-                kind=shape_of(g["decision"]),
+                x=generation["generation"],
+                y=generation["tournament"],
+                kind=shape_of(generation["decision"]),
                 css="gen-point",
-                size=max(size, 4.5) if g["decision"] == "advance" else size,
-                on_top=g["decision"] == "advance",
+                size=max(size, 4.5) if generation["decision"] == "advance" else size,
+                on_top=generation["decision"] == "advance",
                 title=(
-                    f"generation {g['generation']}: {g['decision']} — {played_name} "
-                    f"{fmt(g['tournament'])}, {kept_name} {fmt(kept_value)}"
-                    + (f", {g['attempts']} attempts" if g["attempts"] > 1 else "")
-                    + f". {g['rationale']}"
+                    f"generation {generation['generation']}: {generation['decision']} — {played_name} "
+                    f"{fmt(generation['tournament'])}, {kept_name} {fmt(kept_value)}"
+                    + (f", {generation['attempts']} attempts" if generation["attempts"] > 1 else "")
+                    + f". {generation['rationale']}"
                 ),
-                attributes={"data-generation": g["generation"], "data-decision": g["decision"]},
+                attributes={
+                    "data-generation": generation["generation"],
+                    "data-decision": generation["decision"],
+                },
             )
         )
     retries = [d for d in report.decisions if d["decision"] == "retry"]
@@ -362,16 +365,16 @@ def best_section(report: RunReport) -> str:
 def rounds_section(report: RunReport) -> str:
     """A task run's rounds: score, decision, verifier, and the feedback the next round got."""
     rows = []
-    for g in report.generations:
-        verifier = g["dimensions"].get("verifier")
+    for generation in report.generations:
+        verifier = generation["dimensions"].get("verifier")
         rows.append(
             [
-                text(g["generation"]),
-                text(fmt(g["tournament"])),
-                decision_cell(g["decision"]),
+                text(generation["generation"]),
+                text(fmt(generation["tournament"])),
+                decision_cell(generation["decision"]),
                 text("–" if verifier is None else ("passed" if verifier else "FAILED")),
-                f"<details><summary>feedback</summary><pre>{text(g.get('feedback', ''))}</pre></details>"
-                f"<details><summary>output</summary><pre>{text(g.get('output', ''))}</pre></details>",
+                f"<details><summary>feedback</summary><pre>{text(generation.get('feedback', ''))}</pre></details>"
+                f"<details><summary>output</summary><pre>{text(generation.get('output', ''))}</pre></details>",
             ]
         )
     return table(

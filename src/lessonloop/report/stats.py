@@ -124,9 +124,9 @@ def paired(first: list[float | None], second: list[float | None]) -> Paired:
     mean = sum(differences) / count
     if count < 2:
         return Paired(count, mean, None, None, None, wins, losses, ties)
-    sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / (count - 1))
-    margin = t_quantile(1 - (1 - CONFIDENCE) / 2, count - 1) * sd / math.sqrt(count)
-    return Paired(count, mean, sd, mean - margin, mean + margin, wins, losses, ties)
+    deviation = math.sqrt(sum((d - mean) ** 2 for d in differences) / (count - 1))
+    margin = t_quantile(1 - (1 - CONFIDENCE) / 2, count - 1) * deviation / math.sqrt(count)
+    return Paired(count, mean, deviation, mean - margin, mean + margin, wins, losses, ties)
 
 
 def sentence(result: Paired, first: str, second: str) -> str:
