@@ -230,3 +230,16 @@ def test_json_strategy_is_shown_pretty(cli, ran, home):
     page = Page((home / "runs" / ran / "report.html").read_text(encoding="utf-8"))
     shown = [e.text for e in page.find("pre")]
     assert json.dumps(json.loads(best["strategy_json"]), indent=2, sort_keys=True) in shown
+
+
+@pytest.mark.parametrize("argv", [["report", "r8"], ["report", "r8", "--json"], ["report", "x"]])
+def test_report_reads_the_same_without_typer(ran, capsys, argv):
+    """`report` is on the fast path (cli/fast.py): the same output and exit code as Typer's."""
+    from lessonloop.cli import fast, main
+
+    assert fast.parse(argv) is not None
+    results = []
+    for use_fast in (True, False):
+        capsys.readouterr()
+        results.append((main(list(argv), fast=use_fast), *capsys.readouterr()))
+    assert results[0] == results[1]
