@@ -7,6 +7,7 @@ import typer
 from . import inspect as inspect_commands
 from . import memory as memory_commands
 from . import providers as provider_commands
+from . import report as report_commands
 from . import run as run_commands
 from . import scenarios as scenario_commands
 from . import tasks as task_commands
@@ -29,5 +30,6 @@ for module in (
     task_commands,
     memory_commands,
     provider_commands,
+    report_commands,
 ):
     module.register(app)

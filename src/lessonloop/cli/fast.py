@@ -26,6 +26,12 @@ COMMANDS = {
         },
     ),
     ("list",): ("inspect", "list_command", (), {"--json": ("as_json", True)}),
+    ("report",): (
+        "report",
+        "report_command",
+        ("run_id",),
+        {"--open": ("open_page", True), "--json": ("as_json", True)},
+    ),
     ("scenarios",): ("scenarios", "scenarios_command", (), {"--json": ("as_json", True)}),
     ("usage",): (
         "providers",
