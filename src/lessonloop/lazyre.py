@@ -31,6 +31,10 @@ from __future__ import annotations
 import re
 import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
+if TYPE_CHECKING:
+    from typing import Any
+
 # what a compiled pattern gives and a LazyPattern forwards (set in its slots at the first use)
 _FORWARDED = (
     "match",
@@ -59,7 +63,7 @@ _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 try:
     from .regex_gates import GATES
 except ImportError:  # (not written yet: no pattern has a gate)
-    GATES: dict = {}
+    GATES = {}
 
 
 class LazyPattern:
@@ -67,11 +71,16 @@ class LazyPattern:
     (``pattern`` is known without compiling), and skipped while its gate says no match."""
 
     __slots__ = ("pattern", "_flags", "_gate", "_calls", *_FORWARDED)
+    pattern: Any  # the str (or bytes) it was made from: unlike re.Pattern this class is not
+    _flags: int  # generic (importing typing costs a hook ~3 ms), so the checker cannot tell which
+    _gate: tuple[Any, ...] | None  # (prefixes, contains[, True]): see derive_gate
+    _calls: int
 
     def __init__(self, pattern: str | bytes, flags: int = 0) -> None:
         self.pattern = pattern
         self._flags = flags
-        self._gate = GATES.get((pattern, flags)) if GATES else None
+        # (the table's keys are str patterns: a bytes pattern is none of them and gets None)
+        self._gate = GATES.get((pattern, flags)) if GATES else None  # type: ignore[arg-type]
         self._calls = 0
 
     def __getattr__(self, name: str):
@@ -189,12 +198,13 @@ def lazy(pattern: str | bytes, flags: int = 0) -> LazyPattern:
 # deriving gates (python -m lessonloop.lazyre; never at run time: parsing is what costs)
 
 
-def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
+def derive_gate(pattern: str | bytes, flags: int = 0) -> tuple | None:
     """``(prefixes, contains)`` of ``pattern``, lowered: every match starts with one of
     ``prefixes`` and holds one of ``contains`` (None: no such literals); None when neither.
     A third item, True, says every match starts at the start of the string (``^``, ``\\A``)."""
-    from re import _constants as c
-    from re import _parser
+    # re's private parser has no stubs (and is read here only, never at run time)
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
 
     zero_width = {c.AT, c.ASSERT, c.ASSERT_NOT}
     repeats = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
@@ -244,7 +254,7 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
         if body is not None:
             return prefixes(body + rest, need)
         if op is c.BRANCH:
-            found: set[str] = set()
+            found = set()
             for alternative in av[1]:
                 found |= prefixes(list(alternative) + rest, need)
                 if "" in found or len(found) > PREFIXES_MAX:
@@ -325,8 +335,8 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
         if kept and len(kept) <= PREFIXES_MAX:
             starts = kept
             break
-    holds = contains(items)
-    holds = None if not holds or "" in holds else minimal(holds, str.__contains__)
+    held = contains(items)
+    holds = None if not held or "" in held else minimal(held, str.__contains__)
     gate = (starts, holds if holds and len(holds) <= CONTAINS_MAX else None)
     if gate == (None, None):
         return None

@@ -214,6 +214,7 @@ def _supervise(
     argv: list[str], workdir: str, stdin: bytes | None, limits: Limits, start: float, cgroup: str
 ) -> Outcome:
     proc, status_r = _start(argv, workdir, stdin, limits, cgroup)
+    assert proc.stdout is not None and proc.stderr is not None  # (_start opens both pipes)
     out, err = _Capture(limits.output_bytes), _Capture(limits.output_bytes)
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout.fileno(), selectors.EVENT_READ, out)

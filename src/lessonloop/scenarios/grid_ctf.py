@@ -69,6 +69,10 @@ INV256 = 1.0 / 256.0
 
 class _Map:
     __slots__ = ("rows", "nb", "dist", "hop")
+    rows: list[str]  # the layout as text: "#" wall, "A" our base, "B" theirs, "." open
+    nb: list[list[int]]  # the open neighbours of each cell
+    dist: list[list[int]]  # dist[target][cell]: steps from cell to target (FAR: unreachable)
+    hop: list[list[int]]  # hop[target][cell]: the next cell on a shortest path to target
 
 
 _MAPS: dict[int, _Map] = {}
@@ -77,14 +81,14 @@ _MAPS: dict[int, _Map] = {}
 def _build_map(index: int) -> _Map:
     """A point-symmetric obstacle layout whose open cells are all connected."""
     rng = random.Random(f"grid_ctf-map-{index}")
-    protected = set()
+    protected: set[int] = set()
     for flag in (HOME, AWAY):
         fx, fy = flag % W, flag // W
         for y in range(fy - 1, fy + 2):
             for x in range(fx - 1, fx + 2):
                 protected.add(y * W + x)
     for _ in range(200):
-        walls = set()
+        walls: set[int] = set()
         want = rng.randint(10, 16)
         while len(walls) < 2 * want:
             cell = rng.randrange(CELLS)
@@ -142,8 +146,8 @@ def _build_map(index: int) -> _Map:
     return m
 
 
-def _neighbours(walls: set) -> list[list[int]]:
-    out = []
+def _neighbours(walls: set[int]) -> list[list[int]]:
+    out: list[list[int]] = []
     for cell in range(CELLS):
         if cell in walls:
             out.append([])
@@ -252,6 +256,32 @@ class _State:
         "events",
         "replay",
     )
+    map: _Map
+    map_index: int
+    hit_ours: list[float]  # our hit chance per cell
+    hit_theirs: list[float]
+    wounded: list[float]  # the hit-chance factor per remaining health
+    ours: list[_Unit]
+    theirs: list[_Unit]
+    speed: float  # cells per turn of our attackers
+    seen_at: float  # the distance at which guards spot our attackers
+    radius: int  # our guards' radius around our flag
+    retreat_hp: float  # health below which our attackers break off to heal
+    enemy_radius: int
+    enemy_speed: float
+    turn: int
+    captures: int
+    pickups: int
+    enemy_captures: int
+    enemy_pickups: int
+    deaths: int
+    kills: int
+    best_depth: int  # the fewest steps any of our units has been from the enemy flag
+    start_depth: int
+    our_flag_taken: bool
+    their_flag_taken: bool
+    events: list[dict[str, Any]]
+    replay: list[dict[str, Any]]
 
 
 def _pinned(unit: _Unit, foes: list, row: list[int], chance: float, dice: bytes) -> bool:

@@ -60,6 +60,23 @@ class _State:
         "oracle",
         "replay",
     )
+    opening: float  # the first ask, relative to the market price
+    concession: float
+    floor: float  # the lowest price we accept
+    margin: float
+    rep: float  # our reputation, 0..1
+    stock: int
+    buyer: int  # the index of the next buyer
+    buyers: list[tuple[float, int, float, float, float, list[float]]]  # each buyer's hidden traits
+    held: int
+    deals: int
+    walked: int
+    declined: int
+    offended: int
+    profit: float
+    comps: float  # the recent sale prices' moving average
+    oracle: float  # the clairvoyant benchmark's profit
+    replay: list[dict[str, Any]]
 
 
 class Negotiation(TurnBasedScenario):

@@ -180,6 +180,8 @@ _ENTITY = lazy(r"&(?:quot|apos|lt|gt|amp|#34|#39|#x22|#x27);|\\u00(?:22|27|3[cCd
 def _encoded_secrets(text: str) -> list[Span]:
     """The spans, in ``text``, of the secrets found once its entities and escapes are read as
     the characters they stand for (a span covers the encoded form of what it found)."""
+    parts: list[str]  # (declarations only: no code runs for them)
+    where: list[int]
     parts, where, pos = [], [], 0
     for m in _ENTITY.finditer(text):
         parts.append(text[pos : m.start()])
@@ -448,15 +450,15 @@ class KnownSecrets:
                 if (left := {d: f for d, f in ds.items() if d not in self._covered})
             }
         if self._unmatched and len(text) >= BARE_MIN:
-            found += self._hashed(text)
+            found += self._hashed(text, self._unmatched)
         return merged_spans(found) if len(found) > 1 else found
 
-    def _hashed(self, text: str) -> list[Span]:
+    def _hashed(self, text: str, unmatched: dict[int, dict[bytes, str]]) -> list[Span]:
         """The candidate tokens of ``text`` whose digest is known: within each run a value
         could lie in (``_VALUE_RUN``), every span of a known length that cuts no word and
         could have been learned (``bare_worthy``)."""
         found: list[Span] = []
-        digest, unmatched = self.digest, self._unmatched
+        digest = self.digest
         shortest = min(unmatched)
         for m in _VALUE_RUN.finditer(text):
             a, run = m.start(), m.group()

@@ -9,9 +9,14 @@ from __future__ import annotations
 import functools
 import re
 
-from ...lazyre import lazy
+from ...lazyre import LazyPattern, lazy
 from .families import MARKER_PREFIX
 from .text import LETTERS, RUN_MAX, WORD
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
+if TYPE_CHECKING:
+    # the last run each tail pattern found, as (start, end): hits inside it share it (_tail_end)
+    TailRuns = dict[LazyPattern, tuple[int, int]]
 
 _KEY_WORDS_BEFORE_KEY = (
     "api",
@@ -655,7 +660,7 @@ def _weak_word(word: str) -> bool:
     )  # (see named._authorization)
 
 
-def _weak_hit(text: str, h: int, size: int, tails: dict | None = None) -> bool:
+def _weak_hit(text: str, h: int, size: int, tails: TailRuns | None = None) -> bool:
     e = h + size
     c = text[e : e + 1]
     if "a" <= c <= "z":
@@ -672,7 +677,7 @@ def _weak_hit(text: str, h: int, size: int, tails: dict | None = None) -> bool:
     return False
 
 
-def _tail_end(text: str, i: int, run: re.Pattern, tails: dict | None) -> int:
+def _tail_end(text: str, i: int, run: LazyPattern, tails: TailRuns | None) -> int:
     """Where ``run``'s letters from ``i`` end. ``tails`` keeps the last run of each kind: the
     hits inside one long run share it (else "tokentoken..." would be rescanned from each)."""
     if tails is not None:
@@ -694,7 +699,7 @@ def _tail(text: str, i: int, end: int) -> str:
 STRONG_RUN: dict[str, bool] = {}  # run of letters: strong (emptied at 4096 runs)
 
 
-def strong_hit(text: str, h: int, e: int, size: int, tails: dict) -> bool:
+def strong_hit(text: str, h: int, e: int, size: int, tails: TailRuns) -> bool:
     """``not _weak_hit(text, h, size)`` for a hit whose letters end at ``e``."""
     if e - h - size == RUN_MAX and text[e : e + 1] in LETTERS:
         return not _weak_hit(text, h, size, tails)

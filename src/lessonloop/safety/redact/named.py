@@ -68,6 +68,10 @@ from .text import (
     value_limit,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
+if TYPE_CHECKING:
+    from .lexicon import TailRuns
+
 # --------------------------------------------------------------------------------------------
 # Authorization headers (Bearer, Basic and curl -u in free text, signed URLs: shaped.schemes)
 
@@ -616,6 +620,7 @@ def _csv_column(text: str, ks: int, ke: int) -> tuple[list[tuple[int, int]], tup
 def generic(sc: Scan, out: list[Span]) -> None:
     text = sc.text
     hits = []
+    tails: TailRuns  # (a declaration only: no code runs for it)
     strong_run, tails = STRONG_RUN.get, {}
     for needle in KEY_NEEDLES:
         size, api_key = len(needle), needle == b"key"

@@ -44,6 +44,13 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks im
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+    # what the prefilter reports present and a pass skips: a needle (a str searched in the
+    # text, bytes in its lowered copy) or a needle-less rule's regex
+    Trigger = str | bytes | LazyPattern
+    # the literals an accelerator found in the lowered text and in the text, and the key
+    # needles' runs (see Scan.key_runs)
+    Found = tuple[set[str], set[str], dict[bytes, list[tuple[int, int]]]]
+
 
 # The steps of a pass, each with every trigger it looks for: a step none of whose triggers
 # occurs is not run. A token rule's trigger is its needle, or its regex when it has none.
@@ -89,7 +96,7 @@ _RULE_SEARCHES: list[tuple[str, tuple, tuple | None]] = []
 _WITHIN: dict[str, list] = {".com/": [".com/webhook"]}  # literal: needles (Teams' webhooks:
 _AFTER: list[tuple[bytes, LazyPattern, str]] = []  # shaped.token_rules); (trigger,
 for _rule in RULES:  # pattern, needle)
-    _how = _rule.presence or ("search", rare_first(_rule.needle)[0], (_rule.needle,))
+    _how: tuple = _rule.presence or ("search", rare_first(_rule.needle)[0], (_rule.needle,))
     if _how[0] == "search":
         _RULE_SEARCHES.append((_how[1], (_rule.needle or _rule.regex,), _how[2]))
     elif _how[0] == "within":
@@ -154,7 +161,12 @@ assert (
 # after whitespace (curl's user, as schemes wants it), a password flag of _FLAG_PROGRAMS, and
 # those that read a password from stdin (sudo -S, --password-stdin, passwd --stdin).
 _SHORT_FLAGS = lazy(r"-(?:(?<=(?<!\S)-)([%sSu])|(?<=(?<!\S)--)u|(stdin))" % FLAG_LETTERS)
-_FLAG_TRIGGER = {**dict.fromkeys(FLAG_LETTERS, "-p"), "u": "-u", "S": b"stdin", "stdin": b"stdin"}
+_FLAG_TRIGGER: dict[str, str | bytes] = {
+    **dict.fromkeys(FLAG_LETTERS, "-p"),
+    "u": "-u",
+    "S": b"stdin",
+    "stdin": b"stdin",
+}
 _FLAG_LITERALS = frozenset({*(f"-{c}" for c in FLAG_LETTERS + "Su"), "-stdin"})  # (every match
 #                                                                                   holds one)
 
@@ -185,7 +197,7 @@ _LONGEST_LITERAL = max(map(len, _LOW_LITERALS + _TEXT_LITERALS))
 _WINDOW = 1 << 16
 
 
-def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
+def _load_accelerator(text: str, low: str) -> Found | None:
     """Build the accelerator and scan with it (the first scan loads it, so a process that never
     redacts pays nothing); without a working ahocorasick-rs, turn it off and return None."""
     global _accelerator
@@ -214,11 +226,14 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
         for a in range(0, len(data), _WINDOW):
             yield a, data[a : a + _WINDOW + reach]
 
-    def literals_in(text: str, low: str) -> tuple[set, set, dict] | None:
+    def literals_in(text: str, low: str) -> Found | None:
         """The literals in the lowered text, those in the text, and the key needles' runs; None
         for a text that is not ASCII (the standard path takes it)."""
         if not text.isascii():
             return None
+        known: dict[bytes, list[tuple[int, int]]]  # (declarations only: no code runs for them)
+        in_low: set[str]
+        in_text: set[str]
         in_low, in_text, known = set(), set(), {}
         for a, window in windows(low.encode()):
             for i, start, end in find_low(window, overlapping=True):
@@ -235,7 +250,7 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
     return literals_in(text, low)
 
 
-_accelerator: Callable[[str, str], tuple[set, set, dict] | None] | None = _load_accelerator
+_accelerator: Callable[[str, str], Found | None] | None = _load_accelerator
 
 
 def _scan_line(text: str) -> frozenset:
@@ -251,6 +266,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     # The literals that occur: substrings of the text itself, or (accelerated) the set of those
     # the accelerator found; "x in" asks the same question of either.
     accelerator = _accelerator  # (read once: another thread may be loading it)
+    in_low: str | set[str]  # (the text or the literals in it: "x in" asks either)
+    in_text: str | set[str]
     if accelerator is None or (seen := accelerator(text, low)) is None:
         in_low, in_text = low, text
         known = {
@@ -260,7 +277,7 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         }  # regex engine's)
     else:
         in_low, in_text, known = seen
-    found = list(known)
+    found: list[Trigger] = list(known)
     for pattern, triggers, literals in _LOW_SEARCHES:
         if (
             (in_low is low or not literals.isdisjoint(in_low))
@@ -281,7 +298,7 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     for trigger, pattern, needle in _AFTER:
         if trigger in found and pattern.search(text):
             found.append(needle)
-    flags = set()
+    flags: set[str | bytes] = set()
     if (in_text is text or not _FLAG_LITERALS.isdisjoint(in_text)) and "-" in text:
         for m in _SHORT_FLAGS.finditer(text):  # (one look at each "-" for -u, -p, sudo -S and
             flags.add(_FLAG_TRIGGER[m.group(1) or m.group(2) or "u"])  # --password-stdin)
@@ -359,6 +376,8 @@ def _present(text: str) -> frozenset | set:
 def present_low(text: str) -> tuple[frozenset | set, str | None, dict | None]:
     """_present, and ``text.lower()`` with the key needles' runs in it when they were
     computed on the way."""
+    low: str | None  # (declarations only: no code runs for them)
+    known: dict | None
     if "\n" not in text:
         found = _recall(text)
         if found is not None:

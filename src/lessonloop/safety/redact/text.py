@@ -8,11 +8,16 @@ from __future__ import annotations
 import functools
 import re
 
-from ...lazyre import lazy
+from ...lazyre import LazyPattern, lazy
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
+
+    # A str or bytes of the kind ``Scan.low`` is (a str for an ASCII text, else bytes): the
+    # code picks it at run time (``low.__class__ is str``), which a type checker cannot follow.
+    LowKind = Any
 
 
 # --------------------------------------------------------------------------------------------
@@ -50,16 +55,17 @@ def rare_first(needle: str, folded: bool = False) -> tuple[str, int]:
 
 
 @functools.cache
-def _hit_finder(needle: str | bytes, in_str: bool) -> Callable[[str | bytes], list[int]]:
+def _hit_finder(needle: str | bytes, in_str: bool) -> Callable[[LowKind], list[int]]:
     """A function giving the positions of every occurrence of ``needle`` (the overlapping ones
     of a needle such as "-----" too). ``in_str``: it searches a str (a bytes needle: the lowered
-    text as a str). str.find skips ahead by about the needle's length, so it finds long needles
-    faster than the regex engine, which finds short ones from their rarest character."""
-    word = needle if needle.__class__ is str else needle.decode()
+    text as a str), else bytes. str.find skips ahead by about the needle's length, so it finds
+    long needles faster than the regex engine, which finds short ones from their rarest
+    character."""
+    word = needle.decode() if isinstance(needle, bytes) else needle
     if len(word) >= 5:
         lit = word if in_str else word.encode()
 
-        def positions(hay: str | bytes) -> list[int]:
+        def positions(hay: LowKind) -> list[int]:
             found, i = [], hay.find(lit)
             while i != -1:
                 found.append(i)
@@ -102,7 +108,7 @@ class Scan:
         self,
         text: str,
         skip: frozenset = frozenset(),
-        low: str | None = None,
+        low: str | bytes | None = None,
         known: dict | None = None,
     ):
         self.text = text
@@ -112,7 +118,7 @@ class Scan:
         self.known = known  # key needles' runs (see key_runs), found by the prefilter
 
     @property
-    def low(self) -> str | bytes:
+    def low(self) -> LowKind:
         """The text lowered with one character per character: ``str.lower()`` when the text is
         ASCII, else its ASCII-lowered bytes (anything else becomes "?")."""
         if self._low is None:
@@ -147,7 +153,7 @@ class Scan:
             self.absent.add(needle)
         return runs
 
-    def matches(self, regex: re.Pattern) -> list[re.Match]:
+    def matches(self, regex: LazyPattern | re.Pattern[str]) -> list[re.Match[str]]:
         if regex in self.skip:
             return []
         found = list(regex.finditer(self.text))
