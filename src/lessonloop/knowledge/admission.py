@@ -374,7 +374,7 @@ def prune(
         cutoff = (datetime.now(UTC) - timedelta(days=older_than_days)).strftime("%Y-%m-%dT%H:%M:%S")
         doomed += [r["id"] for r in rows if r["updated_at"][:19] <= cutoff]
     if keep_at_most is not None:
-        users = store.query_one(
+        users = store.query_aggregate(
             f"SELECT COUNT(*) FROM knowledge WHERE scope = ? AND kind IN "
             f"({marks}) AND author = 'user'",
             (scope, *kinds),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from types import ModuleType
 
 from ..config import Route, Settings, is_loopback
 from ..errors import OffSchemaError, ProviderError, UsageError
@@ -31,7 +32,7 @@ class Exchange:
     retries: int = 0
 
 
-def import_sdk(name: str):
+def import_sdk(name: str) -> ModuleType:
     """The SDK module, or a one-line install hint when its extra is missing."""
     try:
         return __import__(name)
@@ -50,6 +51,7 @@ class HostedProvider:
 
     name = "hosted"
     remote = True  # its calls reach an endpoint (and may cost money): recorded as they return
+    sdk: ModuleType  # the official SDK (openai, anthropic): the subclass imports it (import_sdk)
 
     def __init__(self, route: Route, settings: Settings):
         if not route.model:

@@ -281,7 +281,7 @@ def record_calls(store: Store, calls: list[tuple], session_id: str | None = None
 
 def usage_totals(store: Store, run_id: str) -> dict[str, int]:
     """Calls and tokens a run has spent so far, for its budget."""
-    row = store.query_one(
+    row = store.query_aggregate(
         "SELECT COALESCE(SUM(calls), 0) AS calls, "
         "COALESCE(SUM(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), 0) AS tokens "
         "FROM provider_calls WHERE run_id = ?",
