@@ -121,13 +121,13 @@ def _by_first_char(entries: tuple) -> tuple:
     compiled)."""
     groups: dict[str, tuple[list, list, list | None]] = {}
     for pattern, triggers, literals in entries:
-        k = 2 if pattern[0] == "\\" else 1  # (an escaped first character)
-        assert k == 2 or pattern[0] not in "()[]{}.^$*+?|", pattern
-        rests, trigs, lits = groups.setdefault(pattern[k - 1], ([], [], []))
-        rests.append(pattern[k:])
+        first_len = 2 if pattern[0] == "\\" else 1  # (an escaped first character)
+        assert first_len == 2 or pattern[0] not in "()[]{}.^$*+?|", pattern
+        rests, trigs, lits = groups.setdefault(pattern[first_len - 1], ([], [], []))
+        rests.append(pattern[first_len:])
         trigs += triggers
         if literals is None or lits is None:
-            groups[pattern[k - 1]] = (rests, trigs, None)
+            groups[pattern[first_len - 1]] = (rests, trigs, None)
         else:
             lits += literals
     return tuple(
@@ -223,8 +223,8 @@ def _load_accelerator(text: str, low: str) -> Found | None:
         if len(data) <= _WINDOW:
             yield 0, data
             return
-        for a in range(0, len(data), _WINDOW):
-            yield a, data[a : a + _WINDOW + reach]
+        for start in range(0, len(data), _WINDOW):
+            yield start, data[start : start + _WINDOW + reach]
 
     def literals_in(text: str, low: str) -> Found | None:
         """The literals in the lowered text, those in the text, and the key needles' runs; None
@@ -235,13 +235,15 @@ def _load_accelerator(text: str, low: str) -> Found | None:
         in_low: set[str]
         in_text: set[str]
         in_low, in_text, known = set(), set(), {}
-        for a, window in windows(low.encode()):
-            for i, start, end in find_low(window, overlapping=True):
-                word = _LOW_LITERALS[i]
+        for window_start, window in windows(low.encode()):
+            for literal_index, start, end in find_low(window, overlapping=True):
+                word = _LOW_LITERALS[literal_index]
                 in_low.add(word)
                 needle = key_of(word)
                 if needle is not None and start < _WINDOW:  # (else the next window's)
-                    known.setdefault(needle, []).append((a + end, letters(low, a + end).end()))
+                    known.setdefault(needle, []).append(
+                        (window_start + end, letters(low, window_start + end).end())
+                    )
         for _, window in windows(text.encode()):
             in_text.update([_TEXT_LITERALS[i] for i, _, _ in find_text(window, overlapping=True)])
         return in_low, in_text, known
@@ -300,8 +302,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
             found.append(needle)
     flags: set[str | bytes] = set()
     if (in_text is text or not _FLAG_LITERALS.isdisjoint(in_text)) and "-" in text:
-        for m in _SHORT_FLAGS.finditer(text):  # (one look at each "-" for -u, -p, sudo -S and
-            flags.add(_FLAG_TRIGGER[m.group(1) or m.group(2) or "u"])  # --password-stdin)
+        for hit in _SHORT_FLAGS.finditer(text):  # (one look at each "-" for -u, -p, sudo -S and
+            flags.add(_FLAG_TRIGGER[hit.group(1) or hit.group(2) or "u"])  # --password-stdin)
             if len(flags) == 3:
                 break
     found += flags
@@ -312,13 +314,13 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     if "login(" in in_text:
         found.append("login(")
     candidate = ("=" in text or ":" in text) and ENTROPY_CANDIDATE.search(text) is not None
-    for r in ENTROPY_RES:  # (most texts have no candidate; many have no "=")
-        m = r.search(text) if candidate and r.pattern[0] in text else None
-        while m:
-            if looks_random(m.group(1)):
-                found.append(r)
+    for entropy_re in ENTROPY_RES:  # (most texts have no candidate; many have no "=")
+        hit = entropy_re.search(text) if candidate and entropy_re.pattern[0] in text else None
+        while hit:
+            if looks_random(hit.group(1)):
+                found.append(entropy_re)
                 break
-            m = r.search(text, m.end())
+            hit = entropy_re.search(text, hit.end())
     return (frozenset(found) if found else NOTHING), low, known
 
 
@@ -454,14 +456,16 @@ def needles_in_markers() -> frozenset:
     markers = " ".join(marker(f) for f in FAMILIES)
     low = markers.lower().encode()
     inside = set()
-    for n in _TRIGGERS:
-        if isinstance(n, (LazyPattern, re.Pattern)):  # (a rule's regex: lazy or compiled)
-            hit = n.search(markers) is not None
-        elif isinstance(n, bytes):
-            hit = n in low
+    for trigger in _TRIGGERS:
+        if isinstance(trigger, (LazyPattern, re.Pattern)):  # (a rule's regex: lazy or compiled)
+            hit = trigger.search(markers) is not None
+        elif isinstance(trigger, bytes):
+            hit = trigger in low
         else:
-            hit = n in markers
+            hit = trigger in markers
         if hit:
-            inside.add(n)
-        assert isinstance(n, (LazyPattern, re.Pattern)) or ("[" not in str(n) and "]" not in str(n))
+            inside.add(trigger)
+        assert isinstance(trigger, (LazyPattern, re.Pattern)) or (
+            "[" not in str(trigger) and "]" not in str(trigger)
+        )
     return frozenset(inside)
