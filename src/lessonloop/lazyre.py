@@ -209,16 +209,16 @@ def derive_gate(pattern: str | bytes, flags: int = 0) -> tuple | None:
     zero_width = {c.AT, c.ASSERT, c.ASSERT_NOT}
     repeats = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
 
-    def literal(op, av) -> str | None:
+    def literal(opcode, operand) -> str | None:
         # an ASCII literal (a non-ASCII one may match other characters under IGNORECASE)
-        return chr(av).lower() if op is c.LITERAL and av < 128 else None
+        return chr(operand).lower() if opcode is c.LITERAL and operand < 128 else None
 
-    def charset(op, av) -> set[str] | None:
+    def charset(opcode, operand) -> set[str] | None:
         """The lowered characters a small set of ASCII literals ([\\/], [a-c]) matches."""
-        if op is not c.IN:
+        if opcode is not c.IN:
             return None
         chars: set[str] = set()
-        for kind, value in av:
+        for kind, value in operand:
             if kind is c.LITERAL and value < 128:
                 chars.add(chr(value).lower())
             elif kind is c.RANGE and value[1] < 128 and value[1] - value[0] < CHARSET_MAX:
@@ -227,11 +227,11 @@ def derive_gate(pattern: str | bytes, flags: int = 0) -> tuple | None:
                 return None
         return chars if 0 < len(chars) <= CHARSET_MAX else None
 
-    def inner(op, av) -> list | None:
-        if op is c.SUBPATTERN:
-            return list(av[-1])
-        if op is c.ATOMIC_GROUP:
-            return list(av)
+    def inner(opcode, operand) -> list | None:
+        if opcode is c.SUBPATTERN:
+            return list(operand[-1])
+        if opcode is c.ATOMIC_GROUP:
+            return list(operand)
         return None
 
     def prefixes(items: list, need: int) -> set[str]:
@@ -239,29 +239,29 @@ def derive_gate(pattern: str | bytes, flags: int = 0) -> tuple | None:
         no constraint."""
         if need == 0 or not items:
             return {""}
-        (op, av), rest = items[0], items[1:]
-        if op in zero_width:
+        (opcode, operand), rest = items[0], items[1:]
+        if opcode in zero_width:
             return prefixes(rest, need)
-        ch = literal(op, av)
-        if ch is not None:
-            return {ch + tail for tail in prefixes(rest, need - 1)}
-        chars = charset(op, av)
+        char = literal(opcode, operand)
+        if char is not None:
+            return {char + tail for tail in prefixes(rest, need - 1)}
+        chars = charset(opcode, operand)
         if chars is not None:
             tails = prefixes(rest, need - 1)
             found = {ch + tail for ch in chars for tail in tails}
             return {""} if len(found) > PREFIXES_MAX else found
-        body = inner(op, av)
+        body = inner(opcode, operand)
         if body is not None:
             return prefixes(body + rest, need)
-        if op is c.BRANCH:
+        if opcode is c.BRANCH:
             found = set()
-            for alternative in av[1]:
+            for alternative in operand[1]:
                 found |= prefixes(list(alternative) + rest, need)
                 if "" in found or len(found) > PREFIXES_MAX:
                     return {""}
             return found
-        if op in repeats:
-            low, _, body = av
+        if opcode in repeats:
+            low, _, body = operand
             found = prefixes(list(body), need)  # (not followed on past the repeat)
             if low == 0:
                 found |= prefixes(rest, need)
@@ -271,32 +271,32 @@ def derive_gate(pattern: str | bytes, flags: int = 0) -> tuple | None:
     def contains(items: list) -> set[str] | None:
         """Every match of ``items`` holds one of these; None: no such literals."""
         choices, run = [], ""
-        for op, av in items:
-            ch = literal(op, av)
-            if ch is not None:
-                run += ch
+        for opcode, operand in items:
+            char = literal(opcode, operand)
+            if char is not None:
+                run += char
                 continue
-            if op in zero_width:  # (a run goes on over an anchor)
+            if opcode in zero_width:  # (a run goes on over an anchor)
                 continue
             if run:
                 choices.append({run})
                 run = ""
-            body = inner(op, av)
+            body = inner(opcode, operand)
             found: set[str] | None
             if body is not None:
                 found = contains(body)
-            elif op is c.BRANCH:
+            elif opcode is c.BRANCH:
                 found = set()
-                for alternative in av[1]:
+                for alternative in operand[1]:
                     more = contains(list(alternative))
                     if more is None:
                         found = None
                         break
                     found |= more
-            elif op in repeats and av[0] >= 1:
-                found = contains(list(av[2]))
+            elif opcode in repeats and operand[0] >= 1:
+                found = contains(list(operand[2]))
             else:
-                found = charset(op, av)
+                found = charset(opcode, operand)
             if found:
                 choices.append(found)
         if run:
@@ -308,16 +308,16 @@ def derive_gate(pattern: str | bytes, flags: int = 0) -> tuple | None:
     def at_start(items: list) -> bool:
         """Whether every match starts where the string starts (``^`` without MULTILINE,
         ``\\A``): then every method's match starts with a prefix, not only match's."""
-        for op, av in items:
-            if op is c.AT:
-                return av is c.AT_BEGINNING_STRING or (
-                    av is c.AT_BEGINNING and not parsed.state.flags & c.SRE_FLAG_MULTILINE
+        for opcode, operand in items:
+            if opcode is c.AT:
+                return operand is c.AT_BEGINNING_STRING or (
+                    operand is c.AT_BEGINNING and not parsed.state.flags & c.SRE_FLAG_MULTILINE
                 )
-            body = inner(op, av)
+            body = inner(opcode, operand)
             if body is not None:
                 return at_start(body)
-            if op is c.BRANCH:
-                return all(at_start(list(alternative)) for alternative in av[1])
+            if opcode is c.BRANCH:
+                return all(at_start(list(alternative)) for alternative in operand[1])
             return False
         return False
 
@@ -370,10 +370,10 @@ def gates_table() -> dict:
 
     table = {}
     for name in GATED_MODULES:
-        for p in patterns_of(importlib.import_module(name)):
-            gate = derive_gate(p.pattern, p._flags)
+        for pattern in patterns_of(importlib.import_module(name)):
+            gate = derive_gate(pattern.pattern, pattern._flags)
             if gate is not None:
-                table[p.pattern, p._flags] = gate
+                table[pattern.pattern, pattern._flags] = gate
     return table
 
 

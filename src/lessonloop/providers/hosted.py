@@ -42,8 +42,8 @@ def import_sdk(name: str) -> ModuleType:
         ) from None
 
 
-def _add(a: int | None, b: int | None) -> int | None:
-    return None if a is None and b is None else (a or 0) + (b or 0)
+def _add(first: int | None, second: int | None) -> int | None:
+    return None if first is None and second is None else (first or 0) + (second or 0)
 
 
 class HostedProvider:

@@ -229,10 +229,10 @@ class ServerProbe:
 
     def _ollama(self, runs, at_most) -> None:
         model = self.route.model
-        ps = self._try_get(f"{self.root}/api/ps")
-        if ps is None and self.kind != "ollama":
+        loaded_models = self._try_get(f"{self.root}/api/ps")
+        if loaded_models is None and self.kind != "ollama":
             return  # not Ollama: no /api/show to ask
-        for loaded in (ps or {}).get("models") or []:
+        for loaded in (loaded_models or {}).get("models") or []:
             if isinstance(loaded, dict) and served(
                 model, [str(loaded.get("name") or loaded.get("model"))]
             ):
@@ -267,22 +267,22 @@ class ServerProbe:
             f"{need['answer_tokens']} answer = {needed} tokens)"
         )
         if tokens is not None:
-            ok = tokens >= needed
+            fits = tokens >= needed
             detail = f"context window {tokens} tokens ({found['source']}) " + (
                 f"holds {size}"
-                if ok
+                if fits
                 else f"is smaller than {size}: raise "
                 f"{_context_setting(self.kind)} or run "
                 "with a smaller --context-budget"
             )
         elif model_max is not None and model_max < needed:
-            ok = False
+            fits = False
             detail = (
                 f"the model handles at most {model_max} tokens ({found['model_max_source']}), "
                 f"less than {size}"
             )
         else:
-            ok = None
+            fits = None
             detail = "context window unknown: the server does not say"
             if model_max is not None:
                 detail += (
@@ -296,7 +296,7 @@ class ServerProbe:
                     "loaded (/api/ps)"
                 )
             detail += f"; lessonloop needs {needed}"
-        return {**found, "needed": needed, "ok": ok, "detail": detail}
+        return {**found, "needed": needed, "ok": fits, "detail": detail}
 
     # 3. the latency probe ---------------------------------------------------------------
     def latency(self, timeouts: dict[str, float]) -> dict:
