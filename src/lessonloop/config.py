@@ -249,7 +249,8 @@ def default_base_url(kind: str, environ: Mapping[str, str]) -> str:
     spec = catalog.PROVIDERS[kind]
     value = (environ.get(spec.endpoint_variable or "", "") or "").strip().strip("\"'")
     if not value:
-        return DEFAULT_BASE_URLS.get(kind) or spec.default_base_url
+        # (a remote provider registered without a default URL gets "": the caller refuses it)
+        return DEFAULT_BASE_URLS.get(kind) or spec.default_base_url or ""
     read = spec.read_endpoint
     return read(value) if read else value.rstrip("/")
 

@@ -31,6 +31,10 @@ from __future__ import annotations
 import re
 import sys
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
+if TYPE_CHECKING:
+    from typing import Any
+
 # what a compiled pattern gives and a LazyPattern forwards (set in its slots at the first use)
 _FORWARDED = (
     "match",
@@ -59,7 +63,7 @@ _FOLDS_TO_ASCII = "\u0130\u0131\u017f\u212a"
 try:
     from .regex_gates import GATES
 except ImportError:  # (not written yet: no pattern has a gate)
-    GATES: dict = {}
+    GATES = {}
 
 
 class LazyPattern:
@@ -67,11 +71,16 @@ class LazyPattern:
     (``pattern`` is known without compiling), and skipped while its gate says no match."""
 
     __slots__ = ("pattern", "_flags", "_gate", "_calls", *_FORWARDED)
+    pattern: Any  # the str (or bytes) it was made from: unlike re.Pattern this class is not
+    _flags: int  # generic (importing typing costs a hook ~3 ms), so the checker cannot tell which
+    _gate: tuple[Any, ...] | None  # (prefixes, contains[, True]): see derive_gate
+    _calls: int
 
     def __init__(self, pattern: str | bytes, flags: int = 0) -> None:
         self.pattern = pattern
         self._flags = flags
-        self._gate = GATES.get((pattern, flags)) if GATES else None
+        # (the table's keys are str patterns: a bytes pattern is none of them and gets None)
+        self._gate = GATES.get((pattern, flags)) if GATES else None  # type: ignore[arg-type]
         self._calls = 0
 
     def __getattr__(self, name: str):
@@ -189,26 +198,27 @@ def lazy(pattern: str | bytes, flags: int = 0) -> LazyPattern:
 # deriving gates (python -m lessonloop.lazyre; never at run time: parsing is what costs)
 
 
-def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
+def derive_gate(pattern: str | bytes, flags: int = 0) -> tuple | None:
     """``(prefixes, contains)`` of ``pattern``, lowered: every match starts with one of
     ``prefixes`` and holds one of ``contains`` (None: no such literals); None when neither.
     A third item, True, says every match starts at the start of the string (``^``, ``\\A``)."""
-    from re import _constants as c
-    from re import _parser
+    # re's private parser has no stubs (and is read here only, never at run time)
+    from re import _constants as c  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
 
     zero_width = {c.AT, c.ASSERT, c.ASSERT_NOT}
     repeats = {c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT}
 
-    def literal(op, av) -> str | None:
+    def literal(opcode, operand) -> str | None:
         # an ASCII literal (a non-ASCII one may match other characters under IGNORECASE)
-        return chr(av).lower() if op is c.LITERAL and av < 128 else None
+        return chr(operand).lower() if opcode is c.LITERAL and operand < 128 else None
 
-    def charset(op, av) -> set[str] | None:
+    def charset(opcode, operand) -> set[str] | None:
         """The lowered characters a small set of ASCII literals ([\\/], [a-c]) matches."""
-        if op is not c.IN:
+        if opcode is not c.IN:
             return None
         chars: set[str] = set()
-        for kind, value in av:
+        for kind, value in operand:
             if kind is c.LITERAL and value < 128:
                 chars.add(chr(value).lower())
             elif kind is c.RANGE and value[1] < 128 and value[1] - value[0] < CHARSET_MAX:
@@ -217,11 +227,11 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
                 return None
         return chars if 0 < len(chars) <= CHARSET_MAX else None
 
-    def inner(op, av) -> list | None:
-        if op is c.SUBPATTERN:
-            return list(av[-1])
-        if op is c.ATOMIC_GROUP:
-            return list(av)
+    def inner(opcode, operand) -> list | None:
+        if opcode is c.SUBPATTERN:
+            return list(operand[-1])
+        if opcode is c.ATOMIC_GROUP:
+            return list(operand)
         return None
 
     def prefixes(items: list, need: int) -> set[str]:
@@ -229,29 +239,29 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
         no constraint."""
         if need == 0 or not items:
             return {""}
-        (op, av), rest = items[0], items[1:]
-        if op in zero_width:
+        (opcode, operand), rest = items[0], items[1:]
+        if opcode in zero_width:
             return prefixes(rest, need)
-        ch = literal(op, av)
-        if ch is not None:
-            return {ch + tail for tail in prefixes(rest, need - 1)}
-        chars = charset(op, av)
+        char = literal(opcode, operand)
+        if char is not None:
+            return {char + tail for tail in prefixes(rest, need - 1)}
+        chars = charset(opcode, operand)
         if chars is not None:
             tails = prefixes(rest, need - 1)
             found = {ch + tail for ch in chars for tail in tails}
             return {""} if len(found) > PREFIXES_MAX else found
-        body = inner(op, av)
+        body = inner(opcode, operand)
         if body is not None:
             return prefixes(body + rest, need)
-        if op is c.BRANCH:
-            found: set[str] = set()
-            for alternative in av[1]:
+        if opcode is c.BRANCH:
+            found = set()
+            for alternative in operand[1]:
                 found |= prefixes(list(alternative) + rest, need)
                 if "" in found or len(found) > PREFIXES_MAX:
                     return {""}
             return found
-        if op in repeats:
-            low, _, body = av
+        if opcode in repeats:
+            low, _, body = operand
             found = prefixes(list(body), need)  # (not followed on past the repeat)
             if low == 0:
                 found |= prefixes(rest, need)
@@ -261,32 +271,32 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
     def contains(items: list) -> set[str] | None:
         """Every match of ``items`` holds one of these; None: no such literals."""
         choices, run = [], ""
-        for op, av in items:
-            ch = literal(op, av)
-            if ch is not None:
-                run += ch
+        for opcode, operand in items:
+            char = literal(opcode, operand)
+            if char is not None:
+                run += char
                 continue
-            if op in zero_width:  # (a run goes on over an anchor)
+            if opcode in zero_width:  # (a run goes on over an anchor)
                 continue
             if run:
                 choices.append({run})
                 run = ""
-            body = inner(op, av)
+            body = inner(opcode, operand)
             found: set[str] | None
             if body is not None:
                 found = contains(body)
-            elif op is c.BRANCH:
+            elif opcode is c.BRANCH:
                 found = set()
-                for alternative in av[1]:
+                for alternative in operand[1]:
                     more = contains(list(alternative))
                     if more is None:
                         found = None
                         break
                     found |= more
-            elif op in repeats and av[0] >= 1:
-                found = contains(list(av[2]))
+            elif opcode in repeats and operand[0] >= 1:
+                found = contains(list(operand[2]))
             else:
-                found = charset(op, av)
+                found = charset(opcode, operand)
             if found:
                 choices.append(found)
         if run:
@@ -298,16 +308,16 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
     def at_start(items: list) -> bool:
         """Whether every match starts where the string starts (``^`` without MULTILINE,
         ``\\A``): then every method's match starts with a prefix, not only match's."""
-        for op, av in items:
-            if op is c.AT:
-                return av is c.AT_BEGINNING_STRING or (
-                    av is c.AT_BEGINNING and not parsed.state.flags & c.SRE_FLAG_MULTILINE
+        for opcode, operand in items:
+            if opcode is c.AT:
+                return operand is c.AT_BEGINNING_STRING or (
+                    operand is c.AT_BEGINNING and not parsed.state.flags & c.SRE_FLAG_MULTILINE
                 )
-            body = inner(op, av)
+            body = inner(opcode, operand)
             if body is not None:
                 return at_start(body)
-            if op is c.BRANCH:
-                return all(at_start(list(alternative)) for alternative in av[1])
+            if opcode is c.BRANCH:
+                return all(at_start(list(alternative)) for alternative in operand[1])
             return False
         return False
 
@@ -325,8 +335,8 @@ def derive_gate(pattern: str, flags: int = 0) -> tuple | None:
         if kept and len(kept) <= PREFIXES_MAX:
             starts = kept
             break
-    holds = contains(items)
-    holds = None if not holds or "" in holds else minimal(holds, str.__contains__)
+    held = contains(items)
+    holds = None if not held or "" in held else minimal(held, str.__contains__)
     gate = (starts, holds if holds and len(holds) <= CONTAINS_MAX else None)
     if gate == (None, None):
         return None
@@ -360,10 +370,10 @@ def gates_table() -> dict:
 
     table = {}
     for name in GATED_MODULES:
-        for p in patterns_of(importlib.import_module(name)):
-            gate = derive_gate(p.pattern, p._flags)
+        for pattern in patterns_of(importlib.import_module(name)):
+            gate = derive_gate(pattern.pattern, pattern._flags)
             if gate is not None:
-                table[p.pattern, p._flags] = gate
+                table[pattern.pattern, pattern._flags] = gate
     return table
 
 

@@ -69,36 +69,36 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def prepare(p: Proposal) -> Proposal:
+def prepare(proposal: Proposal) -> Proposal:
     tags = []
-    for tag in p.tags[:TAGS_MAX]:
+    for tag in proposal.tags[:TAGS_MAX]:
         tag = one_line(clean(str(tag), TAG_MAX))
         if tag and tag not in tags:
             tags.append(tag)
     return replace(
-        p,
-        summary=one_line(clean(p.summary, SUMMARY_MAX)),
-        content=clean(p.content, CONTENT_MAX),
-        why=clean(p.why, WHY_MAX),
-        how_to_apply=clean(p.how_to_apply, HOW_MAX),
+        proposal,
+        summary=one_line(clean(proposal.summary, SUMMARY_MAX)),
+        content=clean(proposal.content, CONTENT_MAX),
+        why=clean(proposal.why, WHY_MAX),
+        how_to_apply=clean(proposal.how_to_apply, HOW_MAX),
         tags=tags,
-        detail=clean(p.detail, CONTENT_MAX),
+        detail=clean(proposal.detail, CONTENT_MAX),
     )
 
 
-def _policy_problem(p: Proposal) -> str | None:
+def _policy_problem(proposal: Proposal) -> str | None:
     """Why the proposal's source may not write it, or None when it may."""
-    if p.kind not in KINDS:
-        return f"unknown kind {p.kind!r}"
-    if p.author not in AUTHORS or p.source not in SOURCES:
-        return f"unknown author or source ({p.author!r}, {p.source!r})"
-    if not p.summary:
+    if proposal.kind not in KINDS:
+        return f"unknown kind {proposal.kind!r}"
+    if proposal.author not in AUTHORS or proposal.source not in SOURCES:
+        return f"unknown author or source ({proposal.author!r}, {proposal.source!r})"
+    if not proposal.summary:
         return "empty summary"
-    if p.source == "coach" and p.approved_by not in ("accept", "merge"):
+    if proposal.source == "coach" and proposal.approved_by not in ("accept", "merge"):
         return "coach edits need the curator's acceptance"
-    if p.source == "session" and p.approved_by != "consent":
+    if proposal.source == "session" and proposal.approved_by != "consent":
         return "session memories need the user's consent"
-    if p.source == "user" and p.author != "user":
+    if proposal.source == "user" and proposal.author != "user":
         return "user-sourced entries are user-authored"
     return None
 
@@ -115,42 +115,42 @@ def admit(
     scopes = set()
     with store.transaction() as conn:
         for raw in proposals:
-            p = prepare(raw)
-            problem = _policy_problem(p)
+            proposal = prepare(raw)
+            problem = _policy_problem(proposal)
             if problem:  # the audit keeps why, never the refused text itself
                 outcomes.append(Outcome("rejected", None, problem))
-                _event(conn, None, "reject", f"{p.source}: {problem}")
+                _event(conn, None, "reject", f"{proposal.source}: {problem}")
                 continue
-            outcomes.append(_admit_one(conn, p))
-            scopes.add(p.scope)
+            outcomes.append(_admit_one(conn, proposal))
+            scopes.add(proposal.scope)
     if render_views:
         for scope in scopes:
             render.render_scope(store, scope, root)
     return outcomes
 
 
-def _admit_one(conn, p: Proposal) -> Outcome:
-    key = fingerprint(p.kind, p.summary, p.content, p.tags)
+def _admit_one(conn, proposal: Proposal) -> Outcome:
+    key = fingerprint(proposal.kind, proposal.summary, proposal.content, proposal.tags)
     row = conn.execute(
         "SELECT id FROM knowledge WHERE scope = ? AND fingerprint = ? AND status = 'active' "
         "ORDER BY id LIMIT 1",
-        (p.scope, key),
+        (proposal.scope, key),
     ).fetchone()
     duplicate = row["id"] if row else None
     reason = "same normalized text"
-    if duplicate is None and p.kind in MEMORY_KINDS:
-        duplicate = _same_lesson(conn, p)
+    if duplicate is None and proposal.kind in MEMORY_KINDS:
+        duplicate = _same_lesson(conn, proposal)
         reason = "same lesson"
-    if duplicate is None and p.kind != "dead_end":
-        duplicate = _near_duplicate(conn, p)
+    if duplicate is None and proposal.kind != "dead_end":
+        duplicate = _near_duplicate(conn, proposal)
         reason = "BM25 near-duplicate"
     now = utc_now()
     if (
         duplicate is not None
-        and p.session_id
+        and proposal.session_id
         and conn.execute(
             "SELECT 1 FROM knowledge_provenance WHERE knowledge_id = ? AND session_id = ?",
-            (duplicate, p.session_id),
+            (duplicate, proposal.session_id),
         ).fetchone()
     ):
         return Outcome("reinforced", duplicate, "already recorded from this session")
@@ -158,31 +158,31 @@ def _admit_one(conn, p: Proposal) -> Outcome:
         conn.execute(
             "UPDATE knowledge SET seen = seen + 1, updated_at = ? WHERE id = ?", (now, duplicate)
         )
-        _provenance(conn, duplicate, p, now)
-        _event(conn, duplicate, "reinforce", f"{p.source}: {reason}")
+        _provenance(conn, duplicate, proposal, now)
+        _event(conn, duplicate, "reinforce", f"{proposal.source}: {reason}")
         return Outcome("reinforced", duplicate, reason)
     cursor = conn.execute(
         "INSERT INTO knowledge (kind, scope, summary, content, why, how_to_apply, tags_json, "
         "fingerprint, author, created_at, updated_at, number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
         "?, ?, (SELECT COALESCE(MAX(number), 0) + 1 FROM knowledge WHERE scope = ?))",
         (
-            p.kind,
-            p.scope,
-            p.summary,
-            p.content,
-            p.why,
-            p.how_to_apply,
-            json.dumps(p.tags),
+            proposal.kind,
+            proposal.scope,
+            proposal.summary,
+            proposal.content,
+            proposal.why,
+            proposal.how_to_apply,
+            json.dumps(proposal.tags),
             key,
-            p.author,
+            proposal.author,
             now,
             now,
-            p.scope,
+            proposal.scope,
         ),
     )
     entry_id = cursor.lastrowid
-    _provenance(conn, entry_id, p, now)
-    _event(conn, entry_id, "add", f"{p.source}: {p.kind}")
+    _provenance(conn, entry_id, proposal, now)
+    _event(conn, entry_id, "add", f"{proposal.source}: {proposal.kind}")
     return Outcome("added", entry_id)
 
 
@@ -194,13 +194,13 @@ _SAME_LESSON_KINDS = {
 }
 
 
-def _same_lesson(conn, p: Proposal) -> int | None:
+def _same_lesson(conn, proposal: Proposal) -> int | None:
     """An active memory of the same scope and kind (_SAME_LESSON_KINDS) whose summary says the
     same thing (the same words and numbers). A memory's summary is its lesson; its content and
     tags record how it came up (the user's own words, a correction or a stated preference),
     which differ from one session to the next."""
-    mine = words(p.summary, keep_numbers=True)
-    terms = words(p.summary)
+    mine = words(proposal.summary, keep_numbers=True)
+    terms = words(proposal.summary)
     if not terms:
         return None
     query = "summary : (" + " AND ".join(f'"{w}"' for w in sorted(set(terms))) + ")"
@@ -208,34 +208,34 @@ def _same_lesson(conn, p: Proposal) -> int | None:
         "SELECT id, summary FROM knowledge WHERE id IN (SELECT rowid FROM knowledge_fts "
         "WHERE knowledge_fts MATCH ?) AND scope = ? AND kind IN (?, ?) AND status = 'active' "
         "ORDER BY id LIMIT 50",
-        (query, p.scope, *_SAME_LESSON_KINDS.get(p.kind, (p.kind,) * 2)),
+        (query, proposal.scope, *_SAME_LESSON_KINDS.get(proposal.kind, (proposal.kind,) * 2)),
     ).fetchall()
     return next(
         (row["id"] for row in rows if words(row["summary"], keep_numbers=True) == mine), None
     )
 
 
-def _near_duplicate(conn, p: Proposal) -> int | None:
+def _near_duplicate(conn, proposal: Proposal) -> int | None:
     """The most similar active entry of the same scope, kind and tags, found with FTS5 BM25.
 
     Tags must match exactly: "raising stealth helps" and "raising aggression helps" share most
     of their words but are different lessons, and their tags say so. A memory's numbers count
     as words (see ``fingerprint``).
     """
-    terms = set(words(f"{p.summary} {p.content}"))
+    terms = set(words(f"{proposal.summary} {proposal.content}"))
     if not terms:
         return None
-    numbers = p.kind in MEMORY_KINDS
-    mine = set(words(f"{p.summary} {p.content}", keep_numbers=numbers))
+    numbers = proposal.kind in MEMORY_KINDS
+    mine = set(words(f"{proposal.summary} {proposal.content}", keep_numbers=numbers))
     query = " OR ".join(f'"{w}"' for w in sorted(terms))
     rows = conn.execute(
         "SELECT k.id, k.summary, k.content, k.tags_json FROM knowledge_fts f "
         "JOIN knowledge k ON k.id = f.rowid WHERE knowledge_fts MATCH ? AND k.scope = ? "
         "AND k.kind = ? AND k.status = 'active' ORDER BY bm25(knowledge_fts) LIMIT ?",
-        (query, p.scope, p.kind, CANDIDATES),
+        (query, proposal.scope, proposal.kind, CANDIDATES),
     ).fetchall()
     for row in rows:
-        if sorted(json.loads(row["tags_json"])) != sorted(p.tags):
+        if sorted(json.loads(row["tags_json"])) != sorted(proposal.tags):
             continue
         theirs = set(words(f"{row['summary']} {row['content']}", keep_numbers=numbers))
         if len(mine & theirs) / len(mine | theirs) >= SIMILARITY:
@@ -243,11 +243,19 @@ def _near_duplicate(conn, p: Proposal) -> int | None:
     return None
 
 
-def _provenance(conn, entry_id: int, p: Proposal, now: str) -> None:
+def _provenance(conn, entry_id: int, proposal: Proposal, now: str) -> None:
     conn.execute(
         "INSERT INTO knowledge_provenance (knowledge_id, source, run_id, generation_index, "
         "session_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (entry_id, p.source, p.run_id, p.generation_index, p.session_id, p.detail, now),
+        (
+            entry_id,
+            proposal.source,
+            proposal.run_id,
+            proposal.generation_index,
+            proposal.session_id,
+            proposal.detail,
+            now,
+        ),
     )
 
 
@@ -260,20 +268,22 @@ def _event(conn, entry_id: int | None, action: str, detail: str) -> None:
 
 
 def update(
-    store: Store, entry_id: int, p: Proposal, root: Path | None = None, render_views: bool = True
+    store: Store,
+    entry_id: int,
+    proposal: Proposal,
+    root: Path | None = None,
+    render_views: bool = True,
 ) -> Outcome:
     """Rewrite an entry of the proposal's scope and kind; automatic edits never overwrite what a
     user wrote."""
     current = get(store, entry_id)
     if current is None or current.status != "active":
         return Outcome("rejected", entry_id, "no such active entry")
-    p = prepare(p)
-    problem = _policy_problem(p)
-    if problem is None and (current.scope, current.kind) != (p.scope, p.kind):
-        problem = (
-            f"entry {entry_id} is a {current.kind} of {current.scope}, not a {p.kind} of {p.scope}"
-        )
-    if problem is None and current.author == "user" and p.author != "user":
+    proposal = prepare(proposal)
+    problem = _policy_problem(proposal)
+    if problem is None and (current.scope, current.kind) != (proposal.scope, proposal.kind):
+        problem = f"entry {entry_id} is a {current.kind} of {current.scope}, not a {proposal.kind} of {proposal.scope}"
+    if problem is None and current.author == "user" and proposal.author != "user":
         problem = "user-authored entries are never overwritten by automatic ones"
     if problem:
         return Outcome("rejected", entry_id, problem)
@@ -283,20 +293,23 @@ def update(
             "UPDATE knowledge SET summary = ?, content = ?, why = ?, how_to_apply = ?, "
             "tags_json = ?, fingerprint = ?, updated_at = ? WHERE id = ?",
             (
-                p.summary,
-                p.content or current.content,
-                p.why or current.why,
-                p.how_to_apply or current.how_to_apply,
-                json.dumps(p.tags or current.tags),
+                proposal.summary,
+                proposal.content or current.content,
+                proposal.why or current.why,
+                proposal.how_to_apply or current.how_to_apply,
+                json.dumps(proposal.tags or current.tags),
                 fingerprint(
-                    current.kind, p.summary, p.content or current.content, p.tags or current.tags
+                    current.kind,
+                    proposal.summary,
+                    proposal.content or current.content,
+                    proposal.tags or current.tags,
                 ),
                 now,
                 entry_id,
             ),
         )
-        _provenance(conn, entry_id, p, now)
-        _event(conn, entry_id, "update", f"{p.source}")
+        _provenance(conn, entry_id, proposal, now)
+        _event(conn, entry_id, "update", f"{proposal.source}")
     if render_views:
         render.render_scope(store, current.scope, root)
     return Outcome("updated", entry_id)
@@ -374,7 +387,7 @@ def prune(
         cutoff = (datetime.now(UTC) - timedelta(days=older_than_days)).strftime("%Y-%m-%dT%H:%M:%S")
         doomed += [r["id"] for r in rows if r["updated_at"][:19] <= cutoff]
     if keep_at_most is not None:
-        users = store.query_one(
+        users = store.query_aggregate(
             f"SELECT COUNT(*) FROM knowledge WHERE scope = ? AND kind IN "
             f"({marks}) AND author = 'user'",
             (scope, *kinds),

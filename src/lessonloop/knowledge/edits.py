@@ -53,8 +53,10 @@ def proposal_from_edit(edit, verdict: str, scope: str, where: dict):
     text = str(edit.get("text") or edit.get("summary") or "").strip()
     if not text:
         return None
-    tags = edit.get("tags") if isinstance(edit.get("tags"), list) else []
-    kind = EDIT_KINDS.get(edit.get("op"), "bullet")
+    tags = edit.get("tags")
+    if not isinstance(tags, list):
+        tags = []
+    kind = EDIT_KINDS.get(edit.get("op", ""), "bullet")
     return admission.Proposal(
         kind=kind,
         scope=scope,

@@ -172,13 +172,14 @@ def active_top(
 
 def active_counts(store: Store, scope: str) -> dict[str, int]:
     """How many active entries ``scope`` holds of each kind."""
-    return dict(
-        store.query(
-            "SELECT kind, COUNT(*) FROM knowledge WHERE scope = ? AND "
+    return {
+        row["kind"]: row["entries"]
+        for row in store.query(
+            "SELECT kind, COUNT(*) AS entries FROM knowledge WHERE scope = ? AND "
             "status = 'active' GROUP BY kind",
             (scope,),
         )
-    )
+    }
 
 
 def by_number(store: Store, scope: str, number: int) -> Entry | None:

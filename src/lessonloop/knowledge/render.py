@@ -88,7 +88,9 @@ def write_views(texts: dict[Path, str]) -> None:
 def render_scope(store: Store, scope: str, root: Path | None = None) -> Path:
     """Render every view of ``scope`` now and return its folder. Only what each view lists is
     read, so a scope of 100,000 memories renders as fast as one of a hundred."""
-    entries, totals, counts = {}, {}, active_counts(store, scope)
+    entries: dict[int, Entry] = {}  # (by id: an entry in two views is rendered once)
+    totals: dict[str, int] = {}
+    counts = active_counts(store, scope)
     for filename, (_, kinds) in VIEWS.items():
         totals[filename] = sum(counts.get(kind, 0) for kind in kinds)
         if totals[filename]:  # an empty view's query could scan the scope's other kinds

@@ -18,14 +18,14 @@ def _selective(store: Store, terms: list[str]) -> tuple[list[str], list[str], in
     A term most entries contain adds almost nothing to BM25, yet matching it makes FTS5 score
     every one of those entries. Matches are counted up to that share only: a full count (and
     FTS5's vocabulary table) reads the term's whole posting list, ~4 ms at 100,000 entries."""
-    top = store.query_one("SELECT MAX(id) FROM knowledge")[0] or 0  # ~ the count, in O(1)
+    top = store.query_aggregate("SELECT MAX(id) FROM knowledge")[0] or 0  # ~ the count, in O(1)
     share = max(50, int(COMMON_SHARE * top))
     if top <= share:
         return terms, terms, top  # (no term can be in more)
     count = (
         "(SELECT count(*) FROM (SELECT 1 FROM knowledge_fts WHERE knowledge_fts MATCH ? LIMIT ?))"
     )
-    counts = store.query_one(
+    counts = store.query_aggregate(
         f"SELECT {', '.join([count] * len(terms))}",
         [value for t in terms for value in (f'"{t}"', share + 1)],
     )
@@ -35,7 +35,7 @@ def _selective(store: Store, terms: list[str]) -> tuple[list[str], list[str], in
 
 def _newest_matches_from(store: Store, expression: str) -> int:
     """The lowest id among the newest SCORED_MATCHES matches (0 when there are fewer)."""
-    row = store.query_one(
+    row = store.query_aggregate(
         "SELECT MIN(rowid), COUNT(*) FROM (SELECT rowid FROM knowledge_fts "
         "WHERE knowledge_fts MATCH ? ORDER BY rowid DESC LIMIT ?)",
         [expression, SCORED_MATCHES],

@@ -29,7 +29,7 @@ class AnthropicProvider(HostedProvider):
 
     def _exchange(self, request: Request, messages: list[dict]) -> Exchange:
         # No temperature: recent SDKs and models no longer take sampling parameters here.
-        arguments = dict(
+        arguments: dict[str, object] = dict(
             model=self.route.model,
             max_tokens=request.max_tokens,
             system=request.system,

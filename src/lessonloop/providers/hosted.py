@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from types import ModuleType
 
 from ..config import Route, Settings, is_loopback
 from ..errors import OffSchemaError, ProviderError, UsageError
@@ -31,7 +32,7 @@ class Exchange:
     retries: int = 0
 
 
-def import_sdk(name: str):
+def import_sdk(name: str) -> ModuleType:
     """The SDK module, or a one-line install hint when its extra is missing."""
     try:
         return __import__(name)
@@ -41,8 +42,8 @@ def import_sdk(name: str):
         ) from None
 
 
-def _add(a: int | None, b: int | None) -> int | None:
-    return None if a is None and b is None else (a or 0) + (b or 0)
+def _add(first: int | None, second: int | None) -> int | None:
+    return None if first is None and second is None else (first or 0) + (second or 0)
 
 
 class HostedProvider:
@@ -50,6 +51,7 @@ class HostedProvider:
 
     name = "hosted"
     remote = True  # its calls reach an endpoint (and may cost money): recorded as they return
+    sdk: ModuleType  # the official SDK (openai, anthropic): the subclass imports it (import_sdk)
 
     def __init__(self, route: Route, settings: Settings):
         if not route.model:

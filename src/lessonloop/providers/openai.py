@@ -40,7 +40,7 @@ class OpenAIProvider(HostedProvider):
         return self.configured_mode or ACCEPTED.get(self.route.base_url or "", "json_schema")
 
     def _arguments(self, request: Request) -> dict:
-        optional = {
+        optional: dict[str, object] = {
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "seed": request.seed,

@@ -68,6 +68,11 @@ def _count(value: Any) -> int | None:
     return None
 
 
+def _object(value: Any) -> dict:
+    """``value`` when it is a JSON object, else an empty one (a server's field may be absent)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _rate(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -201,7 +206,7 @@ class ServerProbe:
 
         entry = self._entry() or {}
         runs(entry.get("max_model_len"), "/v1/models max_model_len")  # vLLM
-        meta = entry.get("meta") if isinstance(entry.get("meta"), dict) else {}
+        meta = _object(entry.get("meta"))
         runs(meta.get("n_ctx"), "/v1/models meta.n_ctx")
         at_most(meta.get("n_ctx_train"), "/v1/models meta.n_ctx_train")  # llama.cpp
         generic = self.kind == "openai" and self.loopback  # a server of unknown make
@@ -224,10 +229,10 @@ class ServerProbe:
 
     def _ollama(self, runs, at_most) -> None:
         model = self.route.model
-        ps = self._try_get(f"{self.root}/api/ps")
-        if ps is None and self.kind != "ollama":
+        loaded_models = self._try_get(f"{self.root}/api/ps")
+        if loaded_models is None and self.kind != "ollama":
             return  # not Ollama: no /api/show to ask
-        for loaded in (ps or {}).get("models") or []:
+        for loaded in (loaded_models or {}).get("models") or []:
             if isinstance(loaded, dict) and served(
                 model, [str(loaded.get("name") or loaded.get("model"))]
             ):
@@ -262,22 +267,22 @@ class ServerProbe:
             f"{need['answer_tokens']} answer = {needed} tokens)"
         )
         if tokens is not None:
-            ok = tokens >= needed
+            fits = tokens >= needed
             detail = f"context window {tokens} tokens ({found['source']}) " + (
                 f"holds {size}"
-                if ok
+                if fits
                 else f"is smaller than {size}: raise "
                 f"{_context_setting(self.kind)} or run "
                 "with a smaller --context-budget"
             )
         elif model_max is not None and model_max < needed:
-            ok = False
+            fits = False
             detail = (
                 f"the model handles at most {model_max} tokens ({found['model_max_source']}), "
                 f"less than {size}"
             )
         else:
-            ok = None
+            fits = None
             detail = "context window unknown: the server does not say"
             if model_max is not None:
                 detail += (
@@ -291,7 +296,7 @@ class ServerProbe:
                     "loaded (/api/ps)"
                 )
             detail += f"; lessonloop needs {needed}"
-        return {**found, "needed": needed, "ok": ok, "detail": detail}
+        return {**found, "needed": needed, "ok": fits, "detail": detail}
 
     # 3. the latency probe ---------------------------------------------------------------
     def latency(self, timeouts: dict[str, float]) -> dict:
@@ -430,7 +435,7 @@ class ServerProbe:
     def _rates(answer: dict, elapsed: float) -> dict:
         """Reading and writing speeds: the server's own timings (llama.cpp), else the usage
         and the wall time with WRITE_COST, else the CPU assumption."""
-        usage = answer.get("usage") if isinstance(answer.get("usage"), dict) else {}
+        usage = _object(answer.get("usage"))
         details = usage.get("prompt_tokens_details")
         cached = _count((details or {}).get("cached_tokens")) if isinstance(details, dict) else None
         prompt = _count(usage.get("prompt_tokens"))
@@ -442,7 +447,7 @@ class ServerProbe:
             "cached_tokens": cached or 0,
             "completion_tokens": written,
         }
-        timings = answer.get("timings") if isinstance(answer.get("timings"), dict) else {}
+        timings = _object(answer.get("timings"))
         reading, writing = (
             _rate(timings.get("prompt_per_second")),
             _rate(timings.get("predicted_per_second")),

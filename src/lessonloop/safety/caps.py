@@ -22,24 +22,24 @@ _MARKER_MAX = 64  # longer than any "[REDACTED:<family>]"
 _ZWJ = "\u200d"
 
 
-def _extends_previous(c: str) -> bool:
+def _extends_previous(char: str) -> bool:
     """True for a character that belongs to the character cluster before it."""
     import unicodedata  # (here: the hooks import this package and never cap)
 
-    o = ord(c)
+    code = ord(char)
     return (
-        unicodedata.combining(c) != 0
-        or unicodedata.category(c) in ("Mn", "Mc", "Me")
-        or c == _ZWJ
-        or 0xFE00 <= o <= 0xFE0F
-        or 0xE0100 <= o <= 0xE01EF  # variation selectors
-        or 0x1F3FB <= o <= 0x1F3FF  # emoji skin-tone modifiers
-        or 0xDC00 <= o <= 0xDFFF  # low surrogate of a pair
+        unicodedata.combining(char) != 0
+        or unicodedata.category(char) in ("Mn", "Mc", "Me")
+        or char == _ZWJ
+        or 0xFE00 <= code <= 0xFE0F
+        or 0xE0100 <= code <= 0xE01EF  # variation selectors
+        or 0x1F3FB <= code <= 0x1F3FF  # emoji skin-tone modifiers
+        or 0xDC00 <= code <= 0xDFFF  # low surrogate of a pair
     )
 
 
-def _is_ri(c: str) -> bool:
-    return 0x1F1E6 <= ord(c) <= 0x1F1FF
+def _is_ri(char: str) -> bool:
+    return 0x1F1E6 <= ord(char) <= 0x1F1FF
 
 
 def _safe_cut(text: str, cut: int) -> int:
@@ -47,10 +47,10 @@ def _safe_cut(text: str, cut: int) -> int:
     while cut > 0:
         before = cut
         # Half a [REDACTED:...] marker: cut before the marker.
-        lo = max(0, cut - _MARKER_MAX)
-        for m in MARKER_RE.finditer(text, lo, min(len(text), cut + _MARKER_MAX)):
-            if m.start() < cut < m.end():
-                cut = m.start()
+        window_start = max(0, cut - _MARKER_MAX)
+        for marker in MARKER_RE.finditer(text, window_start, min(len(text), cut + _MARKER_MAX)):
+            if marker.start() < cut < marker.end():
+                cut = marker.start()
                 break
         # Combining marks, ZWJ sequences, surrogate pairs: cut before the base character.
         while 0 < cut < len(text) and (_extends_previous(text[cut]) or text[cut - 1] == _ZWJ):

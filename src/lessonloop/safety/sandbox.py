@@ -214,6 +214,7 @@ def _supervise(
     argv: list[str], workdir: str, stdin: bytes | None, limits: Limits, start: float, cgroup: str
 ) -> Outcome:
     proc, status_r = _start(argv, workdir, stdin, limits, cgroup)
+    assert proc.stdout is not None and proc.stderr is not None  # (_start opens both pipes)
     out, err = _Capture(limits.output_bytes), _Capture(limits.output_bytes)
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout.fileno(), selectors.EVENT_READ, out)
@@ -426,20 +427,22 @@ class _Proc(NamedTuple):
 
 def _read_stat(pid: int) -> _Proc | None:
     try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+        stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
     except OSError:
         return None
     try:
-        data = os.read(fd, 4096)
+        data = os.read(stat_fd, 4096)
     except OSError:
         return None
     finally:
-        os.close(fd)
+        os.close(stat_fd)
     # The command name (field 2) may hold spaces and parentheses: parse after the last ')'.
-    f = data[data.rfind(b")") + 2 :].split()
-    if len(f) < 22:
+    fields = data[data.rfind(b")") + 2 :].split()
+    if len(fields) < 22:
         return None
-    return _Proc(f[0], int(f[1]), int(f[2]), int(f[3]), int(f[19]), int(f[21]))
+    return _Proc(
+        fields[0], int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]), int(fields[21])
+    )
 
 
 class _Tracker:
@@ -470,19 +473,19 @@ class _Tracker:
         procs: dict[int, _Proc] = {}
         crowd = 0
         for pid in self._pids():
-            p = _read_stat(pid)
-            if p is None:
+            proc = _read_stat(pid)
+            if proc is None:
                 continue
-            procs[pid] = p
-            if limit is not None and p.session == self.root:
+            procs[pid] = proc
+            if limit is not None and proc.session == self.root:
                 crowd += 1
-                if p.pgrp != self.root:
-                    self.groups.add(p.pgrp)  # for kill_all's first, immediate killpg
+                if proc.pgrp != self.root:
+                    self.groups.add(proc.pgrp)  # for kill_all's first, immediate killpg
                 if crowd > limit + 1:  # + 1: the supervisor
                     return None
         linked: dict[int, list[int]] = {}  # parent, group or session leader -> processes
-        for pid, p in procs.items():
-            for leader in {p.ppid, p.pgrp, p.session}:
+        for pid, proc in procs.items():
+            for leader in {proc.ppid, proc.pgrp, proc.session}:
                 if leader != pid:
                     linked.setdefault(leader, []).append(pid)
 
@@ -530,8 +533,8 @@ class _Tracker:
 
     def _carries_our_env(self, pid: int) -> bool:
         try:
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                return self.env_mark in f.read().split(b"\0")
+            with open(f"/proc/{pid}/environ", "rb") as environ_file:
+                return self.env_mark in environ_file.read().split(b"\0")
         except OSError:
             return False
 
@@ -569,15 +572,15 @@ def _signal(kill, target: int) -> None:
 def _threads_of_user() -> int:
     """Threads the real uid has now. RLIMIT_NPROC counts the threads (not only processes) of
     the whole uid, so the sandbox's limit is this plus max_processes. Root ignores it."""
-    uid, n = os.getuid(), 0
+    uid, threads = os.getuid(), 0
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
                 if os.stat(f"/proc/{name}").st_uid == uid:
-                    n += len(os.listdir(f"/proc/{name}/task"))
+                    threads += len(os.listdir(f"/proc/{name}/task"))
             except OSError:
                 pass
-    return n
+    return threads
 
 
 def _signal_name(signum: int) -> str:
@@ -645,8 +648,8 @@ def _tail(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = len(text) - limit
-    nl = text.find("\n", cut, cut + 200)
-    return "…" + text[nl + 1 if nl != -1 else cut :]
+    newline = text.find("\n", cut, cut + 200)
+    return "…" + text[newline + 1 if newline != -1 else cut :]
 
 
 # --------------------------------------------------------------------------------------------
@@ -676,21 +679,25 @@ def _write_files(workdir: str, files: dict[str, bytes]) -> None:
             )
         path = os.path.join(workdir, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(data)
+        with open(path, "wb") as handle:
+            handle.write(data)
 
 
 def _remove_tree(path: str) -> None:
     """Remove the working directory, even where the command took permissions away."""
 
-    def fix(func, p, _exc):
+    def fix(func, failed_path, _exc):
         try:
-            os.chmod(os.path.dirname(p), 0o700)
-            if func is not os.rmdir and os.path.isdir(p) and not os.path.islink(p):
-                os.chmod(p, 0o700)  # a directory it could not open: open it, go again
-                _remove_tree(p)
+            os.chmod(os.path.dirname(failed_path), 0o700)
+            if (
+                func is not os.rmdir
+                and os.path.isdir(failed_path)
+                and not os.path.islink(failed_path)
+            ):
+                os.chmod(failed_path, 0o700)  # a directory it could not open: open it, go again
+                _remove_tree(failed_path)
             else:
-                func(p)
+                func(failed_path)
         except OSError:
             pass
 

@@ -16,7 +16,7 @@ import json
 import math
 import numbers
 import random
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from .. import canonical
 
@@ -54,8 +54,9 @@ def _validator(schema_text: str):
     return Draft202012Validator(json.loads(schema_text))
 
 
-def _is_number(value: Any) -> bool:
-    """Real numbers of any kind (numpy scalars included), but not booleans."""
+def _is_number(value: Any) -> TypeGuard[float]:
+    """Real numbers of any kind (numpy scalars included), but not booleans: each compares and
+    converts as a float does, which is all the checks below ask of it."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 

@@ -68,7 +68,11 @@ INV256 = 1.0 / 256.0
 
 
 class _Map:
-    __slots__ = ("rows", "nb", "dist", "hop")
+    __slots__ = ("rows", "neighbours", "dist", "hop")
+    rows: list[str]  # the layout as text: "#" wall, "A" our base, "B" theirs, "." open
+    neighbours: list[list[int]]  # the open neighbours of each cell
+    dist: list[list[int]]  # dist[target][cell]: steps from cell to target (FAR: unreachable)
+    hop: list[list[int]]  # hop[target][cell]: the next cell on a shortest path to target
 
 
 _MAPS: dict[int, _Map] = {}
@@ -77,14 +81,14 @@ _MAPS: dict[int, _Map] = {}
 def _build_map(index: int) -> _Map:
     """A point-symmetric obstacle layout whose open cells are all connected."""
     rng = random.Random(f"grid_ctf-map-{index}")
-    protected = set()
+    protected: set[int] = set()
     for flag in (HOME, AWAY):
-        fx, fy = flag % W, flag // W
-        for y in range(fy - 1, fy + 2):
-            for x in range(fx - 1, fx + 2):
+        flag_x, flag_y = flag % W, flag // W
+        for y in range(flag_y - 1, flag_y + 2):
+            for x in range(flag_x - 1, flag_x + 2):
                 protected.add(y * W + x)
     for _ in range(200):
-        walls = set()
+        walls: set[int] = set()
         want = rng.randint(10, 16)
         while len(walls) < 2 * want:
             cell = rng.randrange(CELLS)
@@ -93,57 +97,57 @@ def _build_map(index: int) -> _Map:
                 continue
             walls.add(cell)
             walls.add(CELLS - 1 - cell)  # point symmetry keeps the map fair
-        nb = _neighbours(walls)
-        reach = _bfs(HOME, nb)
+        neighbours = _neighbours(walls)
+        reach = _bfs(HOME, neighbours)
         if reach[AWAY] <= MAX_PATH:
             break
     else:  # pragma: no cover - practically unreachable; an open board is always connected
         walls = set()
-        nb = _neighbours(walls)
-        reach = _bfs(HOME, nb)
+        neighbours = _neighbours(walls)
+        reach = _bfs(HOME, neighbours)
     sealed = {c for c in range(CELLS) if reach[c] >= FAR}  # seal unreachable pockets
     if sealed - walls:
         walls |= sealed
-        nb = _neighbours(walls)
-    m = _Map()
-    m.rows = [
+        neighbours = _neighbours(walls)
+    layout = _Map()
+    layout.rows = [
         "".join(
             "#" if c in walls else ("A" if c == HOME else ("B" if c == AWAY else "."))
             for c in range(y * W, y * W + W)
         )
         for y in range(H)
     ]
-    m.nb = nb
-    m.dist = []
-    m.hop = []
+    layout.neighbours = neighbours
+    layout.dist = []
+    layout.hop = []
     for target in range(CELLS):
         if target in walls:
-            m.dist.append([FAR] * CELLS)
-            m.hop.append(list(range(CELLS)))
+            layout.dist.append([FAR] * CELLS)
+            layout.hop.append(list(range(CELLS)))
             continue
         # One BFS per target; the parent of each cell on the way out is its next hop in.
         dist = [FAR] * CELLS
         hop = list(range(CELLS))
         dist[target] = 0
         frontier = [target]
-        d = 0
+        depth = 0
         while frontier:
-            d += 1
+            depth += 1
             nxt = []
-            for c in frontier:
-                for n in nb[c]:
-                    if dist[n] == FAR:
-                        dist[n] = d
-                        hop[n] = c
-                        nxt.append(n)
+            for current in frontier:
+                for neighbour in neighbours[current]:
+                    if dist[neighbour] == FAR:
+                        dist[neighbour] = depth
+                        hop[neighbour] = current
+                        nxt.append(neighbour)
             frontier = nxt
-        m.dist.append(dist)
-        m.hop.append(hop)
-    return m
+        layout.dist.append(dist)
+        layout.hop.append(hop)
+    return layout
 
 
-def _neighbours(walls: set) -> list[list[int]]:
-    out = []
+def _neighbours(walls: set[int]) -> list[list[int]]:
+    out: list[list[int]] = []
     for cell in range(CELLS):
         if cell in walls:
             out.append([])
@@ -162,34 +166,34 @@ def _neighbours(walls: set) -> list[list[int]]:
     return out
 
 
-def _bfs(start: int, nb: list[list[int]]) -> list[int]:
+def _bfs(start: int, neighbours: list[list[int]]) -> list[int]:
     dist = [FAR] * CELLS
     dist[start] = 0
     frontier = [start]
     while frontier:
         nxt = []
-        for c in frontier:
-            dc = dist[c] + 1
-            for n in nb[c]:
-                if dist[n] > dc:
-                    dist[n] = dc
-                    nxt.append(n)
+        for cell in frontier:
+            next_dist = dist[cell] + 1
+            for neighbour in neighbours[cell]:
+                if dist[neighbour] > next_dist:
+                    dist[neighbour] = next_dist
+                    nxt.append(neighbour)
         frontier = nxt
     return dist
 
 
 def _get_map(index: int) -> _Map:
-    m = _MAPS.get(index)
-    if m is None:
-        m = _MAPS[index] = _build_map(index)
-    return m
+    layout = _MAPS.get(index)
+    if layout is None:
+        layout = _MAPS[index] = _build_map(index)
+    return layout
 
 
 def _hit_chances(dist_home: list[int]) -> list[float]:
     """Hit chance per cell for a side whose base has this distance field: strong near home."""
     out = []
-    for d in dist_home:
-        closeness = 1.0 - d / HOME_EDGE
+    for dist in dist_home:
+        closeness = 1.0 - dist / HOME_EDGE
         out.append(HIT_BASE + HIT_HOME * (closeness if closeness > 0.0 else 0.0))
     return out
 
@@ -252,53 +256,82 @@ class _State:
         "events",
         "replay",
     )
+    map: _Map
+    map_index: int
+    hit_ours: list[float]  # our hit chance per cell
+    hit_theirs: list[float]
+    wounded: list[float]  # the hit-chance factor per remaining health
+    ours: list[_Unit]
+    theirs: list[_Unit]
+    speed: float  # cells per turn of our attackers
+    seen_at: float  # the distance at which guards spot our attackers
+    radius: int  # our guards' radius around our flag
+    retreat_hp: float  # health below which our attackers break off to heal
+    enemy_radius: int
+    enemy_speed: float
+    turn: int
+    captures: int
+    pickups: int
+    enemy_captures: int
+    enemy_pickups: int
+    deaths: int
+    kills: int
+    best_depth: int  # the fewest steps any of our units has been from the enemy flag
+    start_depth: int
+    our_flag_taken: bool
+    their_flag_taken: bool
+    events: list[dict[str, Any]]
+    replay: list[dict[str, Any]]
 
 
 def _pinned(unit: _Unit, foes: list, row: list[int], chance: float, dice: bytes) -> bool:
     """Whether a guard next to ``unit`` stops it from moving this turn."""
-    for f in foes:
-        if not f.dead and not f.attacker and row[f.pos] <= 1:
+    for foe in foes:
+        if not foe.dead and not foe.attacker and row[foe.pos] <= 1:
             return dice[unit.slot] * INV256 < chance
     return False
 
 
-def _guard(g, foes, radius, sight, d_base, to_base, dist, hop, nb, dice, turn) -> None:
+def _guard(guard, foes, radius, sight, d_base, to_base, dist, hop, neighbours, dice, turn) -> None:
     """A guard chases a visible intruder near its base (flag thieves first), else patrols."""
-    pos = g.pos
+    pos = guard.pos
     row = dist[pos]
     target = None
     best = FAR
-    for f in foes:
-        if f.dead:
+    for foe in foes:
+        if foe.dead:
             continue
-        fp = f.pos
-        d = row[fp]
-        if f.carry:
-            if d_base[fp] > radius + CHASE_EXTRA:
+        foe_pos = foe.pos
+        steps = row[foe_pos]
+        if foe.carry:
+            if d_base[foe_pos] > radius + CHASE_EXTRA:
                 continue
-            d -= 100  # the flag thief comes first
-        elif d > (sight if f.attacker else GUARD_SIGHT) or d_base[fp] > radius + ZONE_EXTRA:
+            steps -= 100  # the flag thief comes first
+        elif (
+            steps > (sight if foe.attacker else GUARD_SIGHT)
+            or d_base[foe_pos] > radius + ZONE_EXTRA
+        ):
             continue
-        if d < best:
-            best, target = d, f
+        if steps < best:
+            best, target = steps, foe
     if target is not None:
         if row[target.pos] > 1:
-            g.pos = hop[target.pos][pos]
-            g.moved = turn
+            guard.pos = hop[target.pos][pos]
+            guard.moved = turn
         return  # adjacent: hold and strike
     if d_base[pos] > radius:
-        g.pos = to_base[pos]
-        g.moved = turn
+        guard.pos = to_base[pos]
+        guard.moved = turn
         return
-    if dice[g.slot + 2] * INV256 < PATROL_HOLD:
+    if dice[guard.slot + 2] * INV256 < PATROL_HOLD:
         return
     # Patrol the ring radius - RING .. radius around the flag: step outward when inside it.
-    options = nb[pos]
-    pick = options[dice[g.slot + 3] * len(options) >> 8]
-    d = d_base[pick]
-    if d <= radius and (d >= radius - RING or d > d_base[pos]):
-        g.pos = pick
-        g.moved = turn
+    options = neighbours[pos]
+    pick = options[dice[guard.slot + 3] * len(options) >> 8]
+    steps = d_base[pick]
+    if steps <= radius and (steps >= radius - RING or steps > d_base[pos]):
+        guard.pos = pick
+        guard.moved = turn
 
 
 class GridCTF(TurnBasedScenario):
@@ -373,24 +406,24 @@ class GridCTF(TurnBasedScenario):
     # -- turn-based contract ------------------------------------------------------------------
 
     def initial_state(self, strategy: dict, rng: random.Random) -> Any:
-        s = _State()
+        state = _State()
         index = rng.randrange(MAP_POOL)
-        m = _get_map(index)
-        s.map = m
-        s.map_index = index
-        s.hit_ours = _hit_chances(m.dist[HOME])
-        s.hit_theirs = _hit_chances(m.dist[AWAY])
-        s.wounded = [1.0 - WOUND_PENALTY * (MAX_HP - hp) / MAX_HP for hp in range(MAX_HP + 1)]
+        layout = _get_map(index)
+        state.map = layout
+        state.map_index = index
+        state.hit_ours = _hit_chances(layout.dist[HOME])
+        state.hit_theirs = _hit_chances(layout.dist[AWAY])
+        state.wounded = [1.0 - WOUND_PENALTY * (MAX_HP - hp) / MAX_HP for hp in range(MAX_HP + 1)]
         attackers = int(float(strategy["aggression"]) * UNITS + 0.5)
         stealth = float(strategy["stealth"])
-        s.speed = 1.0 - SNEAK_SLOW * stealth
-        s.seen_at = SEEN_MIN + SEEN_SPAN * (1.0 - stealth)
-        s.radius = int(strategy["defense_radius"])
-        s.retreat_hp = float(strategy["retreat_threshold"]) * MAX_HP
-        s.ours = [_Unit(f"u{i}", i, HOME, i < attackers) for i in range(UNITS)]
+        state.speed = 1.0 - SNEAK_SLOW * stealth
+        state.seen_at = SEEN_MIN + SEEN_SPAN * (1.0 - stealth)
+        state.radius = int(strategy["defense_radius"])
+        state.retreat_hp = float(strategy["retreat_threshold"]) * MAX_HP
+        state.ours = [_Unit(f"u{i}", i, HOME, i < attackers) for i in range(UNITS)]
         # The opponent's plan is hidden: how many attack, when they set out, how far they guard.
         enemy_attackers = rng.choice((1, 2, 2, 3, 3, 4))
-        s.theirs = [
+        state.theirs = [
             _Unit(
                 f"e{i}",
                 UNITS + i,
@@ -400,26 +433,26 @@ class GridCTF(TurnBasedScenario):
             )
             for i in range(UNITS)
         ]
-        for unit in s.ours + s.theirs:
+        for unit in state.ours + state.theirs:
             unit.acc = rng.random()  # units slower than one cell per turn start in a random stride
-        s.enemy_radius = rng.randint(2, 4)
-        s.enemy_speed = 0.7 + 0.3 * rng.random()
-        s.turn = 0
-        s.captures = s.pickups = s.enemy_captures = s.enemy_pickups = 0
-        s.deaths = s.kills = 0
-        s.start_depth = s.best_depth = m.dist[AWAY][HOME]
-        s.our_flag_taken = s.their_flag_taken = False
-        s.events = []
-        s.replay = [
+        state.enemy_radius = rng.randint(2, 4)
+        state.enemy_speed = 0.7 + 0.3 * rng.random()
+        state.turn = 0
+        state.captures = state.pickups = state.enemy_captures = state.enemy_pickups = 0
+        state.deaths = state.kills = 0
+        state.start_depth = state.best_depth = layout.dist[AWAY][HOME]
+        state.our_flag_taken = state.their_flag_taken = False
+        state.events = []
+        state.replay = [
             {
                 "turn": 0,
-                "map": m.rows,
+                "map": layout.rows,
                 "attackers": attackers,
                 "enemy_attackers": enemy_attackers,
-                "enemy_guard_radius": s.enemy_radius,
+                "enemy_guard_radius": state.enemy_radius,
             }
         ]
-        return s
+        return state
 
     def terminal(self, state: Any) -> bool:
         return (
@@ -429,177 +462,197 @@ class GridCTF(TurnBasedScenario):
         )
 
     def step(self, state: Any, rng: random.Random) -> None:
-        s = state
-        s.turn = turn = s.turn + 1
+        state.turn = turn = state.turn + 1
         # Each unit has its own dice for the turn (pin, strike, patrol hold, patrol step), so
         # a small change of strategy does not reshuffle every later roll of the match.
         dice = rng.randbytes(DICE)
-        m = s.map
-        dist, hop, nb = m.dist, m.hop, m.nb
+        layout = state.map
+        dist, hop, neighbours = layout.dist, layout.hop, layout.neighbours
         d_home, d_away = dist[HOME], dist[AWAY]
         to_home, to_away = hop[HOME], hop[AWAY]
-        ours, theirs = s.ours, s.theirs
-        events = s.events
+        ours, theirs = state.ours, state.theirs
+        events = state.events
 
         # -- our moves ------------------------------------------------------------------------
-        for u in ours:
-            if u.dead:
-                u.dead -= 1
-                if not u.dead:
-                    u.pos, u.hp, u.retreat = HOME, MAX_HP, False
-                    u.acc = dice[u.slot + 3] * INV256  # a random stride phase
+        for unit in ours:
+            if unit.dead:
+                unit.dead -= 1
+                if not unit.dead:
+                    unit.pos, unit.hp, unit.retreat = HOME, MAX_HP, False
+                    unit.acc = dice[unit.slot + 3] * INV256  # a random stride phase
                 continue
-            pos = u.pos
-            if not u.attacker:
-                _guard(u, theirs, s.radius, GUARD_SIGHT, d_home, to_home, dist, hop, nb, dice, turn)
-            elif u.carry:
-                if not _pinned(u, theirs, dist[pos], CARRIER_PIN, dice):
-                    pos = u.pos = to_home[pos]
-                    u.moved = turn
+            pos = unit.pos
+            if not unit.attacker:
+                _guard(
+                    unit,
+                    theirs,
+                    state.radius,
+                    GUARD_SIGHT,
+                    d_home,
+                    to_home,
+                    dist,
+                    hop,
+                    neighbours,
+                    dice,
+                    turn,
+                )
+            elif unit.carry:
+                if not _pinned(unit, theirs, dist[pos], CARRIER_PIN, dice):
+                    pos = unit.pos = to_home[pos]
+                    unit.moved = turn
                     if pos == HOME:
-                        u.carry = False
-                        s.their_flag_taken = False
-                        s.captures += 1
-                        events.append({"turn": turn, "event": "capture", "unit": u.uid})
-            elif u.retreat or (u.hp <= s.retreat_hp and u.hp < MAX_HP):
-                u.retreat = True
+                        unit.carry = False
+                        state.their_flag_taken = False
+                        state.captures += 1
+                        events.append({"turn": turn, "event": "capture", "unit": unit.uid})
+            elif unit.retreat or (unit.hp <= state.retreat_hp and unit.hp < MAX_HP):
+                unit.retreat = True
                 row = dist[pos]
-                for e in theirs:
-                    if not e.dead and row[e.pos] <= REGROUP_DIST:
+                for enemy in theirs:
+                    if not enemy.dead and row[enemy.pos] <= REGROUP_DIST:
                         if pos != HOME:  # still in contact: slip away toward home
-                            u.pos = to_home[pos]
-                            u.moved = turn
+                            unit.pos = to_home[pos]
+                            unit.moved = turn
                         break
                 else:  # out of contact: patch up, then resume the attack
-                    u.hp += HEAL
-                    if u.hp >= MAX_HP:
-                        u.hp = MAX_HP
-                        u.retreat = False
-            elif not _pinned(u, theirs, dist[pos], PIN, dice):
-                u.acc += s.speed
-                if u.acc >= 1.0:
-                    u.acc -= 1.0
-                    pos = u.pos = to_away[pos]
-                    u.moved = turn
-                    if d_away[pos] < s.best_depth:
-                        s.best_depth = d_away[pos]
-                    if d_away[pos] <= GRAB_RANGE and not s.their_flag_taken:
-                        u.carry = True
-                        s.their_flag_taken = True
-                        s.pickups += 1
-                        events.append({"turn": turn, "event": "pickup", "unit": u.uid})
+                    unit.hp += HEAL
+                    if unit.hp >= MAX_HP:
+                        unit.hp = MAX_HP
+                        unit.retreat = False
+            elif not _pinned(unit, theirs, dist[pos], PIN, dice):
+                unit.acc += state.speed
+                if unit.acc >= 1.0:
+                    unit.acc -= 1.0
+                    pos = unit.pos = to_away[pos]
+                    unit.moved = turn
+                    if d_away[pos] < state.best_depth:
+                        state.best_depth = d_away[pos]
+                    if d_away[pos] <= GRAB_RANGE and not state.their_flag_taken:
+                        unit.carry = True
+                        state.their_flag_taken = True
+                        state.pickups += 1
+                        events.append({"turn": turn, "event": "pickup", "unit": unit.uid})
 
         # -- their moves ----------------------------------------------------------------------
-        for u in ours:
-            if not u.attacker and not u.dead:
+        for unit in ours:
+            if not unit.attacker and not unit.dead:
                 break
         else:  # nobody guards our flag: one more of their guards joins the attack for good
             spare = [e for e in theirs if not e.attacker and not e.dead]
             if len(spare) > 1:
                 spare[-1].attacker = True
                 spare[-1].delay = 0
-        for e in theirs:
-            if e.dead:
-                e.dead -= 1
-                if not e.dead:
-                    e.pos, e.hp = AWAY, MAX_HP
-                    e.acc = dice[e.slot + 3] * INV256
+        for enemy in theirs:
+            if enemy.dead:
+                enemy.dead -= 1
+                if not enemy.dead:
+                    enemy.pos, enemy.hp = AWAY, MAX_HP
+                    enemy.acc = dice[enemy.slot + 3] * INV256
                 continue
-            pos = e.pos
-            if not e.attacker:
+            pos = enemy.pos
+            if not enemy.attacker:
                 _guard(
-                    e, ours, s.enemy_radius, s.seen_at, d_away, to_away, dist, hop, nb, dice, turn
+                    enemy,
+                    ours,
+                    state.enemy_radius,
+                    state.seen_at,
+                    d_away,
+                    to_away,
+                    dist,
+                    hop,
+                    neighbours,
+                    dice,
+                    turn,
                 )
-            elif e.carry:
-                if not _pinned(e, ours, dist[pos], CARRIER_PIN, dice):
-                    pos = e.pos = to_away[pos]
-                    e.moved = turn
+            elif enemy.carry:
+                if not _pinned(enemy, ours, dist[pos], CARRIER_PIN, dice):
+                    pos = enemy.pos = to_away[pos]
+                    enemy.moved = turn
                     if pos == AWAY:
-                        e.carry = False
-                        s.our_flag_taken = False
-                        s.enemy_captures += 1
-                        events.append({"turn": turn, "event": "enemy_capture", "unit": e.uid})
-            elif e.delay:
-                e.delay -= 1
-            elif not _pinned(e, ours, dist[pos], PIN, dice):
-                e.acc += s.enemy_speed
-                if e.acc >= 1.0:
-                    e.acc -= 1.0
-                    pos = e.pos = to_home[pos]
-                    e.moved = turn
-                    if d_home[pos] <= GRAB_RANGE and not s.our_flag_taken:
-                        e.carry = True
-                        s.our_flag_taken = True
-                        s.enemy_pickups += 1
-                        events.append({"turn": turn, "event": "enemy_pickup", "unit": e.uid})
+                        enemy.carry = False
+                        state.our_flag_taken = False
+                        state.enemy_captures += 1
+                        events.append({"turn": turn, "event": "enemy_capture", "unit": enemy.uid})
+            elif enemy.delay:
+                enemy.delay -= 1
+            elif not _pinned(enemy, ours, dist[pos], PIN, dice):
+                enemy.acc += state.enemy_speed
+                if enemy.acc >= 1.0:
+                    enemy.acc -= 1.0
+                    pos = enemy.pos = to_home[pos]
+                    enemy.moved = turn
+                    if d_home[pos] <= GRAB_RANGE and not state.our_flag_taken:
+                        enemy.carry = True
+                        state.our_flag_taken = True
+                        state.enemy_pickups += 1
+                        events.append({"turn": turn, "event": "enemy_pickup", "unit": enemy.uid})
 
         # -- combat: every unit that held its ground strikes one adjacent opponent -------------
-        hit_ours, hit_theirs, wounded = s.hit_ours, s.hit_theirs, s.wounded
+        hit_ours, hit_theirs, wounded = state.hit_ours, state.hit_theirs, state.wounded
         hurt = []
-        for u in ours:
-            if u.dead:
+        for unit in ours:
+            if unit.dead:
                 continue
-            row = dist[u.pos]
-            ready = u.moved != turn
-            for e in theirs:
-                if e.dead or row[e.pos] > 1:
+            row = dist[unit.pos]
+            ready = unit.moved != turn
+            for enemy in theirs:
+                if enemy.dead or row[enemy.pos] > 1:
                     continue
                 if ready:
                     ready = False
-                    if dice[u.slot + 1] * INV256 < hit_ours[u.pos] * wounded[u.hp]:
-                        hurt.append(e)
-                if e.moved != turn:
-                    e.moved = turn  # it has used its strike
-                    if dice[e.slot + 1] * INV256 < hit_theirs[e.pos] * wounded[e.hp]:
-                        hurt.append(u)
-        for v in hurt:
-            if v.dead:
+                    if dice[unit.slot + 1] * INV256 < hit_ours[unit.pos] * wounded[unit.hp]:
+                        hurt.append(enemy)
+                if enemy.moved != turn:
+                    enemy.moved = turn  # it has used its strike
+                    if dice[enemy.slot + 1] * INV256 < hit_theirs[enemy.pos] * wounded[enemy.hp]:
+                        hurt.append(unit)
+        for victim in hurt:
+            if victim.dead:
                 continue
-            v.hp -= 1
-            if v.hp <= 0:
-                self._down(s, v, turn)
+            victim.hp -= 1
+            if victim.hp <= 0:
+                self._down(state, victim, turn)
 
         if turn % SNAPSHOT_EVERY == 0:
-            s.replay.append(
+            state.replay.append(
                 {
                     "turn": turn,
                     "ours": [[u.pos % W, u.pos // W] if not u.dead else None for u in ours],
                     "theirs": [[e.pos % W, e.pos // W] if not e.dead else None for e in theirs],
-                    "captures": [s.captures, s.enemy_captures],
+                    "captures": [state.captures, state.enemy_captures],
                 }
             )
 
     @staticmethod
-    def _down(s: _State, v: _Unit, turn: int) -> None:
-        v.dead = RESPAWN
-        v.retreat = False
-        ours = v.uid[0] == "u"
+    def _down(state: _State, unit: _Unit, turn: int) -> None:
+        unit.dead = RESPAWN
+        unit.retreat = False
+        ours = unit.uid[0] == "u"
         if ours:
-            s.deaths += 1
+            state.deaths += 1
         else:
-            s.kills += 1
-        if v.carry:
-            v.carry = False
+            state.kills += 1
+        if unit.carry:
+            unit.carry = False
             if ours:
-                s.their_flag_taken = False
+                state.their_flag_taken = False
             else:
-                s.our_flag_taken = False
-        s.events.append({"turn": turn, "event": "down", "unit": v.uid})
+                state.our_flag_taken = False
+        state.events.append({"turn": turn, "event": "down", "unit": unit.uid})
 
     def result(self, state: Any) -> dict:
-        s = state
-        progress = 1.0 - s.best_depth / s.start_depth if s.start_depth else 0.0
+        progress = 1.0 - state.best_depth / state.start_depth if state.start_depth else 0.0
         capture = (
-            s.captures + FAILED_PICKUP * (s.pickups - s.captures) + PROGRESS * progress
+            state.captures + FAILED_PICKUP * (state.pickups - state.captures) + PROGRESS * progress
         ) / CAPTURE_TARGET
         capture = capture if capture < 1.0 else 1.0
         defense = (
             1.0
-            - (s.enemy_captures + FAILED_PICKUP * (s.enemy_pickups - s.enemy_captures))
+            - (state.enemy_captures + FAILED_PICKUP * (state.enemy_pickups - state.enemy_captures))
             / CAPTURE_TARGET
         )
         defense = defense if defense > 0.0 else 0.0
-        survival = 1.0 - s.deaths / DEATH_NORM
+        survival = 1.0 - state.deaths / DEATH_NORM
         survival = survival if survival > 0.0 else 0.0
         # A weighted geometric mean (with a floor), so neglecting one side costs more than a
         # plain average would: balanced play is rewarded.
@@ -611,12 +664,12 @@ class GridCTF(TurnBasedScenario):
         score = (blend - FLOOR) / (1.0 - FLOOR)
         score = 0.0 if score < 0.0 else (1.0 if score > 1.0 else score)
         summary = (
-            f"captures {s.captures}-{s.enemy_captures} after {s.turn} turns; flag grabs "
-            f"{s.pickups}-{s.enemy_pickups}; units downed {s.kills}-{s.deaths}"
+            f"captures {state.captures}-{state.enemy_captures} after {state.turn} turns; flag grabs "
+            f"{state.pickups}-{state.enemy_pickups}; units downed {state.kills}-{state.deaths}"
         )
         return {
             "score": score,
             "dimensions": {"capture": capture, "defense": defense, "survival": survival},
             "summary": summary,
-            "replay": s.replay + s.events[:MAX_EVENTS],
+            "replay": state.replay + state.events[:MAX_EVENTS],
         }

@@ -60,6 +60,23 @@ class _State:
         "oracle",
         "replay",
     )
+    opening: float  # the first ask, relative to the market price
+    concession: float
+    floor: float  # the lowest price we accept
+    margin: float
+    rep: float  # our reputation, 0..1
+    stock: int
+    buyer: int  # the index of the next buyer
+    buyers: list[tuple[float, int, float, float, float, list[float]]]  # each buyer's hidden traits
+    held: int
+    deals: int
+    walked: int
+    declined: int
+    offended: int
+    profit: float
+    comps: float  # the recent sale prices' moving average
+    oracle: float  # the clairvoyant benchmark's profit
+    replay: list[dict[str, Any]]
 
 
 class Negotiation(TurnBasedScenario):
@@ -134,22 +151,22 @@ class Negotiation(TurnBasedScenario):
     # -- turn-based contract ------------------------------------------------------------------
 
     def initial_state(self, strategy: dict, rng: random.Random) -> Any:
-        s = _State()
-        s.opening = OPEN_LOW + OPEN_SPAN * float(strategy["opening_markup"])
-        s.concession = float(strategy["concession_rate"])
-        s.floor = FLOOR_LOW + FLOOR_SPAN * float(strategy["walk_away_floor"])
-        s.margin = float(strategy["accept_margin"])
-        s.rep = 0.5
-        s.stock = STOCK
-        s.buyer = 0
-        s.held = 0
-        s.deals = 0
-        s.walked = 0
-        s.declined = 0
-        s.offended = 0
-        s.profit = 0.0
-        s.comps = 1.0
-        s.replay = []
+        state = _State()
+        state.opening = OPEN_LOW + OPEN_SPAN * float(strategy["opening_markup"])
+        state.concession = float(strategy["concession_rate"])
+        state.floor = FLOOR_LOW + FLOOR_SPAN * float(strategy["walk_away_floor"])
+        state.margin = float(strategy["accept_margin"])
+        state.rep = 0.5
+        state.stock = STOCK
+        state.buyer = 0
+        state.held = 0
+        state.deals = 0
+        state.walked = 0
+        state.declined = 0
+        state.offended = 0
+        state.profit = 0.0
+        state.comps = 1.0
+        state.replay = []
         # Draw every buyer's hidden traits up front so the draws do not depend on play.
         rand = rng.random
         buyers = []
@@ -165,29 +182,28 @@ class Negotiation(TurnBasedScenario):
                     [rand() for _ in range(MAX_ROUNDS)],  # their mood, round by round
                 )
             )
-        s.buyers = buyers
+        state.buyers = buyers
         # Clairvoyant benchmark: sell to the most eager buyers at their full valuation.
         gains = sorted((b[0] - COST for b in buyers), reverse=True)[:STOCK]
-        s.oracle = sum(max(g, SALVAGE - COST) for g in gains)
-        return s
+        state.oracle = sum(max(g, SALVAGE - COST) for g in gains)
+        return state
 
     def terminal(self, state: Any) -> bool:
         return state.buyer >= BUYERS or state.stock <= 0
 
     def step(self, state: Any, rng: random.Random) -> None:
-        s = state
-        value, patience, start, haggle, offend, moods = s.buyers[s.buyer]
-        s.buyer += 1
-        s.held += 1
-        rep = s.rep
+        value, patience, start, haggle, offend, moods = state.buyers[state.buyer]
+        state.buyer += 1
+        state.held += 1
+        rep = state.rep
         reserve = value * (0.92 + 0.16 * rep)
         patience += int(round(3.0 * (rep - 0.5)))
         if patience < 1:
             patience = 1
-        floor = s.floor
-        ask = s.opening if s.opening > floor else floor
+        floor = state.floor
+        ask = state.opening if state.opening > floor else floor
         # Anchoring: a bold opening lifts the buyer's first offers, up to a point.
-        start += ANCHOR * (ask - 1.0) + COMPS * (s.comps - 1.0) + 0.1 * (rep - 0.5)
+        start += ANCHOR * (ask - 1.0) + COMPS * (state.comps - 1.0) + 0.1 * (rep - 0.5)
         if start > 0.92:
             start = 0.92
         elif start < 0.35:
@@ -200,11 +216,11 @@ class Negotiation(TurnBasedScenario):
         at_floor = ask <= floor
         price = None
         rounds = 0
-        margin = 1.0 - s.margin
-        conc = s.concession
-        for t in range(MAX_ROUNDS):
-            rounds = t + 1
-            willing = reserve * (start + grow * t)
+        margin = 1.0 - state.margin
+        conc = state.concession
+        for round_index in range(MAX_ROUNDS):
+            rounds = round_index + 1
+            willing = reserve * (start + grow * round_index)
             if willing > reserve:
                 willing = reserve
             if ask <= willing:
@@ -218,61 +234,60 @@ class Negotiation(TurnBasedScenario):
             if at_floor:
                 declined = True  # we already stood at our floor and they stayed below it
                 break
-            hazard = CALM_HAZARD if t < patience else RESTLESS_HAZARD
+            hazard = CALM_HAZARD if round_index < patience else RESTLESS_HAZARD
             if ask > offend_at:
                 offended = True
                 hazard += OFFEND_HAZARD
-            if moods[t] < hazard:
+            if moods[round_index] < hazard:
                 break  # buyer walks away
             ask -= conc * (ask - counter)
             if ask <= floor:
                 ask = floor
                 at_floor = True
         if price is not None:
-            s.deals += 1
-            s.stock -= 1
-            s.profit += price - COST
-            s.comps = 0.5 * s.comps + 0.5 * price
+            state.deals += 1
+            state.stock -= 1
+            state.profit += price - COST
+            state.comps = 0.5 * state.comps + 0.5 * price
             rep += 0.10 - ROUND_COST * rounds + (WON_BONUS if won else 0.0)
             outcome = "sold"
         elif declined:
-            s.declined += 1
+            state.declined += 1
             outcome = "declined"
         else:
-            s.walked += 1
+            state.walked += 1
             rep -= 0.08
             outcome = "walked"
         if offended:
-            s.offended += 1
+            state.offended += 1
             rep -= 0.05
-        s.rep = 0.0 if rep < 0.0 else (1.0 if rep > 1.0 else rep)
-        s.replay.append(
+        state.rep = 0.0 if rep < 0.0 else (1.0 if rep > 1.0 else rep)
+        state.replay.append(
             {
-                "deal": s.buyer,
+                "deal": state.buyer,
                 "outcome": outcome,
                 "rounds": rounds,
                 "price": round(price, 3) if price is not None else None,
                 "last_ask": round(ask, 3),
                 "offended": offended,
-                "reputation": round(s.rep, 3),
+                "reputation": round(state.rep, 3),
             }
         )
 
     def result(self, state: Any) -> dict:
-        s = state
-        profit = s.profit + s.stock * (SALVAGE - COST)
+        profit = state.profit + state.stock * (SALVAGE - COST)
         worst = STOCK * (SALVAGE - COST)
-        span = s.oracle - worst
+        span = state.oracle - worst
         profit_dim = (profit - worst) / span if span > 1e-9 else 0.0
         profit_dim = 0.0 if profit_dim < 0.0 else (1.0 if profit_dim > 1.0 else profit_dim)
-        deal_rate = s.deals / s.held if s.held else 0.0
-        reputation = s.rep
+        deal_rate = state.deals / state.held if state.held else 0.0
+        reputation = state.rep
         score = W_PROFIT * profit_dim + W_DEALS * deal_rate + W_REP * reputation
         score = 0.0 if score < 0.0 else (1.0 if score > 1.0 else score)
         summary = (
-            f"sold {s.deals}/{STOCK} units in {s.held} negotiations "
-            f"({s.walked} walk-aways, {s.declined} declined, {s.offended} offended), "
-            f"profit {profit:+.2f} vs clairvoyant {s.oracle:+.2f}, reputation {s.rep:.2f}"
+            f"sold {state.deals}/{STOCK} units in {state.held} negotiations "
+            f"({state.walked} walk-aways, {state.declined} declined, {state.offended} offended), "
+            f"profit {profit:+.2f} vs clairvoyant {state.oracle:+.2f}, reputation {state.rep:.2f}"
         )
         return {
             "score": score,
@@ -282,5 +297,5 @@ class Negotiation(TurnBasedScenario):
                 "reputation": reputation,
             },
             "summary": summary,
-            "replay": s.replay,
+            "replay": state.replay,
         }

@@ -12,6 +12,7 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LessonloopError, UsageError
 from .base import REQUIRED_ATTRIBUTES, REQUIRED_METHODS, Scenario
@@ -22,10 +23,13 @@ BUILTINS = {
     "negotiation": "lessonloop.scenarios.negotiation:Negotiation",
 }
 
+if TYPE_CHECKING:  # (importlib.metadata is imported only when a plugin may be declared)
+    from importlib.metadata import EntryPoint
+
 _cache: dict[str, Scenario] = {}
 
 
-def _entry_points() -> dict[str, object]:
+def _entry_points() -> dict[str, EntryPoint]:
     if not _may_declare_plugins():
         return {}
     from importlib.metadata import entry_points
@@ -141,7 +145,7 @@ def _class_from_file(reference: str) -> type:
 
 def _instantiate(cls: object, reference: str) -> Scenario:
     try:
-        scenario = cls() if inspect.isclass(cls) else cls
+        scenario: Any = cls() if inspect.isclass(cls) else cls  # a plugin's: checked by hand below
     except Exception as exc:
         raise LessonloopError(f"scenario {reference!r} could not be created: {exc}") from None
     missing = [a for a in REQUIRED_ATTRIBUTES if not hasattr(scenario, a)]

@@ -121,14 +121,14 @@ def perturb(
     if not movable:
         return result
     count = max(1, min(len(movable), int(rng.expovariate(1.0)) + 1))
-    for p in rng.sample(movable, count):
-        if p.kind not in ("number", "integer"):
-            result[p.name] = p.flip(result[p.name], step, rng)
+    for param in rng.sample(movable, count):
+        if param.kind not in ("number", "integer"):
+            result[param.name] = param.flip(result[param.name], step, rng)
             continue
-        move = rng.gauss(0.0, step * (p.high - p.low))
+        move = rng.gauss(0.0, step * (param.high - param.low))
         if shape is not None:
-            move = shape(p, move, result[p.name])
-        result[p.name] = p.nudge(result[p.name], move, rng)
+            move = shape(param, move, result[param.name])
+        result[param.name] = param.nudge(result[param.name], move, rng)
     return result
 
 

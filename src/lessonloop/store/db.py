@@ -128,6 +128,11 @@ class Store:
         rows = self.query(sql, params)
         return rows[0] if rows else None
 
+    def query_aggregate(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row:
+        """The row of an aggregate query (COUNT, SUM, MAX... without GROUP BY), which always
+        has exactly one."""
+        return self.query(sql, params)[0]
+
     def vacuum(self) -> None:
         """Give deleted rows' space back to the file system (housekeeping after a prune)."""
         try:

@@ -281,7 +281,7 @@ def record_calls(store: Store, calls: list[tuple], session_id: str | None = None
 
 def usage_totals(store: Store, run_id: str) -> dict[str, int]:
     """Calls and tokens a run has spent so far, for its budget."""
-    row = store.query_one(
+    row = store.query_aggregate(
         "SELECT COALESCE(SUM(calls), 0) AS calls, "
         "COALESCE(SUM(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), 0) AS tokens "
         "FROM provider_calls WHERE run_id = ?",
@@ -306,7 +306,7 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
     free text that may quote a secret.
     """
     now = utc_now()
-    r = _redacted(record)
+    redacted = _redacted(record)
     with store.transaction() as conn:
         conn.execute(
             "INSERT INTO generations (run_id, generation_index, status, attempts, strategy_json, "
@@ -315,28 +315,28 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
             "duration_seconds, created_at, updated_at, validated_score) "
             "VALUES (?, ?, 'completed', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                r.run_id,
-                r.generation_index,
-                r.attempts,
-                _dump(r.strategy),
-                r.mean_score,
-                r.incumbent_score,
-                r.mean_delta,
-                r.best_score,
-                r.elo,
-                r.wins,
-                r.losses,
-                r.ties,
-                r.quarantined,
-                r.gate_decision,
-                r.evaluator_epoch,
-                _dump(r.dimensions),
-                _dump(r.context),
-                r.analysis,
-                r.duration_seconds,
-                r.created_at,
+                redacted.run_id,
+                redacted.generation_index,
+                redacted.attempts,
+                _dump(redacted.strategy),
+                redacted.mean_score,
+                redacted.incumbent_score,
+                redacted.mean_delta,
+                redacted.best_score,
+                redacted.elo,
+                redacted.wins,
+                redacted.losses,
+                redacted.ties,
+                redacted.quarantined,
+                redacted.gate_decision,
+                redacted.evaluator_epoch,
+                _dump(redacted.dimensions),
+                _dump(redacted.context),
+                redacted.analysis,
+                redacted.duration_seconds,
+                redacted.created_at,
                 now,
-                r.validated_score,
+                redacted.validated_score,
             ),
         )
         conn.executemany(
@@ -344,8 +344,8 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
             "dimensions_json, summary, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
-                    r.run_id,
-                    r.generation_index,
+                    redacted.run_id,
+                    redacted.generation_index,
                     m["attempt"],
                     m["phase"],
                     m["side"],
@@ -356,7 +356,7 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
                     m.get("error"),
                     m["duration_ms"],
                 )
-                for m in r.matches
+                for m in redacted.matches
             ],
         )
         conn.executemany(
@@ -364,15 +364,15 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
             "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
                 (
-                    r.run_id,
-                    r.generation_index,
+                    redacted.run_id,
+                    redacted.generation_index,
                     c["attempt"],
                     c["role"],
                     c["prompt"],
                     c["output"],
                     c["created_at"],
                 )
-                for c in r.role_calls
+                for c in redacted.role_calls
             ],
         )
         conn.executemany(
@@ -382,8 +382,8 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
-                    r.run_id,
-                    r.generation_index,
+                    redacted.run_id,
+                    redacted.generation_index,
                     d["attempt"],
                     d["decision"],
                     d["rationale"],
@@ -399,7 +399,7 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
                     _finite(d.get("holdout_lower_bound")),
                     _dump(d.get("strategy")),
                 )
-                for d in r.decisions
+                for d in redacted.decisions
             ],
         )
         conn.executemany(
@@ -407,8 +407,8 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
             "mean_delta, pairs, chosen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
-                    r.run_id,
-                    r.generation_index,
+                    redacted.run_id,
+                    redacted.generation_index,
                     c["attempt"],
                     c["candidate"],
                     _dump(c["strategy"]),
@@ -416,11 +416,12 @@ def save_generation(store: Store, record: GenerationRecord) -> None:
                     c["pairs"],
                     int(bool(c.get("chosen"))),
                 )
-                for c in r.screenings
+                for c in redacted.screenings
             ],
         )
         conn.execute(
-            "UPDATE runs SET status = 'running', updated_at = ? WHERE run_id = ?", (now, r.run_id)
+            "UPDATE runs SET status = 'running', updated_at = ? WHERE run_id = ?",
+            (now, redacted.run_id),
         )
 
 

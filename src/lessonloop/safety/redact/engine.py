@@ -40,40 +40,40 @@ def _collect(
     there is one).
     (``low``: ``text.lower()`` when already known and ``text`` is ASCII; ``known``: the key
     needles' runs in it, see Scan.key_runs.)"""
-    sc = Scan(text, skip, low, known)
+    scan = Scan(text, skip, low, known)
     found: list[Span] = []
     for step in steps_for(skip):
-        step(sc, found)
+        step(scan, found)
     found = [f for f in found if f[1] > f[0] and not text.startswith(MARKER_PREFIX, f[0])]
     if not found:
         return found, NOTHING  # (no next pass)
-    return merged_spans(found), sc.next_skip() - needles_in_markers()
+    return merged_spans(found), scan.next_skip() - needles_in_markers()
 
 
 def merged_spans(found: list[Span]) -> list[Span]:
     """Overlapping spans as one, sorted; a merged span keeps the most specific family."""
     found.sort()
     merged = [found[0]]
-    for s, e, p in found[1:]:
-        ms, me, mp = merged[-1]
-        if s < me:
-            merged[-1] = (ms, max(me, e), min(mp, p))
+    for start, end, prio in found[1:]:
+        last_start, last_end, last_prio = merged[-1]
+        if start < last_end:
+            merged[-1] = (last_start, max(last_end, end), min(last_prio, prio))
         else:
-            merged.append((s, e, p))
+            merged.append((start, end, prio))
     return merged
 
 
 def apply(text: str, spans: list[Span]) -> tuple[str, list[tuple[int, int]]]:
     """The text with the spans replaced by markers, and where those markers now are."""
     parts, pos, out, marks = [], 0, 0, []
-    for s, e, p in spans:
-        parts.append(text[pos:s])
-        m = marker(FAMILIES[p])
-        out += s - pos
-        marks.append((out, out + len(m)))
-        out += len(m)
-        parts.append(m)
-        pos = e
+    for start, end, prio in spans:
+        parts.append(text[pos:start])
+        mark = marker(FAMILIES[prio])
+        out += start - pos
+        marks.append((out, out + len(mark)))
+        out += len(mark)
+        parts.append(mark)
+        pos = end
     parts.append(text[pos:])
     return "".join(parts), marks
 
@@ -88,26 +88,29 @@ def _recheck(text: str, marks: list[tuple[int, int]], skip: frozenset) -> list[S
     together with the indented lines after it. Each window ends with its newline, so the end
     of a window is never mistaken for the end of the text.
     """
-    n = len(text)
+    text_len = len(text)
     windows: list[list[int]] = []
-    for s, e in marks:
-        if windows and s < windows[-1][1]:
+    for mark_start, mark_end in marks:
+        if windows and mark_start < windows[-1][1]:
             continue
-        ws = text.rfind("\n", 0, s) + 1
-        we = text.find("\n", e)
-        we = n if we == -1 else we + 1
-        while we < n and text[we] in " \t\n":  # the indented lines after it
-            nxt = text.find("\n", we)
-            we = n if nxt == -1 else nxt + 1
-        if windows and ws <= windows[-1][1]:
-            windows[-1][1] = max(windows[-1][1], we)
+        window_start = text.rfind("\n", 0, mark_start) + 1
+        window_end = text.find("\n", mark_end)
+        window_end = text_len if window_end == -1 else window_end + 1
+        while window_end < text_len and text[window_end] in " \t\n":  # the indented lines after it
+            nxt = text.find("\n", window_end)
+            window_end = text_len if nxt == -1 else nxt + 1
+        if windows and window_start <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], window_end)
         else:
-            windows.append([ws, we])
-    if sum(we - ws for ws, we in windows) * 2 > n:
+            windows.append([window_start, window_end])
+    if sum(we - ws for ws, we in windows) * 2 > text_len:
         return _collect(text, skip)[0]
     spans: list[Span] = []
-    for ws, we in windows:
-        spans += [(s + ws, e + ws, p) for s, e, p in _collect(text[ws:we], skip)[0]]
+    for window_start, window_end in windows:
+        spans += [
+            (s + window_start, e + window_start, p)
+            for s, e, p in _collect(text[window_start:window_end], skip)[0]
+        ]
     return spans
 
 
@@ -180,13 +183,15 @@ _ENTITY = lazy(r"&(?:quot|apos|lt|gt|amp|#34|#39|#x22|#x27);|\\u00(?:22|27|3[cCd
 def _encoded_secrets(text: str) -> list[Span]:
     """The spans, in ``text``, of the secrets found once its entities and escapes are read as
     the characters they stand for (a span covers the encoded form of what it found)."""
+    parts: list[str]  # (declarations only: no code runs for them)
+    where: list[int]
     parts, where, pos = [], [], 0
-    for m in _ENTITY.finditer(text):
-        parts.append(text[pos : m.start()])
-        where.extend(range(pos, m.start()))
-        parts.append(_ENTITY_CHARS[m.group().lower()])
-        where.append(m.start())
-        pos = m.end()
+    for entity in _ENTITY.finditer(text):
+        parts.append(text[pos : entity.start()])
+        where.extend(range(pos, entity.start()))
+        parts.append(_ENTITY_CHARS[entity.group().lower()])
+        where.append(entity.start())
+        pos = entity.end()
     parts.append(text[pos:])
     where.extend(range(pos, len(text) + 1))  # (and the end, for a span's end)
     return [(where[s], where[e], p) for s, e, p in _collect("".join(parts))[0]]
@@ -195,10 +200,10 @@ def _encoded_secrets(text: str) -> list[Span]:
 def _secret_key(key: Any) -> str | None:
     if not isinstance(key, str) or len(key) > 200:
         return None
-    k = MARKER_RE.sub(" ", key).strip(" \t\"'.-")
-    if k.lower().endswith("authorization"):
+    name = MARKER_RE.sub(" ", key).strip(" \t\"'.-")
+    if name.lower().endswith("authorization"):
         return "authorization-header"
-    return classify(k)
+    return classify(name)
 
 
 _LOOSE_NAME_FAMILIES = frozenset(
@@ -206,15 +211,17 @@ _LOOSE_NAME_FAMILIES = frozenset(
 )
 
 
-def _secret_value(family: str, key: str, v: Any) -> bool:
-    if isinstance(v, str):
-        t = v.strip()
-        if not t or placeholder(t) or MARKER_RE.fullmatch(t):
+def _secret_value(family: str, key: str, value: Any) -> bool:
+    if isinstance(value, str):
+        stripped = value.strip()
+        if not stripped or placeholder(stripped) or MARKER_RE.fullmatch(stripped):
             return False
-        if family in _LOOSE_NAME_FAMILIES and short_word(t, key if isinstance(key, str) else ""):
+        if family in _LOOSE_NAME_FAMILIES and short_word(
+            stripped, key if isinstance(key, str) else ""
+        ):
             return False  # {"token": "Hello"}: a tokenizer's
         return True
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         return family == "password" and key.strip().lower() != "pass"
     return False
 
@@ -222,14 +229,14 @@ def _secret_value(family: str, key: str, v: Any) -> bool:
 _ENTROPY_VALUE = lazy(r"[A-Za-z0-9+/_.~-]{24,256}+={0,3}+")
 
 
-def _random_value_under(key: Any, v: Any) -> bool:
+def _random_value_under(key: Any, value: Any) -> bool:
     """The high-entropy fallback in a structure: a random token stored under a name that does
     not say it is an id, a digest, a signature or a public key."""
     return (
-        isinstance(v, str)
-        and _ENTROPY_VALUE.fullmatch(v) is not None
-        and ENTROPY_ID.match(v) is None
-        and looks_random(v)
+        isinstance(value, str)
+        and _ENTROPY_VALUE.fullmatch(value) is not None
+        and ENTROPY_ID.match(value) is None
+        and looks_random(value)
         and not (isinstance(key, str) and entropy_safe_name(key))
     )
 
@@ -255,17 +262,17 @@ def redact_obj(value: Any) -> Any:
             None,
         )
         named_family = _secret_key(named) if named is not None else None
-        for k, v in value.items():
-            family = _secret_key(k) or (named_family if k in ("value", "Value") else None)
-            if family and _secret_value(family, k, v):
-                whole = redact(v).strip() if isinstance(v, str) else ""
-                _learn(v, family)
-                out[redact_obj(k)] = whole if MARKER_RE.fullmatch(whole) else marker(family)
-            elif _random_value_under(k, v):
-                _learn(v, "generic-secret")
-                out[redact_obj(k)] = marker("generic-secret")
+        for key, item in value.items():
+            family = _secret_key(key) or (named_family if key in ("value", "Value") else None)
+            if family and _secret_value(family, key, item):
+                whole = redact(item).strip() if isinstance(item, str) else ""
+                _learn(item, family)
+                out[redact_obj(key)] = whole if MARKER_RE.fullmatch(whole) else marker(family)
+            elif _random_value_under(key, item):
+                _learn(item, "generic-secret")
+                out[redact_obj(key)] = marker("generic-secret")
             else:
-                out[redact_obj(k)] = redact_obj(v)
+                out[redact_obj(key)] = redact_obj(item)
         return out
     if isinstance(value, list):
         return [redact_obj(v) for v in value]
@@ -317,26 +324,26 @@ def bare_worthy(value: str) -> bool:
     characters and digits alone from 12 only. ``password: postgres`` must not turn every "postgres" of the session into a
     marker, nor ``pin: 20251130`` every date; ``hunter22``, ``pw-5f3a…`` or a token are
     unlikely to be anything but the secret."""
-    n = len(value)
-    if not BARE_MIN <= n <= BARE_MAX or MARKER_PREFIX in value:
+    size = len(value)
+    if not BARE_MIN <= size <= BARE_MAX or MARKER_PREFIX in value:
         return False
     if value.isalpha():
-        return n >= 16
+        return size >= 16
     if value.isdigit():
-        return n >= 12
+        return size >= 12
     return _VALUE_RUN.fullmatch(value) is not None
 
 
-def _word_at(text: str, i: int) -> bool:
-    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
+def _word_at(text: str, pos: int) -> bool:
+    return 0 <= pos < len(text) and (text[pos].isalnum() or text[pos] == "_")
 
 
-def _bare_at(text: str, s: int, e: int) -> bool:
-    """Whether ``text[s:e]`` stands alone: it cuts no run of letters, digits and underscores
+def _bare_at(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` stands alone: it cuts no run of letters, digits and underscores
     (a token right after a \\n, \\u003d or %3D escape stands alone too)."""
-    return (not (_word_at(text, s - 1) and _word_at(text, s)) or escape_ends_at(text, s)) and not (
-        _word_at(text, e - 1) and _word_at(text, e)
-    )
+    return (
+        not (_word_at(text, start - 1) and _word_at(text, start)) or escape_ends_at(text, start)
+    ) and not (_word_at(text, end - 1) and _word_at(text, end))
 
 
 class KnownSecrets:
@@ -397,15 +404,15 @@ class KnownSecrets:
         when the session did not know it."""
         if value in self._values or not bare_worthy(value):
             return False
-        d = self.digest(value)
+        digest = self.digest(value)
         self._values[value] = family if family in PRIO else "generic-secret"
-        self._covered.add(d)
+        self._covered.add(digest)
         self._search = self._unmatched = None
         known = self._digests.setdefault(len(value), {})
-        if d in known:
+        if digest in known:
             return False
-        known[d] = self._values[value]
-        self.new.append((len(value), known[d], d))
+        known[digest] = self._values[value]
+        self.new.append((len(value), known[digest], digest))
         return True
 
     def learn_from(self, value: Any) -> None:
@@ -420,10 +427,10 @@ class KnownSecrets:
 
     def learn_spans(self, text: str, spans: Iterable[Span]) -> None:
         """Learn the values of the redactor's findings (a private key's lines excepted)."""
-        for s, e, p in spans:
-            if p != PRIO["private-key"] and e - s >= BARE_MIN:
-                for piece in text[s:e].split():
-                    self.learn(piece.strip(QUOTES), FAMILIES[p])
+        for start, end, prio in spans:
+            if prio != PRIO["private-key"] and end - start >= BARE_MIN:
+                for piece in text[start:end].split():
+                    self.learn(piece.strip(QUOTES), FAMILIES[prio])
 
     def spans(self, text: str) -> list[Span]:
         """Where known secrets stand bare in ``text``, merged."""
@@ -433,14 +440,14 @@ class KnownSecrets:
                 self._search = re.compile(
                     "|".join(map(re.escape, sorted(self._values, key=len, reverse=True)))
                 ).search
-            m, search = self._search(text), self._search
-            while m:
-                s, e = m.span()
-                if _bare_at(text, s, e):
-                    found.append((s, e, PRIO[self._values[m.group()]]))
-                    m = search(text, e)
+            hit, search = self._search(text), self._search
+            while hit:
+                start, end = hit.span()
+                if _bare_at(text, start, end):
+                    found.append((start, end, PRIO[self._values[hit.group()]]))
+                    hit = search(text, end)
                 else:
-                    m = search(text, s + 1)
+                    hit = search(text, start + 1)
         if self._unmatched is None:
             self._unmatched = {
                 n: left
@@ -448,35 +455,42 @@ class KnownSecrets:
                 if (left := {d: f for d, f in ds.items() if d not in self._covered})
             }
         if self._unmatched and len(text) >= BARE_MIN:
-            found += self._hashed(text)
+            found += self._hashed(text, self._unmatched)
         return merged_spans(found) if len(found) > 1 else found
 
-    def _hashed(self, text: str) -> list[Span]:
+    def _hashed(self, text: str, unmatched: dict[int, dict[bytes, str]]) -> list[Span]:
         """The candidate tokens of ``text`` whose digest is known: within each run a value
         could lie in (``_VALUE_RUN``), every span of a known length that cuts no word and
         could have been learned (``bare_worthy``)."""
         found: list[Span] = []
-        digest, unmatched = self.digest, self._unmatched
+        digest = self.digest
         shortest = min(unmatched)
-        for m in _VALUE_RUN.finditer(text):
-            a, run = m.start(), m.group()
-            n = len(run)
-            if n < shortest:
+        for run_match in _VALUE_RUN.finditer(text):
+            run_start, run = run_match.start(), run_match.group()
+            run_len = len(run)
+            if run_len < shortest:
                 continue
-            ends = {0, n}
-            for w in _NOT_WORD.finditer(run):
-                ends.add(w.start())
-                ends.add(w.end())
+            ends = {0, run_len}
+            for non_word in _NOT_WORD.finditer(run):
+                ends.add(non_word.start())
+                ends.add(non_word.end())
             starts = ends
             if "\\" in run or "%" in run:
                 starts = ends | {e.end() for e in _ESCAPE_END.finditer(run)}
             for length, known in unmatched.items():
-                if length > n:
+                if length > run_len:
                     continue
-                for e in ends.intersection(map(length.__add__, starts)):
-                    if bare_worthy(piece := run[e - length : e]) and (d := digest(piece)) in known:
+                for end in ends.intersection(map(length.__add__, starts)):
+                    if (
+                        bare_worthy(piece := run[end - length : end])
+                        and (value_digest := digest(piece)) in known
+                    ):
                         found.append(
-                            (a + e - length, a + e, PRIO.get(known[d], PRIO["generic-secret"]))
+                            (
+                                run_start + end - length,
+                                run_start + end,
+                                PRIO.get(known[value_digest], PRIO["generic-secret"]),
+                            )
                         )
         return found
 

@@ -108,8 +108,8 @@ _DIGEST_NAMES = (
 def _not_after(words: tuple[str, ...]) -> str:
     """Look-behinds (one per length) refusing a separator right after one of ``words``."""
     by_length: dict[int, list[str]] = {}
-    for w in words:
-        by_length.setdefault(len(w), []).append(w)
+    for word in words:
+        by_length.setdefault(len(word), []).append(word)
     return "".join(f"(?<!(?<![A-Za-z0-9])(?:{'|'.join(ws)}).)" for ws in by_length.values())
 
 
@@ -138,22 +138,26 @@ _NOT_TOKEN_PREFIXES = frozenset(_ID_PREFIXES) | frozenset(_DIGEST_NAMES) | {"pk"
 #                                                                   publishable keys are public)
 
 
-def prefixed_tokens(sc: Scan, out: list[Span]) -> None:
-    text = sc.text
+def prefixed_tokens(scan: Scan, out: list[Span]) -> None:
+    text = scan.text
     prio = PRIO["generic-secret"]
     done = -1
     for sep in (m.start() for m in PREFIXED.finditer(text)):
         if sep < done:
             continue
-        s, lim = sep, max(0, sep - 24)
-        while s > lim and (text[s - 1] in ALNUM or text[s - 1] in "_-"):
-            s -= 1
-        if s and (text[s - 1] in TOKCH or text[s - 1] in "./+") and not escape_ends_at(text, s):
+        start, lim = sep, max(0, sep - 24)
+        while start > lim and (text[start - 1] in ALNUM or text[start - 1] in "_-"):
+            start -= 1
+        if (
+            start
+            and (text[start - 1] in TOKCH or text[start - 1] in "./+")
+            and not escape_ends_at(text, start)
+        ):
             continue  # inside a longer word, path or token
-        shape = _PREFIX_SHAPE.match(text, s, sep + 1)
+        shape = _PREFIX_SHAPE.match(text, start, sep + 1)
         if shape is None or shape.end() != sep + 1:
             continue
-        prefix = text[s:sep]
+        prefix = text[start:sep]
         if prefix.split("_")[0].split("-")[0] in _NOT_TOKEN_PREFIXES:
             continue  # (an id's or a digest's prefix)
         body = _TOKEN_BODY.match(text, sep + 1).group()
@@ -163,7 +167,7 @@ def prefixed_tokens(sc: Scan, out: list[Span]) -> None:
             prefix in _HEX_KEY_PREFIXES and _HEX_BODY.fullmatch(body)
         ):
             done = sep + 1 + len(body)
-            out.append((s, done, prio))
+            out.append((start, done, prio))
 
 
 # --------------------------------------------------------------------------------------------
@@ -270,50 +274,55 @@ _ENTROPY_SAFE_NAMES = frozenset(
 )
 
 
-def looks_random(v: str) -> bool:
-    """Whether ``v`` (a candidate from ENTROPY_RES) is a random token; see above."""
-    n = len(v)
-    if _HEXISH.fullmatch(v) or ATTR_CHAIN.fullmatch(v):
+def looks_random(token: str) -> bool:
+    """Whether ``token`` (a candidate from ENTROPY_RES) is a random token; see above."""
+    size = len(token)
+    if _HEXISH.fullmatch(token) or ATTR_CHAIN.fullmatch(token):
         return False
-    cls = v.translate(_CLASS_OF)
-    up, lo, dg = cls.count("U"), cls.count("L"), cls.count("D")
-    if not dg or not (up or lo) or (n < 32 and not (up and lo)):
+    cls = token.translate(_CLASS_OF)
+    upper, lower, digits = cls.count("U"), cls.count("L"), cls.count("D")
+    if not digits or not (upper or lower) or (size < 32 and not (upper and lower)):
         return False
-    alnum = up + lo + dg
+    alnum = upper + lower + digits
     stretches = len(_ALNUM_RUN.findall(cls))
     pairs = alnum - stretches
     changes = len(_CLASS_RUN.findall(cls)) - stretches
-    expected = 1.0 - (up * up + lo * lo + dg * dg) / (alnum * alnum)
+    expected = 1.0 - (upper * upper + lower * lower + digits * digits) / (alnum * alnum)
     if pairs <= 0 or changes < 0.6 * expected * pairs:
         return False
-    if sum(map(len, _WORDY.findall(v))) > (0.7 if up and lo else 0.8) * alnum:
+    if sum(map(len, _WORDY.findall(token))) > (0.7 if upper and lower else 0.8) * alnum:
         return False
     from math import log2  # (here: most texts have no candidate, and a hook loads no math)
 
-    counts = Counter(v).values()
-    entropy = log2(n) - sum(c * log2(c) for c in counts) / n
-    if entropy < min(4.0, log2(n) - 0.9):
+    counts = Counter(token).values()
+    entropy = log2(size) - sum(c * log2(c) for c in counts) / size
+    if entropy < min(4.0, log2(size) - 0.9):
         return False
-    return not _readable_base64(v)
+    return not _readable_base64(token)
 
 
-def _readable_base64(v: str) -> bool:
+def _readable_base64(token: str) -> bool:
     """Base64 (standard or URL-safe) of printable text with spaces: encoded prose, no key."""
     import base64  # (on first use: most processes never decode)
     import binascii
 
-    if "." in v or "~" in v or ("-" in v or "_" in v) and ("+" in v or "/" in v):
+    if (
+        "." in token
+        or "~" in token
+        or ("-" in token or "_" in token)
+        and ("+" in token or "/" in token)
+    ):
         return False
     try:
         raw = base64.b64decode(
-            v + "=" * (-len(v) % 4),
-            altchars=b"-_" if ("-" in v or "_" in v) else None,
+            token + "=" * (-len(token) % 4),
+            altchars=b"-_" if ("-" in token or "_" in token) else None,
             validate=True,
         )
-        s = raw.decode("utf-8")
+        decoded = raw.decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return False
-    return " " in s and s.isprintable()
+    return " " in decoded and decoded.isprintable()
 
 
 @functools.lru_cache(maxsize=1024)
@@ -323,20 +332,20 @@ def entropy_safe_name(key: str) -> bool:
     )
 
 
-def entropy_values(sc: Scan, out: list[Span]) -> None:
-    text = sc.text
+def entropy_values(scan: Scan, out: list[Span]) -> None:
+    text = scan.text
     prio = PRIO["generic-secret"]
-    for m in sc.matches(ENTROPY_RES[0]) + sc.matches(ENTROPY_RES[1]):
-        if not looks_random(m.group(1)):
+    for found in scan.matches(ENTROPY_RES[0]) + scan.matches(ENTROPY_RES[1]):
+        if not looks_random(found.group(1)):
             continue
-        i, lim = m.start(), max(0, m.start() - 4)
-        while i > lim and text[i - 1] in " \t\"'`\\]":
-            i -= 1
-        k, lim = i, max(0, i - 100)
-        while k > lim and text[k - 1] in KEYCH:
-            k -= 1
-        if k < i and escape_before(text, k):
-            k += 1
-        if k < i and entropy_safe_name(text[k:i]):
+        value_start, lim = found.start(), max(0, found.start() - 4)
+        while value_start > lim and text[value_start - 1] in " \t\"'`\\]":
+            value_start -= 1
+        key_start, lim = value_start, max(0, value_start - 100)
+        while key_start > lim and text[key_start - 1] in KEYCH:
+            key_start -= 1
+        if key_start < value_start and escape_before(text, key_start):
+            key_start += 1
+        if key_start < value_start and entropy_safe_name(text[key_start:value_start]):
             continue
-        out.append((m.start(1), m.end(1), prio))
+        out.append((found.start(1), found.end(1), prio))

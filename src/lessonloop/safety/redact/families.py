@@ -64,30 +64,30 @@ def family(name: str, *rules: TokenRule) -> tuple[str, tuple[TokenRule, ...]]:
     return name, tuple(rule._replace(family=name) for rule in rules)
 
 
-def _sk_family(m: re.Match) -> str | None:
-    if m.group("ant"):
+def _sk_family(found: re.Match) -> str | None:
+    if found.group("ant"):
         return "anthropic-api-key"
-    body = m.group("body")
-    if m.group("sub") or (has_upper_and_lower(body) and (has_digit(body) or len(body) >= 32)):
+    body = found.group("body")
+    if found.group("sub") or (has_upper_and_lower(body) and (has_digit(body) or len(body) >= 32)):
         return "openai-api-key"
     return None  # kebab-case words such as sk-learn-compat-layer
 
 
-def _b64_private_key(m: re.Match) -> bool:
+def _b64_private_key(found: re.Match) -> bool:
     """Whether base64 text (wrapped or not) holds a PEM private key's BEGIN line."""
     import base64  # (on first use: most processes never decode)
     import binascii
 
-    flat = re.sub(r"\\[rn]|\s", "", m.group()).rstrip("=")
+    flat = re.sub(r"\\[rn]|\s", "", found.group()).rstrip("=")
     try:
         return b"PRIVATE KEY-----" in base64.b64decode(flat[: len(flat) - len(flat) % 4])
     except (binascii.Error, ValueError):
         return False
 
 
-def _mixed_body(m: re.Match) -> bool:
+def _mixed_body(found: re.Match) -> bool:
     """A body with a digit or both cases: a token, not a word (npm_install_hook)."""
-    body = m.group("body")
+    body = found.group("body")
     return has_digit(body) or has_upper_and_lower(body)
 
 

@@ -9,9 +9,14 @@ from __future__ import annotations
 import functools
 import re
 
-from ...lazyre import lazy
+from ...lazyre import LazyPattern, lazy
 from .families import MARKER_PREFIX
 from .text import LETTERS, RUN_MAX, WORD
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
+if TYPE_CHECKING:
+    # the last run each tail pattern found, as (start, end): hits inside it share it (_tail_end)
+    TailRuns = dict[LazyPattern, tuple[int, int]]
 
 _KEY_WORDS_BEFORE_KEY = (
     "api",
@@ -526,7 +531,7 @@ STOPWORDS = frozenset(
 )
 VAR_NAMES = frozenset({"pw", "pwd", "tok", "key", "value", "val", "s", "x", "v"})
 SEP = lazy(r"[ \t]*(=>|:=|===|==|=|:(?!:))[ \t]*")
-WS = lazy(r"[ \t]+")
+BLANKS = lazy(r"[ \t]+")
 SETTER = lazy(r"(?i:(?:set|with)?_?(?:password|passwd|passphrase))")
 LAST_STRING_ARG = lazy(
     r"\((?:[ \t]*\\?[\"'][^\"'\n]{0,200}+\\?[\"'][ \t]*,){0,3}+[ \t]*(\\?[\"'])"
@@ -558,12 +563,12 @@ def _vendor_family(seg: str) -> str:
     return next(f for v, f in _VENDOR_FAMILIES.items() if seg.startswith(v))
 
 
-def placeholder(v: str) -> bool:
-    return _short_placeholder(v) if len(v) <= 64 else _is_placeholder(v)
+def placeholder(value: str) -> bool:
+    return _short_placeholder(value) if len(value) <= 64 else _is_placeholder(value)
 
 
-def _is_placeholder(v: str) -> bool:
-    return v.lower() in _NON_SECRET_VALUES or _PLACEHOLDER.fullmatch(v) is not None
+def _is_placeholder(value: str) -> bool:
+    return value.lower() in _NON_SECRET_VALUES or _PLACEHOLDER.fullmatch(value) is not None
 
 
 _short_placeholder = functools.lru_cache(maxsize=4096)(_is_placeholder)
@@ -576,23 +581,23 @@ def classify(key: str) -> str | None:
         return None
     segs = [s.lower() for s in SEG.findall(key)]
     idx = -1
-    for i, s in enumerate(segs):
+    for pos, seg in enumerate(segs):
         if (
-            s in _STRONG
-            or s.endswith(_STRONG_SUFFIX)
-            or (s.startswith(_STRONG_PREFIX) and not s.startswith("secretar"))
-            or (s.endswith("pass") and s[:-4] in _PASS_OWNERS)
+            seg in _STRONG
+            or seg.endswith(_STRONG_SUFFIX)
+            or (seg.startswith(_STRONG_PREFIX) and not seg.startswith("secretar"))
+            or (seg.endswith("pass") and seg[:-4] in _PASS_OWNERS)
         ):
-            idx = i
+            idx = pos
             break
-        if s in _KEY_PAIRS and i + 1 < len(segs) and segs[i + 1] in ("key", "secret"):
-            idx = i + 1
+        if seg in _KEY_PAIRS and pos + 1 < len(segs) and segs[pos + 1] in ("key", "secret"):
+            idx = pos + 1
             break
-        if s == "shared" and segs[i + 1 : i + 3] == ["access", "key"]:
-            idx = i + 2
+        if seg == "shared" and segs[pos + 1 : pos + 3] == ["access", "key"]:
+            idx = pos + 2
             break
-        if s == "dsn" and any(x.startswith("sentry") for x in segs[:i]):
-            idx = i
+        if seg == "dsn" and any(x.startswith("sentry") for x in segs[:pos]):
+            idx = pos
             break
     if idx < 0:
         return None
@@ -622,20 +627,20 @@ def classify(key: str) -> str | None:
         return "azure-storage-key"
     if "cf" in segs or any(s.startswith("cloudflare") for s in segs):
         return "cloudflare-token"
-    for s in segs:
-        if s.startswith(_VENDOR_KEY_NAMES):  # TWILIO_AUTH_TOKEN, SENDGRID_API_KEY
-            return _vendor_family(s)
+    for seg in segs:
+        if seg.startswith(_VENDOR_KEY_NAMES):  # TWILIO_AUTH_TOKEN, SENDGRID_API_KEY
+            return _vendor_family(seg)
     if "secretaccesskey" in joined:
         return "aws-secret-key"
-    for s in (segs[idx], segs[last]):
-        if s.endswith("pass") or s.startswith(_PASSWORD_WORDS) or s.endswith(_PASSWORD_WORDS):
+    for seg in (segs[idx], segs[last]):
+        if seg.endswith("pass") or seg.startswith(_PASSWORD_WORDS) or seg.endswith(_PASSWORD_WORDS):
             return "password"
     return "generic-secret"
 
 
-def key_hit_ok(text: str, h: int) -> bool:
+def key_hit_ok(text: str, hit: int) -> bool:
     """A "key" hit counts only after a word that makes it a secret's name (api key, ...)."""
-    return text[max(0, h - 14) : h].lower().rstrip("_- ").endswith(_KEY_WORDS_BEFORE_KEY)
+    return text[max(0, hit - 14) : hit].lower().rstrip("_- ").endswith(_KEY_WORDS_BEFORE_KEY)
 
 
 # A hit whose word goes on into another word ("tokens", "passed", "author") cannot make its key
@@ -655,50 +660,57 @@ def _weak_word(word: str) -> bool:
     )  # (see named._authorization)
 
 
-def _weak_hit(text: str, h: int, size: int, tails: dict | None = None) -> bool:
-    e = h + size
-    c = text[e : e + 1]
-    if "a" <= c <= "z":
-        w = text[h:e]
-        if w.islower() or (w[0].isupper() and w[1:].islower()):
-            return _weak_word(w.lower() + _tail(text, e, _tail_end(text, e, _WORD_TAIL, tails)))
-    elif "A" <= c <= "Z":  # TOKENS; TOKENSecret is TOKEN + Secret
-        w = text[h:e]
-        if w.isupper():
-            end = _tail_end(text, e, _UPPER_TAIL, tails)
+def _weak_hit(text: str, hit: int, size: int, tails: TailRuns | None = None) -> bool:
+    needle_end = hit + size
+    next_char = text[needle_end : needle_end + 1]
+    if "a" <= next_char <= "z":
+        word = text[hit:needle_end]
+        if word.islower() or (word[0].isupper() and word[1:].islower()):
+            return _weak_word(
+                word.lower()
+                + _tail(text, needle_end, _tail_end(text, needle_end, _WORD_TAIL, tails))
+            )
+    elif "A" <= next_char <= "Z":  # TOKENS; TOKENSecret is TOKEN + Secret
+        word = text[hit:needle_end]
+        if word.isupper():
+            end = _tail_end(text, needle_end, _UPPER_TAIL, tails)
             if "a" <= text[end : end + 1] <= "z":
                 end -= 1
-            return end > e and _weak_word((w + _tail(text, e, end)).lower())
+            return end > needle_end and _weak_word((word + _tail(text, needle_end, end)).lower())
     return False
 
 
-def _tail_end(text: str, i: int, run: re.Pattern, tails: dict | None) -> int:
-    """Where ``run``'s letters from ``i`` end. ``tails`` keeps the last run of each kind: the
+def _tail_end(text: str, pos: int, run: LazyPattern, tails: TailRuns | None) -> int:
+    """Where ``run``'s letters from ``pos`` end. ``tails`` keeps the last run of each kind: the
     hits inside one long run share it (else "tokentoken..." would be rescanned from each)."""
     if tails is not None:
         last = tails.get(run)
-        if last is not None and last[0] <= i < last[1]:
+        if last is not None and last[0] <= pos < last[1]:
             return last[1]
-    end = run.match(text, i).end()
+    end = run.match(text, pos).end()
     if tails is not None:
-        tails[run] = (i, end)
+        tails[run] = (pos, end)
     return end
 
 
-def _tail(text: str, i: int, end: int) -> str:
-    """``text[i:end]`` for _weak_word, a long one by its ends only: _weak_word reads no more than
+def _tail(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` for _weak_word, a long one by its ends only: _weak_word reads no more than
     a word's first 19 and last 10 characters, and "\\0" keeps it out of _STRONG."""
-    return text[i:end] if end - i <= 32 else text[i : i + 16] + "\0" + text[end - 16 : end]
+    return (
+        text[start:end]
+        if end - start <= 32
+        else text[start : start + 16] + "\0" + text[end - 16 : end]
+    )
 
 
 STRONG_RUN: dict[str, bool] = {}  # run of letters: strong (emptied at 4096 runs)
 
 
-def strong_hit(text: str, h: int, e: int, size: int, tails: dict) -> bool:
-    """``not _weak_hit(text, h, size)`` for a hit whose letters end at ``e``."""
-    if e - h - size == RUN_MAX and text[e : e + 1] in LETTERS:
-        return not _weak_hit(text, h, size, tails)
-    run = text[h:e]
+def strong_hit(text: str, hit: int, run_end: int, size: int, tails: TailRuns) -> bool:
+    """``not _weak_hit(text, hit, size)`` for a hit whose letters end at ``run_end``."""
+    if run_end - hit - size == RUN_MAX and text[run_end : run_end + 1] in LETTERS:
+        return not _weak_hit(text, hit, size, tails)
+    run = text[hit:run_end]
     if len(STRONG_RUN) >= 4096:
         STRONG_RUN.clear()
     strong = STRONG_RUN[run] = not _weak_hit(run, 0, size)

@@ -15,6 +15,7 @@ from .lexicon import (
     AFTER_KEY,
     ATTR_CHAIN,
     AUTH_PAIR,
+    BLANKS,
     BLOCK,
     CALL,
     CODE_WORDS,
@@ -46,7 +47,6 @@ from .lexicon import (
     TYPE_WORDS,
     UNQUOTED_VALUE,
     VAR_NAMES,
-    WS,
     key_family,
     key_hit_ok,
     placeholder,
@@ -67,6 +67,10 @@ from .text import (
     logical_line_start,
     value_limit,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
+if TYPE_CHECKING:
+    from .lexicon import TailRuns
 
 # --------------------------------------------------------------------------------------------
 # Authorization headers (Bearer, Basic and curl -u in free text, signed URLs: shaped.schemes)
@@ -105,177 +109,229 @@ _MULTI_SCHEMES = {
 _CRED = lazy(r"[^\s\"'`,;]{1,8192}+")
 
 
-def _authorization(text: str, h: int, out: list[Span]) -> None:
-    """The credential of an ``Authorization`` header/field whose name starts at ``h``."""
-    if h and text[h - 1] in LETTERS:
+def _authorization(text: str, hit: int, out: list[Span]) -> None:
+    """The credential of an ``Authorization`` header/field whose name starts at ``hit``."""
+    if hit and text[hit - 1] in LETTERS:
         return
-    m = _AUTHZ.match(text, h)
-    if not m:
+    header = _AUTHZ.match(text, hit)
+    if not header:
         return
-    j, quote = m.end(), m.group(1)
-    end = close_quote(text, j, quote) if quote else line_end(text, j)
-    sm = _SCHEME.match(text, j, end)
-    scheme = sm.group(1).lower() if sm else ""
+    value_pos, quote = header.end(), header.group(1)
+    end = close_quote(text, value_pos, quote) if quote else line_end(text, value_pos)
+    scheme_match = _SCHEME.match(text, value_pos, end)
+    scheme = scheme_match.group(1).lower() if scheme_match else ""
     if scheme in _ONE_TOKEN_SCHEMES:
-        cm = _CRED.match(text, sm.end(), end)
-        v = esc_cut(cm.group()) if cm else ""
+        credential = _CRED.match(text, scheme_match.end(), end)
+        value = esc_cut(credential.group()) if credential else ""
         if (
-            v
-            and not placeholder(v)
-            and not v.startswith(TEMPLATE_START)
-            and not v.lower().startswith(("realm=", "charset=", "error="))
+            value
+            and not placeholder(value)
+            and not value.startswith(TEMPLATE_START)
+            and not value.lower().startswith(("realm=", "charset=", "error="))
         ):  # challenges
             family = {"bearer": "bearer-token", "basic": "basic-auth"}.get(
                 scheme, "authorization-header"
             )
-            out.append((cm.start(), cm.start() + len(v), PRIO[family]))
+            out.append((credential.start(), credential.start() + len(value), PRIO[family]))
     elif scheme in _MULTI_SCHEMES:
         if not quote:
-            end = value_limit(text, j)
-        s, e = sm.end(), len(text[:end].rstrip())
-        if e > s and not placeholder(text[s:e]):
-            out.append((s, e, PRIO["authorization-header"]))
+            end = value_limit(text, value_pos)
+        cred_start, cred_end = scheme_match.end(), len(text[:end].rstrip())
+        if cred_end > cred_start and not placeholder(text[cred_start:cred_end]):
+            out.append((cred_start, cred_end, PRIO["authorization-header"]))
     else:
-        cm = _CRED.match(text, j, end)
-        if sm and cm and cm.end() == sm.end(1):  # a scheme of its own: SSWS <token>
-            cm = _CRED.match(text, sm.end(), end)
+        credential = _CRED.match(text, value_pos, end)
+        if (
+            scheme_match and credential and credential.end() == scheme_match.end(1)
+        ):  # a scheme of its own: SSWS <token>
+            credential = _CRED.match(text, scheme_match.end(), end)
             quote = ""  # (then the token must look like one)
-        v = esc_cut(cm.group()) if cm else ""
-        if v and not placeholder(v) and v.lower() not in _ONE_TOKEN_SCHEMES:  # "Bearer " + t
-            if quote or (len(v) >= 8 and has_digit(v)):
-                out.append((cm.start(), cm.start() + len(v), PRIO["authorization-header"]))
+        value = esc_cut(credential.group()) if credential else ""
+        if (
+            value and not placeholder(value) and value.lower() not in _ONE_TOKEN_SCHEMES
+        ):  # "Bearer " + t
+            if quote or (len(value) >= 8 and has_digit(value)):
+                out.append(
+                    (
+                        credential.start(),
+                        credential.start() + len(value),
+                        PRIO["authorization-header"],
+                    )
+                )
 
 
-def _value_span(text: str, ks: int, ke: int, key: str, family: str) -> tuple[int, int] | None:
-    """Span of the value assigned to the key ``text[ks:ke]``, or None when there is none: where
+def _value_span(
+    text: str, key_start: int, key_end: int, key: str, family: str
+) -> tuple[int, int] | None:
+    """Span of the value assigned to the key ``text[key_start:key_end]``, or None when there is none: where
     it starts and after which separator (_value_start), then what it is (_value_at)."""
-    start = _value_start(text, ks, ke, key, family)
+    start = _value_start(text, key_start, key_end, key, family)
     if start is None or len(start) == 2:  # no value, or found on the way
         return start
-    sep, j, spaced, quoted_key = start
-    return _value_at(text, ks, j, key, family, sep, spaced, quoted_key)
+    sep, value_pos, spaced, quoted_key = start
+    return _value_at(text, key_start, value_pos, key, family, sep, spaced, quoted_key)
 
 
 def _value_start(
-    text: str, ks: int, ke: int, key: str, family: str
+    text: str, key_start: int, key_end: int, key: str, family: str
 ) -> tuple[str, int, bool, bool] | tuple[int, int] | None:
-    """After the key ``text[ks:ke]``: its separator, where its value starts, whether the
+    """After the key ``text[key_start:key_end]``: its separator, where its value starts, whether the
     separator has spaces around it and whether the key is quoted; or, for the forms read whole
     on the way (a call's argument, an XML element, prose, SQL), the value's span or None."""
-    i = ke
-    q = text[ks - 1] if ks else ""
+    pos = key_end
+    quote = text[key_start - 1] if key_start else ""
     quoted_key = False
-    if q and q in QUOTES:  # "password": ... / os.environ["TOKEN"] = ...
-        if text.startswith(q, i):
-            i, quoted_key = i + 1, True
-        elif ks >= 2 and text[ks - 2] == "\\" and text.startswith("\\" + q, i):
-            i, quoted_key = i + 2, True
-        if quoted_key and text.startswith("]", i):
-            i += 1
-    elif q == "<" and text.startswith(">", i):  # <password>x</password>
-        end = text.find("<", i + 1, line_end(text, i))
-        if end > i + 1 and not placeholder(text[i + 1 : end].strip()):
-            return (i + 1, end)
+    if quote and quote in QUOTES:  # "password": ... / os.environ["TOKEN"] = ...
+        if text.startswith(quote, pos):
+            pos, quoted_key = pos + 1, True
+        elif key_start >= 2 and text[key_start - 2] == "\\" and text.startswith("\\" + quote, pos):
+            pos, quoted_key = pos + 2, True
+        if quoted_key and text.startswith("]", pos):
+            pos += 1
+    elif quote == "<" and text.startswith(">", pos):  # <password>x</password>
+        end = text.find("<", pos + 1, line_end(text, pos))
+        if end > pos + 1 and not placeholder(text[pos + 1 : end].strip()):
+            return (pos + 1, end)
         return None
-    if text.startswith(("**", "__"), i):  # **Password:** hunter2
-        i += 2
-    if text.startswith("(", i):  # HTTPBasicAuth("user", "pass")
+    if text.startswith(("**", "__"), pos):  # **Password:** hunter2
+        pos += 2
+    if text.startswith("(", pos):  # HTTPBasicAuth("user", "pass")
         if key.lower().endswith(
             ("auth", "credential", "credentials")
         ):  # PlainCredentials("u", "p")
-            tm = AUTH_PAIR.match(text, i)
-            return tm.span(3) if tm and not placeholder(tm.group(3)) else None
-        am = LAST_STRING_ARG.match(text, i) if SETTER.fullmatch(key.rsplit(".", 1)[-1]) else None
-        if am and " " in am.group(2):
+            pair_match = AUTH_PAIR.match(text, pos)
+            return (
+                pair_match.span(3) if pair_match and not placeholder(pair_match.group(3)) else None
+            )
+        arg_match = (
+            LAST_STRING_ARG.match(text, pos) if SETTER.fullmatch(key.rsplit(".", 1)[-1]) else None
+        )
+        if arg_match and " " in arg_match.group(2):
             return None  # questionary.password("Enter it:")
-        return am.span(2) if am and not placeholder(am.group(2)) else None  # setPassword("x"),
+        return (
+            arg_match.span(2) if arg_match and not placeholder(arg_match.group(2)) else None
+        )  # setPassword("x"),
         #                                                             keyring.set_password(s, u, "x")
-    named = None if _PLAIN_ASSIGNMENT.match(text, i) else _named_value(text, ks, ke, i)
-    m = None if named is not None else SEP.match(text, i)
+    named = (
+        None if _PLAIN_ASSIGNMENT.match(text, pos) else _named_value(text, key_start, key_end, pos)
+    )
+    sep_match = None if named is not None else SEP.match(text, pos)
     if named is not None and text[named - 1] == ">":  # <entry key="password">x</entry>
         span = _prose_span(text, named)  # (one word that reads as a secret)
         if span is None:
             return None
-        lt = text.find("<", span[0], span[1])
-        return (span[0], lt) if lt > span[0] else span if lt == -1 else None
+        tag_end = text.find("<", span[0], span[1])
+        return (span[0], tag_end) if tag_end > span[0] else span if tag_end == -1 else None
     if named is not None:  # {"name": "DB_PASSWORD", "value": "x"}
-        sep, j, spaced = "=", named, False
-    elif family == "password" and (q := _SQL_QUOTED.match(text, i)) is not None:
-        return quoted_span(text, q.end()) or None  # ALTER USER u WITH PASSWORD 'x'
-    elif m:
-        sep, j = m.group(1), m.end()
-        spaced = text[i] in " \t" and text[j - 1] in " \t"
-        if text.startswith(("**", "__"), j) and text[j + 2 : j + 3] in (" ", "\t"):
-            j = WS.match(text, j + 2).end()
+        sep, value_pos, spaced = "=", named, False
+    elif family == "password" and (sql_quote := _SQL_QUOTED.match(text, pos)) is not None:
+        return quoted_span(text, sql_quote.end()) or None  # ALTER USER u WITH PASSWORD 'x'
+    elif sep_match:
+        sep, value_pos = sep_match.group(1), sep_match.end()
+        spaced = text[pos] in " \t" and text[value_pos - 1] in " \t"
+        if text.startswith(("**", "__"), value_pos) and text[value_pos + 2 : value_pos + 3] in (
+            " ",
+            "\t",
+        ):
+            value_pos = BLANKS.match(text, value_pos + 2).end()
     elif (
         key.lower() in ("password", "passwd")
-        and WS.match(text, i)
-        and NETRC.search(text, logical_line_start(text, ks, 256), ks)
+        and BLANKS.match(text, pos)
+        and NETRC.search(text, logical_line_start(text, key_start, 256), key_start)
     ):
-        m = WS.match(text, i)  # .netrc: machine h login u password p
-        sep, j, spaced = " ", m.end(), False
+        sep_match = BLANKS.match(text, pos)  # .netrc: machine h login u password p
+        sep, value_pos, spaced = " ", sep_match.end(), False
     elif key.startswith("-"):  # --password hunter2
-        m = WS.match(text, i)
-        if not m:
+        sep_match = BLANKS.match(text, pos)
+        if not sep_match:
             return None
-        sep, j, spaced = " ", m.end(), False
-    elif (m := _PROSE_IS.match(text, i)) is not None:  # "the db password is hunter2",
-        return _prose_span(text, m.end())  # "set the password to X"
-    elif not key.endswith(".") and (m := WS.match(text, i)) is not None:
-        return _spaced_span(text, m.end(), family, key)  # "password   X", "aws_secret_access_key K"
+        sep, value_pos, spaced = " ", sep_match.end(), False
+    elif (sep_match := _PROSE_IS.match(text, pos)) is not None:  # "the db password is hunter2",
+        return _prose_span(text, sep_match.end())  # "set the password to X"
+    elif not key.endswith(".") and (sep_match := BLANKS.match(text, pos)) is not None:
+        return _spaced_span(
+            text, sep_match.end(), family, key
+        )  # "password   X", "aws_secret_access_key K"
     else:
         return None
-    return sep, j, spaced, quoted_key
+    return sep, value_pos, spaced, quoted_key
 
 
 def _value_at(
-    text: str, ks: int, j: int, key: str, family: str, sep: str, spaced: bool, quoted_key: bool
+    text: str,
+    key_start: int,
+    value_pos: int,
+    key: str,
+    family: str,
+    sep: str,
+    spaced: bool,
+    quoted_key: bool,
 ) -> tuple[int, int] | None:
-    """The span of the value that starts at ``j`` after the key at ``ks`` and its separator
+    """The span of the value that starts at ``value_pos`` after the key at ``key_start`` and its separator
     ``sep``: quoted, a structure's credential, or unquoted (_unquoted_value)."""
-    n = len(text)
-    if j >= n:
+    text_len = len(text)
+    if value_pos >= text_len:
         return None
-    q = text[ks - 1] if ks else ""
+    key_quote = text[key_start - 1] if key_start else ""
     if (
-        q in QUOTES
-        and q
+        key_quote in QUOTES
+        and key_quote
         and not quoted_key
         and (
-            text.startswith(q, j)
-            or (text.startswith("\\" + q, j) and text[ks - 2 : ks - 1] == "\\")
+            text.startswith(key_quote, value_pos)
+            or (
+                text.startswith("\\" + key_quote, value_pos)
+                and text[key_start - 2 : key_start - 1] == "\\"
+            )
         )
     ):
         return None  # input("Password: "): a prompt's text
-    if text[j] in QUOTES and text[j + 1 : j + 2] in ("", ")", ",", "]", ";", "}", "+", ".", "\n"):
+    if text[value_pos] in QUOTES and text[value_pos + 1 : value_pos + 2] in (
+        "",
+        ")",
+        ",",
+        "]",
+        ";",
+        "}",
+        "+",
+        ".",
+        "\n",
+    ):
         return None  # ask("the admin password:"): it closes
-    quoted = quoted_span(text, j)
+    quoted = quoted_span(text, value_pos)
     if quoted is not None:
         if quoted and family == "generic-secret" and short_word(text[quoted[0] : quoted[1]], key):
             return None  # {"token": "Hello", "logprob": -0.3}
         return quoted or None
-    c = text[j]
-    if c in "{[(":
-        tm = AUTH_PAIR.match(text, j) if c == "(" else None
-        if tm and not placeholder(tm.group(3)):  # auth=("user", "pass")
-            return tm.span(3)
-        bm = ODBC_BRACED.match(text, j) if c == "{" else None
-        if bm and not placeholder(bm.group()):  # ODBC: PWD={p;w};
-            return bm.span(1)
+    first = text[value_pos]
+    if first in "{[(":
+        pair_match = AUTH_PAIR.match(text, value_pos) if first == "(" else None
+        if pair_match and not placeholder(pair_match.group(3)):  # auth=("user", "pass")
+            return pair_match.span(3)
+        braced = ODBC_BRACED.match(text, value_pos) if first == "{" else None
+        if braced and not placeholder(braced.group()):  # ODBC: PWD={p;w};
+            return braced.span(1)
         return None  # a structure: its own keys speak for it
-    return _unquoted_value(text, ks, j, key, family, sep, spaced, quoted_key)
+    return _unquoted_value(text, key_start, value_pos, key, family, sep, spaced, quoted_key)
 
 
 def _unquoted_value(
-    text: str, ks: int, j: int, key: str, family: str, sep: str, spaced: bool, quoted_key: bool
+    text: str,
+    key_start: int,
+    value_pos: int,
+    key: str,
+    family: str,
+    sep: str,
+    spaced: bool,
+    quoted_key: bool,
 ) -> tuple[int, int] | None:
-    """The span of an unquoted value at ``j``, or None when it reads as no secret: a template,
+    """The span of an unquoted value at ``value_pos``, or None when it reads as no secret: a template,
     prose, a type, a variable, code, a path, a count."""
-    n = len(text)
-    raw = UNQUOTED_VALUE.match(text, j, j + 4096).group()
+    text_len = len(text)
+    raw = UNQUOTED_VALUE.match(text, value_pos, value_pos + 4096).group()
     if not raw:
         return None
-    rend = j + len(raw)
+    rend = value_pos + len(raw)
     if raw.startswith(TEMPLATE_START) or placeholder(raw):
         return None  # ${{ secrets.X }}, {{ .Values.x }}, $(cmd)
     if (
@@ -286,7 +342,7 @@ def _unquoted_value(
         and not quoted_key
         and text[rend : rend + 1] == " "
         and text[rend + 1 : rend + 2].isalpha()
-        and (family != "password" or not line_prefix_blank(text, ks))
+        and (family != "password" or not line_prefix_blank(text, key_start))
     ):
         return None  # prose: "invalid token: expected string"
     if (
@@ -296,7 +352,7 @@ def _unquoted_value(
     ):
         return None  # Rust: password: &str, &'a str, &mut
     if sep == ":" and raw in BLOCK:  # YAML block scalar: the indented lines
-        return _yaml_block(text, ks, rend)
+        return _yaml_block(text, key_start, rend)
     if (
         sep == ":"
         and TYPE_START.match(raw)
@@ -309,68 +365,77 @@ def _unquoted_value(
     ):
         # token: str = "abc"  -> the default (not from the next line of JSON text). The "=" of a
         # DEFAULT match is the first one, and no \n or \r escape ends after it.
-        eq = text.find("=", rend, rend + 201)
-        if eq == -1 or "\\n" in text[rend:eq] or "\\r" in text[rend:eq]:
+        equals_at = text.find("=", rend, rend + 201)
+        if equals_at == -1 or "\\n" in text[rend:equals_at] or "\\r" in text[rend:equals_at]:
             return None
-        dm = DEFAULT.match(text, rend)
-        if not dm or dm.end() >= n:
+        default_match = DEFAULT.match(text, rend)
+        if not default_match or default_match.end() >= text_len:
             return None
-        return _default_span(text, dm.end())
+        return _default_span(text, default_match.end())
     if sep == " " and (raw[0] in "-<>|&;" or raw.lower() in STOPWORDS):  # (< a redirect)
         return None
     if family == "generic-secret" and (short_word(raw, key) or _YAML_TAG.fullmatch(raw)):
         return None  # auth: ldap, api_key: !ENV ${API_KEY}
-    return _plain_value(text, ks, j, raw, key, family, sep, spaced)
+    return _plain_value(text, key_start, value_pos, raw, key, family, sep, spaced)
 
 
 def _plain_value(
-    text: str, ks: int, j: int, raw: str, key: str, family: str, sep: str, spaced: bool
+    text: str,
+    key_start: int,
+    value_pos: int,
+    raw: str,
+    key: str,
+    family: str,
+    sep: str,
+    spaced: bool,
 ) -> tuple[int, int] | None:
-    """The span of the unquoted value ``raw`` at ``j`` once it reads as one (_unquoted_value):
+    """The span of the unquoted value ``raw`` at ``value_pos`` once it reads as one (_unquoted_value):
     cut where a next parameter starts, without trailing punctuation, and not code, a variable,
     a working directory, a count, a path or a type; a password runs on over its words."""
-    v = raw
-    if ";" in v or "&" in v:
-        cm = CUT.search(v)
-        if cm:
-            v = v[: cm.start()]  # Password=x;Database=y  /  ?token=x&user=y
-    stripped = v.rstrip(TRAIL)
-    trailing, v = v[len(stripped) :], stripped
-    if not v or (v != raw and placeholder(v)) or v.lower() in CODE_WORDS:
+    value = raw
+    if ";" in value or "&" in value:
+        cut = CUT.search(value)
+        if cut:
+            value = value[: cut.start()]  # Password=x;Database=y  /  ?token=x&user=y
+    stripped = value.rstrip(TRAIL)
+    trailing, value = value[len(stripped) :], stripped
+    if not value or (value != raw and placeholder(value)) or value.lower() in CODE_WORDS:
         return None
-    if CALL.match(raw) or ATTR_CHAIN.fullmatch(v.rstrip("!")) and _code_name(v.rstrip("!")):
+    if CALL.match(raw) or ATTR_CHAIN.fullmatch(value.rstrip("!")) and _code_name(value.rstrip("!")):
         return None  # get_password(), os.environ[...], cfg.pw
-    if IDENT.fullmatch(v) and (spaced or trailing[:1] in (",", ")")) and _variable_name(v):
-        lv = v.lower()
+    if IDENT.fullmatch(value) and (spaced or trailing[:1] in (",", ")")) and _variable_name(value):
+        lowered = value.lower()
         if (
-            "_" in v
-            or lv == key.lower().strip("-")
-            or lv in VAR_NAMES
-            or HAS_STRONG_WORD.search(lv)
+            "_" in value
+            or lowered == key.lower().strip("-")
+            or lowered in VAR_NAMES
+            or HAS_STRONG_WORD.search(lowered)
         ):
             return None  # password = password: a variable
-    if key.lower().strip("-") in ("pwd", "oldpwd") and v[:1] in ("/", "~", "."):
+    if key.lower().strip("-") in ("pwd", "oldpwd") and value[:1] in ("/", "~", "."):
         return None  # the shell's working directory
-    if key.lower() == "pass" and v.isdigit():
+    if key.lower() == "pass" and value.isdigit():
         return None  # "pass: 3  fail: 1" is a count
     if family != "password":
-        if len(v) <= 6 and v.replace(":", "").isdigit():
+        if len(value) <= 6 and value.replace(":", "").isdigit():
             return None  # a count, a line number (auth.go:88)
-        if PATH_VALUE.fullmatch(v) and not looks_random(v) or NAME_PATH.fullmatch(v):
+        if PATH_VALUE.fullmatch(value) and not looks_random(value) or NAME_PATH.fullmatch(value):
             return None  # ..._CREDENTIALS=/home/me/sa.json
-        if sep == ":" and PASCAL_TYPE.fullmatch(v) and trailing[:1] in (";", ",", ")", "|"):
+        if sep == ":" and PASCAL_TYPE.fullmatch(value) and trailing[:1] in (";", ",", ")", "|"):
             return None  # token: AccessToken;  (a type)
-    end = j + len(v)
-    if family == "password" and sep == ":" and line_prefix_blank(text, ks):
-        end = len(text[: value_limit(text, j)].rstrip())  # "password: correct horse battery"
+    end = value_pos + len(value)
+    if family == "password" and sep == ":" and line_prefix_blank(text, key_start):
+        end = len(
+            text[: value_limit(text, value_pos)].rstrip()
+        )  # "password: correct horse battery"
     elif (
         family == "password"
         and sep == "="
-        and (words := PASSPHRASE_TAIL.match(text, end, value_limit(text, j)))
-        and (line_prefix_blank(text, ks) or text[:ks].rstrip().endswith("export"))
+        and (words := PASSPHRASE_TAIL.match(text, end, value_limit(text, value_pos)))
+        and (line_prefix_blank(text, key_start) or text[:key_start].rstrip().endswith("export"))
     ):
         end = words.end()  # .env/INI: DB_PASSWORD=open sesame 42
-    return (j, end)
+    return (value_pos, end)
 
 
 # A secret's name given where its value follows: as a name field's value, as the first argument
@@ -406,13 +471,13 @@ _NAMED_FORMS = tuple(
 _PLAIN_ASSIGNMENT = lazy(r"\\?[\"']?[ \t]*+[=:](?![ \t]*+\{)")
 
 
-def _named_value(text: str, ks: int, ke: int, i: int) -> int | None:
-    """Where the value of the name ``text[ks:ke]`` (its value may follow from ``i``) starts in
+def _named_value(text: str, key_start: int, key_end: int, pos: int) -> int | None:
+    """Where the value of the name ``text[key_start:key_end]`` (its value may follow from ``pos``) starts in
     one of _NAMED_FORMS, or None."""
     for before, value in _NAMED_FORMS:  # (the value's lead first: it seldom matches)
-        m = value.match(text, i)
-        if m and before.search(text, max(0, ks - 80), ke):
-            return m.end()
+        value_match = value.match(text, pos)
+        if value_match and before.search(text, max(0, key_start - 80), key_end):
+            return value_match.end()
     return None
 
 
@@ -439,58 +504,62 @@ _HEX_KEY = lazy(
 _YAML_TAG = lazy(r"![A-Za-z_]{1,30}")
 
 
-def _code_name(v: str) -> bool:
-    """Whether ``v``, an identifier or a dotted chain of them, is shaped like names in code
+def _code_name(name: str) -> bool:
+    """Whether ``name``, an identifier or a dotted chain of them, is shaped like names in code
     (``settings.db_password``, ``cfg.pw``, ``s3.Client``), not like a secret that happens to
     fit the same characters (``m4ple.Syrup42``, Vault's ``s.PbLtvfkymKhbtWQ4UO3XCoNq``): no
     digit runs on into lower case letters, and no part of 12 characters or more looks random."""
-    if DIGIT_THEN_LOWER.search(v.split(".", 1)[0]):
+    if DIGIT_THEN_LOWER.search(name.split(".", 1)[0]):
         return False  # (self.oauth2token, ctx.k8sClient stay)
     return not any(
         len(part) >= 12
         and has_digit(part)
         and looks_random(part)
         and sum(map(len, HUMPS.findall(part))) <= len(part) / 2  # (Ed25519PrivateKey)
-        for part in v.split(".")
+        for part in name.split(".")
     )
 
 
-def _variable_name(v: str) -> bool:
+def _variable_name(name: str) -> bool:
     """An identifier in one case style (``user_password``, ``DB_PASS``, ``dbPassword``) rather
     than a password with an underscore in it (``dragonFly_88``, ``Summer_2024``)."""
-    core = v.strip("_")  # (_private, __dunder__)
-    return _code_name(v) and (
+    core = name.strip("_")  # (_private, __dunder__)
+    return _code_name(name) and (
         "_" not in core or core.islower() or core.isupper() or not core.rsplit("_", 1)[1].isdigit()
     )  # (DB_PASSWORD_v2)
 
 
-def short_word(v: str, key: str) -> bool:
+def short_word(value: str, key: str) -> bool:
     """A short word under a name that often holds one: auth: ldap, {"token": "Hello"}."""
-    w = v.strip()
-    return len(w) < 8 and w.isalpha() and key.lower().rstrip("\"'").endswith(("auth", "token"))
+    word = value.strip()
+    return (
+        len(word) < 8 and word.isalpha() and key.lower().rstrip("\"'").endswith(("auth", "token"))
+    )
 
 
-def _spaced_span(text: str, j: int, family: str, key: str) -> tuple[int, int] | None:
+def _spaced_span(text: str, value_pos: int, family: str, key: str) -> tuple[int, int] | None:
     """The value after a key and whitespace alone: a password that reads as one (see
     _prose_span), or any secret that looks random (prose after "token" or "key" stays). After
     a bare "pass" (a verb too: "pass X-Api-Key ...") only a random one."""
     if key.lower() == "pass":
         family = ""
-    span = _prose_span(text, j)
+    span = _prose_span(text, value_pos)
     if span is None or "=" in text[span[0] : span[1]]:
         return None  # (another assignment: request_id=...)
-    v = text[span[0] : span[1]]
-    return span if family == "password" or looks_random(v) or _HEX_KEY.fullmatch(v) else None
+    value = text[span[0] : span[1]]
+    return (
+        span if family == "password" or looks_random(value) or _HEX_KEY.fullmatch(value) else None
+    )
 
 
-def _prose_span(text: str, j: int) -> tuple[int, int] | None:
+def _prose_span(text: str, value_pos: int) -> tuple[int, int] | None:
     """The value in "… password is X": X when it reads as a secret, not as a word: six
     characters or more with a digit or with the case changing three times or more ("is
     incorrect", "is JWT-based" stay), and not code or a placeholder."""
-    m = _PROSE_VALUE.match(text, j)
-    if not m:
+    found = _PROSE_VALUE.match(text, value_pos)
+    if not found:
         return None
-    value = m.group(2).rstrip(TRAIL)
+    value = found.group(2).rstrip(TRAIL)
     letters = [c.isupper() for c in value if c.isalpha()]
     case_changes = sum(a != b for a, b in zip(letters, letters[1:]))
     if (
@@ -504,203 +573,233 @@ def _prose_span(text: str, j: int) -> tuple[int, int] | None:
         and _code_name(value)
     ):
         return None
-    return (m.start(2), m.start(2) + len(value))
+    return (found.start(2), found.start(2) + len(value))
 
 
-def quoted_span(text: str, j: int) -> tuple[int, int] | tuple[()] | None:
-    """For a string starting at ``j`` (quote, JSON-escaped quote, or Python's ``r"``/``b'``/
+def quoted_span(text: str, pos: int) -> tuple[int, int] | tuple[()] | None:
+    """For a string starting at ``pos`` (quote, JSON-escaped quote, or Python's ``r"``/``b'``/
     ``f"`` prefixes and a quote): the span of its value, or ``()`` when that value is empty or
     a placeholder; None when no string starts there."""
-    if text[j] in STR_PREFIX_CHARS:
-        pm = STR_PREFIX.match(text, j)
-        if pm:
-            j = pm.end()
-    c = text[j]
-    if not (c in QUOTES or (c == "\\" and text[j + 1 : j + 2] in ('"', "'"))):
+    if text[pos] in STR_PREFIX_CHARS:
+        prefix = STR_PREFIX.match(text, pos)
+        if prefix:
+            pos = prefix.end()
+    first = text[pos]
+    if not (first in QUOTES or (first == "\\" and text[pos + 1 : pos + 2] in ('"', "'"))):
         return None
-    quote = text[j : j + 2] if c == "\\" else c
-    start = j + len(quote)
+    quote = text[pos : pos + 2] if first == "\\" else first
+    start = pos + len(quote)
     end = close_quote(text, start, quote)
-    v = text[start:end]
-    return (start, end) if v and not placeholder(v) else ()
+    value = text[start:end]
+    return (start, end) if value and not placeholder(value) else ()
 
 
-def _default_span(text: str, j: int) -> tuple[int, int] | None:
+def _default_span(text: str, value_pos: int) -> tuple[int, int] | None:
     """The default value after a type annotation (``token: str = "abc"``)."""
-    quoted = quoted_span(text, j)
+    quoted = quoted_span(text, value_pos)
     if quoted is not None:
         return quoted or None
-    raw = UNQUOTED_VALUE.match(text, j, j + 4096).group()
-    v = raw.rstrip(TRAIL)
-    if not v or placeholder(v) or CALL.match(raw) or ATTR_CHAIN.fullmatch(v) or IDENT.fullmatch(v):
+    raw = UNQUOTED_VALUE.match(text, value_pos, value_pos + 4096).group()
+    value = raw.rstrip(TRAIL)
+    if (
+        not value
+        or placeholder(value)
+        or CALL.match(raw)
+        or ATTR_CHAIN.fullmatch(value)
+        or IDENT.fullmatch(value)
+    ):
         return None
-    return (j, j + len(v))
+    return (value_pos, value_pos + len(value))
 
 
-def _yaml_block(text: str, ks: int, after: int) -> tuple[int, int] | None:
+def _yaml_block(text: str, key_start: int, after: int) -> tuple[int, int] | None:
     """The lines of a YAML block scalar (``password: |``): those indented past the key."""
-    indent = ks - (text.rfind("\n", 0, ks) + 1)
+    indent = key_start - (text.rfind("\n", 0, key_start) + 1)
     pos = line_end(text, after) + 1
-    first, last, n = pos, None, len(text)
-    while pos < n:
-        le = line_end(text, pos)
-        line = text[pos:le]
+    first, last, text_len = pos, None, len(text)
+    while pos < text_len:
+        line_stop = line_end(text, pos)
+        line = text[pos:line_stop]
         body = line.lstrip(" \t")
         if body and len(line) - len(body) <= indent:
             break
         if body:
-            last = le
-        pos = le + 1
+            last = line_stop
+        pos = line_stop + 1
     return None if last is None else (first, last)
 
 
 _B64CH = ALNUM | {"+", "/", "_", "-"}
 
 
-def _in_random_run(text: str, ks: int, ke: int) -> bool:
-    """Whether the key ``text[ks:ke]`` is part of a random base64 run (a digest, a blob)."""
-    i, lim = ks, max(0, ks - 200)
-    while i > lim and text[i - 1] in _B64CH:
-        i -= 1
-    run = text[i:ke].rstrip("=")
+def _in_random_run(text: str, key_start: int, key_end: int) -> bool:
+    """Whether the key ``text[key_start:key_end]`` is part of a random base64 run (a digest, a blob)."""
+    run_start, lim = key_start, max(0, key_start - 200)
+    while run_start > lim and text[run_start - 1] in _B64CH:
+        run_start -= 1
+    run = text[run_start:key_end].rstrip("=")
     return len(run) >= 24 and looks_random(run)
 
 
 _PATHCH = WORD | {".", "-", "/", "~", "@", "+"}
 
 
-def _file_path_before(text: str, ks: int, ke: int) -> bool:
-    """Whether the name ``text[ks:ke]`` ends a file path (PATH_VALUE: ``/etc/passwd``,
+def _file_path_before(text: str, key_start: int, key_end: int) -> bool:
+    """Whether the name ``text[key_start:key_end]`` ends a file path (PATH_VALUE: ``/etc/passwd``,
     ``~/.config/token``): before a colon, an error line's file, not a key. (``/pass:x`` alone, as Windows' cmdkey
     takes it, stays a key, as do ``example.com/api-token`` and an SSM parameter's quoted
     ``"/prod/db_password"``.)"""
-    i, lim = ks - 1, max(0, ks - 512)
-    while i > lim and text[i - 1] in _PATHCH:
-        i -= 1
-    return PATH_VALUE.fullmatch(text, i, ke) is not None
+    path_start, lim = key_start - 1, max(0, key_start - 512)
+    while path_start > lim and text[path_start - 1] in _PATHCH:
+        path_start -= 1
+    return PATH_VALUE.fullmatch(text, path_start, key_end) is not None
 
 
 _CSV_HEADER = lazy(r"[A-Za-z_][\w .-]{0,60}+(?:,[A-Za-z_][\w .-]{0,60}+){1,50}+\r?")
 _CSV_ROWS = 1000  # rows read below a header
 
 
-def _csv_column(text: str, ks: int, ke: int) -> tuple[list[tuple[int, int]], tuple[int, int]]:
-    """When the key ``text[ks:ke]`` is a column of a CSV header line, the spans of that column's
+def _csv_column(
+    text: str, key_start: int, key_end: int
+) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+    """When the key ``text[key_start:key_end]`` is a column of a CSV header line, the spans of that column's
     values in the rows below it (rows with as many fields, without quotes), and where those
     rows start and end."""
-    ls = text.rfind("\n", 0, ks) + 1
-    le = text.find("\n", ke)
-    le = len(text) if le == -1 else le
-    if not _CSV_HEADER.fullmatch(text, ls, le):
+    line_start = text.rfind("\n", 0, key_start) + 1
+    line_stop = text.find("\n", key_end)
+    line_stop = len(text) if line_stop == -1 else line_stop
+    if not _CSV_HEADER.fullmatch(text, line_start, line_stop):
         return [], (0, 0)
-    width, column = text.count(",", ls, le) + 1, text.count(",", ls, ks)
-    spans, first = [], le + 1
+    width, column = (
+        text.count(",", line_start, line_stop) + 1,
+        text.count(",", line_start, key_start),
+    )
+    spans, first = [], line_stop + 1
     for _ in range(_CSV_ROWS):
-        if le >= len(text):
+        if line_stop >= len(text):
             break
-        start, le = le + 1, text.find("\n", le + 1)
-        le = len(text) if le == -1 else le
-        row = text[start:le].rstrip("\r")
+        start, line_stop = line_stop + 1, text.find("\n", line_stop + 1)
+        line_stop = len(text) if line_stop == -1 else line_stop
+        row = text[start:line_stop].rstrip("\r")
         if row.count(",") != width - 1 or '"' in row:
-            le = start - 1
+            line_stop = start - 1
             break
         fields = row.split(",")
-        s = start + sum(len(f) + 1 for f in fields[:column])
+        value_start = start + sum(len(f) + 1 for f in fields[:column])
         value = fields[column].strip()
         if value and not placeholder(value):
-            s += len(fields[column]) - len(fields[column].lstrip())
-            spans.append((s, s + len(value)))
-    return spans, (first, le)
+            value_start += len(fields[column]) - len(fields[column].lstrip())
+            spans.append((value_start, value_start + len(value)))
+    return spans, (first, line_stop)
 
 
-def generic(sc: Scan, out: list[Span]) -> None:
-    text = sc.text
+def generic(scan: Scan, out: list[Span]) -> None:
+    text = scan.text
     hits = []
+    tails: TailRuns  # (a declaration only: no code runs for it)
     strong_run, tails = STRONG_RUN.get, {}
     for needle in KEY_NEEDLES:
         size, api_key = len(needle), needle == b"key"
-        for s, e in sc.key_runs(needle):
-            h = s - size
-            strong = strong_run(text[h:e])
+        for run_start, run_end in scan.key_runs(needle):
+            hit = run_start - size
+            strong = strong_run(text[hit:run_end])
             if strong is None:
-                strong = strong_hit(text, h, e, size, tails)
-            if strong and (not api_key or key_hit_ok(text, h)):
-                hits.append((h, e))
+                strong = strong_hit(text, hit, run_end, size, tails)
+            if strong and (not api_key or key_hit_ok(text, hit)):
+                hits.append((hit, run_end))
     if not hits:
         return
     hits.sort()
-    low = sc.low
+    low = scan.low
     authorization = "authorization" if low.__class__ is str else b"authorization"
-    n = len(text)
+    text_len = len(text)
     done, rows = -1, (0, 0)
-    for h, e in hits:
-        if h < done:
+    for hit, run_end in hits:
+        if hit < done:
             continue
         # (the key goes on past the letters after its needle, or they were too many to count)
-        ke = KEY_FWD.match(text, h).end() if text[e : e + 1] in KEYCH else e
-        done = ke
-        if ke >= n or text[ke] not in AFTER_KEY and text[ke] not in "\r\n,(":
+        key_end = (
+            KEY_FWD.match(text, hit).end() if text[run_end : run_end + 1] in KEYCH else run_end
+        )
+        done = key_end
+        if key_end >= text_len or text[key_end] not in AFTER_KEY and text[key_end] not in "\r\n,(":
             continue  # no separator: prose, or a 200+ char run
-        if low.startswith(authorization, h):
-            _authorization(text, h, out)
-        if h and text[h - 1] in KEYCH:
-            ks = h - KEY_RUN.match(text[max(0, h - 48) : h][::-1]).end()  # the key's start
+        if low.startswith(authorization, hit):
+            _authorization(text, hit, out)
+        if hit and text[hit - 1] in KEYCH:
+            key_start = (
+                hit - KEY_RUN.match(text[max(0, hit - 48) : hit][::-1]).end()
+            )  # the key's start
         else:
-            ks = h
-        if h - ks == 48:
-            lim = max(0, h - 200)
-            while ks > lim and text[ks - 1] in KEYCH:
-                ks -= 1
-            if ks == lim and ks and text[ks - 1] in KEYCH:
+            key_start = hit
+        if hit - key_start == 48:
+            lim = max(0, hit - 200)
+            while key_start > lim and text[key_start - 1] in KEYCH:
+                key_start -= 1
+            if key_start == lim and key_start and text[key_start - 1] in KEYCH:
                 continue  # no real key is 200 characters long
         if (
-            ks < h
-            and ks
-            and text[ks - 1] == "\\"
-            and text[ks] in "nrt"
-            and not (ks > 1 and text[ks - 2] == "\\")
+            key_start < hit
+            and key_start
+            and text[key_start - 1] == "\\"
+            and text[key_start] in "nrt"
+            and not (key_start > 1 and text[key_start - 2] == "\\")
         ):
-            ks += 1  # "\napi_key=..." in JSON: not "napi_key"
-        if ks >= 10 and text.startswith(MARKER_PREFIX, ks - 10):
+            key_start += 1  # "\napi_key=..." in JSON: not "napi_key"
+        if key_start >= 10 and text.startswith(MARKER_PREFIX, key_start - 10):
             continue  # a family name inside a marker
-        if ke - ks == 3 and ks >= 2 and text[ks - 1] == " " and text[ks - 2] in LETTERS:
-            w = ks - 1  # "API key: ...", "Secret key = ..."
-            while w > 0 and ks - w < 16 and text[w - 1] in LETTERS:
-                w -= 1
-            ks = w
-        key = text[ks:ke]
+        if (
+            key_end - key_start == 3
+            and key_start >= 2
+            and text[key_start - 1] == " "
+            and text[key_start - 2] in LETTERS
+        ):
+            word_start = key_start - 1  # "API key: ...", "Secret key = ..."
+            while (
+                word_start > 0 and key_start - word_start < 16 and text[word_start - 1] in LETTERS
+            ):
+                word_start -= 1
+            key_start = word_start
+        key = text[key_start:key_end]
         family = key_family(key.strip(".-"))
         if family is None:
             continue
-        if (text[ke] in "\r\n," or (ks and text[ks - 1] == ",")) and not (
-            rows[0] <= ks < rows[1]
+        if (text[key_end] in "\r\n," or (key_start and text[key_start - 1] == ",")) and not (
+            rows[0] <= key_start < rows[1]
         ):  # (a table's rows are no headers)
-            column, rows = _csv_column(text, ks, ke)  # user,password \n app,hunter2
+            column, rows = _csv_column(text, key_start, key_end)  # user,password \n app,hunter2
             if column:
                 out.extend((s, e, PRIO[family]) for s, e in column)
                 continue
-            if text[ke] in "\r\n," and _named_value(text, ks, ke, ke) is None:
+            if text[key_end] in "\r\n," and _named_value(text, key_start, key_end, key_end) is None:
                 continue  # "- name: DB_PASSWORD\n  value: x" goes on
-        if text[ke] in " \t" and not key.startswith("-"):
-            j = WS.match(text, ke).end()
-            c = text[j : j + 1]
+        if text[key_end] in " \t" and not key.startswith("-"):
+            value_pos = BLANKS.match(text, key_end).end()
+            next_char = text[value_pos : value_pos + 1]
             if (
-                c != "="
-                and c != ":"
+                next_char != "="
+                and next_char != ":"
                 and key.lower() not in ("password", "passwd")
-                and not _PROSE_IS.match(text, ke)
-                and not _spaced_span(text, j, family, key)
+                and not _PROSE_IS.match(text, key_end)
+                and not _spaced_span(text, value_pos, family, key)
                 and not (
-                    text.startswith(("||", "??"), j)  # process.env.KEY || "x"
-                    and _named_value(text, ks, ke, ke) is not None
+                    text.startswith(("||", "??"), value_pos)  # process.env.KEY || "x"
+                    and _named_value(text, key_start, key_end, key_end) is not None
                 )
             ):
                 continue  # prose: "the token expired"
-        if (ke - ks >= 24 or ks and text[ks - 1] in "+/") and _in_random_run(text, ks, ke):
+        if (
+            key_end - key_start >= 24 or key_start and text[key_start - 1] in "+/"
+        ) and _in_random_run(text, key_start, key_end):
             continue  # "Pwd" inside base64: no key name
-        if text[ke] == ":" and ks and text[ks - 1] == "/" and _file_path_before(text, ks, ke):
+        if (
+            text[key_end] == ":"
+            and key_start
+            and text[key_start - 1] == "/"
+            and _file_path_before(text, key_start, key_end)
+        ):
             continue  # "grep: /etc/passwd: Permission denied"
-        span = _value_span(text, ks, ke, key, family)
+        span = _value_span(text, key_start, key_end, key, family)
         if span and span[1] > span[0]:
             out.append((span[0], span[1], PRIO[family]))
             done = max(done, span[1])

@@ -44,6 +44,13 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks im
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
+    # what the prefilter reports present and a pass skips: a needle (a str searched in the
+    # text, bytes in its lowered copy) or a needle-less rule's regex
+    Trigger = str | bytes | LazyPattern
+    # the literals an accelerator found in the lowered text and in the text, and the key
+    # needles' runs (see Scan.key_runs)
+    Found = tuple[set[str], set[str], dict[bytes, list[tuple[int, int]]]]
+
 
 # The steps of a pass, each with every trigger it looks for: a step none of whose triggers
 # occurs is not run. A token rule's trigger is its needle, or its regex when it has none.
@@ -89,7 +96,7 @@ _RULE_SEARCHES: list[tuple[str, tuple, tuple | None]] = []
 _WITHIN: dict[str, list] = {".com/": [".com/webhook"]}  # literal: needles (Teams' webhooks:
 _AFTER: list[tuple[bytes, LazyPattern, str]] = []  # shaped.token_rules); (trigger,
 for _rule in RULES:  # pattern, needle)
-    _how = _rule.presence or ("search", rare_first(_rule.needle)[0], (_rule.needle,))
+    _how: tuple = _rule.presence or ("search", rare_first(_rule.needle)[0], (_rule.needle,))
     if _how[0] == "search":
         _RULE_SEARCHES.append((_how[1], (_rule.needle or _rule.regex,), _how[2]))
     elif _how[0] == "within":
@@ -114,13 +121,13 @@ def _by_first_char(entries: tuple) -> tuple:
     compiled)."""
     groups: dict[str, tuple[list, list, list | None]] = {}
     for pattern, triggers, literals in entries:
-        k = 2 if pattern[0] == "\\" else 1  # (an escaped first character)
-        assert k == 2 or pattern[0] not in "()[]{}.^$*+?|", pattern
-        rests, trigs, lits = groups.setdefault(pattern[k - 1], ([], [], []))
-        rests.append(pattern[k:])
+        first_len = 2 if pattern[0] == "\\" else 1  # (an escaped first character)
+        assert first_len == 2 or pattern[0] not in "()[]{}.^$*+?|", pattern
+        rests, trigs, lits = groups.setdefault(pattern[first_len - 1], ([], [], []))
+        rests.append(pattern[first_len:])
         trigs += triggers
         if literals is None or lits is None:
-            groups[pattern[k - 1]] = (rests, trigs, None)
+            groups[pattern[first_len - 1]] = (rests, trigs, None)
         else:
             lits += literals
     return tuple(
@@ -154,7 +161,12 @@ assert (
 # after whitespace (curl's user, as schemes wants it), a password flag of _FLAG_PROGRAMS, and
 # those that read a password from stdin (sudo -S, --password-stdin, passwd --stdin).
 _SHORT_FLAGS = lazy(r"-(?:(?<=(?<!\S)-)([%sSu])|(?<=(?<!\S)--)u|(stdin))" % FLAG_LETTERS)
-_FLAG_TRIGGER = {**dict.fromkeys(FLAG_LETTERS, "-p"), "u": "-u", "S": b"stdin", "stdin": b"stdin"}
+_FLAG_TRIGGER: dict[str, str | bytes] = {
+    **dict.fromkeys(FLAG_LETTERS, "-p"),
+    "u": "-u",
+    "S": b"stdin",
+    "stdin": b"stdin",
+}
 _FLAG_LITERALS = frozenset({*(f"-{c}" for c in FLAG_LETTERS + "Su"), "-stdin"})  # (every match
 #                                                                                   holds one)
 
@@ -185,7 +197,7 @@ _LONGEST_LITERAL = max(map(len, _LOW_LITERALS + _TEXT_LITERALS))
 _WINDOW = 1 << 16
 
 
-def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
+def _load_accelerator(text: str, low: str) -> Found | None:
     """Build the accelerator and scan with it (the first scan loads it, so a process that never
     redacts pays nothing); without a working ahocorasick-rs, turn it off and return None."""
     global _accelerator
@@ -211,22 +223,27 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
         if len(data) <= _WINDOW:
             yield 0, data
             return
-        for a in range(0, len(data), _WINDOW):
-            yield a, data[a : a + _WINDOW + reach]
+        for start in range(0, len(data), _WINDOW):
+            yield start, data[start : start + _WINDOW + reach]
 
-    def literals_in(text: str, low: str) -> tuple[set, set, dict] | None:
+    def literals_in(text: str, low: str) -> Found | None:
         """The literals in the lowered text, those in the text, and the key needles' runs; None
         for a text that is not ASCII (the standard path takes it)."""
         if not text.isascii():
             return None
+        known: dict[bytes, list[tuple[int, int]]]  # (declarations only: no code runs for them)
+        in_low: set[str]
+        in_text: set[str]
         in_low, in_text, known = set(), set(), {}
-        for a, window in windows(low.encode()):
-            for i, start, end in find_low(window, overlapping=True):
-                word = _LOW_LITERALS[i]
+        for window_start, window in windows(low.encode()):
+            for literal_index, start, end in find_low(window, overlapping=True):
+                word = _LOW_LITERALS[literal_index]
                 in_low.add(word)
                 needle = key_of(word)
                 if needle is not None and start < _WINDOW:  # (else the next window's)
-                    known.setdefault(needle, []).append((a + end, letters(low, a + end).end()))
+                    known.setdefault(needle, []).append(
+                        (window_start + end, letters(low, window_start + end).end())
+                    )
         for _, window in windows(text.encode()):
             in_text.update([_TEXT_LITERALS[i] for i, _, _ in find_text(window, overlapping=True)])
         return in_low, in_text, known
@@ -235,7 +252,7 @@ def _load_accelerator(text: str, low: str) -> tuple[set, set, dict] | None:
     return literals_in(text, low)
 
 
-_accelerator: Callable[[str, str], tuple[set, set, dict] | None] | None = _load_accelerator
+_accelerator: Callable[[str, str], Found | None] | None = _load_accelerator
 
 
 def _scan_line(text: str) -> frozenset:
@@ -251,6 +268,8 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     # The literals that occur: substrings of the text itself, or (accelerated) the set of those
     # the accelerator found; "x in" asks the same question of either.
     accelerator = _accelerator  # (read once: another thread may be loading it)
+    in_low: str | set[str]  # (the text or the literals in it: "x in" asks either)
+    in_text: str | set[str]
     if accelerator is None or (seen := accelerator(text, low)) is None:
         in_low, in_text = low, text
         known = {
@@ -260,7 +279,7 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
         }  # regex engine's)
     else:
         in_low, in_text, known = seen
-    found = list(known)
+    found: list[Trigger] = list(known)
     for pattern, triggers, literals in _LOW_SEARCHES:
         if (
             (in_low is low or not literals.isdisjoint(in_low))
@@ -281,10 +300,10 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     for trigger, pattern, needle in _AFTER:
         if trigger in found and pattern.search(text):
             found.append(needle)
-    flags = set()
+    flags: set[str | bytes] = set()
     if (in_text is text or not _FLAG_LITERALS.isdisjoint(in_text)) and "-" in text:
-        for m in _SHORT_FLAGS.finditer(text):  # (one look at each "-" for -u, -p, sudo -S and
-            flags.add(_FLAG_TRIGGER[m.group(1) or m.group(2) or "u"])  # --password-stdin)
+        for hit in _SHORT_FLAGS.finditer(text):  # (one look at each "-" for -u, -p, sudo -S and
+            flags.add(_FLAG_TRIGGER[hit.group(1) or hit.group(2) or "u"])  # --password-stdin)
             if len(flags) == 3:
                 break
     found += flags
@@ -295,13 +314,13 @@ def _scan_text(text: str) -> tuple[frozenset, str, dict]:
     if "login(" in in_text:
         found.append("login(")
     candidate = ("=" in text or ":" in text) and ENTROPY_CANDIDATE.search(text) is not None
-    for r in ENTROPY_RES:  # (most texts have no candidate; many have no "=")
-        m = r.search(text) if candidate and r.pattern[0] in text else None
-        while m:
-            if looks_random(m.group(1)):
-                found.append(r)
+    for entropy_re in ENTROPY_RES:  # (most texts have no candidate; many have no "=")
+        hit = entropy_re.search(text) if candidate and entropy_re.pattern[0] in text else None
+        while hit:
+            if looks_random(hit.group(1)):
+                found.append(entropy_re)
                 break
-            m = r.search(text, m.end())
+            hit = entropy_re.search(text, hit.end())
     return (frozenset(found) if found else NOTHING), low, known
 
 
@@ -359,6 +378,8 @@ def _present(text: str) -> frozenset | set:
 def present_low(text: str) -> tuple[frozenset | set, str | None, dict | None]:
     """_present, and ``text.lower()`` with the key needles' runs in it when they were
     computed on the way."""
+    low: str | None  # (declarations only: no code runs for them)
+    known: dict | None
     if "\n" not in text:
         found = _recall(text)
         if found is not None:
@@ -435,14 +456,16 @@ def needles_in_markers() -> frozenset:
     markers = " ".join(marker(f) for f in FAMILIES)
     low = markers.lower().encode()
     inside = set()
-    for n in _TRIGGERS:
-        if isinstance(n, (LazyPattern, re.Pattern)):  # (a rule's regex: lazy or compiled)
-            hit = n.search(markers) is not None
-        elif isinstance(n, bytes):
-            hit = n in low
+    for trigger in _TRIGGERS:
+        if isinstance(trigger, (LazyPattern, re.Pattern)):  # (a rule's regex: lazy or compiled)
+            hit = trigger.search(markers) is not None
+        elif isinstance(trigger, bytes):
+            hit = trigger in low
         else:
-            hit = n in markers
+            hit = trigger in markers
         if hit:
-            inside.add(n)
-        assert isinstance(n, (LazyPattern, re.Pattern)) or ("[" not in str(n) and "]" not in str(n))
+            inside.add(trigger)
+        assert isinstance(trigger, (LazyPattern, re.Pattern)) or (
+            "[" not in str(trigger) and "]" not in str(trigger)
+        )
     return frozenset(inside)

@@ -13,7 +13,7 @@ import re
 from ...lazyre import lazy
 from .entropy import looks_random
 from .families import MARKER_PREFIX, MARKER_RE, PRIO, RULES, Span
-from .lexicon import TEMPLATE_START, WS, placeholder
+from .lexicon import BLANKS, TEMPLATE_START, placeholder
 from .named import quoted_span
 from .text import (
     ALNUM,
@@ -61,68 +61,72 @@ TWILIO_AC = lazy(r"AC(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[0-9a-f]{
 TWILIO_SK = lazy(r"SK(?<![0-9A-Za-z]..)[0-9a-f]{32}" + _TWILIO_PAIR % "[A-Za-z0-9]{32}")
 
 
-def vendor_pairs(sc: Scan, out: list[Span]) -> None:
+def vendor_pairs(scan: Scan, out: list[Span]) -> None:
     """Twilio SIDs with their secrets, Mailgun's newer keys."""
     prio = PRIO["twilio-key"]
-    for m in sc.matches(TWILIO_AC):
-        if m.group("secret"):
-            out.append((m.start("secret"), m.end("secret"), prio))
-    for m in sc.matches(TWILIO_SK):
-        out.append((m.start(), m.end(), prio))
-    for m in sc.matches(MAILGUN):
-        out.append((m.start() - 32, m.end(), PRIO["mailgun-key"]))
+    for found in scan.matches(TWILIO_AC):
+        if found.group("secret"):
+            out.append((found.start("secret"), found.end("secret"), prio))
+    for found in scan.matches(TWILIO_SK):
+        out.append((found.start(), found.end(), prio))
+    for found in scan.matches(MAILGUN):
+        out.append((found.start() - 32, found.end(), PRIO["mailgun-key"]))
 
 
-def token_rules(sc: Scan, out: list[Span]) -> None:
-    text = sc.text
-    skip = sc.skip
+def token_rules(scan: Scan, out: list[Span]) -> None:
+    text = scan.text
+    skip = scan.skip
     for trigger, rule in _RULE_TRIGGERS:
         if trigger in skip:
             continue
         left, regex = rule.left, rule.regex
         prev_end = -1  # a token right after another one of the same kind is not "inside a word"
         hits: list[int] | list[re.Match]
-        hits = sc.matches(regex) if rule.needle is None else sc.hits(rule.needle)
+        hits = scan.matches(regex) if rule.needle is None else scan.hits(rule.needle)
         for hit in hits:
-            h = hit if isinstance(hit, int) else hit.start()
+            start = hit if isinstance(hit, int) else hit.start()
             if (
                 left is not None
-                and h
-                and h != prev_end
-                and text[h - 1] in left
-                and not escape_ends_at(text, h)
+                and start
+                and start != prev_end
+                and text[start - 1] in left
+                and not escape_ends_at(text, start)
             ):
                 continue  # (checked before matching: keeps a text of repeated needles linear)
-            m = regex.match(text, h) if isinstance(hit, int) else hit
-            if m is None:
+            found = regex.match(text, start) if isinstance(hit, int) else hit
+            if found is None:
                 continue
             family = rule.family
             if rule.judge is not None:
-                verdict = rule.judge(m)
+                verdict = rule.judge(found)
                 if not verdict:
                     continue
                 if verdict is not True:
                     family = verdict  # (the judge named another family)
-            if placeholder(m.group()):  # ghp_XXXX…, sk-...
+            if placeholder(found.group()):  # ghp_XXXX…, sk-...
                 continue
-            prev_end = m.end()
-            s, e = m.span(rule.group)
+            prev_end = found.end()
+            span_start, span_end = found.span(rule.group)
             if rule.lead:  # sk_live_ / rk_test_ ...
                 if (
-                    s < 1
-                    or text[s - 1] not in rule.lead
-                    or (s >= 2 and text[s - 2] in ALNUM and not escape_ends_at(text, s - 1))
+                    span_start < 1
+                    or text[span_start - 1] not in rule.lead
+                    or (
+                        span_start >= 2
+                        and text[span_start - 2] in ALNUM
+                        and not escape_ends_at(text, span_start - 1)
+                    )
                 ):
                     continue
-                s -= 1
+                span_start -= 1
             if rule.url_back:
-                s = back_over_url(text, s)
-            out.append((s, e, PRIO[family]))
-    for h in sc.hits(".com/webhook"):
-        lo = max(0, h - 90)
-        for m in _TEAMS.finditer(text, lo, min(len(text), h + 700)):
-            if m.start() <= h < m.end():
-                out.append((back_over_url(text, m.start()), m.end(), PRIO["teams-webhook"]))
+                span_start = back_over_url(text, span_start)
+            out.append((span_start, span_end, PRIO[family]))
+    for start in scan.hits(".com/webhook"):
+        window_start = max(0, start - 90)
+        for found in _TEAMS.finditer(text, window_start, min(len(text), start + 700)):
+            if found.start() <= start < found.end():
+                out.append((back_over_url(text, found.start()), found.end(), PRIO["teams-webhook"]))
                 break
 
 
@@ -134,42 +138,42 @@ _PEM_END = lazy(r"-----END[ A-Z0-9]{0,40}?PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = ALNUM | set("+/=\\")
 
 
-def pem(sc: Scan, out: list[Span]) -> None:
-    text = sc.text
+def pem(scan: Scan, out: list[Span]) -> None:
+    text = scan.text
     prio = PRIO["private-key"]
     covered = -1
     ends: list[re.Match] = []
-    for i in sc.hits("-----"):
-        if i < covered:
+    for hit in scan.hits("-----"):
+        if hit < covered:
             continue
-        if text.startswith("BEGIN", i + 5):
-            m = _PEM_BEGIN.match(text, i)
-            if m:
-                e = _PEM_END.search(text, m.end())
-                covered = e.end() if e else len(text)
-                out.append((i, covered, prio))
-        elif text.startswith("END", i + 5):
-            m = _PEM_END.match(text, i)
-            if m:
-                ends.append(m)
-                covered = m.end()
+        if text.startswith("BEGIN", hit + 5):
+            marker = _PEM_BEGIN.match(text, hit)
+            if marker:
+                end_marker = _PEM_END.search(text, marker.end())
+                covered = end_marker.end() if end_marker else len(text)
+                out.append((hit, covered, prio))
+        elif text.startswith("END", hit + 5):
+            marker = _PEM_END.match(text, hit)
+            if marker:
+                ends.append(marker)
+                covered = marker.end()
     # An END whose BEGIN line was cut off (text truncated from the front): the key body before it.
-    for m in ends:
-        out.append((_pem_body_start(text, m.start()), m.end(), prio))
+    for marker in ends:
+        out.append((_pem_body_start(text, marker.start()), marker.end(), prio))
 
 
-def _pem_body_start(text: str, i: int) -> int:
-    """Start of the base64 lines (or one JSON-escaped line) that end at ``i``."""
-    j, lim = i, max(0, i - 20000)
-    while j > lim and text[j - 1] in _PEM_BODY:  # this line, "\\n" escapes included
-        j -= 1
-    while j > lim and text[j - 1] == "\n":  # whole base64 lines above it
-        k = text.rfind("\n", 0, j - 1) + 1
-        line = text[k : j - 1].rstrip("\r")
+def _pem_body_start(text: str, end: int) -> int:
+    """Start of the base64 lines (or one JSON-escaped line) that end at ``end``."""
+    start, lim = end, max(0, end - 20000)
+    while start > lim and text[start - 1] in _PEM_BODY:  # this line, "\\n" escapes included
+        start -= 1
+    while start > lim and text[start - 1] == "\n":  # whole base64 lines above it
+        line_start = text.rfind("\n", 0, start - 1) + 1
+        line = text[line_start : start - 1].rstrip("\r")
         if len(line) < 4 or any(c not in _PEM_BODY for c in line):
             break
-        j = k
-    return j
+        start = line_start
+    return start
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,17 +190,17 @@ _PUTTY_MAC = lazy(r"Private-MAC[ \t]*+:[ \t]*+[0-9A-Fa-f]{0,256}+")
 _PUTTY_REACH = 200_000  # characters between a file's first line, its private lines and MAC
 
 
-def putty(sc: Scan, out: list[Span]) -> None:
-    text = sc.text
+def putty(scan: Scan, out: list[Span]) -> None:
+    text = scan.text
     prio = PRIO["private-key"]
     covered = 0
-    for i in sc.hits("Private-"):
-        if i < covered or not _PUTTY_PRIVATE.match(text, i):
+    for hit in scan.hits("Private-"):
+        if hit < covered or not _PUTTY_PRIVATE.match(text, hit):
             continue
-        head = text.rfind(_PUTTY_HEAD, max(covered, i - _PUTTY_REACH), i)
-        mac = text.find("Private-MAC", i, i + _PUTTY_REACH)
+        head = text.rfind(_PUTTY_HEAD, max(covered, hit - _PUTTY_REACH), hit)
+        mac = text.find("Private-MAC", hit, hit + _PUTTY_REACH)
         covered = _PUTTY_MAC.match(text, mac).end() if mac != -1 else len(text)
-        out.append((i if head == -1 else head, covered, prio))
+        out.append((hit if head == -1 else head, covered, prio))
 
 
 # --------------------------------------------------------------------------------------------
@@ -206,29 +210,29 @@ _AUTHORITY = lazy(r"[^\s/?#\"'<>\\]{0,1024}+")
 _HEX32 = lazy(r"[0-9a-f]{32}")
 
 
-def _mask_markers(s: str) -> str:
-    return MARKER_RE.sub(lambda m: "\0" * len(m.group()), s) if MARKER_PREFIX in s else s
+def _mask_markers(text: str) -> str:
+    return MARKER_RE.sub(lambda m: "\0" * len(m.group()), text) if MARKER_PREFIX in text else text
 
 
-def urls(sc: Scan, out: list[Span]) -> None:
-    text = sc.text
-    n = len(text)
-    for p in sc.hits("://"):
-        if p == 0 or text[p - 1] not in SCHEMECH:
+def urls(scan: Scan, out: list[Span]) -> None:
+    text = scan.text
+    text_len = len(text)
+    for scheme_end in scan.hits("://"):
+        if scheme_end == 0 or text[scheme_end - 1] not in SCHEMECH:
             continue
-        a = p + 3
-        auth_end = _AUTHORITY.match(text, a).end()
-        authority = text[a:auth_end]
-        at = authority.rfind("@")
-        if at < 0:
+        auth_start = scheme_end + 3
+        auth_end = _AUTHORITY.match(text, auth_start).end()
+        authority = text[auth_start:auth_end]
+        at_sign = authority.rfind("@")
+        if at_sign < 0:
             # "scheme://user:pass" cut off at the end of the text: what follows ':' is no port.
-            c = _mask_markers(authority).find(":")
-            if auth_end == n and c > 0:
-                rest = authority[c + 1 :]
+            port_colon = _mask_markers(authority).find(":")
+            if auth_end == text_len and port_colon > 0:
+                rest = authority[port_colon + 1 :]
                 if rest and not rest.isdigit() and not rest.startswith(MARKER_PREFIX):
-                    out.append((a + c + 1, auth_end, PRIO["url-credentials"]))
+                    out.append((auth_start + port_colon + 1, auth_end, PRIO["url-credentials"]))
             continue
-        userinfo = authority[:at]
+        userinfo = authority[:at_sign]
         if (
             not userinfo
             or userinfo.startswith(MARKER_PREFIX)
@@ -237,15 +241,19 @@ def urls(sc: Scan, out: list[Span]) -> None:
             continue
         colon = _mask_markers(userinfo).find(":")
         if colon >= 0:
-            user, pw = userinfo[:colon], userinfo[colon + 1 :]
+            user, password = userinfo[:colon], userinfo[colon + 1 :]
             if _HEX32.fullmatch(user):
-                out.append((a, a + at, PRIO["sentry-dsn"]))  # legacy DSN public:secret
-            elif pw and not placeholder(pw):
-                out.append((a + colon + 1, a + at, PRIO["url-credentials"]))
+                out.append(
+                    (auth_start, auth_start + at_sign, PRIO["sentry-dsn"])
+                )  # legacy DSN public:secret
+            elif password and not placeholder(password):
+                out.append((auth_start + colon + 1, auth_start + at_sign, PRIO["url-credentials"]))
         elif _HEX32.fullmatch(userinfo):
-            out.append((a, a + at, PRIO["sentry-dsn"]))
+            out.append((auth_start, auth_start + at_sign, PRIO["sentry-dsn"]))
         elif len(userinfo) >= 20 and has_digit(userinfo) and any(c in LETTERS for c in userinfo):
-            out.append((a, a + at, PRIO["url-credentials"]))  # https://<token>@host
+            out.append(
+                (auth_start, auth_start + at_sign, PRIO["url-credentials"])
+            )  # https://<token>@host
 
 
 # --------------------------------------------------------------------------------------------
@@ -265,11 +273,11 @@ _USER_GROUP_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "chown", "chgrp
 _COMMAND_WORDS = lazy(r"[^\s;|&]+")
 
 
-def _user_group_flag(text: str, h: int) -> bool:
-    """Whether the -u at ``h`` belongs to a command whose -u takes user:group."""
-    start = logical_line_start(text, h, 300)
-    start = max([start] + [text.rfind(c, start, h) + 1 for c in ";|&"])
-    words = [m.group().rsplit("/", 1)[-1] for m in _COMMAND_WORDS.finditer(text, start, h)]
+def _user_group_flag(text: str, flag: int) -> bool:
+    """Whether the -u at ``flag`` belongs to a command whose -u takes user:group."""
+    start = logical_line_start(text, flag, 300)
+    start = max([start] + [text.rfind(c, start, flag) + 1 for c in ";|&"])
+    words = [m.group().rsplit("/", 1)[-1] for m in _COMMAND_WORDS.finditer(text, start, flag)]
     if any(w in ("curl", "wget", "http", "https") for w in words):
         return False  # docker exec x curl -u: curl's
     return next((w for w in words if w != "sudo"), None) in _USER_GROUP_PROGRAMS
@@ -284,66 +292,70 @@ def _decodes_to_userpass(b64: str) -> bool:
 
     try:
         raw = base64.b64decode(b64 + "=" * (-len(b64) % 4), validate=True)
-        s = raw.decode("utf-8")
+        decoded = raw.decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return False
-    return ":" in s and s.isprintable()
+    return ":" in decoded and decoded.isprintable()
 
 
-def schemes(sc: Scan, out: list[Span]) -> None:
-    text = sc.text
-    for h in sc.hits(b"bearer"):
-        if h and text[h - 1] in LETTERS:
+def schemes(scan: Scan, out: list[Span]) -> None:
+    text = scan.text
+    for hit in scan.hits(b"bearer"):
+        if hit and text[hit - 1] in LETTERS:
             continue
-        m = _BEARER.match(text, h)
-        if m:
-            tok = m.group(1)
+        found = _BEARER.match(text, hit)
+        if found:
+            tok = found.group(1)
             if (len(tok) >= 20 or has_digit(tok)) and not placeholder(tok):
-                out.append((m.start(1), m.end(1), PRIO["bearer-token"]))
-    for h in sc.hits(b"basic"):
-        if h and text[h - 1] in LETTERS:
+                out.append((found.start(1), found.end(1), PRIO["bearer-token"]))
+    for hit in scan.hits(b"basic"):
+        if hit and text[hit - 1] in LETTERS:
             continue
-        m = _BASIC.match(text, h)
-        if m and _decodes_to_userpass(m.group(1)):
-            out.append((m.start(1), m.end(1), PRIO["basic-auth"]))
+        found = _BASIC.match(text, hit)
+        if found and _decodes_to_userpass(found.group(1)):
+            out.append((found.start(1), found.end(1), PRIO["basic-auth"]))
     user_group = any(p in text for p in _USER_GROUP_PROGRAMS)
-    for h in sc.hits("-u"):
-        if h and text[h - 1] == "-":
-            h -= 1  # --user
-            if not text.startswith("--user", h):
+    for hit in scan.hits("-u"):
+        if hit and text[hit - 1] == "-":
+            hit -= 1  # --user
+            if not text.startswith("--user", hit):
                 continue
-        if h and not text[h - 1].isspace():
+        if hit and not text[hit - 1].isspace():
             continue
-        m = _CURL_USER.match(text, h)
-        if m:
-            user, pw = m.group(2), esc_cut(m.group(3))
-            if text.startswith(MARKER_PREFIX, m.start(2)):
+        found = _CURL_USER.match(text, hit)
+        if found:
+            user, password = found.group(2), esc_cut(found.group(3))
+            if text.startswith(MARKER_PREFIX, found.start(2)):
                 continue  # (a user already redacted)
             if user.startswith("+"):
                 continue  # date -u +%H:%M:%S: a format
-            if "@" in user and not _CURL_WORDS.search(text, logical_line_start(text, h, 300), h):
-                continue  # git push -u git@host:repo, rsync -u u@h:/p
-            if not pw and not m.group(1) and looks_random(user):
-                out.append((m.start(2), m.end(2), PRIO["basic-auth"]))  # -u sk_live_...: (Stripe)
-            elif (
-                pw
-                and not (user.isdigit() and pw.isdigit())
-                and not placeholder(pw)
-                and not (user_group and _user_group_flag(text, h))
+            if "@" in user and not _CURL_WORDS.search(
+                text, logical_line_start(text, hit, 300), hit
             ):
-                out.append((m.start(3), m.start(3) + len(pw), PRIO["basic-auth"]))
+                continue  # git push -u git@host:repo, rsync -u u@h:/p
+            if not password and not found.group(1) and looks_random(user):
+                out.append(
+                    (found.start(2), found.end(2), PRIO["basic-auth"])
+                )  # -u sk_live_...: (Stripe)
+            elif (
+                password
+                and not (user.isdigit() and password.isdigit())
+                and not placeholder(password)
+                and not (user_group and _user_group_flag(text, hit))
+            ):
+                out.append((found.start(3), found.start(3) + len(password), PRIO["basic-auth"]))
     # Signed URLs: Azure SAS sig=, X-Amz-Signature=, X-Goog-Signature=
     for needle in (b"sig=", b"signature="):
-        for h in sc.hits(needle):
-            q = h
+        for hit in scan.hits(needle):
+            param_start = hit
             if needle == b"signature=":
-                while q > 0 and text[q - 1] in TOKCH and h - q < 20:
-                    q -= 1
-            if q == 0 or text[q - 1] not in "?&;":
+                while param_start > 0 and text[param_start - 1] in TOKCH and hit - param_start < 20:
+                    param_start -= 1
+            if param_start == 0 or text[param_start - 1] not in "?&;":
                 continue
-            m = _SIGNATURE.match(text, q)
-            if m:
-                out.append((m.start(1), m.end(1), PRIO["url-signature"]))
+            found = _SIGNATURE.match(text, param_start)
+            if found:
+                out.append((found.start(1), found.end(1), PRIO["url-signature"]))
 
 
 # Passwords given as a short flag: ``mysql -pSECRET`` and ``7z a -pSECRET`` (attached: ``-p
@@ -362,42 +374,42 @@ _FLAG_PROGRAMS = lazy(
 _FLAG_VALUE = lazy(r"(\\?[\"'])?((?:[^\s\"'\\]|\\[^\s\"'nrt]){1,256}+)")
 
 
-def password_flags(sc: Scan, out: list[Span]) -> None:
-    text = sc.text
+def password_flags(scan: Scan, out: list[Span]) -> None:
+    text = scan.text
     programs = list(_FLAG_PROGRAMS.finditer(text))  # (found once: a text of flags stays linear)
     if not programs:
         return
     from bisect import bisect_right  # (here: a hook that finds no flag loads no bisect)
 
     ends = [m.end() for m in programs]
-    for h in (m.start() for m in _PASSWORD_FLAG.finditer(text)):
-        k = bisect_right(ends, h) - 1
-        if k < 0:
+    for flag in (m.start() for m in _PASSWORD_FLAG.finditer(text)):
+        program_index = bisect_right(ends, flag) - 1
+        if program_index < 0:
             continue
-        program = programs[k]  # the last one before the flag, on its line
-        if program.start() < logical_line_start(text, h, 300) or any(
-            c in text[program.end() : h] for c in ";|&"
+        program = programs[program_index]  # the last one before the flag, on its line
+        if program.start() < logical_line_start(text, flag, 300) or any(
+            c in text[program.end() : flag] for c in ";|&"
         ):
             continue
         letter = program.lastgroup
-        if letter[0] != text[h + 1]:
+        if letter[0] != text[flag + 1]:
             continue  # redis-cli: -a is the password, -p the port
-        j = h + 2
-        space = WS.match(text, j)
+        value_pos = flag + 2
+        space = BLANKS.match(text, value_pos)
         if letter == "p_attached":
-            if space or j >= len(text):
+            if space or value_pos >= len(text):
                 continue  # mysql -p: it will prompt
         elif space:
-            j = space.end()
+            value_pos = space.end()
         elif program.group() != "sshpass":  # (sshpass -pSECRET works too)
             continue
-        m = _FLAG_VALUE.match(text, j)
-        if not m:
+        found = _FLAG_VALUE.match(text, value_pos)
+        if not found:
             continue
-        value = m.group(2)
+        value = found.group(2)
         if value.startswith(("-", "$", *TEMPLATE_START)) or placeholder(value):
             continue
-        out.append((m.start(2), m.end(2), PRIO["password"]))
+        out.append((found.start(2), found.end(2), PRIO["password"]))
 
 
 # Cookie headers: a session's cookie is its credential. In ``Cookie: a=1; sid=x`` every pair is
@@ -408,37 +420,37 @@ _COOKIE_PAIR = lazy(r"[ \t]*([!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}+)=([^;,\s\"'\\]{1
 _SESSION_NAME = lazy(r"(?i:sess|sid|token|auth|jwt|login|remember|csrf|xsrf)")
 
 
-def cookies(sc: Scan, out: list[Span]) -> None:
-    text, low = sc.text, sc.low
+def cookies(scan: Scan, out: list[Span]) -> None:
+    text, low = scan.text, scan.low
     done = -1
-    for h in sc.hits(b"cookie"):
-        if h < done:
+    for hit in scan.hits(b"cookie"):
+        if hit < done:
             continue  # (inside pairs already read)
-        m = _COOKIE_HEADER.match(low if low.__class__ is str else text.lower(), h)
-        if not m or (h and text[h - 1] in ALNUM):
+        header = _COOKIE_HEADER.match(low if low.__class__ is str else text.lower(), hit)
+        if not header or (hit and text[hit - 1] in ALNUM):
             continue
-        i = done = m.end()
+        pos = done = header.end()
         while True:
-            pair = _COOKIE_PAIR.match(text, i)
+            pair = _COOKIE_PAIR.match(text, pos)
             if not pair:
                 break
-            v = pair.group(2)
+            value = pair.group(2)
             done = pair.end()
             if (
                 (
                     _SESSION_NAME.search(pair.group(1))
-                    and len(v) >= 8
-                    and not v.isdigit()
-                    or len(v) >= 24
-                    and looks_random(v)
+                    and len(value) >= 8
+                    and not value.isdigit()
+                    or len(value) >= 24
+                    and looks_random(value)
                 )
-                and not placeholder(v)
-                and not v.startswith(TEMPLATE_START)
+                and not placeholder(value)
+                and not value.startswith(TEMPLATE_START)
             ):
                 out.append((pair.start(2), pair.end(2), PRIO["generic-secret"]))
-            if m.group(1) or not text.startswith(";", pair.end()):
+            if header.group(1) or not text.startswith(";", pair.end()):
                 break  # Set-Cookie: one cookie, then attributes
-            i = pair.end() + 1
+            pos = pair.end() + 1
 
 
 # A password echoed into a command that reads it from stdin: ``echo 'pw' | sudo -S ...``,
@@ -454,24 +466,26 @@ _READS_STDIN = lazy(
 )
 
 
-def piped_passwords(sc: Scan, out: list[Span]) -> None:
-    text, low = sc.text, sc.low
+def piped_passwords(scan: Scan, out: list[Span]) -> None:
+    text, low = scan.text, scan.low
     lines = set()  # (the lines where a reader is named)
     for needle in ("stdin", "chpasswd", " -s"):
         lit = needle if low.__class__ is str else needle.encode()
-        i = low.find(lit)
-        while i != -1:
-            lines.add(text.rfind("\n", 0, i) + 1)
-            i = low.find(lit, line_end(text, i))
-    for m in (m for ls in sorted(lines) for m in _ECHO_PIPE.finditer(text, ls, line_end(text, ls))):
-        value = m.group(2)
+        pos = low.find(lit)
+        while pos != -1:
+            lines.add(text.rfind("\n", 0, pos) + 1)
+            pos = low.find(lit, line_end(text, pos))
+    for echo in (
+        m for ls in sorted(lines) for m in _ECHO_PIPE.finditer(text, ls, line_end(text, ls))
+    ):
+        value = echo.group(2)
         if value.startswith(("$", *TEMPLATE_START)) or placeholder(value):
             continue
-        if _READS_STDIN.match(m.group(3)):
-            s = m.start(2)
-            if "chpasswd" in m.group(3) and ":" in value:
-                s += value.index(":") + 1  # user:password
-            out.append((s, m.end(2), PRIO["password"]))
+        if _READS_STDIN.match(echo.group(3)):
+            value_start = echo.start(2)
+            if "chpasswd" in echo.group(3) and ":" in value:
+                value_start += value.index(":") + 1  # user:password
+            out.append((value_start, echo.end(2), PRIO["password"]))
 
 
 # A login call's password as its second argument: smtplib's, ftplib's and imaplib's
@@ -482,11 +496,11 @@ _LOGIN_CALL = lazy(
 )
 
 
-def login_calls(sc: Scan, out: list[Span]) -> None:
-    for h in sc.hits("login("):
-        m = _LOGIN_CALL.match(sc.text, h)
-        if m and not placeholder(m.group(2)) and not m.group(2).startswith(TEMPLATE_START):
-            out.append((m.start(2), m.end(2), PRIO["password"]))
+def login_calls(scan: Scan, out: list[Span]) -> None:
+    for hit in scan.hits("login("):
+        call = _LOGIN_CALL.match(scan.text, hit)
+        if call and not placeholder(call.group(2)) and not call.group(2).startswith(TEMPLATE_START):
+            out.append((call.start(2), call.end(2), PRIO["password"]))
 
 
 # MySQL/MariaDB: CREATE USER 'u'@'h' IDENTIFIED BY 'secret' (also WITH ... BY, BY PASSWORD).
@@ -497,10 +511,10 @@ _IDENTIFIED_BY = lazy(
 )
 
 
-def sql_identified(sc: Scan, out: list[Span]) -> None:
-    for h in sc.hits(b"identified"):
-        m = _IDENTIFIED_BY.match(sc.text, h)
-        span = quoted_span(sc.text, m.start(1)) if m else None
+def sql_identified(scan: Scan, out: list[Span]) -> None:
+    for hit in scan.hits(b"identified"):
+        found = _IDENTIFIED_BY.match(scan.text, hit)
+        span = quoted_span(scan.text, found.start(1)) if found else None
         if span:
             out.append((span[0], span[1], PRIO["password"]))
 

@@ -8,11 +8,16 @@ from __future__ import annotations
 import functools
 import re
 
-from ...lazyre import lazy
+from ...lazyre import LazyPattern, lazy
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
+
+    # A str or bytes of the kind ``Scan.low`` is (a str for an ASCII text, else bytes): the
+    # code picks it at run time (``low.__class__ is str``), which a type checker cannot follow.
+    LowKind = Any
 
 
 # --------------------------------------------------------------------------------------------
@@ -40,48 +45,51 @@ def rare_first(needle: str, folded: bool = False) -> tuple[str, int]:
     ``needle`` (where the match starts). ``folded``: it searches lowered text (where "k" also
     stands for "K")."""
 
-    def rank(c: str) -> int:
-        r = _RARITY.find(c) % (len(_RARITY) + 1)  # (not listed: common)
-        return max(r, _RARITY.find(c.upper()) % (len(_RARITY) + 1)) if folded else r
+    def rank(char: str) -> int:
+        rarity = _RARITY.find(char) % (len(_RARITY) + 1)  # (not listed: common)
+        return max(rarity, _RARITY.find(char.upper()) % (len(_RARITY) + 1)) if folded else rarity
 
-    i = min(range(len(needle)), key=lambda k: rank(needle[k]))
-    pattern = re.escape(needle[i:])
-    return (pattern + "(?<=%s)" % re.escape(needle) if i else pattern), i
+    start = min(range(len(needle)), key=lambda k: rank(needle[k]))
+    pattern = re.escape(needle[start:])
+    return (pattern + "(?<=%s)" % re.escape(needle) if start else pattern), start
 
 
 @functools.cache
-def _hit_finder(needle: str | bytes, in_str: bool) -> Callable[[str | bytes], list[int]]:
+def _hit_finder(needle: str | bytes, in_str: bool) -> Callable[[LowKind], list[int]]:
     """A function giving the positions of every occurrence of ``needle`` (the overlapping ones
     of a needle such as "-----" too). ``in_str``: it searches a str (a bytes needle: the lowered
-    text as a str). str.find skips ahead by about the needle's length, so it finds long needles
-    faster than the regex engine, which finds short ones from their rarest character."""
-    word = needle if needle.__class__ is str else needle.decode()
+    text as a str), else bytes. str.find skips ahead by about the needle's length, so it finds
+    long needles faster than the regex engine, which finds short ones from their rarest
+    character."""
+    word = needle.decode() if isinstance(needle, bytes) else needle
     if len(word) >= 5:
         lit = word if in_str else word.encode()
 
-        def positions(hay: str | bytes) -> list[int]:
-            found, i = [], hay.find(lit)
-            while i != -1:
-                found.append(i)
-                i = hay.find(lit, i + 1)
+        def positions(hay: LowKind) -> list[int]:
+            found, pos = [], hay.find(lit)
+            while pos != -1:
+                found.append(pos)
+                pos = hay.find(lit, pos + 1)
             return found
 
         return positions
-    pattern, i = rare_first(word, folded=word is not needle)
+    pattern, start = rare_first(word, folded=word is not needle)
     if any(word[:k] == word[-k:] for k in range(1, len(word))):  # it can overlap itself:
-        pattern = re.escape(word[i]) + ("(?<=%s)" % re.escape(word[: i + 1]) if i else "")
-        if word[i + 1 :]:  # consume one character
-            pattern += "(?=%s)" % re.escape(word[i + 1 :])
+        pattern = re.escape(word[start]) + (
+            "(?<=%s)" % re.escape(word[: start + 1]) if start else ""
+        )
+        if word[start + 1 :]:  # consume one character
+            pattern += "(?=%s)" % re.escape(word[start + 1 :])
     finditer = re.compile(pattern if in_str else pattern.encode()).finditer
-    return lambda hay: [m.start() - i for m in finditer(hay)]
+    return lambda hay: [m.start() - start for m in finditer(hay)]
 
 
-def has_digit(s: str) -> bool:
-    return any(c.isdigit() for c in s)
+def has_digit(text: str) -> bool:
+    return any(c.isdigit() for c in text)
 
 
-def has_upper_and_lower(s: str) -> bool:
-    return any(c.isupper() for c in s) and any(c.islower() for c in s)
+def has_upper_and_lower(text: str) -> bool:
+    return any(c.isupper() for c in text) and any(c.islower() for c in text)
 
 
 class Scan:
@@ -102,7 +110,7 @@ class Scan:
         self,
         text: str,
         skip: frozenset = frozenset(),
-        low: str | None = None,
+        low: str | bytes | None = None,
         known: dict | None = None,
     ):
         self.text = text
@@ -112,7 +120,7 @@ class Scan:
         self.known = known  # key needles' runs (see key_runs), found by the prefilter
 
     @property
-    def low(self) -> str | bytes:
+    def low(self) -> LowKind:
         """The text lowered with one character per character: ``str.lower()`` when the text is
         ASCII, else its ASCII-lowered bytes (anything else becomes "?")."""
         if self._low is None:
@@ -147,7 +155,7 @@ class Scan:
             self.absent.add(needle)
         return runs
 
-    def matches(self, regex: re.Pattern) -> list[re.Match]:
+    def matches(self, regex: LazyPattern | re.Pattern[str]) -> list[re.Match[str]]:
         if regex in self.skip:
             return []
         found = list(regex.finditer(self.text))
@@ -161,23 +169,23 @@ class Scan:
         return self.skip | self.absent
 
 
-def line_end(text: str, i: int) -> int:
-    j = text.find("\n", i)
-    return len(text) if j == -1 else j
+def line_end(text: str, pos: int) -> int:
+    newline = text.find("\n", pos)
+    return len(text) if newline == -1 else newline
 
 
-def line_prefix_blank(text: str, ks: int) -> bool:
-    """Only indentation (or a YAML list dash) before position ``ks`` on its line (a ``\\n``
+def line_prefix_blank(text: str, key_start: int) -> bool:
+    """Only indentation (or a YAML list dash) before position ``key_start`` on its line (a ``\\n``
     escape in JSON-escaped text starts a line too)."""
     while True:  # (256 characters at a time: a line can be long)
-        lo = max(0, ks - 256)
-        ls = text.rfind("\n", lo, ks) + 1 or lo
-        k = text.rfind("\\n", ls, ks)
-        if text[ls if k == -1 else k + 2 : ks].strip(" \t-"):
+        window_start = max(0, key_start - 256)
+        line_start = text.rfind("\n", window_start, key_start) + 1 or window_start
+        escape = text.rfind("\\n", line_start, key_start)
+        if text[line_start if escape == -1 else escape + 2 : key_start].strip(" \t-"):
             return False
-        if k != -1 or ls != lo or lo == 0:
+        if escape != -1 or line_start != window_start or window_start == 0:
             return True
-        ks = lo
+        key_start = window_start
 
 
 # JSON-escaped text (transcripts are JSON lines): a value never runs on over a \n, \r, \t or \"
@@ -187,95 +195,103 @@ _ESC_NL_SAFE = lazy(r"(?:[^\\\n]|\\[^nr\n])*+")
 _JSON_QUOTE = lazy(r'\\.|"')
 
 
-def escape_before(text: str, i: int) -> bool:
-    """Whether ``text[i]`` is the letter of a \\n, \\r or \\t escape (JSON-escaped text)."""
+def escape_before(text: str, pos: int) -> bool:
+    """Whether ``text[pos]`` is the letter of a \\n, \\r or \\t escape (JSON-escaped text)."""
     return (
-        i > 0 and text[i - 1] == "\\" and text[i] in "nrt" and not (i > 1 and text[i - 2] == "\\")
+        pos > 0
+        and text[pos - 1] == "\\"
+        and text[pos] in "nrt"
+        and not (pos > 1 and text[pos - 2] == "\\")
     )
 
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 
 
-def escape_ends_at(text: str, h: int) -> bool:
-    """Whether an escape ends just before ``text[h]``: \\n, \\r or \\t (JSON), \\u003d
+def escape_ends_at(text: str, pos: int) -> bool:
+    """Whether an escape ends just before ``text[pos]``: \\n, \\r or \\t (JSON), \\u003d
     (JSON, Go) or %3D (URL). Its last character is a letter or digit, yet it is no part of the
     word that follows, so a token there still starts a token."""
-    if h >= 2 and escape_before(text, h - 1):
+    if pos >= 2 and escape_before(text, pos - 1):
         return True
-    if h >= 6 and text[h - 6] == "\\" and text[h - 5] == "u" and _HEX.issuperset(text[h - 4 : h]):
+    if (
+        pos >= 6
+        and text[pos - 6] == "\\"
+        and text[pos - 5] == "u"
+        and _HEX.issuperset(text[pos - 4 : pos])
+    ):
         return True
-    return h >= 3 and text[h - 3] == "%" and _HEX.issuperset(text[h - 2 : h])
+    return pos >= 3 and text[pos - 3] == "%" and _HEX.issuperset(text[pos - 2 : pos])
 
 
-def logical_line_start(text: str, i: int, limit: int) -> int:
-    """Start of the line holding ``i`` (after a newline or a \\n escape), at most ``limit``
+def logical_line_start(text: str, pos: int, limit: int) -> int:
+    """Start of the line holding ``pos`` (after a newline or a \\n escape), at most ``limit``
     characters back."""
-    lo = max(0, i - limit)
-    ls = text.rfind("\n", lo, i) + 1 or lo
-    k = text.rfind("\\n", ls, i)
-    return ls if k == -1 else k + 2
+    limit_start = max(0, pos - limit)
+    line_start = text.rfind("\n", limit_start, pos) + 1 or limit_start
+    escape = text.rfind("\\n", line_start, pos)
+    return line_start if escape == -1 else escape + 2
 
 
-def esc_cut(v: str) -> str:
-    """``v`` up to its first \\n, \\r, \\t or \\" escape (or a trailing lone backslash)."""
-    return v[: _ESC_SAFE.match(v).end()] if "\\" in v else v
+def esc_cut(value: str) -> str:
+    """``value`` up to its first \\n, \\r, \\t or \\" escape (or a trailing lone backslash)."""
+    return value[: _ESC_SAFE.match(value).end()] if "\\" in value else value
 
 
-def value_limit(text: str, i: int) -> int:
-    """Where a value that runs "to the end of its line" from ``i`` ends: the line's end, or in
+def value_limit(text: str, pos: int) -> int:
+    """Where a value that runs "to the end of its line" from ``pos`` ends: the line's end, or in
     JSON-escaped text the first \\n or \\r escape, or the closing quote of the JSON string
-    that ``i`` is inside of."""
-    end = line_end(text, i)
-    if text.find("\\", i, end) != -1:
-        end = _ESC_NL_SAFE.match(text, i, end).end()
-    if text.find('"', i, end) != -1:
-        ls = text.rfind("\n", 0, i) + 1
-        inside = sum(1 for q in _JSON_QUOTE.findall(text, ls, i) if q == '"') % 2
+    that ``pos`` is inside of."""
+    end = line_end(text, pos)
+    if text.find("\\", pos, end) != -1:
+        end = _ESC_NL_SAFE.match(text, pos, end).end()
+    if text.find('"', pos, end) != -1:
+        line_start = text.rfind("\n", 0, pos) + 1
+        inside = sum(1 for q in _JSON_QUOTE.findall(text, line_start, pos) if q == '"') % 2
         if inside:
-            for m in _JSON_QUOTE.finditer(text, i, end):
-                if m.group() == '"':
-                    return m.start()
+            for found in _JSON_QUOTE.finditer(text, pos, end):
+                if found.group() == '"':
+                    return found.start()
     return end
 
 
-def back_over_url(text: str, s: int) -> int:
+def back_over_url(text: str, start: int) -> int:
     """Extend a match that starts inside a URL's host back over the host and the scheme."""
-    i, lim = s, max(0, s - 100)
-    while i > lim and text[i - 1] in _HOSTCH:
-        i -= 1
-    if text.startswith("://", i - 3):
-        j, lim = i - 3, max(0, i - 35)
-        while j > lim and text[j - 1] in SCHEMECH:
-            j -= 1
-        if j < i - 3:
-            return j
-    return i
+    pos, lim = start, max(0, start - 100)
+    while pos > lim and text[pos - 1] in _HOSTCH:
+        pos -= 1
+    if text.startswith("://", pos - 3):
+        scheme_start, lim = pos - 3, max(0, pos - 35)
+        while scheme_start > lim and text[scheme_start - 1] in SCHEMECH:
+            scheme_start -= 1
+        if scheme_start < pos - 3:
+            return scheme_start
+    return pos
 
 
 def close_quote(text: str, start: int, quote: str) -> int:
     """Index of the closing ``quote`` on the same line (backslash escapes honoured), else the
     line's end: a value whose closing quote was cut off is redacted to the end of its line
     (in JSON-escaped text, to the end of its JSON string: see value_limit)."""
-    j = text.find(quote, start)
+    closing = text.find(quote, start)
     if (
-        j != -1
-        and text.find("\n", start, j) == -1
-        and (len(quote) == 2 or text.find("\\", start, j) == -1)
+        closing != -1
+        and text.find("\n", start, closing) == -1
+        and (len(quote) == 2 or text.find("\\", start, closing) == -1)
     ):
-        return j  # the common case, without a look at the whole line
+        return closing  # the common case, without a look at the whole line
     if len(quote) == 2:  # \" inside a JSON string
         return value_limit(text, start)
     end = line_end(text, start)
-    i = start
-    while i < end:
-        c = text[i]
-        if c == "\\":
-            i += 2
+    pos = start
+    while pos < end:
+        char = text[pos]
+        if char == "\\":
+            pos += 2
             continue
-        if c == quote:
-            return i
-        i += 1
+        if char == quote:
+            return pos
+        pos += 1
     return value_limit(text, start)
 
 
@@ -293,8 +309,8 @@ KEY_NEEDLES = (b"pass", b"pwd", b"secret", b"token", b"auth", b"cred", b"key")
 RUN_MAX = 32
 RUN_PATTERN = "[a-z]{0,%d}+" % RUN_MAX  # the ASCII letters after a needle
 KEY_RUNS = {}  # needle: (str regex, bytes regex)
-for _n in KEY_NEEDLES:
-    _p = rare_first(_n.decode(), folded=True)[0] + "(?=(%s))" % RUN_PATTERN
-    KEY_RUNS[_n] = (lazy(_p), lazy(_p.encode()))
-del _n, _p
+for _needle in KEY_NEEDLES:
+    _pattern = rare_first(_needle.decode(), folded=True)[0] + "(?=(%s))" % RUN_PATTERN
+    KEY_RUNS[_needle] = (lazy(_pattern), lazy(_pattern.encode()))
+del _needle, _pattern
 assert not any(a != b and a.startswith(b) for a in KEY_NEEDLES for b in KEY_NEEDLES)
