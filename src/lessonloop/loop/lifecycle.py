@@ -225,9 +225,9 @@ class RunLifecycle:
                 return self.summary(exc.message)
             except EndpointUnavailable as exc:  # a server that is down: nothing is wrong here
                 self.close_files(raise_errors=False)
-                reason = f"{exc.message}: `lessonloop resume {self.run_id}`"
-                self._finish("stopped", reason)
-                raise EndpointUnavailable(reason) from None
+                down = f"{exc.message}: `lessonloop resume {self.run_id}`"
+                self._finish("stopped", down)
+                raise EndpointUnavailable(down) from None
             except LessonloopError as exc:
                 self.close_files(raise_errors=False)
                 self._finish("failed", exc.message)
@@ -282,15 +282,15 @@ class RunLifecycle:
     def meter(self, providers: dict) -> dict[str, Metered]:
         """Each provider behind the run's budget, every answered call put on the ledger."""
         return {
-            role: Metered(
-                provider,
-                self.budget,
-                lambda completion, role=role, provider=provider: self._answered(
-                    role, provider, completion
-                ),
-            )
+            role: Metered(provider, self.budget, self._recorder(role, provider))
             for role, provider in providers.items()
         }
+
+    def _recorder(self, role: str, provider: Any) -> Callable[[Completion], None]:
+        def record(completion: Completion) -> None:
+            self._answered(role, provider, completion)
+
+        return record
 
     def _answered(self, role: str, provider: Any, completion: Completion) -> None:
         step, attempt = self.position

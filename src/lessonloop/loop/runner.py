@@ -217,25 +217,25 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection):
             run_store.screenings(self.store, self.run_id),
         )
         played: dict[tuple[int, str], list] = {}
-        for m in run_store.validation_matches(self.store, self.run_id):
-            played.setdefault((m["generation_index"], m["side"]), []).append(
-                None if m["error"] else m["score"]
+        for match in run_store.validation_matches(self.store, self.run_id):
+            played.setdefault((match["generation_index"], match["side"]), []).append(
+                None if match["error"] else match["score"]
             )
-        for g in done:
-            index = g["generation_index"]
+        for generation in done:
+            index = generation["generation_index"]
             if (index, "incumbent") in played and self.incumbent_key:
                 self._rate(self.incumbent_key, played[index, "incumbent"])
             if (index, "challenger") in played:
                 self._rate(f"gen:{index}", played[index, "challenger"])
             self._advance_state(
                 index,
-                run_store.loads(g["strategy_json"]),
-                g["mean_score"],
-                g["mean_delta"],
-                g["gate_decision"],
-                g["elo"],
-                g["best_score"],
-                g["analysis"],
+                run_store.loads(generation["strategy_json"]),
+                generation["mean_score"],
+                generation["mean_delta"],
+                generation["gate_decision"],
+                generation["elo"],
+                generation["best_score"],
+                generation["analysis"],
             )
 
     def _advance_state(
@@ -517,9 +517,6 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection):
         if self.options.routes:
             return {role: config.Route(**route) for role, route in self.options.routes.items()}
         return {role: config.Route(self.options.provider or "local") for role in config.ROLES}
-
-    def summary(self, reason: str | None = None) -> dict:
-        return run_summary(self.store, self.run_id)
 
 
 def _column(row, key: str):

@@ -53,12 +53,12 @@ class Tournament:
         self, pool, strategy, incumbent, seed_list, attempt, phase, match_rows
     ) -> tuple[list[MatchResult], list[MatchResult], gate.PairedResult | None]:
         """Both sides on the same seeds; pairs with a failed match on either side are dropped."""
-        n = len(seed_list)
+        count = len(seed_list)
         jobs = [(strategy, s) for s in seed_list] + [(incumbent, s) for s in seed_list]
         results = self._play(
-            pool, jobs, attempt, phase, ["challenger"] * n + ["incumbent"] * n, match_rows
+            pool, jobs, attempt, phase, ["challenger"] * count + ["incumbent"] * count, match_rows
         )
-        mine, theirs = results[:n], results[n:]
+        mine, theirs = results[:count], results[count:]
         return mine, theirs, paired_result(mine, theirs)
 
     def _tournament(self, pool, index, attempt, strategy, retries_left, match_rows) -> dict:
@@ -146,17 +146,19 @@ class Tournament:
         candidate is judged, never whether it advances: the gate judges it on training and
         holdout seeds of its own. Returns that candidate and a row per screened candidate."""
         seed_list = seeds.screening_seeds(self.run["seed"], index, attempt, SCREEN_SEEDS)
-        k = len(seed_list)
+        per_candidate = len(seed_list)
         jobs = [(c, s) for c in candidates for s in seed_list]
         sides = [f"candidate:{i}" for i in range(len(candidates)) for _ in seed_list]
         if self.incumbent is not None:
             jobs += [(self.incumbent["strategy"], s) for s in seed_list]
-            sides += ["incumbent"] * k
+            sides += ["incumbent"] * per_candidate
         results = self._play(pool, jobs, attempt, "screen", sides, match_rows)
-        reference = results[len(candidates) * k :] if self.incumbent is not None else None
+        reference = (
+            results[len(candidates) * per_candidate :] if self.incumbent is not None else None
+        )
         measured: list[tuple[float | None, int]] = []
         for i in range(len(candidates)):
-            mine = results[i * k : (i + 1) * k]
+            mine = results[i * per_candidate : (i + 1) * per_candidate]
             if reference is None:  # no incumbent yet: raw scores, made relative below
                 deltas = [a.score for a in mine if a.error is None]
             else:

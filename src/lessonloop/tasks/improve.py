@@ -205,20 +205,20 @@ class TaskRun(RunLifecycle):
     def restore(self, done: list) -> None:
         """A re-run of the same run id continues after its stored rounds (and rewrites the
         best output a crash after its round's commit left unwritten)."""
-        for g in done:
-            output = (run_store.loads(g["strategy_json"]) or {}).get("output", "")
-            dims = run_store.loads(g["dimensions_json"]) or {}
+        for generation in done:
+            output = (run_store.loads(generation["strategy_json"]) or {}).get("output", "")
+            dims = run_store.loads(generation["dimensions_json"]) or {}
             self.rounds.append(
                 Round(
-                    g["generation_index"],
+                    generation["generation_index"],
                     output,
                     Evaluation(
-                        g["mean_score"],
+                        generation["mean_score"],
                         dims.pop("verifier", None) == 1.0 if "verifier" in dims else None,
                         dims,
-                        feedback=g["analysis"],
-                        epoch=g["evaluator_epoch"],
-                        judge_failed=g["gate_decision"] == JUDGE_FAILED,
+                        feedback=generation["analysis"],
+                        epoch=generation["evaluator_epoch"],
+                        judge_failed=generation["gate_decision"] == JUDGE_FAILED,
                     ),
                 )
             )
