@@ -1,8 +1,10 @@
-"""Runs: start one in the background, read its status, list them.
+"""Runs: start one (here, or in the background), resume one, read its status, list them.
 
-A run started here executes in a detached child process (``python -m lessonloop run ...``),
-so the caller (an MCP server, later the HTTP API) returns at once and the run survives it;
-a daemon thread reaps the child and keeps its exit code."""
+``start`` and ``resume`` execute the run in this process, telling its events to the caller's
+``watch``; ``start_in_background`` executes it in a detached child process (``python -m
+lessonloop run ...``), so the caller (an MCP server, later the HTTP API) returns at once and
+the run survives it; a daemon thread reaps the child and keeps its exit code. Both make the
+same checks (``check_request``) and create the run the same way (``loop/creation.py``)."""
 
 from __future__ import annotations
 
@@ -10,10 +12,18 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
+
+DEFAULT_ITERATIONS = 10
+Observer = Callable[[dict], None]
+# given the run's target generations, a context that tells each event to the caller
+Watch = Callable[[int], AbstractContextManager[Observer]]
 
 _CHILDREN: dict[str, dict] = {}  # run id -> {"pid", "exit_code"} of runs this process started
 _CHILDREN_LOCK = threading.Lock()
@@ -56,21 +66,123 @@ def _spawn(run_id: str, args: list[str]) -> int:
     return proc.pid
 
 
+def check_request(
+    scenario: str,
+    iterations: int | None,
+    overrides: dict,
+    on_checked: Callable[[], None] | None = None,
+) -> None:
+    """Refuse a request no run can serve before anything is written: the iterations, the
+    options (``UsageError`` naming the field), then the scenario. ``on_checked`` runs between
+    the options and the scenario (loading one may take a while): the CLI prints the run's id
+    there, so a kill from then on can be resumed."""
+    from ..loop.options import RunOptions, check_iterations
+
+    if iterations is not None:
+        check_iterations(iterations)
+    RunOptions(**overrides).check()
+    if on_checked is not None:
+        on_checked()
+    from ..scenarios import registry
+
+    registry.load(scenario)  # an unknown scenario fails before the run exists
+
+
+def start(
+    scenario: str,
+    iterations: int | None,
+    overrides: dict,
+    run_id: str,
+    on_checked: Callable[[], None] | None = None,
+    watch: Watch | None = None,
+) -> dict:
+    """Create the run ``run_id`` (or reuse it: it resumes), forget its request, and execute it
+    here; returns its summary. ``iterations`` None: the existing run's target, else 10."""
+    from ..loop import request
+    from ..loop.creation import create_or_reuse
+    from ..store import open_store
+    from ..store import runs as run_store
+
+    check_request(scenario, iterations, overrides, on_checked)
+    with open_store() as store:
+        existing = run_store.find_run(store, run_id)
+        target = (
+            iterations
+            if iterations is not None
+            else (existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS)
+        )
+        rid = create_or_reuse(store, scenario, target, dict(overrides), run_id)
+        request.discard(rid)  # the row holds it all now
+        return execute(store, rid, target, watch)
+
+
+def execute(store: Any, run_id: str, target: int | None = None, watch: Watch | None = None) -> dict:
+    """Execute an existing scenario run's remaining generations (up to ``target``)."""
+    from ..loop.runner import Runner
+
+    runner = Runner(store, run_id)
+    total = target or runner.run["target_generations"]
+    display = watch(total) if watch is not None else nullcontext(runner.observer)
+    with display as observer:
+        runner.observer = observer
+        return runner.execute(target)
+
+
+def resume(
+    run_id: str,
+    budgets: dict,
+    watch: Watch | None = None,
+    on_round: Observer | None = None,
+    replay: Callable[[dict], None] | None = None,
+) -> tuple[str, dict | None]:
+    """Continue a stopped, failed or crashed run, with new ``budgets`` when given; returns its
+    kind (``scenario`` or ``task``) and summary. A run killed before its row existed is created
+    from its request; one killed before it had read its arguments is handed to ``replay`` (the
+    adapter that parsed them types them again), and the kind is then ``replayed``."""
+    from ..errors import NotFoundError
+    from ..loop import request
+    from ..loop.creation import create_or_reuse
+    from ..store import open_store
+    from ..store import runs as run_store
+
+    with open_store() as store:
+        run = run_store.find_run(store, run_id)
+        if run is None:  # killed before its row existed: its request tells what to run
+            asked = request.load(run_id)
+            if asked is None:
+                raise NotFoundError(f"unknown run id {run_id!r} (see `lessonloop list`)")
+            if "argv" in asked:  # killed before it had read its arguments
+                if replay is None:
+                    raise NotFoundError(f"run {run_id!r} has no row and no parsed request")
+                replay(asked)
+                return "replayed", None
+            target = asked["iterations"] or DEFAULT_ITERATIONS
+            overrides = {**asked["overrides"], **budgets}
+            create_or_reuse(store, asked["scenario"], target, overrides, run_id)
+            request.discard(run_id)
+            return "scenario", execute(store, run_id, target, watch)
+        if run["kind"] == "task":  # an improve run: continue its rounds
+            from .tasks import continue_improve
+
+            return "task", continue_improve(store, run_id, budgets, on_round)
+        if budgets:
+            create_or_reuse(store, run["scenario_ref"], run["target_generations"], budgets, run_id)
+        return "scenario", execute(store, run_id, None, watch)
+
+
 def start_in_background(
     scenario: str, iterations: int = 10, run_id: str | None = None, overrides: dict | None = None
 ) -> dict:
     """Create the run (or reuse ``run_id``) and execute it in a detached child process; returns
     at once with the run's id and status (``started`` False when it is already running or
     already has its generations)."""
-    from ..loop.runner import RunOptions, check_iterations, create_or_reuse, is_active
+    from ..loop.creation import create_or_reuse
+    from ..loop.runlock import is_active
     from ..memory.service import writing
-    from ..scenarios import registry
     from ..store import runs as run_store
 
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
-    check_iterations(iterations)
-    RunOptions(**overrides).check()
-    registry.load(scenario)  # an unknown scenario fails before anything is written
+    check_request(scenario, iterations, overrides)
     with writing() as store:  # (racing calls for one run id must not both create it)
         rid = create_or_reuse(store, scenario, iterations, dict(overrides), run_id)
         run = run_store.get_run(store, rid)

@@ -8,7 +8,6 @@ import typer
 
 from .. import paths
 from ..errors import LessonloopError
-from ..providers import catalog
 from .output import generation_line, print_json
 
 
@@ -79,167 +78,187 @@ class _RichProgress(_PlainProgress):
             self.progress.advance(self.task)
 
 
-DEFAULT_ITERATIONS = 10
+DEFAULT_ITERATIONS = 10  # app.runs.DEFAULT_ITERATIONS (not imported: `--help` stays light)
+# its help names every provider registered when the command is (``register``: plugins included)
+PROVIDER_OPTION = typer.Option(None, "--provider")
 
 
-def _execute(store, run_id: str, as_json: bool, target: int | None = None) -> None:
-    from ..loop.runner import Runner
+def provider_help() -> str:
+    from ..providers import catalog
 
-    runner = Runner(store, run_id)
-    total = target or runner.run["target_generations"]
-    display = _PlainProgress(total, quiet=as_json)
-    if sys.stdout.isatty() and not as_json:
-        display = _RichProgress(total)
-    with display:
-        runner.observer = display
-        summary = runner.execute(target)
+    return f"{catalog.help_text()}; every role [default: config, then $LESSONLOOP_PROVIDER]."
+
+
+def progress(as_json: bool):
+    """The display of a run's progress: a live bar on a terminal, else a line per generation
+    (none with --json); ``app.runs`` calls it with the run's target generations."""
+
+    def display(total: int) -> _PlainProgress:
+        if sys.stdout.isatty() and not as_json:
+            return _RichProgress(total)
+        return _PlainProgress(total, quiet=as_json)
+
+    return display
+
+
+def print_summary(summary: dict, as_json: bool) -> None:
+    """A scenario run's summary: JSON, or a line and where its report is."""
     if as_json:
         print_json(summary)
-    else:
-        report = paths.run_dir(run_id) / "report.md"
-        sys.stdout.write(
-            f"run {run_id} {summary['status']}: {summary['generations_executed']} generations, "
-            f"best score {summary['best_score']:.4f} (validated"
-            + (
-                f"; {summary['tournament_score']:.4f} in its tournament"
-                if summary.get("tournament_score") is not None
-                else ""
-            )
-            + f"), elo {summary['current_elo']:.1f}\n"
-            f"report: {report}\n"
+        return
+    report = paths.run_dir(summary["run_id"]) / "report.md"
+    sys.stdout.write(
+        f"run {summary['run_id']} {summary['status']}: {summary['generations_executed']} "
+        f"generations, best score {summary['best_score']:.4f} (validated"
+        + (
+            f"; {summary['tournament_score']:.4f} in its tournament"
+            if summary.get("tournament_score") is not None
+            else ""
         )
+        + f"), elo {summary['current_elo']:.1f}\n"
+        f"report: {report}\n"
+    )
+
+
+def run(
+    scenario: str = typer.Argument(
+        ..., help="Built-in name, entry point, or path/file.py:ClassName."
+    ),
+    iterations: int | None = typer.Option(
+        None, "--iterations", "-n", help="Generations to run [default: 10]."
+    ),
+    provider: str | None = PROVIDER_OPTION,
+    model: str | None = typer.Option(
+        None, "--model", help="Model for the provider (or provider:model in --provider)."
+    ),
+    max_calls: int | None = typer.Option(
+        None, "--max-calls", help="Stop the run cleanly after this many provider calls."
+    ),
+    max_tokens: int | None = typer.Option(
+        None,
+        "--max-tokens",
+        help="Stop the run cleanly once this many tokens (in + out) are spent.",
+    ),
+    matches: int | None = typer.Option(
+        None, "--matches", help="Paired matches per attempt [default: 5]."
+    ),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Run seed: same seed, same run [default: 0]."
+    ),
+    run_id: str | None = typer.Option(
+        None, "--run-id", help="Name the run; an existing id resumes it."
+    ),
+    max_retries: int | None = typer.Option(
+        None, "--max-retries", help="Retries per generation before a rollback [default: 2]."
+    ),
+    min_delta: float | None = typer.Option(
+        None, "--min-delta", help="Mean paired delta needed to advance [default: 0.002]."
+    ),
+    match_timeout: float | None = typer.Option(
+        None, "--match-timeout", help="Seconds before a match's worker is killed [default: 10]."
+    ),
+    workers: int | None = typer.Option(
+        None, "--workers", help="Match worker processes [default: 0 = up to 2]."
+    ),
+    no_incumbent: bool = typer.Option(
+        False,
+        "--no-incumbent",
+        help="Start from a fresh strategy, not the best known one (keeps the playbook).",
+    ),
+    no_knowledge: bool = typer.Option(
+        False,
+        "--no-knowledge",
+        help="Leave the playbook, hints and dead ends out of the context.",
+    ),
+    fresh: bool = typer.Option(
+        False, "--fresh", help="Both: no carried-over strategy and no knowledge in the context."
+    ),
+    context_budget: int | None = typer.Option(
+        None,
+        "--context-budget",
+        help="Token budget of the competitor's context [default: 6000].",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+) -> None:
+    """Run N generations of a scenario (offline by default) and report the best strategy.
+
+    Re-running an existing --run-id resumes it (a larger --iterations extends it).
+    """
+    from ..app import runs
+    from ..loop import request
+    from ..scenarios.registry import canonical_reference
+
+    given = {
+        "provider": provider,
+        "model": model,
+        "max_calls": max_calls,
+        "max_tokens": max_tokens,
+        "matches": matches,
+        "seed": seed,
+        "max_retries": max_retries,
+        "min_delta": min_delta,
+        "match_timeout": match_timeout,
+        "workers": workers,
+        "context_budget": context_budget,
+        "carry_incumbent": False if (no_incumbent or fresh) else None,
+        "knowledge": False if (no_knowledge or fresh) else None,
+    }
+    overrides = {name: value for name, value in given.items() if value is not None}
+    rid = run_id or request.new_run_id()
+    request.check_run_id(rid)
+    # on disk before anything that takes time: `resume` works however early a kill comes
+    request.save(rid, canonical_reference(scenario), iterations, overrides)
+
+    def announce() -> None:  # its id once the flags are good, before what takes time
+        if not as_json:
+            sys.stdout.write(f"run {rid} (if it is interrupted: `lessonloop resume {rid}`)\n")
+            sys.stdout.flush()
+
+    try:
+        summary = runs.start(scenario, iterations, overrides, rid, announce, progress(as_json))
+    except LessonloopError:
+        if _no_row(rid):  # refused before the run existed: nothing to resume
+            request.discard(rid)
+        raise
+    print_summary(summary, as_json)
+
+
+def resume(
+    run_id: str = typer.Argument(..., help="The run to continue."),
+    max_calls: int | None = typer.Option(
+        None, "--max-calls", help="A new call budget for the whole run."
+    ),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", help="A new token budget for the whole run."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+) -> None:
+    """Continue a stopped, failed or crashed run; finished generations are not redone."""
+    from ..app import runs
+    from .tasks import print_improved, round_printer
+
+    budgets = {
+        name: value
+        for name, value in (("max_calls", max_calls), ("max_tokens", max_tokens))
+        if value is not None
+    }
+    kind, summary = runs.resume(
+        run_id,
+        budgets,
+        watch=progress(as_json),
+        on_round=round_printer(as_json),
+        replay=lambda asked: _replay(asked, budgets, as_json),
+    )
+    if kind == "task" and summary is not None:
+        print_improved(summary, as_json)
+    elif kind == "scenario" and summary is not None:
+        print_summary(summary, as_json)
 
 
 def register(app: typer.Typer) -> None:
-    @app.command()
-    def run(
-        scenario: str = typer.Argument(
-            ..., help="Built-in name, entry point, or path/file.py:ClassName."
-        ),
-        iterations: int | None = typer.Option(
-            None, "--iterations", "-n", help="Generations to run [default: 10]."
-        ),
-        provider: str | None = typer.Option(
-            None,
-            "--provider",
-            help=f"{catalog.help_text()}; every role [default: config, then $LESSONLOOP_PROVIDER].",
-        ),
-        model: str | None = typer.Option(
-            None, "--model", help="Model for the provider (or provider:model in --provider)."
-        ),
-        max_calls: int | None = typer.Option(
-            None, "--max-calls", help="Stop the run cleanly after this many provider calls."
-        ),
-        max_tokens: int | None = typer.Option(
-            None,
-            "--max-tokens",
-            help="Stop the run cleanly once this many tokens (in + out) are spent.",
-        ),
-        matches: int | None = typer.Option(
-            None, "--matches", help="Paired matches per attempt [default: 5]."
-        ),
-        seed: int | None = typer.Option(
-            None, "--seed", help="Run seed: same seed, same run [default: 0]."
-        ),
-        run_id: str | None = typer.Option(
-            None, "--run-id", help="Name the run; an existing id resumes it."
-        ),
-        max_retries: int | None = typer.Option(
-            None, "--max-retries", help="Retries per generation before a rollback [default: 2]."
-        ),
-        min_delta: float | None = typer.Option(
-            None, "--min-delta", help="Mean paired delta needed to advance [default: 0.002]."
-        ),
-        match_timeout: float | None = typer.Option(
-            None, "--match-timeout", help="Seconds before a match's worker is killed [default: 10]."
-        ),
-        workers: int | None = typer.Option(
-            None, "--workers", help="Match worker processes [default: 0 = up to 2]."
-        ),
-        no_incumbent: bool = typer.Option(
-            False,
-            "--no-incumbent",
-            help="Start from a fresh strategy, not the best known one (keeps the playbook).",
-        ),
-        no_knowledge: bool = typer.Option(
-            False,
-            "--no-knowledge",
-            help="Leave the playbook, hints and dead ends out of the context.",
-        ),
-        fresh: bool = typer.Option(
-            False, "--fresh", help="Both: no carried-over strategy and no knowledge in the context."
-        ),
-        context_budget: int | None = typer.Option(
-            None,
-            "--context-budget",
-            help="Token budget of the competitor's context [default: 6000].",
-        ),
-        as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
-    ) -> None:
-        """Run N generations of a scenario (offline by default) and report the best strategy.
-
-        Re-running an existing --run-id resumes it (a larger --iterations extends it).
-        """
-        from ..loop import request
-        from ..scenarios.registry import canonical_reference
-
-        given = {
-            "provider": provider,
-            "model": model,
-            "max_calls": max_calls,
-            "max_tokens": max_tokens,
-            "matches": matches,
-            "seed": seed,
-            "max_retries": max_retries,
-            "min_delta": min_delta,
-            "match_timeout": match_timeout,
-            "workers": workers,
-            "context_budget": context_budget,
-            "carry_incumbent": False if (no_incumbent or fresh) else None,
-            "knowledge": False if (no_knowledge or fresh) else None,
-        }
-        overrides = {name: value for name, value in given.items() if value is not None}
-        rid = run_id or request.new_run_id()
-        request.check_run_id(rid)
-        # on disk before anything that takes time: `resume` works however early a kill comes
-        request.save(rid, canonical_reference(scenario), iterations, overrides)
-        try:
-            _start(scenario, iterations, overrides, rid, as_json)
-        except LessonloopError:
-            if _no_row(rid):  # refused before the run existed: nothing to resume
-                request.discard(rid)
-            raise
-
-    _register_resume(app)
-
-
-def _start(
-    scenario: str, iterations: int | None, overrides: dict, run_id: str, as_json: bool
-) -> None:
-    """Create the run (or reuse the existing one), forget its request, run it."""
-    from ..loop import request
-    from ..loop.runner import RunOptions, check_iterations, create_or_reuse
-    from ..scenarios import registry
-    from ..store import open_store
-    from ..store import runs as run_store
-
-    if iterations is not None:
-        check_iterations(iterations)
-    RunOptions(**overrides).check()
-    if not as_json:  # its id once the flags are good, before what takes time: to resume a kill
-        sys.stdout.write(f"run {run_id} (if it is interrupted: `lessonloop resume {run_id}`)\n")
-        sys.stdout.flush()
-    registry.load(scenario)  # an unknown scenario fails before the run exists
-    with open_store() as store:
-        existing = run_store.find_run(store, run_id)
-        target = (
-            iterations
-            if iterations is not None
-            else (existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS)
-        )
-        rid = create_or_reuse(store, scenario, target, dict(overrides), run_id)
-        request.discard(rid)  # the row holds it all now
-        _execute(store, rid, as_json, target)
+    PROVIDER_OPTION.help = provider_help()
+    app.command()(run)
+    app.command()(resume)
 
 
 def _no_row(run_id: str) -> bool:
@@ -251,25 +270,6 @@ def _no_row(run_id: str) -> bool:
             return run_store.find_run(store, run_id) is None
     except LessonloopError:
         return True
-
-
-def _resume_requested(store, run_id: str, budgets: dict, as_json: bool) -> None:
-    """Resume a run that was asked for but killed before its row existed: create it from its
-    request, as `run --run-id ID` with the same flags would, then run it."""
-    from ..errors import NotFoundError
-    from ..loop import request
-    from ..loop.runner import create_or_reuse
-
-    asked = request.load(run_id)
-    if asked is None:
-        raise NotFoundError(f"unknown run id {run_id!r} (see `lessonloop list`)")
-    if "argv" in asked:  # killed before it had read its arguments: type the command again
-        _replay(asked, budgets, as_json)
-        return
-    target = asked["iterations"] or DEFAULT_ITERATIONS
-    create_or_reuse(store, asked["scenario"], target, {**asked["overrides"], **budgets}, run_id)
-    request.discard(run_id)
-    _execute(store, run_id, as_json, target)
 
 
 def _replay(asked: dict, budgets: dict, as_json: bool) -> None:
@@ -298,57 +298,3 @@ def _replay(asked: dict, budgets: dict, as_json: bool) -> None:
             del os.environ["LESSONLOOP_HOME"]
         else:
             os.environ["LESSONLOOP_HOME"] = home
-
-
-def _register_resume(app: typer.Typer) -> None:
-    @app.command()
-    def resume(
-        run_id: str = typer.Argument(..., help="The run to continue."),
-        max_calls: int | None = typer.Option(
-            None, "--max-calls", help="A new call budget for the whole run."
-        ),
-        max_tokens: int | None = typer.Option(
-            None, "--max-tokens", help="A new token budget for the whole run."
-        ),
-        as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
-    ) -> None:
-        """Continue a stopped, failed or crashed run; finished generations are not redone."""
-        from ..loop.runner import create_or_reuse
-        from ..store import open_store
-        from ..store import runs as run_store
-
-        budgets = {
-            name: value
-            for name, value in (("max_calls", max_calls), ("max_tokens", max_tokens))
-            if value is not None
-        }
-        with open_store() as store:
-            run = run_store.find_run(store, run_id)
-            if run is None:  # killed before its row existed: its request tells what to run
-                _resume_requested(store, run_id, budgets, as_json)
-                return
-            if run["kind"] == "task":  # an improve run: continue its rounds
-                from pathlib import Path
-
-                from ..tasks.spec import parse
-                from .tasks import execute_improve
-
-                stored = run_store.loads(run["config_json"])["task"]
-                spec = parse(stored, f"the task stored with run {run_id}")
-                execute_improve(
-                    store,
-                    spec,
-                    Path(run["scenario_ref"]),
-                    None,
-                    None,
-                    run_id,
-                    as_json,
-                    max_calls,
-                    max_tokens,
-                )
-                return
-            if budgets:
-                create_or_reuse(
-                    store, run["scenario_ref"], run["target_generations"], budgets, run_id
-                )
-            _execute(store, run_id, as_json)
