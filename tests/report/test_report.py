@@ -243,3 +243,19 @@ def test_report_reads_the_same_without_typer(ran, capsys, argv):
         capsys.readouterr()
         results.append((main(list(argv), fast=use_fast), *capsys.readouterr()))
     assert results[0] == results[1]
+
+
+def test_a_run_writes_its_page_when_it_ends_scenario_and_task_alike(cli, home, tmp_path):
+    from ..cli.test_task_commands import EXAMPLES, GOOD_SQL, fenced, script
+
+    assert cli("run", "grid_ctf", "-n", 2, "--matches", 3, "--run-id", "end1").code == 0
+    provider = script(tmp_path, competitor=[fenced(GOOD_SQL)])
+    improve = cli(
+        "improve", EXAMPLES / "sql-top-customers.yaml", "--provider", provider, "--run-id", "end2"
+    )
+    assert improve.code == 0, improve.err
+    for run_id in ("end1", "end2"):
+        generations, _ = _store_rows(run_id)
+        page = Page((home / "runs" / run_id / "report.html").read_text(encoding="utf-8"))
+        assert generations
+        assert len(page.find("path", css="gen-point", inside="score-chart")) == len(generations)

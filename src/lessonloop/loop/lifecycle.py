@@ -29,6 +29,7 @@ from typing import Any
 from .. import paths
 from ..errors import EndpointUnavailable, LessonloopError, Stopped, unwritable
 from ..providers.base import Completion
+from ..report import write_run_report
 from ..store import runs as run_store
 from ..store.db import Store
 from . import artifacts
@@ -264,6 +265,7 @@ class RunLifecycle:
             run_store.generations(self.store, self.run_id),
             run_store.gate_decisions(self.store, self.run_id),
         )
+        write_run_report(self.store, self.run_id, self.run_dir)
         self._emit(f"run_{status}", reason=reason, **run_summary(self.store, self.run_id))
 
     # events ----------------------------------------------------------------------------------
