@@ -1,4 +1,4 @@
-"""Runs: start one in the background, read its status, list them.
+"""Runs: start one in the background (its status and the list of runs: ``inspection.py``).
 
 A run started here executes in a detached child process (``python -m lessonloop run ...``),
 so the caller (an MCP server, later the HTTP API) returns at once and the run survives it;
@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from .. import paths
-from ..errors import NotFoundError, UsageError
+from ..errors import UsageError
 
 _CHILDREN: dict[str, dict] = {}  # run id -> {"pid", "exit_code"} of runs this process started
 _CHILDREN_LOCK = threading.Lock()
@@ -63,9 +63,9 @@ def start_in_background(
     at once with the run's id and status (``started`` False when it is already running or
     already has its generations)."""
     from ..loop.runner import RunOptions, check_iterations, create_or_reuse, is_active
-    from ..memory.service import writing
     from ..scenarios import registry
     from ..store import runs as run_store
+    from .stores import writing
 
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     check_iterations(iterations)
@@ -111,34 +111,6 @@ def start_in_background(
         "target_generations": iterations,
         "pid": pid,
     }
-
-
-def status(run_id: str) -> dict:
-    """The run's status document (run-status-v1 plus every generation)."""
-    from ..loop.status import load_run, status_document
-    from ..memory.service import reading
-
-    with reading(paths.home()) as store:
-        if store is None:
-            raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)")
-        run, gens = load_run(store, run_id)
-    return status_document(run, gens)
-
-
-def list_runs(limit: int | None = None) -> list[dict]:
-    """Runs, newest first (the first ``limit``)."""
-    from ..loop.status import run_object
-    from ..memory.service import check_limit, reading
-    from ..store import runs as run_store
-
-    check_limit(limit)
-    with reading(paths.home()) as store:
-        if store is None:
-            return []
-        return [
-            run_object(r, run_store.generations(store, r["run_id"]))
-            for r in run_store.list_runs(store)[:limit]
-        ]
 
 
 def background_process(run_id: str) -> dict | None:
