@@ -253,6 +253,13 @@ def record_consent(answer: str) -> Path:
     return consent.record(paths.ensure_home(), answer)
 
 
+def consent_hint() -> str:
+    """How to give the consent automatic memories wait for."""
+    from ..memory.consent import HOW_TO_ANSWER
+
+    return HOW_TO_ANSWER
+
+
 def memorize(session_id: str | None, transcript: Path | None = None):
     """Turn a session's captures (by ``session_id``) or a transcript file into memories; the
     ``memorize.Result`` (stored, reinforced, skipped, the model used, a message)."""

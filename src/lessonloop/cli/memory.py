@@ -212,6 +212,6 @@ def memorize_command(
     elif result.message:
         sys.stdout.write(result.message + "\n")
     elif result.skipped:
-        from ..memory.consent import HOW_TO_ANSWER
+        from ..app.memory import consent_hint
 
-        sys.stderr.write(f"nothing memorized: {result.skipped}. {HOW_TO_ANSWER}\n")
+        sys.stderr.write(f"nothing memorized: {result.skipped}. {consent_hint()}\n")
