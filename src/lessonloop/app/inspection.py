@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
-from .stores import check_limit
+from .limits import check_limit
 
 if TYPE_CHECKING:
     from ..store.db import Store

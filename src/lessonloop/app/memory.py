@@ -13,7 +13,8 @@ from pathlib import Path
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
-from .stores import check_limit, reading, writing
+from .limits import check_limit
+from .stores import reading, writing
 
 SCOPES = ("project", "user")
 MAX_SEARCH = 100

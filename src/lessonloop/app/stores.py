@@ -1,4 +1,4 @@
-"""How the use cases open the store, and how much one call may list.
+"""How the use cases open the store.
 
 Every use case opens its own short-lived connection, so concurrent callers (the MCP server runs
 tools on worker threads) share none: readers keep one read-only connection per thread and root
@@ -17,12 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import paths
-from ..errors import NotFoundError, UsageError
+from ..errors import NotFoundError
 
 if TYPE_CHECKING:
     from ..store.db import Store
-
-MAX_LISTED = 500  # the most items one listing returns (runs, memories)
 
 _WRITE_LOCK = threading.Lock()  # one writer at a time: admission renders views after commit
 _READERS = threading.local()  # per thread: the read-only store of each root, kept open
@@ -72,9 +70,3 @@ def writing(root: Path | None = None, *, exclusive: bool = True) -> Iterator[Sto
         store = open_store(root)
     with store:
         yield store
-
-
-def check_limit(limit: int | None, most: int = MAX_LISTED) -> None:
-    """A listing's ``limit`` (None: everything) is between 1 and ``most``."""
-    if limit is not None and not 1 <= limit <= most:
-        raise UsageError(f"must be between 1 and {most}", field="limit")

@@ -28,8 +28,8 @@ def hook_command(
     ],
 ) -> None:
     """Claude Code hook entry: reads the hook payload on stdin; always exits 0."""
-    # (__main__ sends hook command lines straight to memory/hooks.py, without the CLI: this
-    # command is what `lessonloop --help` lists, and the path for `python -m lessonloop.cli`)
+    # (__main__ sends `lessonloop hook ...` straight to memory/hooks.py, without the CLI stack:
+    # this command lists it in --help and serves callers of cli.main)
     from ..memory.hooks import main
 
     main([event])

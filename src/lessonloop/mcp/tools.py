@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal, NamedTuple
 from pydantic import Field, StrictInt
 
 from ..app import inspection, knowledge, memory, runs, scenarios, tasks
+from ..app.limits import MAX_LISTED
 from ..app.memory import MAX_SEARCH, split_tags
-from ..app.stores import MAX_LISTED
 from ..errors import UsageError
 
 RECENT_MEMORIES = 20
