@@ -238,10 +238,11 @@ def recall_text() -> str:
 
 
 def split_tags(tags: str | list[str] | None) -> list[str]:
-    """Tags given as a list or as one comma-separated string, stripped, empty ones dropped."""
+    """Tags given as one comma-separated string (each stripped, empty ones dropped) or as a
+    list (kept as it is: admission cleans every tag)."""
     if isinstance(tags, str):
-        tags = tags.split(",")
-    return [tag.strip() for tag in tags or [] if tag.strip()]
+        return [tag.strip() for tag in tags.split(",") if tag.strip()]
+    return list(tags or [])
 
 
 def record_consent(answer: str) -> Path:

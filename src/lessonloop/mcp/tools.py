@@ -47,10 +47,10 @@ def memory_store(
     secrets are redacted, control characters stripped, sizes capped, and a duplicate
     reinforces the existing memory instead of adding one. Returns the stored memory and
     the action (added or reinforced)."""
-    tags = split_tags(tags)
-    if "mcp" not in tags:  # where it came from
-        tags.append("mcp")
-    return memory.store_memory(type, summary, content, why, how_to_apply, tags, scope)
+    tag_list = split_tags(tags)
+    if "mcp" not in tag_list:  # where it came from
+        tag_list.append("mcp")
+    return memory.store_memory(type, summary, content, why, how_to_apply, tag_list, scope)
 
 
 def memory_search(
