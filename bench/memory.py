@@ -145,10 +145,10 @@ def main() -> None:
         home = Path(tmp) / "home"
         os.environ["LESSONLOOP_HOME"] = str(home)
         os.environ["LESSONLOOP_USER_HOME"] = str(Path(tmp) / "user")
+        from lessonloop.app.memory import search_memories
         from lessonloop.memory import consent
         from lessonloop.memory.memorize import memorize
         from lessonloop.memory.recall import block
-        from lessonloop.memory.service import search_memories
         from lessonloop.store import open_store
 
         open_store().close()

@@ -1,4 +1,4 @@
-"""Data flows one way (DESIGN §3): the adapters (CLI, MCP server) → the use cases (``app``) →
+"""Data flows one way (docs/architecture.md, the layers): the adapters (CLI, MCP server) → the use cases (``app``) →
 loop/tasks/memory → knowledge/store. The adapters share code through ``app`` and the engine,
 never through each other; the engine never calls back up into ``app`` or an adapter."""
 
@@ -16,8 +16,9 @@ ADAPTERS = {"cli", "mcp"}
 ENGINE = {"loop", "tasks", "memory", "integrations"} | LOWER
 
 
-def _imports() -> list[tuple[str, str]]:
-    """(importing package or top-level module, imported lessonloop package) for every import."""
+def _imports(with_paths: bool = False) -> list:
+    """(importing package or top-level module, imported lessonloop package) for every import;
+    with ``with_paths``, the importing file too."""
     found = []
     for path in ROOT.rglob("*.py"):
         rel = path.relative_to(ROOT)
@@ -36,7 +37,7 @@ def _imports() -> list[tuple[str, str]]:
             for name in names:
                 parts = name.split(".")
                 if parts[0] == "lessonloop" and len(parts) > 1:
-                    found.append((where, parts[1]))
+                    found.append((where, parts[1], path) if with_paths else (where, parts[1]))
     return found
 
 
@@ -70,6 +71,25 @@ def test_the_adapters_never_import_each_other_and_app_imports_neither():
         if "from ..mcp" in line or "lessonloop.mcp" in line.split("#")[0]
     ]
     assert cli_to_mcp == ["from ..mcp.server import serve"], cli_to_mcp
+
+
+# What an adapter may import besides ``app``: the shared helpers, the help cache, the version.
+ADAPTER_MAY_USE = {"app", "errors", "paths", "help_cache", "__version__"}
+ENTRY_POINTS = {  # the commands that start another entry point, not a use case
+    ("cli", "mcp"),  # `lessonloop mcp` starts the server
+    ("cli", "memory"),  # `lessonloop hook` runs memory/hooks.py (what __main__ does directly)
+}
+
+
+def test_the_adapters_call_only_the_use_cases():
+    offenders = sorted(
+        (where, target)
+        for where, target, path in _imports(with_paths=True)
+        if where in ADAPTERS
+        and target not in ADAPTER_MAY_USE | {where}
+        and (where, target) not in ENTRY_POINTS
+    )
+    assert offenders == []
 
 
 def test_the_engine_never_imports_the_use_cases_or_an_adapter():

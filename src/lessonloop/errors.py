@@ -8,20 +8,59 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 
 
+FIELD = "{field}"  # where an error's message names its field
+
+
 class LessonloopError(Exception):
-    """An error reported to the user as one line, never as a traceback."""
+    """An error reported to the user as one line, never as a traceback.
+
+    The use cases word their errors for every adapter; two parts each adapter names its own
+    way, through ``named``:
+
+    - ``field``: the argument the message is about, by its name in the use case (``matches``,
+      ``match_timeout``), named where ``{field}`` stands (at the start when it does not): the
+      CLI as ``--match-timeout``, the MCP server as the tool argument ``match_timeout``.
+    - ``listing``: the use case that lists what does exist (``list_runs``), for a message that
+      should point there: the CLI as ``lessonloop list``, the MCP server as its tool.
+
+    ``str()`` names both plainly: "match_timeout must be ...", "unknown run id 'x' (see
+    list_runs)"."""
 
     exit_code = EXIT_FAILURE
     label = "error"  # how the one line starts in text mode
 
-    def __init__(self, message: str, exit_code: int | None = None):
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        exit_code: int | None = None,
+        *,
+        field: str | None = None,
+        listing: str | None = None,
+    ):
+        if field is not None and FIELD not in message:
+            message = f"{FIELD} {message}"
+        self.field = field
+        self.listing = listing
+        self._template = message
+        super().__init__(self.named(str))
         if exit_code is not None:
             self.exit_code = exit_code
 
     @property
     def message(self) -> str:
         return str(self)
+
+    def named(
+        self, field_name: Callable[[str], str], listing_name: Callable[[str], str] = str
+    ) -> str:
+        """The message with the field called ``field_name(field)`` and the listing it points to
+        called ``listing_name(listing)``."""
+        text = self._template
+        if self.field is not None:
+            text = text.replace(FIELD, field_name(self.field))
+        if self.listing is not None:
+            text = f"{text} (see {listing_name(self.listing)})"
+        return text
 
 
 class Stopped(LessonloopError):
@@ -31,35 +70,15 @@ class Stopped(LessonloopError):
     label = "stopped"
 
 
-FIELD = "{field}"  # where a UsageError's message names its field
-
-
 class UsageError(LessonloopError):
-    """The user's arguments are wrong (exit code 2).
-
-    ``field``: the argument at fault, by its name in the use case (``matches``,
-    ``match_timeout``). The message names it where ``{field}`` stands (at the start when it
-    does not): plainly in ``str()``, and as each adapter calls it through ``named`` — the CLI
-    as ``--match-timeout``, the MCP server as the tool argument ``match_timeout``."""
+    """The user's arguments are wrong (exit code 2); ``field`` names the argument at fault."""
 
     exit_code = EXIT_USAGE
 
-    def __init__(self, message: str, exit_code: int | None = None, *, field: str | None = None):
-        if field is not None and FIELD not in message:
-            message = f"{FIELD} {message}"
-        self.field = field
-        self._template = message
-        super().__init__(self.named(str), exit_code)
-
-    def named(self, name: Callable[[str], str]) -> str:
-        """The message with the field called ``name(field)``."""
-        if self.field is None:
-            return self._template
-        return self._template.replace(FIELD, name(self.field))
-
 
 class NotFoundError(LessonloopError):
-    """A run, generation or file the user named does not exist (exit code 1)."""
+    """A run, generation or file the user named does not exist (exit code 1); ``listing``
+    points to what does."""
 
 
 class StoreError(LessonloopError):

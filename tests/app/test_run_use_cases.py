@@ -23,7 +23,7 @@ def test_a_run_here_and_one_in_the_background_refuse_a_request_alike(
 ):
     announced = []
     with pytest.raises(UsageError) as here:
-        runs.start(PLUGIN, iterations, overrides, "here", lambda: announced.append(True))
+        runs.start(PLUGIN, iterations, overrides, "here", announced.append)
     with pytest.raises(UsageError) as background:
         runs.start_in_background(PLUGIN, iterations, "there", overrides)
     assert here.value.field == background.value.field == field
@@ -35,8 +35,8 @@ def test_a_run_here_and_one_in_the_background_refuse_a_request_alike(
 def test_the_run_is_announced_once_its_options_are_good_before_the_scenario_loads(home):
     announced = []
     with pytest.raises(LessonloopError, match="no-such-scenario"):
-        runs.start("no-such-scenario", 2, {}, "early", lambda: announced.append(True))
-    assert announced == [True]
+        runs.start("no-such-scenario", 2, {}, "early", announced.append)
+    assert announced == ["early"]
 
 
 def test_a_run_executes_here_and_tells_its_events_to_the_watch(home):

@@ -423,7 +423,7 @@ def test_family_found_in_surrounding_text_and_reported(family, data):
 
 
 # --------------------------------------------------------------------------------------------
-# The gaps ANCHORS.md lists for IJFW's redactor, one test each
+# The gaps a review of IJFW's redactor (an anchor project) found, one test each
 
 
 def test_ijfw_gap_aws_secret_access_key_assignment():

@@ -13,8 +13,8 @@ def playbook_text(scenario: str, view: str = "playbook") -> str:
     store exactly as ``knowledge/<scenario>/*.md``."""
     from ..knowledge.entries import active, scenario_scope
     from ..knowledge.render import view_texts
-    from ..memory.service import reading
     from ..scenarios import registry
+    from .stores import reading
 
     if view not in (*VIEWS, "all"):
         raise UsageError(f"is {', '.join(VIEWS)} or all, not {view!r}", field="view")

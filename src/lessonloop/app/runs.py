@@ -1,4 +1,5 @@
-"""Runs: start one (here, or in the background), resume one, read its status, list them.
+"""Runs: start one (here, or in the background), resume one (its status and the list of runs:
+``inspection.py``).
 
 ``start`` and ``resume`` execute the run in this process, telling its events to the caller's
 ``watch``; ``start_in_background`` executes it in a detached child process (``python -m
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
-from ..errors import NotFoundError, UsageError
+from ..errors import UsageError
 
 DEFAULT_ITERATIONS = 10
 Observer = Callable[[dict], None]
@@ -92,28 +93,66 @@ def start(
     scenario: str,
     iterations: int | None,
     overrides: dict,
-    run_id: str,
-    on_checked: Callable[[], None] | None = None,
+    run_id: str | None = None,
+    on_checked: Callable[[str], None] | None = None,
     watch: Watch | None = None,
 ) -> dict:
-    """Create the run ``run_id`` (or reuse it: it resumes), forget its request, and execute it
-    here; returns its summary. ``iterations`` None: the existing run's target, else 10."""
+    """Start a run here as a command line does: the request is kept on disk first (``resume``
+    works however early a kill comes), then the run ``run_id`` (a new id when None) is created
+    or reused (it resumes) and executed; returns its summary. ``on_checked`` gets the run's id
+    once the request is good. ``iterations`` None: the existing run's target, else 10."""
+    from ..errors import LessonloopError
     from ..loop import request
     from ..loop.creation import create_or_reuse
+    from ..scenarios.registry import canonical_reference
     from ..store import open_store
     from ..store import runs as run_store
 
-    check_request(scenario, iterations, overrides, on_checked)
-    with open_store() as store:
-        existing = run_store.find_run(store, run_id)
-        target = (
-            iterations
-            if iterations is not None
-            else (existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS)
-        )
-        rid = create_or_reuse(store, scenario, target, dict(overrides), run_id)
-        request.discard(rid)  # the row holds it all now
-        return execute(store, rid, target, watch)
+    rid = run_id or request.new_run_id()
+    request.check_run_id(rid)
+    request.save(rid, canonical_reference(scenario), iterations, overrides)
+
+    def checked() -> None:
+        if on_checked is not None:
+            on_checked(rid)
+
+    try:
+        check_request(scenario, iterations, overrides, checked)
+        with open_store() as store:
+            existing = run_store.find_run(store, rid)
+            target = (
+                iterations
+                if iterations is not None
+                else (
+                    existing["target_generations"] if existing is not None else DEFAULT_ITERATIONS
+                )
+            )
+            create_or_reuse(store, scenario, target, dict(overrides), rid)
+            request.discard(rid)  # the row holds it all now
+            return execute(store, rid, target, watch)
+    except LessonloopError:
+        if _no_row(rid):  # refused before the run existed: nothing to resume
+            request.discard(rid)
+        raise
+
+
+def _no_row(run_id: str) -> bool:
+    from ..errors import LessonloopError
+    from ..store import open_store
+    from ..store import runs as run_store
+
+    try:
+        with open_store(readonly=True) as store:
+            return run_store.find_run(store, run_id) is None
+    except LessonloopError:
+        return True
+
+
+def provider_help() -> str:
+    """The providers a run may use, for a ``--provider`` help text (plugins included)."""
+    from ..providers import catalog
+
+    return catalog.help_text()
 
 
 def execute(store: Any, run_id: str, target: int | None = None, watch: Watch | None = None) -> dict:
@@ -178,8 +217,8 @@ def start_in_background(
     already has its generations)."""
     from ..loop.creation import create_or_reuse
     from ..loop.runlock import is_active
-    from ..memory.service import writing
     from ..store import runs as run_store
+    from .stores import writing
 
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     check_request(scenario, iterations, overrides)
@@ -223,34 +262,6 @@ def start_in_background(
         "target_generations": iterations,
         "pid": pid,
     }
-
-
-def status(run_id: str) -> dict:
-    """The run's status document (run-status-v1 plus every generation)."""
-    from ..loop.status import load_run, status_document
-    from ..memory.service import reading
-
-    with reading(paths.home()) as store:
-        if store is None:
-            raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)")
-        run, gens = load_run(store, run_id)
-    return status_document(run, gens)
-
-
-def list_runs(limit: int | None = None) -> list[dict]:
-    """Runs, newest first (the first ``limit``)."""
-    from ..loop.status import run_object
-    from ..memory.service import check_limit, reading
-    from ..store import runs as run_store
-
-    check_limit(limit)
-    with reading(paths.home()) as store:
-        if store is None:
-            return []
-        return [
-            run_object(r, run_store.generations(store, r["run_id"]))
-            for r in run_store.list_runs(store)[:limit]
-        ]
 
 
 def background_process(run_id: str) -> dict | None:

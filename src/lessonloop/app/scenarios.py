@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import UsageError
+from ..errors import FIELD, UsageError
 
 MAX_MATCH_TIMEOUT = 3600.0
 
@@ -47,7 +47,7 @@ def evaluate(
     """Each strategy scored on the seeds (deterministic per strategy and seed): per-seed
     scores (None for a failed match), mean, dimensions, validity and problems. A strategy given
     as text is parsed as JSON; an unknown scenario fails first, naming the valid ones."""
-    from ..loop.scoring import evaluate_strategies, parse_strategy
+    from ..loop.scoring import evaluate_strategies
     from ..scenarios import registry
 
     registry.load(scenario)
@@ -59,8 +59,39 @@ def evaluate(
     parsed = []
     for strategy in strategies:
         if isinstance(strategy, str):
-            strategy = parse_strategy(strategy, "strategy")
+            strategy = parse_strategy(strategy)
         if not isinstance(strategy, dict):
             raise UsageError("must be a JSON object", field="strategy")
         parsed.append(strategy)
     return evaluate_strategies(scenario, parsed, chosen, match_timeout)
+
+
+def parse_strategy(text: str) -> dict:
+    """A strategy given as JSON text: an object, NaN and Infinity refused."""
+    from ..loop.scoring import parse_strategy as parse
+
+    try:
+        return parse(text, FIELD)
+    except UsageError as exc:  # worded with the field where it stands: each adapter names it
+        raise UsageError(exc.message, field="strategy") from None
+
+
+def strategies_from_file(path: str) -> list[dict]:
+    """The strategies of a JSONL file, one JSON object per line (blank lines skipped)."""
+    from ..files import read_user_file
+    from ..loop.scoring import parse_strategy as parse
+
+    lines = read_user_file(path, "strategies file", encoding="utf-8-sig").splitlines()
+    strategies = [
+        parse(line, f"{path} line {number}") for number, line in enumerate(lines, 1) if line.strip()
+    ]
+    if not strategies:
+        raise UsageError(f"strategies file {path} holds no strategy")
+    return strategies
+
+
+def failures(report: list[dict]) -> str | None:
+    """What failed in an evaluation's matches, in one line; None when every match completed."""
+    from ..loop.scoring import failure_line
+
+    return failure_line(report)

@@ -1,10 +1,13 @@
-"""The ``lessonloop`` command: a Typer app whose commands live one group per module."""
+"""The ``lessonloop`` command: every command registered on Typer, in the order ``--help`` lists
+them. The commands are top-level functions, one module per group; their parameters declare
+their flags and help (see ``lazy_typer.py``), their docstrings are the help text."""
 
 from __future__ import annotations
 
 import typer
 
 from . import inspect as inspect_commands
+from . import integrations as integration_commands
 from . import memory as memory_commands
 from . import providers as provider_commands
 from . import report as report_commands
@@ -22,14 +25,49 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+memory_app = typer.Typer(
+    help=memory_commands.GROUP_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    cls=WholeSentences,
+)
 
-for module in (
-    run_commands,
-    inspect_commands,
-    scenario_commands,
-    task_commands,
-    memory_commands,
-    provider_commands,
-    report_commands,
+run_commands.register(app)  # run, resume
+for name, command in (
+    ("status", inspect_commands.status_command),
+    ("show", inspect_commands.show_command),
+    ("list", inspect_commands.list_command),
+    ("watch", inspect_commands.watch_command),
+    ("export", inspect_commands.export_command),
+    ("report", report_commands.report_command),
+    ("compare", report_commands.compare_command),
+    ("scenarios", scenario_commands.scenarios_command),
+    ("evaluate", scenario_commands.evaluate_command),
 ):
-    module.register(app)
+    app.command(name)(command)
+task_commands.register(app)  # improve, judge, solve
+app.add_typer(memory_app, name="memory")
+for name, command in (
+    ("consent", memory_commands.consent_command),
+    ("search", memory_commands.search_command),
+    ("list", memory_commands.list_command),
+    ("audit", memory_commands.audit_command),
+    ("why", memory_commands.why_command),
+    ("forget", memory_commands.forget_command),
+    ("add", memory_commands.add_command),
+    ("recall", memory_commands.recall_command),
+    ("prune", memory_commands.prune_command),
+):
+    memory_app.command(name)(command)
+app.command("hook", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+    integration_commands.hook_command
+)
+for name, command in (
+    ("mcp", integration_commands.mcp_command),
+    ("memorize", memory_commands.memorize_command),
+    ("install", integration_commands.install_command),
+    ("uninstall", integration_commands.uninstall_command),
+    ("doctor", provider_commands.doctor_command),
+    ("usage", provider_commands.usage_command),
+):
+    app.command(name)(command)

@@ -52,13 +52,13 @@ COMMANDS = {
         },
     ),
     ("memory", "list"): (
-        "memory_views",
+        "memory",
         "list_command",
         (),
         {"--scope": ("scope", str), "--json": ("as_json", True)},
     ),
     ("memory", "search"): (
-        "memory_views",
+        "memory",
         "search_command",
         ("query",),
         {"--limit": ("limit", int), "--scope": ("scope", str), "--json": ("as_json", True)},

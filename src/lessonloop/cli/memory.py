@@ -1,83 +1,93 @@
-"""Session memory commands: ``hook``, ``memorize``, ``memory ...``, ``install``/``uninstall``."""
+"""The ``memory ...`` commands and ``memorize``: each prints what ``app/memory.py`` answers.
+``fast.py`` calls ``memory list`` and ``memory search`` without Typer."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
-import typer
-
-from .help_format import WholeSentences
-from .memory_views import list_command, search_command, show
 from .output import print_json
 
-memory_app = typer.Typer(
-    help="Memories from coding-agent sessions: search, review, correct.",
-    no_args_is_help=True,
-    add_completion=False,
-    cls=WholeSentences,
-)
+if TYPE_CHECKING:
+    import typer
+else:
+    from .lazy_typer import typer
+
+GROUP_HELP = "Memories from coding-agent sessions: search, review, correct."
+SCOPE_HELP = "project, user or all"
+ONE_SCOPE_HELP = "project or user"
 
 
-@memory_app.command()
-def consent(
-    answer: str = typer.Argument(..., help="yes, no or ask"),
-    as_json: bool = typer.Option(False, "--json"),
+def show(items: list[dict], as_json: bool, empty: str) -> None:
+    """Memories one line each (or as JSON); ``empty`` when there are none."""
+    if as_json:
+        print_json(items)
+        return
+    if not items:
+        sys.stdout.write(empty + "\n")
+    for item in items:
+        score = f" score {item['score']:.2f}" if "score" in item else ""
+        sys.stdout.write(
+            f"[{item['scope']} {item['id']}] ({item['type']}) {item['summary']}"
+            f"  — {item['author']}, seen {item['seen']}{score}\n"
+        )
+
+
+def consent_command(
+    answer: Annotated[str, typer.Argument(help="yes, no or ask")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Allow (yes), refuse (no) or postpone (ask) automatic memories for this project."""
-    from .. import paths
-    from ..errors import UsageError
-    from ..memory import consent as consent_file
+    from ..app.memory import record_consent
 
-    if answer not in consent_file.ANSWERS:
-        raise UsageError(f"answer yes, no or ask, not {answer!r}")
-    path = consent_file.record(paths.ensure_home(), answer)
+    path = record_consent(answer)
     if as_json:
         print_json({"consent": answer, "path": str(path)})
     else:
         sys.stdout.write(f"automatic memories: {answer} (saved in {path})\n")
 
 
-@memory_app.command()
-def search(
-    query: str = typer.Argument(...),
-    limit: int = typer.Option(10, "--limit"),
-    scope: str = typer.Option("all", "--scope", help="project, user or all"),
-    as_json: bool = typer.Option(False, "--json"),
+def search_command(
+    query: Annotated[str, typer.Argument()],
+    limit: Annotated[int, typer.Option("--limit")] = 10,
+    scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "all",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Memories matching QUERY, best first (BM25, nudged by evidence)."""
-    search_command(query, limit, scope, as_json)
+    from ..app.memory import search_memories
+
+    show(search_memories(query, scope, limit), as_json, "no memory matches")
 
 
-@memory_app.command("list")
-def list_(
-    scope: str = typer.Option("all", "--scope", help="project, user or all"),
-    as_json: bool = typer.Option(False, "--json"),
+def list_command(
+    scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "all",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Every active memory, most useful first."""
-    list_command(scope, as_json)
+    from ..app.memory import useful_memories
+
+    show(useful_memories(scope), as_json, "no memories yet")
 
 
-@memory_app.command()
-def audit(
-    limit: int = typer.Option(50, "--limit"),
-    scope: str = typer.Option("all", "--scope", help="project, user or all"),
-    as_json: bool = typer.Option(False, "--json"),
+def audit_command(
+    limit: Annotated[int, typer.Option("--limit")] = 50,
+    scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "all",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Recent automatic memories, newest first, to review (then `why` or `forget`)."""
-    from ..memory.service import recent_memories
+    from ..app.memory import recent_memories
 
     show(recent_memories(scope, limit, automatic_only=True), as_json, "no automatic memories")
 
 
-@memory_app.command()
-def why(
-    entry_id: int = typer.Argument(...),
-    scope: str = typer.Option("project", "--scope", help="project or user"),
-    as_json: bool = typer.Option(False, "--json"),
+def why_command(
+    entry_id: Annotated[int, typer.Argument()],
+    scope: Annotated[str, typer.Option("--scope", help=ONE_SCOPE_HELP)] = "project",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Where a memory came from: its provenance (sessions, runs) and its history."""
-    from ..memory.service import memory_history
+    from ..app.memory import memory_history
 
     value = memory_history(entry_id, scope)
     if as_json:
@@ -87,25 +97,24 @@ def why(
     for field in ("content", "why", "how_to_apply"):
         if value[field]:
             sys.stdout.write(f"{field}: {value[field]}\n")
-    for p in value["provenance"]:
-        origin = (
-            f"session {p['session_id']}"
-            if p["session_id"]
-            else f"run {p['run_id']}"
-            if p["run_id"]
+    for origin in value["provenance"]:
+        where = (
+            f"session {origin['session_id']}"
+            if origin["session_id"]
+            else f"run {origin['run_id']}"
+            if origin["run_id"]
             else ""
         )
-        sys.stdout.write(f"- {p['created_at']} {p['source']} {origin}\n")
+        sys.stdout.write(f"- {origin['created_at']} {origin['source']} {where}\n")
 
 
-@memory_app.command()
-def forget(
-    entry_id: int = typer.Argument(...),
-    scope: str = typer.Option("project", "--scope", help="project or user"),
-    as_json: bool = typer.Option(False, "--json"),
+def forget_command(
+    entry_id: Annotated[int, typer.Argument()],
+    scope: Annotated[str, typer.Option("--scope", help=ONE_SCOPE_HELP)] = "project",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Delete one memory for good (and its line in the Markdown views)."""
-    from ..memory.service import forget_memory
+    from ..app.memory import forget_memory
 
     gone = forget_memory(entry_id, scope)
     if as_json:
@@ -114,20 +123,21 @@ def forget(
         sys.stdout.write(f"forgot [{scope} {entry_id}] {gone['summary']}\n")
 
 
-@memory_app.command()
-def add(
-    type_: str = typer.Option(..., "--type", help="pattern, decision, preference or observation"),
-    summary: str = typer.Option(..., "--summary"),
-    content: str = typer.Option("", "--content"),
-    why_: str = typer.Option("", "--why"),
-    how: str = typer.Option("", "--how"),
-    tags: str = typer.Option("", "--tags", help="comma-separated"),
-    scope: str = typer.Option("project", "--scope", help="project or user"),
-    as_json: bool = typer.Option(False, "--json"),
+def add_command(
+    type_: Annotated[
+        str, typer.Option("--type", help="pattern, decision, preference or observation")
+    ],
+    summary: Annotated[str, typer.Option("--summary")],
+    content: Annotated[str, typer.Option("--content")] = "",
+    why_: Annotated[str, typer.Option("--why")] = "",
+    how: Annotated[str, typer.Option("--how")] = "",
+    tags: Annotated[str, typer.Option("--tags", help="comma-separated")] = "",
+    scope: Annotated[str, typer.Option("--scope", help=ONE_SCOPE_HELP)] = "project",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Add a memory you wrote yourself (it goes through the same admission: redaction, caps,
     dedupe)."""
-    from ..memory.service import store_memory
+    from ..app.memory import split_tags, store_memory
 
     entry = store_memory(
         type_,
@@ -135,7 +145,7 @@ def add(
         content,
         why_,
         how,
-        [t.strip() for t in tags.split(",") if t.strip()],
+        split_tags(tags),
         scope,
         author="user",
         source="user",
@@ -146,10 +156,9 @@ def add(
         sys.stdout.write(f"{entry['action']} [{scope} {entry['id']}] {entry['summary']}\n")
 
 
-@memory_app.command()
-def recall(as_json: bool = typer.Option(False, "--json")) -> None:
+def recall_command(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """The block a new session starts with (what `hook session-start` injects)."""
-    from ..memory.service import recall_text
+    from ..app.memory import recall_text
 
     text = recall_text()
     if as_json:
@@ -158,148 +167,51 @@ def recall(as_json: bool = typer.Option(False, "--json")) -> None:
         sys.stdout.write(text + "\n")
 
 
-@memory_app.command()
-def prune(
-    older_than: float | None = typer.Option(None, "--older-than", help="Days without use."),
-    keep: int = typer.Option(2000, "--keep", help="At most this many memories per scope."),
-    scope: str = typer.Option("all", "--scope", help="project, user or all"),
-    as_json: bool = typer.Option(False, "--json"),
+def prune_command(
+    older_than: Annotated[
+        float | None, typer.Option("--older-than", help="Days without use.")
+    ] = None,
+    keep: Annotated[
+        int, typer.Option("--keep", help="At most this many memories per scope.")
+    ] = 2000,
+    scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "all",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Drop stale automatic memories (user-authored ones stay), cap each scope, VACUUM."""
-    from ..errors import UsageError
-    from ..memory.service import prune_memories
+    from ..app.memory import prune_memories
 
-    if (older_than is not None and older_than < 0) or keep < 0:
-        raise UsageError("--older-than and --keep must not be negative")
     report = prune_memories(scope, older_than, keep)
     if as_json:
         print_json({"pruned": report})
     else:
-        sys.stdout.write(
-            (", ".join(f"{n}: {c} pruned" for n, c in report.items()) or "no memories yet") + "\n"
-        )
+        pruned = ", ".join(f"{name}: {count} pruned" for name, count in report.items())
+        sys.stdout.write((pruned or "no memories yet") + "\n")
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(memory_app, name="memory")
-
-    @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-    def hook(
-        event: str = typer.Argument(
-            ...,
-            help="session-start, user-prompt-submit, "
-            "pre-tool-use, post-tool-use, stop, "
-            "session-end or pre-compact",
-        ),
-    ) -> None:
-        """Claude Code hook entry: reads the hook payload on stdin; always exits 0."""
-        from ..memory.hooks import main
-
-        main([event])
-
-    @app.command()
-    def mcp() -> None:
-        """Serve memories, scenarios, runs, playbooks and the judge over MCP (stdio)."""
-        from ..mcp.server import serve
-
-        serve()
-
-    @app.command()
-    def memorize(
-        session_id: str | None = typer.Option(None, "--session-id"),
-        transcript: Path | None = typer.Option(None, "--transcript"),
-        as_json: bool = typer.Option(False, "--json"),
-    ) -> None:
-        """Turn a session's captures and transcript into memories (session-end does this)."""
-        from .. import paths
-        from ..errors import UsageError
-        from ..memory.memorize import memorize as run
-
-        if session_id is None and transcript is None:
-            raise UsageError("give --session-id (captured by the hooks) or --transcript FILE")
-        if transcript is not None and transcript.is_dir():
-            raise UsageError(
-                f"--transcript takes a session's .jsonl file; {transcript} is a directory"
-            )
-        if transcript is not None and not transcript.is_file():
-            raise UsageError(f"transcript not found: {transcript}")
-        if transcript is None and not paths.session_dir(session_id).is_dir():
-            from ..errors import NotFoundError
-
-            raise NotFoundError(
-                f"no session {session_id!r}: the hooks captured nothing under "
-                f"{paths.session_dir(session_id)} (check the id, or give --transcript FILE)"
-            )
-        session = session_id or transcript.stem
-        result = run(session, paths.home(), transcript=str(transcript) if transcript else None)
-        if as_json:
-            print_json(
-                {
-                    "stored": result.stored,
-                    "reinforced": result.reinforced,
-                    "skipped": result.skipped,
-                    "model": result.model,
-                }
-            )
-        elif result.message:
-            sys.stdout.write(result.message + "\n")
-        elif result.skipped:
-            from ..memory.consent import HOW_TO_ANSWER
-
-            sys.stderr.write(f"nothing memorized: {result.skipped}. {HOW_TO_ANSWER}\n")
-
-    @app.command()
-    def install(
-        target: str = typer.Argument(..., help="claude-code"),
-        scope: str = typer.Option("project", "--scope", help="project or user"),
-        as_json: bool = typer.Option(False, "--json"),
-    ) -> None:
-        """Add lessonloop's hooks to Claude Code's settings (idempotent, backed up first)."""
-        from ..integrations import claude_code
-
-        _check_target(target)
-        result = claude_code.install(claude_code.settings_path(scope), claude_code.mcp_path(scope))
-        if as_json:
-            print_json(result)
-        else:
-            sys.stdout.write(
-                f"installed hooks for {', '.join(result['events'])} in "
-                f"{result['settings']}"
-                + (f" (backup: {result['backup']})" if result["backup"] else "")
-                + f"\nMCP server: {result['mcp']}"
-                + "\nnext: `lessonloop memory consent yes` to allow automatic "
-                "memories\n"
-            )
-
-    @app.command()
-    def uninstall(
-        target: str = typer.Argument(..., help="claude-code"),
-        scope: str = typer.Option("project", "--scope", help="project or user"),
-        as_json: bool = typer.Option(False, "--json"),
-    ) -> None:
-        """Remove only lessonloop's hooks from Claude Code's settings; memories stay."""
-        from ..integrations import claude_code
-
-        _check_target(target)
-        result = claude_code.uninstall(
-            claude_code.settings_path(scope), claude_code.mcp_path(scope)
-        )
-        if as_json:
-            print_json(result)
-        else:
-            sys.stdout.write(
-                (
-                    f"removed lessonloop from {', '.join(result['removed'])} in "
-                    f"{result['settings']}"
-                    if result["removed"]
-                    else f"nothing of lessonloop in {result['settings']}"
-                )
-                + "\n"
-            )
-
-
-def _check_target(target: str) -> None:
+def memorize_command(
+    session_id: Annotated[str | None, typer.Option("--session-id")] = None,
+    transcript: Annotated[Path | None, typer.Option("--transcript")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Turn a session's captures and transcript into memories (session-end does this)."""
+    from ..app.memory import memorize
     from ..errors import UsageError
 
-    if target != "claude-code":
-        raise UsageError(f"unknown integration {target!r}; available: claude-code")
+    if session_id is None and transcript is None:
+        raise UsageError("give --session-id (captured by the hooks) or --transcript FILE")
+    result = memorize(session_id, transcript)
+    if as_json:
+        print_json(
+            {
+                "stored": result.stored,
+                "reinforced": result.reinforced,
+                "skipped": result.skipped,
+                "model": result.model,
+            }
+        )
+    elif result.message:
+        sys.stdout.write(result.message + "\n")
+    elif result.skipped:
+        from ..app.memory import consent_hint
+
+        sys.stderr.write(f"nothing memorized: {result.skipped}. {consent_hint()}\n")

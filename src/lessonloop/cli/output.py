@@ -17,11 +17,22 @@ def flag(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-def error_text(exc: Exception) -> str:
-    """A lessonloop error in the CLI's words: the argument at fault named as its flag."""
-    from ..errors import UsageError
+# The use cases that list what exists (``NotFoundError.listing``), as the commands that do it.
+LISTING_COMMANDS = {"list_runs": "`lessonloop list`", "list_memories": "`lessonloop memory list`"}
 
-    return exc.named(flag) if isinstance(exc, UsageError) else str(exc)
+
+def listing_command(use_case: str) -> str:
+    """The command that lists what a ``NotFoundError`` points to (``list_runs`` ->
+    ```lessonloop list```)."""
+    return LISTING_COMMANDS.get(use_case, use_case)
+
+
+def error_text(exc: Exception) -> str:
+    """A lessonloop error in the CLI's words: the argument at fault named as its flag, the
+    listing an unknown name points to as its command."""
+    from ..errors import LessonloopError
+
+    return exc.named(flag, listing_command) if isinstance(exc, LessonloopError) else str(exc)
 
 
 def error_line(message: str, as_json: bool, label: str = "error") -> None:

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 from .output import fmt, print_json
 
-if TYPE_CHECKING:  # Typer is imported by register() only
+if TYPE_CHECKING:
     import typer
+else:
+    from .lazy_typer import typer
 
 
-def report_command(run_id: str, open_page: bool = False, as_json: bool = False) -> None:
-    """``report``: write runs/<id>/report.html, print its path, open it when asked."""
+def report_command(
+    run_id: Annotated[str, typer.Argument(help="Run id (see `lessonloop list`).")],
+    open_page: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help='Print {"path": ...}.')] = False,
+) -> None:
+    """Write a run's HTML report (runs/<id>/report.html): curves, gate, playbook, cost."""
     from ..app.report import write_html_report
 
     path = write_html_report(run_id)
@@ -60,13 +66,21 @@ def compare_lines(compared: dict) -> list[str]:
 
 
 def compare_command(
-    run_ids: list[str],
-    html: str | None = None,
-    matches: int = 30,
-    salt: int = 0,
-    as_json: bool = False,
+    run_ids: Annotated[
+        list[str], typer.Argument(help="Two or more run ids; the first is the baseline.")
+    ],
+    html: Annotated[
+        str | None, typer.Option("--html", help="Also write the comparison as an HTML page here.")
+    ] = None,
+    matches: Annotated[
+        int, typer.Option("--matches", help="Fresh seeds each best strategy plays.")
+    ] = 30,
+    salt: Annotated[
+        int, typer.Option("--seed", help="Which fresh seeds (the same seed, the same set).")
+    ] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
 ) -> None:
-    """``compare``: the runs side by side and their best strategies on the same fresh seeds."""
+    """Compare runs: settings, curves, and best strategies re-scored on the same fresh seeds."""
     from ..app.compare import compare, write_compare_html
 
     compared = compare(run_ids, matches=matches, salt=salt)
@@ -78,33 +92,3 @@ def compare_command(
     if written is not None:
         lines.append(f"page: {written}")
     sys.stdout.write("\n".join(lines) + "\n")
-
-
-def register(app: typer.Typer) -> None:
-    import typer
-
-    @app.command()
-    def report(
-        run_id: str = typer.Argument(..., help="Run id (see `lessonloop list`)."),
-        open_page: bool = typer.Option(False, "--open", help="Open the page in a browser."),
-        as_json: bool = typer.Option(False, "--json", help='Print {"path": ...}.'),
-    ) -> None:
-        """Write a run's HTML report (runs/<id>/report.html): curves, gate, playbook, cost."""
-        report_command(run_id, open_page, as_json)
-
-    @app.command()
-    def compare(
-        run_ids: list[str] = typer.Argument(
-            ..., help="Two or more run ids; the first is the baseline."
-        ),
-        html: str | None = typer.Option(
-            None, "--html", help="Also write the comparison as an HTML page here."
-        ),
-        matches: int = typer.Option(30, "--matches", help="Fresh seeds each best strategy plays."),
-        salt: int = typer.Option(
-            0, "--seed", help="Which fresh seeds (the same seed, the same set)."
-        ),
-        as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
-    ) -> None:
-        """Compare runs: settings, curves, and best strategies re-scored on the same fresh seeds."""
-        compare_command(run_ids, html, matches, salt, as_json)

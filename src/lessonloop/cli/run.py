@@ -84,9 +84,9 @@ PROVIDER_OPTION = typer.Option(None, "--provider")
 
 
 def provider_help() -> str:
-    from ..providers import catalog
+    from ..app.runs import provider_help as providers
 
-    return f"{catalog.help_text()}; every role [default: config, then $LESSONLOOP_PROVIDER]."
+    return f"{providers()}; every role [default: config, then $LESSONLOOP_PROVIDER]."
 
 
 def progress(as_json: bool):
@@ -185,8 +185,6 @@ def run(
     Re-running an existing --run-id resumes it (a larger --iterations extends it).
     """
     from ..app import runs
-    from ..loop import request
-    from ..scenarios.registry import canonical_reference
 
     given = {
         "provider": provider,
@@ -204,22 +202,13 @@ def run(
         "knowledge": False if (no_knowledge or fresh) else None,
     }
     overrides = {name: value for name, value in given.items() if value is not None}
-    rid = run_id or request.new_run_id()
-    request.check_run_id(rid)
-    # on disk before anything that takes time: `resume` works however early a kill comes
-    request.save(rid, canonical_reference(scenario), iterations, overrides)
 
-    def announce() -> None:  # its id once the flags are good, before what takes time
+    def announce(rid: str) -> None:  # its id once the flags are good, before what takes time
         if not as_json:
             sys.stdout.write(f"run {rid} (if it is interrupted: `lessonloop resume {rid}`)\n")
             sys.stdout.flush()
 
-    try:
-        summary = runs.start(scenario, iterations, overrides, rid, announce, progress(as_json))
-    except LessonloopError:
-        if _no_row(rid):  # refused before the run existed: nothing to resume
-            request.discard(rid)
-        raise
+    summary = runs.start(scenario, iterations, overrides, run_id, announce, progress(as_json))
     print_summary(summary, as_json)
 
 
@@ -259,17 +248,6 @@ def register(app: typer.Typer) -> None:
     PROVIDER_OPTION.help = provider_help()
     app.command()(run)
     app.command()(resume)
-
-
-def _no_row(run_id: str) -> bool:
-    from ..store import open_store
-    from ..store import runs as run_store
-
-    try:
-        with open_store(readonly=True) as store:
-            return run_store.find_run(store, run_id) is None
-    except LessonloopError:
-        return True
 
 
 def _replay(asked: dict, budgets: dict, as_json: bool) -> None:

@@ -98,10 +98,6 @@ class Entry:
     def evidence(self) -> int:
         return self.helpful - self.harmful
 
-    def tag_values(self, prefix: str) -> list[str]:
-        """Values of tags shaped ``prefix:value``."""
-        return [t[len(prefix) + 1 :] for t in self.tags if t.startswith(prefix + ":")]
-
     def to_dict(self) -> dict:
         return {
             k: getattr(self, k)

@@ -15,8 +15,6 @@ from ..errors import unwritable
 from ..safety.redact import redact_obj
 from ..timeutil import utc_now
 
-TERMINAL_EVENTS = ("run_completed", "run_stopped", "run_failed")
-
 
 class EventLog:
     def __init__(self, path: Path):

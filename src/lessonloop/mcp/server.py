@@ -1,12 +1,13 @@
 """The ``lessonloop mcp`` server: memories, scenarios, runs, playbooks and the task judge as MCP
 tools and resources over stdio, built on the official ``mcp`` SDK (2.x, ``MCPServer``).
 
-Each tool is a few lines over the use cases in ``lessonloop.app`` and ``memory.service``
-(each call opens its own short-lived store connection, so concurrent calls — the SDK runs
-synchronous tools on worker threads — share none). The SDK is imported in ``build_server``
-only. Every failure becomes a tool error (``isError``) with one redacted line — lessonloop's
-own message, the argument at fault (named as the tool argument), or "internal error" with the
-traceback in ``logs/errors.log`` — never a crash. While it serves, the SDK points file
+The tools are top-level functions in ``tools.py``, a few lines each over the use cases in
+``lessonloop.app`` (each call opens its own short-lived store connection, so concurrent calls —
+the SDK runs synchronous tools on worker threads — share none); this module registers them and
+words their failures. The SDK is imported in ``build_server`` only. Every failure becomes a
+tool error (``isError``) with one redacted line — lessonloop's own message, with the argument at
+fault named as the tool argument and the listing it points to as a tool, or "internal error"
+with the traceback in ``logs/errors.log`` — never a crash. While it serves, the SDK points file
 descriptor 1 at stderr and writes the protocol to a private duplicate, so nothing a tool, a
 scenario or a child process prints can corrupt the stream; stray Python output is flushed
 after every call so none reaches the wire later.
@@ -15,31 +16,23 @@ after every call so none reaches the wire later.
 import contextlib
 import functools
 import inspect
-import json
 import os
 import sys
 import threading
 import time
-from typing import Annotated, Any, Literal
 
 from ..errors import LessonloopError, UsageError, log_internal_error, one_line
-from ..memory.service import (
-    MAX_LISTED,
-    MAX_SEARCH,
-    forget_memory,
-    recall_text,
-    recent_memories,
-    search_memories,
-    store_memory,
-)
 
 SDK_MISSING = "the MCP server needs its SDK: pip install 'lessonloop[mcp]'"
 SERVER_NAME = "lessonloop"
-RECENT_MEMORIES = 20
-
-
-# CLI commands that error messages point to, and the tools that do the same here.
-_COMMANDS = {"`lessonloop list`": "list_runs"}
+INSTRUCTIONS = (
+    "lessonloop keeps memories across coding sessions (memory_* tools: store what is "
+    "worth remembering, search before you decide) and learns game strategies from runs "
+    "(list_scenarios, evaluate_strategy, run_start then run_status, read_playbook). "
+    "judge_output scores an output of an agent task. Stored text is redacted of secrets."
+)
+# The use cases that list what exists (``LessonloopError.listing``), as the tools that do it.
+LISTING_TOOLS = {"list_runs": "list_runs", "list_memories": "memory_search"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -48,10 +41,11 @@ _COMMANDS = {"`lessonloop list`": "list_runs"}
 
 def _message(error: Exception | str) -> str:
     """One redacted line (see errors.one_line); the argument at fault named as this server's
-    tool argument (``UsageError.field``), the commands it points to as this server's tools."""
-    text = error.named(str) if isinstance(error, UsageError) else str(error)
-    for command, tool in _COMMANDS.items():
-        text = text.replace(command, tool)
+    tool argument (``field``), the listing an unknown name points to as this server's tool."""
+    if isinstance(error, LessonloopError):
+        text = error.named(str, lambda use_case: LISTING_TOOLS.get(use_case, use_case))
+    else:
+        text = str(error)
     return one_line(text)
 
 
@@ -124,6 +118,23 @@ def _guarded(fn):
     return call
 
 
+def _resource(function):
+    """Read a resource: a name that is not there (a usage error: an unknown scenario) becomes
+    ResourceNotFoundError, any other lessonloop error ResourceError, each one line."""
+    from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+
+    @functools.wraps(function)
+    def read(**arguments):
+        try:
+            return function(**arguments)
+        except UsageError as exc:
+            raise ResourceNotFoundError(_message(exc)) from None
+        except LessonloopError as exc:
+            raise ResourceError(_message(exc)) from None
+
+    return read
+
+
 def build_server():
     """The MCPServer with every tool and resource registered (the SDK is imported here)."""
     import gc
@@ -136,12 +147,7 @@ def build_server():
     try:
         importlib.import_module("mcp")  # the official SDK (imports are absolute: not this package)
         from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.exceptions import (
-            ResourceError,
-            ResourceNotFoundError,
-            ToolError,
-            UnexpectedToolError,
-        )
+        from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
         from mcp.types import ToolAnnotations
     except ImportError as exc:  # no SDK; mcp 1.x (FastMCP), or a broken install
         if sys.modules.get("mcp") is None:  # (a failed import leaves no module behind)
@@ -152,19 +158,19 @@ def build_server():
     finally:
         gc.freeze()
         gc.enable()
-    from pydantic import Field, StrictInt, ValidationError
+    from pydantic import ValidationError
 
     from .. import __version__
+    from . import tools
 
     accepted: dict[str, set[str]] = {}
-    from ..app import knowledge, runs, scenarios, tasks
 
     class Server(MCPServer):
         async def list_tools(self):
-            tools = await super().list_tools()
-            for listed in tools:  # say what call_tool enforces: no argument beyond these
+            listed_tools = await super().list_tools()
+            for listed in listed_tools:  # say what call_tool enforces: no argument beyond these
                 listed.input_schema = {**listed.input_schema, "additionalProperties": False}
-            return tools
+            return listed_tools
 
         async def call_tool(self, name, arguments, context=None):
             known = accepted.get(name)
@@ -198,290 +204,28 @@ def build_server():
         version=__version__,
         log_level="WARNING",
         lifespan=lifespan,
-        instructions=(
-            "lessonloop keeps memories across coding sessions (memory_* tools: store what is "
-            "worth remembering, search before you decide) and learns game strategies from runs "
-            "(list_scenarios, evaluate_strategy, run_start then run_status, read_playbook). "
-            "judge_output scores an output of an agent task. Stored text is redacted of secrets."
-        ),
+        instructions=INSTRUCTIONS,
     )
-
-    def tool(read_only: bool, destructive: bool = False):
-        def register(fn):
-            server.add_tool(
-                _guarded(fn),
-                description=inspect.cleandoc(fn.__doc__ or ""),
-                annotations=ToolAnnotations(
-                    read_only_hint=read_only,
-                    destructive_hint=None if read_only else destructive,
-                    idempotent_hint=None if read_only else False,
-                    open_world_hint=False,
-                ),
-            )
-            accepted[fn.__name__] = set(inspect.signature(fn).parameters)
-            return fn
-
-        return register
-
-    Kind = Literal["pattern", "decision", "preference", "observation"]
-    Scope = Literal["project", "user"]
-    AnyScope = Literal["project", "user", "all"]
-
-    @tool(read_only=False)  # a repeat reinforces the memory: no duplicate, but seen + 1
-    def memory_store(
-        type: Annotated[
-            Kind,
-            Field(
-                description="pattern (how things are done here), decision "
-                "(a choice and its reason), preference (what the user "
-                "wants) or observation (a fact learned)."
+    for tool, hints in tools.TOOLS:
+        server.add_tool(
+            _guarded(tool),
+            description=inspect.cleandoc(tool.__doc__ or ""),
+            annotations=ToolAnnotations(
+                read_only_hint=hints.read_only,
+                destructive_hint=None if hints.read_only else hints.destructive,
+                idempotent_hint=None if hints.read_only else False,
+                open_world_hint=False,
             ),
-        ],
-        summary: Annotated[
-            str, Field(description="The memory in one line (120 characters are kept).")
-        ],
-        content: Annotated[str, Field(description="Details (4096 characters are kept).")] = "",
-        why: Annotated[str, Field(description="Why it holds or matters.")] = "",
-        how_to_apply: Annotated[str, Field(description="When and how to use it.")] = "",
-        tags: Annotated[
-            list[str] | str | None,
-            Field(description="Tags: a list, or one comma-separated string. 'mcp' is added."),
-        ] = None,
-        scope: Annotated[
-            Scope, Field(description="project (this project's store) or user (across projects).")
-        ] = "project",
-    ) -> dict[str, Any]:
-        """Remember something for later sessions. It goes through lessonloop's admission gate:
-        secrets are redacted, control characters stripped, sizes capped, and a duplicate
-        reinforces the existing memory instead of adding one. Returns the stored memory and
-        the action (added or reinforced)."""
-        if isinstance(tags, str):
-            tags = [t.strip() for t in tags.split(",") if t.strip()]
-        tags = list(tags or [])
-        if "mcp" not in tags:
-            tags.append("mcp")
-        return store_memory(type, summary, content, why, how_to_apply, tags, scope)
-
-    @tool(read_only=True)
-    def memory_search(
-        query: Annotated[str, Field(description="Words to look for (BM25 full-text search).")],
-        limit: Annotated[
-            int, Field(ge=1, le=MAX_SEARCH, strict=True, description="At most this many.")
-        ] = 10,
-        scope: Annotated[AnyScope, Field(description="project, user or all.")] = "all",
-    ) -> dict[str, Any]:
-        """Search memories, best match first (BM25, nudged by evidence). Returns
-        {"memories": [{id, type, scope, summary, content, why, how_to_apply, tags, author,
-        source, seen, created_at, score}]}."""
-        return {"memories": search_memories(query, scope, limit)}
-
-    @tool(read_only=True)
-    def memory_recall() -> str:
-        """The memories a new session starts with: the most useful project memories, then the
-        user's, within a token budget (what the session-start hook injects)."""
-        return recall_text() or "No memories yet."
-
-    @tool(read_only=True)
-    def memory_audit(
-        limit: Annotated[
-            int, Field(ge=1, le=MAX_LISTED, strict=True, description="At most this many.")
-        ] = 50,
-        scope: Annotated[AnyScope, Field(description="project, user or all.")] = "all",
-    ) -> dict[str, Any]:
-        """Recent automatic memories (not written by the user), newest first, to review;
-        forget the wrong ones with memory_forget. Returns {"memories": [...]}."""
-        return {"memories": recent_memories(scope, limit, automatic_only=True)}
-
-    @tool(read_only=False, destructive=True)
-    def memory_forget(
-        id: Annotated[
-            int,
-            Field(strict=True, description="The memory's id (from memory_search or memory_audit)."),
-        ],
-        scope: Annotated[
-            Scope,
-            Field(
-                description="The scope the id belongs to: pass the "
-                "'scope' of the search or audit result, since ids are "
-                "numbered per scope (project 1 and user 1 are two "
-                "memories)."
-            ),
-        ] = "project",
-    ) -> dict[str, Any]:
-        """Delete one memory for good, with its provenance and its line in the Markdown view.
-        Returns {"forgotten", "scope", "summary"}: check the summary is the one you meant."""
-        return forget_memory(id, scope)
-
-    @tool(read_only=True)
-    def list_scenarios() -> dict[str, Any]:
-        """The scenarios that can be evaluated and run, each with its description and the JSON
-        schema of its strategy. Returns {"scenarios": [{name, description, strategy_schema}]}."""
-        return {"scenarios": scenarios.list_scenarios()}
-
-    @tool(read_only=True)
-    def evaluate_strategy(
-        scenario: Annotated[
-            str,
-            Field(description="A scenario name (see list_scenarios) or path/to/file.py:ClassName."),
-        ],
-        strategy: Annotated[
-            dict[str, Any] | str,
-            Field(
-                description="The strategy: a JSON object matching the scenario's strategy_schema "
-                "(or that object as a JSON string)."
-            ),
-        ],
-        seeds: Annotated[
-            str | list[StrictInt],
-            Field(description="Seeds to play: 'A..B' (inclusive), 'A,B,C', or a list of integers."),
-        ] = "1..5",
-        match_timeout: Annotated[
-            float,
-            Field(gt=0, le=3600, strict=True, description=("Seconds before a match is killed.")),
-        ] = 10.0,
-    ) -> dict[str, Any]:
-        """Score one strategy on chosen seeds (deterministic per strategy and seeds). Returns
-        {strategy, seeds, scores, mean_score, dimensions, valid, problems} plus errors for
-        matches that failed (their score is null)."""
-        report = scenarios.evaluate(scenario, [strategy], seeds, match_timeout)[0]
-        if not report["valid"]:
-            raise UsageError(
-                f"the strategy is not valid for {scenario}: {'; '.join(report['problems'])}"
-            )
-        return report
-
-    @tool(read_only=False)
-    def run_start(
-        scenario: Annotated[
-            str,
-            Field(description="A scenario name (see list_scenarios) or path/to/file.py:ClassName."),
-        ],
-        iterations: Annotated[
-            int, Field(ge=1, le=100_000, strict=True, description="Generations to run.")
-        ] = 10,
-        run_id: Annotated[
-            str | None,
-            Field(
-                description="Name the run (letters, digits, - and _); an existing id continues it."
-            ),
-        ] = None,
-        provider: Annotated[
-            str | None,
-            Field(
-                min_length=1,
-                description="Provider for every "
-                "role (default: configuration, else the offline "
-                "agent).",
-            ),
-        ] = None,
-        model: Annotated[
-            str | None, Field(min_length=1, description="Model for the provider.")
-        ] = None,
-        matches: Annotated[
-            int | None,
-            Field(
-                ge=1, le=1000, strict=True, description=("Paired matches per attempt (default 5).")
-            ),
-        ] = None,
-        seed: Annotated[
-            int | None, Field(ge=0, strict=True, description="Run seed (default 0).")
-        ] = None,
-    ) -> dict[str, Any]:
-        """Start a run of a scenario in the background and return at once with its run_id;
-        poll run_status until its status is completed, stopped or failed."""
-        return runs.start_in_background(
-            scenario,
-            iterations,
-            run_id,
-            {"provider": provider, "model": model, "matches": matches, "seed": seed},
         )
+        accepted[tool.__name__] = set(inspect.signature(tool).parameters)
 
-    @tool(read_only=True)
-    def run_status(
-        run_id: Annotated[str, Field(description="The run's id (from run_start or list_runs).")],
-    ) -> dict[str, Any]:
-        """A run's state and every generation (run-status-v1, as `lessonloop status --json`):
-        {run, latest_generation, progress_report, generations}, plus process (pid, exit_code)
-        for a run this server started."""
-        document = runs.status(run_id)
-        process = runs.background_process(run_id)
-        if process is not None:
-            document["process"] = process
-        return document
-
-    @tool(read_only=True)
-    def list_runs(
-        limit: Annotated[
-            int, Field(ge=1, le=MAX_LISTED, strict=True, description="At most this many.")
-        ] = 50,
-    ) -> dict[str, Any]:
-        """Runs, newest first, each with its status, progress, best score and Elo. Returns
-        {"runs": [...]}."""
-        return {"runs": runs.list_runs(limit)}
-
-    @tool(read_only=True)
-    def read_playbook(
-        scenario: Annotated[str, Field(description="A scenario name (see list_scenarios).")],
-        view: Annotated[
-            Literal["playbook", "hints", "dead_ends", "all"],
-            Field(description="playbook (lessons ranked by evidence), hints, dead_ends or all."),
-        ] = "playbook",
-    ) -> str:
-        """What lessonloop has learned about a scenario, as Markdown: playbook bullets with
-        their evidence (+helpful/-harmful, seen n) and tags, hints and dead ends."""
-        return knowledge.playbook_text(scenario, view)
-
-    @tool(read_only=False)
-    def judge_output(
-        task: Annotated[
-            str,
-            Field(
-                description="Path of a task file (YAML or JSON), absolute or "
-                "relative to the server's working directory."
-            ),
-        ],
-        output: Annotated[str, Field(description="The output to score.")],
-        provider: Annotated[
-            str | None,
-            Field(
-                min_length=1,
-                description="Judge provider, for a task with a rubric (default: the judge route).",
-            ),
-        ] = None,
-        model: Annotated[str | None, Field(min_length=1, description="Judge model.")] = None,
-    ) -> dict[str, Any]:
-        """Score one output of an agent task: required strings, format, the verifier in the
-        sandbox (offline), then for a task with a rubric the judge model. Returns {score,
-        passed_verifier, dimensions, reasoning, epoch}."""
-        return tasks.judge_output(task, output, provider, model)
-
-    @server.resource(
-        "lessonloop://playbook/{scenario}",
-        name="playbook",
-        mime_type="text/markdown",
-        description="A scenario's playbook as Markdown (bullets with their evidence).",
-    )
-    def playbook_resource(scenario: str) -> str:
-        try:
-            return knowledge.playbook_text(scenario)
-        except UsageError as exc:
-            raise ResourceNotFoundError(_message(exc)) from None
-        except LessonloopError as exc:
-            raise ResourceError(_message(exc)) from None
-
-    @server.resource(
-        "lessonloop://memories/recent",
-        name="recent-memories",
-        mime_type="application/json",
-        description=f"The {RECENT_MEMORIES} most recent memories (project and "
-        "user), newest first, as JSON.",
-    )
-    def recent_memories_resource() -> str:
-        try:
-            return json.dumps(recent_memories("all", RECENT_MEMORIES), indent=2)
-        except LessonloopError as exc:
-            raise ResourceError(_message(exc)) from None
-
+    for resource, served in tools.RESOURCES:
+        server.resource(
+            served.uri,
+            name=served.name,
+            mime_type=served.mime_type,
+            description=inspect.cleandoc(resource.__doc__ or ""),
+        )(_resource(resource))
     return server
 
 

@@ -1,6 +1,6 @@
 """Safety helpers used by admission and by every writer: redact, sanitize, cap.
 
-Order matters (DESIGN §6): ``redact`` before any truncation (``cap``), so no prefix of a secret
+Order matters (the admission gate, ``knowledge/admission.py``): ``redact`` before any truncation (``cap``), so no prefix of a secret
 can survive; ``sanitize`` before ``redact``, so a key split by an invisible character is whole
 again when the redactor looks at it. ``clean`` does all three.
 """

@@ -3,7 +3,7 @@
 ``cap`` never splits a surrogate pair, a base character from its combining marks (or a ZWJ /
 variation-selector / emoji-modifier sequence, or a regional-indicator flag pair), and never
 leaves half of a ``[REDACTED:...]`` marker: the cut moves back to before such a sequence.
-Redaction must run *before* ``cap`` (DESIGN §6), so a secret is already a marker when it is cut.
+Redaction must run *before* ``cap`` (see ``safety/__init__.py``), so a secret is already a marker when it is cut.
 """
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ def find_run(store: Store, run_id: str) -> sqlite3.Row | None:
 def get_run(store: Store, run_id: str) -> sqlite3.Row:
     row = find_run(store, run_id)
     if row is None:
-        raise NotFoundError(f"unknown run id {run_id!r} (see `lessonloop list`)")
+        raise NotFoundError(f"unknown run id {run_id!r}", listing="list_runs")
     return row
 
 

@@ -9,7 +9,7 @@ they judge by), ``prefilter`` (which detectors can find anything in a text) and 
 passes, the public functions and a session's known secrets).
 
 ``redact(text)`` replaces every secret it recognises with ``[REDACTED:<family>]``. It is the
-first step of admission (DESIGN §6) and runs before anything is persisted (DESIGN §8.1), always
+first step of admission (``knowledge/admission.py``) and runs before anything is persisted, always
 *before* truncation, so a secret cut short later can never leave a readable prefix behind.
 
 Families: provider and vendor tokens by their shape (Anthropic, OpenAI, GitHub, GitLab, Slack,

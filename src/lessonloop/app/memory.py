@@ -1,32 +1,28 @@
-"""Memory operations shared by ``lessonloop memory`` and the MCP server: one way to search,
-list, store, forget and recall memories, each in a short-lived store connection.
+"""Memories: search, list, store, forget, recall and prune them; record the consent to automatic
+memories; turn a session into memories. ``lessonloop memory ...`` and the MCP ``memory_*``
+tools call these.
 
 Memories are knowledge entries of the memory kinds in scope ``project`` (the store under the
-home) or ``user`` (the store under the user root). Writes go through admission; a process-wide
-lock serializes them, so concurrent callers (the MCP server's worker threads) never render a
-stale Markdown view.
+home) or ``user`` (the store under the user root). Writes go through admission (``writing``
+serializes them, see ``stores.py``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import threading
 from pathlib import Path
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
+from .limits import check_limit
+from .stores import reading, writing
 
 SCOPES = ("project", "user")
 MAX_SEARCH = 100
-MAX_LISTED = 500
-
-_WRITE_LOCK = threading.Lock()  # one writer at a time: admission renders views after commit
 
 
 def _scope_root(scope: str) -> Path:
     if scope not in SCOPES:
-        raise UsageError(f"scope is project or user, not {scope!r}")
+        raise UsageError(f"is project or user, not {scope!r}", field="scope")
     return paths.home() if scope == "project" else paths.user_home()
 
 
@@ -35,66 +31,7 @@ def _memory_roots(scope: str) -> list[tuple[str, Path]]:
         return [("project", paths.home()), ("user", paths.user_home())]
     if scope in SCOPES:
         return [(scope, _scope_root(scope))]
-    raise UsageError(f"scope is project, user or all, not {scope!r}")
-
-
-_READERS = threading.local()  # per thread: the read-only store of each root, kept open
-
-
-@contextlib.contextmanager
-def reading(root: Path):
-    """The store under ``root`` opened read-only, or None while it holds no data yet.
-
-    The connection is kept for the next call in the same thread (a long-lived process such as
-    the MCP server): SQLite's page cache belongs to the connection, and a cold one makes every
-    search read the index again. In autocommit mode it sees every commit; a database file that
-    was replaced gets a new connection.
-    """
-    from ..store import open_store
-
-    path = paths.db_path(root)
-    try:
-        inode = os.stat(path).st_ino
-    except OSError:
-        yield None
-        return
-    stores = _READERS.__dict__.setdefault("stores", {})
-    kept = stores.get(str(path))
-    if kept is None or kept[1] != inode:
-        if kept is not None:
-            kept[0].close()
-        try:
-            kept = stores[str(path)] = (open_store(root, readonly=True), inode)
-        except NotFoundError:
-            yield None
-            return
-    yield kept[0]
-
-
-@contextlib.contextmanager
-def writing(root: Path | None = None, *, exclusive: bool = True):
-    """The store under ``root`` opened for writing. ``exclusive`` holds the write lock for the
-    whole block (memory writes, whose views are rendered after commit); otherwise only while
-    the home is created and migrated."""
-    from ..store import open_store
-
-    if exclusive:
-        with _WRITE_LOCK, open_store(root) as store:
-            yield store
-        return
-    with _WRITE_LOCK:
-        store = open_store(root)
-    with store:
-        yield store
-
-
-def check_limit(limit: int | None) -> None:
-    if limit is not None and not 1 <= limit <= MAX_LISTED:
-        raise UsageError(f"limit must be between 1 and {MAX_LISTED}")
-
-
-# --------------------------------------------------------------------------------------------
-# Memories (the shapes of `lessonloop memory ... --json`)
+    raise UsageError(f"is project, user or all, not {scope!r}", field="scope")
 
 
 def memory_objects(store, entries: list, scores: list[float] | None = None) -> list[dict]:
@@ -142,8 +79,7 @@ def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dic
     from ..knowledge.search import search
     from ..memory.recall import MEMORY_KINDS
 
-    if not 1 <= limit <= MAX_SEARCH:
-        raise UsageError(f"limit must be between 1 and {MAX_SEARCH}")
+    check_limit(limit, MAX_SEARCH)
     found: list[dict] = []
     for name, root in _memory_roots(scope):
         with reading(root) as store:
@@ -193,7 +129,7 @@ def store_memory(
     from ..memory.recall import MEMORY_KINDS
 
     if kind not in MEMORY_KINDS:
-        raise UsageError(f"type is one of {', '.join(MEMORY_KINDS)}, not {kind!r}")
+        raise UsageError(f"is one of {', '.join(MEMORY_KINDS)}, not {kind!r}", field="type")
     root = _scope_root(scope)
     proposal = admission.Proposal(
         kind=kind,
@@ -233,7 +169,7 @@ def forget_memory(entry_id: int, scope: str = "project") -> dict:
 def useful_memories(scope: str = "all") -> list[dict]:
     """Every active memory, most useful first (user-authored, evidence, repeats, recency)."""
     from ..knowledge.entries import active_top
-    from .recall import MEMORY_KINDS
+    from ..memory.recall import MEMORY_KINDS
 
     items: list[dict] = []
     for name, root in _memory_roots(scope):
@@ -252,9 +188,7 @@ def memory_history(entry_id: int, scope: str = "project") -> dict:
     with reading(_scope_root(scope)) as store:
         entry = by_number(store, scope, entry_id) if store is not None else None
         if entry is None:
-            raise NotFoundError(
-                f"no {scope} memory with id {entry_id} (see `lessonloop memory list`)"
-            )
+            raise NotFoundError(f"no {scope} memory with id {entry_id}", listing="list_memories")
         return {
             **memory_object(store, entry),
             "provenance": provenance(store, entry.id),
@@ -269,11 +203,16 @@ def memory_history(entry_id: int, scope: str = "project") -> dict:
         }
 
 
-def prune_memories(scope: str, older_than_days: float | None, keep: int) -> dict[str, int]:
-    """Prune each existing store of ``scope`` (see ``admission.prune``), then VACUUM it."""
+def prune_memories(scope: str, older_than: float | None, keep: int) -> dict[str, int]:
+    """Drop the automatic memories unused for ``older_than`` days (user-authored ones stay) and
+    keep at most ``keep`` per scope (see ``admission.prune``), then VACUUM each store."""
     from ..knowledge import admission
-    from .recall import MEMORY_KINDS
+    from ..memory.recall import MEMORY_KINDS
 
+    if older_than is not None and older_than < 0:
+        raise UsageError("must not be negative", field="older_than")
+    if keep < 0:
+        raise UsageError("must not be negative", field="keep")
     report = {}
     for name, root in _memory_roots(scope):
         if not paths.db_path(root).exists():
@@ -283,7 +222,7 @@ def prune_memories(scope: str, older_than_days: float | None, keep: int) -> dict
                 store,
                 name,
                 MEMORY_KINDS,
-                older_than_days=older_than_days,
+                older_than_days=older_than,
                 keep_at_most=keep,
                 root=root,
             )
@@ -296,3 +235,53 @@ def recall_text() -> str:
     from ..memory.recall import block
 
     return block(paths.home(), paths.user_home())
+
+
+def split_tags(tags: str | list[str] | None) -> list[str]:
+    """Tags given as one comma-separated string (each stripped, empty ones dropped) or as a
+    list (kept as it is: admission cleans every tag)."""
+    if isinstance(tags, str):
+        return [tag.strip() for tag in tags.split(",") if tag.strip()]
+    return list(tags or [])
+
+
+def record_consent(answer: str) -> Path:
+    """Allow (yes), refuse (no) or postpone (ask) automatic memories for this project; the
+    file that keeps the answer."""
+    from ..memory import consent
+
+    if answer not in consent.ANSWERS:
+        raise UsageError(f"answer yes, no or ask, not {answer!r}")
+    return consent.record(paths.ensure_home(), answer)
+
+
+def consent_hint() -> str:
+    """How to give the consent automatic memories wait for."""
+    from ..memory.consent import HOW_TO_ANSWER
+
+    return HOW_TO_ANSWER
+
+
+def memorize(session_id: str | None, transcript: Path | None = None):
+    """Turn a session's captures (by ``session_id``) or a transcript file into memories; the
+    ``memorize.Result`` (stored, reinforced, skipped, the model used, a message)."""
+    from ..memory.memorize import memorize as memorize_session
+
+    if session_id is None and transcript is None:
+        raise UsageError("give {field} (captured by the hooks) or a transcript", field="session_id")
+    if transcript is not None and transcript.is_dir():
+        raise UsageError(
+            f"takes a session's .jsonl file; {transcript} is a directory", field="transcript"
+        )
+    if transcript is not None and not transcript.is_file():
+        raise UsageError(f"transcript not found: {transcript}")
+    if transcript is None and not paths.session_dir(session_id).is_dir():
+        raise NotFoundError(
+            f"no session {session_id!r}: the hooks captured nothing under "
+            f"{paths.session_dir(session_id)} (check the id, or give {{field}} FILE)",
+            field="transcript",
+        )
+    session = session_id or transcript.stem
+    return memorize_session(
+        session, paths.home(), transcript=str(transcript) if transcript else None
+    )

@@ -1,0 +1,257 @@
+"""Runs as people and agents inspect them: status, list, show, watch, export.
+
+Apart from ``runs.py`` (which starts runs in child processes) so that ``lessonloop status`` and
+``list`` import nothing for starting processes: they are the commands people type most. The
+store is opened read-only, so these work on a read-only copy and never block a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from .. import paths
+from ..errors import NotFoundError, UsageError
+from .limits import check_limit
+
+if TYPE_CHECKING:
+    from ..store.db import Store
+
+EXPORT_FORMATS = ("json", "training-jsonl")
+GATE_FIELDS = (  # of each gate decision, as ``show`` gives them
+    "attempt",
+    "decision",
+    "rationale",
+    "mean_delta",
+    "wins",
+    "losses",
+    "holdout_delta",
+    "pairs",
+    "t_statistic",
+    "lower_bound",
+    "holdout_pairs",
+    "holdout_lower_bound",
+)
+MATCH_FIELDS = ("attempt", "phase", "side", "seed", "score", "error")  # of each match in ``show``
+
+
+@contextlib.contextmanager
+def _runs_store(run_id: str | None = None) -> Iterator[Store | None]:
+    """The store, read-only: None while nothing has run here, unless ``run_id`` was asked for
+    (then that run is unknown)."""
+    from ..store import open_store
+
+    try:
+        store = open_store(readonly=True)
+    except NotFoundError:
+        if run_id is not None:
+            raise NotFoundError(
+                f"unknown run id {run_id!r} (no lessonloop database here yet)"
+            ) from None
+        yield None
+        return
+    with store:
+        yield store
+
+
+def status(run_id: str) -> dict:
+    """A run's state and every generation (run-status-v1 plus the generations)."""
+    from ..loop.status import load_run, status_document
+
+    with _runs_store(run_id) as store:
+        run, generations = load_run(store, run_id)
+    return status_document(run, generations)
+
+
+def list_runs(limit: int | None = None) -> list[dict]:
+    """Runs, newest first (the first ``limit``), each as its run-status-v1 run object."""
+    from ..loop.status import run_object
+    from ..store import runs as run_store
+
+    check_limit(limit)
+    with _runs_store() as store:
+        if store is None:
+            return []
+        return [
+            run_object(run, run_store.generations(store, run["run_id"]))
+            for run in run_store.list_runs(store)[:limit]
+        ]
+
+
+def unstarted_runs(known: list[dict]) -> list[dict]:
+    """Runs asked for but killed at start-up, before their row (ids not in ``known``), newest
+    first: listed so that their ids can be resumed."""
+    from ..loop import request
+
+    return request.pending({run["run_id"] for run in known})
+
+
+def show(run_id: str, generation: int | str = "latest") -> dict:
+    """One generation of a run (an index, ``latest`` or ``best``: the incumbent, from the latest
+    advance) with its strategy, gate decisions and matches: ``{run, generation,
+    runtime_session}`` (run-show-v1)."""
+    from ..loop.status import generation_object, load_run, run_object
+    from ..store import runs as run_store
+
+    with _runs_store(run_id) as store:
+        run, generations = load_run(store, run_id)
+        chosen = _select(run_id, generations, generation)
+        index = chosen["generation_index"]
+        decisions = [
+            decision
+            for decision in run_store.gate_decisions(store, run_id)
+            if decision["generation_index"] == index
+        ]
+        match_rows = run_store.matches(store, run_id, index)
+    shown = generation_object(chosen, with_strategy=True)
+    shown["gate_decisions"] = [
+        {name: decision[name] for name in GATE_FIELDS} for decision in decisions
+    ]
+    shown["matches"] = [{name: match[name] for name in MATCH_FIELDS} for match in match_rows]
+    return {"run": run_object(run, generations), "generation": shown, "runtime_session": None}
+
+
+def _select(run_id: str, generations: list, which: int | str):
+    from ..store.runs import best_generation
+
+    if not generations:
+        raise NotFoundError(f"run {run_id!r} has no completed generation yet")
+    if which == "best":
+        chosen = best_generation(generations)
+        if chosen is None:
+            raise NotFoundError(f"run {run_id!r} has no advanced generation yet")
+        return chosen
+    if which == "latest":
+        return generations[-1]
+    for row in generations:
+        if row["generation_index"] == which:
+            return row
+    if not isinstance(which, int):
+        raise UsageError(
+            f"is a generation index, latest or best, not {which!r}", field="generation"
+        )
+    raise NotFoundError(
+        f"run {run_id!r} has no generation {which} (completed: 1..{len(generations)})"
+    )
+
+
+class RunWatch:
+    """A run's events as they come (iterate over it) until it is not running; then
+    ``unfinished`` tells whether it stopped before it ended (it can be resumed)."""
+
+    def __init__(self, run_id: str, interval: float = 0.25):
+        from ..loop.status import load_run, run_object
+
+        with _runs_store(run_id) as store:
+            self.run = run_object(*load_run(store, run_id))
+        self.run_id = run_id
+        self.interval = max(0.01, interval)
+        self.last: dict | None = None
+
+    def __iter__(self) -> Iterator[dict]:
+        import time
+
+        from ..loop.events import read_events
+        from ..loop.runlock import is_active
+
+        run_dir = paths.run_dir(self.run_id)
+        events_path = run_dir / "events.ndjson"
+        offset = 0
+        while True:
+            events, offset = read_events(events_path, offset)
+            if not events and not is_active(run_dir):
+                events, offset = read_events(events_path, offset)  # written just before unlock
+                if not events:
+                    return
+            for event in events:
+                self.last = event
+                yield event
+            if not events:
+                time.sleep(self.interval)
+
+    @property
+    def unfinished(self) -> bool:
+        """Whether the last event seen leaves the run short of its end."""
+        last = self.last
+        return (
+            last is None
+            or not last["event"].startswith("run_")
+            or last["event"] in ("run_started", "run_resumed")
+        )
+
+
+def export(run_id: str, format: str = "json") -> str:
+    """A run as text: everything as one JSON document (``json``), or one prompt/completion
+    record per generation it kept (``training-jsonl``)."""
+    from ..loop.status import load_run
+
+    if format not in EXPORT_FORMATS:
+        raise UsageError(f"unknown export format {format!r}; use json or training-jsonl")
+    with _runs_store(run_id) as store:
+        run, generations = load_run(store, run_id)
+        if format == "json":
+            return json.dumps(_export_document(store, run, generations), indent=2) + "\n"
+        records = _training_records(store, run_id, generations)
+    return "".join(json.dumps(record, sort_keys=True) + "\n" for record in records)
+
+
+def _export_document(store, run, generations) -> dict:
+    from ..loop.status import generation_object, run_object
+    from ..store import runs as run_store
+
+    decisions = run_store.gate_decisions(store, run["run_id"])
+    document: dict = {"run": run_object(run, generations), "generations": []}
+    for row in generations:
+        index = row["generation_index"]
+        exported = generation_object(row, with_strategy=True)
+        exported["gate_decisions"] = [
+            dict(decision) for decision in decisions if decision["generation_index"] == index
+        ]
+        exported["matches"] = [
+            _match_object(match) for match in run_store.matches(store, run["run_id"], index)
+        ]
+        exported["role_outputs"] = [
+            dict(output) for output in run_store.role_outputs(store, run["run_id"], index)
+        ]
+        document["generations"].append(exported)
+    return document
+
+
+def _match_object(row) -> dict:
+    match = dict(row)
+    match["dimensions"] = json.loads(match.pop("dimensions_json"))
+    return match
+
+
+def _training_records(store, run_id: str, generations) -> list[dict]:
+    """One prompt/completion record per kept (advanced) generation: the competitor call that
+    produced the strategy that advanced. Redacted again on the way out."""
+    from ..safety.redact import redact
+    from ..store import runs as run_store
+
+    records = []
+    for row in generations:
+        if row["gate_decision"] != "advance":
+            continue
+        index = row["generation_index"]
+        final_attempt = row["attempts"] - 1
+        calls = [
+            output
+            for output in run_store.role_outputs(store, run_id, index)
+            if output["role"] == "competitor" and output["attempt"] == final_attempt
+        ]
+        if not calls:
+            continue
+        records.append(
+            {
+                "prompt": redact(calls[-1]["prompt"]),
+                "completion": redact(calls[-1]["output"]),
+                "run_id": run_id,
+                "generation": index,
+                "score": row["mean_score"],
+                "paired_delta": row["mean_delta"],
+            }
+        )
+    return records
