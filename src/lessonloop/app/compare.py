@@ -189,8 +189,8 @@ def compare(
     the best strategies re-scored on ``matches`` fresh seeds shared by all (each later run
     compared with the first); ``verdict`` says in words which run is better, or that the
     difference is not significant."""
-    from ..memory.service import reading
     from ..report.data import collect
+    from .stores import reading
 
     run_ids = check_request(run_ids, matches)
     with reading(paths.home()) as store:

@@ -11,8 +11,8 @@ from ..errors import NotFoundError
 def write_html_report(run_id: str) -> Path:
     """Write ``runs/<id>/report.html`` from the store and return its path (NotFoundError, one
     line, for an unknown run id or a home with no database yet)."""
-    from ..memory.service import reading
     from ..report import write_run_report
+    from .stores import reading
 
     with reading(paths.home()) as store:
         if store is None:

@@ -7,7 +7,6 @@ import sys
 import typer
 
 from .. import paths
-from ..errors import LessonloopError
 from .output import generation_line, print_json
 
 
