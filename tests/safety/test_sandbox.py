@@ -19,6 +19,7 @@ import uuid
 
 import pytest
 
+from lessonloop.safety import pids_cgroup
 from lessonloop.safety.sandbox import Limits, Outcome, run
 
 PY = sys.executable
@@ -427,12 +428,11 @@ def test_processes_that_together_hold_too_much_memory_are_stopped():
 def test_where_a_pids_cgroup_can_be_made_the_kernel_caps_the_commands_processes():
     """As root RLIMIT_NPROC binds nothing: the pids cgroup's count is what holds a fork bomb
     back however loaded the machine is (the tracker's scans can fall behind)."""
-    from lessonloop.safety import sandbox
 
-    probe = sandbox._pids_cgroup(4)
+    probe = pids_cgroup.pids_cgroup(4)
     if not probe:
         pytest.skip("no writable pids cgroup here (not root, or no pids controller)")
-    sandbox._remove_cgroup(probe)
+    pids_cgroup.remove_cgroup(probe)
     token = _token()
     limits = Limits(timeout=3, max_processes=8)
     own = "$(grep -h lessonloop-sandbox- /proc/self/cgroup | cut -d: -f3)"
@@ -447,6 +447,6 @@ def test_where_a_pids_cgroup_can_be_made_the_kernel_caps_the_commands_processes(
     assert outcome.killed == "too many processes" or outcome.killed.startswith("left")
     assert_contained(outcome, elapsed, limits, token)
     cgroup = line.split(":")[-1]
-    assert not any(os.path.exists(root + cgroup) for root in sandbox._CGROUP_ROOTS), (
+    assert not any(os.path.exists(root + cgroup) for root in pids_cgroup.CGROUP_ROOTS), (
         "the cgroup is removed with the run"
     )

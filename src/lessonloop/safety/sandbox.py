@@ -6,7 +6,7 @@ A run gets:
 - an allowlisted environment, so API keys, tokens and LESSONLOOP_* settings never reach it;
 - resource limits (CPU, address space, file size, no core dumps, processes), set in the
   child just before exec; where a pids cgroup can be made (root, as in CI and containers,
-  whom RLIMIT_NPROC does not bind), the kernel also caps its processes (``_pids_cgroup``);
+  whom RLIMIT_NPROC does not bind), the kernel also caps its processes (``pids_cgroup``);
 - supervision from here: a wall-clock deadline, a process count, and a clean-up that kills
   every process the command started, background children and setsid() escapees included;
 - its output read with a bound, then redacted, then capped.
@@ -28,7 +28,6 @@ emptied environment leaves that process running.
 
 from __future__ import annotations
 
-import bisect
 import math
 import os
 import re
@@ -40,9 +39,10 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from .caps import cap
+from .pids_cgroup import pids_cgroup, remove_cgroup
+from .process_tree import ProcessTracker, threads_of_user
 from .redact import redact
 
 __all__ = ["Limits", "Outcome", "run"]
@@ -53,7 +53,6 @@ _KILL_GRACE = 0.5  # at most this long to kill what is left (then 0.4 s more at 
 _SLACK = 4096  # bytes read past output_bytes: context for the redactor, never shown
 _CHUNK = 1 << 16
 _MIB = 1 << 20
-_PAGE = os.sysconf("SC_PAGE_SIZE")
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 _REPORT_TAIL = 2000  # characters of each stream in Outcome.report()
 
@@ -142,7 +141,7 @@ def run(
 _SUPERVISOR = """\
 import os, resource, signal, sys
 status, parent, cpu, mem, fsize, nproc = map(int, sys.argv[1:7])
-cgroup = sys.argv[7]                     # a pids cgroup to join, or "" (see _pids_cgroup)
+cgroup = sys.argv[7]                     # a pids cgroup to join, or "" (see pids_cgroup)
 command = sys.argv[8:]
 try:
     import ctypes
@@ -202,12 +201,12 @@ while True:
 def _run_supervised(argv: list[str], workdir: str, stdin: bytes | None, limits: Limits) -> Outcome:
     """Start the supervisor, watch the command, clean up, and say how it ended."""
     start = time.monotonic()
-    cgroup = _pids_cgroup(limits.max_processes)
+    cgroup = pids_cgroup(limits.max_processes)
     try:
         return _supervise(argv, workdir, stdin, limits, start, cgroup)
     finally:
         if cgroup:
-            _remove_cgroup(cgroup)
+            remove_cgroup(cgroup)
 
 
 def _supervise(
@@ -220,7 +219,7 @@ def _supervise(
     sel.register(proc.stdout.fileno(), selectors.EVENT_READ, out)
     sel.register(proc.stderr.fileno(), selectors.EVENT_READ, err)
     sel.register(status_r, selectors.EVENT_READ, None)
-    tracker = _Tracker(proc.pid, workdir)
+    tracker = ProcessTracker(proc.pid, workdir)
     try:
         killed, status = _watch(sel, tracker, start + limits.timeout, limits)
         if killed is None and status is not None:
@@ -266,54 +265,6 @@ def _supervise(
     )
 
 
-# Where a pids cgroup can be made: cgroup v1's pids hierarchy, or the cgroup2 root when it hands
-# the pids controller down. Writable by root only, as a rule.
-_CGROUP_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
-_cgroups_made = 0
-
-
-def _pids_cgroup(max_processes: int) -> str:
-    """A fresh pids cgroup whose ``pids.max`` bounds the command's processes, or "" where none
-    can be made. RLIMIT_NPROC does not bind root, so as root a fork bomb is otherwise held
-    back only by the tracker's scans, which fall behind on a loaded machine; the kernel's
-    count cannot. One more than ``max_processes`` is allowed, so the tracker still sees the
-    command go over its limit and reports "too many processes"."""
-    global _cgroups_made
-    for root in _CGROUP_ROOTS:
-        if root == "/sys/fs/cgroup":
-            try:
-                with open(f"{root}/cgroup.subtree_control") as controls:
-                    if "pids" not in controls.read().split():
-                        continue
-            except OSError:
-                continue
-        _cgroups_made += 1
-        path = f"{root}/lessonloop-sandbox-{os.getpid()}-{_cgroups_made}"
-        try:
-            os.mkdir(path)
-        except OSError:
-            continue
-        try:
-            with open(f"{path}/pids.max", "w") as limit:
-                limit.write(str(max_processes + 1))
-            return path
-        except OSError:
-            _remove_cgroup(path)
-    return ""
-
-
-def _remove_cgroup(path: str) -> None:
-    """Remove the cgroup once its processes are gone (killed by then; a moment to be reaped)."""
-    for _ in range(20):
-        try:
-            os.rmdir(path)
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            time.sleep(0.01)
-
-
 def _start(
     argv: list[str], workdir: str, stdin: bytes | None, limits: Limits, cgroup: str
 ) -> tuple[subprocess.Popen, int]:
@@ -322,7 +273,7 @@ def _start(
     Input comes from an (unlinked) file, so a command that never reads it cannot block us.
     """
     cpu = limits.cpu_seconds or math.ceil(limits.timeout) + 1
-    nproc = _threads_of_user() + limits.max_processes
+    nproc = threads_of_user() + limits.max_processes
     numbers = (cpu, limits.memory_mb * _MIB, limits.file_mb * _MIB, nproc)
     status_r, status_w = os.pipe()
     stdin_file = None
@@ -363,7 +314,7 @@ def _start(
 
 
 def _watch(
-    sel: selectors.BaseSelector, tracker: _Tracker, deadline: float, limits: Limits
+    sel: selectors.BaseSelector, tracker: ProcessTracker, deadline: float, limits: Limits
 ) -> tuple[str | None, int | None]:
     """Read output and count processes until the command ends, the supervisor dies, the
     deadline passes, or there are too many processes or they hold too much memory together
@@ -407,180 +358,6 @@ def _drain(sel: selectors.BaseSelector, until: float) -> None:
                 key.data.add(data)
             else:
                 sel.unregister(key.fd)
-
-
-# --------------------------------------------------------------------------------------------
-# Finding and killing the sandbox's processes in /proc
-
-
-_DEAD = (b"Z", b"X")  # zombie, dead: gone but for the parent's wait()
-
-
-class _Proc(NamedTuple):
-    state: bytes
-    ppid: int
-    pgrp: int
-    session: int
-    start: int  # clock ticks after boot: tells a reused pid from the process we saw
-    rss: int  # resident pages
-
-
-def _read_stat(pid: int) -> _Proc | None:
-    try:
-        stat_fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        data = os.read(stat_fd, 4096)
-    except OSError:
-        return None
-    finally:
-        os.close(stat_fd)
-    # The command name (field 2) may hold spaces and parentheses: parse after the last ')'.
-    fields = data[data.rfind(b")") + 2 :].split()
-    if len(fields) < 22:
-        return None
-    return _Proc(
-        fields[0], int(fields[1]), int(fields[2]), int(fields[3]), int(fields[19]), int(fields[21])
-    )
-
-
-class _Tracker:
-    """The sandbox's processes, found in /proc.
-
-    A process belongs to the sandbox when it is in the supervisor's session, is a child of the
-    supervisor or of a member, is in a process group or session led by a member, or was a
-    member at an earlier scan and is still the same process (same start time: pids are
-    reused). While the supervisor lives, every member descends from it (it is a subreaper).
-    Should the command kill it, the other rules keep hold of the members, and one more finds
-    a process that started since and carries the sandbox's environment (TMPDIR=<its dir>).
-    """
-
-    def __init__(self, root: int, workdir: str):
-        self.root = root
-        self.env_mark = f"TMPDIR={workdir}".encode()
-        self.known: dict[int, int] = {}  # pid -> start time
-        self.groups: set[int] = set()  # their process groups (not the supervisor's)
-        self.resident = 0  # bytes the live members hold in RAM together
-
-    def scan(self, limit: int | None = None) -> dict[int, int] | None:
-        """Live members, excluding the supervisor: pid -> process group.
-
-        None as soon as more than ``limit`` processes (zombies included, as for RLIMIT_NPROC)
-        are seen in the sandbox's session: under a fork bomb a full scan is slow (thousands of
-        entries, read while the bomb takes the CPU), and the answer is already known.
-        """
-        procs: dict[int, _Proc] = {}
-        crowd = 0
-        for pid in self._pids():
-            proc = _read_stat(pid)
-            if proc is None:
-                continue
-            procs[pid] = proc
-            if limit is not None and proc.session == self.root:
-                crowd += 1
-                if proc.pgrp != self.root:
-                    self.groups.add(proc.pgrp)  # for kill_all's first, immediate killpg
-                if crowd > limit + 1:  # + 1: the supervisor
-                    return None
-        linked: dict[int, list[int]] = {}  # parent, group or session leader -> processes
-        for pid, proc in procs.items():
-            for leader in {proc.ppid, proc.pgrp, proc.session}:
-                if leader != pid:
-                    linked.setdefault(leader, []).append(pid)
-
-        def reach(todo: list[int], seen: set[int]) -> None:
-            seen.update(todo)
-            while todo:
-                for pid in linked.get(todo.pop(), ()):
-                    if pid not in seen:
-                        seen.add(pid)
-                        todo.append(pid)
-
-        seen: set[int] = set()
-        reach(
-            [self.root]
-            + [
-                pid
-                for pid, start in self.known.items()
-                if pid in procs and procs[pid].start == start
-            ],
-            seen,
-        )
-        if self.root in procs:
-            born = procs[self.root].start
-            reach(
-                [
-                    pid
-                    for pid, p in procs.items()
-                    if pid not in seen and p.start >= born and self._carries_our_env(pid)
-                ],
-                seen,
-            )
-        seen.discard(self.root)
-        self.known = {pid: procs[pid].start for pid in seen if pid in procs}
-        live = {pid: procs[pid].pgrp for pid in self.known if procs[pid].state not in _DEAD}
-        self.groups = set(live.values()) - {self.root}
-        self.resident = sum(procs[pid].rss for pid in live) * _PAGE
-        return live
-
-    def _pids(self) -> list[int]:
-        """All pids, those allocated after the supervisor's first (pids are handed out in
-        increasing order until they wrap): under a fork bomb the count is reached early."""
-        pids = sorted(int(name) for name in os.listdir("/proc") if name.isdigit())
-        cut = bisect.bisect_left(pids, self.root)
-        return pids[cut:] + pids[:cut]
-
-    def _carries_our_env(self, pid: int) -> bool:
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as environ_file:
-                return self.env_mark in environ_file.read().split(b"\0")
-        except OSError:
-            return False
-
-    def kill_all(self, until: float) -> None:
-        """SIGKILL members until none is left, or ``until``.
-
-        Whole process groups first: a killpg also reaches what was forked since the scan,
-        which is what stops a fork bomb; and the groups already known are killed before the
-        first scan, which takes time under a fork bomb. (The supervisor's own group is never
-        one of them: it must outlive the clean-up.)
-        """
-        for group in self.groups:
-            _signal(os.killpg, group)
-        while members := self.scan():
-            for group in self.groups:
-                _signal(os.killpg, group)
-            for pid in members:
-                _signal(os.kill, pid)
-            if time.monotonic() >= until:
-                return
-            time.sleep(0.005)
-
-
-def _signal(kill, target: int) -> None:
-    """SIGKILL one process or group. Never 0, -1 or 1 (a process caught mid-exit can show such
-    ids in /proc, and killpg(0) would hit our own group), never our own group."""
-    if target <= 1 or (kill is os.killpg and target == os.getpgrp()):
-        return
-    try:
-        kill(target, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
-
-
-def _threads_of_user() -> int:
-    """Threads the real uid has now. RLIMIT_NPROC counts the threads (not only processes) of
-    the whole uid, so the sandbox's limit is this plus max_processes. Root ignores it."""
-    uid, threads = os.getuid(), 0
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.stat(f"/proc/{name}").st_uid == uid:
-                    threads += len(os.listdir(f"/proc/{name}/task"))
-            except OSError:
-                pass
-    return threads
 
 
 def _signal_name(signum: int) -> str:
