@@ -2,6 +2,8 @@
 ``stripeSecret``) and which family it names, which needle hits can start such a name at all,
 and what values that are not secrets look like (empty and boolean words, placeholders such as
 ``<your-token>``, ``${VAR}`` or ``***``, templates, code, types and paths).
+
+Over 600 lines because most of it is word lists (data, one word a line); the logic is short.
 """
 
 from __future__ import annotations

@@ -2,6 +2,10 @@
 column, an Authorization header): the key needles' hits become names, and for each name the
 value assigned to it is found (quoted, unquoted, after a space, in prose, in a YAML block, as
 a call's argument or a named field's value) or judged to be no value (code, a type, prose).
+
+Over 600 lines on purpose: the value forms are one decision read in order (each form's test
+excludes the ones before it), and it runs on the hook path, where one more module costs an
+import; the rule families themselves are data in ``families.py``.
 """
 
 from __future__ import annotations
