@@ -159,7 +159,7 @@ def test_booleans_and_enums_are_learned_as_targets_and_a_fresh_start_takes_them(
         for i, e in enumerate(edits, 1)
     ]
     playbook.append({"id": 9, "summary": "junk", "tags": ["target:mode=z", "target:bold=maybe"]})
-    from lessonloop.providers.local import guidance
+    from lessonloop.providers.local.prior import guidance
 
     targets, _ = guidance(playbook, space.parameters(SCHEMA))
     assert targets == {"rate": 1.2, "units": 3, "bold": True, "mode": "c"}, (
@@ -257,7 +257,7 @@ def test_a_retry_mirrors_a_losing_move_and_extends_a_gaining_one():
 
 
 def test_adaptive_step_grows_on_success_and_shrinks_on_failure():
-    from lessonloop.providers.local import BASE_STEP, MAX_STEP, MIN_STEP, adaptive_step
+    from lessonloop.providers.local.steps import BASE_STEP, MAX_STEP, MIN_STEP, adaptive_step
 
     def gens(decision, delta, n):
         return [{"gate_decision": decision, "mean_delta": delta}] * n
@@ -465,7 +465,8 @@ def test_the_local_competitor_proposes_through_cma_and_tpe_rebuilt_from_the_hist
     above the incumbent (screened again on its own seeds), or takes the only one."""
     import random as rnd
 
-    from lessonloop.providers.local import BASIN_SWAPS, BATCH, LocalProvider, observations
+    from lessonloop.providers.local import LocalProvider
+    from lessonloop.providers.local.competitor import BASIN_SWAPS, BATCH, observations
 
     rng = rnd.Random(4)
     history = [
@@ -562,7 +563,7 @@ def test_the_local_competitor_proposes_through_cma_and_tpe_rebuilt_from_the_hist
 
 
 def test_observations_chain_paired_deltas_through_advances():
-    from lessonloop.providers.local import observations
+    from lessonloop.providers.local.competitor import observations
 
     a, b, c = {"rate": 0.1}, {"rate": 0.2}, {"rate": 0.3}
     history = [
@@ -580,7 +581,7 @@ def test_a_measured_target_outlives_rollbacks_while_advice_that_mostly_fails_is_
     """Rollbacks while a target was in context say nothing against the best-known strategy it
     records: a target with its tournament mean stays a prior; an unmeasured one is advice and
     the trust filter drops it once it mostly fails."""
-    from lessonloop.providers.local import guidance
+    from lessonloop.providers.local.prior import guidance
 
     params = space.parameters(SCHEMA)
     failing = {"helpful": 0, "harmful": 10}

@@ -1,0 +1,292 @@
+"""The libraries behind the competitor's batches: Optuna's TPE and ``cmaes``'s CMA-ES.
+
+Each is told every measured strategy with its value (``competitor.observations``), kept
+between calls and rebuilt from the history whenever the history is not a continuation of
+the one it was told, and seeded with the call's seed: the same history and seed give the
+same proposal, so a resumed run proposes what an uninterrupted one would. Both libraries
+are imported on the first proposal: only runs pay their import.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from ... import canonical
+from ...errors import LessonloopError
+from ...scenarios import space
+
+CMA_SIGMA, CMA_PRIOR_SIGMA = 0.3, 0.05  # CMA-ES's first spread (share of each range)
+#   without and with a prior (the playbook's targets; within a run, its best-known strategy)
+ASKS = 40  # proposals asked of the sampler before settling for a random valid point
+STARTUP = 8  # random proposals before TPE models the history
+
+
+class TpeSearch:
+    """Optuna's TPE sampler, asked for one strategy at a time and told every measured one.
+
+    Each proposal comes from the history it is given and a sampler seeded with the call's
+    seed, so the same history and seed give the same proposal: a resumed run, whose study is
+    rebuilt from the stored history, proposes exactly what an uninterrupted one would. Between
+    calls the study is kept and only told what is new (a history that does not extend it
+    rebuilds it); what was asked and not played is marked failed, which TPE ignores. Optuna
+    is imported here, on the first proposal: only runs pay its import."""
+
+    def __init__(self) -> None:
+        self.study = None
+        self.told: list[tuple] = []
+        self.space: tuple | None = None
+
+    # No background import: the match pool forks workers, and a fork while another thread
+    # holds the import lock leaves the child deadlocked (a match that never returns).
+
+    def propose(
+        self,
+        params: list,
+        seen: list[tuple[dict, float]],
+        seed: int | None,
+        avoid: set,
+        excluded,
+        count: int = 1,
+    ) -> tuple[list[dict], int]:
+        import warnings
+
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+        free = [p for p in params if p.kind != "const"]
+        dists = {p.name: _distribution(p, optuna) for p in free}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sampler = _ranking_sampler(optuna)(
+                seed=(seed or 0) % 2**32, n_startup_trials=STARTUP, multivariate=True
+            )
+            keys = [(canonical.dumps(s), v) for s, v in seen]
+            space_key = tuple((p.name, p.kind, p.low, p.high, repr(p.choices)) for p in free)
+            if self.study is None or self.space != space_key or keys[: len(self.told)] != self.told:
+                self.study = optuna.create_study(direction="maximize", sampler=sampler)
+                self.told, self.space = [], space_key
+            self.study.sampler = sampler
+            new = [
+                (key, _trial(free, dists, s, v, optuna))
+                for key, (s, v) in zip(keys[len(self.told) :], seen[len(self.told) :])
+            ]
+            self.study.add_trials([t for _, t in new if t is not None])
+            self.told += [key for key, _ in new]
+            rng = random.Random(seed)
+            avoid = set(avoid)
+            found: list[dict] = []
+            asked = 0
+            while asked < ASKS * count and len(found) < count:
+                asked += 1
+                sampler.ranked = []
+                trial = self.study.ask(dists)
+                self.study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                options = [trial.params]
+                if sampler.ranked:  # the sampler's other candidates, best first
+                    samples, values = sampler.ranked[-1]
+                    order = sorted(range(len(values)), key=lambda i: -float(values[i]))
+                    options += [
+                        {name: dists[name].to_external_repr(samples[name][i]) for name in dists}
+                        for i in order[1:]
+                    ]
+                for option in options:
+                    if len(found) >= count:
+                        break
+                    candidate = _strategy(params, option)
+                    if canonical.dumps(candidate) not in avoid and not excluded(candidate):
+                        avoid.add(canonical.dumps(candidate))
+                        found.append(candidate)
+            for _ in range(100):  # the sampler keeps repeating itself: random valid points
+                if len(found) >= count:
+                    break
+                candidate = {
+                    p.name: p.sample(rng) if p.kind != "const" else p.choices[0] for p in params
+                }
+                if canonical.dumps(candidate) not in avoid and not excluded(candidate):
+                    avoid.add(canonical.dumps(candidate))
+                    found.append(candidate)
+        return found, asked
+
+
+def load_cma():
+    """cmaes's CMA class, loaded from its own module: the package's __init__ also imports
+    every other variant, two of which pull in scipy.stats (a second of start-up); CMA itself
+    needs numpy only."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    module = sys.modules.get("cmaes._cma")
+    if module is None:
+        found = importlib.util.find_spec("cmaes")  # finds the package without importing it
+        if found is None or not found.submodule_search_locations:
+            raise LessonloopError("the offline agent needs the cmaes package: pip install cmaes")
+        path = Path(list(found.submodule_search_locations)[0]) / "_cma.py"
+        if not path.is_file():  # another layout: the package as it is, start-up and all
+            from cmaes import CMA
+
+            return CMA
+        spec = importlib.util.spec_from_file_location("cmaes._cma", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["cmaes._cma"] = module
+        spec.loader.exec_module(module)
+    return module.CMA
+
+
+class CmaSearch:
+    """CMA-ES (the cmaes package's CMA) over the numbers and integers, in [0, 1] per parameter;
+    booleans and enums stay the incumbent's (TPE and basin swaps move them).
+
+    Its state is a function of the history: the evolution strategy is told every measured
+    strategy in measured order, in groups of its population size (a partial last group
+    waits), then its sampler is reseeded with the call's seed. Between calls it is kept and
+    told only the new groups when the history extends the one it was told (same space, same
+    prior), else built afresh; either way the same history and seed give the same proposal,
+    and a resumed run proposes what an uninterrupted one would. Values are the chained paired deltas of ``observations``, comparable across the
+    run. The distribution starts at the centre of the space with a spread of
+    CMA_SIGMA of each range, or, when the playbook has ``target:`` tags, at the point they
+    name with CMA_PRIOR_SIGMA: a prior. The coach keeps those tags at the best-known
+    strategy (``best_known``: gate and tournament evidence, never a validated score), so
+    within a run the search restarts from the best the gate has kept, and a run without the old incumbent searches around the old
+    best from its second generation; the target point itself is never proposed. The first
+    candidate is the distribution's mean: it averages the best measured strategies, so it is
+    less flattered by a lucky seed than any one of them. bench/learning.py chose the spreads
+    (0.05 with a prior rather than 0.1 or 0.15: higher median quality on every plugin
+    scenario, and the lessons ablation's --no-incumbent runs faster than --fresh)."""
+
+    def __init__(self) -> None:
+        self.es = None
+        self.origin: tuple | None = None
+        self.told: list[tuple] = []
+
+    def propose(
+        self,
+        params: list,
+        seen: list[tuple[dict, float]],
+        seed: int | None,
+        avoid: set,
+        excluded,
+        count: int,
+        incumbent: dict | None,
+        prior: dict | None = None,
+    ) -> list[dict]:
+        numeric = [p for p in params if p.kind in ("number", "integer")]
+        if not numeric or not seen or count < 1:
+            return []
+        import numpy as np
+
+        cma = load_cma()
+
+        def encode(strategy: dict):
+            return np.array(
+                [
+                    min(1.0, max(0.0, (float(strategy[p.name]) - p.low) / (p.high - p.low or 1)))
+                    for p in numeric
+                ]
+            )
+
+        origin = (
+            tuple((p.name, p.kind, p.low, p.high) for p in numeric),
+            canonical.dumps(prior) if prior else None,
+        )
+        keys = [(canonical.dumps(s), v) for s, v in seen]
+        if self.es is None or self.origin != origin or keys[: len(self.told)] != self.told:
+            start = np.clip(encode(prior), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
+            self.es = cma(
+                mean=start,
+                sigma=CMA_PRIOR_SIGMA if prior else CMA_SIGMA,
+                bounds=np.array([[0.0, 1.0]] * len(numeric)),
+                seed=0,
+            )
+            self.origin, self.told = origin, []
+        es = self.es
+        size = es.population_size
+        for i in range(len(self.told), len(seen) - size + 1, size):
+            es.tell([(encode(s), -v) for s, v in seen[i : i + size]])
+            self.told += keys[i : i + size]
+        es.reseed_rng((seed or 0) % 2**32)
+        base = incumbent or max(seen, key=lambda x: x[1])[0]
+        found: list[dict] = []
+        avoid = set(avoid)
+        for x in [es.mean] + [es.ask() for _ in range(count * 3)]:
+            if len(found) >= count:
+                break
+            candidate = dict(base)
+            for p, u in zip(numeric, x):
+                candidate[p.name] = p.clip(p.low + float(min(1.0, max(0.0, u))) * (p.high - p.low))
+            key = canonical.dumps(candidate)
+            if key not in avoid and not excluded(candidate):
+                avoid.add(key)
+                found.append(candidate)
+        return found
+
+
+_RANKING = {}
+
+
+def _ranking_sampler(optuna):
+    """TPE that keeps the candidates it ranked on its last ask (its acquisition values)."""
+    if "class" not in _RANKING:
+
+        class Ranking(optuna.samplers.TPESampler):
+            ranked: list = []
+
+            def _compute_acquisition_func(self, samples, mpe_below, mpe_above):
+                values = super()._compute_acquisition_func(samples, mpe_below, mpe_above)
+                self.ranked.append((samples, values))
+                return values
+
+        _RANKING["class"] = Ranking
+    return _RANKING["class"]
+
+
+def _trial(free: list, dists: dict, strategy: dict, value: float, optuna):
+    """A measured strategy as a completed trial (None: it is not in the space)."""
+    encoded = {}
+    for p in free:
+        code = _encode(p, strategy[p.name]) if p.name in strategy else None
+        if code is None:
+            return None
+        encoded[p.name] = code
+    return optuna.trial.create_trial(params=encoded, distributions=dists, value=value)
+
+
+def _distribution(p: space.Parameter, optuna):
+    if p.kind == "number":
+        return optuna.distributions.FloatDistribution(p.low, p.high)
+    if p.kind == "integer":
+        return optuna.distributions.IntDistribution(int(p.low), int(p.high))
+    choices = (False, True) if p.kind == "boolean" else p.choices
+    return optuna.distributions.CategoricalDistribution(list(range(len(choices))))
+
+
+def _encode(p: space.Parameter, value):
+    """A strategy's value as the sampler's parameter (None: not in the space)."""
+    if p.kind in ("number", "integer"):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+        ):
+            return None
+        clipped = min(p.high, max(p.low, float(value)))
+        return int(round(clipped)) if p.kind == "integer" else clipped
+    choices = (False, True) if p.kind == "boolean" else p.choices
+    for index, choice in enumerate(choices):
+        if choice == value and type(choice) is type(value):
+            return index
+    return None
+
+
+def _strategy(params: list, values: dict) -> dict:
+    out = {}
+    for p in params:
+        if p.kind == "const":
+            out[p.name] = p.choices[0]
+        elif p.kind in ("number", "integer"):
+            out[p.name] = p.clip(values[p.name])
+        else:
+            choices = (False, True) if p.kind == "boolean" else p.choices
+            out[p.name] = choices[values[p.name]]
+    return out
