@@ -14,7 +14,7 @@ import pytest
 
 from lessonloop.integrations import claude_code
 from lessonloop.memory import memorize
-from lessonloop.memory.signals import prompt_feedback
+from lessonloop.memory.feedback import prompt_feedback
 from lessonloop.memory.transcript import read
 
 from ..conftest import subprocess_env
@@ -729,7 +729,7 @@ def test_an_answer_about_the_next_step_is_no_decision(tmp_path):
 
 
 def test_advice_lines_are_no_error_key():
-    from lessonloop.memory.signals import tool_errors
+    from lessonloop.memory.tool_errors import tool_errors
 
     found = tool_errors(
         "Bash",

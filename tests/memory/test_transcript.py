@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lessonloop.memory.signals import Feedback
+from lessonloop.memory.feedback import Feedback
 from lessonloop.memory.transcript import (
     Correction,
     ErrorFix,

@@ -239,7 +239,7 @@ def _feedback_stream(captured: list[dict], transcript) -> list[dict]:
     if unseen is None:  # the captures cannot tell which prompts they saw: all or none
         unseen = [p for p in transcript.prompts if not p.sidechain] if not items else []
     if unseen:
-        from .signals import prompt_feedback
+        from .feedback import prompt_feedback
 
         items += [
             {
@@ -438,7 +438,7 @@ def _from_said(transcript) -> list[Candidate]:
     """What the user said outside prompts (read from the transcript only: no hook sees it):
     a refused call's reason, as a correction of that call ("use pnpm" when `npm install` was
     refused: "Use pnpm"), and the answers to the agent's questions, as decisions."""
-    from .signals import prompt_feedback
+    from .feedback import prompt_feedback
 
     found = []
     for said in transcript.said:
@@ -527,7 +527,7 @@ touch curl wget head tail less more sed awk chmod chown kill pkill sleep which o
 def _project_command(command: str) -> str:
     """ "Type-check with `uv run ty check`" for a command that builds, tests, type-checks,
     lints, formats or runs the project; "" for anything else (``ls``, ``git status``)."""
-    from .signals import command_core, command_head, command_key
+    from .commands import command_core, command_head, command_key
 
     core = command_key(command_core(command)).strip()
     head = command_head(command)
@@ -624,7 +624,7 @@ def _recipe_facts(transcript) -> list[Candidate]:
     """What this project's task runner recipes run, learned from their successful use: `just
     check` printed `cargo llvm-cov --fail-under-lines 100` before running it. One memory per
     runner, its recipes in the order first run."""
-    from .signals import command_core, command_key
+    from .commands import command_core, command_key
 
     recipes: dict[str, dict[str, str]] = {}
     for call in transcript.calls:
@@ -681,7 +681,7 @@ def _hook_command(command: str) -> str:
     script → its file name; `bash -c '...; uv run pyright | tee ...'` → `uv run pyright`."""
     import shlex
 
-    from .signals import command_key
+    from .commands import command_key
 
     text = command.strip()
     try:
@@ -729,7 +729,7 @@ def _project_hooks(transcript) -> list[Candidate]:
     """The project's own Claude Code hooks, from what Claude Code reported of them: what runs
     after edits and when the agent stops (so the agent need not run it again), and what a hook
     blocked the agent for (so it does that first next time)."""
-    from .signals import command_key
+    from .commands import command_key
 
     runs: dict[str, list[str]] = {}  # when it runs -> the commands
     blocks: dict[tuple[str, str, str], list[str]] = {}
@@ -831,7 +831,7 @@ def _after_block(transcript, index: int) -> str:
 def _permission_facts(transcript) -> list[Candidate]:
     """What this project's permission settings refused (they outlast the session): commands
     that need approval, tools or paths not granted, directories blocked."""
-    from .signals import command_key
+    from .commands import command_key
 
     refused: dict[str, list[str]] = {}
     for why, call in transcript.permission_refusals():

@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .signals import command_head, only_inspects, tool_errors, tool_kind
+from .commands import command_head, only_inspects
+from .tool_errors import tool_errors, tool_kind
 from .transcript import changed_lines, fit, readable_line
 
 SUMMARY_MAX = 120

@@ -35,25 +35,18 @@ from typing import BinaryIO
 
 from ..safety.redact import redact, redact_obj
 from . import events
-from .signals import (
-    AUX,
-    PRONOUN_ONLY,
-    VERBS,
-    ErrorSignal,
-    Feedback,
-    block_text,
+from .commands import (
     command_core,
     command_head,
     command_heads,
     command_key,
-    normalize_error,
     only_inspects,
-    prompt_feedback,
     steps_before,
-    subject_of,
-    tool_errors,
-    tool_kind,
 )
+from .error_lines import normalize_error
+from .feedback import Feedback, prompt_feedback
+from .phrasing import AUX, PRONOUN_ONLY, VERBS
+from .tool_errors import ErrorSignal, block_text, subject_of, tool_errors, tool_kind
 
 __all__ = [
     "AgentText",
@@ -1300,7 +1293,7 @@ def _refused_alternatives(self: Transcript) -> list[tuple[str, str, ToolCall, To
     command that succeeded and runs the same program as a step of the refused one (``uv tool
     upgrade --reinstall X`` after ``... uv tool uninstall X && uv tool install --reinstall .``
     was refused). As (the new command, the refused step it replaces, refused call, new call)."""
-    from .signals import command_stages
+    from ..shell import command_stages
 
     main = [c for c in self.calls if not c.sidechain and c.completed]
     out = []
