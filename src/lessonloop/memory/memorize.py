@@ -208,7 +208,7 @@ def _from_errors(signals: list[dict], transcript) -> list[Candidate]:
         )
     if transcript is None:
         return found
-    from .transcript import fit, readable_line
+    from .error_lessons import fit, readable_line
 
     for call, line, times, before in transcript.unresolved_errors():
         head = f"Unresolved: `{call.name}` kept failing with `"
@@ -801,7 +801,7 @@ def _after_block(transcript, index: int) -> str:
     """What satisfied a hook after it last blocked the agent, for a memory's content: the
     files the agent then edited (at most two, with their changed lines) before the user spoke
     again; "" when it edited none or more (no clear evidence). The hook never blocked again."""
-    from .transcript import changed_lines
+    from .error_lessons import changed_lines
 
     if index < 0:
         return ""

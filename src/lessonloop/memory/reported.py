@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 
 from .commands import command_head, only_inspects
+from .error_lessons import changed_lines, fit, readable_line
 from .tool_errors import tool_errors, tool_kind
-from .transcript import changed_lines, fit, readable_line
 
 SUMMARY_MAX = 120
 
