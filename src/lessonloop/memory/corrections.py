@@ -52,10 +52,14 @@ def _terms(text: str) -> set[str]:
     (``orders_core`` gives ``orders`` and ``core``)."""
     out: set[str] = set()
     for word in _TERM.findall(text.lower()[:4000]):
-        for w in {word, *re.split(r"[_+-]", word)}:
-            w = w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
-            if len(w) >= 3 and w not in PLAIN_WORDS:
-                out.add(w)
+        for term in {word, *re.split(r"[_+-]", word)}:
+            term = (
+                term[:-1]
+                if len(term) > 3 and term.endswith("s") and not term.endswith("ss")
+                else term
+            )
+            if len(term) >= 3 and term not in PLAIN_WORDS:
+                out.add(term)
     return out
 
 
@@ -64,12 +68,12 @@ def _call_terms(call: ToolCall) -> set[str]:
     return _terms(" ".join(values))
 
 
-def _about(fb: Feedback, turn: list[ToolCall]) -> ToolCall | None:
+def _about(correction: Feedback, turn: list[ToolCall]) -> ToolCall | None:
     """The call in ``turn`` a correction is about: the latest one sharing a word with it (a
     tool, package, file...); for a correction on code style, the latest edit; for one that
     names nothing ("that's wrong"), the latest call. None when nothing relates: "use httpx"
     does not correct an unrelated ``python flush.py``."""
-    wanted = _terms(fb.text or fb.lesson)
+    wanted = _terms(correction.text or correction.lesson)
     if not wanted:
         return turn[-1] if turn else None
     for call in reversed(turn):
@@ -124,17 +128,17 @@ def corrections(transcript: Transcript) -> list[Correction]:
     for prompt in transcript.prompts:
         if prompt.sidechain:
             continue
-        for fb in prompt_feedback(prompt.text):
-            if fb.kind != "correction":
+        for found in prompt_feedback(prompt.text):
+            if found.kind != "correction":
                 continue
             turn = main_calls[
                 bisect.bisect_right(indexes, previous) : bisect.bisect_left(indexes, prompt.index)
             ]
-            out.append(Correction(feedback=fb, corrected=_about(fb, turn)))
+            out.append(Correction(feedback=found, corrected=_about(found, turn)))
         previous = prompt.index
     for said in transcript.said:  # a refusal's reason corrects the refused call
         if said.kind == "rejection" and not said.sidechain:
-            for fb in prompt_feedback(said.text, corrected=True):
-                if fb.kind == "correction" or fb.lesson:
-                    out.append(Correction(feedback=fb, corrected=said.call))
+            for found in prompt_feedback(said.text, corrected=True):
+                if found.kind == "correction" or found.lesson:
+                    out.append(Correction(feedback=found, corrected=said.call))
     return out

@@ -144,14 +144,14 @@ class ErrorFix:
     @staticmethod
     def _edited(calls: list[ToolCall]) -> str:
         files: list[str] = []
-        for c in calls:
-            if c.name.lower() in EDIT_TOOLS and not c.is_error:
-                f = file_of(c)
-                if f and base_name(f) not in files:
-                    files.append(base_name(f))
+        for call in calls:
+            if call.name.lower() in EDIT_TOOLS and not call.is_error:
+                path = file_of(call)
+                if path and base_name(path) not in files:
+                    files.append(base_name(path))
         if not files:
             return ""
-        shown = ", ".join(f"`{shorten(f, 30)}`" for f in files[:2])
+        shown = ", ".join(f"`{shorten(name, 30)}`" for name in files[:2])
         return shown + (" and others" if len(files) > 2 else "")
 
 
@@ -172,32 +172,36 @@ def error_fixes(transcript: Transcript) -> list[ErrorFix]:
         if not failed(err) or not keys[i][1][1] and keys[i][1][0] in ("bash", "edit"):
             continue
         positions = by_key[keys[i]]
-        k = bisect.bisect_right(positions, i)
+        first_after = bisect.bisect_right(positions, i)
         # (a command that only looks, as "migrate ... version" after "migrate ... up" failed,
         # is no success of the failed one)
         changes = keys[i][1][0] == "bash" and not only_inspects(command_of(err))
-        j = next(
+        fixed_at = next(
             (
-                j
-                for j in positions[k:]
-                if succeeded(transcript.calls[j])
-                and not (changes and only_inspects(command_of(transcript.calls[j])))
+                fixed_at
+                for fixed_at in positions[first_after:]
+                if succeeded(transcript.calls[fixed_at])
+                and not (changes and only_inspects(command_of(transcript.calls[fixed_at])))
             ),
             None,
         )
-        if j is None:
+        if fixed_at is None:
             continue
         before = bisect.bisect_left(positions, i)
         while before > 0 and not succeeded(transcript.calls[positions[before - 1]]):
             before -= 1
         attempts = [
-            transcript.calls[p] for p in positions[before:] if p < j and failed(transcript.calls[p])
+            transcript.calls[p]
+            for p in positions[before:]
+            if p < fixed_at and failed(transcript.calls[p])
         ]
-        between = [c for c in transcript.calls[i + 1 : j] if c.chain == err.chain and c.completed]
+        between = [
+            c for c in transcript.calls[i + 1 : fixed_at] if c.chain == err.chain and c.completed
+        ]
         out.append(
             ErrorFix(
                 error=err,
-                fix=transcript.calls[j],
+                fix=transcript.calls[fixed_at],
                 normalized=error_key(err),
                 between=between,
                 attempts=attempts,

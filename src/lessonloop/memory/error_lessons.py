@@ -189,30 +189,32 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
             continue
         # the next run of the same step, and whether it still shows this error
         nxt = None
-        for j in range(i + 1, len(calls)):
-            c = calls[j]
+        for later_at in range(i + 1, len(calls)):
+            later = calls[later_at]
             if (
-                c.chain != err.chain
-                or not c.completed
-                or c.rejected
-                or pair_key(c) != (family, step)
+                later.chain != err.chain
+                or not later.completed
+                or later.rejected
+                or pair_key(later) != (family, step)
             ):
                 continue
-            if failed(c) and error_key(c) == key:
+            if failed(later) and error_key(later) == key:
                 nxt = None
                 break  # failed the same way again: a later failure is paired instead
             if (
                 family == "bash"
-                and only_inspects(command_of(c))
+                and only_inspects(command_of(later))
                 and not only_inspects(command_of(err))
             ):
                 continue
-            nxt = j
+            nxt = later_at
             break
         if nxt is None or (key, step) in done:
             continue
         fixed = calls[nxt]
-        window = [c for c in calls[i + 1 : nxt] if c.chain == err.chain and succeeded(c)]
+        window = [
+            later for later in calls[i + 1 : nxt] if later.chain == err.chain and succeeded(later)
+        ]
         found = _evidence(err, fixed, window, text, family)
         if found is None:
             continue
@@ -234,44 +236,46 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
 def _evidence(
     err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str, family: str
 ) -> tuple[str, str] | None:
-    edits = [c for c in window if c.name.lower() in EDIT_TOOLS]
+    edits = [call for call in window if call.name.lower() in EDIT_TOOLS]
     ran = [
-        c
-        for c in window
-        if tool_kind(c.name) == "bash"
-        and command_of(c).strip()
-        and not only_inspects(command_of(c))
-        and pair_key(c) != pair_key(err)
+        call
+        for call in window
+        if tool_kind(call.name) == "bash"
+        and command_of(call).strip()
+        and not only_inspects(command_of(call))
+        and pair_key(call) != pair_key(err)
     ]
     changes = edits + ran
     # 1. the error names its fix, and it was run (in between, or as the step itself)
     for named in _NAMED_FIX.findall(text[:2000]):
         named = named.strip()
-        for c in ran + ([fixed] if family == "bash" else []):
-            if named and named in command_of(c):
-                shown = command_core(c.subject) if c is not fixed else c.subject
-                if c is fixed:
-                    return f"run `{fit(_short_cd(command_key(shown)), 60)}` instead", c.subject
-                return f"run `{fit(command_key(shown), 60)}` first", c.subject
+        for call in ran + ([fixed] if family == "bash" else []):
+            if named and named in command_of(call):
+                shown = command_core(call.subject) if call is not fixed else call.subject
+                if call is fixed:
+                    return f"run `{fit(_short_cd(command_key(shown)), 60)}` instead", call.subject
+                return f"run `{fit(command_key(shown), 60)}` first", call.subject
     # 2. a change that shares the error's words
     wanted = _terms_of(text[:2000])
     command = command_of(err)
     # the agent adjusting the very test it runs is its work in progress, not a project lesson
     changes = [
-        c
-        for c in changes
-        if not (c in edits and base_name(file_of(c)) and base_name(file_of(c)) in command)
+        call
+        for call in changes
+        if not (call in edits and base_name(file_of(call)) and base_name(file_of(call)) in command)
     ]
-    edits = [c for c in edits if c in changes]
+    edits = [call for call in edits if call in changes]
     if not changes and (edits or ran):
         return None
     related = [
-        c
-        for c in changes
-        if wanted & _terms_of(f"{file_of(c)} {changed_lines(c, 2000)} {command_of(c)}")
+        call
+        for call in changes
+        if wanted & _terms_of(f"{file_of(call)} {changed_lines(call, 2000)} {command_of(call)}")
     ]
-    files = {file_of(c) for c in related if c in edits}
-    if related and (len(related) == 1 or len(files) == 1 and all(c in edits for c in related)):
+    files = {file_of(call) for call in related if call in edits}
+    if related and (
+        len(related) == 1 or len(files) == 1 and all(call in edits for call in related)
+    ):
         return _change(related[-1], edits)
     if not changes:
         # 3. nothing changed in between: the step itself changed
@@ -296,7 +300,9 @@ def _evidence(
                     "The failing old_string held literal \\n escapes; the edit that "
                     "worked used real newlines.",
                 )
-            if any(c.name.lower() == "read" and file_of(c) == file_of(err) for c in window):
+            if any(
+                call.name.lower() == "read" and file_of(call) == file_of(err) for call in window
+            ):
                 return (
                     "re-read the file, then edit again",
                     "The file was read again before the edit that worked.",

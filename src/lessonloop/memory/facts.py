@@ -323,9 +323,11 @@ def _after_block(transcript, index: int) -> str:
     if not edits or len(files) > 2 or not all(files):
         return ""
     shown = []
-    for f in files:
-        lines = " | ".join(changed_lines(c, 160) for c in edits if c.input.get("file_path") == f)
-        shown.append(f"`{os.path.basename(f)}`" + (f" ({one_line(lines, 200)})" if lines else ""))
+    for path in files:
+        lines = " | ".join(changed_lines(c, 160) for c in edits if c.input.get("file_path") == path)
+        shown.append(
+            f"`{os.path.basename(path)}`" + (f" ({one_line(lines, 200)})" if lines else "")
+        )
     shown = "; ".join(shown)
     return f". After its last block the agent edited {shown}, and it did not block again."
 

@@ -225,8 +225,8 @@ def _memorize(
                     route,
                     candidates,
                     ask,
-                    lambda name, c: run_store.record_call(
-                        store, None, None, None, "memorize", name, c, session_id=session
+                    lambda name, candidate: run_store.record_call(
+                        store, None, None, None, "memorize", name, candidate, session_id=session
                     ),
                     environ,
                     root,
@@ -239,22 +239,26 @@ def _memorize(
             run.model = result.model or ""
             record_run(folder, run)
         fresh = []
-        for c in candidates:
-            if _key(c) not in done and c.kind in MEMORY_KINDS:
-                fresh.append(c)
-                done.add(_key(c))
-        done.update(_key(c) for c in found)
-        outcomes = admission.admit(store, [c.proposal(PROJECT, session) for c in fresh], root)
+        for candidate in candidates:
+            if _key(candidate) not in done and candidate.kind in MEMORY_KINDS:
+                fresh.append(candidate)
+                done.add(_key(candidate))
+        done.update(_key(candidate) for candidate in found)
+        outcomes = admission.admit(
+            store, [candidate.proposal(PROJECT, session) for candidate in fresh], root
+        )
         for outcome in outcomes:
             if outcome.action == "added":  # as stored: redacted (a model may echo a secret)
                 result.stored.append(get(store, outcome.entry_id).summary)
             elif outcome.action == "reinforced":
                 result.reinforced += 1
-    personal = [c for c in fresh if c.user_scope]
+    personal = [candidate for candidate in fresh if candidate.user_scope]
     if personal:
         user_root = user_root or paths.user_home()
         with open_store(user_root) as store:
-            admission.admit(store, [c.proposal(USER, session) for c in personal], user_root)
+            admission.admit(
+                store, [candidate.proposal(USER, session) for candidate in personal], user_root
+            )
     folder.mkdir(parents=True, exist_ok=True)
     done_path.write_text(json.dumps(sorted(done)), encoding="utf-8")
     return result

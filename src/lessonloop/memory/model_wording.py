@@ -145,14 +145,14 @@ def extracts(candidates: list[Candidate]) -> str:
     of its fix, or words of the user that state no lasting rule, are no lesson, and a model
     that is sent them makes memories of them."""
     lines = ["Lessons:"]
-    for n, c in enumerate(candidates, 1):
-        lines.append(f"{n}. {_line(c.summary, 300)}")
-        lines.append(f"   evidence: {_line(_evidence(c), 300)}")
+    for index, candidate in enumerate(candidates, 1):
+        lines.append(f"{index}. {_line(candidate.summary, 300)}")
+        lines.append(f"   evidence: {_line(_evidence(candidate), 300)}")
     # the answer's form, one memory per lesson by its number: a small model shown one example
     # memory answers one memory
     form = ", ".join(
-        f'{{"lesson": {n}, "summary": <lesson {n} as one sentence>}}'
-        for n in range(1, len(candidates) + 1)
+        f'{{"lesson": {index}, "summary": <lesson {index} as one sentence>}}'
+        for index in range(1, len(candidates) + 1)
     )
     lines.append(f'Answer: {{"memories": [{form}]}}')
     return cap(redact("\n".join(lines)), EXTRACT_CHARS)
@@ -218,13 +218,13 @@ def worded_earlier(
     at most MAX_MODEL_MEMORIES. Done before the model is asked, so that a model that then
     fails leaves the earlier wordings (and no duplicate of them) all the same."""
     result, ask = list(found), []
-    for n, c in enumerate(found):
-        before = _worded_before(store, c.summary)
-        if before is not None and before[0] == c.kind:
-            result[n] = _worded(c, before[1])
+    for index, candidate in enumerate(found):
+        before = _worded_before(store, candidate.summary)
+        if before is not None and before[0] == candidate.kind:
+            result[index] = _worded(candidate, before[1])
             run.reused += 1
         elif len(ask) < MAX_MODEL_MEMORIES:
-            ask.append(n)
+            ask.append(index)
     return result, ask
 
 

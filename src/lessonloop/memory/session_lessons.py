@@ -297,19 +297,19 @@ def from_said(transcript) -> list[Candidate]:
         if said.sidechain:
             continue
         if said.kind == "rejection":
-            for fb in prompt_feedback(said.text, corrected=True):
-                kind = KIND_OF_FEEDBACK.get(fb.kind)
-                if kind is None or not fb.lesson:
+            for said_feedback in prompt_feedback(said.text, corrected=True):
+                kind = KIND_OF_FEEDBACK.get(said_feedback.kind)
+                if kind is None or not said_feedback.lesson:
                     continue
                 refused = f"`{one_line(said.about, 200)}`" if said.about else "a tool call"
                 found.append(
                     Candidate(
                         kind=kind,
-                        summary=fb.lesson,
+                        summary=said_feedback.lesson,
                         tags=["rejection"],
                         content=f'The user refused {refused} and said: "{said.text}"',
                         why=f'The user\'s reason for refusing {refused}: "{said.text}"',
-                        user_scope=fb.user_scope and kind == "preference",
+                        user_scope=said_feedback.user_scope and kind == "preference",
                     )
                 )
         elif said.kind == "command":

@@ -105,14 +105,14 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
     """The tool calls and user prompts of a Claude Code transcript. Never raises on content."""
     transcript = Transcript(calls=[], prompts=[], skipped_lines=0)
     try:
-        f = open(path, "rb")  # noqa: SIM115
+        handle = open(path, "rb")  # noqa: SIM115
     except (OSError, TypeError, ValueError):
         return transcript
     reader = Reader()
     skipped = 0
     try:
-        with f:
-            for raw in read_lines(f, max(1, int(max_line_bytes))):
+        with handle:
+            for raw in read_lines(handle, max(1, int(max_line_bytes))):
                 if raw is None:
                     skipped += 1
                     continue

@@ -96,21 +96,21 @@ def shorten(text: str, limit: int) -> str:
 
 
 def base_name(path: str) -> str:
-    p = path.rstrip("/\\")
-    return re.split(r"[/\\]", p)[-1] or p
+    trimmed = path.rstrip("/\\")
+    return re.split(r"[/\\]", trimmed)[-1] or trimmed
 
 
 def file_of(call: ToolCall) -> str:
     for key in ("file_path", "notebook_path", "path", "filePath"):
-        v = call.input.get(key)
-        if isinstance(v, str) and v.strip():
-            return v.strip()
+        value = call.input.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
     return ""
 
 
 def command_of(call: ToolCall) -> str:
-    v = call.input.get("command")
-    return v if isinstance(v, str) else ""
+    value = call.input.get("command")
+    return value if isinstance(value, str) else ""
 
 
 EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "str_replace_based_edit_tool"}
@@ -122,8 +122,8 @@ def pair_key(call: ToolCall) -> tuple[str, str]:
         return ("bash", command_head(command_of(call)))
     name = call.name.lower()
     family = "edit" if name in EDIT_TOOLS else name
-    f = file_of(call)
-    return (family, f) if f else (family, "")
+    path = file_of(call)
+    return (family, path) if path else (family, "")
 
 
 def error_line(call: ToolCall) -> str:

@@ -30,18 +30,18 @@ _MARGIN = 4096  # extra characters kept before redaction, so a cut never hides a
 _CHUNK = 1 << 20
 
 
-def read_lines(f: BinaryIO, max_len: int) -> Iterator[bytes | None]:
+def read_lines(stream: BinaryIO, max_len: int) -> Iterator[bytes | None]:
     """Lines of a binary stream; None for a line longer than ``max_len`` (never held whole)."""
     buf = bytearray()
     skipping = False
     while True:
-        chunk = f.read(_CHUNK)
+        chunk = stream.read(_CHUNK)
         if not chunk:
             break
         start = 0
         while True:
-            nl = chunk.find(b"\n", start)
-            if nl < 0:
+            newline = chunk.find(b"\n", start)
+            if newline < 0:
                 if not skipping:
                     if len(buf) + len(chunk) - start > max_len:
                         skipping = True
@@ -52,16 +52,16 @@ def read_lines(f: BinaryIO, max_len: int) -> Iterator[bytes | None]:
             if skipping:
                 skipping = False
                 yield None
-            elif len(buf) + nl - start > max_len:
+            elif len(buf) + newline - start > max_len:
                 buf.clear()
                 yield None
             elif buf:
-                buf += chunk[start:nl]
+                buf += chunk[start:newline]
                 yield bytes(buf)
                 buf.clear()
             else:
-                yield chunk[start:nl]
-            start = nl + 1
+                yield chunk[start:newline]
+            start = newline + 1
     if skipping:
         yield None
     elif buf:
@@ -287,18 +287,22 @@ class Reader:
         if not isinstance(questions, list) and isinstance(extra, dict):
             questions = extra.get("questions")
         asked = {}
-        for q in questions if isinstance(questions, list) else []:
-            if isinstance(q, dict) and isinstance(q.get("question"), str):
-                asked[q["question"]] = q
+        for question_entry in questions if isinstance(questions, list) else []:
+            if isinstance(question_entry, dict) and isinstance(question_entry.get("question"), str):
+                asked[question_entry["question"]] = question_entry
         for question, answer in list(answers.items())[:10]:
             if isinstance(answer, list):
                 answer = ", ".join(str(a) for a in answer)
             if not isinstance(question, str) or not isinstance(answer, str) or not answer.strip():
                 continue
-            q = asked.get(question, {})
-            header = q.get("header") if isinstance(q.get("header"), str) else ""
+            question_entry = asked.get(question, {})
+            header = (
+                question_entry.get("header")
+                if isinstance(question_entry.get("header"), str)
+                else ""
+            )
             detail = ""
-            for option in q.get("options") or []:
+            for option in question_entry.get("options") or []:
                 if (
                     isinstance(option, dict)
                     and option.get("label") == answer
