@@ -909,7 +909,7 @@ def test_a_success_with_a_status_code_is_no_failure(home, cli):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from .test_transcript import _values  # noqa: E402
+from .test_transcript import any_json  # noqa: E402
 
 _shapes = st.sampled_from(
     [
@@ -957,7 +957,7 @@ _shapes = st.sampled_from(
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(st.lists(st.one_of(_values, _shapes), max_size=12))
+@given(st.lists(st.one_of(any_json, _shapes), max_size=12))
 def test_random_content_never_breaks_the_new_readers(tmp_path, events):
     path = tmp_path / "fuzz.jsonl"
     path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
