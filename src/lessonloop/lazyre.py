@@ -50,7 +50,16 @@ _FORWARDED = (
     "groupindex",
 )
 # the modules whose patterns get gates (python -m lessonloop.lazyre writes them)
-GATED_MODULES = ("lessonloop.memory.signals",)
+GATED_MODULES = (
+    "lessonloop.memory.commands",
+    "lessonloop.memory.error_lines",
+    "lessonloop.memory.tool_errors",
+    "lessonloop.memory.phrasing",
+    "lessonloop.memory.lesson_forms",
+    "lessonloop.memory.feedback_rules",
+    "lessonloop.memory.feedback",
+    "lessonloop.memory.prompt_check",
+)
 GATED_CALLS = 32  # calls through the gate before a pattern is compiled anyway
 PREFIX_MAX = 12  # characters of a gate's prefixes
 PREFIXES_MAX = 64  # more alternatives than this: no prefix gate

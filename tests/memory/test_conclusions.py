@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from lessonloop.memory import session_lessons
 from lessonloop.memory.conclusions import blocks, conclusions, sentence
 from lessonloop.memory.transcript import read
 
@@ -513,10 +514,9 @@ def test_random_answers_never_break_the_rules_and_summaries_stay_whole(tmp_path,
 
 def test_a_rule_that_fails_loses_no_other_lesson_of_the_session(tmp_path, monkeypatch):
     from lessonloop.memory import conclusions as module
-    from lessonloop.memory import memorize
 
     t = read(FIXTURES / "real-sessions-2" / "ccl-danieldemmel-me-next-5ed31c36.jsonl")
-    assert [c.summary for c in memorize._from_conclusions(t)] == [
+    assert [c.summary for c in session_lessons.from_conclusions(t)] == [
         "`.markdownlintrc.json` disables the MD034 rule (no-bare-urls)"
     ]
 
@@ -524,6 +524,6 @@ def test_a_rule_that_fails_loses_no_other_lesson_of_the_session(tmp_path, monkey
         raise ValueError("a shape nobody expected")
 
     monkeypatch.setattr(module, "conclusions", broken)
-    assert memorize._from_conclusions(t) == []
-    feedback = memorize._feedback_stream([], t)
-    assert memorize._from_feedback(feedback, t)  # the user's own lesson is still there
+    assert session_lessons.from_conclusions(t) == []
+    feedback = session_lessons.feedback_stream([], t)
+    assert session_lessons.from_feedback(feedback, t)  # the user's own lesson is still there

@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from lessonloop.memory import capture, events, memorize
+from lessonloop.memory import capture, events, memorize, session_lessons
 from lessonloop.memory.transcript import read
 
 from ..conftest import subprocess_env
@@ -128,7 +128,7 @@ def test_captures_without_prompt_keys_keep_the_old_rule(tmp_path):
     path = write(tmp_path / "t.jsonl", [event("user", "I prefer pnpm over npm for this repo.")])
     transcript = read(path)
     assert events.unseen_prompts(transcript, [{"type": "prompt_check", "intent": "other"}]) is None
-    stream = memorize._feedback_stream([], transcript)
+    stream = session_lessons.feedback_stream([], transcript)
     assert [f["lesson"] for f in stream] == ["Use pnpm instead of npm for this repo"]
     old = [{"type": "feedback", "kind": "decision", "lesson": "Use vitest", "text": "x"}]
-    assert memorize._feedback_stream(old, transcript) == old
+    assert session_lessons.feedback_stream(old, transcript) == old

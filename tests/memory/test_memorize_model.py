@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from lessonloop.memory import model_wording
+
 from ..conftest import subprocess_env
 from ..providers.fake_servers import FakeServer, Reply, openai_completion
 from .test_session import IN_HOOK, Session, fresh_secrets, memories
@@ -106,14 +108,14 @@ def test_the_model_time_limit_is_a_setting_of_two_minutes_by_default():
     from lessonloop.memory import hooks, memorize
 
     route = {"LESSONLOOP_AUTOMEM_MODEL": "openai:m", "LESSONLOOP_BASE_URL": "http://127.0.0.1:1/v1"}
-    assert memorize.model_seconds({}) == 120
-    assert memorize.model_seconds({"LESSONLOOP_AUTOMEM_TIMEOUT": " 300 "}) == 300
+    assert model_wording.model_seconds({}) == 120
+    assert model_wording.model_seconds({"LESSONLOOP_AUTOMEM_TIMEOUT": " 300 "}) == 300
     for bad in ("0", "-5", "soon", "nan", "99999"):
         with pytest.raises(UsageError, match="LESSONLOOP_AUTOMEM_TIMEOUT"):
-            memorize.model_seconds({"LESSONLOOP_AUTOMEM_TIMEOUT": bad})
+            model_wording.model_seconds({"LESSONLOOP_AUTOMEM_TIMEOUT": bad})
     assert memorize.longest_seconds({}) is None, "no model, nothing to wait for"
     # the default outlasts the hook (two requests: the answer and its repair round); 20 s fits
-    assert memorize.longest_seconds(route) == 2 * 120 + memorize.SETTLE_SECONDS
+    assert memorize.longest_seconds(route) == 2 * 120 + model_wording.SETTLE_SECONDS
     assert memorize.longest_seconds(route) > hooks.MEMORIZE_DEADLINE
     assert memorize.longest_seconds({**route, **IN_HOOK}) <= hooks.MEMORIZE_DEADLINE
 
@@ -196,12 +198,12 @@ def test_the_model_gets_numbered_lessons_with_their_evidence_and_words_them(home
         [call] = posts(server)
     assert result.model == "used", result.model
     schema = call.body["response_format"]["json_schema"]["schema"]
-    assert schema == memorize.answer_schema(3), "three lessons: three memories at most"
+    assert schema == model_wording.answer_schema(3), "three lessons: three memories at most"
     assert schema["properties"]["memories"]["minItems"] == 1
     assert set(schema["properties"]["memories"]["items"]["properties"]) == {"lesson", "summary"}
     assert call.body["temperature"] == 0
     system, user = (m["content"] for m in call.body["messages"])
-    assert system == memorize.MODEL_SYSTEM and len(system) < 800
+    assert system == model_wording.MODEL_SYSTEM and len(system) < 800
     lines = user.splitlines()
     assert lines[0] == "Lessons:"
     assert lines[1].startswith("1. When `npm test` fails with ")
@@ -294,7 +296,7 @@ def test_a_lesson_worded_in_an_earlier_session_keeps_that_wording_without_asking
     assert memories(home) == before, "no second wording of a lesson"
     user = call.body["messages"][1]["content"]
     assert "vitest" not in user, "the worded lesson is not sent again"
-    assert call.body["response_format"]["json_schema"]["schema"] == memorize.answer_schema(2)
+    assert call.body["response_format"]["json_schema"]["schema"] == model_wording.answer_schema(2)
     seen = {
         m["summary"]: m["seen"]
         for m in cli("memory", "list", "--scope", "project", "--json").json()
@@ -636,7 +638,7 @@ def test_a_real_model_words_a_real_session_within_the_guards_and_a_cut_off_leave
         assert why.startswith('Worded by the memorize model from "'), why
         original = why.split('"', 2)[1]
         assert (kind, content) == lessons[original][:2]
-        assert why == memorize.WORDED.format(original) + lessons[original][2]
+        assert why == model_wording.WORDED.format(original) + lessons[original][2]
         assert rewrite.problem(original, content, summary) is None
         # what the guards hold a wording to, checked here on its own: the lesson's commands
         # and paths kept in backticks, none added that the evidence does not hold, whole

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from lessonloop.integrations import claude_code
-from lessonloop.memory import memorize
-from lessonloop.memory.signals import prompt_feedback
+from lessonloop.memory import facts, session_lessons
+from lessonloop.memory.feedback import prompt_feedback
 from lessonloop.memory.transcript import read
 
 from ..conftest import subprocess_env
@@ -271,7 +271,7 @@ def test_a_rejection_reason_an_answer_and_a_typed_command_are_read(tmp_path):
     ]
     assert t.prompts == []  # none of these is a prompt the user typed
     assert not any(c.is_error for c in t.calls)
-    found = [(c.kind, c.summary) for c in memorize._from_said(t)]
+    found = [(c.kind, c.summary) for c in session_lessons.from_said(t)]
     assert found == [
         ("observation", "Type-check with `uv run ty check`"),
         ("preference", "Use pnpm"),
@@ -685,8 +685,10 @@ def test_an_open_problem_the_user_later_confirms_fixed_is_not_kept():
         "text": "scrolling back in xterm.js still does not work",
     }
     thanks = {"type": "feedback", "kind": "confirmation", "lesson": "", "text": "perfect, works"}
-    assert [c.summary for c in memorize._from_feedback([reported], None)] == [reported["lesson"]]
-    assert memorize._from_feedback([reported, thanks], None) == []
+    assert [c.summary for c in session_lessons.from_feedback([reported], None)] == [
+        reported["lesson"]
+    ]
+    assert session_lessons.from_feedback([reported, thanks], None) == []
 
 
 def test_an_answer_about_the_next_step_is_no_decision(tmp_path):
@@ -725,11 +727,11 @@ def test_an_answer_about_the_next_step_is_no_decision(tmp_path):
             ],
         )
     )
-    assert [c.summary for c in memorize._from_said(t)] == ["Manager: pnpm (Fast, strict)"]
+    assert [c.summary for c in session_lessons.from_said(t)] == ["Manager: pnpm (Fast, strict)"]
 
 
 def test_advice_lines_are_no_error_key():
-    from lessonloop.memory.signals import tool_errors
+    from lessonloop.memory.tool_errors import tool_errors
 
     found = tool_errors(
         "Bash",
@@ -780,7 +782,7 @@ def test_project_commands_are_learned_from_repeated_successful_use(tmp_path):
             ],
         )
     )
-    found = [(c.kind, c.summary) for c in memorize._project_facts(t)]
+    found = [(c.kind, c.summary) for c in facts.project_facts(t)]
     assert found == [
         ("observation", "Lint with `mix credo --strict`"),
         ("observation", "Start the app with `mix phx.server`"),
@@ -805,7 +807,7 @@ def test_project_commands_are_learned_from_repeated_successful_use(tmp_path):
     ],
 )
 def test_what_a_project_command_does(command, role):
-    assert memorize._project_command(command) == role
+    assert facts.project_command(command) == role
 
 
 REFUSED_BARE = (
@@ -843,7 +845,7 @@ def test_a_refused_command_and_the_one_that_replaced_it_and_worked(tmp_path):
             ],
         )
     )
-    assert [c.summary for c in memorize._from_refusals(t)] == [
+    assert [c.summary for c in session_lessons.from_refusals(t)] == [
         "Use `uv tool upgrade --reinstall cr`, not `uv tool install --reinstall .`"
     ]
 
@@ -865,7 +867,7 @@ def test_no_replacement_is_credited_without_evidence(tmp_path, after):
             [*refused("a", "uv tool uninstall cr && uv tool install --reinstall ."), *after],
         )
     )
-    assert memorize._from_refusals(t) == []
+    assert session_lessons.from_refusals(t) == []
 
 
 def test_a_success_with_a_status_code_is_no_failure(home, cli):
@@ -907,7 +909,7 @@ def test_a_success_with_a_status_code_is_no_failure(home, cli):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from .test_transcript import _values  # noqa: E402
+from .test_transcript import any_json  # noqa: E402
 
 _shapes = st.sampled_from(
     [
@@ -955,7 +957,7 @@ _shapes = st.sampled_from(
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(st.lists(st.one_of(_values, _shapes), max_size=12))
+@given(st.lists(st.one_of(any_json, _shapes), max_size=12))
 def test_random_content_never_breaks_the_new_readers(tmp_path, events):
     path = tmp_path / "fuzz.jsonl"
     path.write_text("\n".join(json.dumps(e) for e in events) + "\n")
@@ -963,9 +965,9 @@ def test_random_content_never_breaks_the_new_readers(tmp_path, events):
     for lesson in t.error_lessons():
         assert len(lesson.lesson) <= 120
     t.refused_alternatives()
-    memorize._from_said(t)
-    memorize._from_refusals(t)
-    memorize._project_facts(t)
+    session_lessons.from_said(t)
+    session_lessons.from_refusals(t)
+    facts.project_facts(t)
 
 
 def test_secrets_in_the_new_channels_never_reach_disk(home, cli):
@@ -1188,7 +1190,7 @@ def test_the_projects_hooks_are_read_from_what_claude_code_reported(tmp_path):
         )
     )
     assert t.prompts == []  # a hook's feedback is not the user's words
-    found = [c.summary for c in memorize._project_hooks(t)]
+    found = [c.summary for c in facts.project_hooks(t)]
     assert found == [
         "After each edit, a project hook runs `uv run ruff format`",
         "When the agent stops, project hooks run `uv run pyright`, `uv run pytest`",
@@ -1203,7 +1205,7 @@ def test_what_satisfied_a_blocking_hook_is_in_its_memory():
     # drmaciver-coverage-test-fix: the stop hook blocks for untracked files; the agent adds the
     # generated files to .gitignore and the hook does not block again
     t = read(FIXTURES / "real-sessions-2" / "drmaciver-coverage-test-fix.jsonl")
-    (block,) = [c for c in memorize._project_hooks(t) if "blocked" in c.content]
+    (block,) = [c for c in facts.project_hooks(t) if "blocked" in c.content]
     assert (
         "After its last block the agent edited `.gitignore` (# Python | __pycache__/ | "
         "*.pyc | # Coverage | .coverage), and it did not block again." in block.content
@@ -1215,7 +1217,7 @@ def test_a_decision_above_a_pasted_diff_names_what_it_is_about():
     t = read(FIXTURES / "real-sessions-2" / "ccl-claude-code-log-sample-71c9afe9.jsonl")
     (decision,) = [
         c
-        for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
+        for c in session_lessons.from_feedback(session_lessons.feedback_stream([], t), t)
         if c.kind == "decision"
     ]
     assert decision.summary == (
@@ -1243,7 +1245,7 @@ def test_no_diff_is_named_for_a_decision_said_without_one(tmp_path, prompts):
     t = read(write(tmp_path / "t.jsonl", [event("user", p) for p in prompts]))
     (decision,) = [
         c
-        for c in memorize._from_feedback(memorize._feedback_stream([], t), t)
+        for c in session_lessons.from_feedback(session_lessons.feedback_stream([], t), t)
         if c.kind == "decision"
     ]
     assert "About the diff" not in decision.content
@@ -1286,13 +1288,13 @@ def test_no_fix_is_credited_to_a_hook_block_without_clear_evidence(tmp_path, aft
             ],
         )
     )
-    (block,) = memorize._project_hooks(t)
+    (block,) = facts.project_hooks(t)
     assert "After its last block" not in block.content
 
 
 def test_permission_refusals_are_a_fact_of_the_project(tmp_path):
     t = read(SECOND_SET / "ccl-claude-p-experiment-2b4ed4c0.jsonl")
-    found = sorted(c.summary for c in memorize._permission_facts(t))
+    found = sorted(c.summary for c in facts.permission_facts(t))
     assert found == [
         "`WebSearch`, `Read ~/.claude/CLAUDE.md` need a permission not granted here",
         "`claude -p`, `claude --version` need approval here (refused without it)",
@@ -1312,7 +1314,7 @@ def test_permission_refusals_are_a_fact_of_the_project(tmp_path):
             ],
         )
     )
-    assert memorize._permission_facts(plain) == []
+    assert facts.permission_facts(plain) == []
 
 
 @pytest.mark.parametrize(
@@ -1325,7 +1327,7 @@ def test_permission_refusals_are_a_fact_of_the_project(tmp_path):
     ],
 )
 def test_what_a_hook_command_does(command, shown):
-    assert memorize._hook_command(command) == shown
+    assert facts.hook_command(command) == shown
 
 
 @pytest.mark.parametrize(
@@ -1376,7 +1378,7 @@ def test_an_error_the_session_never_got_past_is_an_open_problem_without_a_fix(tm
             ],
         )
     )
-    found = [c for c in memorize._from_errors([], t) if "open-problem" in c.tags]
+    found = [c for c in session_lessons.from_errors([], t) if "open-problem" in c.tags]
     assert [c.summary for c in found] == [
         'Unresolved: `Bash` kept failing with `Path "/work/app" does not exist`'
     ]
@@ -1400,7 +1402,7 @@ def test_an_error_the_session_never_got_past_is_an_open_problem_without_a_fix(tm
                 ],
             )
         )
-        assert [c for c in memorize._from_errors([], t) if "open-problem" in c.tags] == []
+        assert [c for c in session_lessons.from_errors([], t) if "open-problem" in c.tags] == []
 
 
 # -------------------------------------------------------------------------------------------
@@ -1444,7 +1446,7 @@ def test_a_refused_plan_the_user_then_drops_is_a_decision(tmp_path):
         "Never mind! But I'd like to ask you to add a `<details>` element "
         'with the title "Implementation details"',
     )
-    (dropped,) = memorize._dropped_plans(t)
+    (dropped,) = session_lessons.dropped_plans(t)
     assert dropped.kind == "decision"
     assert dropped.summary == (
         "The user dropped the plan: Web Worker Analysis & Alternative Solutions"
@@ -1464,7 +1466,7 @@ def test_a_refused_plan_the_user_then_drops_is_a_decision(tmp_path):
     ],
 )
 def test_a_plan_not_dropped_is_no_decision(tmp_path, then, refused):
-    assert memorize._dropped_plans(plan_session(tmp_path, then, refused)) == []
+    assert session_lessons.dropped_plans(plan_session(tmp_path, then, refused)) == []
 
 
 # -------------------------------------------------------------------------------------------
@@ -1473,7 +1475,7 @@ def test_a_plan_not_dropped_is_no_decision(tmp_path, then, refused):
 
 def test_a_task_runners_recipes_are_learned_from_what_it_printed_when_they_ran():
     session = FIXTURES / "real-sessions-4" / "drmaciver-python-to-rust-port.jsonl"
-    [fact] = memorize._recipe_facts(read(session))
+    [fact] = facts.recipe_facts(read(session))
     assert fact.summary == (
         "This project's just recipes: `just check` runs `cargo llvm-cov --fail-under-lines 100`"
     )
@@ -1502,4 +1504,4 @@ def test_no_recipe_fact_from_a_failure_or_output_that_is_not_the_command(
         tmp_path / "s.jsonl",
         [use("t1", "Bash", {"command": command}), result("t1", output, is_error=is_error)],
     )
-    assert memorize._recipe_facts(read(session)) == []
+    assert facts.recipe_facts(read(session)) == []

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lessonloop.memory import memorize
+from lessonloop.memory import session_lessons
 from lessonloop.memory.events import prompt_text
 from lessonloop.memory.reported import pasted_errors, reported_fixes, run_commands, said_command
 from lessonloop.memory.transcript import read
@@ -220,10 +220,10 @@ def test_a_slash_commands_arguments_are_the_users_words():
 
 def test_the_real_tauri_session_gives_the_fix_and_the_users_command(tmp_path):
     transcript = read(SET4 / "pmsynapse-117458c8.jsonl")
-    summaries = [c.summary for c in memorize._from_reports(transcript)]
+    summaries = [c.summary for c in session_lessons.from_reports(transcript)]
     assert "The user runs `snps ui` in this project" in summaries
     fix = next(s for s in summaries if s.startswith("On `"))
     assert "requireLiteralLeadingDot" in fix and "capabilities/default.json" in fix
     # the shell fix is never confirmed by a later run: no lesson claims it
-    assert not any("plugins.shell" in c.content for c in memorize._from_reports(transcript))
+    assert not any("plugins.shell" in c.content for c in session_lessons.from_reports(transcript))
     assert json.dumps(summaries)  # (plain strings)

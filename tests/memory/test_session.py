@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from lessonloop.memory import candidate, model_wording
+
 from ..conftest import subprocess_env
 from ..providers.fake_servers import (
     FakeServer,
@@ -767,11 +769,11 @@ def test_an_anthropic_route_is_asked_only_with_consent_and_never_sees_a_secret(
     assert body["model"] == model
     assert body["tool_choice"] == {"type": "tool", "name": "respond"}
     # the memory schema, with no more memories than the three lessons it is sent
-    assert body["tools"][0]["input_schema"] == memorize.answer_schema(3)
+    assert body["tools"][0]["input_schema"] == model_wording.answer_schema(3)
     [message] = body["messages"]
     extracts = message["content"] if isinstance(message["content"], str) else calls[0].text
     assert "Use vitest instead of jest" in extracts, "the model sees the candidates"
-    assert len(extracts) <= memorize.EXTRACT_CHARS
+    assert len(extracts) <= model_wording.EXTRACT_CHARS
     assert_no_secret(sent_bytes(calls[0]), secret)
     assert openai_key.encode() not in json.dumps(calls[0].headers).encode() + calls[0].raw
     assert REWORDED in result.stored and len(result.stored) == 3, result.stored
@@ -841,20 +843,19 @@ def test_a_model_route_never_sees_a_secret_from_the_raw_transcript(home, cli, mo
 
 
 def test_what_a_model_may_see_is_redacted_and_capped_whatever_the_candidates_hold():
-    from lessonloop.memory import memorize
 
     secret = fresh_secrets()
-    leaky = memorize.Candidate(
+    leaky = candidate.Candidate(
         kind="decision",
         summary=f"Deploy with {secret['github']}",
         content=f"aws_secret_access_key = {secret['aws']}",
         why=f"password={secret['password']}",
     )
-    wordy = memorize.Candidate(
+    wordy = candidate.Candidate(
         kind="observation", summary="x" * 300, content=f"token {secret['github']} " + "y" * 5000
     )
-    extracts = memorize._extracts([leaky] * 5 + [wordy] * 35)
-    assert len(extracts) <= memorize.EXTRACT_CHARS
+    extracts = model_wording.extracts([leaky] * 5 + [wordy] * 35)
+    assert len(extracts) <= model_wording.EXTRACT_CHARS
     assert "[REDACTED:" in extracts and "Deploy with" in extracts
     assert_no_secret(extracts.encode(), secret)
 

@@ -8,18 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessonloop.memory.signals import (
-    ErrorSignal,
-    Feedback,
-    command_core,
-    command_head,
-    command_key,
-    normalize_error,
-    prompt_check,
-    prompt_feedback,
-    subject_of,
-    tool_errors,
-)
+from lessonloop.memory.commands import command_core, command_head, command_key
+from lessonloop.memory.error_lines import normalize_error
+from lessonloop.memory.feedback import Feedback, prompt_feedback
+from lessonloop.memory.prompt_check import prompt_check
+from lessonloop.memory.tool_errors import ErrorSignal, subject_of, tool_errors
 
 PYTEST_FAIL = """============================= test session starts ==============================
 collected 3 items

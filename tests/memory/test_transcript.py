@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lessonloop.memory.signals import Feedback
+from lessonloop.memory.feedback import Feedback
 from lessonloop.memory.transcript import (
     Correction,
     ErrorFix,
@@ -889,7 +889,7 @@ _leaf = (
         ]
     )
 )
-_values = st.recursive(
+any_json = st.recursive(
     _leaf,
     lambda children: (
         st.lists(children, max_size=4)
@@ -929,7 +929,7 @@ _values = st.recursive(
 @settings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(st.lists(_values, max_size=12), st.binary(max_size=64))
+@given(st.lists(any_json, max_size=12), st.binary(max_size=64))
 def test_random_content_never_raises(tmp_path, events, noise):
     path = tmp_path / "fuzz.jsonl"
     path.write_bytes(b"\n".join(json.dumps(e).encode() for e in events) + b"\n" + noise)

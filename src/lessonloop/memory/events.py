@@ -72,7 +72,7 @@ def outcome(text: str, flagged: bool, interrupted: bool = False) -> str:
 
 
 def response(bash: bool, text: str, flagged: bool, extra: object = None) -> object:
-    """What the error detector (``signals.tool_errors``) reads of a tool's result: a Bash call's
+    """What the error detector (``tool_errors.tool_errors``) reads of a tool's result: a Bash call's
     streams when Claude Code gave them (``extra``, the transcript's ``toolUseResult``), with
     the exit code of a failure's "Exit code N"; else the result's text, flagged."""
     if bash and isinstance(extra, dict) and ("stdout" in extra or "stderr" in extra):

@@ -120,7 +120,8 @@ def user_prompt_submit(payload: dict, root: str) -> None:
 
 
 def _prompt_captures(payload: dict, root: str) -> None:
-    from .signals import prompt_check, prompt_feedback
+    from .feedback import prompt_feedback
+    from .prompt_check import prompt_check
 
     _remember_transcript(payload, root)
     prompt = _text(payload.get("prompt"))
@@ -218,7 +219,7 @@ def _capture_errors(payload: dict, root: str, response: object) -> None:
 def _capture_error_lines(payload: dict, root: str, response: object) -> None:
     """Error events, in the shape memorize merges with the transcript's (keyed by the call's
     tool_use_id)."""
-    from .signals import tool_errors
+    from .tool_errors import tool_errors
 
     found = tool_errors(_text(payload.get("tool_name")), payload.get("tool_input"), response)
     path = _in_session(root, payload, "signals.jsonl")

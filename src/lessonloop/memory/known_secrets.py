@@ -160,7 +160,7 @@ def learn_transcript(known: KnownSecrets, path: str | None) -> None:
     line too long to read is skipped, as ``transcript.read`` skips it: nothing of it is kept)."""
     if not path:
         return
-    from .transcript import read_lines
+    from .transcript_reader import read_lines
 
     try:
         handle = open(path, "rb")

@@ -23,8 +23,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .signals import command_head, only_inspects, tool_errors, tool_kind
-from .transcript import changed_lines, fit, readable_line
+from .commands import command_head, only_inspects
+from .error_lessons import changed_lines, fit, readable_line
+from .tool_errors import tool_errors, tool_kind
 
 SUMMARY_MAX = 120
 

@@ -1,6 +1,6 @@
 """Whether a model's rewording of a lesson may replace the lesson's own summary.
 
-Memorize's model route (``memorize._synthesize``) asks a model to word each lesson the
+Memorize's model route (``model_wording.synthesize``) asks a model to word each lesson the
 deterministic pass found as one clear sentence. A small model drops the key term ("Use vite"
 becomes "Use a build tool"), invents one ("Use vite instead of webpack"), turns a "don't" into a
 "do", cuts itself off at the length limit, or runs on into JSON syntax. None of that can be

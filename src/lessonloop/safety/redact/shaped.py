@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ...lazyre import lazy
+from ...shell import last_stage
 from .entropy import looks_random
 from .families import MARKER_PREFIX, MARKER_RE, PRIO, RULES, Span
 from .lexicon import BLANKS, TEMPLATE_START, placeholder
@@ -267,17 +268,16 @@ _CURL_USER = lazy(
     r"((?:[^\s\"'\\]|\\[^\s\"']){0,1024}+)\1"
 )  # (\" in JSON too)
 # Programs whose -u takes user:group, not user:password: the command a flag belongs to is the
-# first word after the last ;, | or & before it (docker exec es01 curl -u ... is curl's).
+# first word after the last ;, | or & before it (docker exec es01 curl -u ... is curl's), read
+# plain (lessonloop.shell): a quote here may be a JSON-escaped one.
 _CURL_WORDS = lazy(r"(?<![\w.-])(?:curl|wget|http|https|xh)(?![\w.-])")
 _USER_GROUP_PROGRAMS = frozenset({"docker", "podman", "nerdctl", "chown", "chgrp", "runuser"})
-_COMMAND_WORDS = lazy(r"[^\s;|&]+")
 
 
 def _user_group_flag(text: str, flag: int) -> bool:
     """Whether the -u at ``flag`` belongs to a command whose -u takes user:group."""
-    start = logical_line_start(text, flag, 300)
-    start = max([start] + [text.rfind(c, start, flag) + 1 for c in ";|&"])
-    words = [m.group().rsplit("/", 1)[-1] for m in _COMMAND_WORDS.finditer(text, start, flag)]
+    stage = last_stage(text[logical_line_start(text, flag, 300) : flag], plain=True)
+    words = [word.rsplit("/", 1)[-1] for word in stage.split()]
     if any(w in ("curl", "wget", "http", "https") for w in words):
         return False  # docker exec x curl -u: curl's
     return next((w for w in words if w != "sudo"), None) in _USER_GROUP_PROGRAMS

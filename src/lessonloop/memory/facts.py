@@ -1,0 +1,389 @@
+"""Facts about the project a session shows, for memorize: the commands that build, test, lint
+or start it (``project_facts``, from runs that worked; ``project_command`` names a command's
+role), what its task runner's recipes run (``recipe_facts``), its own Claude Code hooks and
+what they blocked (``project_hooks``), and the permissions its settings ask for
+(``permission_facts``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .candidate import Candidate
+
+# what a project command does, by the words of its head (``uv run ty check`` type-checks)
+_COMMAND_ROLES = (
+    (
+        "Type-check",
+        {"ty check", "mypy", "pyright", "tsc", "dialyzer", "cargo check", "basedpyright", "pyre"},
+    ),
+    (
+        "Lint",
+        {
+            "ruff check",
+            "ruff",
+            "eslint",
+            "credo",
+            "clippy",
+            "flake8",
+            "pylint",
+            "golangci-lint",
+            "biome lint",
+            "biome check",
+            "lint",
+        },
+    ),
+    ("Format", {"ruff format", "black", "prettier", "cargo fmt", "gofmt", "format", "fmt"}),
+    ("Run the tests", {"pytest", "test", "tox", "nox", "jest", "vitest"}),
+    ("Build", {"build", "compile"}),
+    ("Start the app", {"phx.server", "runserver", "dev", "serve", "start"}),
+)
+
+
+_NOT_PROJECT_COMMANDS = frozenset(
+    """rm cp mv cat echo printf ls ll find grep rg git cd mkdir
+touch curl wget head tail less more sed awk chmod chown kill pkill sleep which open tee""".split()
+)
+
+
+def project_command(command: str) -> str:
+    """ "Type-check with `uv run ty check`" for a command that builds, tests, type-checks,
+    lints, formats or runs the project; "" for anything else (``ls``, ``git status``)."""
+    from .commands import command_core, command_head, command_key
+
+    core = command_key(command_core(command)).strip()
+    head = command_head(command)
+    if not core or not head or len(core) > 80 or "\n" in core or "|" in core or "&&" in core:
+        return ""
+    # the command without the files it was given: the project's command, not this run's
+    shown = " ".join(w for w in core.split() if "/" not in w and not re.search(r"test\w*\.\w+$", w))
+    words = shown.split()
+    if not words or words[0] in _NOT_PROJECT_COMMANDS:
+        return ""
+    words = words[:4]  # the command's own words, not a late argument that happens to say "build"
+    names = {head, *words, *(" ".join(p) for p in zip(words, words[1:]))}
+    for role, known in _COMMAND_ROLES:
+        if names & known:
+            return f"{role} with `{shown}`"
+    return ""
+
+
+FACT_RUNS = 2  # successful runs of a project command that make it a fact
+# roles learned from the agent's own runs: a bare `mix test` or `cargo build` is every project's
+# default and teaches nothing; how this project type-checks, lints, formats and starts does
+_LEARNED_ROLES = ("Type-check", "Lint", "Format", "Start the app")
+
+
+def project_facts(transcript) -> list[Candidate]:
+    """The commands that type-check, lint, format or start this project, learned from their
+    successful use in the session (main chain): run FACT_RUNS times or more, or a server
+    started in the background once. Stored once; another session reinforces them."""
+    runs: dict[str, int] = {}
+    commands: dict[str, str] = {}
+    for call in transcript.calls:
+        if (
+            call.sidechain
+            or call.rejected
+            or not call.completed
+            or call.is_error
+            or call.name.lower() != "bash"
+        ):
+            continue
+        command = call.input.get("command")
+        summary = project_command(command) if isinstance(command, str) else ""
+        if not summary.startswith(_LEARNED_ROLES):
+            continue
+        background = call.input.get("run_in_background") is True
+        runs[summary] = runs.get(summary, 0) + (
+            FACT_RUNS if background and summary.startswith("Start the app") else 1
+        )
+        commands.setdefault(summary, command)
+    return [
+        Candidate(
+            kind="observation",
+            summary=summary,
+            tags=["project-fact", "command"],
+            content=f"Ran successfully {min(n, 99)} time(s) in the session: "
+            f"`{one_line(commands[summary], 200)}`",
+            why="Learned from the project's own successful runs.",
+        )
+        for summary, n in runs.items()
+        if n >= FACT_RUNS
+    ]
+
+
+# the first line a task runner printed is the command its recipe ran when it reads as one
+_ECHOED_COMMAND = re.compile(r"^[a-z][\w.+-]*(?: [^\n]{0,100})?$")
+_NOT_ECHOED = re.compile(
+    r"^(?:make(?:\[\d+\])?|error|warning|info|note|running|nothing|"
+    r"usage)\b|:\s|^\w+:$",
+    re.I,
+)
+
+
+def recipe_facts(transcript) -> list[Candidate]:
+    """What this project's task runner recipes run, learned from their successful use: `just
+    check` printed `cargo llvm-cov --fail-under-lines 100` before running it. One memory per
+    runner, its recipes in the order first run."""
+    from .commands import command_core, command_key
+
+    recipes: dict[str, dict[str, str]] = {}
+    for call in transcript.calls:
+        if call.sidechain or call.is_error or not call.echoed:
+            continue
+        invoked = command_key(command_core(call.input.get("command", ""))).strip()
+        words = invoked.split()
+        first = call.echoed.strip().split("\n", 1)[0].strip()
+        if (
+            len(words) != 2
+            or not _ECHOED_COMMAND.match(first)
+            or _NOT_ECHOED.search(first)
+            or first.split()[0] == words[0]
+        ):
+            continue
+        recipes.setdefault(words[0], {}).setdefault(words[1], first)
+    found = []
+    for runner, ran in recipes.items():
+        pairs = [f"{runner} {name}` runs `{command}" for name, command in ran.items()]
+        summary = f"This project's {runner} recipes: `" + "`; `".join(pairs) + "`"
+        while len(summary) > 120 and len(pairs) > 1:
+            pairs.pop()
+            summary = f"This project's {runner} recipes: `" + "`; `".join(pairs) + "`"
+        if len(summary) > 120:
+            continue
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=summary,
+                tags=["project-fact", "command"],
+                content="; ".join(
+                    f"`{runner} {name}` runs `{one_line(command, 200)}`"
+                    for name, command in ran.items()
+                ),
+                why=f"Each ran successfully in the session and {runner} printed the command first.",
+            )
+        )
+    return found
+
+
+_WHEN_HOOK = {
+    "Stop": "When the agent stops",
+    "SubagentStop": "When a subagent stops",
+    "PreCompact": "Before a compaction",
+    "SessionStart": "At session start",
+    "UserPromptSubmit": "On each prompt",
+}
+_EDIT_TOOLS = {"Edit", "MultiEdit", "Write", "NotebookEdit"}
+_SAYS_NOTHING = {"echo", "printf", "tee", "true", ":", "cat"}
+
+
+def hook_command(command: str) -> str:
+    """What a hook command does, for a summary: `uv run pytest 2>&1` → `uv run pytest`; a
+    script → its file name; `bash -c '...; uv run pyright | tee ...'` → `uv run pyright`."""
+    import shlex
+
+    from .commands import command_key
+
+    text = command.strip()
+    try:
+        words = shlex.split(text)
+    except ValueError:
+        words = text.split()
+    if len(words) >= 3 and os.path.basename(words[0]) in ("bash", "sh", "zsh") and words[1] == "-c":
+        for stage in re.split(r"\s*(?:;|&&|\|\||\|)\s*", words[2]):
+            head = stage.split()[0] if stage.split() else ""
+            if head and head not in _SAYS_NOTHING and not head.startswith(("/dev/", ">")):
+                text = stage
+                break
+    key = command_key(text) or text
+    first = key.split()[0] if key.split() else ""
+    if "/" in first and len(key.split()) == 1:
+        key = os.path.basename(first)
+    return one_line(key, 60)
+
+
+def _hook_reason(feedback: str) -> str:
+    """The first sentence of a hook's feedback that says why it blocked (not a heading)."""
+    for line in feedback.replace("\\n", "\n").splitlines():
+        line = line.strip()
+        if (
+            line
+            and not line.startswith(("#", "-", "*", "`"))
+            and not line.endswith((":", "..."))
+            and len(line) <= 80
+        ):
+            return line.rstrip(".")
+    return ""
+
+
+def _hook_when(event: str) -> str:
+    """When a hook runs, in words: "PostToolUse:Edit" (or MultiEdit, Write) → "After each edit"."""
+    name, _, matcher = event.partition(":")
+    if name == "PostToolUse" and matcher in _EDIT_TOOLS:
+        return "After each edit"
+    if name in ("PostToolUse", "PreToolUse") and matcher:
+        return f"{'After' if name == 'PostToolUse' else 'Before'} each `{matcher}` call"
+    return _WHEN_HOOK.get(name, f"On {name}")
+
+
+def project_hooks(transcript) -> list[Candidate]:
+    """The project's own Claude Code hooks, from what Claude Code reported of them: what runs
+    after edits and when the agent stops (so the agent need not run it again), and what a hook
+    blocked the agent for (so it does that first next time)."""
+    from .commands import command_key
+
+    runs: dict[str, list[str]] = {}  # when it runs -> the commands
+    blocks: dict[tuple[str, str, str], list[str]] = {}
+    last: dict[tuple[str, str, str], int] = {}  # where each block's last time stands
+    for hook in transcript.hooks:
+        shown = hook_command(hook.command)
+        if not shown:
+            continue
+        if hook.feedback:
+            reason = _hook_reason(hook.feedback)
+            what = "the agent"
+            if hook.blocked is not None:  # a PreToolUse hook refused this call
+                command = hook.blocked.input.get("command")
+                stage = (
+                    re.split(r"\s*(?:&&|;|\|\|?)\s*", command)[-1]
+                    if isinstance(command, str)
+                    else ""
+                )
+                words = command_key(stage).split()
+                what = f"`{' '.join(words[:2])}`" if words else f"`{hook.blocked.name}`"
+            reasons = blocks.setdefault((hook.event, shown, what), [])
+            if reason and reason not in reasons:
+                reasons.append(reason)
+            last[(hook.event, shown, what)] = hook.index
+        elif shown not in runs.setdefault(_hook_when(hook.event), []):
+            runs[_hook_when(hook.event)].append(shown)
+    found = []
+    for when, commands in runs.items():
+        shown_list: list[str] = []
+        for command in commands:
+            trial = shown_list + [f"`{command}`"]
+            if len(f"{when}, project hooks run {', '.join(trial)}") > 120:
+                break
+            shown_list = trial
+        if not shown_list:
+            continue
+        verb = "a project hook runs" if len(shown_list) == 1 else "project hooks run"
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=f"{when}, {verb} {', '.join(shown_list)}",
+                tags=["project-fact", "hook"],
+                content=f"{when}, Claude Code ran these project hooks successfully in the session: "
+                + ", ".join(f"`{c}`" for c in commands),
+                why="Reported by Claude Code as the project's own hooks.",
+            )
+        )
+    for (event, shown, what), reasons in blocks.items():
+        summary = f"The {event} hook `{shown}` blocks {what}"
+        for reason in reasons:
+            trial = summary + ("; " if ": " in summary else ": ") + reason
+            if len(trial) > 120:
+                break
+            summary = trial
+        after = _after_block(transcript, last.get((event, shown, what), -1))
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=summary,
+                tags=["project-fact", "hook"],
+                content=f"The {event} hook `{shown}` blocked {what}: " + "; ".join(reasons) + after,
+                why="The project's hook refused to let the agent go on until this was done.",
+            )
+        )
+    return found
+
+
+def _after_block(transcript, index: int) -> str:
+    """What satisfied a hook after it last blocked the agent, for a memory's content: the
+    files the agent then edited (at most two, with their changed lines) before the user spoke
+    again; "" when it edited none or more (no clear evidence). The hook never blocked again."""
+    from .error_lessons import changed_lines
+
+    if index < 0:
+        return ""
+    following = [p.index for p in transcript.prompts if not p.sidechain and p.index > index]
+    end = min(following) if following else float("inf")
+    edits = [
+        c
+        for c in transcript.calls
+        if not c.sidechain
+        and index < c.index < end
+        and c.completed
+        and not c.is_error
+        and not c.rejected
+        and c.name.lower() in ("edit", "write", "multiedit")
+    ]
+    files = list(dict.fromkeys(str(c.input.get("file_path") or "") for c in edits))
+    if not edits or len(files) > 2 or not all(files):
+        return ""
+    shown = []
+    for path in files:
+        lines = " | ".join(changed_lines(c, 160) for c in edits if c.input.get("file_path") == path)
+        shown.append(
+            f"`{os.path.basename(path)}`" + (f" ({one_line(lines, 200)})" if lines else "")
+        )
+    shown = "; ".join(shown)
+    return f". After its last block the agent edited {shown}, and it did not block again."
+
+
+def permission_facts(transcript) -> list[Candidate]:
+    """What this project's permission settings refused (they outlast the session): commands
+    that need approval, tools or paths not granted, directories blocked."""
+    from .commands import command_key
+
+    refused: dict[str, list[str]] = {}
+    for why, call in transcript.permission_refusals():
+        place = re.search(r"(\w+) in '([^']{1,60})' was blocked", call.result)
+        if why == "blocked" and place:
+            what = f"{place.group(1)} {place.group(2)}"
+        elif call.name.lower() == "bash":
+            words = command_key(str(call.input.get("command") or "")).split()
+            what = " ".join(words[:2] if len(words) > 1 and words[1].startswith("-") else words[:1])
+        else:
+            path = call.input.get("file_path") or call.input.get("path")
+            what = f"{call.name} {path}" if isinstance(path, str) and path else call.name
+        if what and what not in refused.setdefault(why, []):
+            refused[why].append(one_line(what, 40))
+    heads = {
+        "approval": ("needs", "need", "approval here (refused without it)"),
+        "not granted": ("needs", "need", "a permission not granted here"),
+        "blocked": ("was", "were", "blocked: outside the allowed working directories"),
+    }
+    found = []
+    for why, items in refused.items():
+        one, many, rest = heads[why]
+        shown: list[str] = []
+        for item in items:
+            trial = shown + [f"`{item}`"]
+            if len(", ".join(trial)) + len(many) + len(rest) + 2 > 120:
+                break
+            shown = trial
+        if not shown:
+            continue
+        verb = one if len(shown) == 1 else many
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=f"{', '.join(shown)} {verb} {rest}",
+                tags=["project-fact", "permission"],
+                content="Refused by Claude Code's permission settings in this session: "
+                + ", ".join(f"`{i}`" for i in items),
+                why="Permission settings outlast the session: do not try again without asking.",
+            )
+        )
+    return found
+
+
+def one_line(text: str, limit: int) -> str:
+    """``text`` on one line, cut at a word to ``limit`` characters (for content, not summaries)."""
+    line = " ".join(str(text).split())
+    if len(line) <= limit:
+        return line
+    cut = line.rfind(" ", 0, limit)
+    return line[: cut if cut > limit // 2 else limit].rstrip(" ,;:") + " ..."

@@ -1,0 +1,380 @@
+"""Which kind of feedback one sentence is, and its lesson (``classify_sentence``).
+
+The sentence shapes, in order, the first that matches deciding: rules ("always ...", "whenever
+you ..., ..."), decisions ("let's go with X", "we're moving to chi", "from now on ..."),
+preferences ("I prefer ...", "use yarn, not npm"), corrections ("don't ...", "stop ...ing"), facts
+the user states ("I deleted config.ru") and how this project's tools are used ("run bd show X to
+see ..."). Precision over recall: a task request ("let's update the readme", "let's use a dict
+here") is no lesson.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..lazyre import lazy as _lazy
+from .lesson_forms import (
+    CLAUSE_CUT,
+    QUALITIES,
+    TASK_BOUND,
+    decision_lesson,
+    lets_more_lesson,
+    names_a_thing,
+    prefer_lesson,
+    rather_lesson,
+    strip_subject,
+    swap_lesson,
+    want_to_lesson,
+)
+from .phrasing import (
+    DEICTIC,
+    DETERMINERS,
+    PLACEHOLDER_OPEN,
+    PRONOUN_ONLY,
+    VERBS,
+    gerund_base,
+    imperative,
+    words_of,
+)
+
+__all__ = ["DASH_CLAUSE", "FROM_NOW", "WHENEVER", "classify_sentence"]
+
+
+FROM_NOW = (
+    r"(?:from now on|going forward|moving forward|from here on(?: out)?|henceforth|"
+    r"in (?:the )?future|for future (?:work|changes|sessions)|for good)"
+)
+
+# "we're moving to chi and dropping gorilla/mux": a decision between two things
+_MOVING = _lazy(
+    r"^(?:we(?:'re| are)|i'm|i am)\s+(?:moving|switching|migrating|standardi[sz]ing)\s+"
+    r"(?:over\s+)?(?:to|on)\s+(.+?)(?:(?:\s+and|,)\s+(?:dropping|ditching|replacing|"
+    r"abandoning|leaving|retiring|no more)\s+(.+?))?(?:\s+in new code)?$",
+    re.I | re.S,
+)
+# "I like f-strings better than .format()"; "for CLI output I always want rich tables, not prints"
+_LIKE_BETTER = _lazy(
+    r"^i\s+(?:really\s+)?(?:like|prefer)\s+(.+?)\s+(?:better|more)\s+than\s+([^,;]+)", re.I | re.S
+)
+_WANT_NOT = _lazy(
+    r"^(?:for\s+([^,]{2,40}?),?\s+)?i\s+(?:always\s+)?want\s+([^,;]+?),\s*not\s+([^,;]+)$",
+    re.I | re.S,
+)
+
+DASH_CLAUSE = _lazy(r"\s+[\u2014\u2013]\s+|\s+-\s+")
+_FROM_NOW_LEAD = _lazy(r"^" + FROM_NOW + r"\b[\s,:;\u2014\u2013-]*(.+)$", re.I | re.S)
+_FROM_NOW_TRAIL = _lazy(r"^(.+?)[\s,;\u2014\u2013-]+" + FROM_NOW + r"\s*$", re.I | re.S)
+_LETS = _lazy(
+    r"^(?:let's|let us|lets|we'll|we will|we're going to|we are going to|"
+    r"we're gonna)\s+(go with|stick with|stick to|standardi[sz]e on|"
+    r"settle on|adopt|keep using|stay with|use)\s+(.+)$",
+    re.I | re.S,
+)
+# "let's do vite", "let's also migrate to AudioWorklet", "let's keep the file name", "let's make
+# it cross-browser": a choice for the project, unlike "let's update the readme" (a task)
+_LETS_MORE = _lazy(
+    r"^(?:let's|let us|lets)\s+(?:also\s+|just\s+|then\s+|now\s+)?"
+    r"(do|switch to|migrate to|move to|keep|make (?:it|this|the \w+))\s+(.+)$",
+    re.I | re.S,
+)
+# "I don't want to make assumptions about people's env", "I'd like to keep it 3 simple files"
+_WANT_TO = _lazy(
+    r"^(?:but\s+|and\s+|so\s+)?(i|we)(?:\s+(do not|don't|dont)\s+(?:really\s+)?want"
+    r"|(?:'d|\s+would)\s+(?:like|prefer)|\s+(?:really\s+)?want)\s+(?:you\s+|us\s+)?to\s+(.+)$",
+    re.I | re.S,
+)
+
+_NO_NEEDED = _lazy(
+    r"^no\s+(.{2,50}?)\s+(?:is\s+|are\s+)?(?:needed|required|necessary)$", re.I | re.S
+)
+# "I deleted config.ru": a fact about the project the user changed themselves
+_I_REMOVED = _lazy(
+    r"^i\s+(?:have\s+|'ve\s+|just\s+|already\s+)*(deleted|removed|renamed|moved)\s+"
+    r"(?:the\s+)?([\w.-]*\w\.\w{1,8}|[\w.-]+/[\w./-]*)(?=$|[\s,;])(.*)$",
+    re.I | re.S,
+)
+# "Run bd show X to see the issue details": how this project's tools are used
+_RUN_TO = _lazy(
+    r"^(?:please\s+)?run\s+(`?)([a-z][\w.-]*(?:\s+[\w.:/=-]+){0,4}?)\1\s+to\s+"
+    r"(see|find|get|list|show|view|look up)\s+(.{4,80})$",
+    re.I | re.S,
+)
+
+_GENERIC_NEEDS = frozenset(
+    """change changes action actions update updates fix fixes more further help
+worries worry rush need problem problems reply response answer""".split()
+)
+
+_GO_WITH = _lazy(
+    r"^(?:we(?:'re| are|'ll| will)?|i(?:'ll| will)?)\s+(?:go|going)\s+with\s+(.+)$", re.I | re.S
+)
+_DECIDED = _lazy(
+    r"^(?:we|i)(?:'ve| have)?\s+(?:decided|agreed|settled)\s+(?:(to|on|that)\s+)(.+)$"
+    r"|^(?:the\s+)?decision(?:\s+is)?\s*[:\u2014\u2013-]\s*(?:to\s+)?(.+)$",
+    re.I | re.S,
+)
+_RULE = _lazy(
+    r"^(?:(?:in this (?:repo|repository|project|codebase|code base|team)|here|in general|"
+    r"generally),?\s+)?"
+    r"(?:(?:you|we)\s+(?:should|must|need to|have to|gotta)\s+|(?:make sure|be sure|remember)"
+    r"\s+(?:to|that you|you|that we|we)\s+|we\s+|please\s+)?"
+    r"(always|never)\s+(.+)$",
+    re.I | re.S,
+)
+_NEVER_EVER = _lazy(r"^(?:please\s+)?(?:don't|do not|dont)\s+ever\s+(.+)$", re.I | re.S)
+_I_ALWAYS = _lazy(r"^i\s+(always|never)\s+(.+)$", re.I | re.S)
+_PREFER = _lazy(
+    r"^(i|we)(?:'d| would)?\s+(?:really\s+|strongly\s+|much\s+|generally\s+|"
+    r"usually\s+)?prefer\s+(.+)$|^(my|our) preference is(?: to)?\s+(.+)$",
+    re.I | re.S,
+)
+_PREFER_BARE = _lazy(
+    r"^(?:please\s+)?prefer\s+(.+\s(?:over|rather than|instead of)\s.+)$", re.I | re.S
+)
+_I_LIKE = _lazy(r"^i\s+(?:really\s+)?(?:like|love)\s+to\s+(.+)$", re.I | re.S)
+_DONT = _lazy(r"^(?:please\s+)?(?:don't|do not|dont)\s+(.+)$", re.I | re.S)
+_STOP = _lazy(r"^(?:please\s+)?stop\s+(\w+ing)\b(.*)$", re.I | re.S)
+_AVOID = _lazy(r"^(?:please\s+)?avoid\s+(.+)$", re.I | re.S)
+
+_RATHER = _lazy(
+    r"^(i|we)(?:'d| would)\s+(?:much\s+)?rather\s+(?:(?:you|we)\s+)?(not\s+)?(.+?)"
+    r"(?:\s+than\s+(.+))?$",
+    re.I | re.S,
+)
+# a bare contrast stated as a rule: "Use yarn, not npm" (the comma marks the contrast)
+_USE_NOT = _lazy(r"^(use|prefer|pick|choose)\s+([^,;]+?),\s*not\s+([^,;]+)$", re.I | re.S)
+# "it should be UTC timestamps everywhere, not local time"
+_SHOULD_BE = _lazy(
+    r"^(?:it|this|that|they|these|those|everything|all)\s+(?:should|must|needs? to|"
+    r"has to|have to|ought to)\s+be\s+([^,;]+?),\s*(?:and\s+)?not\s+([^,;]+)$",
+    re.I | re.S,
+)
+
+WHENEVER = _lazy(
+    r"^(?:whenever|every time|each time|any ?time)\s+(you|we)\s+([^,]{2,80}),\s*"
+    r"(?:please\s+)?(?:(always)\s+|(never)\s+)?(.+)$",
+    re.I | re.S,
+)
+_BEFORE = _lazy(
+    r"^(before|after)\s+([^,]{2,60}),\s*(?:please\s+)?(?:you\s+should\s+)?"
+    r"(always|never)\s+(.+)$",
+    re.I | re.S,
+)
+
+# "keep the Justfile - update it to run Rust tests instead": a thing that must stay
+_KEEP_THING = _lazy(
+    r"^keep\s+((?:the|our|this|these|all|every|my)\s+[^,;:\u2014\u2013-]{2,60}?)"
+    r"\s*(?:(?:\s-|[,;:\u2014\u2013])\s*(.{0,100}))?$",
+    re.I,
+)
+_KEEP_NOT = _lazy(
+    r"^(?:the|our|this|my)\s+(?:same|good|momentum|pace|conversation)\b|"
+    r"\b(?:going|in mind|in sync|track|an eye|up|trying)\b",
+    re.I,
+)
+
+
+def classify_sentence(body: str, corrected: bool) -> tuple[str, str, bool] | None:
+    """(kind, lesson, user_scope) for one sentence with markers stripped, or None."""
+    m = _KEEP_THING.match(body)
+    if m and not _KEEP_NOT.search(m.group(1)):
+        then = imperative(m.group(2) or "")
+        return ("rule", f"Keep {m.group(1).strip()}" + (f"; {then}" if then else ""), False)
+    m = WHENEVER.match(body)
+    if m:
+        action = imperative(m.group(5))
+        if action:
+            never = "never " if m.group(4) else ""
+            return (
+                "correction" if corrected else "rule",
+                f"When {m.group(1).lower()} {m.group(2).strip()}, {never}{action}",
+                False,
+            )
+        return None
+    m = _BEFORE.match(body)
+    if m:
+        action = imperative(m.group(4))
+        if action:
+            never = "never " if m.group(3).lower() == "never" else ""
+            return (
+                "correction" if corrected else "rule",
+                f"{m.group(1).capitalize()} {m.group(2).strip()}, {never}{action}",
+                False,
+            )
+        return None
+    m = _FROM_NOW_LEAD.match(body) or _FROM_NOW_TRAIL.match(body)
+    if m:
+        lesson = decision_lesson(m.group(1))
+        return ("decision", lesson, False) if lesson else None
+    m = _MOVING.match(body)
+    if m and names_a_thing(m.group(1), 8) and (not m.group(2) or names_a_thing(m.group(2), 6)):
+        old = f", not {m.group(2).strip()}" if m.group(2) else ""
+        return ("decision", f"Use {m.group(1).strip()}{old}", False)
+    m = _LIKE_BETTER.match(body)
+    if m and names_a_thing(m.group(1), 6) and names_a_thing(m.group(2), 6):
+        return ("preference", f"Use {m.group(1).strip()} instead of {m.group(2).strip()}", True)
+    m = _WANT_NOT.match(body)
+    if m and names_a_thing(m.group(2), 6) and names_a_thing(m.group(3), 6):
+        where = f" for {m.group(1).strip()}" if m.group(1) else ""
+        return ("preference", f"Use {m.group(2).strip()}{where}, not {m.group(3).strip()}", True)
+    m = _LETS.match(body)
+    if m:
+        verb = m.group(1).lower()
+        obj = m.group(2).strip()
+        named = DASH_CLAUSE.split(obj, 1)
+        if len(named) == 2 and DEICTIC.match(named[0].strip()):
+            obj = named[1].strip()  # "let's go with option B — cursor pagination"
+        if (
+            not names_a_thing(obj, 40)
+            or verb == "use"
+            and (TASK_BOUND.search(obj) or re.search(r"\bto\s+\w", obj))
+        ):
+            return None  # "let's use a dict here", "let's use X to add Y": the task at hand
+        head = {"go with": "Go with", "stick with": "Stick with", "stick to": "Stick to"}.get(
+            verb, "Use"
+        )
+        return ("decision", f"{head} {obj}", False)
+    m = _I_REMOVED.match(body)
+    if m:
+        rest = m.group(3).strip(" ,;.")
+        if rest and not rest.lower().startswith(
+            ("and ", "as ", "so ", "because ", "since ", "which ", "but ")
+        ):
+            return None  # "I removed x.py from the import list": not the file
+        return ("fact", f"`{m.group(2)}` was {m.group(1).lower()} by the user", False)
+    m = _RUN_TO.match(body)
+    if m:
+        words = words_of(m.group(2))
+        if (
+            not words
+            or words[0].lower()
+            in DETERMINERS
+            | PRONOUN_ONLY
+            | VERBS - {"make", "test", "build", "format", "lint", "check"}
+            or TASK_BOUND.search(m.group(4))
+        ):
+            return None  # "run the tests to see", "run it to check that"
+        goal = CLAUSE_CUT.sub("", m.group(4)).strip(" ,.")
+        if len(words_of(goal)) < 2:
+            return None
+        return ("rule", f"Run `{m.group(2).strip()}` to {m.group(3).lower()} {goal}", False)
+    m = _LETS_MORE.match(body)
+    if m:
+        return lets_more_lesson(m.group(1).lower(), m.group(2))
+    m = _WANT_TO.match(body)
+    if m:
+        return want_to_lesson(m.group(1).lower(), bool(m.group(2)), m.group(3))
+    m = _NO_NEEDED.match(body)
+    if m:
+        words = [w.lower() for w in words_of(m.group(1))]
+        if (
+            words
+            and len(words) <= 5
+            and not set(words) & (_GENERIC_NEEDS | PRONOUN_ONLY)
+            and words[0] not in DETERMINERS
+        ):
+            return ("decision", f"No {m.group(1).strip()} needed", False)
+        return None
+    m = _GO_WITH.match(body)
+    if m:
+        obj = m.group(1).strip()
+        if (
+            words_of(obj)
+            and words_of(obj)[0].lower() not in PRONOUN_ONLY
+            and not DEICTIC.match(obj)
+        ):
+            return ("decision", f"Go with {obj}", False)
+        return None
+    m = _DECIDED.match(body)
+    if m:
+        how, obj = m.group(1), m.group(2) or m.group(3)
+        if how and how.lower() == "on":
+            words = words_of(obj)
+            return (
+                ("decision", f"Use {obj}", False)
+                if words and words[0].lower() not in PRONOUN_ONLY and not DEICTIC.match(obj)
+                else None
+            )
+        lesson = decision_lesson(obj)
+        return ("decision", lesson, False) if lesson else None
+    swapped = swap_lesson(body)
+    if swapped:
+        trigger, lesson = swapped
+        kind = "rule" if trigger.lower() == "never" and not corrected else "correction"
+        return (kind, lesson, False) if lesson else None
+    m = _RATHER.match(body)
+    if m:
+        lesson = rather_lesson(m.group(2), m.group(3), m.group(4))
+        return ("preference", lesson, m.group(1).lower() == "i") if lesson else None
+    m = _NEVER_EVER.match(body)
+    if m:
+        action = imperative(m.group(1))
+        return ("correction" if corrected else "rule", f"Never {action}", False) if action else None
+    m = _I_ALWAYS.match(body)
+    if m:
+        action = imperative(m.group(2))
+        if not action:
+            return None
+        return ("preference", f"Never {action}" if m.group(1).lower() == "never" else action, True)
+    m = _RULE.match(body)
+    if m:
+        action = imperative(m.group(2))
+        if not action:
+            return None
+        lesson = f"Never {action}" if m.group(1).lower() == "never" else action
+        return ("correction" if corrected else "rule", lesson, False)
+    m = _PREFER_BARE.match(body)
+    if m:
+        lesson = prefer_lesson(m.group(1))
+        return ("preference", lesson, False) if lesson and lesson.startswith("Use ") else None
+    m = _PREFER.match(body)
+    if m:
+        who = (m.group(1) or m.group(3) or "").lower()
+        lesson = prefer_lesson(m.group(2) or m.group(4) or "")
+        return ("preference", lesson, who in ("i", "my")) if lesson else None
+    m = _I_LIKE.match(body)
+    if m:
+        action = imperative(m.group(1))
+        return ("preference", action, True) if action else None
+    m = _DONT.match(body)
+    if m:
+        action = imperative(m.group(1))
+        return ("correction", f"Don't {action}", False) if action else None
+    m = _STOP.match(body)
+    if m:
+        base = gerund_base(m.group(1))
+        rest = m.group(2).strip()
+        if base and imperative(f"{base} {rest}"):
+            return ("correction", f"Stop {m.group(1)} {rest}".strip(), False)
+        return None
+    m = _AVOID.match(body)
+    if m:
+        obj = m.group(1).strip()
+        words = words_of(obj)
+        if (
+            words
+            and words[0].lower() not in PRONOUN_ONLY
+            and (len(words) >= 2 or PLACEHOLDER_OPEN in obj)
+        ):
+            return ("correction", f"Avoid {obj}", False)
+        return None
+    if corrected:
+        action = imperative(strip_subject(body))
+        if action:
+            return ("correction", action, False)
+        m = _SHOULD_BE.match(body)
+        if (
+            m
+            and names_a_thing(m.group(1))
+            and names_a_thing(m.group(2))
+            and m.group(1).split()[0].lower() not in QUALITIES
+        ):
+            return ("correction", f"Use {m.group(1).strip()}, not {m.group(2).strip()}", False)
+    m = _USE_NOT.match(body)
+    if m and names_a_thing(m.group(2), 4) and names_a_thing(m.group(3), 4):
+        return (
+            "preference",
+            f"{m.group(1).capitalize()} {m.group(2).strip()}, not {m.group(3).strip()}",
+            False,
+        )
+    return None
