@@ -109,6 +109,25 @@ RUST_PORT = (
             ),
         ),
         ("Keep the tests passing", ("rule", "Keep the tests passing")),
+        # (real-sessions-5, ccl-claude-code-log-sample-89488521: a step dropped, a way chosen)
+        (
+            "now we have cache so we should change TUI that it launches the session HTML page "
+            "rather than regenerating it. also we don't need to check for the existence of the "
+            "file, let's just launch it.",
+            (
+                "decision",
+                "Change TUI that it launches the session HTML page rather than regenerating it",
+            ),
+        ),
+        (
+            "also we don't need to check for the existence of the file, let's just launch it.",
+            ("decision", "Don't check for the existence of the file, just launch it"),
+        ),
+        (
+            "You don't need to add type hints to the tests.",
+            ("decision", "Don't add type hints to the tests"),
+        ),
+        ("we don't need to pin the version, just saying", ("decision", "Don't pin the version")),
     ],
 )
 def test_real_phrasing_is_a_lesson(prompt, expected):
@@ -119,6 +138,9 @@ def test_real_phrasing_is_a_lesson(prompt, expected):
     "prompt",
     [
         "let's do it",
+        "we don't need to run the tests now",
+        "we don't need to worry about that",
+        "we don't need to do this",
         "let's do the tests",
         "let's do this properly",
         "ok, let's do that",

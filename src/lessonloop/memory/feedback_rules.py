@@ -87,6 +87,20 @@ _WANT_TO = _lazy(
 _NO_NEEDED = _lazy(
     r"^no\s+(.{2,50}?)\s+(?:is\s+|are\s+)?(?:needed|required|necessary)$", re.I | re.S
 )
+# "also we don't need to check for the existence of the file, let's just launch it": a step the
+# user drops for good (what to do instead, when said, stays with it)
+_NO_NEED_TO = _lazy(
+    r"^(?:also\s+|and\s+|but\s+|so\s+)?(?:we|you)\s+(?:don't|do not|dont)\s+need\s+to\s+"
+    r"([^,;]{4,80}?)(?:\s*[,;]\s*(?:(?:let's|lets|let us|we can|you can)\s+)?just\s+([^,;]{2,60}))?$",
+    re.I | re.S,
+)
+# "now we have cache so we should change TUI that it launches the page rather than regenerating
+# it": a choice between two ways, stated as what the project should do
+_SHOULD_RATHER = _lazy(
+    r"^(?:[^,]{0,40}?\b(?:so|and|then)\s+)?we\s+should\s+(\w+\s[^;]{2,100}?\s"
+    r"(?:rather than|instead of)\s+[^,;]{2,60})$",
+    re.I | re.S,
+)
 # "I deleted config.ru": a fact about the project the user changed themselves
 _I_REMOVED = _lazy(
     r"^i\s+(?:have\s+|'ve\s+|just\s+|already\s+)*(deleted|removed|renamed|moved)\s+"
@@ -275,6 +289,20 @@ def classify_sentence(body: str, corrected: bool) -> tuple[str, str, bool] | Non
         ):
             return ("decision", f"No {m.group(1).strip()} needed", False)
         return None
+    m = _NO_NEED_TO.match(body)
+    if m:
+        step = imperative(m.group(1))
+        if step is None or TASK_BOUND.search(step):
+            return None  # "we don't need to do that now": this turn's
+        instead = (m.group(2) or "").strip(" .")
+        verb = [word.lower() for word in words_of(instead)[:1]]
+        if not verb or verb[0] in PRONOUN_ONLY | DETERMINERS or verb[0].endswith("ing"):
+            instead = ""  # "…, just saying": not what to do instead
+        return ("decision", f"Don't {step}" + (f", just {instead}" if instead else ""), False)
+    m = _SHOULD_RATHER.match(body)
+    if m:
+        choice = imperative(m.group(1))
+        return ("decision", choice[0].upper() + choice[1:], False) if choice else None
     m = _GO_WITH.match(body)
     if m:
         obj = m.group(1).strip()
