@@ -13,6 +13,7 @@ from . import providers as provider_commands
 from . import report as report_commands
 from . import run as run_commands
 from . import scenarios as scenario_commands
+from . import serve as serve_commands
 from . import tasks as task_commands
 from .help_format import WholeSentences
 
@@ -41,6 +42,7 @@ for name, command in (
     ("export", inspect_commands.export_command),
     ("report", report_commands.report_command),
     ("compare", report_commands.compare_command),
+    ("serve", serve_commands.serve_command),
     ("scenarios", scenario_commands.scenarios_command),
     ("evaluate", scenario_commands.evaluate_command),
 ):

@@ -1,0 +1,156 @@
+"""``lessonloop serve``: how soon it answers, how fast the run page's API answer is for a
+300-generation run, and what an idle server costs.
+
+Targets (issue 21), medians of 5: ``serve`` answers its first request ≤ 1 s after it is
+started; ``GET /api/runs/{id}`` for a 300-generation run ≤ 100 ms; an idle server (a finished
+run's page open, its event stream ended) uses no measurable CPU. Side by side, in the same
+rounds: the process ``lessonloop status RUN`` (the CLI's start-up and the same store), and the
+use case ``app.inspection.status`` called in this process (the floor of the API answer).
+
+The 300-generation run is the one ``bench/report.py`` makes, in the same home (made here once
+when missing; ``--home DIR`` to choose it). Only 127.0.0.1 is spoken to. Run from a worktree
+with ``PYTHONPATH=src`` to time that worktree's source. Usage: python bench/serve.py [ROUNDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from common import lessonloop_command, machine_speed, timed_process, verdict
+from report import GENERATIONS, RUN_ID, _ensure_run
+
+START_TARGET_S = 1.0
+ANSWER_TARGET_S = 0.1
+IDLE_SECONDS = 5.0
+
+
+def start_server(env: dict) -> tuple[subprocess.Popen, str, float]:
+    """``lessonloop serve --port 0``; returns the process, its address and the seconds from
+    the start of the process to its first answer (GET /api/runs)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        lessonloop_command() + ["serve", "--port", "0"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    url = process.stdout.readline().split()[-1].rstrip("/")
+    process.stdout.readline()  # the token
+    with urllib.request.urlopen(f"{url}/api/runs", timeout=30) as answer:
+        answer.read()
+    return process, url, time.perf_counter() - started
+
+
+def stop(process: subprocess.Popen) -> None:
+    process.send_signal(2)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def fetch_seconds(url: str) -> tuple[float, int]:
+    started = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        size = len(answer.read())
+    return time.perf_counter() - started, size
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def status_in_process(home: Path) -> float:
+    os.environ["LESSONLOOP_HOME"] = str(home)
+    from lessonloop.app.inspection import status
+
+    started = time.perf_counter()
+    status(RUN_ID)
+    return time.perf_counter() - started
+
+
+def median_ms(values: list[float]) -> str:
+    return (
+        f"{statistics.median(values) * 1000:.0f} ms "
+        f"(min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rounds", nargs="?", type=int, default=5)
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "lessonloop-bench-report",
+        help="where the 300-generation run is kept between benchmark runs",
+    )
+    arguments = parser.parse_args()
+    home = arguments.home.resolve()
+    env = dict(os.environ, LESSONLOOP_HOME=str(home))
+    _ensure_run(home, env)
+    print(machine_speed("before"))
+    status_in_process(home)  # imports and the page cache warm
+    starts, status_process, answers, floors, pages = [], [], [], [], []
+    size = page_size = 0
+    idle_cpu = 0.0
+    for round_index in range(arguments.rounds):
+        process, url, elapsed = start_server(env)
+        try:
+            starts.append(elapsed)
+            fetch_seconds(f"{url}/api/runs/{RUN_ID}")  # the server's imports warm
+            elapsed, size = fetch_seconds(f"{url}/api/runs/{RUN_ID}")
+            answers.append(elapsed)
+            elapsed, page_size = fetch_seconds(f"{url}/runs/{RUN_ID}")
+            pages.append(elapsed)
+            if round_index == 0:  # the finished run's events: the stream ends by itself
+                with urllib.request.urlopen(f"{url}/api/runs/{RUN_ID}/events", timeout=60) as sse:
+                    events = sse.read().decode().count("\nevent: ")
+                before = cpu_seconds(process.pid)
+                time.sleep(IDLE_SECONDS)
+                idle_cpu = cpu_seconds(process.pid) - before
+        finally:
+            stop(process)
+        floors.append(status_in_process(home))
+        elapsed, _, code = timed_process(lessonloop_command() + ["status", RUN_ID], env)
+        if code != 0:
+            raise SystemExit("lessonloop status failed")
+        status_process.append(elapsed)
+    start_median = statistics.median(starts)
+    answer_median = statistics.median(answers)
+    print(f"lessonloop serve, {arguments.rounds} rounds, a {GENERATIONS}-generation run:")
+    print(
+        f"  start to first answer: {median_ms(starts)}; target ≤ {START_TARGET_S * 1000:.0f} ms: "
+        f"{verdict(start_median, START_TARGET_S)}"
+    )
+    print(
+        f"  process `lessonloop status {RUN_ID}` (the CLI's start-up): {median_ms(status_process)}"
+    )
+    print(
+        f"  GET /api/runs/{RUN_ID} ({size / 1e3:.0f} kB): {median_ms(answers)}; target ≤ "
+        f"{ANSWER_TARGET_S * 1000:.0f} ms: {verdict(answer_median, ANSWER_TARGET_S)}"
+    )
+    print(f"  app.inspection.status in process (the floor): {median_ms(floors)}")
+    print(f"  GET /runs/{RUN_ID}, the page ({page_size / 1e3:.0f} kB): {median_ms(pages)}")
+    print(
+        f"  idle for {IDLE_SECONDS:.0f} s after the run's event stream ({events} events) ended: "
+        f"{idle_cpu * 1000:.0f} ms of CPU"
+    )
+    print(machine_speed("after"))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

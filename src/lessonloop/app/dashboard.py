@@ -1,0 +1,140 @@
+"""What the local dashboard (``lessonloop serve``) reads that no other use case gave yet: the
+knowledge per scope as data, a run's page as HTML without writing it, and a run's event log
+to tail. The HTTP adapter (``web/``) calls these and the other use cases; it adds no logic.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..errors import NotFoundError, UsageError
+from .stores import reading
+
+KNOWLEDGE_LISTS = (("bullet", "playbook"), ("hint", "hints"), ("dead_end", "dead_ends"))
+SCOPE_MAX = 200  # characters: a scope is a scenario's or a task's name with its kind
+
+
+def redacted(value: Any) -> Any:
+    """``value`` (text, or JSON-like data) with every secret the redactor knows replaced: for
+    what the dashboard serves that does not come from the (already redacted) store."""
+    from ..safety import redact_obj
+
+    return redact_obj(value)
+
+
+def knowledge_scope(name: str) -> str:
+    """The store's scope for ``name``: a scope as stored (``scenario:grid_ctf``,
+    ``task:fix-bug``) or a scenario's bare name (``grid_ctf``)."""
+    from ..knowledge.entries import scenario_scope
+
+    if not name or len(name) > SCOPE_MAX or not name.isprintable():
+        raise UsageError(
+            f"is a scenario name or a scope such as scenario:grid_ctf (1-{SCOPE_MAX} characters)",
+            field="scope",
+        )
+    return name if ":" in name else scenario_scope(name)
+
+
+def knowledge_scopes() -> list[dict[str, Any]]:
+    """Every scope that holds run knowledge (playbook bullets, hints, dead ends), with how many
+    active entries of each it holds, by scope name."""
+    kinds = tuple(kind for kind, _ in KNOWLEDGE_LISTS)
+    with reading(paths.home()) as store:
+        if store is None:
+            return []
+        rows = store.query(
+            "SELECT scope, kind, COUNT(*) AS entries FROM knowledge WHERE status = 'active' "
+            f"AND kind IN ({','.join('?' * len(kinds))}) GROUP BY scope, kind ORDER BY scope",
+            kinds,
+        )
+    scopes: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        counts = scopes.setdefault(
+            row["scope"], {"scope": row["scope"], **{name: 0 for _, name in KNOWLEDGE_LISTS}}
+        )
+        counts[dict(KNOWLEDGE_LISTS)[row["kind"]]] = row["entries"]
+    return list(scopes.values())
+
+
+def knowledge(name: str) -> dict[str, Any]:
+    """A scope's active playbook bullets (most useful first), hints and dead ends (newest
+    first), each with its evidence: ``{scope, playbook, hints, dead_ends}``. NotFoundError for
+    a scope that holds nothing and is no scenario's."""
+    from ..knowledge.entries import active, ranked
+    from ..scenarios import registry
+
+    scope = knowledge_scope(name)
+    with reading(paths.home()) as store:
+        entries = (
+            ranked(active(store, scope, tuple(k for k, _ in KNOWLEDGE_LISTS))) if store else []
+        )
+    kind, _, scenario = scope.partition(":")
+    if not entries and not (kind == "scenario" and scenario in registry.available_names()):
+        raise NotFoundError(f"no knowledge in scope {scope!r}", listing="knowledge_scopes")
+    lists: dict[str, Any] = {"scope": scope}
+    for entry_kind, list_name in KNOWLEDGE_LISTS:
+        chosen = [entry for entry in entries if entry.kind == entry_kind]
+        if entry_kind == "dead_end":  # their evidence stays at zero: newest first
+            chosen.sort(key=lambda entry: -entry.id)
+        lists[list_name] = [
+            {
+                "id": entry.id,
+                "summary": entry.summary,
+                "content": entry.content,
+                "tags": entry.tags,
+                "helpful": entry.helpful,
+                "harmful": entry.harmful,
+                "seen": entry.seen,
+                "author": entry.author,
+                "created_at": entry.created_at,
+            }
+            for entry in chosen
+        ]
+    return lists
+
+
+def known_run(run_id: str) -> dict[str, Any]:
+    """A run's row as its run-status-v1 run object's first fields (NotFoundError, pointing to
+    the list of runs, for an unknown id): checked before anything reads its folder."""
+    from ..store import runs as run_store
+
+    with reading(paths.home()) as store:
+        row = run_store.find_run(store, run_id) if store is not None else None
+    if row is None:
+        raise NotFoundError(f"unknown run id {run_id!r}", listing="list_runs")
+    return {"run_id": row["run_id"], "scenario": row["scenario"], "status": row["status"]}
+
+
+def run_page(run_id: str) -> str:
+    """The run's HTML report (what ``lessonloop report`` writes), rendered from the store and
+    returned, not written: the dashboard shows it live."""
+    from ..report.data import collect
+    from ..report.page import run_page as render
+
+    with reading(paths.home()) as store:
+        if store is None:
+            raise NotFoundError(f"unknown run id {run_id!r}", listing="list_runs")
+        return render(collect(store, run_id))
+
+
+def events_path(run_id: str) -> Path:
+    """The run's event log (``runs/<id>/events.ndjson``), for a run the store knows."""
+    known_run(run_id)
+    return paths.run_dir(run_id) / "events.ndjson"
+
+
+def read_events(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:
+    """The complete events of a log after byte ``offset`` (redacted when written), and the
+    offset to read on from."""
+    from ..loop.events import read_events as read
+
+    return read(path, offset)
+
+
+def run_active(run_id: str) -> bool:
+    """Whether a process holds the run's lock now (it is being played)."""
+    from ..loop.runlock import is_active
+
+    return is_active(paths.run_dir(run_id))

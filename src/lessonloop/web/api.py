@@ -1,0 +1,114 @@
+"""The JSON routes: each reads its parameters, calls one use case and answers what the CLI's
+``--json`` prints for the same question (the same ``app/`` function)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from ..app import dashboard, inspection, memory, runs, scenarios
+from .answers import BadRequest, answers, failure, int_parameter, json_object, path_int
+
+
+@answers
+def list_runs(request: Request) -> Any:
+    """``lessonloop list --json``."""
+    return inspection.list_runs(int_parameter(request, "limit", None))
+
+
+@answers
+def run_status(request: Request) -> Any:
+    """``lessonloop status ID --json`` (run-status-v1 with every generation)."""
+    return inspection.status(request.path_params["run_id"])
+
+
+@answers
+def list_scenarios(request: Request) -> Any:
+    """``lessonloop scenarios --json``."""
+    return dashboard.redacted(scenarios.list_scenarios())
+
+
+@answers
+def knowledge_scopes(request: Request) -> Any:
+    return dashboard.knowledge_scopes()
+
+
+@answers
+def knowledge(request: Request) -> Any:
+    return dashboard.knowledge(request.path_params["scope"])
+
+
+@answers
+def list_memories(request: Request) -> Any:
+    """``lessonloop memory search Q --json`` with ``q``, else ``memory list --json``."""
+    query = request.query_params.get("q", "")
+    scope = request.query_params.get("scope", "all")
+    if query.strip():
+        limit = int_parameter(request, "limit", 10)
+        return memory.search_memories(query, scope, 10 if limit is None else limit)
+    return memory.useful_memories(scope)
+
+
+@answers
+def memory_why(request: Request) -> Any:
+    """``lessonloop memory why ID --json``."""
+    scope = request.query_params.get("scope", "project")
+    return memory.memory_history(path_int(request, "memory_id"), scope)
+
+
+@answers
+def forget_memory(request: Request) -> Any:
+    """``lessonloop memory forget ID --json``."""
+    scope = request.query_params.get("scope", "project")
+    return memory.forget_memory(path_int(request, "memory_id"), scope)
+
+
+# POST /api/runs: the body's fields and their JSON types (the ranges are the use case's).
+START_FIELDS: dict[str, tuple[type, ...]] = {
+    "scenario": (str,),
+    "iterations": (int,),
+    "run_id": (str, type(None)),
+    "provider": (str, type(None)),
+    "model": (str, type(None)),
+    "matches": (int, type(None)),
+    "seed": (int, type(None)),
+}
+TYPE_WORDS = {str: "a string", int: "an integer", type(None): "null"}
+
+
+def start_arguments(body: dict[str, Any]) -> dict[str, Any]:
+    """The body of POST /api/runs checked for its fields and their types."""
+    unknown = sorted(set(body) - set(START_FIELDS))
+    if unknown:
+        raise BadRequest(f"unknown field {unknown[0]!r}; the fields are {', '.join(START_FIELDS)}")
+    if "scenario" not in body:
+        raise BadRequest("is required", field="scenario")
+    for name, value in body.items():
+        kinds = START_FIELDS[name]
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            words = " or ".join(TYPE_WORDS[kind] for kind in kinds)
+            raise BadRequest(f"must be {words}", field=name)
+    return body
+
+
+async def start_run(request: Request) -> JSONResponse:
+    """``POST /api/runs``: start a run in the background (``app.runs.start_in_background``, as
+    the MCP tool ``run_start``); 202 when a process was started, 200 when it was not needed."""
+    try:
+        body = json_object(await request.body())
+        arguments = start_arguments(body)
+        started = await run_in_threadpool(
+            runs.start_in_background,
+            arguments["scenario"],
+            arguments.get("iterations", runs.DEFAULT_ITERATIONS),
+            arguments.get("run_id"),
+            {name: arguments.get(name) for name in ("provider", "model", "matches", "seed")},
+        )
+        return JSONResponse(
+            dashboard.redacted(started), status_code=202 if started["started"] else 200
+        )
+    except Exception as exc:  # every failure is one line to the client
+        return failure(exc)

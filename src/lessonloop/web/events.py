@@ -1,0 +1,98 @@
+"""``GET /api/runs/{id}/events``: a run's ``events.ndjson`` as server-sent events.
+
+The log is tailed, never the store: while a client is connected the file's size is looked at
+every ``WAIT`` seconds (one ``stat``) and only a change is read. The stream ends (``event:
+end``) once the run is not being played and has said how it ended, so a page of a finished
+run holds no connection and costs nothing. Each batch carries its end offset as the event id:
+a browser that reconnects sends it back (``Last-Event-ID``) and misses nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from ..app import dashboard
+from .answers import BadRequest, failure
+
+WAIT = 0.25  # seconds between looks at the log while a client is connected
+ACTIVE_EVERY = 2.0  # seconds between looks at the run's lock while nothing is written
+GRACE = 10.0  # seconds a run just asked for may take to take its lock
+KEEP_ALIVE = 15.0  # seconds between comments, so a closed connection is noticed
+STARTS = ("run_started", "run_resumed")
+
+
+def log_size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def start_offset(request: Request, path: Path) -> int:
+    """Where the stream starts: the browser's ``Last-Event-ID`` on a reconnect, else ``from``
+    (a byte offset, or ``end`` for only what comes next), else the log's start."""
+    raw = request.headers.get("last-event-id") or request.query_params.get("from") or "0"
+    if raw == "end":
+        return log_size(path)
+    if not raw.isdigit() or len(raw) > 15:
+        raise BadRequest(f"is a byte offset of the event log or end, not {raw!r}", field="from")
+    return int(raw)
+
+
+def ends_run(event: dict) -> bool:
+    """An event that says how a run ended (``run_completed``, ``run_stopped``, ...)."""
+    name = str(event.get("event", ""))
+    return name.startswith("run_") and name not in STARTS
+
+
+async def run_events(request: Request) -> Response:
+    run_id = request.path_params["run_id"]
+    try:
+        path = await run_in_threadpool(dashboard.events_path, run_id)
+        offset = start_offset(request, path)
+    except Exception as exc:  # every failure is one line to the client
+        return failure(exc)
+    return StreamingResponse(
+        stream(run_id, path, offset),
+        media_type="text/event-stream",
+        headers={"X-Accel-Buffering": "no"},
+    )
+
+
+async def stream(run_id: str, path: Path, offset: int) -> AsyncIterator[str]:
+    yield "retry: 1000\n: connected\n\n"
+    opened = last_check = last_sent = time.monotonic()
+    seen_size, ended = -1, False
+    while True:
+        size = log_size(path)
+        offset = min(offset, size)
+        if size != seen_size:
+            seen_size = size
+            events, offset = dashboard.read_events(path, offset)
+            for index, event in enumerate(events):
+                ended = ends_run(event) or (ended and event.get("event") not in STARTS)
+                mark = f"id: {offset}\n" if index == len(events) - 1 else ""
+                yield f"{mark}event: {event.get('event', 'message')}\ndata: {json.dumps(event)}\n\n"
+                last_sent = time.monotonic()
+        now = time.monotonic()
+        if now - last_check >= ACTIVE_EVERY or ended:
+            last_check = now
+            if not await run_in_threadpool(dashboard.run_active, run_id) and (
+                ended or now - opened >= GRACE
+            ):
+                if log_size(path) == seen_size:  # nothing written since the last look
+                    yield "event: end\ndata: {}\n\n"
+                    return
+        if now - last_sent >= KEEP_ALIVE:
+            last_sent = now
+            yield ": keep-alive\n\n"
+        await asyncio.sleep(WAIT)

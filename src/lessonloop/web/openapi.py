@@ -1,0 +1,207 @@
+"""``GET /api/openapi.json``: the API described by hand (OpenAPI 3.1), the one place that says
+which parameters and bodies each route takes and what it answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import __version__
+from .guard import TOKEN_HEADER
+
+ERROR = {"$ref": "#/components/schemas/Error"}
+JSON_ANY: dict[str, Any] = {}
+
+
+def answer(description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def errors(*statuses: int) -> dict[str, Any]:
+    words = {
+        400: "the request is wrong (a parameter, the body)",
+        403: "refused: a Host that is not this server, or a change without the token",
+        404: "no such run, memory or scope",
+    }
+    return {str(status): answer(words[status], ERROR) for status in statuses}
+
+
+def query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": schema,
+        "description": description,
+    }
+
+
+def path(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "in": "path",
+        "required": True,
+        "schema": schema,
+        "description": description,
+    }
+
+
+RUN_ID = path("run_id", {"type": "string", "minLength": 1}, "The run's id (see GET /api/runs).")
+MEMORY_ID = path("memory_id", {"type": "integer"}, "The memory's id within its scope.")
+ONE_SCOPE = query(
+    "scope", {"type": "string", "enum": ["project", "user"]}, "The memory's scope (project)."
+)
+TOKEN = {"name": TOKEN_HEADER, "in": "header", "required": True, "schema": {"type": "string"},
+         "description": "The token `lessonloop serve` printed when it started."}  # fmt: skip
+
+START_BODY = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["scenario"],
+    "properties": {
+        "scenario": {"type": "string", "description": "A scenario name (see GET /api/scenarios)."},
+        "iterations": {"type": "integer", "minimum": 1, "default": 10},
+        "run_id": {"type": ["string", "null"], "description": "An existing id continues it."},
+        "provider": {"type": ["string", "null"]},
+        "model": {"type": ["string", "null"]},
+        "matches": {"type": ["integer", "null"], "minimum": 1},
+        "seed": {"type": ["integer", "null"], "minimum": 0},
+    },
+}
+
+
+def document() -> dict[str, Any]:
+    """The OpenAPI document of the JSON API."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "lessonloop",
+            "version": __version__,
+            "description": "The local dashboard's API: the same answers as the CLI's --json. "
+            f"POST and DELETE need the {TOKEN_HEADER} header.",
+        },
+        "paths": {
+            "/api/runs": {
+                "get": {
+                    "summary": "Runs, newest first (lessonloop list --json).",
+                    "parameters": [
+                        query(
+                            "limit",
+                            {"type": "integer", "minimum": 1, "maximum": 500},
+                            "At most this many.",
+                        )
+                    ],
+                    "responses": {"200": answer("the runs", {"type": "array"}), **errors(400)},
+                },
+                "post": {
+                    "summary": "Start a run in the background (as the MCP tool run_start).",
+                    "parameters": [TOKEN],
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": START_BODY}},
+                    },
+                    "responses": {
+                        "202": answer("started", {"type": "object"}),
+                        "200": answer("nothing to start (running, or done)", {"type": "object"}),
+                        **errors(400, 403),
+                    },
+                },
+            },
+            "/api/runs/{run_id}": {
+                "get": {
+                    "summary": "A run's status and every generation (lessonloop status ID --json).",
+                    "parameters": [RUN_ID],
+                    "responses": {
+                        "200": answer("run-status-v1", {"type": "object"}),
+                        **errors(404),
+                    },
+                }
+            },
+            "/api/runs/{run_id}/events": {
+                "get": {
+                    "summary": "The run's events as server-sent events (events.ndjson, tailed).",
+                    "parameters": [
+                        RUN_ID,
+                        query(
+                            "from",
+                            {"type": "string", "pattern": "^([0-9]{1,15}|end)$"},
+                            "A byte offset of the log, or end.",
+                        ),  # fmt: skip
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "one event per log line, then event: end",
+                            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                        },
+                        **errors(400, 404),
+                    },
+                }
+            },
+            "/api/scenarios": {
+                "get": {
+                    "summary": "The scenarios (lessonloop scenarios --json).",
+                    "responses": {"200": answer("the scenarios", {"type": "array"})},
+                }
+            },
+            "/api/knowledge": {
+                "get": {
+                    "summary": "The scopes that hold run knowledge, with their counts.",
+                    "responses": {"200": answer("the scopes", {"type": "array"})},
+                }
+            },
+            "/api/knowledge/{scope}": {
+                "get": {
+                    "summary": "A scope's playbook, hints and dead ends with their evidence.",
+                    "parameters": [
+                        path(
+                            "scope",
+                            {"type": "string", "minLength": 1},
+                            "A scenario name or a scope (scenario:NAME, task:SLUG).",
+                        ),  # fmt: skip
+                    ],
+                    "responses": {
+                        "200": answer("the lists", {"type": "object"}),
+                        **errors(400, 404),
+                    },
+                }
+            },
+            "/api/memories": {
+                "get": {
+                    "summary": "Memories matching q (memory search --json), else all (memory list --json).",
+                    "parameters": [
+                        query("q", {"type": "string"}, "Words to search for."),
+                        query(
+                            "scope", {"type": "string", "enum": ["all", "project", "user"]}, "all"
+                        ),
+                        query(
+                            "limit", {"type": "integer", "minimum": 1, "maximum": 100}, "With q."
+                        ),
+                    ],
+                    "responses": {"200": answer("the memories", {"type": "array"}), **errors(400)},
+                }
+            },
+            "/api/memories/{memory_id}": {
+                "get": {
+                    "summary": "A memory with its provenance and history (memory why --json).",
+                    "parameters": [MEMORY_ID, ONE_SCOPE],
+                    "responses": {"200": answer("the memory", JSON_ANY), **errors(400, 404)},
+                },
+                "delete": {
+                    "summary": "Forget a memory for good (memory forget --json).",
+                    "parameters": [MEMORY_ID, ONE_SCOPE, TOKEN],
+                    "responses": {
+                        "200": answer("what was forgotten", {"type": "object"}),
+                        **errors(400, 403, 404),
+                    },
+                },
+            },
+        },
+        "components": {
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "required": ["error"],
+                    "properties": {"error": {"type": "string"}},
+                }
+            }
+        },
+    }

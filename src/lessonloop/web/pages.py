@@ -1,0 +1,498 @@
+"""The dashboard's pages, rendered on the server: runs (live status), a run (the report's page,
+its charts redrawn as generations complete), start a run, scenarios, playbooks per scope,
+memories (search, why, forget with a confirmation).
+
+No framework and nothing fetched from elsewhere: every value passes ``esc`` (HTML escaping),
+every value put in a script passes ``script_json``; the few lines of script use the API
+(server-sent events to follow a run, ``fetch`` with the launch token to change something).
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from ..app import dashboard, inspection, memory, scenarios
+from ..errors import LessonloopError, log_internal_error, one_line
+from .answers import error_text, int_parameter, status_of
+from .events import log_size
+from .guard import TOKEN_HEADER
+
+LIVE_STATUSES = ("created", "running")  # a run page follows the events of these
+FOLLOWED_MAX = 8  # runs whose events the runs page follows at once
+
+STYLE = """
+:root{--ink:#1b1f24;--muted:#57606a;--line:#d0d7de;--card:#f6f8fa;--accent:#0969da;--bad:#c0392b}
+*{box-sizing:border-box}
+body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink)}
+nav.top{display:flex;flex-wrap:wrap;gap:4px 16px;align-items:center;padding:8px 20px;
+border-bottom:1px solid var(--line);background:var(--card);font-size:15px}
+nav.top a{color:var(--accent);text-decoration:none}nav.top a:hover{text-decoration:underline}
+nav.top b{margin-right:8px}nav.top .live{margin-left:auto;color:var(--muted)}
+main.dash{max-width:1120px;margin:0 auto;padding:16px 20px 40px}
+h1{font-size:1.5rem;margin:.2em 0 .4em;overflow-wrap:anywhere}
+h2{font-size:1.15rem;margin:1.4em 0 .5em;border-bottom:1px solid var(--line)}
+.sub{color:var(--muted)}
+.table-wrap{overflow-x:auto}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+td{overflow-wrap:anywhere}
+form.inline{display:flex;flex-wrap:wrap;gap:8px;align-items:end;margin:.5em 0 1em}
+label{display:flex;flex-direction:column;font-size:.85rem;color:var(--muted)}
+input,select,button{font:inherit;padding:4px 8px}
+button{cursor:pointer}
+button.danger{color:#fff;background:var(--bad);border:1px solid var(--bad);border-radius:4px}
+.message{padding:6px 10px;border-radius:4px;background:var(--card);border:1px solid var(--line)}
+.message.error{border-color:var(--bad);color:var(--bad)}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
+pre{white-space:pre-wrap;overflow-wrap:anywhere}
+@media (max-width:600px){main.dash{padding:10px}nav.top{padding:6px 10px}}
+"""
+
+SEND = (
+    """
+const TOKEN = document.querySelector('meta[name=lessonloop-token]').content;
+async function send(method, url, body) {
+  const options = {method, headers: {'%s': TOKEN}};
+  if (body !== undefined) {
+    options.headers['Content-Type'] = 'application/json';
+    options.body = JSON.stringify(body);
+  }
+  const answer = await fetch(url, options);
+  let value = null;
+  try { value = await answer.json(); } catch (e) { value = {error: answer.statusText}; }
+  if (!answer.ok) throw new Error(value && value.error ? value.error : answer.statusText);
+  return value;
+}
+function say(text, bad) {
+  const box = document.getElementById('message');
+  box.hidden = false; box.textContent = text; box.className = bad ? 'message error' : 'message';
+}
+"""
+    % TOKEN_HEADER
+)
+
+
+def esc(value: object) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def script_json(value: Any) -> str:
+    """A value as JavaScript inside a <script> element (no ``</script>`` can close it)."""
+    return (
+        json.dumps(value)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def number(value: object, spec: str = ".4f") -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format(value, spec)
+    return "–"
+
+
+def nav(token: str, live: str = "") -> str:
+    links = [
+        ("/", "Runs"),
+        ("/start", "Start a run"),
+        ("/scenarios", "Scenarios"),
+        ("/playbooks", "Playbooks"),
+        ("/memories", "Memories"),
+    ]
+    return (
+        '<nav class="top"><b>lessonloop</b>'
+        + "".join(f'<a href="{href}">{esc(label)}</a>' for href, label in links)
+        + f'<span class="live" id="live">{esc(live)}</span></nav>'
+    )
+
+
+def head(title: str, token: str) -> str:
+    return (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="lessonloop-token" content="{esc(token)}">'
+        f"<title>{esc(title)}</title><style>{STYLE}</style>"
+    )
+
+
+def page(title: str, token: str, body: str, script: str = "") -> HTMLResponse:
+    scripts = f"<script>{SEND}{script}</script>"
+    return HTMLResponse(
+        head(title, token)
+        + f"</head><body>{nav(token)}<main class=dash>{body}"
+        + '<p id="message" class="message" hidden></p></main>'
+        + scripts
+        + "</body></html>"
+    )
+
+
+def table(headers: list[str], rows: list[str], numeric: tuple[int, ...] = ()) -> str:
+    """A table whose rows are ``<tr>`` elements already escaped."""
+    cells = "".join(
+        f'<th scope="col"{" class=num" if i in numeric else ""}>{esc(h)}</th>'
+        for i, h in enumerate(headers)
+    )
+    return (
+        f'<div class="table-wrap"><table><thead><tr>{cells}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def shown(handler: Any) -> Any:
+    """A page handler (run in the thread pool) whose failures are a page with the one line,
+    with the status the API would give."""
+
+    async def route(request: Request) -> Response:
+        token = request.app.state.token
+        try:
+            return await run_in_threadpool(handler, request, token)
+        except Exception as exc:  # every failure is one line to the reader
+            if isinstance(exc, LessonloopError):
+                status, message = status_of(exc), error_text(exc)
+            else:
+                status = 500
+                message = one_line(
+                    f"internal error: {exc.__class__.__name__}{log_internal_error()}"
+                )
+            body = f"<h1>{esc('Not found' if status == 404 else 'Error')}</h1>"
+            response = page(
+                "lessonloop: error", token, body + f'<p class="message error">{esc(message)}</p>'
+            )
+            response.status_code = status
+            return response
+
+    route.__name__ = handler.__name__
+    return route
+
+
+# the runs ------------------------------------------------------------------------------------
+def run_row(run: dict) -> str:
+    run_id = run["run_id"]
+    return (
+        f'<tr data-run="{esc(run_id)}" data-target="{esc(run["target_generations"])}">'
+        f'<td><a href="/runs/{quote(run_id)}">{esc(run_id)}</a></td>'
+        f"<td>{esc(run['scenario'])}</td>"
+        f'<td class="status">{esc(run["status"])}</td>'
+        f'<td class="num generations">{esc(run["generations_completed"])}/'
+        f"{esc(run['target_generations'])}</td>"
+        f'<td class="num best">{number(run["best_score"])}</td>'
+        f"<td>{esc(run['created_at'])}</td></tr>"
+    )
+
+
+RUNS_SCRIPT = """
+const FOLLOWED = %s;
+for (const runId of FOLLOWED) {
+  const row = document.querySelector(`tr[data-run="${CSS.escape(runId)}"]`);
+  const feed = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events?from=end`);
+  feed.addEventListener('generation_completed', (message) => {
+    const event = JSON.parse(message.data).payload;
+    row.querySelector('.generations').textContent = `${event.generation}/${row.dataset.target}`;
+    if (typeof event.best_score === 'number')
+      row.querySelector('.best').textContent = event.best_score.toFixed(4);
+    row.querySelector('.status').textContent = 'running';
+  });
+  for (const name of ['run_started', 'run_resumed'])
+    feed.addEventListener(name, () => { row.querySelector('.status').textContent = 'running'; });
+  for (const name of ['run_completed', 'run_stopped', 'run_failed'])
+    feed.addEventListener(name, () => {
+      row.querySelector('.status').textContent = name.slice(4);
+    });
+  feed.addEventListener('end', () => feed.close());
+}
+"""
+
+
+def runs_page(request: Request, token: str) -> Response:
+    runs = inspection.list_runs()
+    if not runs:
+        body = '<p>No runs yet: <a href="/start">start one</a>.</p>'
+    else:
+        body = table(
+            ["run", "scenario", "status", "generations", "best", "created"],
+            [run_row(run) for run in runs],
+            numeric=(3, 4),
+        )
+    followed = [run["run_id"] for run in runs if run["status"] in LIVE_STATUSES][:FOLLOWED_MAX]
+    return page(
+        "lessonloop: runs",
+        token,
+        "<h1>Runs</h1>" + body,
+        RUNS_SCRIPT % script_json(followed),
+    )
+
+
+RUN_SCRIPT = """
+const RUN = %s;
+const live = document.getElementById('live');
+let busy = false, again = false;
+async function redraw() {
+  if (busy) { again = true; return; }
+  busy = true;
+  try {
+    const answer = await fetch(location.pathname, {cache: 'no-store'});
+    const fresh = new DOMParser().parseFromString(await answer.text(), 'text/html');
+    const main = fresh.querySelector('main');
+    if (answer.ok && main) document.querySelector('main').replaceWith(main);
+  } finally {
+    busy = false;
+    if (again) { again = false; redraw(); }
+  }
+}
+if (RUN.live) {
+  live.textContent = 'following the run…';
+  const feed = new EventSource(
+    `/api/runs/${encodeURIComponent(RUN.id)}/events?from=${RUN.offset}`);
+  feed.addEventListener('generation_completed', (message) => {
+    live.textContent = `generation ${JSON.parse(message.data).payload.generation} completed`;
+    redraw();
+  });
+  for (const name of ['run_started', 'run_resumed', 'run_completed', 'run_stopped', 'run_failed'])
+    feed.addEventListener(name, () => { live.textContent = name.replace('_', ' '); redraw(); });
+  feed.addEventListener('end', () => { feed.close(); live.textContent = 'not running'; });
+}
+"""
+
+
+def run_view(request: Request, token: str) -> Response:
+    """The run's report page (``report/``'s rendering), with the navigation and, while the
+    run is being played, the script that redraws it as its events come."""
+    run_id = request.path_params["run_id"]
+    run = dashboard.known_run(run_id)
+    offset = log_size(dashboard.events_path(run_id))  # before the page: nothing is missed
+    html = dashboard.run_page(run_id)
+    follow = {"id": run_id, "offset": offset, "live": run["status"] in LIVE_STATUSES}
+    html = html.replace("<body>", f"<body>{nav(token)}<style>{NAV_STYLE}</style>", 1)
+    html = html.replace("</body>", f"<script>{RUN_SCRIPT % script_json(follow)}</script></body>", 1)
+    return HTMLResponse(html)
+
+
+NAV_STYLE = STYLE[STYLE.index("nav.top") : STYLE.index("main.dash")]
+
+
+# start a run ----------------------------------------------------------------------------------
+START_SCRIPT = """
+document.getElementById('start').addEventListener('submit', async (submitted) => {
+  submitted.preventDefault();
+  const form = new FormData(submitted.target);
+  const body = {scenario: form.get('scenario'), iterations: Number(form.get('iterations'))};
+  for (const name of ['matches', 'seed'])
+    if (form.get(name) !== '') body[name] = Number(form.get(name));
+  for (const name of ['run_id', 'provider', 'model'])
+    if (form.get(name).trim() !== '') body[name] = form.get(name).trim();
+  try {
+    const started = await send('POST', '/api/runs', body);
+    say(started.started ? `started run ${started.run_id}` : `${started.run_id}: ${started.detail}`);
+    location.href = `/runs/${encodeURIComponent(started.run_id)}`;
+  } catch (error) { say(error.message, true); }
+});
+"""
+
+
+def start_view(request: Request, token: str) -> Response:
+    names = [item["name"] for item in scenarios.list_scenarios()]
+    chosen = request.query_params.get("scenario", "")
+    options = "".join(
+        f"<option{' selected' if name == chosen else ''}>{esc(name)}</option>" for name in names
+    )
+    body = (
+        "<h1>Start a run</h1>"
+        '<p class="sub">The run is played in its own process (as <code>lessonloop run</code>); '
+        "its page follows it.</p>"
+        '<form id="start" class="inline">'
+        f'<label>scenario<select name="scenario" required>{options}</select></label>'
+        '<label>generations<input name="iterations" type="number" min="1" value="10" required></label>'
+        '<label>matches (per attempt)<input name="matches" type="number" min="1" placeholder="5"></label>'
+        '<label>seed<input name="seed" type="number" min="0" placeholder="0"></label>'
+        '<label>run id (optional)<input name="run_id" placeholder="a new one"></label>'
+        '<label>provider (optional)<input name="provider" placeholder="configured"></label>'
+        '<label>model (optional)<input name="model"></label>'
+        '<button type="submit">Start</button></form>'
+    )
+    return page("lessonloop: start a run", token, body, START_SCRIPT)
+
+
+# scenarios ------------------------------------------------------------------------------------
+def parameter_text(name: str, schema: dict) -> str:
+    bounds = [
+        f"{word} {schema[key]}"
+        for key, word in (("minimum", "from"), ("maximum", "to"))
+        if key in schema
+    ]
+    kind = schema.get("type", "") if isinstance(schema, dict) else ""
+    return f"<code>{esc(name)}</code> {esc(kind)} {esc(' '.join(bounds))}".strip()
+
+
+def scenarios_view(request: Request, token: str) -> Response:
+    items = dashboard.redacted(scenarios.list_scenarios())
+    rows = []
+    for item in items:
+        properties = item["strategy_schema"].get("properties", {})
+        parameters = "<br>".join(
+            parameter_text(name, schema if isinstance(schema, dict) else {})
+            for name, schema in properties.items()
+        )
+        rows.append(
+            f"<tr><td><b>{esc(item['name'])}</b><br>"
+            f'<a href="/start?scenario={quote(item["name"])}">run it</a> · '
+            f'<a href="/playbooks/{quote(item["name"])}">playbook</a></td>'
+            f"<td>{esc(item['description'])}</td><td>{parameters}</td></tr>"
+        )
+    body = "<h1>Scenarios</h1>" + table(["scenario", "description", "strategy"], rows)
+    return page("lessonloop: scenarios", token, body)
+
+
+# playbooks ------------------------------------------------------------------------------------
+def playbooks_view(request: Request, token: str) -> Response:
+    scopes = dashboard.knowledge_scopes()
+    if not scopes:
+        body = "<p>No lessons yet: a run writes its playbook as it learns.</p>"
+    else:
+        body = table(
+            ["scope", "playbook", "hints", "dead ends"],
+            [
+                f'<tr><td><a href="/playbooks/{quote(item["scope"], safe=":")}">'
+                f"{esc(item['scope'])}</a></td><td class=num>{esc(item['playbook'])}</td>"
+                f"<td class=num>{esc(item['hints'])}</td>"
+                f"<td class=num>{esc(item['dead_ends'])}</td></tr>"
+                for item in scopes
+            ],
+            numeric=(1, 2, 3),
+        )
+    return page("lessonloop: playbooks", token, "<h1>Playbooks</h1>" + body)
+
+
+def entry_rows(entries: list[dict]) -> list[str]:
+    return [
+        f"<tr><td class=num>{esc(entry['id'])}</td><td><b>{esc(entry['summary'])}</b>"
+        + (
+            f"<br>{esc(entry['content'])}"
+            if entry["content"] and entry["content"] != entry["summary"]
+            else ""
+        )
+        + (f"<br><code>{esc(' '.join(entry['tags']))}</code>" if entry["tags"] else "")
+        + f"</td><td class=num>+{esc(entry['helpful'])} −{esc(entry['harmful'])}</td>"
+        f"<td class=num>{esc(entry['seen'])}</td></tr>"
+        for entry in entries
+    ]
+
+
+def playbook_view(request: Request, token: str) -> Response:
+    lists = dashboard.knowledge(request.path_params["scope"])
+    body = f"<h1>Playbook of {esc(lists['scope'])}</h1>"
+    for name, title in (("playbook", "Playbook"), ("hints", "Hints"), ("dead_ends", "Dead ends")):
+        entries = lists[name]
+        body += f"<h2>{title} ({len(entries)})</h2>"
+        body += (
+            table(["id", "lesson", "evidence", "seen"], entry_rows(entries), numeric=(0, 2, 3))
+            if entries
+            else "<p>None.</p>"
+        )
+    return page(f"lessonloop: {lists['scope']}", token, body)
+
+
+# memories -------------------------------------------------------------------------------------
+MEMORIES_SCRIPT = """
+for (const button of document.querySelectorAll('button.forget')) {
+  button.addEventListener('click', async () => {
+    const row = button.closest('tr');
+    const {id, scope, summary} = row.dataset;
+    if (!confirm(`Forget [${scope} ${id}] "${summary}" for good?`)) return;
+    try {
+      const gone = await send('DELETE',
+        `/api/memories/${encodeURIComponent(id)}?scope=${encodeURIComponent(scope)}`);
+      row.remove();
+      say(`forgot [${gone.scope} ${gone.forgotten}] ${gone.summary}`);
+    } catch (error) { say(error.message, true); }
+  });
+}
+"""
+
+
+def memory_row(item: dict) -> str:
+    link = f"/memories/{quote(item['scope'])}/{esc(item['id'])}"
+    score = f" (score {number(item['score'], '.2f')})" if "score" in item else ""
+    return (
+        f'<tr data-id="{esc(item["id"])}" data-scope="{esc(item["scope"])}" '
+        f'data-summary="{esc(item["summary"])}">'
+        f'<td><a href="{link}">{esc(item["scope"])} {esc(item["id"])}</a></td>'
+        f"<td>{esc(item['type'])}</td><td><b>{esc(item['summary'])}</b>"
+        + (f"<br>{esc(item['content'])}" if item["content"] else "")
+        + f"</td><td>{esc(item['author'])}, seen {esc(item['seen'])}{esc(score)}</td>"
+        '<td><button type="button" class="forget danger">forget</button></td></tr>'
+    )
+
+
+def memories_view(request: Request, token: str) -> Response:
+    query = request.query_params.get("q", "")
+    scope = request.query_params.get("scope", "all")
+    audit = request.query_params.get("audit", "") == "1"
+    if query.strip():
+        limit = int_parameter(request, "limit", 50) or 50
+        items, what = memory.search_memories(query, scope, limit), f"matching {query!r}"
+    elif audit:
+        items, what = memory.recent_memories(scope, 50, automatic_only=True), "automatic, newest"
+    else:
+        items, what = memory.useful_memories(scope), "most useful first"
+    scopes = "".join(
+        f"<option{' selected' if name == scope else ''}>{name}</option>"
+        for name in ("all", "project", "user")
+    )
+    body = (
+        "<h1>Memories</h1>"
+        '<form class="inline" method="get" action="/memories">'
+        f'<label>search<input name="q" value="{esc(query)}" placeholder="words"></label>'
+        f'<label>scope<select name="scope">{scopes}</select></label>'
+        '<button type="submit">Search</button>'
+        f'<a href="/memories?audit=1&scope={quote(scope)}">audit the automatic ones</a></form>'
+        f'<p class="sub">{len(items)} memories, {esc(what)}.</p>'
+    )
+    body += (
+        table(["id", "type", "memory", "from", ""], [memory_row(item) for item in items])
+        if items
+        else "<p>No memories here.</p>"
+    )
+    return page("lessonloop: memories", token, body, MEMORIES_SCRIPT)
+
+
+def memory_view(request: Request, token: str) -> Response:
+    from .answers import path_int
+
+    scope = request.path_params["scope"]
+    value = memory.memory_history(path_int(request, "memory_id"), scope)
+    fields = "".join(
+        f"<p><b>{esc(name.replace('_', ' '))}:</b> {esc(value[name])}</p>"
+        for name in ("content", "why", "how_to_apply")
+        if value[name]
+    )
+    origins = [
+        f"<tr><td>{esc(origin['created_at'])}</td><td>{esc(origin['source'])}</td>"
+        f"<td>{esc(origin.get('session_id') or origin.get('run_id') or '')}</td></tr>"
+        for origin in value["provenance"]
+    ]
+    history = [
+        f"<tr><td>{esc(event['created_at'])}</td><td>{esc(event['action'])}</td>"
+        f"<td>{esc(event['detail'])}</td></tr>"
+        for event in value["events"]
+    ]
+    body = (
+        f"<h1>[{esc(scope)} {esc(value['id'])}] {esc(value['summary'])}</h1>"
+        f'<p class="sub">{esc(value["type"])} · {esc(value["author"])} · seen '
+        f"{esc(value['seen'])} · tags {esc(', '.join(value['tags']) or '–')}</p>{fields}"
+        "<h2>Where it came from</h2>"
+        + (table(["when", "source", "session or run"], origins) if origins else "<p>–</p>")
+        + "<h2>History</h2>"
+        + (table(["when", "action", "detail"], history) if history else "<p>–</p>")
+    )
+    return page(f"lessonloop: memory {value['id']}", token, body)

@@ -1,0 +1,107 @@
+"""The dashboard under test: in-process through Starlette's TestClient, or as the real
+``lessonloop serve`` process on a free port (for the browser)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import subprocess_env
+
+HOST, PORT = "127.0.0.1", 8765
+TOKEN = "test-token-0123456789"
+BASE = f"http://{HOST}:{PORT}"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+
+@pytest.fixture
+def client(home):
+    """The app as ``serve`` builds it for 127.0.0.1:8765, spoken to with that Host."""
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from lessonloop.web.routes import build
+
+    with TestClient(build(HOST, PORT, TOKEN), base_url=BASE, raise_server_exceptions=False) as tc:
+        yield tc
+
+
+@pytest.fixture
+def finished_run(cli):
+    """A completed 3-generation run ``r3`` of grid_ctf."""
+    result = cli("run", "grid_ctf", "-n", 3, "--matches", 2, "--run-id", "r3")
+    assert result.code == 0, result.err
+    return "r3"
+
+
+@dataclass
+class Served:
+    url: str
+    token: str
+    process: subprocess.Popen
+
+
+@pytest.fixture
+def served(home):
+    """``lessonloop serve --port 0`` as a process: its address and token, read from what it
+    printed; stopped with SIGINT (Ctrl-C) at the end."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", "serve", "--port", "0"],
+        env=subprocess_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        first, second = process.stdout.readline(), process.stdout.readline()
+        assert first.startswith("lessonloop dashboard: http://127.0.0.1:"), (
+            first + process.stderr.read()
+        )
+        yield Served(first.split()[-1].rstrip("/"), second.split()[-1], process)
+    finally:
+        process.send_signal(2)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def chromium():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        pytest.skip("no chromium on the PATH (apt-get install chromium)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def wait_for(predicate, what: str, limit: float = 60.0, step: float = 0.05):
+    """Poll ``predicate`` until it is true (a bound, not a timed assertion: a stuck run fails
+    the test instead of hanging it)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def paced_reference(tmp_path: Path) -> str:
+    """The paced scenario copied next to its hold file in ``tmp_path``."""
+    target = tmp_path / "paced.py"
+    shutil.copy(Path(__file__).with_name("paced_scenario.py"), target)
+    return f"{target}:Paced"

@@ -1,0 +1,110 @@
+"""The dashboard in a real browser (Debian's chromium through Playwright, skipped where
+missing), served by the real ``lessonloop serve`` process: a running run's page shows a
+generation completing within 2 s, and forgetting a memory from its page removes it from
+``memory list``. Screenshots go to tests/artifacts/ (not committed)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from lessonloop import paths
+from tests.conftest import subprocess_env
+
+from .conftest import ARTIFACTS, paced_reference, wait_for
+
+SHOWN_WITHIN_MS = 2000  # the issue's bound: a completed generation is on the open page by then
+
+
+def completed_generations(run_id: str) -> int:
+    log = paths.run_dir(run_id) / "events.ndjson"
+    if not log.exists():
+        return 0
+    return sum('"generation_completed"' in line for line in log.read_text().splitlines())
+
+
+def test_a_running_runs_page_shows_a_new_generation_as_it_completes(
+    home, tmp_path, run_cli, served, chromium
+):
+    reference = paced_reference(tmp_path)
+    common = ["--matches", 2, "--match-timeout", 120, "--run-id", "live"]
+    assert run_cli("run", reference, "-n", 1, *common).code == 0
+    hold = tmp_path / "hold"
+    hold.touch()  # the next generation's matches wait until the file is gone
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", "run", reference, "-n", "2", *map(str, common)],
+        env=subprocess_env(home),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for(
+            lambda: (
+                '"generation_started"'
+                in (paths.run_dir("live") / "events.ndjson").read_text().splitlines()[-1]
+            ),
+            "generation 2 to start",
+        )
+        page = chromium.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{served.url}/runs/live")
+        assert page.locator("#score-chart path.gen-point").count() == 1
+        assert "running" in page.locator("main .sub").first.text_content()
+        page.wait_for_function(
+            "() => document.getElementById('live').textContent.includes('follow')"
+        )
+
+        hold.unlink()
+        wait_for(lambda: completed_generations("live") == 2, "generation 2 to complete")
+        page.wait_for_function(
+            "() => document.querySelectorAll('#score-chart path.gen-point').length === 2",
+            timeout=SHOWN_WITHIN_MS,
+        )
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "dashboard-run-live.png"))
+        assert process.wait(timeout=120) == 0, process.stderr.read()
+        page.wait_for_function(
+            "() => document.getElementById('live').textContent === 'not running'"
+        )
+        assert "completed" in page.locator("main .sub").first.text_content()
+    finally:
+        hold.unlink(missing_ok=True)
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+
+
+def test_forgetting_a_memory_on_its_page_removes_it_from_memory_list(run_cli, served, chromium):
+    for summary in ("Indent YAML with two spaces", "Use SQLite for the store"):
+        assert run_cli("memory", "add", "--type", "decision", "--summary", summary).code == 0
+    listed = json.loads(run_cli("memory", "list", "--json").out)
+    doomed = next(item for item in listed if item["summary"].startswith("Indent"))
+
+    page = chromium.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"{served.url}/memories")
+    rows = page.locator("tbody tr")
+    assert rows.count() == 2
+    asked = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    page.locator(f"tr[data-id='{doomed['id']}'] button.forget").click()
+    page.wait_for_selector(f"tr[data-id='{doomed['id']}']", state="detached")
+    assert asked and "Indent YAML with two spaces" in asked[0]
+    assert "forgot [project" in page.locator("#message").text_content()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "dashboard-memories.png"))
+
+    left = json.loads(run_cli("memory", "list", "--json").out)
+    assert [item["summary"] for item in left] == ["Use SQLite for the store"]
+
+
+def test_a_declined_confirmation_forgets_nothing(run_cli, served, chromium):
+    assert run_cli("memory", "add", "--type", "decision", "--summary", "Keep me").code == 0
+    page = chromium.new_page()
+    page.goto(f"{served.url}/memories")
+    page.on("dialog", lambda dialog: dialog.dismiss())
+    page.locator("button.forget").click()
+    assert page.locator("tbody tr").count() == 1
+    assert [item["summary"] for item in json.loads(run_cli("memory", "list", "--json").out)] == [
+        "Keep me"
+    ]

@@ -1,0 +1,64 @@
+"""``GET /api/runs/{id}/events``: the run's ``events.ndjson`` as server-sent events, ending
+once the run is not being played."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lessonloop import paths
+
+pytestmark = pytest.mark.usefixtures("home")
+
+
+def read_stream(client, url: str, headers: dict | None = None) -> list[dict]:
+    """Every SSE message of the stream (it ends by itself for a finished run)."""
+    messages, current = [], {}
+    with client.stream("GET", url, headers=headers or {}) as answer:
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        for line in answer.iter_lines():
+            if not line:
+                if "data" in current:  # (not the retry advice that opens the stream)
+                    messages.append(current)
+                current = {}
+            elif not line.startswith(":"):
+                field, _, value = line.partition(": ")
+                current[field] = value
+    return messages
+
+
+def test_a_finished_runs_events_then_the_end(client, finished_run):
+    logged = [
+        json.loads(line)
+        for line in (paths.run_dir("r3") / "events.ndjson").read_text().splitlines()
+    ]
+    messages = read_stream(client, "/api/runs/r3/events")
+    assert messages[-1]["event"] == "end"
+    sent = [json.loads(message["data"]) for message in messages if message.get("event") != "end"]
+    assert sent == logged
+    assert [m["event"] for m in messages[:-1]] == [event["event"] for event in logged]
+    assert sum(1 for event in logged if event["event"] == "generation_completed") == 3
+    size = (paths.run_dir("r3") / "events.ndjson").stat().st_size
+    assert [m["id"] for m in messages if "id" in m][-1] == str(size)
+
+
+def test_a_reconnect_resumes_after_the_last_event_id(client, finished_run):
+    log = paths.run_dir("r3") / "events.ndjson"
+    lines = log.read_bytes().splitlines(keepends=True)
+    offset = sum(len(line) for line in lines[:-2])
+    messages = read_stream(client, "/api/runs/r3/events", {"Last-Event-ID": str(offset)})
+    assert [json.loads(m["data"]) for m in messages[:-1]] == [json.loads(x) for x in lines[-2:]]
+    assert [m["event"] for m in read_stream(client, f"/api/runs/r3/events?from={offset}")][-3:] == [
+        json.loads(lines[-2])["event"],
+        json.loads(lines[-1])["event"],
+        "end",
+    ]
+
+
+def test_events_errors(client, finished_run):
+    answer = client.get("/api/runs/nope/events")
+    assert answer.status_code == 404 and "unknown run id 'nope'" in answer.json()["error"]
+    answer = client.get("/api/runs/r3/events?from=-1")
+    assert answer.status_code == 400 and answer.json()["error"].startswith("from is a byte")

@@ -1,0 +1,42 @@
+"""The pages, server-rendered: each shows what its use case answers, escaped."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.usefixtures("home")
+
+
+def test_every_page_renders(client, cli, finished_run):
+    cli("memory", "add", "--type", "decision", "--summary", "Use <b>SQLite</b> & WAL")
+    for url, words in (
+        ("/", "r3"),
+        ("/runs/r3", 'id="score-chart"'),
+        ("/start", "<option>grid_ctf</option>"),
+        ("/scenarios", "retreat_threshold"),
+        ("/playbooks", "scenario:grid_ctf"),
+        ("/playbooks/grid_ctf", "Playbook of scenario:grid_ctf"),
+        ("/memories", "Use &lt;b&gt;SQLite&lt;/b&gt; &amp; WAL"),
+        ("/memories/project/1", "Where it came from"),
+        ("/memories?q=SQLite", "1 memories"),
+    ):
+        answer = client.get(url)
+        assert answer.status_code == 200, (url, answer.text[:300])
+        assert answer.headers["content-type"].startswith("text/html")
+        assert words in answer.text, url
+        assert "<b>SQLite</b>" not in answer.text
+
+
+def test_the_run_page_is_the_report_with_one_point_per_generation(client, finished_run):
+    html = client.get("/runs/r3").text
+    assert html.count('class="m-advance gen-point"') + html.count("gen-point") >= 3
+    assert html.count("data-generation=") >= 3
+    assert '"live": false' in html  # a finished run's page opens no event stream
+
+
+def test_pages_for_unknown_things_are_404_pages(client):
+    for url in ("/runs/nope", "/playbooks/task:none", "/memories/project/5"):
+        answer = client.get(url)
+        assert answer.status_code == 404
+        assert answer.headers["content-type"].startswith("text/html")
+    assert "unknown run id" in client.get("/runs/nope").text
