@@ -404,7 +404,7 @@ def steps_before(command: str, head: str) -> str:
     """The stages of ``command`` that run something before its first stage with ``head``,
     joined by ``&&`` (``docker compose up -d db`` in ``docker compose up -d db && alembic
     upgrade head``, for "alembic upgrade"); "" when there are none."""
-    steps = []
+    steps: list[str] = []
     for stage in command_stages(text_or_empty(command)[:4000]):
         args = _argv(stage)
         if args and _program(args[0]) not in NEUTRAL_PROGRAMS:

@@ -86,14 +86,13 @@ def blocks(text: str) -> list[Block]:
             continue
         if not line.strip():
             out.append(Block("blank", ""))
-        elif _HEADING.match(line):
-            out.append(Block("heading", _HEADING.match(line).group(1)))
+        elif heading := _HEADING.match(line):
+            out.append(Block("heading", heading.group(1)))
         elif line.lstrip().startswith("|"):
             if not re.fullmatch(r"\s*\|[\s:|-]+\|?\s*", line):  # not the |---| line
                 out.append(Block("table", line.strip()))
-        elif _ITEM.match(line):
-            m = _ITEM.match(line)
-            out.append(Block("item", m.group(2), len(m.group(1))))
+        elif item := _ITEM.match(line):
+            out.append(Block("item", item.group(2), len(item.group(1))))
         elif out and out[-1].kind in ("item", "para"):
             out[-1].text += " " + line.strip()
         else:

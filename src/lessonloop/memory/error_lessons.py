@@ -113,7 +113,8 @@ def changed_lines(call: ToolCall, limit: int = 200) -> str:
     """An edit's added or changed lines, on one line (redacted input), at most ``limit``."""
     new, old = call.input.get("new_string"), call.input.get("old_string")
     if not isinstance(new, str):
-        new = call.input.get("content") if isinstance(call.input.get("content"), str) else ""
+        content = call.input.get("content")
+        new = content if isinstance(content, str) else ""
     edits = call.input.get("edits")
     if not new and isinstance(edits, list):
         new = "\n".join(

@@ -282,10 +282,10 @@ def project_hooks(transcript) -> list[Candidate]:
     for (event, shown, what), reasons in blocks.items():
         summary = f"The {event} hook `{shown}` blocks {what}"
         for reason in reasons:
-            trial = summary + ("; " if ": " in summary else ": ") + reason
-            if len(trial) > 120:
+            longer = summary + ("; " if ": " in summary else ": ") + reason
+            if len(longer) > 120:
                 break
-            summary = trial
+            summary = longer
         after = _after_block(transcript, last.get((event, shown, what), -1))
         found.append(
             Candidate(
@@ -328,8 +328,9 @@ def _after_block(transcript, index: int) -> str:
         shown.append(
             f"`{os.path.basename(path)}`" + (f" ({one_line(lines, 200)})" if lines else "")
         )
-    shown = "; ".join(shown)
-    return f". After its last block the agent edited {shown}, and it did not block again."
+    return (
+        f". After its last block the agent edited {'; '.join(shown)}, and it did not block again."
+    )
 
 
 def permission_facts(transcript) -> list[Candidate]:

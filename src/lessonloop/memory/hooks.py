@@ -25,6 +25,10 @@ from .. import paths
 from ..timeutil import utc_now
 from . import capture, consent
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 EVENTS = (
     "session-start",
     "user-prompt-submit",
@@ -252,7 +256,7 @@ def session_end(payload: dict, root: str) -> dict | None:
     output: dict = {}
     session, transcript = _session(payload), _text(payload.get("transcript_path"))
     notice = _consent_notice(root, payload)
-    environ = os.environ
+    environ: Mapping[str, str] = os.environ
     longest = _model_outlasts_deadline(memorize) if consent.state(root) == "yes" else None
     if longest is not None and not memorize.has_new_lessons(
         session, Path(root), transcript or None
@@ -338,10 +342,12 @@ def _detach(payload: dict, root: str) -> None:
         start_new_session=True,
         env={**os.environ, "LESSONLOOP_HOME": root},
     )  # the same project home, whatever the cwd
+    stdin = child.stdin
+    assert stdin is not None  # (stdin=PIPE)
     try:
-        child.stdin.write(body)
+        stdin.write(body)
     finally:
-        child.stdin.close()
+        stdin.close()
 
 
 def _log_outcome(root: str, session: str, result) -> None:

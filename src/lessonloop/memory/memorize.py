@@ -248,8 +248,9 @@ def _memorize(
             store, [candidate.proposal(PROJECT, session) for candidate in fresh], root
         )
         for outcome in outcomes:
-            if outcome.action == "added":  # as stored: redacted (a model may echo a secret)
-                result.stored.append(get(store, outcome.entry_id).summary)
+            stored = get(store, outcome.entry_id) if outcome.entry_id is not None else None
+            if outcome.action == "added" and stored is not None:  # as stored: redacted
+                result.stored.append(stored.summary)  # (a model may echo a secret)
             elif outcome.action == "reinforced":
                 result.reinforced += 1
     personal = [candidate for candidate in fresh if candidate.user_scope]

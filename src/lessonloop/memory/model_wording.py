@@ -217,7 +217,8 @@ def worded_earlier(
     kept the lesson's kind), and the indexes of the others: those the model is asked about,
     at most MAX_MODEL_MEMORIES. Done before the model is asked, so that a model that then
     fails leaves the earlier wordings (and no duplicate of them) all the same."""
-    result, ask = list(found), []
+    result = list(found)
+    ask: list[int] = []
     for index, candidate in enumerate(found):
         before = _worded_before(store, candidate.summary)
         if before is not None and before[0] == candidate.kind:

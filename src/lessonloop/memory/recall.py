@@ -55,7 +55,7 @@ def block(root: Path, user_root: Path | None = None, budget: int = BUDGET_TOKENS
     lines: list[str] = []
     seen: set[str] = set()
     for title, entries in sections:
-        chosen = []
+        chosen: list[str] = []
         for entry in entries:
             line = _line(entry)
             if entry.summary.lower() in seen:

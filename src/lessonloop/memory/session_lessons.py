@@ -269,7 +269,8 @@ def dropped_plans(transcript) -> list[Candidate]:
         title = next((plain(b.text) for b in blocks(plan) if b.kind == "heading"), "")
         asked = next((p.text for _, w, p in reversed(main[:n]) if w == "prompt"), "")
         summary = f"The user dropped the plan: {title.rstrip('.:')}"
-        words = re.match(r"[^.!?\n]*[.!?]?", after.text.strip()).group(0)  # (not the next ask)
+        first = re.match(r"[^.!?\n]*[.!?]?", after.text.strip())  # (not the next ask)
+        words = first.group(0) if first else ""
         if not title or len(summary) > 120:
             continue
         found.append(

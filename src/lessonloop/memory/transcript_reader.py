@@ -296,11 +296,9 @@ class Reader:
             if not isinstance(question, str) or not isinstance(answer, str) or not answer.strip():
                 continue
             question_entry = asked.get(question, {})
-            header = (
-                question_entry.get("header")
-                if isinstance(question_entry.get("header"), str)
-                else ""
-            )
+            header = question_entry.get("header")
+            if not isinstance(header, str):
+                header = ""
             detail = ""
             for option in question_entry.get("options") or []:
                 if (

@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 
 from ... import canonical
 from ...scenarios import space
@@ -324,14 +325,14 @@ def basin_swaps(
     seen: list,
     rng: random.Random,
     count: int,
-    donors: list[dict] = (),
+    donors: Sequence[dict] = (),
 ) -> list[dict]:
     """The incumbent with one boolean or enum changed (which one: seeded), the integers
     (whose best values often depend on it) taken from the best measured strategy with the
     new value, and the numbers from a donor (CMA-ES's samples of this call, in turn; else the
     incumbent's): each call tries the other basins with fresh numbers, so one unlucky
     screening does not close a basin for good."""
-    out = []
+    out: list[dict] = []
     options = categorical_neighbours(incumbent, params)
     rng.shuffle(options)
     integers = [p.name for p in params if p.kind == "integer"]

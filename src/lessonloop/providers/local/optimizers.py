@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 from ... import canonical
 from ...errors import LessonloopError
@@ -33,7 +34,7 @@ class TpeSearch:
     is imported here, on the first proposal: only runs pay its import."""
 
     def __init__(self) -> None:
-        self.study = None
+        self.study: Any = None  # an optuna Study (optuna is imported on first use)
         self.told: list[tuple] = []
         self.space: tuple | None = None
 
@@ -156,7 +157,7 @@ class CmaSearch:
     scenario, and the lessons ablation's --no-incumbent runs faster than --fresh)."""
 
     def __init__(self) -> None:
-        self.es = None
+        self.es: Any = None  # a cmaes CMA (imported on first use)
         self.origin: tuple | None = None
         self.told: list[tuple] = []
 
@@ -222,7 +223,7 @@ class CmaSearch:
         return found
 
 
-_RANKING = {}
+_RANKING: dict[str, Any] = {}
 
 
 def _ranking_sampler(optuna):
