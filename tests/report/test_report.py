@@ -206,6 +206,15 @@ def test_open_hands_the_file_to_the_browser(cli, ran, home, monkeypatch):
     assert opened == [(home / "runs" / ran / "report.html").resolve().as_uri()]
 
 
+def test_open_says_so_when_no_browser_can_be_opened(cli, ran, monkeypatch):
+    import webbrowser
+
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: False)
+    result = cli("report", ran, "--open")
+    assert result.code == 0
+    assert "could not open a browser" in result.err and "report.html" in result.err
+
+
 def test_the_report_package_never_imports_the_layers_above_it():
     import ast
 

@@ -29,7 +29,8 @@ def report_command(
     if open_page:
         import webbrowser
 
-        webbrowser.open(path.resolve().as_uri())
+        if not webbrowser.open(path.resolve().as_uri()):
+            sys.stderr.write(f"could not open a browser here: open {path} yourself\n")
 
 
 def compare_lines(compared: dict) -> list[str]:

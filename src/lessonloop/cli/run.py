@@ -115,7 +115,8 @@ def print_summary(summary: dict, as_json: bool) -> None:
             else ""
         )
         + f"), elo {summary['current_elo']:.1f}\n"
-        f"report: {report}\n"
+        f"report: {report} (and report.html beside it: open it with `lessonloop report "
+        f"{summary['run_id']} --open`)\n"
     )
 
 
