@@ -62,9 +62,8 @@ def _read_rows(home: Path) -> None:
 
 def _write_report(home: Path) -> int:
     """The work ``lessonloop report`` does after start-up; returns the page's size in bytes."""
-    from lessonloop.store import open_store
-
     from lessonloop.report import write_run_report
+    from lessonloop.store import open_store
 
     with open_store(home, readonly=True) as store:
         return write_run_report(store, RUN_ID).stat().st_size
