@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from ..report.data import RunReport
+    from ..store.db import Store
 
 DEFAULT_MATCHES = 30
 MAX_MATCHES = 2000
@@ -51,7 +56,7 @@ def check_request(run_ids: list[str], matches: int) -> list[str]:
     return unique
 
 
-def _summary(report) -> dict:
+def _summary(report: RunReport) -> dict[str, Any]:
     usage = report.usage["totals"]
     best = report.best
     return {
@@ -75,17 +80,17 @@ def _summary(report) -> dict:
         "cost": usage["cost"],
         "curve": [
             {
-                "generation": g["generation"],
-                "score": g["validated"] if report.validated else g["best"],
-                "tournament": g["tournament"],
-                "decision": g["decision"],
+                "generation": row["generation"],
+                "score": row["validated"] if report.validated else row["best"],
+                "tournament": row["tournament"],
+                "decision": row["decision"],
             }
-            for g in report.generations
+            for row in report.generations
         ],
     }
 
 
-def _settings(reports: list) -> list[dict]:
+def _settings(reports: list[RunReport]) -> list[dict[str, Any]]:
     """Every setting of every run, one row per key, marked where the runs differ."""
     columns = [
         {
@@ -109,7 +114,7 @@ def _settings(reports: list) -> list[dict]:
     ]
 
 
-def _why_not_rescored(reports: list) -> str | None:
+def _why_not_rescored(reports: list[RunReport]) -> str | None:
     if any(r.is_task for r in reports):
         return (
             "task runs are not re-scored: an output is scored by its verifier or judge, not "
@@ -123,7 +128,9 @@ def _why_not_rescored(reports: list) -> str | None:
     return None
 
 
-def _rescore(store, reports: list, matches: int, salt: int, timeout: float | None) -> dict:
+def _rescore(
+    store: Store, reports: list[RunReport], matches: int, salt: int, timeout: float | None
+) -> dict[str, Any]:
     from ..report.stats import paired, sentence
     from .scenarios import evaluate
 
@@ -138,14 +145,14 @@ def _rescore(store, reports: list, matches: int, salt: int, timeout: float | Non
     seeds = fresh_seeds(matches, salt, played)
     if timeout is None:
         timeout = max(float(r.settings.get("match_timeout", 10.0)) for r in reports)
-    results = evaluate(
-        reports[0].run["scenario_ref"], [r.best["strategy"] for r in reports], seeds, timeout
-    )
+    # every run has a best strategy here (``_why_not_rescored``)
+    strategies = [r.best["strategy"] for r in reports if r.best is not None]
+    results = evaluate(reports[0].run["scenario_ref"], strategies, seeds, timeout)
     baseline = results[0]["scores"]
     comparisons = []
-    for report, result in zip(reports[1:], results[1:]):
+    for report, strategy, result in zip(reports[1:], strategies[1:], results[1:]):
         outcome = paired(baseline, result["scores"])
-        same = report.best["strategy"] == reports[0].best["strategy"]
+        same = strategy == strategies[0]
         comparisons.append(
             {
                 "baseline": run_ids[0],
@@ -184,7 +191,7 @@ def compare(
     matches: int = DEFAULT_MATCHES,
     salt: int = 0,
     match_timeout: float | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """The comparison document: settings (what differs), each run's summary and curve, and
     the best strategies re-scored on ``matches`` fresh seeds shared by all (each later run
     compared with the first); ``verdict`` says in words which run is better, or that the
@@ -212,7 +219,7 @@ def compare(
     }
 
 
-def write_compare_html(document: dict, path: str | Path) -> Path:
+def write_compare_html(document: dict[str, Any], path: str | Path) -> Path:
     """Write the comparison as one self-contained HTML page at ``path`` (never through a
     symlink, directory or device the user may not have meant)."""
     import os

@@ -4,10 +4,18 @@ never holds a key, only where it came from."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ..config import Route, Settings
+    from ..providers.base import Provider
+
 
 def doctor(
     provider: str | None = None, model: str | None = None, latency: bool | None = None
-) -> dict:
+) -> dict[str, Any]:
     """The health report (``ok`` False when an endpoint or a store is not healthy). ``provider``
     and ``model`` check that route for every role instead; ``latency`` times one tiny
     completion per endpoint (None: on loopback endpoints only, where it costs nothing)."""
@@ -15,12 +23,12 @@ def doctor(
 
     settings = config.load(flags={"PROVIDER": provider, "MODEL": model})
     routes = settings.routes()
-    grouped: dict = {}
+    grouped: dict[Route, list[str]] = {}
     for role, route in routes.items():
         grouped.setdefault(route, []).append(role)
     endpoints = [_endpoint(route, roles, settings, latency) for route, roles in grouped.items()]
     path = config.config_path()
-    report = {
+    report: dict[str, Any] = {
         "routes": {role: route.to_dict() for role, route in routes.items()},
         "endpoints": endpoints,
         "offline": settings.offline,
@@ -36,7 +44,9 @@ def doctor(
     return report
 
 
-def _endpoint(route, roles: list[str], settings, latency: bool | None = None) -> dict:
+def _endpoint(
+    route: Route, roles: list[str], settings: Settings, latency: bool | None = None
+) -> dict[str, Any]:
     """Build the route's provider (offline mode, model, key and SDK are checked there) and ask
     the endpoint whether it answers. On an OpenAI-compatible endpoint also: whether it serves
     the model, how large its context window is and, on loopback (or with ``latency``), whether
@@ -46,7 +56,7 @@ def _endpoint(route, roles: list[str], settings, latency: bool | None = None) ->
     from ..providers.registry import build
 
     key_source = settings.api_key(route)[1] if route.base_url else None
-    report = {
+    report: dict[str, Any] = {
         "provider": route.provider,
         "model": route.model,
         "base_url": route.base_url,
@@ -65,7 +75,7 @@ def _endpoint(route, roles: list[str], settings, latency: bool | None = None) ->
     try:
         provider = build(route, settings)
         if catalog.PROVIDERS[route.kind].wire == "openai":
-            _server_checks(provider, report, roles, settings, latency)
+            _server_checks(provider, route, report, roles, settings, latency)
         else:
             check = getattr(provider, "check", None)
             report["detail"] = check() if check else "built in; nothing to reach"
@@ -86,9 +96,15 @@ def _endpoint(route, roles: list[str], settings, latency: bool | None = None) ->
 
 
 def _server_checks(
-    provider, report: dict, roles: list[str], settings, latency: bool | None
+    provider: Provider,
+    route: Route,
+    report: dict[str, Any],
+    roles: list[str],
+    settings: Settings,
+    latency: bool | None,
 ) -> None:
-    """The model list, the context window and the latency probe (providers/probe.py)."""
+    """The model list, the context window and the latency probe (providers/probe.py) of
+    ``provider``, built for ``route``."""
     from ..loop.context import TOKEN_BUDGET
     from ..providers.probe import ServerProbe
 
@@ -101,7 +117,7 @@ def _server_checks(
         models_detail=listing["detail"],
         detail=listing["detail"],
     )
-    timeouts = {role: settings.timeout(role, provider.route) for role in roles}
+    timeouts = {role: settings.timeout(role, route) for role in roles}
     if listing["served"] is False:
         report["problems"].append(listing["detail"])
         skipped = "not checked: the model is not served"
@@ -130,7 +146,7 @@ def _server_checks(
         }
 
 
-def _store_check(root) -> dict:
+def _store_check(root: Path) -> dict[str, Any]:
     """Integrity of the store under ``root`` (``PRAGMA quick_check``)."""
     from .. import paths
     from ..errors import LessonloopError

@@ -10,13 +10,15 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
 from .limits import check_limit
 
 if TYPE_CHECKING:
+    from sqlite3 import Row
+
     from ..store.db import Store
 
 EXPORT_FORMATS = ("json", "training-jsonl")
@@ -38,34 +40,39 @@ MATCH_FIELDS = ("attempt", "phase", "side", "seed", "score", "error")  # of each
 
 
 @contextlib.contextmanager
-def _runs_store(run_id: str | None = None) -> Iterator[Store | None]:
-    """The store, read-only: None while nothing has run here, unless ``run_id`` was asked for
-    (then that run is unknown)."""
+def _runs_store() -> Iterator[Store | None]:
+    """The store, read-only: None while nothing has run here."""
     from ..store import open_store
 
     try:
         store = open_store(readonly=True)
     except NotFoundError:
-        if run_id is not None:
-            raise NotFoundError(
-                f"unknown run id {run_id!r} (no lessonloop database here yet)"
-            ) from None
         yield None
         return
     with store:
         yield store
 
 
-def status(run_id: str) -> dict:
+@contextlib.contextmanager
+def _run_store(run_id: str) -> Iterator[Store]:
+    """The store, read-only, for the run ``run_id``: while nothing has run here, that run is
+    unknown (NotFoundError)."""
+    with _runs_store() as store:
+        if store is None:
+            raise NotFoundError(f"unknown run id {run_id!r} (no lessonloop database here yet)")
+        yield store
+
+
+def status(run_id: str) -> dict[str, Any]:
     """A run's state and every generation (run-status-v1 plus the generations)."""
     from ..loop.status import load_run, status_document
 
-    with _runs_store(run_id) as store:
+    with _run_store(run_id) as store:
         run, generations = load_run(store, run_id)
     return status_document(run, generations)
 
 
-def list_runs(limit: int | None = None) -> list[dict]:
+def list_runs(limit: int | None = None) -> list[dict[str, Any]]:
     """Runs, newest first (the first ``limit``), each as its run-status-v1 run object."""
     from ..loop.status import run_object
     from ..store import runs as run_store
@@ -80,7 +87,7 @@ def list_runs(limit: int | None = None) -> list[dict]:
         ]
 
 
-def unstarted_runs(known: list[dict]) -> list[dict]:
+def unstarted_runs(known: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Runs asked for but killed at start-up, before their row (ids not in ``known``), newest
     first: listed so that their ids can be resumed."""
     from ..loop import request
@@ -88,14 +95,14 @@ def unstarted_runs(known: list[dict]) -> list[dict]:
     return request.pending({run["run_id"] for run in known})
 
 
-def show(run_id: str, generation: int | str = "latest") -> dict:
+def show(run_id: str, generation: int | str = "latest") -> dict[str, Any]:
     """One generation of a run (an index, ``latest`` or ``best``: the incumbent, from the latest
     advance) with its strategy, gate decisions and matches: ``{run, generation,
     runtime_session}`` (run-show-v1)."""
     from ..loop.status import generation_object, load_run, run_object
     from ..store import runs as run_store
 
-    with _runs_store(run_id) as store:
+    with _run_store(run_id) as store:
         run, generations = load_run(store, run_id)
         chosen = _select(run_id, generations, generation)
         index = chosen["generation_index"]
@@ -113,7 +120,7 @@ def show(run_id: str, generation: int | str = "latest") -> dict:
     return {"run": run_object(run, generations), "generation": shown, "runtime_session": None}
 
 
-def _select(run_id: str, generations: list, which: int | str):
+def _select(run_id: str, generations: list[Row], which: int | str) -> Row:
     from ..store.runs import best_generation
 
     if not generations:
@@ -144,13 +151,13 @@ class RunWatch:
     def __init__(self, run_id: str, interval: float = 0.25):
         from ..loop.status import load_run, run_object
 
-        with _runs_store(run_id) as store:
+        with _run_store(run_id) as store:
             self.run = run_object(*load_run(store, run_id))
         self.run_id = run_id
         self.interval = max(0.01, interval)
-        self.last: dict | None = None
+        self.last: dict[str, Any] | None = None
 
-    def __iter__(self) -> Iterator[dict]:
+    def __iter__(self) -> Iterator[dict[str, Any]]:
         import time
 
         from ..loop.events import read_events
@@ -189,7 +196,7 @@ def export(run_id: str, format: str = "json") -> str:
 
     if format not in EXPORT_FORMATS:
         raise UsageError(f"unknown export format {format!r}; use json or training-jsonl")
-    with _runs_store(run_id) as store:
+    with _run_store(run_id) as store:
         run, generations = load_run(store, run_id)
         if format == "json":
             return json.dumps(_export_document(store, run, generations), indent=2) + "\n"
@@ -197,12 +204,12 @@ def export(run_id: str, format: str = "json") -> str:
     return "".join(json.dumps(record, sort_keys=True) + "\n" for record in records)
 
 
-def _export_document(store, run, generations) -> dict:
+def _export_document(store: Store, run: Row, generations: list[Row]) -> dict[str, Any]:
     from ..loop.status import generation_object, run_object
     from ..store import runs as run_store
 
     decisions = run_store.gate_decisions(store, run["run_id"])
-    document: dict = {"run": run_object(run, generations), "generations": []}
+    document: dict[str, Any] = {"run": run_object(run, generations), "generations": []}
     for row in generations:
         index = row["generation_index"]
         exported = generation_object(row, with_strategy=True)
@@ -219,19 +226,19 @@ def _export_document(store, run, generations) -> dict:
     return document
 
 
-def _match_object(row) -> dict:
+def _match_object(row: Row) -> dict[str, Any]:
     match = dict(row)
     match["dimensions"] = json.loads(match.pop("dimensions_json"))
     return match
 
 
-def _training_records(store, run_id: str, generations) -> list[dict]:
+def _training_records(store: Store, run_id: str, generations: list[Row]) -> list[dict[str, Any]]:
     """One prompt/completion record per kept (advanced) generation: the competitor call that
     produced the strategy that advanced. Redacted again on the way out."""
     from ..safety.redact import redact
     from ..store import runs as run_store
 
-    records = []
+    records: list[dict[str, Any]] = []
     for row in generations:
         if row["gate_decision"] != "advance":
             continue

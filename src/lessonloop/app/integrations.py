@@ -3,6 +3,8 @@ them out again. Claude Code is the one agent so far."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..errors import UsageError
 
 TARGETS = ("claude-code",)
@@ -13,7 +15,7 @@ def _check_target(target: str) -> None:
         raise UsageError(f"unknown integration {target!r}; available: {', '.join(TARGETS)}")
 
 
-def install(target: str, scope: str = "project") -> dict:
+def install(target: str, scope: str = "project") -> dict[str, Any]:
     """Add the hooks and the MCP server (idempotent, the settings backed up first): the events
     hooked, the settings file, its backup and the MCP file."""
     from ..integrations import claude_code
@@ -22,7 +24,7 @@ def install(target: str, scope: str = "project") -> dict:
     return claude_code.install(claude_code.settings_path(scope), claude_code.mcp_path(scope))
 
 
-def uninstall(target: str, scope: str = "project") -> dict:
+def uninstall(target: str, scope: str = "project") -> dict[str, Any]:
     """Remove only lessonloop's hooks and server; the memories stay."""
     from ..integrations import claude_code
 

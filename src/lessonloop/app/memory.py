@@ -10,11 +10,19 @@ serializes them, see ``stores.py``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
 from .limits import check_limit
 from .stores import reading, writing
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ..knowledge.entries import Entry
+    from ..memory.memorize import Result
+    from ..store.db import Store
 
 SCOPES = ("project", "user")
 MAX_SEARCH = 100
@@ -34,7 +42,9 @@ def _memory_roots(scope: str) -> list[tuple[str, Path]]:
     raise UsageError(f"is project, user or all, not {scope!r}", field="scope")
 
 
-def memory_objects(store, entries: list, scores: list[float] | None = None) -> list[dict]:
+def memory_objects(
+    store: Store, entries: Sequence[Entry], scores: Sequence[float] | None = None
+) -> list[dict[str, Any]]:
     """Memories as `lessonloop memory ... --json` and the MCP tools print them; where each
     came from (its first provenance) is read in one query for all of them."""
     ids = [e.id for e in entries]
@@ -49,7 +59,7 @@ def memory_objects(store, entries: list, scores: list[float] | None = None) -> l
             sources[row["knowledge_id"]] = row["source"]  # the last assignment is the first
     values = []
     for index, entry in enumerate(entries):
-        value = {
+        value: dict[str, Any] = {
             "id": entry.number,
             "type": entry.kind,
             "scope": entry.scope,
@@ -70,17 +80,17 @@ def memory_objects(store, entries: list, scores: list[float] | None = None) -> l
     return values
 
 
-def memory_object(store, entry, score: float | None = None) -> dict:
+def memory_object(store: Store, entry: Entry, score: float | None = None) -> dict[str, Any]:
     return memory_objects(store, [entry], None if score is None else [score])[0]
 
 
-def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dict]:
+def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dict[str, Any]]:
     """Memories matching ``query``, best first (BM25 nudged by evidence), over ``scope``."""
     from ..knowledge.search import search
     from ..memory.recall import MEMORY_KINDS
 
     check_limit(limit, MAX_SEARCH)
-    found: list[dict] = []
+    found: list[dict[str, Any]] = []
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
@@ -92,14 +102,14 @@ def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dic
 
 def recent_memories(
     scope: str = "all", limit: int | None = 50, automatic_only: bool = False
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Active memories, newest first (all of them when ``limit`` is None); ``automatic_only``
     keeps those not written by the user (what `lessonloop memory audit` reviews)."""
     from ..knowledge.entries import active_top
     from ..memory.recall import MEMORY_KINDS
 
     check_limit(limit)
-    items: list[dict] = []
+    items: list[dict[str, Any]] = []
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
@@ -121,7 +131,7 @@ def store_memory(
     *,
     author: str = "auto",
     source: str = "mcp",
-) -> dict:
+) -> dict[str, Any]:
     """Admit one memory (redacted, sanitized, capped, deduplicated) and return it with the
     admission's action (added or reinforced)."""
     from ..knowledge import admission
@@ -144,12 +154,13 @@ def store_memory(
     )
     with writing(root) as store:
         outcome = admission.admit(store, [proposal], root)[0]
-        if outcome.action == "rejected":
+        stored = get(store, outcome.entry_id) if outcome.entry_id is not None else None
+        if outcome.action == "rejected" or stored is None:
             raise UsageError(f"not stored: {outcome.reason}")
-        return {**memory_object(store, get(store, outcome.entry_id)), "action": outcome.action}
+        return {**memory_object(store, stored), "action": outcome.action}
 
 
-def forget_memory(entry_id: int, scope: str = "project") -> dict:
+def forget_memory(entry_id: int, scope: str = "project") -> dict[str, Any]:
     """Delete one memory for good (and its line in the Markdown view)."""
     from ..knowledge import admission
     from ..knowledge.entries import by_number
@@ -166,12 +177,12 @@ def forget_memory(entry_id: int, scope: str = "project") -> dict:
     return {"forgotten": entry_id, "scope": scope, "summary": entry.summary}
 
 
-def useful_memories(scope: str = "all") -> list[dict]:
+def useful_memories(scope: str = "all") -> list[dict[str, Any]]:
     """Every active memory, most useful first (user-authored, evidence, repeats, recency)."""
     from ..knowledge.entries import active_top
     from ..memory.recall import MEMORY_KINDS
 
-    items: list[dict] = []
+    items: list[dict[str, Any]] = []
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
@@ -181,20 +192,20 @@ def useful_memories(scope: str = "all") -> list[dict]:
     return items
 
 
-def memory_history(entry_id: int, scope: str = "project") -> dict:
+def memory_history(entry_id: int, scope: str = "project") -> dict[str, Any]:
     """A memory with its provenance and audit events (``memory why``)."""
     from ..knowledge.entries import by_number, provenance
 
     with reading(_scope_root(scope)) as store:
         entry = by_number(store, scope, entry_id) if store is not None else None
-        if entry is None:
+        if store is None or entry is None:
             raise NotFoundError(f"no {scope} memory with id {entry_id}", listing="list_memories")
         return {
             **memory_object(store, entry),
             "provenance": provenance(store, entry.id),
             "events": [
-                dict(r)
-                for r in store.query(
+                dict(event)
+                for event in store.query(
                     "SELECT action, detail, created_at FROM knowledge_events "
                     "WHERE knowledge_id = ? ORDER BY id",
                     (entry.id,),
@@ -213,7 +224,7 @@ def prune_memories(scope: str, older_than: float | None, keep: int) -> dict[str,
         raise UsageError("must not be negative", field="older_than")
     if keep < 0:
         raise UsageError("must not be negative", field="keep")
-    report = {}
+    report: dict[str, int] = {}
     for name, root in _memory_roots(scope):
         if not paths.db_path(root).exists():
             continue
@@ -252,7 +263,8 @@ def record_consent(answer: str) -> Path:
 
     if answer not in consent.ANSWERS:
         raise UsageError(f"answer yes, no or ask, not {answer!r}")
-    return consent.record(paths.ensure_home(), answer)
+    kept: Path = consent.record(paths.ensure_home(), answer)
+    return kept
 
 
 def consent_hint() -> str:
@@ -262,26 +274,27 @@ def consent_hint() -> str:
     return HOW_TO_ANSWER
 
 
-def memorize(session_id: str | None, transcript: Path | None = None):
+def memorize(session_id: str | None, transcript: Path | None = None) -> Result:
     """Turn a session's captures (by ``session_id``) or a transcript file into memories; the
     ``memorize.Result`` (stored, reinforced, skipped, the model used, a message)."""
     from ..memory.memorize import memorize as memorize_session
 
-    if session_id is None and transcript is None:
-        raise UsageError("give {field} (captured by the hooks) or a transcript", field="session_id")
-    if transcript is not None and transcript.is_dir():
+    if transcript is None:
+        if session_id is None:
+            raise UsageError(
+                "give {field} (captured by the hooks) or a transcript", field="session_id"
+            )
+        if not paths.session_dir(session_id).is_dir():
+            raise NotFoundError(
+                f"no session {session_id!r}: the hooks captured nothing under "
+                f"{paths.session_dir(session_id)} (check the id, or give {{field}} FILE)",
+                field="transcript",
+            )
+        return memorize_session(session_id, paths.home(), transcript=None)
+    if transcript.is_dir():
         raise UsageError(
             f"takes a session's .jsonl file; {transcript} is a directory", field="transcript"
         )
-    if transcript is not None and not transcript.is_file():
+    if not transcript.is_file():
         raise UsageError(f"transcript not found: {transcript}")
-    if transcript is None and not paths.session_dir(session_id).is_dir():
-        raise NotFoundError(
-            f"no session {session_id!r}: the hooks captured nothing under "
-            f"{paths.session_dir(session_id)} (check the id, or give {{field}} FILE)",
-            field="transcript",
-        )
-    session = session_id or transcript.stem
-    return memorize_session(
-        session, paths.home(), transcript=str(transcript) if transcript else None
-    )
+    return memorize_session(session_id or transcript.stem, paths.home(), transcript=str(transcript))

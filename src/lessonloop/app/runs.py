@@ -16,21 +16,26 @@ import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import UsageError
 
+if TYPE_CHECKING:
+    from ..store.db import Store
+
 DEFAULT_ITERATIONS = 10
-Observer = Callable[[dict], None]
+Observer = Callable[[dict[str, Any]], None]
 # given the run's target generations, a context that tells each event to the caller
 Watch = Callable[[int], AbstractContextManager[Observer]]
 
-_CHILDREN: dict[str, dict] = {}  # run id -> {"pid", "exit_code"} of runs this process started
+_CHILDREN: dict[
+    str, dict[str, Any]
+] = {}  # run id -> {"pid", "exit_code"} of runs this process started
 _CHILDREN_LOCK = threading.Lock()
 
 
-def _child_env() -> dict:
+def _child_env() -> dict[str, str]:
     """This process's environment with the home made explicit and, when lessonloop is not
     installed in site-packages (a checkout on PYTHONPATH), its source folder on the path."""
     import site
@@ -57,7 +62,7 @@ def _spawn(run_id: str, args: list[str]) -> int:
         start_new_session=True,
         close_fds=True,
     )
-    record = {"pid": proc.pid, "exit_code": None}
+    record: dict[str, Any] = {"pid": proc.pid, "exit_code": None}
     _CHILDREN[run_id] = record
 
     def reap() -> None:
@@ -70,7 +75,7 @@ def _spawn(run_id: str, args: list[str]) -> int:
 def check_request(
     scenario: str,
     iterations: int | None,
-    overrides: dict,
+    overrides: dict[str, Any],
     on_checked: Callable[[], None] | None = None,
 ) -> None:
     """Refuse a request no run can serve before anything is written: the iterations, the
@@ -92,11 +97,11 @@ def check_request(
 def start(
     scenario: str,
     iterations: int | None,
-    overrides: dict,
+    overrides: dict[str, Any],
     run_id: str | None = None,
     on_checked: Callable[[str], None] | None = None,
     watch: Watch | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Start a run here as a command line does: the request is kept on disk first (``resume``
     works however early a kill comes), then the run ``run_id`` (a new id when None) is created
     or reused (it resumes) and executed; returns its summary. ``on_checked`` gets the run's id
@@ -155,7 +160,9 @@ def provider_help() -> str:
     return catalog.help_text()
 
 
-def execute(store: Any, run_id: str, target: int | None = None, watch: Watch | None = None) -> dict:
+def execute(
+    store: Store, run_id: str, target: int | None = None, watch: Watch | None = None
+) -> dict[str, Any]:
     """Execute an existing scenario run's remaining generations (up to ``target``)."""
     from ..loop.runner import Runner
 
@@ -169,11 +176,11 @@ def execute(store: Any, run_id: str, target: int | None = None, watch: Watch | N
 
 def resume(
     run_id: str,
-    budgets: dict,
+    budgets: dict[str, Any],
     watch: Watch | None = None,
     on_round: Observer | None = None,
-    replay: Callable[[dict], None] | None = None,
-) -> tuple[str, dict | None]:
+    replay: Callable[[dict[str, Any]], None] | None = None,
+) -> tuple[str, dict[str, Any] | None]:
     """Continue a stopped, failed or crashed run, with new ``budgets`` when given; returns its
     kind (``scenario`` or ``task``) and summary. A run killed before its row existed is created
     from its request; one killed before it had read its arguments is handed to ``replay`` (the
@@ -210,8 +217,11 @@ def resume(
 
 
 def start_in_background(
-    scenario: str, iterations: int = 10, run_id: str | None = None, overrides: dict | None = None
-) -> dict:
+    scenario: str,
+    iterations: int = 10,
+    run_id: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Create the run (or reuse ``run_id``) and execute it in a detached child process; returns
     at once with the run's id and status (``started`` False when it is already running or
     already has its generations)."""
@@ -264,7 +274,7 @@ def start_in_background(
     }
 
 
-def background_process(run_id: str) -> dict | None:
+def background_process(run_id: str) -> dict[str, Any] | None:
     """The child process of a run started here: pid, exit code, and whether it still runs."""
     with _CHILDREN_LOCK:
         record = _CHILDREN.get(run_id)

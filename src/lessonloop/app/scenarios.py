@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from ..errors import FIELD, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MAX_MATCH_TIMEOUT = 3600.0
 
 
-def list_scenarios() -> list[dict]:
+def list_scenarios() -> list[dict[str, Any]]:
     """Every scenario that can be run (built-ins and installed plugins): name, description,
     strategy schema."""
     from ..scenarios import registry
@@ -40,10 +44,10 @@ def seed_list(seeds: str | list[int]) -> list[int]:
 
 def evaluate(
     scenario: str,
-    strategies: list[dict | str],
+    strategies: Sequence[dict[str, Any] | str],
     seeds: str | list[int] = "1..5",
     match_timeout: float = 10.0,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Each strategy scored on the seeds (deterministic per strategy and seed): per-seed
     scores (None for a failed match), mean, dimensions, validity and problems. A strategy given
     as text is parsed as JSON; an unknown scenario fails first, naming the valid ones."""
@@ -56,7 +60,7 @@ def evaluate(
             f"must be between 0 and {MAX_MATCH_TIMEOUT:g} seconds", field="match_timeout"
         )
     chosen = seed_list(seeds)
-    parsed = []
+    parsed: list[dict[str, Any]] = []
     for strategy in strategies:
         if isinstance(strategy, str):
             strategy = parse_strategy(strategy)
@@ -66,7 +70,7 @@ def evaluate(
     return evaluate_strategies(scenario, parsed, chosen, match_timeout)
 
 
-def parse_strategy(text: str) -> dict:
+def parse_strategy(text: str) -> dict[str, Any]:
     """A strategy given as JSON text: an object, NaN and Infinity refused."""
     from ..loop.scoring import parse_strategy as parse
 
@@ -76,7 +80,7 @@ def parse_strategy(text: str) -> dict:
         raise UsageError(exc.message, field="strategy") from None
 
 
-def strategies_from_file(path: str) -> list[dict]:
+def strategies_from_file(path: str) -> list[dict[str, Any]]:
     """The strategies of a JSONL file, one JSON object per line (blank lines skipped)."""
     from ..files import read_user_file
     from ..loop.scoring import parse_strategy as parse
@@ -90,7 +94,7 @@ def strategies_from_file(path: str) -> list[dict]:
     return strategies
 
 
-def failures(report: list[dict]) -> str | None:
+def failures(report: list[dict[str, Any]]) -> str | None:
     """What failed in an evaluation's matches, in one line; None when every match completed."""
     from ..loop.scoring import failure_line
 

@@ -3,16 +3,21 @@ model design a task for a goal and improve it (solve)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-Observer = Callable[[dict], None]
+if TYPE_CHECKING:
+    from ..store.db import Store
+    from ..tasks.evaluate import Evaluation
+    from ..tasks.spec import TaskSpec
+
+Observer = Callable[[dict[str, Any]], None]
 
 
 def judge_output(
     task: str, output: str, provider: str | None = None, model: str | None = None
-) -> dict:
+) -> dict[str, Any]:
     """Score one output of a task (its verifier offline; a rubric needs a judge model)."""
     from ..tasks import evaluate
     from ..tasks import spec as task_spec
@@ -26,7 +31,7 @@ def judge_output(
 
 def judge_file(
     task: str | Path, output: str | Path, provider: str | None = None, model: str | None = None
-) -> Any:
+) -> Evaluation:
     """Score the output in a file (``judge``): its ``Evaluation``. A judge that
     gives no usable verdict raises ``JudgeFailed`` (exit 1), never scores 0."""
     from ..files import read_user_file
@@ -47,7 +52,7 @@ def improve(
     max_calls: int | None = None,
     max_tokens: int | None = None,
     on_round: Observer | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Improve the task in a file: a new run, or the rounds left of ``run_id`` when it exists.
     Returns the summary; a run that failed raises (``run ID failed: why``)."""
     from ..loop.budget import check_limits
@@ -63,8 +68,8 @@ def improve(
 
 
 def improve_spec(
-    store: Any,
-    spec: Any,
+    store: Store,
+    spec: TaskSpec,
     path: Path,
     provider: str | None,
     model: str | None,
@@ -72,19 +77,21 @@ def improve_spec(
     max_calls: int | None,
     max_tokens: int | None,
     on_round: Observer | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Create (or reuse) the improve run of a parsed task and execute it."""
     from ..loop import request
     from ..tasks import improve as task_improve
 
-    rid = task_improve.create_or_reuse(
+    created_id = task_improve.create_or_reuse(
         store, spec, path, provider, model, run_id, max_calls, max_tokens
     )
-    request.discard(rid)  # the command line `started` kept: the row holds it all now
-    return _execute(store, rid, on_round)
+    request.discard(created_id)  # the command line `started` kept: the row holds it all now
+    return _execute(store, created_id, on_round)
 
 
-def continue_improve(store: Any, run_id: str, budgets: dict, on_round: Observer | None) -> dict:
+def continue_improve(
+    store: Store, run_id: str, budgets: Mapping[str, Any], on_round: Observer | None
+) -> dict[str, Any]:
     """Continue an existing improve run (``resume``), with new budgets when given."""
     from ..store import runs as run_store
     from ..tasks import improve as task_improve
@@ -103,7 +110,7 @@ def continue_improve(store: Any, run_id: str, budgets: dict, on_round: Observer 
     return _execute(store, run_id, on_round)
 
 
-def _execute(store: Any, run_id: str, on_round: Observer | None) -> dict:
+def _execute(store: Store, run_id: str, on_round: Observer | None) -> dict[str, Any]:
     from ..errors import LessonloopError
     from ..tasks.improve import TaskRun
 
@@ -121,7 +128,7 @@ def solve(
     max_tokens: int | None = None,
     on_designed: Callable[[Path, str], None] | None = None,
     on_round: Observer | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Have the competitor's model design a task for ``goal`` (saved under
     ``.lessonloop/tasks/``; ``on_designed`` gets its path and text), then improve it within
     what designing left of the budgets. When designing spent a budget, the answer is

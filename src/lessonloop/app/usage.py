@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
 
-def usage(run_id: str | None = None) -> dict:
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Sequence
+
+
+def usage(run_id: str | None = None) -> dict[str, Any]:
     """Totals over the provider-call ledger (one run's calls with ``run_id``): calls, tokens,
     retries and cost, which is null as soon as one call's price is unknown."""
     from ..store import open_store
@@ -27,7 +33,7 @@ def usage(run_id: str | None = None) -> dict:
     return report
 
 
-def _total(rows) -> dict:
+def _total(rows: Sequence[sqlite3.Row]) -> dict[str, Any]:
     unpriced = sum(row["calls"] for row in rows if row["cost"] is None)
     return {
         "calls": sum(row["calls"] for row in rows),

@@ -4,6 +4,8 @@ their flags and help (see ``lazy_typer.py``), their docstrings are the help text
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from . import inspect as inspect_commands
@@ -16,6 +18,9 @@ from . import scenarios as scenario_commands
 from . import serve as serve_commands
 from . import tasks as task_commands
 from .help_format import WholeSentences
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 app = typer.Typer(
     name="lessonloop",
@@ -34,6 +39,7 @@ memory_app = typer.Typer(
 )
 
 run_commands.register(app)  # run, resume
+command: Callable[..., object]  # each group's commands differ in their parameters
 for name, command in (
     ("status", inspect_commands.status_command),
     ("show", inspect_commands.show_command),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 # command words -> (module under lessonloop.cli, function, positional parameters,
 #                   {option: (parameter, the value of a flag, or str/int for an option's value)})
-COMMANDS = {
+COMMANDS: dict[tuple[str, ...], tuple[str, str, tuple[str, ...], dict[str, tuple[str, object]]]] = {
     ("status",): ("inspect", "status_command", ("run_id",), {"--json": ("as_json", True)}),
     ("show",): (
         "inspect",
@@ -66,7 +66,7 @@ COMMANDS = {
 }
 
 
-def parse(argv: list[str]):
+def parse(argv: list[str]) -> tuple[str, str, dict[str, object]] | None:
     """``(module, function, keyword arguments)`` for a plain inspection command line; None when
     Typer should read it."""
     for words, (module, function, positional, options) in COMMANDS.items():  # noqa: B007 - used after the break
@@ -74,7 +74,9 @@ def parse(argv: list[str]):
             break
     else:
         return None
-    rest, values, arguments = argv[len(words) :], {}, []
+    rest = argv[len(words) :]
+    values: dict[str, object] = {}
+    arguments: list[str] = []
     position = 0
     while position < len(rest):
         token = rest[position]
@@ -100,8 +102,9 @@ def parse(argv: list[str]):
             if kind is int:
                 if not (value.isascii() and value.isdigit()):
                     return None
-                value = int(value)
-            values[parameter] = value
+                values[parameter] = int(value)
+            else:
+                values[parameter] = value
         elif equals:  # a flag given a value
             return None
         else:
@@ -112,7 +115,7 @@ def parse(argv: list[str]):
     return module, function, values
 
 
-def call(parsed) -> int:
+def call(parsed: tuple[str, str, dict[str, object]]) -> int:
     """Run a parsed command; its exit code (a function returns one, or None for 0)."""
     import importlib
 

@@ -52,12 +52,13 @@ def fmt(value: float | None, spec: str = ".4f") -> str:
     return "n/a" if value is None else format(value, spec)
 
 
-def generation_line(g: dict, target: int | None = None) -> str:
+def generation_line(generation: dict, target: int | None = None) -> str:
     """One human line per generation, shared by run progress, status and watch."""
-    index = g.get("generation_index", g.get("generation"))
-    of = f"/{target}" if target else ""
+    index = generation.get("generation_index", generation.get("generation"))
+    out_of = f"/{target}" if target else ""
     return (
-        f"gen {index}{of}  score {fmt(g.get('mean_score'))}  "
-        f"delta {fmt(g.get('mean_delta'), '+.4f'):>8}  {g.get('gate_decision', ''):<8}  "
-        f"elo {fmt(g.get('elo'), '.1f')}  best {fmt(g.get('best_score'))}"
+        f"gen {index}{out_of}  score {fmt(generation.get('mean_score'))}  "
+        f"delta {fmt(generation.get('mean_delta'), '+.4f'):>8}  "
+        f"{generation.get('gate_decision', ''):<8}  "
+        f"elo {fmt(generation.get('elo'), '.1f')}  best {fmt(generation.get('best_score'))}"
     )

@@ -53,9 +53,12 @@ def evaluate_command(
     """Score strategies on chosen seeds: per-seed scores, mean and dimensions."""
     from ..app.scenarios import evaluate, failures, parse_strategy, strategies_from_file
 
-    if (strategy is None) == (strategies is None):
+    if strategy is not None and strategies is None:
+        items = [parse_strategy(strategy)]
+    elif strategies is not None and strategy is None:
+        items = strategies_from_file(strategies)
+    else:
         raise UsageError("give exactly one of --strategy JSON or --strategies FILE.jsonl")
-    items = [parse_strategy(strategy)] if strategy is not None else strategies_from_file(strategies)
     report = evaluate(scenario, items, seeds, match_timeout)
     if as_json:
         print_json(report if strategies is not None else report[0])

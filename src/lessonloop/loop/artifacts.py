@@ -97,11 +97,11 @@ def write_report(run_dir: Path, run, generations: list, decisions: list) -> Path
         "| gen | score | incumbent | paired delta | W-L-T | gate | Elo | best |",
         "|---:|---:|---:|---:|:---:|:---|---:|---:|",
     ]
-    for g in generations:
+    for row in generations:
         lines.append(
-            f"| {g['generation_index']} | {_fmt(g['mean_score'])} | {_fmt(g['incumbent_score'])} | "
-            f"{_fmt(g['mean_delta'], '+.4f')} | {g['wins']}-{g['losses']}-{g['ties']} | "
-            f"{g['gate_decision']} | {g['elo']:.1f} | {_fmt(g['best_score'])} |"
+            f"| {row['generation_index']} | {_fmt(row['mean_score'])} | {_fmt(row['incumbent_score'])} | "
+            f"{_fmt(row['mean_delta'], '+.4f')} | {row['wins']}-{row['losses']}-{row['ties']} | "
+            f"{row['gate_decision']} | {row['elo']:.1f} | {_fmt(row['best_score'])} |"
         )
     checked = validated(generations)
     if checked:
@@ -130,9 +130,10 @@ def write_report(run_dir: Path, run, generations: list, decisions: list) -> Path
     else:
         lines.append("No strategy has advanced yet.")
     lines += ["", "## Gate history", ""]
-    for d in decisions:
+    for decision in decisions:
         lines.append(
-            f"- gen {d['generation_index']} attempt {d['attempt']}: **{d['decision']}** — {d['rationale']}"
+            f"- gen {decision['generation_index']} attempt {decision['attempt']}: "
+            f"**{decision['decision']}** — {decision['rationale']}"
         )
     path = run_dir / "report.md"
     atomic_write(path, "\n".join(lines) + "\n")

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import Any, Self
 
 from .. import canonical
 from ..knowledge.entries import Entry
@@ -211,7 +211,7 @@ class Context:
 
     def for_attempt(
         self, attempt: int, failure_report: str = "", tried: list[dict] | None = None
-    ) -> Context:
+    ) -> Self:
         """The same generation's context for ``attempt``, sharing what is derived from the
         fields that do not depend on the attempt."""
         ctx = replace(
@@ -273,7 +273,7 @@ class Context:
         return [dict(t) for t in self.trajectory]
 
     @cached_property
-    def assembled(self) -> tuple[dict[str, str], list[Entry], list[dict], list[str]]:
+    def assembled(self) -> tuple[dict[str, str], list[Entry], list[Step], list[str]]:
         """(components, included bullets, included trajectory, what was trimmed)."""
         bullets = list(self.playbook)
         trajectory = list(self.trajectory[-TRAJECTORY_LENGTH:])
@@ -306,12 +306,13 @@ class Context:
                 "higher on most seeds and again on unseen seeds."
             ),
         }
-        if self.incumbent:
+        incumbent = self.incumbent
+        if incumbent:
             parts["incumbent"] = self._once(
                 "incumbent",
                 lambda: (
-                    f"{strategy_words(self.incumbent['strategy'])} "
-                    f"(score {self.incumbent.get('score') or 0:.4f})"
+                    f"{strategy_words(incumbent['strategy'])} "
+                    f"(score {incumbent.get('score') or 0:.4f})"
                 ),
             )
         if bullets:

@@ -42,11 +42,11 @@ def max_difference(seeds: int) -> float:
 def win_share(mine: list, theirs: list) -> tuple[float, int]:
     """(wins + ties / 2, games) over the seeds both played (None: a failed match)."""
     wins, games = 0.0, 0
-    for a, b in zip(mine, theirs):
-        if a is None or b is None:
+    for my_score, their_score in zip(mine, theirs):
+        if my_score is None or their_score is None:
             continue
         games += 1
-        wins += 1.0 if a > b else 0.5 if a == b else 0.0
+        wins += 1.0 if my_score > their_score else 0.5 if my_score == their_score else 0.0
     return wins, games
 
 
@@ -69,11 +69,11 @@ class Ratings:
         if key in self.keys:
             return
         total = 0.0
-        for i, other in enumerate(self.scores):
+        for index, other in enumerate(self.scores):
             wins, games = win_share(scores, other)
-            d = difference(wins, games)
-            total += d
-            self.sums[i] -= d
+            gap = difference(wins, games)
+            total += gap
+            self.sums[index] -= gap
         self.keys.append(key)
         self.scores.append(list(scores))
         self.sums.append(total)
@@ -83,8 +83,8 @@ class Ratings:
         shifted so that the first strategy is at ``START``."""
         if key not in self.keys:
             return START
-        k = len(self.keys)
-        return START + (self.sums[self.keys.index(key)] - self.sums[0]) / k
+        rated = len(self.keys)
+        return START + (self.sums[self.keys.index(key)] - self.sums[0]) / rated
 
 
 def performance_gain(wins: int, losses: int, ties: int) -> float:

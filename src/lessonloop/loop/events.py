@@ -42,11 +42,11 @@ class EventLog:
         record = {"seq": self.seq, "ts": utc_now(), "event": event, "payload": redact_obj(payload)}
         line = (canonical.dumps(record) + "\n").encode()
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
-                os.write(fd, line)  # a partial line is cut off when the log is next opened
+                os.write(descriptor, line)  # a partial line is cut off when the log is next opened
             finally:
-                os.close(fd)
+                os.close(descriptor)
         except OSError as exc:
             raise unwritable(self.path, exc) from None
         return record

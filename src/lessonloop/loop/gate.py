@@ -79,20 +79,20 @@ _T95_LARGE = [(40, 1.684), (60, 1.671), (120, 1.658)]
 _Z95 = 1.645
 
 
-def t_quantile(df: int) -> float:
-    """The one-sided 95% quantile of Student's t with ``df`` degrees of freedom."""
-    if df < 1:
+def t_quantile(degrees: int) -> float:
+    """The one-sided 95% quantile of Student's t with ``degrees`` degrees of freedom."""
+    if degrees < 1:
         return math.inf
-    if df <= len(_T95):
-        return _T95[df - 1]
+    if degrees <= len(_T95):
+        return _T95[degrees - 1]
     previous = (len(_T95), _T95[-1])
     for limit, value in _T95_LARGE:
-        if df <= limit:  # linear in 1/df between table points
-            (d0, v0), (d1, v1) = previous, (limit, value)
-            w = (1 / df - 1 / d0) / (1 / d1 - 1 / d0)
-            return v0 + w * (v1 - v0)
+        if degrees <= limit:  # linear in 1/degrees between table points
+            (low_degrees, low_value), (high_degrees, high_value) = previous, (limit, value)
+            weight = (1 / degrees - 1 / low_degrees) / (1 / high_degrees - 1 / low_degrees)
+            return low_value + weight * (high_value - low_value)
         previous = (limit, value)
-    return _Z95 + (_T95_LARGE[-1][1] - _Z95) * 120 / df
+    return _Z95 + (_T95_LARGE[-1][1] - _Z95) * 120 / degrees
 
 
 @dataclass
@@ -101,20 +101,22 @@ class PairedResult:
     wins: int
     losses: int
     ties: int
-    sd: float = 0.0  # sample standard deviation of the paired deltas
+    deviation: float = 0.0  # sample standard deviation of the paired deltas
 
     @classmethod
     def from_pairs(cls, pairs: list[tuple[float, float]]) -> PairedResult:
         deltas = [mine - theirs for mine, theirs in pairs]
-        n = len(deltas)
-        mean = sum(deltas) / n if n else 0.0
-        sd = math.sqrt(sum((d - mean) ** 2 for d in deltas) / (n - 1)) if n > 1 else 0.0
+        count = len(deltas)
+        mean = sum(deltas) / count if count else 0.0
+        deviation = (
+            math.sqrt(sum((d - mean) ** 2 for d in deltas) / (count - 1)) if count > 1 else 0.0
+        )
         return cls(
             mean_delta=mean,
             wins=sum(d > 0 for d in deltas),
             losses=sum(d < 0 for d in deltas),
             ties=sum(d == 0 for d in deltas),
-            sd=sd,
+            deviation=deviation,
         )
 
     @property
@@ -127,14 +129,14 @@ class PairedResult:
         than two pairs: one pair says nothing about the noise)."""
         if self.pairs < 2:
             return -math.inf
-        return self.mean_delta - t_quantile(self.pairs - 1) * self.sd / math.sqrt(self.pairs)
+        return self.mean_delta - t_quantile(self.pairs - 1) * self.deviation / math.sqrt(self.pairs)
 
     @property
     def upper_bound(self) -> float:
         """One-sided ``CONFIDENCE`` upper bound on the true mean paired delta."""
         if self.pairs < 2:
             return math.inf
-        return self.mean_delta + t_quantile(self.pairs - 1) * self.sd / math.sqrt(self.pairs)
+        return self.mean_delta + t_quantile(self.pairs - 1) * self.deviation / math.sqrt(self.pairs)
 
     def lost(self) -> bool:
         """The challenger is measurably worse: the upper bound on its gain is below zero."""
@@ -144,13 +146,13 @@ class PairedResult:
         """Student's t of the mean paired delta against ``against`` (None: undefined)."""
         if self.pairs < 2:
             return None
-        if self.sd == 0:
+        if self.deviation == 0:
             return (
                 None
                 if self.mean_delta == against
                 else math.copysign(math.inf, self.mean_delta - against)
             )
-        return (self.mean_delta - against) / (self.sd / math.sqrt(self.pairs))
+        return (self.mean_delta - against) / (self.deviation / math.sqrt(self.pairs))
 
     def clears(self, min_delta: float, min_pairs: int = MIN_PAIRS) -> bool:
         """The lower bound clears ``min_delta``, more pairs were won than lost, and there are
@@ -161,11 +163,11 @@ class PairedResult:
     def close_call(self, min_delta: float, min_pairs: int = MIN_PAIRS) -> bool:
         """The mean clears ``min_delta`` by at least one standard error (``CLOSE_T``) but not
         yet at the gate's confidence: more pairs decide. A smaller edge is not worth them."""
-        t = self.t_statistic(min_delta)
+        t_value = self.t_statistic(min_delta)
         return (
             self.mean_delta > min_delta
             and not self.clears(min_delta, min_pairs)
-            and (t is None or t >= CLOSE_T)
+            and (t_value is None or t_value >= CLOSE_T)
         )
 
     def holds(self) -> bool:
@@ -173,8 +175,8 @@ class PairedResult:
         return self.lower_bound > 0
 
     def statistic(self, against: float = 0.0) -> str:
-        t = self.t_statistic(against)
-        shown = "undefined" if t is None else f"{t:+.2f}"
+        t_value = self.t_statistic(against)
+        shown = "undefined" if t_value is None else f"{t_value:+.2f}"
         bound = "-inf" if self.lower_bound == -math.inf else f"{self.lower_bound:+.4f}"
         return f"t {shown}, {CONFIDENCE:.0%} lower bound {bound}"
 

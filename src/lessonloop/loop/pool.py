@@ -75,7 +75,7 @@ def _worker_main(conn: Connection, scenario_ref: str) -> None:
         try:
             if code.is_code(strategy):  # the source runs in the sandbox, never in this worker
                 strategy = code.parameters(scenario, strategy, seed)
-            outcome = ("ok", check_result(scenario.play(strategy, seed)))
+            outcome: tuple[str, object] = ("ok", check_result(scenario.play(strategy, seed)))
         except Exception as exc:
             outcome = ("error", f"{exc.__class__.__name__}: {exc}")
         try:
@@ -90,7 +90,7 @@ class _Worker:
         self.process = context.Process(target=_worker_main, args=(child, scenario_ref), daemon=True)
         self.process.start()
         child.close()
-        self.job: tuple | None = None
+        self.job: tuple[int, int] | None = None  # (job id, seed) while it plays one
         self.deadline = 0.0
 
     def kill(self) -> None:
@@ -152,6 +152,7 @@ class MatchPool:
                 if worker.conn in ready:
                     self._collect(worker, results)
                 elif time.monotonic() >= worker.deadline:
+                    assert worker.job is not None  # busy
                     job_id, seed = worker.job
                     results[job_id] = MatchResult(
                         seed,
@@ -176,7 +177,8 @@ class MatchPool:
             return
         raise LessonloopError("match workers keep dying before they can start a match")
 
-    def _collect(self, worker: _Worker, results: list) -> None:
+    def _collect(self, worker: _Worker, results: list[MatchResult | None]) -> None:
+        assert worker.job is not None  # only a busy worker has a result to collect
         job_id, seed = worker.job
         try:
             _, outcome, duration = worker.conn.recv()

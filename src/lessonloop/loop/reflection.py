@@ -93,7 +93,12 @@ class Reflection:
         in_context = manifest.get("knowledge", {}).get("playbook", [])
         if compared and decision in (gate.ADVANCE, gate.ROLLBACK) and in_context:
             admission.record_evidence(
-                self.store, in_context, decision == gate.ADVANCE, render_views=False, **where
+                self.store,
+                in_context,
+                decision == gate.ADVANCE,
+                render_views=False,
+                run_id=self.run_id,
+                generation_index=index,
             )
         proposals = []
         if decision == gate.ROLLBACK and summary["challenger"] is not None and summary["incumbent"]:
@@ -109,7 +114,8 @@ class Reflection:
                     content=canonical.dumps(summary["challenger"]),
                     tags=["dead-end", f"score:{summary['challenger_score']:.4f}"],
                     detail=summary["rationale"],
-                    **where,
+                    run_id=self.run_id,
+                    generation_index=index,
                 )
             )
         edits.apply(self.store, self.scope, proposed, curator_text, where, proposals)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import config
 from ..errors import LessonloopError, UsageError
@@ -404,7 +405,11 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection):
             dims = outcome["challenger_dims"]
         decision = last["decision"]
         # scores that are true: the incumbent after this generation, on the validation seeds
-        if self.incumbent is not None and self.incumbent_key not in self.ratings:
+        if (
+            self.incumbent is not None
+            and self.incumbent_key is not None  # (set with the incumbent)
+            and self.incumbent_key not in self.ratings
+        ):
             self._validate(
                 self.pool,
                 self.incumbent_key,
@@ -437,7 +442,8 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection):
             # no validated score: validation seeds only report, so nothing the reflection
             # roles (and through the playbook, the competitor) see may depend on them
         }
-        analysis, proposed, curator_text = "", [], ""
+        analysis, curator_text = "", ""
+        proposed: list[Any] = []
         if final is not None:  # reflect only on what was played
             analysis, proposed, curator_text = self._reflect(reflection_ctx, summary, calls)
         record = run_store.GenerationRecord(
@@ -477,6 +483,7 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection):
                 conclusive = paired is not None and (decision == gate.ADVANCE or paired.lost())
                 self._learn(index, decision, conclusive, summary, manifest, proposed, curator_text)
         saved = run_store.get_generation(self.store, self.run_id, index)
+        assert saved is not None  # saved just above
         self._remember(
             self.store.query(
                 "SELECT * FROM gate_decisions WHERE run_id = ? AND generation_index = ? "

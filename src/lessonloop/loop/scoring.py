@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ..errors import UsageError
 
@@ -18,7 +19,7 @@ def parse_seeds(text: str) -> list[int]:
             if high < low:
                 raise UsageError(f"{text!r}: the end is before the start", field="seeds")
             count = high - low + 1
-            seeds = range(low, high + 1)
+            seeds: range | list[int] = range(low, high + 1)
         else:
             seeds = [int(part) for part in text.split(",") if part.strip()]
             count = len(seeds)
@@ -28,19 +29,19 @@ def parse_seeds(text: str) -> list[int]:
         raise UsageError("is empty", field="seeds")
     if count > MAX_SEEDS:
         raise UsageError(f"covers {count} seeds; at most {MAX_SEEDS} per call", field="seeds")
-    seeds = list(seeds)
-    if min(seeds) < 0 or max(seeds) >= 2**63:
+    chosen = list(seeds)
+    if min(chosen) < 0 or max(chosen) >= 2**63:
         raise UsageError("must be non-negative 64-bit integers", field="seeds")
-    return seeds
+    return chosen
 
 
 def seed_ranges(seeds: list[int]) -> str:
     """Seeds as ``--seeds`` reads them back, runs of consecutive ones as ``A..B``."""
     parts, start = [], None
-    for i, seed in enumerate(seeds):
+    for index, seed in enumerate(seeds):
         if start is None:
             start = seed
-        if i + 1 == len(seeds) or seeds[i + 1] != seed + 1:
+        if index + 1 == len(seeds) or seeds[index + 1] != seed + 1:
             parts.append(str(seed) if seed == start else f"{start}..{seed}")
             start = None
     return ",".join(parts)
@@ -102,7 +103,7 @@ def evaluate_strategies(
         results = iter(pool.play(jobs) if jobs else [])
     report = []
     for strategy, problems in checked:
-        entry = {
+        entry: dict[str, Any] = {
             "strategy": strategy,
             "seeds": seeds,
             "scores": [],

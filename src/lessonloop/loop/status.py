@@ -5,19 +5,26 @@ The store is imported where it is used: the CLI loads this module for every comm
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .. import paths
+
+if TYPE_CHECKING:
+    from sqlite3 import Row
+
+    from ..store.db import Store
 
 EXECUTOR_MODE = "local"
 
 
-def load_run(store, run_id: str) -> tuple:
+def load_run(store: Store, run_id: str) -> tuple[Row, list[Row]]:
     """The run row (NotFoundError for an unknown id) and its completed generations."""
     from ..store import runs as run_store
 
     return run_store.get_run(store, run_id), run_store.generations(store, run_id)
 
 
-def run_object(run, generations: list) -> dict:
+def run_object(run: Row, generations: list[Row]) -> dict[str, Any]:
     """A run as in run-status-v1 ``$defs/run``, plus lessonloop's own fields.
 
     A run marked ``running`` whose process is gone (no one holds its lock) is reported as
@@ -50,39 +57,39 @@ def run_object(run, generations: list) -> dict:
     }
 
 
-def generation_object(g, *, with_strategy: bool = False) -> dict:
+def generation_object(row: Row, *, with_strategy: bool = False) -> dict[str, Any]:
     """A generation as in run-status-v1 ``$defs/generation``, plus lessonloop's own fields."""
     from ..store.runs import loads
 
     obj = {
-        "generation_index": g["generation_index"],
-        "mean_score": g["mean_score"],
-        "best_score": g["best_score"],
-        "elo": g["elo"],
-        "wins": g["wins"],
-        "losses": g["losses"],
-        "gate_decision": g["gate_decision"],
-        "status": g["status"],
-        "duration_seconds": g["duration_seconds"],
-        "evaluator_epoch": g["evaluator_epoch"],
-        "quarantined": g["quarantined"],
-        "created_at": g["created_at"],
-        "updated_at": g["updated_at"],
-        "ties": g["ties"],
-        "attempts": g["attempts"],
-        "incumbent_score": g["incumbent_score"],
-        "mean_delta": g["mean_delta"],
-        "validated_score": g["validated_score"] if "validated_score" in g.keys() else None,
-        "dimensions": loads(g["dimensions_json"]),
+        "generation_index": row["generation_index"],
+        "mean_score": row["mean_score"],
+        "best_score": row["best_score"],
+        "elo": row["elo"],
+        "wins": row["wins"],
+        "losses": row["losses"],
+        "gate_decision": row["gate_decision"],
+        "status": row["status"],
+        "duration_seconds": row["duration_seconds"],
+        "evaluator_epoch": row["evaluator_epoch"],
+        "quarantined": row["quarantined"],
+        "created_at": row["created_at"],
+        "updated_at": row["updated_at"],
+        "ties": row["ties"],
+        "attempts": row["attempts"],
+        "incumbent_score": row["incumbent_score"],
+        "mean_delta": row["mean_delta"],
+        "validated_score": row["validated_score"] if "validated_score" in row.keys() else None,
+        "dimensions": loads(row["dimensions_json"]),
     }
     if with_strategy:
-        obj["strategy"] = loads(g["strategy_json"])
-        obj["context"] = loads(g["context_json"])
-        obj["analysis"] = g["analysis"]
+        obj["strategy"] = loads(row["strategy_json"])
+        obj["context"] = loads(row["context_json"])
+        obj["analysis"] = row["analysis"]
     return obj
 
 
-def status_document(run, gens) -> dict:
+def status_document(run: Row, gens: list[Row]) -> dict[str, Any]:
     """``status --json`` (run-status-v1 plus the generations); the MCP run_status tool too."""
     run_obj = run_object(run, gens)
     return {

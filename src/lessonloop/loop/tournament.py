@@ -157,8 +157,8 @@ class Tournament:
             results[len(candidates) * per_candidate :] if self.incumbent is not None else None
         )
         measured: list[tuple[float | None, int]] = []
-        for i in range(len(candidates)):
-            mine = results[i * per_candidate : (i + 1) * per_candidate]
+        for position in range(len(candidates)):
+            mine = results[position * per_candidate : (position + 1) * per_candidate]
             if reference is None:  # no incumbent yet: raw scores, made relative below
                 deltas = [a.score for a in mine if a.error is None]
             else:
@@ -168,10 +168,10 @@ class Tournament:
                     if a.error is None and b.error is None
                 ]
             measured.append((sum(deltas) / len(deltas), len(deltas)) if deltas else (None, 0))
-        ranked = [i for i, (delta, _) in enumerate(measured) if delta is not None]
-        best = max(ranked, key=lambda i: measured[i][0]) if ranked else 0
+        ranked = {i: delta for i, (delta, _) in enumerate(measured) if delta is not None}
+        best = max(ranked, key=ranked.__getitem__) if ranked else 0  # the first of the best
         if reference is None and ranked:  # relative to the one the gate makes the incumbent
-            top = measured[best][0]
+            top = ranked[best]
             measured = [(d - top if d is not None else None, n) for d, n in measured]
         rows = [
             {

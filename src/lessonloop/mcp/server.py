@@ -20,6 +20,7 @@ import os
 import sys
 import threading
 import time
+from typing import Any
 
 from ..errors import LessonloopError, UsageError, log_internal_error, one_line
 
@@ -66,7 +67,7 @@ def _invalid_arguments(tool: str, exc) -> str:
     problems: dict[str, list[str]] = {}
     unions: dict[str, list[str]] = {}
     for error in exc.errors():
-        location = error.get("loc") or ("arguments",)
+        location: tuple[int | str, ...] = error.get("loc") or ("arguments",)
         name = str(location[0])
         if error.get("type") == "missing":
             problems[name] = ["is required"]
@@ -94,14 +95,14 @@ def _invalid_arguments(tool: str, exc) -> str:
     return f"invalid arguments for {tool}: " + "; ".join(parts)
 
 
-def _guarded(fn):
+def _guarded(body):
     """Run a tool body: lessonloop errors and crashes become tool errors with one line."""
     from mcp.server.mcpserver.exceptions import ToolError
 
-    @functools.wraps(fn)
+    @functools.wraps(body)
     def call(**arguments):
         try:
-            return fn(**arguments)
+            return body(**arguments)
         except ToolError:
             raise
         except LessonloopError as exc:
@@ -234,7 +235,7 @@ def _log_plainly() -> None:
     twentieth of the server's start, for the few warnings it may write."""
     import logging
 
-    sdk = sys.modules.get("mcp.server.mcpserver.server")
+    sdk: Any = sys.modules.get("mcp.server.mcpserver.server")  # a module patched if present
     if sdk is not None and callable(getattr(sdk, "configure_logging", None)):
         sdk.configure_logging = lambda level="INFO": logging.basicConfig(
             level=level, format="%(message)s", stream=sys.stderr

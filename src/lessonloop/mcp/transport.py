@@ -47,7 +47,8 @@ async def serve_stdio(server) -> None:
 def error_reply(exc: Exception) -> JSONRPCError | None:
     """The JSON-RPC error for a line the SDK could not read as a message (``exc``, its
     validation error), or None for a line that gets no answer."""
-    errors = exc.errors() if callable(getattr(exc, "errors", None)) else []
+    read_errors = getattr(exc, "errors", None)  # a pydantic ValidationError has them
+    errors = read_errors() if callable(read_errors) else []
     if not errors or any(e.get("type") == "json_invalid" for e in errors):
         if errors and not str(errors[0].get("input", "")).strip():
             return None  # a blank line
@@ -134,6 +135,6 @@ async def relay(wire_in, wire_out):
         reading.cancel()  # the server has ended: nothing is left to wait for
 
 
-async def _within(scope: anyio.CancelScope, fn) -> None:
+async def _within(scope: anyio.CancelScope, body) -> None:
     with scope:
-        await fn()
+        await body()

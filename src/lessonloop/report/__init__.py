@@ -8,11 +8,15 @@ knowledge entries only (never ``app/``, an adapter, ``loop/`` or ``tasks/`` at i
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..store.db import Store
 
 REPORT_NAME = "report.html"
 
 
-def write_run_report(store, run_id: str, run_dir: Path | None = None) -> Path:
+def write_run_report(store: Store, run_id: str, run_dir: Path | None = None) -> Path:
     """Render the run's page from ``store`` and write it atomically to
     ``runs/<id>/report.html`` (NotFoundError for an unknown run id); returns its path."""
     from .. import paths

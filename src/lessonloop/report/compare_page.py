@@ -5,12 +5,13 @@ side by side with the differing ones marked in words as well as colour."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from .page import cards, chart, document, fmt, table
 from .svg import DASHES, Series, line_chart, text
 
 
-def curves_chart(runs: list[dict]) -> str:
+def curves_chart(runs: list[dict[str, Any]]) -> str:
     series = [
         Series(run["run_id"], [(p["generation"], p["score"]) for p in run["curve"]], style=i)
         for i, run in enumerate(runs)
@@ -42,7 +43,7 @@ def curves_chart(runs: list[dict]) -> str:
     return chart(svg, legend)
 
 
-def rescore_section(rescore: dict | None, reason: str | None) -> str:
+def rescore_section(rescore: dict[str, Any] | None, reason: str | None) -> str:
     if rescore is None:
         return f"<p>Not re-scored: {text(reason)}.</p>"
     means = table(
@@ -80,7 +81,7 @@ def rescore_section(rescore: dict | None, reason: str | None) -> str:
     )
 
 
-def settings_section(settings: list[dict], run_ids: list[str]) -> str:
+def settings_section(settings: list[dict[str, Any]], run_ids: list[str]) -> str:
     rows, classes = [], []
     for row in settings:
         rows.append(
@@ -94,7 +95,7 @@ def settings_section(settings: list[dict], run_ids: list[str]) -> str:
     )
 
 
-def runs_table(runs: list[dict]) -> str:
+def runs_table(runs: list[dict[str, Any]]) -> str:
     return table(
         [
             "run",
@@ -123,7 +124,7 @@ def runs_table(runs: list[dict]) -> str:
     )
 
 
-def compare_page(compared: dict) -> str:
+def compare_page(compared: dict[str, Any]) -> str:
     runs = compared["runs"]
     run_ids = [run["run_id"] for run in runs]
     body = [

@@ -8,7 +8,9 @@ a 300-generation run has tens of thousands of them and the page needs none.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 from ..knowledge.entries import active, scenario_scope
 from ..store import runs as run_store
@@ -22,38 +24,38 @@ TASK_KIND = "task"
 class RunReport:
     """One run as the page shows it."""
 
-    run: dict
-    settings: dict  # the run's options, nested keys flattened to "a.b"
-    generations: list[dict]
-    decisions: list[dict]
-    best: dict | None
-    knowledge: dict
-    usage: dict
+    run: dict[str, Any]
+    settings: dict[str, Any]  # the run's options, nested keys flattened to "a.b"
+    generations: list[dict[str, Any]]
+    decisions: list[dict[str, Any]]
+    best: dict[str, Any] | None
+    knowledge: dict[str, Any]
+    usage: dict[str, Any]
     validated: bool  # the generations carry validated scores (scenario runs since migration 8)
 
     @property
     def is_task(self) -> bool:
-        return self.run["kind"] == TASK_KIND
+        return bool(self.run["kind"] == TASK_KIND)
 
 
-def flatten(value: object, prefix: str = "") -> dict:
+def flatten(value: object, prefix: str = "") -> dict[str, Any]:
     """Nested settings as one level of dotted keys, so two runs line up key by key."""
     if isinstance(value, dict) and value:
-        flat: dict = {}
+        flat: dict[str, Any] = {}
         for key in sorted(value):
             flat.update(flatten(value[key], f"{prefix}.{key}" if prefix else str(key)))
         return flat
     return {prefix or "value": value}
 
 
-def _column(row, key: str):
+def _column(row: sqlite3.Row, key: str) -> Any:
     try:
         return row[key]
     except (IndexError, KeyError):
         return None
 
 
-def run_fields(run) -> dict:
+def run_fields(run: sqlite3.Row) -> dict[str, Any]:
     return {
         "run_id": run["run_id"],
         "scenario": run["scenario"],
@@ -69,7 +71,7 @@ def run_fields(run) -> dict:
     }
 
 
-def generation_fields(row, final_rationale: str, is_task: bool) -> dict:
+def generation_fields(row: sqlite3.Row, final_rationale: str, is_task: bool) -> dict[str, Any]:
     """A generation as the charts and tables read it; a task round keeps its output and the
     verifier's or judge's feedback (its analysis)."""
     strategy = run_store.loads(row["strategy_json"])
@@ -96,7 +98,7 @@ def generation_fields(row, final_rationale: str, is_task: bool) -> dict:
     return fields
 
 
-def decision_fields(row) -> dict:
+def decision_fields(row: sqlite3.Row) -> dict[str, Any]:
     return {
         "generation": row["generation_index"],
         "attempt": row["attempt"],
@@ -111,7 +113,7 @@ def decision_fields(row) -> dict:
     }
 
 
-def best_fields(rows: list, config: dict) -> dict | None:
+def best_fields(rows: list[sqlite3.Row], config: dict[str, Any]) -> dict[str, Any] | None:
     """The run's best strategy (``store.runs.best_generation``) with its scores; when none
     of its own advanced, the incumbent it started from (``start_incumbent``), which is then
     still its best (its validated score is that strategy's)."""
@@ -137,7 +139,7 @@ def best_fields(rows: list, config: dict) -> dict | None:
     }
 
 
-def knowledge_scope(store: Store, run: dict, config: dict) -> str:
+def knowledge_scope(store: Store, run: dict[str, Any], config: dict[str, Any]) -> str:
     """Where this run's lessons live: its scenario's scope, or for a task run the scope its
     entries were written to (else the task's own, from the spec stored with the run)."""
     if run["kind"] != TASK_KIND:
@@ -148,13 +150,14 @@ def knowledge_scope(store: Store, run: dict, config: dict) -> str:
         (run["run_id"],),
     )
     if row is not None:
-        return row["scope"]
+        scope: str = row["scope"]
+        return scope
     from ..tasks.spec import parse  # pydantic: only for a task run that wrote nothing yet
 
     return f"task:{parse(config['task'], 'the task stored with the run').slug}"
 
 
-def knowledge_fields(store: Store, run: dict, config: dict) -> dict:
+def knowledge_fields(store: Store, run: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
     """The scope's active playbook, hints and dead ends, most useful first, each with its
     evidence counts and whether this run wrote or confirmed it."""
     from ..knowledge.entries import ranked
@@ -168,7 +171,7 @@ def knowledge_fields(store: Store, run: dict, config: dict) -> dict:
             (run["run_id"],),
         )
     }
-    lists: dict = {"scope": scope}
+    lists: dict[str, Any] = {"scope": scope}
     for kind, name in (("bullet", "playbook"), ("hint", "hints"), ("dead_end", "dead_ends")):
         chosen = [e for e in entries if e.kind == kind]
         if kind == "dead_end":  # most recent first: their counts stay at zero
@@ -189,7 +192,7 @@ def knowledge_fields(store: Store, run: dict, config: dict) -> dict:
     return lists
 
 
-def usage_fields(store: Store, run_id: str) -> dict:
+def usage_fields(store: Store, run_id: str) -> dict[str, Any]:
     """Provider calls, tokens, cost and latency per role, and the matches played per phase."""
     roles = [
         dict(row)
@@ -206,12 +209,14 @@ def usage_fields(store: Store, run_id: str) -> dict:
         key: sum(role[key] for role in roles)
         for key in ("calls", "retries", "input_tokens", "output_tokens", "cost", "latency_ms")
     }
-    plays = dict(
-        store.query(
-            "SELECT phase, COUNT(*) FROM matches WHERE run_id = ? GROUP BY phase ORDER BY phase",
+    plays: dict[str, int] = {
+        row["phase"]: row["played"]
+        for row in store.query(
+            "SELECT phase, COUNT(*) AS played FROM matches WHERE run_id = ? GROUP BY phase "
+            "ORDER BY phase",
             (run_id,),
         )
-    )
+    }
     return {"roles": roles, "totals": totals, "plays": plays, "plays_total": sum(plays.values())}
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .data import RunReport
 from .svg import DASHES, Marker, Series, legend_swatch, line_chart, text
@@ -307,8 +308,8 @@ def _dash(style: int) -> str:
 def summary_cards(report: RunReport) -> str:
     gens, usage = report.generations, report.usage["totals"]
     counts = dict.fromkeys(("advance", "rollback", "retry"), 0)
-    for d in report.decisions:
-        counts[d["decision"]] = counts.get(d["decision"], 0) + 1
+    for decision in report.decisions:
+        counts[decision["decision"]] = counts.get(decision["decision"], 0) + 1
     best = report.best
     best_value = (best["validated"] if report.validated else best["tournament"]) if best else None
     done = f"{len(gens)} of {report.run['target_generations']}"
@@ -416,7 +417,7 @@ def gate_section(report: RunReport) -> str:
     )
 
 
-def entries_list(entries: list[dict], hidden: int, empty: str) -> str:
+def entries_list(entries: list[dict[str, Any]], hidden: int, empty: str) -> str:
     if not entries:
         return f"<p>{text(empty)}</p>"
     items = []
@@ -484,7 +485,7 @@ def usage_section(report: RunReport) -> str:
     return calls + f"<p>Matches played: {text(usage['plays_total'])} ({text(plays)}).</p>"
 
 
-def settings_section(settings: dict) -> str:
+def settings_section(settings: dict[str, Any]) -> str:
     rows = [
         [f"<code>{text(key)}</code>", text(json.dumps(value))] for key, value in settings.items()
     ]

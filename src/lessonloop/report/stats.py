@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 
 CONFIDENCE = 0.95
 
@@ -58,24 +59,25 @@ def incomplete_beta(a: float, b: float, x: float) -> float:
     return 1.0 - front * _continued_fraction(b, a, 1.0 - x) / b
 
 
-def t_cdf(value: float, df: int) -> float:
-    """P(T <= value) for Student's t with ``df`` degrees of freedom."""
-    tail = 0.5 * incomplete_beta(df / 2.0, 0.5, df / (df + value * value))
+def t_cdf(value: float, degrees: int) -> float:
+    """P(T <= value) for Student's t with ``degrees`` degrees of freedom."""
+    tail = 0.5 * incomplete_beta(degrees / 2.0, 0.5, degrees / (degrees + value * value))
     return 1.0 - tail if value >= 0 else tail
 
 
-def t_quantile(probability: float, df: int) -> float:
-    """The ``probability`` quantile of Student's t (bisection on the exact CDF)."""
-    if not 0.0 < probability < 1.0 or df < 1:
-        raise ValueError("need 0 < probability < 1 and df >= 1")
+def t_quantile(probability: float, degrees: int) -> float:
+    """The ``probability`` quantile of Student's t with ``degrees`` degrees of freedom
+    (bisection on the exact CDF)."""
+    if not 0.0 < probability < 1.0 or degrees < 1:
+        raise ValueError("need 0 < probability < 1 and degrees >= 1")
     if probability < 0.5:
-        return -t_quantile(1.0 - probability, df)
+        return -t_quantile(1.0 - probability, degrees)
     low, high = 0.0, 1.0
-    while t_cdf(high, df) < probability:
+    while t_cdf(high, degrees) < probability:
         high *= 2.0
     for _ in range(200):
         middle = (low + high) / 2.0
-        if t_cdf(middle, df) < probability:
+        if t_cdf(middle, degrees) < probability:
             low = middle
         else:
             high = middle
@@ -101,9 +103,9 @@ class Paired:
     @property
     def significant(self) -> bool:
         """True when the interval excludes 0 (a difference at the 95 % level)."""
-        return self.low is not None and (self.low > 0 or self.high < 0)
+        return self.low is not None and self.high is not None and (self.low > 0 or self.high < 0)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "significant": self.significant}
 
 
@@ -131,7 +133,7 @@ def paired(first: list[float | None], second: list[float | None]) -> Paired:
 
 def sentence(result: Paired, first: str, second: str) -> str:
     """Which of two runs is better, in words, or that the difference is not significant."""
-    if result.pairs < 2 or result.low is None:
+    if result.pairs < 2 or result.low is None or result.high is None:
         return (
             f"Too few common seeds were played ({result.pairs}) to compare {second} with {first}."
         )

@@ -77,30 +77,33 @@ class Marker:
     y: float | None
     kind: str
     title: str
-    attributes: dict = field(default_factory=dict)
+    attributes: dict[str, object] = field(default_factory=dict)
     lane: int | None = None
     css: str = ""  # more classes, for the page's scripts-free tests and styles
     size: float = MARKER  # half the marker's width
     on_top: bool = False  # drawn last, over every line (the rare events worth finding)
 
 
-def marker_path(kind: str, x: float, y: float, size: float = MARKER) -> str:
-    """The outline of a marker shape centred at (x, y)."""
+def marker_path(kind: str, centre_x: float, centre_y: float, size: float = MARKER) -> str:
+    """The outline of a marker shape centred at (``centre_x``, ``centre_y``)."""
     half, span = _number(size), _number(2 * size)
     if kind == "advance":  # a triangle pointing up
-        return f"M{_number(x)} {_number(y - size)}l{half} {span}h-{span}z"
+        return f"M{_number(centre_x)} {_number(centre_y - size)}l{half} {span}h-{span}z"
     if kind == "rollback":  # a triangle pointing down
-        return f"M{_number(x)} {_number(y + size)}l{half} -{span}h-{span}z"
+        return f"M{_number(centre_x)} {_number(centre_y + size)}l{half} -{span}h-{span}z"
     if kind == "retry":  # a square
         corner, side = size * 0.8, _number(size * 1.6)
-        return f"M{_number(x - corner)} {_number(y - corner)}h{side}v{side}h-{side}z"
+        return f"M{_number(centre_x - corner)} {_number(centre_y - corner)}h{side}v{side}h-{side}z"
     if kind == "failed":  # a cross
         return (
-            f"M{_number(x - size)} {_number(y - size)}l{span} {span}"
-            f"M{_number(x - size)} {_number(y + size)}l{span} -{span}"
+            f"M{_number(centre_x - size)} {_number(centre_y - size)}l{span} {span}"
+            f"M{_number(centre_x - size)} {_number(centre_y + size)}l{span} -{span}"
         )
     # a diamond for anything else (a decision this page does not know)
-    return f"M{_number(x)} {_number(y - size)}l{half} {half}l-{half} {half}l-{half} -{half}z"
+    return (
+        f"M{_number(centre_x)} {_number(centre_y - size)}"
+        f"l{half} {half}l-{half} {half}l-{half} -{half}z"
+    )
 
 
 def legend_swatch(kind: str) -> str:
@@ -140,15 +143,15 @@ def line_chart(
     lane_height = LANE if lane_label else 0
     plot_left, plot_right = LEFT, WIDTH - right
     plot_top, plot_bottom = TOP, HEIGHT - BOTTOM - lane_height
-    xs = [x for s in series for x, _ in s.points] + [m.x for m in markers]
-    ys = [y for s in series for _, y in s.points] + [m.y for m in markers if m.y is not None]
-    x_low, x_high = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    x_values = [x for s in series for x, _ in s.points] + [m.x for m in markers]
+    y_values = [y for s in series for _, y in s.points] + [m.y for m in markers if m.y is not None]
+    x_low, x_high = (min(x_values), max(x_values)) if x_values else (0.0, 1.0)
     if integer_x:
         x_low, x_high = x_low - 0.5, x_high + 0.5
     if y_range is not None:
         y_ticks = nice_ticks(*y_range)
     else:
-        y_low, y_high = (min(ys), max(ys)) if ys else (0.0, 1.0)
+        y_low, y_high = (min(y_values), max(y_values)) if y_values else (0.0, 1.0)
         pad = (y_high - y_low) * 0.06 or 0.05
         y_ticks = nice_ticks(y_low - pad, y_high + pad)
     x_ticks = [t for t in nice_ticks(x_low, x_high, 8) if x_low <= t <= x_high]
@@ -167,25 +170,25 @@ def line_chart(
         '<g class="grid">',
     ]
     for tick in y_ticks:
-        y = _number(scale_y(tick))
-        parts.append(f'<line x1="{plot_left}" x2="{plot_right}" y1="{y}" y2="{y}"/>')
+        tick_y = _number(scale_y(tick))
+        parts.append(f'<line x1="{plot_left}" x2="{plot_right}" y1="{tick_y}" y2="{tick_y}"/>')
     parts.append('</g><g class="axis">')
     parts.append(
         f'<line x1="{plot_left}" x2="{plot_left}" y1="{plot_top}" y2="{plot_bottom}"/>'
         f'<line x1="{plot_left}" x2="{plot_right}" y1="{plot_bottom}" y2="{plot_bottom}"/>'
     )
     for tick in y_ticks:
-        y = _number(scale_y(tick))
+        tick_y = _number(scale_y(tick))
         parts.append(
-            f'<text x="{plot_left - 6}" y="{y}" text-anchor="end" dominant-baseline="middle">'
+            f'<text x="{plot_left - 6}" y="{tick_y}" text-anchor="end" dominant-baseline="middle">'
             f"{text(_tick_label(tick, y_step))}</text>"
         )
     axis_bottom = plot_bottom + lane_height
     for tick in x_ticks:
-        x = _number(scale_x(tick))
+        tick_x = _number(scale_x(tick))
         parts.append(
-            f'<line x1="{x}" x2="{x}" y1="{plot_bottom}" y2="{plot_bottom + 4}"/>'
-            f'<text x="{x}" y="{axis_bottom + 18}" text-anchor="middle">'
+            f'<line x1="{tick_x}" x2="{tick_x}" y1="{plot_bottom}" y2="{plot_bottom + 4}"/>'
+            f'<text x="{tick_x}" y="{axis_bottom + 18}" text-anchor="middle">'
             f"{text(_tick_label(tick, x_step))}</text>"
         )
     parts.append(
@@ -220,15 +223,15 @@ def line_chart(
     lane_step = min(11.0, (lane_height - 12) / max(1, deepest))
 
     def draw_marker(mark: Marker) -> None:
-        x = scale_x(mark.x)
+        mark_x = scale_x(mark.x)
         if mark.lane is not None:
-            y = plot_bottom + lane_height - 7 - mark.lane * lane_step
+            mark_y = plot_bottom + lane_height - 7 - mark.lane * lane_step
         else:
-            y = scale_y(mark.y if mark.y is not None else y_ticks[0])
+            mark_y = scale_y(mark.y if mark.y is not None else y_ticks[0])
         attributes = "".join(f' {text(k)}="{text(v)}"' for k, v in mark.attributes.items())
         classes = text(f"m-{mark.kind} {mark.css}".strip())
         parts.append(
-            f'<path class="{classes}" d="{marker_path(mark.kind, x, y, mark.size)}"{attributes}>'
+            f'<path class="{classes}" d="{marker_path(mark.kind, mark_x, mark_y, mark.size)}"{attributes}>'
             f"<title>{text(mark.title)}</title></path>"
         )
 
@@ -254,15 +257,22 @@ def line_chart(
     return "".join(parts)
 
 
-def _end_labels(lines, scale_x, scale_y, plot_right, plot_top, plot_bottom) -> list[str]:
+def _end_labels(
+    lines: Sequence[Series],
+    scale_x: _Scale,
+    scale_y: _Scale,
+    plot_right: float,
+    plot_top: float,
+    plot_bottom: float,
+) -> list[str]:
     """Each line's name at its last point, nudged apart so that no two overlap."""
     placed = sorted(
         ((scale_y(line.points[-1][1]), line) for line in lines), key=lambda item: item[0]
     )
-    gap, positions = 13.0, []
-    for y, _ in placed:
-        y = max(y, plot_top + 4, positions[-1] + gap if positions else -math.inf)
-        positions.append(y)
+    gap = 13.0
+    positions: list[float] = []
+    for line_y, _ in placed:
+        positions.append(max(line_y, plot_top + 4, positions[-1] + gap if positions else -math.inf))
     overflow = positions[-1] - (plot_bottom - 2) if positions else 0
     if overflow > 0:
         positions = [max(plot_top, y - overflow) for y in positions]

@@ -298,7 +298,11 @@ class TaskRun(RunLifecycle):
         if evaluation.judge_failed:
             decision = JUDGE_FAILED
         else:
-            decision = "advance" if best is None or evaluation.score > best_score else "rollback"
+            decision = (
+                "advance"
+                if best is None or evaluation.score > best.evaluation.score
+                else "rollback"
+            )
         self.rounds.append(Round(index, output, evaluation))
         reason = self._stop_reason()
         rationale = (
@@ -409,7 +413,8 @@ class TaskRun(RunLifecycle):
                     content=best.output,
                     tags=["best-output", f"score:{best.evaluation.score:.2f}"],
                     detail=best.evaluation.feedback,
-                    **where,
+                    run_id=self.run_id,
+                    generation_index=best.index,
                 )
             )
         proposed: list = []

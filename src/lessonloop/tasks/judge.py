@@ -13,6 +13,7 @@ import re
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from .. import canonical
 from ..config import Route
@@ -135,7 +136,8 @@ def _unit(value: float, out_of: float | None = None) -> float | None:
 _WORD = re.compile(r"[^\W\d_]{2,}")  # two or more letters: a reasoning that says something
 
 
-def _is_number(value) -> bool:
+def _is_number(value: object) -> TypeGuard[float]:
+    """An int or a float (a bool is neither here)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
