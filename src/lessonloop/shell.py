@@ -64,7 +64,8 @@ def _split(command: str, plain: bool) -> list[str]:
     that ends the text, or between two, is kept). Plain, the split is a regex's, at C speed:
     the redactor asks at every ``-u`` it finds."""
     if plain:
-        return _PLAIN_SEPARATOR.split(command)
+        stages: list[str] = _PLAIN_SEPARATOR.split(command)
+        return stages
     out, buf, quote, i, n = [], [], "", 0, len(command)
     while i < n:
         c = command[i]

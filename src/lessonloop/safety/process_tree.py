@@ -8,6 +8,7 @@ import bisect
 import os
 import signal
 import time
+from collections.abc import Callable
 from typing import NamedTuple
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -158,7 +159,7 @@ class ProcessTracker:
             time.sleep(0.005)
 
 
-def kill_now(kill, target: int) -> None:
+def kill_now(kill: Callable[[int, int], None], target: int) -> None:
     """SIGKILL one process or group. Never 0, -1 or 1 (a process caught mid-exit can show such
     ids in /proc, and killpg(0) would hit our own group), never our own group."""
     if target <= 1 or (kill is os.killpg and target == os.getpgrp()):

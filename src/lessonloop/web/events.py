@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -48,7 +49,7 @@ def start_offset(request: Request, path: Path) -> int:
     return int(raw)
 
 
-def ends_run(event: dict) -> bool:
+def ends_run(event: dict[str, Any]) -> bool:
     """An event that says how a run ended (``run_completed``, ``run_stopped``, ...)."""
     name = str(event.get("event", ""))
     return name.startswith("run_") and name not in STARTS

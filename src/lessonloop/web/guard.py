@@ -53,7 +53,7 @@ class Guard:
         self.hosts = hosts
         self.token = token.encode()
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -73,7 +73,7 @@ class Guard:
                 )
                 return
 
-        async def with_headers(message: dict) -> None:
+        async def with_headers(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = list(message.get("headers", [])) + HEADERS
             await send(message)

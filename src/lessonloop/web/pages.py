@@ -177,7 +177,7 @@ def shown(handler: Any) -> Any:
 
 
 # the runs ------------------------------------------------------------------------------------
-def run_row(run: dict) -> str:
+def run_row(run: dict[str, Any]) -> str:
     run_id = run["run_id"]
     return (
         f'<tr data-run="{esc(run_id)}" data-target="{esc(run["target_generations"])}">'
@@ -324,7 +324,7 @@ def start_view(request: Request, token: str) -> Response:
 
 
 # scenarios ------------------------------------------------------------------------------------
-def parameter_text(name: str, schema: dict) -> str:
+def parameter_text(name: str, schema: dict[str, Any]) -> str:
     bounds = [
         f"{word} {schema[key]}"
         for key, word in (("minimum", "from"), ("maximum", "to"))
@@ -373,7 +373,7 @@ def playbooks_view(request: Request, token: str) -> Response:
     return page("lessonloop: playbooks", token, "<h1>Playbooks</h1>" + body)
 
 
-def entry_rows(entries: list[dict]) -> list[str]:
+def entry_rows(entries: list[dict[str, Any]]) -> list[str]:
     return [
         f"<tr><td class=num>{esc(entry['id'])}</td><td><b>{esc(entry['summary'])}</b>"
         + (
@@ -420,7 +420,7 @@ for (const button of document.querySelectorAll('button.forget')) {
 """
 
 
-def memory_row(item: dict) -> str:
+def memory_row(item: dict[str, Any]) -> str:
     link = f"/memories/{quote(item['scope'])}/{esc(item['id'])}"
     score = f" (score {number(item['score'], '.2f')})" if "score" in item else ""
     return (
