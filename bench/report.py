@@ -30,7 +30,7 @@ GENERATIONS = 300
 RUN_ID = "run-bench-report-300"
 
 
-def _ensure_run(home: Path, env: dict) -> None:
+def ensure_run(home: Path, env: dict) -> None:
     """Make the 300-generation run once; a home that has it is reused as it is."""
     os.environ["LESSONLOOP_HOME"] = str(home)
     from lessonloop.store import open_store
@@ -73,8 +73,10 @@ def _median_ms(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:.0f} ms (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def prepared(description: str) -> tuple[int, Path, dict]:
+    """The command line (rounds, --home) of this bench and of bench/serve.py, with the
+    300-generation run made once in that home: (rounds, home, environment)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("rounds", nargs="?", type=int, default=5)
     parser.add_argument(
         "--home",
@@ -85,13 +87,18 @@ def main() -> None:
     arguments = parser.parse_args()
     home = arguments.home.resolve()
     env = dict(os.environ, LESSONLOOP_HOME=str(home))
-    _ensure_run(home, env)
+    ensure_run(home, env)
+    return arguments.rounds, home, env
+
+
+def main() -> None:
+    rounds, home, env = prepared(__doc__.splitlines()[0])
     print(machine_speed("before"))
     _write_report(home)  # imports and the page cache warm, as in every later round
     floor, work, report_process, status_process = [], [], [], []
     size = 0
     command = lessonloop_command()
-    for _ in range(arguments.rounds):
+    for _ in range(rounds):
         started = time.perf_counter()
         _read_rows(home)
         floor.append(time.perf_counter() - started)
@@ -105,7 +112,7 @@ def main() -> None:
         elapsed, _, code = timed_process(command + ["status", RUN_ID], env)
         status_process.append(elapsed)
     median_work = statistics.median(work)
-    print(f"report.html of a {GENERATIONS}-generation run, {arguments.rounds} rounds:")
+    print(f"report.html of a {GENERATIONS}-generation run, {rounds} rounds:")
     print(f"  floor (open the store, read run + generations + gate decisions): {_median_ms(floor)}")
     print(
         f"  write_run_report (read, render, write): {_median_ms(work)}; target ≤ {TARGET_S * 1000:.0f} ms: {verdict(median_work, TARGET_S)}"

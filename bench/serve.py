@@ -14,18 +14,16 @@ with ``PYTHONPATH=src`` to time that worktree's source. Usage: python bench/serv
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
 from common import lessonloop_command, machine_speed, timed_process, verdict
-from report import GENERATIONS, RUN_ID, _ensure_run
+from report import GENERATIONS, RUN_ID, prepared
 
 START_TARGET_S = 1.0
 ANSWER_TARGET_S = 0.1
@@ -90,24 +88,13 @@ def median_ms(values: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("rounds", nargs="?", type=int, default=5)
-    parser.add_argument(
-        "--home",
-        type=Path,
-        default=Path(tempfile.gettempdir()) / "lessonloop-bench-report",
-        help="where the 300-generation run is kept between benchmark runs",
-    )
-    arguments = parser.parse_args()
-    home = arguments.home.resolve()
-    env = dict(os.environ, LESSONLOOP_HOME=str(home))
-    _ensure_run(home, env)
+    rounds, home, env = prepared(__doc__.splitlines()[0])
     print(machine_speed("before"))
     status_in_process(home)  # imports and the page cache warm
     starts, status_process, answers, floors, pages = [], [], [], [], []
     size = page_size = 0
     idle_cpu = 0.0
-    for round_index in range(arguments.rounds):
+    for round_index in range(rounds):
         process, url, elapsed = start_server(env)
         try:
             starts.append(elapsed)
@@ -131,7 +118,7 @@ def main() -> None:
         status_process.append(elapsed)
     start_median = statistics.median(starts)
     answer_median = statistics.median(answers)
-    print(f"lessonloop serve, {arguments.rounds} rounds, a {GENERATIONS}-generation run:")
+    print(f"lessonloop serve, {rounds} rounds, a {GENERATIONS}-generation run:")
     print(
         f"  start to first answer: {median_ms(starts)}; target ≤ {START_TARGET_S * 1000:.0f} ms: "
         f"{verdict(start_median, START_TARGET_S)}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -152,3 +153,19 @@ def contract_validator(name: str):
         registry = registry.with_resource(path.name, Resource.from_contents(schema))
     schema = json.loads((CONTRACTS / name).read_text())
     return Draft202012Validator(schema, registry=registry)
+
+
+@pytest.fixture
+def chromium():
+    """Debian's headless Chromium driven by Playwright (``executable_path``: no browser
+    download); the test is skipped where either is missing."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if executable is None:
+        pytest.skip("no chromium on the PATH (apt-get install chromium)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()

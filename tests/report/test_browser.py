@@ -4,26 +4,9 @@ screenshots are kept under tests/artifacts/ (not committed) for a person to look
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-import pytest
-
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-
-
-@pytest.fixture
-def chromium():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        pytest.skip("no chromium on the PATH (apt-get install chromium)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def test_the_report_in_chromium_has_a_point_per_generation_and_fits_a_narrow_window(

@@ -74,20 +74,6 @@ def served(home):
             process.wait()
 
 
-@pytest.fixture
-def chromium():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        pytest.skip("no chromium on the PATH (apt-get install chromium)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 def wait_for(predicate, what: str, limit: float = 60.0, step: float = 0.05):
     """Poll ``predicate`` until it is true (a bound, not a timed assertion: a stuck run fails
     the test instead of hanging it)."""
