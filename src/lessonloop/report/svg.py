@@ -35,19 +35,19 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     """Round tick values covering [low, high] (steps of 1, 2 or 5 times a power of ten)."""
     if not (math.isfinite(low) and math.isfinite(high)):
         return [0.0, 1.0]
-    if high <= low:
+    if high - low <= max(abs(low), abs(high), 1.0) * 1e-9:
+        # one value (or two a rounding apart: 0.9745000000000001 and 0.9744999999999995),
+        # where a step of 1e-16 would never move a float that large
         low, high = low - 0.5, high + 0.5
     raw = (high - low) / max(1, count)
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
     first = math.floor(low / step) * step
-    ticks, value = [], first
-    while value <= high + step * 1e-9:
-        ticks.append(round(value, 12))
-        value += step
-    if ticks[-1] < high:
-        ticks.append(round(value, 12))
-    return ticks
+    ticks = [round(first + index * step, 12) for index in range(2 * max(1, count) + 2)]
+    covering = [tick for tick in ticks if tick <= high + step * 1e-9]
+    if covering[-1] < high:  # the last tick above the top, as an axis ends
+        covering.append(ticks[len(covering)])
+    return covering
 
 
 def _tick_label(value: float, step: float) -> str:
