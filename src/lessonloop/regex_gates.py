@@ -27,6 +27,8 @@ GATES = {
         (('all wo', 'amazin', 'awesom', 'bingo', 'cool', 'correc', 'everyt', 'exactl', 'excell', 'fixed', 'good', 'great', 'it is ', 'it loo', 'it now', 'it wor', "it's a", "it's c", "it's e", "it's f", "it's g", "it's i", "it's j", "it's m", "it's p", "it's r", "it's w", 'lgtm', 'looks ', 'much b', 'nailed', 'nice', 'ok', 'perfec', 'right', 'spot o', 'sweet', 'thank ', 'thanks', 'that d', 'that f', 'that i', 'that l', 'that n', 'that w', "that's", 'this i', 'this l', 'this n', 'this w', "this's", 'well d', 'works ', 'wow', 'yeah', 'yep', 'yes', 'you go', 'yup'), None, True),
     ("^(?:(?:we|you|i want you to|i'd like you to|i would like you to|i need you to|please|let's|let us|we'll|we will|we're going to|we are going to|we're gonna|you'll|you will|you should|you must|you need to|you have to|we should|we must|we need to|we have to|we'd|we would|you'd|always|also|just|make sure to|make sure you)\\s+)+", 2):
         (('also', 'always', 'i need you t', 'i want you t', 'i would like', "i'd like you", 'just', 'let us', "let's", 'make sure to', 'make sure yo', 'please', 'we', 'you'), ('also', 'always', 'just', 'let us', "let's", 'make sure to', 'please', 'we', 'you'), True),
+    ("^(?:also\\s+|and\\s+|but\\s+|so\\s+)?(?:we|you)\\s+(?:don't|do not|dont)\\s+need\\s+to\\s+([^,;]{4,80}?)(?:\\s*[,;]\\s*(?:(?:let's|lets|let us|we can|you can)\\s+)?just\\s+([^,;]{2,60}))?$", 18):
+        (('also', 'and', 'but', 'so', 'we', 'you'), ('need',), True),
     ("^(?:but\\s+|and\\s+|so\\s+)?(i|we)(?:\\s+(do not|don't|dont)\\s+(?:really\\s+)?want|(?:'d|\\s+would)\\s+(?:like|prefer)|\\s+(?:really\\s+)?want)\\s+(?:you\\s+|us\\s+)?to\\s+(.+)$", 18):
         (('and', 'but', 'i', 'so', 'we'), ('like', 'prefer', 'want'), True),
     ("^(?:don't|do not|never)\\s+(?:stop|finish|quit|end)\\s+until\\s+(.{8,160})$", 2):
@@ -165,6 +167,8 @@ GATES = {
         (None, ('error', 'exception', 'exit', 'failure', 'fault', 'interrupt', 'notfound', 'refused')),
     ('^(?:FAILED|ERROR) \\S+ - \\S', 0):
         (('error ', 'failed '), ('error', 'failed'), True),
+    ('^(?:[^,]{0,40}?\\b(?:so|and|then)\\s+)?we\\s+should\\s+(\\w+\\s[^;]{2,100}?\\s(?:rather than|instead of)\\s+[^,;]{2,60})$', 18):
+        (None, ('instead of', 'rather than')),
     ('^(?:\\d*>&\\d+|(?:\\d*>>?|&>>?|<)(\\S*))$', 0):
         (None, ('<', '>')),
     ('^(?:before|after|when(?:ever)?)\\s+\\w', 2):
