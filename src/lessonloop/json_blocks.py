@@ -8,11 +8,13 @@ import re
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
-def _reject_constant(name: str) -> None:
+def reject_constant(name: str) -> None:
+    """``parse_constant`` for json: NaN and Infinity are not numbers a strategy or an answer
+    may hold (Python's json accepts them)."""
     raise ValueError(f"{name} is not a JSON number")
 
 
-_decoder = json.JSONDecoder(parse_constant=_reject_constant)  # NaN/Infinity are not data
+_decoder = json.JSONDecoder(parse_constant=reject_constant)  # NaN/Infinity are not data
 
 
 MAX_SCAN = 200_000  # characters of an answer searched for JSON; models do not need more

@@ -59,7 +59,8 @@ class Outcome:
 
 
 def clean(text: str, limit: int) -> str:
-    """Redact first, then sanitize, then cap: the order that keeps secrets out."""
+    """The stripped text as ``safety.clean`` leaves it (sanitize, redact, cap: the order that
+    keeps secrets out), stripped again."""
     return safe_clean((text or "").strip(), limit).strip()
 
 

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from ..errors import UsageError
+from ..json_blocks import reject_constant
 
 MAX_SEEDS = 10_000
 
@@ -68,15 +69,11 @@ def failure_line(report: list[dict]) -> str | None:
     )
 
 
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def parse_strategy(text: str, where: str) -> dict:
     """A strategy given as JSON text: an object, with NaN and Infinity refused (``where``
     names it in errors)."""
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=reject_constant)
     except json.JSONDecodeError as exc:
         raise UsageError(
             f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
