@@ -105,7 +105,7 @@ def project_facts(transcript) -> list[Candidate]:
             summary=summary,
             tags=["project-fact", "command"],
             content=f"Ran successfully {min(n, 99)} time(s) in the session: "
-            f"`{one_line(commands[summary], 200)}`",
+            f"`{line_within(commands[summary], 200)}`",
             why="Learned from the project's own successful runs.",
         )
         for summary, n in runs.items()
@@ -158,7 +158,7 @@ def recipe_facts(transcript) -> list[Candidate]:
                 summary=summary,
                 tags=["project-fact", "command"],
                 content="; ".join(
-                    f"`{runner} {name}` runs `{one_line(command, 200)}`"
+                    f"`{runner} {name}` runs `{line_within(command, 200)}`"
                     for name, command in ran.items()
                 ),
                 why=f"Each ran successfully in the session and {runner} printed the command first.",
@@ -200,7 +200,7 @@ def hook_command(command: str) -> str:
     first = key.split()[0] if key.split() else ""
     if "/" in first and len(key.split()) == 1:
         key = os.path.basename(first)
-    return one_line(key, 60)
+    return line_within(key, 60)
 
 
 def _hook_reason(feedback: str) -> str:
@@ -326,7 +326,7 @@ def _after_block(transcript, index: int) -> str:
     for path in files:
         lines = " | ".join(changed_lines(c, 160) for c in edits if c.input.get("file_path") == path)
         shown.append(
-            f"`{os.path.basename(path)}`" + (f" ({one_line(lines, 200)})" if lines else "")
+            f"`{os.path.basename(path)}`" + (f" ({line_within(lines, 200)})" if lines else "")
         )
     return (
         f". After its last block the agent edited {'; '.join(shown)}, and it did not block again."
@@ -350,7 +350,7 @@ def permission_facts(transcript) -> list[Candidate]:
             path = call.input.get("file_path") or call.input.get("path")
             what = f"{call.name} {path}" if isinstance(path, str) and path else call.name
         if what and what not in refused.setdefault(why, []):
-            refused[why].append(one_line(what, 40))
+            refused[why].append(line_within(what, 40))
     heads = {
         "approval": ("needs", "need", "approval here (refused without it)"),
         "not granted": ("needs", "need", "a permission not granted here"),
@@ -381,7 +381,7 @@ def permission_facts(transcript) -> list[Candidate]:
     return found
 
 
-def one_line(text: str, limit: int) -> str:
+def line_within(text: str, limit: int) -> str:
     """``text`` on one line, cut at a word to ``limit`` characters (for content, not summaries)."""
     line = " ".join(str(text).split())
     if len(line) <= limit:

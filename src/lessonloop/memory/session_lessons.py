@@ -15,7 +15,7 @@ import re
 from . import events
 from .candidate import Candidate
 from .facts import (
-    one_line,
+    line_within,
     permission_facts,
     project_command,
     project_facts,
@@ -67,8 +67,8 @@ def from_errors(signals: list[dict], transcript) -> list[Candidate]:
         shown = fit(readable_line(line), 120 - len(head) - 1)
         if not shown:
             continue
-        after = f" It first failed on `{one_line(call.subject, 200)}`" + (
-            f", after `{one_line(before.subject, 120)}`." if before is not None else "."
+        after = f" It first failed on `{line_within(call.subject, 200)}`" + (
+            f", after `{line_within(before.subject, 120)}`." if before is not None else "."
         )
         found.append(
             Candidate(
@@ -278,9 +278,9 @@ def dropped_plans(transcript) -> list[Candidate]:
                 kind="decision",
                 summary=summary,
                 tags=["rejection", "dropped"],
-                content=f'Asked: "{one_line(asked, 200)}" The agent proposed: '
-                f"{one_line(plan, 300)} The user refused it and said: "
-                f'"{one_line(words, 120)}"',
+                content=f'Asked: "{line_within(asked, 200)}" The agent proposed: '
+                f"{line_within(plan, 300)} The user refused it and said: "
+                f'"{line_within(words, 120)}"',
                 why="A plan the user refused and then dropped: do not propose it again unasked.",
             )
         )
@@ -302,7 +302,7 @@ def from_said(transcript) -> list[Candidate]:
                 kind = KIND_OF_FEEDBACK.get(said_feedback.kind)
                 if kind is None or not said_feedback.lesson:
                     continue
-                refused = f"`{one_line(said.about, 200)}`" if said.about else "a tool call"
+                refused = f"`{line_within(said.about, 200)}`" if said.about else "a tool call"
                 found.append(
                     Candidate(
                         kind=kind,
@@ -321,7 +321,7 @@ def from_said(transcript) -> list[Candidate]:
                         kind="observation",
                         summary=summary,
                         tags=["project-fact", "command"],
-                        content=f"The user ran `{one_line(said.text, 200)}` in this project.",
+                        content=f"The user ran `{line_within(said.text, 200)}` in this project.",
                         why="A command the user ran themselves in the session.",
                     )
                 )
@@ -356,7 +356,7 @@ def from_refusals(transcript) -> list[Candidate]:
                 kind="preference",
                 summary=summary,
                 tags=["correction", "rejection"],
-                content=f"The user refused `{one_line(refused.subject, 200)}`; `{new}` then worked.",
+                content=f"The user refused `{line_within(refused.subject, 200)}`; `{new}` then worked.",
                 why="A refused command, and the one that replaced it and worked.",
             )
         )
