@@ -166,10 +166,27 @@ def _connect(target: str, uri: bool) -> sqlite3.Connection:
     return conn
 
 
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. On a new database the switch takes a lock that SQLite's busy handler does
+    not wait for: two processes opening a fresh home at once would see "database is locked"
+    at once, so the switch is retried (with backoff) for as long as a busy write would wait."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+
+
 def _open_writable(path: Path) -> Store:
     try:
         conn = _connect(str(path), uri=False)
-        conn.execute("PRAGMA journal_mode = WAL")
+        _use_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         _check_not_newer(path, migrations.current_version(conn))
