@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from datetime import UTC
 
 FILE = "automem-consent.json"
 ANSWERS = {"yes": True, "no": False, "ask": "ask"}
@@ -38,7 +37,7 @@ def state(root: str | os.PathLike) -> str:
 
 def record(root, answer: str):
     """Write the user's answer (``yes``, ``no`` or ``ask``) atomically; returns the path."""
-    from datetime import datetime
+    from datetime import UTC, datetime
     from pathlib import Path
 
     if answer not in ANSWERS:
