@@ -651,6 +651,9 @@ def measure(
             content = " ".join(str(m.get("content", "")).split())
             if content:
                 print(f"        content: {content[:200]}")
+                cause = content.partition("Cause (as the agent found it): ")[2]
+                if cause:  # the diagnosis decides many matches: show it whole
+                    print(f"        cause: {cause}")
             print(f"        -> {mark}")
         missed = [lesson for lesson in lessons if lesson["id"] not in matched]
         for lesson in missed:

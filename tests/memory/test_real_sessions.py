@@ -1527,3 +1527,71 @@ def test_no_recipe_fact_from_a_failure_or_output_that_is_not_the_command(
         [use("t1", "Bash", {"command": command}), result("t1", output, is_error=is_error)],
     )
     assert facts.recipe_facts(read(session)) == []
+
+
+def said(text: str) -> list[dict]:
+    return [event("assistant", [{"type": "text", "text": text}])]
+
+
+def test_the_agents_diagnosis_between_failure_and_fix_is_the_cause(tmp_path):
+    """Words from a real session (claude-code-log, a browser test after a refactor): the
+    sentences that explain, written after the failure and before the fix, become the cause;
+    narration, plans and a diagnosis written after the fix do not."""
+    path = "/p/claude_code_log/html_generator.py"
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                *said("The old renderer is the cause, because `renderer.py` was split."),
+                *bash(
+                    "a",
+                    "uv run pytest test/test_timeline_browser.py",
+                    "AssertionError: Should contain the system warning about Opus limit",
+                    failed=True,
+                ),
+                *said(
+                    "I see the issue. This system message has a `content` field instead of a "
+                    "`message` field. Let me check how system messages are parsed in the models:"
+                ),
+                *said(
+                    "There's the bug! We're looking for `message` attribute but it should be `content`."
+                ),
+                *edit(
+                    "b",
+                    path,
+                    'message_content = getattr(message, "message", "")',
+                    'message_content = getattr(message, "content", "")',
+                ),
+                *said("Because `content` is now read, the test should pass."),
+                *bash("c", "uv run pytest test/test_timeline_browser.py", "1 passed"),
+            ],
+        )
+    )
+    (found,) = t.error_lessons()
+    assert found.cause == (
+        "This system message has a `content` field instead of a `message` field. "
+        "We're looking for `message` attribute but it should be `content`."
+    )
+    (memory,) = session_lessons.from_errors([], t)
+    assert memory.content.endswith(f"Cause (as the agent found it): {found.cause}")
+
+
+def test_no_cause_is_kept_without_an_explaining_sentence_that_names_something(tmp_path):
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                *bash("a", "mix test", "** (RuntimeError) no :secret_key_base found", failed=True),
+                *said(
+                    "I see the issue. The problem is that it is not configured properly. "
+                    "Let me fix `config/test.exs` because it is wrong."
+                ),
+                *edit("b", "/p/config/test.exs", "import Config", "import Config\n# key"),
+                *bash("c", "mix test", "12 tests, 0 failures"),
+            ],
+        )
+    )
+    (found,) = t.error_lessons()
+    assert found.cause == ""
+    (memory,) = session_lessons.from_errors([], t)
+    assert "Cause" not in memory.content

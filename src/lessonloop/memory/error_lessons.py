@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .commands import command_core, command_key, only_inspects
 from .corrections import PLAIN_WORDS
+from .diagnosis import diagnosis
 from .tool_errors import tool_kind
 from .transcript_model import (
     EDIT_TOOLS,
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
 
 # failures of the agent's own tooling, not of the project: nothing to learn for the project
+# (the development set's annotators count "has not been read yet" among these; two held-out
+# sets' annotators kept it as a generic lesson: the development set decides)
 TOOLING_FAILURE = re.compile(
     r"sibling tool call errored|has not been read yet|no such tool available|"
     r"shell \w+ is not running|file has been (?:unexpectedly )?modified since "
@@ -61,6 +64,7 @@ class ErrorLesson:
     fix: str
     detail: str
     times: int
+    cause: str = ""  # the agent's diagnosis between the failure and the fix (``diagnosis``)
 
     @property
     def lesson(self) -> str:
@@ -229,9 +233,25 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
                 fix=fix,
                 detail=detail,
                 times=counts.get(key, 1),
+                cause=diagnosis(
+                    transcript.texts, err.index, _last_change(window, fixed), err.chain
+                ),
             )
         )
     return out
+
+
+def _last_change(window: list[ToolCall], fixed: ToolCall) -> int:
+    """Where the fix was made: the last edit or command that changed something before the
+    step ran clean (the step itself when nothing did). A diagnosis comes before it."""
+    changes = [
+        call.index
+        for call in window
+        if call.name.lower() in EDIT_TOOLS
+        or tool_kind(call.name) == "bash"
+        and not only_inspects(command_of(call))
+    ]
+    return changes[-1] if changes else fixed.index
 
 
 def _evidence(

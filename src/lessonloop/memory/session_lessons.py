@@ -53,7 +53,8 @@ def from_errors(signals: list[dict], transcript) -> list[Candidate]:
             Candidate(
                 kind="pattern" if times >= RECURRING else "observation",
                 summary=lesson,
-                content=f"Error: {fix.line[:300]}\nFixed by: {fix.detail}",
+                content=f"Error: {fix.line[:300]}\nFixed by: {fix.detail}"
+                + (f"\nCause (as the agent found it): {fix.cause}" if fix.cause else ""),
                 why=f"Hit {times} time{'s' if times != 1 else ''} in one session, then fixed.",
                 tags=["error"],
             )
