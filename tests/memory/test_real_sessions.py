@@ -1595,3 +1595,30 @@ def test_no_cause_is_kept_without_an_explaining_sentence_that_names_something(tm
     assert found.cause == ""
     (memory,) = session_lessons.from_errors([], t)
     assert "Cause" not in memory.content
+
+
+def test_a_project_command_run_with_a_longer_timeout_says_so(tmp_path):
+    """From real sessions: the agent gave the browser suite (180000 ms) and dialyzer
+    (300000 ms) more than the Bash tool's 2 minutes; the next session should know."""
+
+    def timed(call_id: str, command: str, timeout: int | None, failed: bool = False):
+        tool_input = {"command": command} | ({"timeout": timeout} if timeout else {})
+        return [use(call_id, "Bash", tool_input), result(call_id, "done", failed)]
+
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                *timed("a", "mix dialyzer 2>&1 | tail -20", 300000),
+                *timed("b", "mix dialyzer", None),
+                *timed("c", "mix credo --strict", 60000),
+                *timed("d", "mix credo --strict", None),
+                *timed("e", "mix credo --strict", 900000, failed=True),  # a failure says nothing
+            ],
+        )
+    )
+    found = {c.summary: c.content for c in facts.project_facts(t)}
+    assert found["Type-check with `mix dialyzer`"].endswith(
+        "Successful runs were given a timeout of 300000 ms (the Bash tool's default is 2 minutes)."
+    )
+    assert "timeout" not in found["Lint with `mix credo --strict`"]

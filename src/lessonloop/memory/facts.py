@@ -69,6 +69,34 @@ def project_command(command: str) -> str:
     return ""
 
 
+BASH_TIMEOUT_MS = 120_000  # the Bash tool's default timeout (2 minutes)
+
+
+def timeout_note(transcript, summary: str) -> str:
+    """ " Successful runs were given a timeout of 180000 ms ..." when the agent's successful runs of
+    the command ``summary`` describes set the Bash tool's ``timeout`` above its default: a slow
+    suite the next session should give time too; "" otherwise."""
+    longest = 0
+    for call in transcript.calls:
+        command, timeout = call.input.get("command"), call.input.get("timeout")
+        if (
+            not call.sidechain
+            and call.completed
+            and not call.is_error
+            and call.name.lower() == "bash"
+            and isinstance(timeout, int)
+            and isinstance(command, str)
+            and project_command(command) == summary
+        ):
+            longest = max(longest, timeout)
+    if longest <= BASH_TIMEOUT_MS:
+        return ""
+    return (
+        f" Successful runs were given a timeout of {longest} ms (the Bash tool's default "
+        "is 2 minutes)."
+    )
+
+
 FACT_RUNS = 2  # successful runs of a project command that make it a fact
 # roles learned from the agent's own runs: a bare `mix test` or `cargo build` is every project's
 # default and teaches nothing; how this project type-checks, lints, formats and starts does
@@ -105,7 +133,8 @@ def project_facts(transcript) -> list[Candidate]:
             summary=summary,
             tags=["project-fact", "command"],
             content=f"Ran successfully {min(n, 99)} time(s) in the session: "
-            f"`{line_within(commands[summary], 200)}`",
+            f"`{line_within(commands[summary], 200)}`"
+            + (f".{note}" if (note := timeout_note(transcript, summary)) else ""),
             why="Learned from the project's own successful runs.",
         )
         for summary, n in runs.items()

@@ -21,6 +21,7 @@ from .facts import (
     project_facts,
     project_hooks,
     recipe_facts,
+    timeout_note,
 )
 
 RECURRING = 2  # the same normalized error this often makes a pattern
@@ -322,7 +323,8 @@ def from_said(transcript) -> list[Candidate]:
                         kind="observation",
                         summary=summary,
                         tags=["project-fact", "command"],
-                        content=f"The user ran `{line_within(said.text, 200)}` in this project.",
+                        content=f"The user ran `{line_within(said.text, 200)}` in this project."
+                        + timeout_note(transcript, summary),
                         why="A command the user ran themselves in the session.",
                     )
                 )
