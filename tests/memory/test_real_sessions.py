@@ -14,6 +14,8 @@ import pytest
 
 from lessonloop.integrations import claude_code
 from lessonloop.memory import facts, session_lessons
+from lessonloop.memory.diagnosed import _summary as diagnosed_summary
+from lessonloop.memory.diagnosed import diagnosed_changes
 from lessonloop.memory.feedback import prompt_feedback
 from lessonloop.memory.transcript import read
 
@@ -1622,3 +1624,83 @@ def test_a_project_command_run_with_a_longer_timeout_says_so(tmp_path):
         "Successful runs were given a timeout of 300000 ms (the Bash tool's default is 2 minutes)."
     )
     assert "timeout" not in found["Lint with `mix credo --strict`"]
+
+
+SIDECHAIN_DIAGNOSIS = (
+    "Now I understand the issue. The `isSidechain` field exists in the model but it's not "
+    "being used to add the appropriate CSS classes to messages. Let me create a plan to fix this:"
+)
+
+
+def diagnosed(tmp_path, *groups) -> list:
+    t = read(write(tmp_path / "t.jsonl", [e for group in groups for e in group]))
+    return diagnosed_changes(t, set())
+
+
+def sidechain_fix() -> list[dict]:
+    return edit(
+        "b",
+        "/p/claude_code_log/html_generator.py",
+        "        # Handle command messages",
+        '        if message.isSidechain:\n            css_class += " sidechain"\n'
+        "        # Handle command messages",
+    )
+
+
+def test_a_diagnosis_the_agent_announced_changed_and_checked_is_a_finding(tmp_path):
+    """Words from a real session (claude-code-log): no error to key on, but the agent said what
+    it found, changed the file and the test it ran next passed."""
+    (found,) = diagnosed(
+        tmp_path,
+        said(SIDECHAIN_DIAGNOSIS),
+        [use("r", "Read", {"file_path": "/p/claude_code_log/html_generator.py"})],
+        [result("r", "370  # Handle command messages")],
+        sidechain_fix(),
+        bash("c", "uv run pytest test/test_timeline_browser.py -k sidechain", "1 passed"),
+    )
+    assert found.summary == (
+        "The `isSidechain` field exists in the model but it's not being used to add the "
+        "appropriate CSS classes to messages."
+    )
+    assert 'html_generator.py: if message.isSidechain: | css_class += " sidechain"' in found.content
+    assert (
+        "Checked with `uv run pytest test/test_timeline_browser.py -k sidechain`" in found.content
+    )
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        # the check after the change failed: the diagnosis is not proven
+        [sidechain_fix(), bash("c", "uv run pytest", "1 failed", failed=True)],
+        # a command changed something before any edit: the edit is not this diagnosis' fix
+        [bash("m", "npm install", "added 3"), sidechain_fix(), bash("c", "uv run pytest", "ok")],
+        # nothing checked the change before the user spoke again
+        [sidechain_fix(), [event("user", "now the docs, please")], bash("c", "pytest", "ok")],
+    ],
+)
+def test_no_finding_without_a_change_and_a_check_that_passed(tmp_path, after):
+    assert diagnosed(tmp_path, said(SIDECHAIN_DIAGNOSIS), *after) == []
+
+
+def test_no_finding_from_words_that_are_not_an_announced_diagnosis(tmp_path):
+    assert (
+        diagnosed(
+            tmp_path,
+            said("Let me look at how `html_generator.py` assigns the CSS classes to messages."),
+            sidechain_fix(),
+            bash("c", "uv run pytest", "ok"),
+        )
+        == []
+    )
+
+
+def test_a_long_diagnosis_is_said_in_fewer_words_never_cut():
+    text = (
+        "The current implementation of `get_project_display_name` simply takes the last working "
+        "directory from the list (the most recent one) and returns its name."
+    )
+    assert diagnosed_summary(text) == (
+        "`get_project_display_name` takes the last working directory from the list and "
+        "returns its name."
+    )

@@ -82,7 +82,9 @@ def from_errors(signals: list[dict], transcript) -> list[Candidate]:
                 tags=["error", "open-problem"],
             )
         )
-    return found
+    from .diagnosed import diagnosed_changes
+
+    return found + diagnosed_changes(transcript, {fix.cause for fix in fixes if fix.cause})
 
 
 def feedback_stream(captured: list[dict], transcript) -> list[dict]:
