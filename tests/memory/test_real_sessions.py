@@ -14,8 +14,8 @@ import pytest
 
 from lessonloop.integrations import claude_code
 from lessonloop.memory import facts, session_lessons
-from lessonloop.memory.diagnosed import _summary as diagnosed_summary
 from lessonloop.memory.diagnosed import diagnosed_changes
+from lessonloop.memory.diagnosis import in_brief
 from lessonloop.memory.feedback import prompt_feedback
 from lessonloop.memory.transcript import read
 
@@ -1700,7 +1700,40 @@ def test_a_long_diagnosis_is_said_in_fewer_words_never_cut():
         "The current implementation of `get_project_display_name` simply takes the last working "
         "directory from the list (the most recent one) and returns its name."
     )
-    assert diagnosed_summary(text) == (
+    assert in_brief(text) == (
         "`get_project_display_name` takes the last working directory from the list and "
         "returns its name."
+    )
+
+
+def test_ambiguous_evidence_with_a_diagnosis_keeps_the_error_and_its_cause_not_a_fix(tmp_path):
+    """Words from a real session (spotter): two changes came before the clean run, so no fix is
+    credited, but what the agent found is kept as an observation of the error."""
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                *bash(
+                    "a",
+                    "mix test test/spotter_web/live/session_live_test.exs",
+                    '** (ArgumentError) expected selector ".subagent-badge" to return a single '
+                    "element, but got none",
+                    failed=True,
+                ),
+                *said(
+                    "I see the issue: `load_session_messages` doesn't include `agent_id` in the "
+                    "map. This is a real bug in the SessionLive code."
+                ),
+                *edit("b", "/p/lib/spotter_web/live/session_live.ex", "x", "y"),
+                *bash("c", "mix ecto.reset", "done"),
+                *bash("d", "mix test test/spotter_web/live/session_live_test.exs", "0 failures"),
+            ],
+        )
+    )
+    (memory,) = [c for c in session_lessons.from_errors([], t) if "error" in c.tags]
+    assert memory.kind == "observation"
+    assert memory.summary == "`load_session_messages` doesn't include `agent_id` in the map."
+    assert (
+        "Fixed by" not in memory.content
+        and "No single change was clearly its fix" in memory.content
     )

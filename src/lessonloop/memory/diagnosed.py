@@ -11,17 +11,12 @@ change succeeded. A diagnosis an error lesson already holds as its cause is not 
 
 from __future__ import annotations
 
-import re
-
 from .candidate import Candidate
 from .commands import only_inspects
-from .conclusions import sentence
-from .diagnosis import explanations
+from .diagnosis import explanations, in_brief
 from .error_lessons import changed_lines
 from .tool_errors import tool_kind
 from .transcript_model import EDIT_TOOLS, base_name, command_of, failed, file_of
-
-SUMMARY_MAX = 120
 
 
 def diagnosed_changes(transcript, causes: set[str]) -> list[Candidate]:
@@ -48,7 +43,7 @@ def diagnosed_changes(transcript, causes: set[str]) -> list[Candidate]:
             continue
         edit, check = evidence
         explained = opened[0]
-        summary = _summary(explained.sentence)
+        summary = in_brief(explained.sentence)
         if not summary:
             continue
         changed = changed_lines(edit, 200)
@@ -83,35 +78,3 @@ def _edit_then_check(calls: list) -> tuple | None:
             ok = call.completed and not call.rejected and not failed(call)
             return (edit, call) if ok else None
     return None
-
-
-# ways to say the same in fewer words, tried in turn until the sentence fits
-_SHORTER = (
-    (re.compile(r"\s*\([^()]*\)"), ""),  # an aside in parentheses
-    (re.compile(r"\b(?:simply|actually|basically|currently|just) ", re.I), ""),
-    (  # "The current implementation of `f`" is `f`
-        re.compile(
-            r"^the (?:current |existing )?(?:implementation|definition|code) of (`[^`]+`)", re.I
-        ),
-        r"\1",
-    ),
-    (  # "The `f` function" is `f`
-        re.compile(
-            r"^the (`[^`]+`) (?:function|method|class|module|field|property|attribute|"
-            r"variable|file|macro|component)\b",
-            re.I,
-        ),
-        r"\1",
-    ),
-)
-
-
-def _summary(text: str) -> str:
-    """The diagnosis as a whole sentence of at most 120 characters (said in fewer words when
-    it is longer, never cut), or its first clause; "" when neither fits."""
-    text = text.rstrip(":;, ").rstrip(".") + "."
-    for pattern, shorter in _SHORTER:
-        if len(text) <= SUMMARY_MAX:
-            return text
-        text = pattern.sub(shorter, text)
-    return text if len(text) <= SUMMARY_MAX else sentence(text, SUMMARY_MAX)

@@ -17,9 +17,11 @@ import re
 from dataclasses import dataclass
 
 from .conclusions import blocks, plain
+from .conclusions import sentence as first_sentence
 
 CAUSE_MAX = 300  # characters of diagnosis kept in an error lesson's content
 DETAIL_MAX = 600  # characters of a diagnosis with its list items
+SUMMARY_MAX = 120
 
 _CUE = re.compile(
     r"\b(?:the (?:real |root |actual )?(?:issue|problem|bug|cause|culprit|error) (?:is|was)\b|"
@@ -142,3 +144,46 @@ def diagnosis(texts: list, after: int, before: int, chain: str) -> str:
             break
         kept.insert(0, sentence)
     return " ".join(kept)
+
+
+_CLAUSE = re.compile(r",\s+(?:and|but|which|so|while)\s+")
+# ways to say the same in fewer words, tried in turn until the sentence fits
+_SHORTER = (
+    (re.compile(r"\s*\([^()]*\)"), ""),  # an aside in parentheses
+    (re.compile(r"\b(?:simply|actually|basically|currently|just) ", re.I), ""),
+    (  # "The current implementation of `f`" is `f`
+        re.compile(
+            r"^the (?:current |existing )?(?:implementation|definition|code) of (`[^`]+`)", re.I
+        ),
+        r"\1",
+    ),
+    (  # "The `f` function" is `f`
+        re.compile(
+            r"^the (`[^`]+`) (?:function|method|class|module|field|property|attribute|"
+            r"variable|file|macro|component)\b",
+            re.I,
+        ),
+        r"\1",
+    ),
+)
+
+
+def first_cause(cause: str) -> str:
+    """The first sentence of a ``diagnosis``."""
+    return _SENTENCE_END.split(cause, 1)[0]
+
+
+def in_brief(text: str) -> str:
+    """The diagnosis as a whole sentence of at most 120 characters (said in fewer words when
+    it is longer, never cut), or its first clause; "" when neither fits."""
+    text = text.rstrip(":;, ").rstrip(".") + "."
+    for pattern, shorter in _SHORTER:
+        if len(text) <= SUMMARY_MAX:
+            return text
+        text = pattern.sub(shorter, text)
+    if len(text) <= SUMMARY_MAX:
+        return text
+    clause = _CLAUSE.split(text, 1)[0]  # "`f()` returns a record, and it has ..."
+    if clause != text and len(clause) < SUMMARY_MAX and len(clause.split()) >= 4:
+        return clause + "."
+    return first_sentence(text, SUMMARY_MAX)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .commands import command_core, command_key, only_inspects
 from .corrections import PLAIN_WORDS
-from .diagnosis import diagnosis
+from .diagnosis import diagnosis, first_cause, in_brief
 from .tool_errors import tool_kind
 from .transcript_model import (
     EDIT_TOOLS,
@@ -61,7 +61,7 @@ class ErrorLesson:
     error: ToolCall
     normalized: str
     line: str
-    fix: str
+    fix: str  # "" when the evidence singled out no fix: ``cause`` is then the lesson
     detail: str
     times: int
     cause: str = ""  # the agent's diagnosis between the failure and the fix (``diagnosis``)
@@ -69,7 +69,10 @@ class ErrorLesson:
     @property
     def lesson(self) -> str:
         """ "When `mix test` fails with `<error>`, <fix>": at most 120 characters, the error
-        message shortened at a word (never the fix), with no ellipsis."""
+        message shortened at a word (never the fix), with no ellipsis. Without a fix, the
+        agent's diagnosis in brief."""
+        if not self.fix:
+            return in_brief(first_cause(self.cause)) if self.cause else ""
         family, key = pair_key(self.error)
         if family == "bash":
             what = f"`{key or self.error.name}`"
@@ -175,6 +178,7 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
     missing one. Failures of the agent's tooling and count-only errors give none either."""
     calls = transcript.calls
     out: list[ErrorLesson] = []
+    unsure: list[ErrorLesson] = []  # no single fix, a diagnosis: kept when no fix is known
     done: set[tuple[str, str]] = set()
     counts: dict[str, int] = {}
     for call in calls:
@@ -221,24 +225,17 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
             later for later in calls[i + 1 : nxt] if later.chain == err.chain and succeeded(later)
         ]
         found = _evidence(err, fixed, window, text, family)
+        cause = diagnosis(transcript.texts, err.index, _last_change(window, fixed), err.chain)
         if found is None:
+            if cause:  # no single fix, but what the agent found: an observation
+                unsure.append(ErrorLesson(err, key, line, "", "", counts.get(key, 1), cause))
             continue
         done.add((key, step))
         fix, detail = found
-        out.append(
-            ErrorLesson(
-                error=err,
-                normalized=key,
-                line=line,
-                fix=fix,
-                detail=detail,
-                times=counts.get(key, 1),
-                cause=diagnosis(
-                    transcript.texts, err.index, _last_change(window, fixed), err.chain
-                ),
-            )
-        )
-    return out
+        out.append(ErrorLesson(err, key, line, fix, detail, counts.get(key, 1), cause))
+    return out + [
+        lesson for lesson in unsure if (lesson.normalized, pair_key(lesson.error)[1]) not in done
+    ]
 
 
 def _last_change(window: list[ToolCall], fixed: ToolCall) -> int:

@@ -50,6 +50,19 @@ def from_errors(signals: list[dict], transcript) -> list[Candidate]:
             continue
         handled.add(key)
         times = fix.times
+        if not fix.fix:  # the agent's diagnosis, no single fix
+            found.append(
+                Candidate(
+                    kind="observation",
+                    summary=lesson,
+                    content=f"Error: {fix.line[:300]}\nCause (as the agent found it): "
+                    f"{fix.cause}\nNo single change was clearly its fix.",
+                    why="An error and what the agent found its cause to be; the evidence "
+                    "singled out no one fix.",
+                    tags=["error", "diagnosis"],
+                )
+            )
+            continue
         found.append(
             Candidate(
                 kind="pattern" if times >= RECURRING else "observation",
