@@ -15,7 +15,7 @@ import pytest
 from lessonloop.integrations import claude_code
 from lessonloop.memory import facts, session_lessons
 from lessonloop.memory.diagnosed import diagnosed_changes
-from lessonloop.memory.diagnosis import in_brief
+from lessonloop.memory.diagnosis import explanations, in_brief
 from lessonloop.memory.feedback import prompt_feedback
 from lessonloop.memory.transcript import read
 
@@ -1737,3 +1737,31 @@ def test_ambiguous_evidence_with_a_diagnosis_keeps_the_error_and_its_cause_not_a
         "Fixed by" not in memory.content
         and "No single change was clearly its fix" in memory.content
     )
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [  # (from real sessions)
+        (
+            "I see that `convert_jsonl_to_html` is still used in the `load_sessions` method. "
+            "I need to add the import back.",
+            [("`convert_jsonl_to_html` is still used in the `load_sessions` method.", True)],
+        ),
+        (
+            "The issue is clear \u2014 the LiveView process can't access the SQL sandbox from "
+            "the test process.",
+            [("The LiveView process can't access the SQL sandbox from the test process.", True)],
+        ),
+        (
+            "Perfect! Now I understand the format. Let me check what exporters are available:",
+            [],
+        ),
+        (
+            "The build script expects to be run from within the `assets/` directory.",
+            [("The build script expects to be run from within the `assets/` directory.", False)],
+        ),
+        ("I see the issue - it is not configured properly.", []),
+    ],
+)
+def test_what_counts_as_the_agents_diagnosis(text, expected):
+    assert [(e.sentence, e.opened) for e in explanations(text)] == expected

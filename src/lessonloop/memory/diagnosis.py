@@ -53,6 +53,12 @@ _CONCRETE = re.compile(
     r"`[^`\n]+`|\b\w+_\w+\b|\b[A-Za-z]\w*\.\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z]+[A-Z]\w*\b"
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(])")
+_SEE_THAT = re.compile(
+    r"^(?:(?:ok(?:ay)?|ah|aha|so|now|wait)[,!.]?\s+)*"
+    r"(?:i (?:can )?(?:now )?(?:see|found|notice|noticed|realized?|realised?)|(?:it )?turns out),?\s+"
+    r"that\s+",
+    re.I,
+)
 _DASH = re.compile(r"\s+[-\u2014\u2013]\s+|:\s+")  # "I see the issue - Hatchling needs ..."
 
 
@@ -83,10 +89,11 @@ def explanations(text: str) -> list[Explanation]:
         if block.kind not in ("para", "item"):
             opened = opened and block.kind == "blank"
             continue
-        for sentence in _sentences(plain(block.text)):
+        for sentence, announced in _sentences(plain(block.text)):
             if _OPENER.match(sentence):
                 opened = True
                 continue
+            opened = opened or announced
             if (
                 len(sentence.split()) >= 5
                 and sentence.count("`") % 2 == 0
@@ -101,21 +108,29 @@ def explanations(text: str) -> list[Explanation]:
     return out
 
 
-def _sentences(paragraph: str) -> list[str]:
+def _sentences(paragraph: str) -> list[tuple[str, bool]]:
+    """The sentences of a paragraph, each with whether an opener in the same sentence
+    announced it ("I see the issue - Hatchling needs ...", "I see that `f` is still used")."""
     out = []
     for sentence in _SENTENCE_END.split(paragraph):
-        head, dash, rest = _split_opener(sentence.strip())
-        out.extend([head, rest] if dash else [sentence.strip()])
-    return [s for s in out if s]
+        sentence = sentence.strip()
+        rest = _announced(sentence)
+        if rest:
+            out.append((rest[:1].upper() + rest[1:], True))
+        elif sentence:
+            out.append((sentence, False))
+    return out
 
 
-def _split_opener(sentence: str) -> tuple[str, bool, str]:
-    """ "I see the issue - Hatchling needs ..." as the opener and the rest."""
+def _announced(sentence: str) -> str:
+    """What follows an opener inside ``sentence``; "" when it has none."""
+    match = _SEE_THAT.match(sentence)
+    if match:
+        return sentence[match.end() :].strip()
     match = _DASH.search(sentence)
     if match and _OPENER.match(sentence[: match.start()]):
-        rest = sentence[match.end() :].strip()
-        return sentence[: match.start()], True, rest[:1].upper() + rest[1:]
-    return sentence, False, ""
+        return sentence[match.end() :].strip()
+    return ""
 
 
 def _items_after(parts: list, at: int) -> list[str]:
