@@ -1765,3 +1765,24 @@ def test_ambiguous_evidence_with_a_diagnosis_keeps_the_error_and_its_cause_not_a
 )
 def test_what_counts_as_the_agents_diagnosis(text, expected):
     assert [(e.sentence, e.opened) for e in explanations(text)] == expected
+
+
+def test_a_step_that_worked_once_run_from_the_project_root_says_so(tmp_path):
+    """From a real session (pmsynapse): a root package.json script run in apps/desktop."""
+    events = [
+        *bash(
+            "a",
+            "pnpm build:all",
+            'ERR_PNPM_RECURSIVE_EXEC_FIRST_FAIL  Command "build:all" not found',
+            failed=True,
+        ),
+        *bash("b", "cd /Users/dev/pmsynapse && pnpm build:all", "Tasks: 3 successful"),
+    ]
+    for one in events:
+        one["cwd"] = "/Users/dev/pmsynapse"
+    (found,) = error_lessons(tmp_path, [events])
+    assert found[0].endswith("run it from the project root")
+    for one in events:
+        one["cwd"] = "/Users/dev"  # the cd went somewhere else than where the session runs
+    (found,) = error_lessons(tmp_path, [events])
+    assert found[0].endswith("run it from `pmsynapse/`")

@@ -224,7 +224,7 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
         window = [
             later for later in calls[i + 1 : nxt] if later.chain == err.chain and succeeded(later)
         ]
-        found = _evidence(err, fixed, window, text, family)
+        found = _evidence(err, fixed, window, text, family, transcript.cwd)
         cause = diagnosis(transcript.texts, err.index, _last_change(window, fixed), err.chain)
         if found is None:
             if cause:  # no single fix, but what the agent found: an observation
@@ -252,7 +252,7 @@ def _last_change(window: list[ToolCall], fixed: ToolCall) -> int:
 
 
 def _evidence(
-    err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str, family: str
+    err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str, family: str, root: str = ""
 ) -> tuple[str, str] | None:
     edits = [call for call in window if call.name.lower() in EDIT_TOOLS]
     ran = [
@@ -304,6 +304,10 @@ def _evidence(
             shown = _what_changed(before, after, text)
             if not shown:
                 return None  # other arguments the error never asked for
+            place = _run_in(after, before)
+            if place:  # the same command, run from another directory
+                where = "the project root" if place.rstrip("/") == root.rstrip("/") else None
+                return f"run it from {where or f'`{base_name(place)}/`'}", fixed.subject
             return f"run `{fit(shown, 60)}` instead", fixed.subject
         if family == "edit":
             old_err, old_ok = err.input.get("old_string"), fixed.input.get("old_string")
@@ -337,6 +341,12 @@ _PLACES = frozenset(
     "config conf test tests spec src lib app assets public scripts js css "
     "static templates migrations settings".split()
 )
+
+
+def _run_in(after: str, before: str) -> str:
+    """The directory of ``cd <dir> && <the failing command>``; "" for any other change."""
+    match = re.match(r"cd\s+(\S+)\s*(?:&&|;)\s*(.+)$", after)
+    return match.group(1) if match and match.group(2).strip() == before.strip() else ""
 
 
 def _what_changed(before: str, after: str, text: str) -> str:

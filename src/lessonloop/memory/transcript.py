@@ -61,6 +61,7 @@ class Transcript:
     said: list[Said] = field(default_factory=list)  # rejection reasons and answers, in order
     hooks: list[HookRun] = field(default_factory=list)  # the project's hooks that ran
     texts: list[AgentText] = field(default_factory=list)  # what the agent wrote, in order
+    cwd: str = ""  # where the session started: the project root
 
     def error_fixes(self) -> list[ErrorFix]:
         """Each failed call paired with the first later successful call of the same kind
@@ -137,6 +138,7 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
     transcript.said = reader.said
     transcript.hooks = reader.hooks
     transcript.texts = reader.texts
+    transcript.cwd = reader.cwd
     for call in reader.calls:  # a call a PreToolUse hook refused: its result is the hook's
         hooks = reader.pre_hooks.get(call.id)
         if (

@@ -133,6 +133,7 @@ class Reader:
         self.texts: list[AgentText] = []
         self.pre_hooks: dict[str, list[tuple[str, str]]] = {}  # call id -> PreToolUse hooks
         self.counter = 0
+        self.cwd = ""  # the session's working directory (the project root), from its first event
 
     def _next(self) -> int:
         self.counter += 1
@@ -155,6 +156,8 @@ class Reader:
         return True, root
 
     def add(self, event: dict) -> None:
+        if not self.cwd and isinstance(event.get("cwd"), str):
+            self.cwd = event["cwd"]
         etype = event.get("type")
         if etype == "system":
             self._system(event)
