@@ -527,3 +527,49 @@ def test_a_rule_that_fails_loses_no_other_lesson_of_the_session(tmp_path, monkey
     assert session_lessons.from_conclusions(t) == []
     feedback = session_lessons.feedback_stream([], t)
     assert session_lessons.from_feedback(feedback, t)  # the user's own lesson is still there
+
+
+# pmsynapse (set 7), the answer to "how to run the tauri application for snps?" (shortened)
+TAURI_ANSWER = """Here's how to run the PMSynapse Tauri desktop app:
+
+## Prerequisites
+```bash
+# Install dependencies first (from repo root)
+pnpm install
+```
+
+**Linux only:** Install system dependencies
+```bash
+sudo apt-get update
+sudo apt-get install -y libwebkit2gtk-4.1-dev \\
+  libappindicator3-dev librsvg2-dev patchelf libssl-dev
+```
+
+**Option 2: Desktop app only**
+```bash
+cd apps/desktop
+pnpm tauri:dev
+# Opens desktop window with hot reload
+```"""
+
+
+def test_how_to_run_something_answered_with_a_command_that_names_it_is_a_fact(tmp_path):
+    ((tag, summary, content),) = found(
+        tmp_path, [event("user", "how to run the tauri application for snps?"), said(TAURI_ANSWER)]
+    )
+    assert tag == "howto"
+    assert summary == "To run the tauri application for snps: `cd apps/desktop && pnpm tauri:dev`"
+    assert "also gave: `pnpm install` (the agent's advice; not run in the session)" in content
+    assert "libssl" not in content  # a continued `sudo apt-get` line is no command of its own
+
+
+@pytest.mark.parametrize(
+    "prompt, answer",
+    [
+        ("how to use pnpn?", "```bash\nnpm install -g pnpm\n```"),  # no command names it
+        ("how to run the tauri application?", "Run it from the desktop app folder."),
+        ("run the tauri application", TAURI_ANSWER),  # a request, not a question
+    ],
+)
+def test_no_how_to_fact_without_a_question_and_a_command_that_answers_it(tmp_path, prompt, answer):
+    assert summaries(tmp_path, [event("user", prompt), said(answer)]) == []

@@ -21,6 +21,10 @@ session, and evidence in the calls of the same turn:
 - ``install``: a command that installs the project from its own source (``cargo install
   --path engine/cli``, ``pip install -e .``, ``uv tool install .``, ``npm link``) that the
   agent gives in a text; never one the user refused. The last such advice of the session wins.
+- ``howto``: the user asks how to run, start, build, test or deploy something of the project
+  ("how to run the tauri application for snps?") and the agent's answer gives a command that
+  names it (``cd apps/desktop && pnpm tauri:dev``); the summary is the user's question
+  answered, the content the answer's other commands.
 - ``config``: "I've created `.markdownlintrc.json` that disables MD034": the agent created or
   edited that configuration file in the same turn; the summary states what the file does, the
   content what the agent said is still left to do ("you'll need to ... manually").
@@ -438,6 +442,67 @@ def install(transcript, turn_list: list[Turn]) -> list[Conclusion]:
 
 
 # -------------------------------------------------------------------------------------------
+# how to run, build or test something of the project, as the user asked and the agent answered
+
+_HOW_TO = re.compile(
+    r"^\s*(?:and\s+)?how\s+(?:do\s+(?:i|we|you)\s+|can\s+(?:i|we)\s+|should\s+(?:i|we)\s+|to\s+)"
+    r"(run|start|launch|build|test|deploy|release|debug|lint|serve|open)\s+([^?\n]{3,60}?)\s*\??\s*$",
+    re.I,
+)
+_SHELL_LINE = re.compile(r"^(?:\$\s*)?([a-z][\w.+-]*(?:\s+[^#\n]*?)?)\s*(?:#.*)?$")
+_NOT_ASKED = frozenset("the a an for of to in on with my our this that it app application".split())
+
+
+def howto(turn: Turn) -> list[Conclusion]:
+    match = _HOW_TO.match(" ".join(turn.prompt.split()))
+    if not match or not turn.texts:
+        return []
+    verb, what = match.group(1).lower(), match.group(2).strip()
+    wanted = {w for w in re.findall(r"[a-z0-9]+", what.lower()) if w not in _NOT_ASKED}
+    commands: list[str] = []
+    chosen = ""
+    for block in blocks(turn.texts[-1].text):
+        if block.kind != "code":
+            continue
+        directory = ""  # a `cd` line applies to the commands under it in the same block
+        for line in re.sub(r"\\\n\s*", " ", block.text).splitlines():  # (continued lines joined)
+            shell = _SHELL_LINE.match(line.strip())
+            if not shell or shell.group(1).split()[0] in ("sudo", "echo", "export"):
+                continue
+            command = " ".join(shell.group(1).split())
+            if command.startswith("cd "):
+                directory = command
+                continue
+            full = f"{directory} && {command}" if directory else command
+            if full not in commands:
+                commands.append(full)
+            names = set(re.findall(r"[a-z0-9]+", command.lower()))
+            if not chosen and wanted & names:
+                chosen = full
+    if not chosen:
+        return []
+    summary = f"To {verb} {what}: `{chosen}`"
+    if len(summary) > SUMMARY_MAX or _INSTALL.search(chosen):
+        return []  # (an install command is the ``install`` rule's)
+    others = [c for c in commands if c != chosen][:6]
+    content = (
+        f'Asked: "{_cap(" ".join(turn.prompt.split()), 200)}". The agent answered with '
+        f"`{chosen}`"
+        + (f"; its answer also gave: {'; '.join(f'`{c}`' for c in others)}" if others else "")
+        + " (the agent's advice; not run in the session)."
+    )
+    return [
+        Conclusion(
+            "observation",
+            summary,
+            _cap(content),
+            "How the agent said to do what the user asked about this project.",
+            "howto",
+        )
+    ]
+
+
+# -------------------------------------------------------------------------------------------
 # a configuration file the agent created, and what it does
 
 _CONFIG_NAME = re.compile(
@@ -504,7 +569,7 @@ def conclusions(transcript) -> list[Conclusion]:
     turn_list = turns(transcript)
     found: list[Conclusion] = []
     for turn in turn_list:
-        found += findings(turn) + overview(turn) + config(turn)
+        found += findings(turn) + overview(turn) + config(turn) + howto(turn)
     found += install(transcript, turn_list)
     seen, out = set(), []
     for c in found:
