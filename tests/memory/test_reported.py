@@ -227,3 +227,49 @@ def test_the_real_tauri_session_gives_the_fix_and_the_users_command(tmp_path):
     # the shell fix is never confirmed by a later run: no lesson claims it
     assert not any("plugins.shell" in c.content for c in session_lessons.from_reports(transcript))
     assert json.dumps(summaries)  # (plain strings)
+
+
+def said(text: str) -> list[dict]:
+    return [event("assistant", [{"type": "text", "text": text}])]
+
+
+RPC_ERROR = (
+    'I ran "pnpm build" and got the following error:\\\n @pmsynapse/rpc:build: DTS Build start\n'
+    "@pmsynapse/rpc:build: src/index.ts(272,3): error TS2322: Type 'RpcResponse<undefined>' is "
+    "not assignable to type 'RpcResponse<never>'.\n@pmsynapse/rpc:build: Error: error occurred in "
+    "dts build"
+)
+RPC_FIX = edit(
+    "e",
+    "/p/packages/rpc/src/index.ts",
+    "return createResponse(requestId, undefined, {",
+    "return createResponse<never>(requestId, undefined, {",
+)
+NEXT_RUN = (
+    '"pnpm build:all" fails with the following error:\\\nTasks: 3 successful, 3 total\n'
+    "error: proc macro panicked\n  --> apps/desktop/src-tauri/src/lib.rs:59:14"
+)
+FOUND = (
+    "Found the issue. The `createErrorResponse` function at line 272 needs to explicitly "
+    "specify the type parameter `<never>`. Here's the fix:"
+)
+
+
+def test_another_run_without_the_error_counts_when_the_agent_said_what_it_found(tmp_path):
+    """From set 7 (pmsynapse): the user's next paste is another command's run; the agent had
+    announced its diagnosis, and the edit shares the error's words."""
+    events = [prompt(RPC_ERROR), *said(FOUND), *RPC_FIX, prompt(NEXT_RUN)]
+    (lesson,) = reported_fixes(read(write(tmp_path / "t.jsonl", events)))
+    assert "RpcResponse<undefined>" in lesson.summary
+    assert lesson.summary.endswith("`, edit `src/index.ts`")
+    assert "pasted another run, without this error" in lesson.content
+    assert "Cause (as the agent found it): The `createErrorResponse` function" in lesson.content
+    # without the announced diagnosis another run proves nothing
+    events = [prompt(RPC_ERROR), *RPC_FIX, prompt(NEXT_RUN)]
+    assert reported_fixes(read(write(tmp_path / "t.jsonl", events))) == []
+
+
+def test_a_run_the_user_reports_once_is_no_project_command():
+    assert said_command(RPC_ERROR) == "" and said_command(NEXT_RUN) == ""
+    assert said_command(RPC_ERROR, once=True) == "pnpm build"
+    assert said_command(NEXT_RUN, once=True) == "pnpm build:all"

@@ -11,7 +11,8 @@ then made is credited to nothing. Two lessons come from such prompts:
 - ``reported_fixes``: an error the user pasted, the agent's edits before the user's next prompt,
   and that next prompt pasting the same run again (it shares a line of the first paste, such as
   the panic's location or the launcher's exit line) without the error: the run got past it, so
-  the edits fixed it. When anything but edits (and ``mkdir``/inspection) changed in between, or
+  the edits fixed it. A next paste of another run without the error counts only when the agent
+  announced what it found in between ("Found the issue. ..."), and the memory says which. When anything but edits (and ``mkdir``/inspection) changed in between, or
   an edit shares none of the error's words, the evidence is ambiguous and nothing is stored; a
   next prompt that pastes nothing proves nothing either.
 
@@ -24,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from .commands import command_head, only_inspects
+from .diagnosis import diagnosis, explanations
 from .error_lessons import changed_lines, fit, readable_line
 from .tool_errors import tool_errors, tool_kind
 
@@ -35,6 +37,17 @@ _RUN_SAID = re.compile(
     r"type|call)|i\s+(?:usually\s+|always\s+|normally\s+)?(?:run|start|launch)\s+(?:it|the app|"
     r"the project|the server|this|the tests)\s+(?:with|using|via|by running))\s+"
     r"(?:the\s+)?(?:command\s+|script\s+)?([\"'`\u201c])([^\"'`\u201d\n]{2,80})[\"'`\u201d]",
+    re.I,
+)
+# "I ran "pnpm build" and got", ""pnpm build:all" fails with": the run a paste came from, said once
+_RAN_SAID = re.compile(
+    r"\bi\s+(?:just\s+)?(?:ran|tried|executed)\s+(?:the\s+)?(?:command\s+)?"
+    r"([\"'`\u201c])([^\"'`\u201d\n]{2,80})[\"'`\u201d]",
+    re.I,
+)
+_FAILS_SAID = re.compile(
+    r"([\"'`\u201c])([^\"'`\u201d\n]{2,80})[\"'`\u201d]\s+(?:still\s+)?(?:fails|failed|errors|"
+    r"crashes|crashed|breaks|doesn't work|does not work)\b",
     re.I,
 )
 _COMMANDISH = re.compile(r"^[a-z.][\w.+/-]*(?:\s+[\w.:/=@+-]+){0,6}$", re.I)
@@ -49,10 +62,13 @@ users home""".split()
 )
 
 
-def said_command(text: str) -> str:
+def said_command(text: str, once: bool = False) -> str:
     """The command a prompt says the user runs ("snps ui"), or "" when it names none that
-    reads as a command (a quoted phrase of prose, "when I run 'the tests'", is none)."""
-    m = _RUN_SAID.search(text)
+    reads as a command (a quoted phrase of prose, "when I run 'the tests'", is none). With
+    ``once``, also the command of one run the prompt reports ("I ran "pnpm build" and got")."""
+    m = _RUN_SAID.search(text) or (
+        (_RAN_SAID.search(text) or _FAILS_SAID.search(text)) if once else None
+    )
     if not m:
         return ""
     command = " ".join(m.group(2).split())
@@ -156,8 +172,10 @@ def reported_fixes(transcript) -> list[Reported]:
     for (a, errors), (b, _) in zip(pastes, pastes[1:]):
         first, second = main[a][1], main[b][1]
         later = {_same(e) for e in _lines(second.text) if e}
-        if not ({_same(e) for e in errors[1:]} & later):
-            continue  # the next prompt pastes no output of the same run
+        same_run = bool({_same(e) for e in errors[1:]} & later)
+        cause = diagnosis(transcript.texts, main[a][0], main[b][0], "")
+        if not same_run and not _announced_between(transcript.texts, main[a][0], main[b][0]):
+            continue  # another run, and the agent said nothing it found: no evidence
         error = errors[0]
         if _same(error) in later:
             continue  # the same error again: not fixed
@@ -166,7 +184,7 @@ def reported_fixes(transcript) -> list[Reported]:
         if found is None:
             continue
         fix, detail = found
-        command = said_command(first.text)
+        command = said_command(first.text, once=True)
         shown = readable_line(error)
         summary = _summary(command, shown, fix)
         if not summary:
@@ -175,11 +193,26 @@ def reported_fixes(transcript) -> list[Reported]:
             Reported(
                 summary=summary,
                 content=f"Error (the user's run): {shown[:300]}\nFixed by: {detail}\n"
-                "The user's next run got past it.",
+                + (
+                    "The user's next run got past it."
+                    if same_run
+                    else "The user's next message pasted another run, without this error."
+                )
+                + (f"\nCause (as the agent found it): {cause}" if cause else ""),
                 tags=("error", "reported"),
             )
         )
     return out
+
+
+def _announced_between(texts: list, after: int, before: int) -> bool:
+    """The agent announced what it found ("Found the issue. ...") between two prompts."""
+    return any(
+        not text.sidechain
+        and after < text.index < before
+        and any(found.opened for found in explanations(text.text))
+        for text in texts
+    )
 
 
 def _summary(command: str, shown: str, fix: str) -> str:
