@@ -108,3 +108,9 @@ def test_a_declined_confirmation_forgets_nothing(run_cli, served, chromium):
     assert [item["summary"] for item in json.loads(run_cli("memory", "list", "--json").out)] == [
         "Keep me"
     ]
+
+
+def test_a_runs_page_fits_a_wide_and_a_narrow_window(finished_run, served, chromium):
+    from tests.report.fit import check_charts_fit
+
+    check_charts_fit(chromium, f"{served.url}/runs/{finished_run}", "fit-dashboard-run", 3, last=3)

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from .page import cards, chart, document, fmt, table
-from .svg import DASHES, Series, line_chart, text
+from .svg import DASHES, Series, chart_pair, text
 
 
 def curves_chart(runs: list[dict[str, Any]]) -> str:
@@ -16,7 +16,7 @@ def curves_chart(runs: list[dict[str, Any]]) -> str:
         Series(run["run_id"], [(p["generation"], p["score"]) for p in run["curve"]], style=i)
         for i, run in enumerate(runs)
     ]
-    svg = line_chart(
+    svg = chart_pair(
         chart_id="compare-chart",
         title="Best score per generation, each run",
         description="Each run's validated score (best so far when not validated): "

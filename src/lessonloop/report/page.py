@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .data import RunReport
-from .svg import DASHES, Marker, Series, legend_swatch, line_chart, text
+from .svg import DASHES, Marker, Series, chart_pair, legend_swatch, text
 
 DECISION_SHAPES = {
     "advance": "advance",
@@ -42,10 +42,13 @@ h2{font-size:1.15rem;margin:1.6em 0 .5em;border-bottom:1px solid var(--line);pad
 .card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 10px}
 .card b{display:block;font-size:1.2rem}
 .card span{color:var(--muted);font-size:.85rem}
-.chart-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px;margin:.4em 0}
-svg.chart{display:block;width:100%;height:auto;min-width:540px}
+.chart-wrap{border:1px solid var(--line);border-radius:6px;margin:.4em 0}
+svg.chart{display:block;width:100%;height:auto}
 svg.chart text{font-size:12px;fill:var(--ink)}
 svg.chart .axis-label{font-size:13px;font-weight:600}
+svg.chart.narrow text,svg.chart.narrow .axis-label{font-size:13px}
+svg.chart.narrow{display:none}
+@media (max-width:759.98px){svg.chart.wide{display:none}svg.chart.narrow{display:block}}
 svg.chart .grid line{stroke:#eaeef2}
 svg.chart .axis line{stroke:#57606a}
 svg.chart .lane{stroke:var(--line);stroke-dasharray:2 2}
@@ -191,11 +194,17 @@ def score_chart(report: RunReport) -> str:
     kept = [(g["generation"], g["validated"] if report.validated else g["best"]) for g in gens]
     played_name = "round score" if report.is_task else "tournament"
     played = [(g["generation"], g["tournament"]) for g in gens]
+    step = "round" if report.is_task else "generation"
     # markers shrink as generations crowd the plot; the rare advances stay big and on top
     size = max(2.2, min(5.5, 280 / max(1, len(gens))))
     markers = []
     for generation in gens:
         kept_value = generation["validated"] if report.validated else generation["best"]
+        brief = (
+            f"{step} {generation['generation']}: {generation['decision']} — {played_name} "
+            f"{fmt(generation['tournament'])}, {kept_name} {fmt(kept_value)}"
+            + (f", {generation['attempts']} attempts" if generation["attempts"] > 1 else "")
+        )
         markers.append(
             Marker(
                 x=generation["generation"],
@@ -204,12 +213,8 @@ def score_chart(report: RunReport) -> str:
                 css="gen-point",
                 size=max(size, 4.5) if generation["decision"] == "advance" else size,
                 on_top=generation["decision"] == "advance",
-                title=(
-                    f"generation {generation['generation']}: {generation['decision']} — {played_name} "
-                    f"{fmt(generation['tournament'])}, {kept_name} {fmt(kept_value)}"
-                    + (f", {generation['attempts']} attempts" if generation["attempts"] > 1 else "")
-                    + f". {generation['rationale']}"
-                ),
+                title=f"{brief}. {generation['rationale']}",
+                brief=brief,
                 attributes={
                     "data-generation": generation["generation"],
                     "data-decision": generation["decision"],
@@ -225,20 +230,21 @@ def score_chart(report: RunReport) -> str:
             lane=d["attempt"],
             css="retry-mark",
             size=min(4.0, size),
-            title=f"generation {d['generation']} attempt {d['attempt'] + 1}: retry. {d['rationale']}",
+            title=f"{step} {d['generation']} attempt {d['attempt'] + 1}: retry. {d['rationale']}",
+            brief=f"{step} {d['generation']} attempt {d['attempt'] + 1}: retry",
             attributes={"data-generation": d["generation"], "data-attempt": d["attempt"]},
         )
         for d in retries
     ]
-    svg = line_chart(
+    svg = chart_pair(
         chart_id="score-chart",
-        title="Score per generation",
+        title=f"Score per {step}",
         description=(
-            f"{len(gens)} generations. A line of the {kept_name} score, and the "
-            f"{played_name} of each generation marked by the gate's decision: a triangle up "
+            f"{len(gens)} {step}s. A line of the {kept_name} score, and the "
+            f"{played_name} of each {step} marked by the gate's decision: a triangle up "
             "for advance, a hollow triangle down for rollback, a hollow square for a retry."
         ),
-        x_label="round" if report.is_task else "generation",
+        x_label=step,
         y_label="score",
         series=[
             Series(kept_name, kept, style=0, width=2.5, above_markers=True),
@@ -252,7 +258,7 @@ def score_chart(report: RunReport) -> str:
 
 def elo_chart(report: RunReport) -> str:
     points = [(g["generation"], g["elo"]) for g in report.generations]
-    svg = line_chart(
+    svg = chart_pair(
         chart_id="elo-chart",
         title="Elo per generation",
         description="The incumbent's Elo rating after each generation.",
@@ -264,6 +270,7 @@ def elo_chart(report: RunReport) -> str:
 
 
 def dimensions_chart(report: RunReport) -> str:
+    step = "round" if report.is_task else "generation"
     names = sorted({name for g in report.generations for name in g["dimensions"]})
     series = [
         Series(
@@ -278,12 +285,12 @@ def dimensions_chart(report: RunReport) -> str:
         )
         for index, name in enumerate(names)
     ]
-    svg = line_chart(
+    svg = chart_pair(
         chart_id="dimensions-chart",
-        title="Dimensions per generation",
-        description="Each scoring dimension's mean for the generation's challenger: "
+        title=f"Dimensions per {step}",
+        description=f"Each scoring dimension's mean for the {step}'s challenger: "
         + ", ".join(names),
-        x_label="round" if report.is_task else "generation",
+        x_label=step,
         y_label="dimension mean",
         series=series,
     )
