@@ -177,6 +177,18 @@ def test_a_task_run_shows_its_rounds_and_the_verifiers_feedback(cli, home, tmp_p
     decided = {int(p.attributes["data-generation"]): p.attributes["data-decision"] for p in points}
     assert decided == {1: "advance", 2: "advance", 3: "rollback"}
     assert not [e for e in page.find("svg") if e.attributes.get("id") == "elo-chart"]  # no Elo
+    assert all(p.title.startswith(f"round {p.attributes['data-generation']}:") for p in points)
+    for chart in ("score-chart", "score-chart-narrow"):
+        assert [e.text for e in page.find("text", css="axis-label", inside=chart)] == [
+            "round",
+            "score",
+        ]
+        ticks = [
+            float(e.text)
+            for e in page.find("text", inside=chart)
+            if e.attributes.get("text-anchor") == "end" and "class" not in e.attributes
+        ]
+        assert ticks and 0 <= min(ticks) and max(ticks) <= 1, f"a score's axis fits [0, 1]: {ticks}"
     text = page.text
     assert "Rounds and feedback" in text and "Verifier FAILED" in text and "expected rows" in text
     assert "GROUP BY c.id" in text  # the rounds' outputs and the best one

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .page import cards, chart, document, fmt, table
+from .page import SCORE_LIMITS, cards, chart, document, fmt, table
 from .svg import DASHES, Series, chart_pair, text
 
 
@@ -23,6 +23,7 @@ def curves_chart(runs: list[dict[str, Any]]) -> str:
         + ", ".join(run["run_id"] for run in runs),
         x_label="generation",
         y_label="score",
+        y_limits=SCORE_LIMITS,
         series=series,
     )
     legend = (

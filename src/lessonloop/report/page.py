@@ -20,6 +20,7 @@ DECISION_SHAPES = {
     "retry": "retry",
     "judge_failed": "failed",
 }
+SCORE_LIMITS = (0.0, 1.0)  # scores and dimension means: their axis stops there while they do
 GATE_OPEN_MAX = 60  # decisions shown unfolded; a longer history starts folded
 DECISION_WORDS = {
     "advance": "advance (kept: the new incumbent)",
@@ -246,6 +247,7 @@ def score_chart(report: RunReport) -> str:
         ),
         x_label=step,
         y_label="score",
+        y_limits=SCORE_LIMITS,
         series=[
             Series(kept_name, kept, style=0, width=2.5, above_markers=True),
             Series(played_name, played, style=1, width=1.4 if len(gens) <= 60 else 0.7),
@@ -292,6 +294,7 @@ def dimensions_chart(report: RunReport) -> str:
         + ", ".join(names),
         x_label=step,
         y_label="dimension mean",
+        y_limits=SCORE_LIMITS,
         series=series,
     )
     legend = (

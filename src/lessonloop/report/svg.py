@@ -172,10 +172,14 @@ def line_chart(
     markers: Sequence[Marker] = (),
     lane_label: str | None = None,
     y_range: tuple[float, float] | None = None,
+    y_limits: tuple[float, float] | None = None,
     integer_x: bool = True,
     frame: Frame = WIDE,
 ) -> str:
-    """One chart as an <svg> element (a viewBox of the frame's size that scales with the page)."""
+    """One chart as an <svg> element (a viewBox of the frame's size that scales with the page).
+
+    ``y_limits`` is the values' natural range (a score's [0, 1]): while every value lies in
+    it, the axis's padding stops at its ends (no score axis from -0.5 to 1.5)."""
     labelled = [s for s in series if s.label_end and s.points] if frame.end_labels else []
     right = frame.right_labels if labelled else frame.right_plain
     lane_height = LANE if lane_label else 0
@@ -192,7 +196,12 @@ def line_chart(
     else:
         y_low, y_high = (min(y_values), max(y_values)) if y_values else (0.0, 1.0)
         pad = (y_high - y_low) * 0.06 or 0.05
-        y_ticks = nice_ticks(y_low - pad, y_high + pad)
+        y_low, y_high = y_low - pad, y_high + pad
+        if y_limits is not None and y_values and y_limits[0] <= min(y_values):
+            y_low = max(y_low, y_limits[0])
+        if y_limits is not None and y_values and max(y_values) <= y_limits[1]:
+            y_high = min(y_high, y_limits[1])
+        y_ticks = nice_ticks(y_low, y_high)
     x_ticks = [t for t in nice_ticks(x_low, x_high, frame.x_ticks) if x_low <= t <= x_high]
     if integer_x:
         x_ticks = [t for t in x_ticks if t == int(t)]
