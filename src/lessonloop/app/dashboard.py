@@ -133,6 +133,32 @@ def read_events(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:
     return read(path, offset)
 
 
+TAIL_BYTES = 64 * 1024  # an event line is a few hundred bytes; a run's summary a few thousand
+
+
+def event_before(path: Path, offset: int) -> dict[str, Any] | None:
+    """The last complete event of a log before byte ``offset`` (None when there is none in
+    its last ``TAIL_BYTES``): where a stream that starts at ``offset`` finds the run."""
+    import json
+
+    start = max(0, offset - TAIL_BYTES)
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read(offset - start)
+    except OSError:
+        return None
+    lines = data[: data.rfind(b"\n") + 1].splitlines()
+    for line in reversed(lines[1:] if start else lines):  # a cut first line is no event
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            return event
+    return None
+
+
 def run_active(run_id: str) -> bool:
     """Whether a process holds the run's lock now (it is being played)."""
     from ..loop.runlock import is_active
