@@ -40,3 +40,11 @@ def test_pages_for_unknown_things_are_404_pages(client):
         assert answer.status_code == 404
         assert answer.headers["content-type"].startswith("text/html")
     assert "unknown run id" in client.get("/runs/nope").text
+
+
+def test_the_icon_a_browser_asks_for_is_served(client):
+    answer = client.get("/favicon.ico")
+    assert answer.status_code == 200 and answer.headers["content-type"] == "image/svg+xml"
+    assert answer.text.startswith("<svg") and "<script" not in answer.text
+    assert client.get("/favicon.ico", headers={"Host": "evil.example"}).status_code == 403
+    assert '<link rel="icon" href="/favicon.ico"' in client.get("/memories").text
