@@ -404,7 +404,7 @@ def playbook_view(request: Request, token: str) -> Response:
 
 
 # memories -------------------------------------------------------------------------------------
-MEMORIES_SCRIPT = """
+MEMORIES_SCRIPT = r"""
 for (const button of document.querySelectorAll('button.forget')) {
   button.addEventListener('click', async () => {
     const row = button.closest('tr');
