@@ -97,14 +97,19 @@ def knowledge(name: str) -> dict[str, Any]:
 
 def known_run(run_id: str) -> dict[str, Any]:
     """A run's row as its run-status-v1 run object's first fields (NotFoundError, pointing to
-    the list of runs, for an unknown id): checked before anything reads its folder."""
+    the list of runs, for an unknown id): checked before anything reads its folder. A run
+    marked running whose process is gone is ``interrupted``, as ``status`` says (its page
+    follows no events)."""
     from ..store import runs as run_store
 
     with reading(paths.home()) as store:
         row = run_store.find_run(store, run_id) if store is not None else None
     if row is None:
         raise NotFoundError(f"unknown run id {run_id!r}", listing="list_runs")
-    return {"run_id": row["run_id"], "scenario": row["scenario"], "status": row["status"]}
+    status = row["status"]
+    if status == "running" and not run_active(run_id):
+        status = "interrupted"
+    return {"run_id": row["run_id"], "scenario": row["scenario"], "status": status}
 
 
 def run_page(run_id: str) -> str:
