@@ -8,6 +8,7 @@ attributes alike); the store's text is already redacted, so this is the only oth
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ DECISION_SHAPES = {
     "retry": "retry",
     "judge_failed": "failed",
 }
+UNSCORED = "judge_failed"  # a task round's decision when the judge gave no verdict
 SCORE_LIMITS = (0.0, 1.0)  # scores and dimension means: their axis stops there while they do
 GATE_OPEN_MAX = 60  # decisions shown unfolded; a longer history starts folded
 DECISION_WORDS = {
@@ -189,12 +191,20 @@ def score_legend(report: RunReport, has_retries: bool) -> str:
 
 def score_chart(report: RunReport) -> str:
     """The score per generation: the kept strategy's line, the challenger's points shaped by
-    the gate's decision (hover: its rationale), and each retry in the lane below."""
+    the gate's decision (hover: its rationale), and each retry in the lane below. A round the
+    judge could not score (``judge_failed``, stored as 0) is no score: its cross sits in the
+    lane, off both lines, and the kept line starts at the first scored round."""
     gens = report.generations
+    scored = [g for g in gens if g["decision"] != UNSCORED]
+    first = scored[0]["generation"] if scored else math.inf
     kept_name = "validated" if report.validated else "best so far"
-    kept = [(g["generation"], g["validated"] if report.validated else g["best"]) for g in gens]
+    kept = [
+        (g["generation"], g["validated"] if report.validated else g["best"])
+        for g in gens
+        if g["generation"] >= first
+    ]
     played_name = "round score" if report.is_task else "tournament"
-    played = [(g["generation"], g["tournament"]) for g in gens]
+    played = [(g["generation"], g["tournament"]) for g in scored]
     step = "round" if report.is_task else "generation"
     # markers shrink as generations crowd the plot; the rare advances stay big and on top
     size = max(2.2, min(5.5, 280 / max(1, len(gens))))
@@ -202,7 +212,9 @@ def score_chart(report: RunReport) -> str:
     for generation in gens:
         kept_value = generation["validated"] if report.validated else generation["best"]
         brief = (
-            f"{step} {generation['generation']}: {generation['decision']} — {played_name} "
+            f"{step} {generation['generation']}: {generation['decision']} — not scored"
+            if generation["decision"] == UNSCORED
+            else f"{step} {generation['generation']}: {generation['decision']} — {played_name} "
             f"{fmt(generation['tournament'])}, {kept_name} {fmt(kept_value)}"
             + (f", {generation['attempts']} attempts" if generation["attempts"] > 1 else "")
         )
@@ -210,6 +222,7 @@ def score_chart(report: RunReport) -> str:
             Marker(
                 x=generation["generation"],
                 y=generation["tournament"],
+                lane=0 if generation["decision"] == UNSCORED else None,
                 kind=shape_of(generation["decision"]),
                 css="gen-point",
                 size=max(size, 4.5) if generation["decision"] == "advance" else size,
@@ -253,7 +266,7 @@ def score_chart(report: RunReport) -> str:
             Series(played_name, played, style=1, width=1.4 if len(gens) <= 60 else 0.7),
         ],
         markers=markers,
-        lane_label="retries" if retries else None,
+        lane_label="retries" if retries else ("no score" if len(scored) < len(gens) else None),
     )
     return chart(svg, score_legend(report, bool(retries)))
 

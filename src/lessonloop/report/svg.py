@@ -187,19 +187,25 @@ def line_chart(
     plot_left, plot_right = frame.left, width - right
     plot_top, plot_bottom = frame.top, height - frame.bottom - lane_height
     x_values = [x for s in series for x, _ in s.points] + [m.x for m in markers]
-    y_values = [y for s in series for _, y in s.points] + [m.y for m in markers if m.y is not None]
+    y_values = [y for s in series for _, y in s.points] + [
+        m.y
+        for m in markers
+        if m.y is not None and m.lane is None  # (a lane's are off the axis)
+    ]
     x_low, x_high = (min(x_values), max(x_values)) if x_values else (0.0, 1.0)
     if integer_x:
         x_low, x_high = x_low - 0.5, x_high + 0.5
     if y_range is not None:
         y_ticks = nice_ticks(*y_range)
+    elif not y_values:  # nothing on the axis (every point in a lane): the values' own range
+        y_ticks = nice_ticks(*(y_limits or (0.0, 1.0)))
     else:
-        y_low, y_high = (min(y_values), max(y_values)) if y_values else (0.0, 1.0)
+        y_low, y_high = min(y_values), max(y_values)
         pad = (y_high - y_low) * 0.06 or 0.05
         y_low, y_high = y_low - pad, y_high + pad
-        if y_limits is not None and y_values and y_limits[0] <= min(y_values):
+        if y_limits is not None and y_limits[0] <= min(y_values):
             y_low = max(y_low, y_limits[0])
-        if y_limits is not None and y_values and max(y_values) <= y_limits[1]:
+        if y_limits is not None and max(y_values) <= y_limits[1]:
             y_high = min(y_high, y_limits[1])
         y_ticks = nice_ticks(y_low, y_high)
     x_ticks = [t for t in nice_ticks(x_low, x_high, frame.x_ticks) if x_low <= t <= x_high]
