@@ -176,6 +176,14 @@ def variety(tmp_path_factory) -> Variety:
             competitor=[fenced(f"-- {HOSTILE}\n{BAD_SQL}"), fenced(GOOD_SQL), fenced(GOOD_SQL)],
         )
         run("task", "improve", EXAMPLES / "sql-top-customers.yaml", "--provider", provider)
+        from ..cli.test_task_commands import GARBLED, REPLY, RUBRIC_TASK
+
+        rubric = task_dir / "reply.yaml"
+        rubric.write_text(RUBRIC_TASK)
+        unjudged = script(
+            task_dir, "judged.json", competitor=[REPLY, f"{REPLY} {HOSTILE}"], judge=[GARBLED]
+        )
+        run("unjudged", "improve", rubric, "--provider", unjudged)  # judge_failed rounds
 
         # a strategy of huge (~100 KB: answers are read up to 200 000 characters), Unicode,
         # HTML-looking text: a scenario with a free-text parameter, every role scripted (the
@@ -211,6 +219,7 @@ def test_the_variety_was_made(variety):
     assert status["killed"] == "running" and generations_of(variety.home, "early") == 0
     assert status["resumed"] == "completed", variety.tried["resumed"]
     assert status["huge"] == "completed" and status["task"] == "completed", variety.tried
+    assert status["unjudged"] == "failed", variety.tried["unjudged"]
     for index, (_, completes) in enumerate(PLUGINS):
         code, err = variety.tried[f"plugin-{index}"]
         assert "Traceback" not in err, err
@@ -282,11 +291,17 @@ def test_the_unseen_reports_fit_a_wide_and_a_narrow_window_in_chromium(variety, 
     stopped by SIGTERM, a plugin scenario with a boolean and an enum): tests/report/fit.py."""
     from .fit import check_charts_fit
 
-    for run_id in ("task", "huge", "long", "terminated", "killed", "plugin-2"):
+    for run_id in ("task", "unjudged", "huge", "long", "terminated", "killed", "plugin-2"):
         bounded(in_process, "report", run_id)
         url = (variety.home / "runs" / run_id / "report.html").resolve().as_uri()
-        generations = generations_of(variety.home, run_id)
-        charts = 1 + (run_id != "task") + (run_id not in ("huge",))  # score, Elo, dimensions
+        from lessonloop.report.data import collect
+        from lessonloop.store import open_store
+
+        with open_store(variety.home, readonly=True) as store:
+            shown = collect(store, run_id)
+        generations = len(shown.generations)
+        dimensions = any(g["dimensions"] for g in shown.generations)
+        charts = 1 + (not shown.is_task) + dimensions  # score, Elo (not a task's), dimensions
         check_charts_fit(chromium, url, f"variety-{run_id}", charts, last=generations)
 
 
