@@ -88,7 +88,6 @@ NARROW = Frame(
     width=380, height=300, left=60, top=18, bottom=50, right_plain=14, right_labels=14,
     x_ticks=4, end_labels=False, y_label_x=13, full_titles=False, variant="narrow",
 )  # fmt: skip
-WIDTH, HEIGHT = WIDE.width, WIDE.height
 
 
 @dataclass
