@@ -60,3 +60,4 @@ def test_the_page_of_a_run_whose_process_is_gone_follows_nothing(client, finishe
         run_store.set_status(store, finished_run, "running", None)
     html = client.get(f"/runs/{finished_run}").text
     assert '"live": false' in html
+    assert "status <b>interrupted</b> (the process running it is gone" in html

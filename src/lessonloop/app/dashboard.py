@@ -112,16 +112,23 @@ def known_run(run_id: str) -> dict[str, Any]:
     return {"run_id": row["run_id"], "scenario": row["scenario"], "status": status}
 
 
+GONE = "the process running it is gone; resume it to continue"  # as loop.status says
+
+
 def run_page(run_id: str) -> str:
     """The run's HTML report (what ``lessonloop report`` writes), rendered from the store and
-    returned, not written: the dashboard shows it live."""
+    returned, not written: the dashboard shows it live. A run marked running that no process
+    plays is shown interrupted, as ``status`` reports it."""
     from ..report.data import collect
     from ..report.page import run_page as render
 
     with reading(paths.home()) as store:
         if store is None:
             raise NotFoundError(f"unknown run id {run_id!r}", listing="list_runs")
-        return render(collect(store, run_id))
+        report = collect(store, run_id)
+    if report.run["status"] == "running" and not run_active(run_id):  # killed with -9
+        report.run.update(status="interrupted", stop_reason=GONE)
+    return render(report)
 
 
 def events_path(run_id: str) -> Path:
