@@ -106,3 +106,34 @@ def test_runs_of_different_scenarios_are_compared_without_replaying(cli, two_run
     assert compared["rescore"] is None
     assert "different scenarios" in compared["verdict"]
     assert next(r for r in compared["settings"] if r["key"] == "scenario")["differs"]
+
+
+def test_a_task_run_the_judge_never_scored_draws_no_curve(cli, tmp_path):
+    """Its rounds hold 0 for the column's sake (judge_failed): the overlay draws only the run
+    that has scores, not a line at 0 for the other."""
+    from ..cli.test_task_commands import (
+        BAD_SQL,
+        EXAMPLES,
+        GARBLED,
+        GOOD_SQL,
+        REPLY,
+        RUBRIC_TASK,
+        fenced,
+        script,
+    )
+
+    task = tmp_path / "reply.yaml"
+    task.write_text(RUBRIC_TASK)
+    unjudged = script(
+        tmp_path, "judge.json", competitor=[REPLY, REPLY + " Again."], judge=[GARBLED]
+    )
+    assert cli("improve", task, "--provider", unjudged, "--run-id", "jf").code == 1
+    scored = script(tmp_path, "sql.json", competitor=[fenced(BAD_SQL), fenced(GOOD_SQL)])
+    sql = EXAMPLES / "sql-top-customers.yaml"
+    assert cli("improve", sql, "--provider", scored, "--run-id", "sql").code == 0
+    target = tmp_path / "compare.html"
+    assert cli("compare", "jf", "sql", "--html", target).code == 0
+    page = Page(target.read_text(encoding="utf-8"))
+    for chart in ("compare-chart", "compare-chart-narrow"):
+        lines = page.find("polyline", inside=chart)
+        assert [line.attributes["data-series"] for line in lines] == ["sql"]

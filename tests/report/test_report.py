@@ -177,6 +177,18 @@ def test_a_task_run_shows_its_rounds_and_the_verifiers_feedback(cli, home, tmp_p
     decided = {int(p.attributes["data-generation"]): p.attributes["data-decision"] for p in points}
     assert decided == {1: "advance", 2: "advance", 3: "rollback"}
     assert not [e for e in page.find("svg") if e.attributes.get("id") == "elo-chart"]  # no Elo
+    assert all(p.title.startswith(f"round {p.attributes['data-generation']}:") for p in points)
+    for chart in ("score-chart", "score-chart-narrow"):
+        assert [e.text for e in page.find("text", css="axis-label", inside=chart)] == [
+            "round",
+            "score",
+        ]
+        ticks = [
+            float(e.text)
+            for e in page.find("text", inside=chart)
+            if e.attributes.get("text-anchor") == "end" and "class" not in e.attributes
+        ]
+        assert ticks and 0 <= min(ticks) and max(ticks) <= 1, f"a score's axis fits [0, 1]: {ticks}"
     text = page.text
     assert "Rounds and feedback" in text and "Verifier FAILED" in text and "expected rows" in text
     assert "GROUP BY c.id" in text  # the rounds' outputs and the best one
@@ -268,3 +280,28 @@ def test_a_run_writes_its_page_when_it_ends_scenario_and_task_alike(cli, home, t
         page = Page((home / "runs" / run_id / "report.html").read_text(encoding="utf-8"))
         assert generations
         assert len(page.find("path", css="gen-point", inside="score-chart")) == len(generations)
+
+
+def test_rounds_the_judge_could_not_score_are_off_the_score_lines(cli, home, tmp_path):
+    """judge_failed rounds are stored with 0 for the column's sake: the chart puts their cross
+    in the lane below the plot, not on a line at 0, and the axis stays a score's."""
+    from ..cli.test_task_commands import GARBLED, REPLY, RUBRIC_TASK, script
+
+    task = tmp_path / "reply.yaml"
+    task.write_text(RUBRIC_TASK)
+    provider = script(tmp_path, competitor=[REPLY, REPLY + " Sorry again."], judge=[GARBLED])
+    assert cli("improve", task, "--provider", provider, "--run-id", "jf").code == 1
+    assert cli("report", "jf").code == 0
+    page = Page((home / "runs" / "jf" / "report.html").read_text(encoding="utf-8"))
+    for chart in ("score-chart", "score-chart-narrow"):
+        crosses = page.find("path", css="gen-point", inside=chart)
+        assert [p.attributes["class"].split()[0] for p in crosses] == ["m-failed", "m-failed"]
+        assert all("not scored" in p.title for p in crosses)
+        assert not page.find("polyline", inside=chart), "no line through scores never given"
+        assert "no score" in [e.text for e in page.find("text", css="lane-label", inside=chart)]
+        ticks = [
+            float(e.text)
+            for e in page.find("text", inside=chart)
+            if e.attributes.get("text-anchor") == "end" and "class" not in e.attributes
+        ]
+        assert (ticks[0], ticks[-1]) == (0.0, 1.0), "a score's axis, not 0 to 0.05"

@@ -85,12 +85,14 @@ def test_forgetting_a_memory_on_its_page_removes_it_from_memory_list(run_cli, se
     page.goto(f"{served.url}/memories")
     rows = page.locator("tbody tr")
     assert rows.count() == 2
+    assert page.locator("main .sub").text_content().startswith("2 memories")
     asked = []
     page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     page.locator(f"tr[data-id='{doomed['id']}'] button.forget").click()
     page.wait_for_selector(f"tr[data-id='{doomed['id']}']", state="detached")
     assert asked and "Indent YAML with two spaces" in asked[0]
     assert "forgot [project" in page.locator("#message").text_content()
+    assert page.locator("main .sub").text_content().startswith("1 memories"), "the count follows"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "dashboard-memories.png"))
 
@@ -108,3 +110,9 @@ def test_a_declined_confirmation_forgets_nothing(run_cli, served, chromium):
     assert [item["summary"] for item in json.loads(run_cli("memory", "list", "--json").out)] == [
         "Keep me"
     ]
+
+
+def test_a_runs_page_fits_a_wide_and_a_narrow_window(finished_run, served, chromium):
+    from tests.report.fit import check_charts_fit
+
+    check_charts_fit(chromium, f"{served.url}/runs/{finished_run}", "fit-dashboard-run", 3, last=3)

@@ -62,3 +62,22 @@ def test_events_errors(client, finished_run):
     assert answer.status_code == 404 and "unknown run id 'nope'" in answer.json()["error"]
     answer = client.get("/api/runs/r3/events?from=-1")
     assert answer.status_code == 400 and answer.json()["error"].startswith("from is a byte")
+
+
+def test_a_stream_that_starts_after_the_runs_end_closes_at_once(finished_run, monkeypatch):
+    """``from=end`` on a finished run: its end is in the log before the offset, so the stream
+    ends without waiting out the grace a run just asked for gets (made endless here)."""
+    import asyncio
+    import math
+
+    from lessonloop.web import events
+
+    monkeypatch.setattr(events, "GRACE", math.inf)
+    path = paths.run_dir(finished_run) / "events.ndjson"
+
+    async def everything() -> list[str]:
+        return [chunk async for chunk in events.stream(finished_run, path, path.stat().st_size)]
+
+    chunks = asyncio.run(asyncio.wait_for(everything(), timeout=60))
+    assert chunks[-1] == "event: end\ndata: {}\n\n"
+    assert not [chunk for chunk in chunks if chunk.startswith(("id:", "event: run_"))]

@@ -40,3 +40,24 @@ def test_pages_for_unknown_things_are_404_pages(client):
         assert answer.status_code == 404
         assert answer.headers["content-type"].startswith("text/html")
     assert "unknown run id" in client.get("/runs/nope").text
+
+
+def test_the_icon_a_browser_asks_for_is_served(client):
+    answer = client.get("/favicon.ico")
+    assert answer.status_code == 200 and answer.headers["content-type"] == "image/svg+xml"
+    assert answer.text.startswith("<svg") and "<script" not in answer.text
+    assert client.get("/favicon.ico", headers={"Host": "evil.example"}).status_code == 403
+    assert '<link rel="icon" href="/favicon.ico"' in client.get("/memories").text
+
+
+def test_the_page_of_a_run_whose_process_is_gone_follows_nothing(client, finished_run):
+    """A run killed with -9 stays "running" in the store; no process holds its lock, so its
+    page says interrupted (as ``status`` does) and opens no event stream."""
+    from lessonloop.store import open_store
+    from lessonloop.store import runs as run_store
+
+    with open_store() as store:
+        run_store.set_status(store, finished_run, "running", None)
+    html = client.get(f"/runs/{finished_run}").text
+    assert '"live": false' in html
+    assert "status <b>interrupted</b> (the process running it is gone" in html

@@ -1,6 +1,6 @@
 """Property-based: whatever the path segment, query values or body, no route answers 500
-(Hypothesis against the routes of the OpenAPI document; schemathesis is not in the dev
-environment)."""
+(Hypothesis, by hand: the pages as well as the API, and values the OpenAPI document rules out;
+tests/web/test_schema.py generates from the document with schemathesis)."""
 
 from __future__ import annotations
 

@@ -97,26 +97,38 @@ def knowledge(name: str) -> dict[str, Any]:
 
 def known_run(run_id: str) -> dict[str, Any]:
     """A run's row as its run-status-v1 run object's first fields (NotFoundError, pointing to
-    the list of runs, for an unknown id): checked before anything reads its folder."""
+    the list of runs, for an unknown id): checked before anything reads its folder. A run
+    marked running whose process is gone is ``interrupted``, as ``status`` says (its page
+    follows no events)."""
     from ..store import runs as run_store
 
     with reading(paths.home()) as store:
         row = run_store.find_run(store, run_id) if store is not None else None
     if row is None:
         raise NotFoundError(f"unknown run id {run_id!r}", listing="list_runs")
-    return {"run_id": row["run_id"], "scenario": row["scenario"], "status": row["status"]}
+    status = row["status"]
+    if status == "running" and not run_active(run_id):
+        status = "interrupted"
+    return {"run_id": row["run_id"], "scenario": row["scenario"], "status": status}
+
+
+GONE = "the process running it is gone; resume it to continue"  # as loop.status says
 
 
 def run_page(run_id: str) -> str:
     """The run's HTML report (what ``lessonloop report`` writes), rendered from the store and
-    returned, not written: the dashboard shows it live."""
+    returned, not written: the dashboard shows it live. A run marked running that no process
+    plays is shown interrupted, as ``status`` reports it."""
     from ..report.data import collect
     from ..report.page import run_page as render
 
     with reading(paths.home()) as store:
         if store is None:
             raise NotFoundError(f"unknown run id {run_id!r}", listing="list_runs")
-        return render(collect(store, run_id))
+        report = collect(store, run_id)
+    if report.run["status"] == "running" and not run_active(run_id):  # killed with -9
+        report.run.update(status="interrupted", stop_reason=GONE)
+    return render(report)
 
 
 def events_path(run_id: str) -> Path:
@@ -131,6 +143,32 @@ def read_events(path: Path, offset: int) -> tuple[list[dict[str, Any]], int]:
     from ..loop.events import read_events as read
 
     return read(path, offset)
+
+
+TAIL_BYTES = 64 * 1024  # an event line is a few hundred bytes; a run's summary a few thousand
+
+
+def event_before(path: Path, offset: int) -> dict[str, Any] | None:
+    """The last complete event of a log before byte ``offset`` (None when there is none in
+    its last ``TAIL_BYTES``): where a stream that starts at ``offset`` finds the run."""
+    import json
+
+    start = max(0, offset - TAIL_BYTES)
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read(offset - start)
+    except OSError:
+        return None
+    lines = data[: data.rfind(b"\n") + 1].splitlines()
+    for line in reversed(lines[1:] if start else lines):  # a cut first line is no event
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            return event
+    return None
 
 
 def run_active(run_id: str) -> bool:

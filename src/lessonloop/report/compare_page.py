@@ -5,24 +5,33 @@ side by side with the differing ones marked in words as well as colour."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-from .page import cards, chart, document, fmt, table
-from .svg import DASHES, Series, line_chart, text
+from .page import SCORE_LIMITS, UNSCORED, cards, chart, document, fmt, table
+from .svg import DASHES, Series, chart_pair, text
+
+
+def scored_curve(curve: list[dict[str, Any]]) -> list[tuple[float, float]]:
+    """A run's best score per generation from its first scored one (a task round the judge
+    could not score holds 0, which is no best score)."""
+    scored = [p["generation"] for p in curve if p["decision"] != UNSCORED]
+    first = scored[0] if scored else math.inf
+    return [(p["generation"], p["score"]) for p in curve if p["generation"] >= first]
 
 
 def curves_chart(runs: list[dict[str, Any]]) -> str:
     series = [
-        Series(run["run_id"], [(p["generation"], p["score"]) for p in run["curve"]], style=i)
-        for i, run in enumerate(runs)
+        Series(run["run_id"], scored_curve(run["curve"]), style=i) for i, run in enumerate(runs)
     ]
-    svg = line_chart(
+    svg = chart_pair(
         chart_id="compare-chart",
         title="Best score per generation, each run",
         description="Each run's validated score (best so far when not validated): "
         + ", ".join(run["run_id"] for run in runs),
         x_label="generation",
         y_label="score",
+        y_limits=SCORE_LIMITS,
         series=series,
     )
     legend = (
@@ -137,7 +146,9 @@ def compare_page(compared: dict[str, Any]) -> str:
         "<h2>Best strategies on the same fresh seeds</h2>",
         rescore_section(compared["rescore"], compared["not_rescored"]),
         "<h2>Curves</h2>",
-        curves_chart(runs) if any(run["curve"] for run in runs) else "<p>No generations yet.</p>",
+        curves_chart(runs)
+        if any(scored_curve(run["curve"]) for run in runs)
+        else "<p>No scored generation yet.</p>",
         "<h2>Runs</h2>",
         runs_table(runs),
         "<h2>Settings side by side</h2>",

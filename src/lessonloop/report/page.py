@@ -8,11 +8,12 @@ attributes alike); the store's text is already redacted, so this is the only oth
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .data import RunReport
-from .svg import DASHES, Marker, Series, legend_swatch, line_chart, text
+from .svg import DASHES, Marker, Series, chart_pair, legend_swatch, text
 
 DECISION_SHAPES = {
     "advance": "advance",
@@ -20,6 +21,8 @@ DECISION_SHAPES = {
     "retry": "retry",
     "judge_failed": "failed",
 }
+UNSCORED = "judge_failed"  # a task round's decision when the judge gave no verdict
+SCORE_LIMITS = (0.0, 1.0)  # scores and dimension means: their axis stops there while they do
 GATE_OPEN_MAX = 60  # decisions shown unfolded; a longer history starts folded
 DECISION_WORDS = {
     "advance": "advance (kept: the new incumbent)",
@@ -42,10 +45,13 @@ h2{font-size:1.15rem;margin:1.6em 0 .5em;border-bottom:1px solid var(--line);pad
 .card{background:var(--card);border:1px solid var(--line);border-radius:6px;padding:8px 10px}
 .card b{display:block;font-size:1.2rem}
 .card span{color:var(--muted);font-size:.85rem}
-.chart-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px;margin:.4em 0}
-svg.chart{display:block;width:100%;height:auto;min-width:540px}
+.chart-wrap{border:1px solid var(--line);border-radius:6px;margin:.4em 0}
+svg.chart{display:block;width:100%;height:auto}
 svg.chart text{font-size:12px;fill:var(--ink)}
 svg.chart .axis-label{font-size:13px;font-weight:600}
+svg.chart.narrow text,svg.chart.narrow .axis-label{font-size:13px}
+svg.chart.narrow{display:none}
+@media (max-width:759.98px){svg.chart.wide{display:none}svg.chart.narrow{display:block}}
 svg.chart .grid line{stroke:#eaeef2}
 svg.chart .axis line{stroke:#57606a}
 svg.chart .lane{stroke:var(--line);stroke-dasharray:2 2}
@@ -185,31 +191,44 @@ def score_legend(report: RunReport, has_retries: bool) -> str:
 
 def score_chart(report: RunReport) -> str:
     """The score per generation: the kept strategy's line, the challenger's points shaped by
-    the gate's decision (hover: its rationale), and each retry in the lane below."""
+    the gate's decision (hover: its rationale), and each retry in the lane below. A round the
+    judge could not score (``judge_failed``, stored as 0) is no score: its cross sits in the
+    lane, off both lines, and the kept line starts at the first scored round."""
     gens = report.generations
+    scored = [g for g in gens if g["decision"] != UNSCORED]
+    first = scored[0]["generation"] if scored else math.inf
     kept_name = "validated" if report.validated else "best so far"
-    kept = [(g["generation"], g["validated"] if report.validated else g["best"]) for g in gens]
+    kept = [
+        (g["generation"], g["validated"] if report.validated else g["best"])
+        for g in gens
+        if g["generation"] >= first
+    ]
     played_name = "round score" if report.is_task else "tournament"
-    played = [(g["generation"], g["tournament"]) for g in gens]
+    played = [(g["generation"], g["tournament"]) for g in scored]
+    step = "round" if report.is_task else "generation"
     # markers shrink as generations crowd the plot; the rare advances stay big and on top
     size = max(2.2, min(5.5, 280 / max(1, len(gens))))
     markers = []
     for generation in gens:
         kept_value = generation["validated"] if report.validated else generation["best"]
+        brief = (
+            f"{step} {generation['generation']}: {generation['decision']} — not scored"
+            if generation["decision"] == UNSCORED
+            else f"{step} {generation['generation']}: {generation['decision']} — {played_name} "
+            f"{fmt(generation['tournament'])}, {kept_name} {fmt(kept_value)}"
+            + (f", {generation['attempts']} attempts" if generation["attempts"] > 1 else "")
+        )
         markers.append(
             Marker(
                 x=generation["generation"],
                 y=generation["tournament"],
+                lane=0 if generation["decision"] == UNSCORED else None,
                 kind=shape_of(generation["decision"]),
                 css="gen-point",
                 size=max(size, 4.5) if generation["decision"] == "advance" else size,
                 on_top=generation["decision"] == "advance",
-                title=(
-                    f"generation {generation['generation']}: {generation['decision']} — {played_name} "
-                    f"{fmt(generation['tournament'])}, {kept_name} {fmt(kept_value)}"
-                    + (f", {generation['attempts']} attempts" if generation["attempts"] > 1 else "")
-                    + f". {generation['rationale']}"
-                ),
+                title=f"{brief}. {generation['rationale']}",
+                brief=brief,
                 attributes={
                     "data-generation": generation["generation"],
                     "data-decision": generation["decision"],
@@ -225,34 +244,36 @@ def score_chart(report: RunReport) -> str:
             lane=d["attempt"],
             css="retry-mark",
             size=min(4.0, size),
-            title=f"generation {d['generation']} attempt {d['attempt'] + 1}: retry. {d['rationale']}",
+            title=f"{step} {d['generation']} attempt {d['attempt'] + 1}: retry. {d['rationale']}",
+            brief=f"{step} {d['generation']} attempt {d['attempt'] + 1}: retry",
             attributes={"data-generation": d["generation"], "data-attempt": d["attempt"]},
         )
         for d in retries
     ]
-    svg = line_chart(
+    svg = chart_pair(
         chart_id="score-chart",
-        title="Score per generation",
+        title=f"Score per {step}",
         description=(
-            f"{len(gens)} generations. A line of the {kept_name} score, and the "
-            f"{played_name} of each generation marked by the gate's decision: a triangle up "
+            f"{len(gens)} {step}s. A line of the {kept_name} score, and the "
+            f"{played_name} of each {step} marked by the gate's decision: a triangle up "
             "for advance, a hollow triangle down for rollback, a hollow square for a retry."
         ),
-        x_label="round" if report.is_task else "generation",
+        x_label=step,
         y_label="score",
+        y_limits=SCORE_LIMITS,
         series=[
             Series(kept_name, kept, style=0, width=2.5, above_markers=True),
             Series(played_name, played, style=1, width=1.4 if len(gens) <= 60 else 0.7),
         ],
         markers=markers,
-        lane_label="retries" if retries else None,
+        lane_label="retries" if retries else ("no score" if len(scored) < len(gens) else None),
     )
     return chart(svg, score_legend(report, bool(retries)))
 
 
 def elo_chart(report: RunReport) -> str:
     points = [(g["generation"], g["elo"]) for g in report.generations]
-    svg = line_chart(
+    svg = chart_pair(
         chart_id="elo-chart",
         title="Elo per generation",
         description="The incumbent's Elo rating after each generation.",
@@ -264,6 +285,7 @@ def elo_chart(report: RunReport) -> str:
 
 
 def dimensions_chart(report: RunReport) -> str:
+    step = "round" if report.is_task else "generation"
     names = sorted({name for g in report.generations for name in g["dimensions"]})
     series = [
         Series(
@@ -278,13 +300,14 @@ def dimensions_chart(report: RunReport) -> str:
         )
         for index, name in enumerate(names)
     ]
-    svg = line_chart(
+    svg = chart_pair(
         chart_id="dimensions-chart",
-        title="Dimensions per generation",
-        description="Each scoring dimension's mean for the generation's challenger: "
+        title=f"Dimensions per {step}",
+        description=f"Each scoring dimension's mean for the {step}'s challenger: "
         + ", ".join(names),
-        x_label="round" if report.is_task else "generation",
+        x_label=step,
         y_label="dimension mean",
+        y_limits=SCORE_LIMITS,
         series=series,
     )
     legend = (

@@ -5,6 +5,12 @@ stay small for a 300-generation run, and every text in it must pass through one 
 function. A chart is a viewBox (it scales with the page), labelled axes with round ticks,
 lines told apart by dash pattern as well as colour and labelled at their ends, and markers
 whose shape (not colour alone) says what happened; each marker's <title> is its hover text.
+
+A viewBox scales its text with it, so one drawing cannot be readable at every width: a chart
+is drawn twice (``chart_pair``), wide (``WIDE``, for a box of 700 px and more) and narrow
+(``NARROW``: fewer ticks, no end labels, text larger for its size, each marker's brief hover
+text, so that the page stays under 1 MB), and the page's style sheet shows the one that fits
+the window (a media query; no script).
 """
 
 from __future__ import annotations
@@ -13,10 +19,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
+from typing import Any
 
-WIDTH, HEIGHT = 760, 340
-LEFT, TOP, BOTTOM = 64, 28, 58
-RIGHT_PLAIN, RIGHT_LABELS = 24, 130  # room on the right for the lines' end labels
 LANE = 34  # the strip under the plot that holds retry markers
 DASHES = ("", "7 4", "2 3", "10 3 2 3", "1 5", "14 4")
 MARKER = 5.5
@@ -55,6 +59,37 @@ def _tick_label(value: float, step: float) -> str:
     return f"{value:.{decimals}f}"
 
 
+@dataclass(frozen=True)
+class Frame:
+    """A chart's geometry in viewBox units: its size, the margins around the plot, how many
+    ticks the x axis aims at, and whether the lines are named at their ends."""
+
+    width: int
+    height: int
+    left: int
+    top: int
+    bottom: int
+    right_plain: int
+    right_labels: int  # room on the right for the lines' end labels
+    x_ticks: int
+    end_labels: bool
+    y_label_x: int  # where the y axis's rotated name is centred
+    full_titles: bool  # markers hover with their whole title, else with their brief
+    variant: str  # the class the style sheet shows or hides it by
+
+
+# Text is 12 units wide-drawn and 13 narrow-drawn: shown at 700 px and more, a wide chart's
+# labels are >= 11 px; a narrow one shown in a 360 px box (a 390 px phone) keeps them >= 12 px.
+WIDE = Frame(
+    width=760, height=340, left=64, top=28, bottom=58, right_plain=24, right_labels=130,
+    x_ticks=8, end_labels=True, y_label_x=16, full_titles=True, variant="wide",
+)  # fmt: skip
+NARROW = Frame(
+    width=380, height=300, left=60, top=18, bottom=50, right_plain=14, right_labels=14,
+    x_ticks=4, end_labels=False, y_label_x=13, full_titles=False, variant="narrow",
+)  # fmt: skip
+
+
 @dataclass
 class Series:
     """A line: its name (legend and end label), points (x, y), and how it is drawn."""
@@ -78,6 +113,7 @@ class Marker:
     kind: str
     title: str
     attributes: dict[str, object] = field(default_factory=dict)
+    brief: str = ""  # the hover text of the narrow drawing (the title without its long tail)
     lane: int | None = None
     css: str = ""  # more classes, for the page's scripts-free tests and styles
     size: float = MARKER  # half the marker's width
@@ -135,26 +171,43 @@ def line_chart(
     markers: Sequence[Marker] = (),
     lane_label: str | None = None,
     y_range: tuple[float, float] | None = None,
+    y_limits: tuple[float, float] | None = None,
     integer_x: bool = True,
+    frame: Frame = WIDE,
 ) -> str:
-    """One chart as an <svg> element (a viewBox of WIDTH x HEIGHT that scales with the page)."""
-    labelled = [s for s in series if s.label_end and s.points]
-    right = RIGHT_LABELS if labelled else RIGHT_PLAIN
+    """One chart as an <svg> element (a viewBox of the frame's size that scales with the page).
+
+    ``y_limits`` is the values' natural range (a score's [0, 1]): while every value lies in
+    it, the axis's padding stops at its ends (no score axis from -0.5 to 1.5)."""
+    labelled = [s for s in series if s.label_end and s.points] if frame.end_labels else []
+    right = frame.right_labels if labelled else frame.right_plain
     lane_height = LANE if lane_label else 0
-    plot_left, plot_right = LEFT, WIDTH - right
-    plot_top, plot_bottom = TOP, HEIGHT - BOTTOM - lane_height
+    width, height = frame.width, frame.height
+    plot_left, plot_right = frame.left, width - right
+    plot_top, plot_bottom = frame.top, height - frame.bottom - lane_height
     x_values = [x for s in series for x, _ in s.points] + [m.x for m in markers]
-    y_values = [y for s in series for _, y in s.points] + [m.y for m in markers if m.y is not None]
+    y_values = [y for s in series for _, y in s.points] + [
+        m.y
+        for m in markers
+        if m.y is not None and m.lane is None  # (a lane's are off the axis)
+    ]
     x_low, x_high = (min(x_values), max(x_values)) if x_values else (0.0, 1.0)
     if integer_x:
         x_low, x_high = x_low - 0.5, x_high + 0.5
     if y_range is not None:
         y_ticks = nice_ticks(*y_range)
+    elif not y_values:  # nothing on the axis (every point in a lane): the values' own range
+        y_ticks = nice_ticks(*(y_limits or (0.0, 1.0)))
     else:
-        y_low, y_high = (min(y_values), max(y_values)) if y_values else (0.0, 1.0)
+        y_low, y_high = min(y_values), max(y_values)
         pad = (y_high - y_low) * 0.06 or 0.05
-        y_ticks = nice_ticks(y_low - pad, y_high + pad)
-    x_ticks = [t for t in nice_ticks(x_low, x_high, 8) if x_low <= t <= x_high]
+        y_low, y_high = y_low - pad, y_high + pad
+        if y_limits is not None and y_limits[0] <= min(y_values):
+            y_low = max(y_low, y_limits[0])
+        if y_limits is not None and max(y_values) <= y_limits[1]:
+            y_high = min(y_high, y_limits[1])
+        y_ticks = nice_ticks(y_low, y_high)
+    x_ticks = [t for t in nice_ticks(x_low, x_high, frame.x_ticks) if x_low <= t <= x_high]
     if integer_x:
         x_ticks = [t for t in x_ticks if t == int(t)]
     scale_x = _Scale(x_low, x_high, plot_left, plot_right)
@@ -163,7 +216,7 @@ def line_chart(
     x_step = x_ticks[1] - x_ticks[0] if len(x_ticks) > 1 else 1.0
     ident = text(chart_id)
     parts = [
-        f'<svg id="{ident}" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'<svg id="{ident}" class="chart {frame.variant}" viewBox="0 0 {width} {height}" role="img" '
         f'aria-labelledby="{ident}-title {ident}-desc" preserveAspectRatio="xMidYMid meet">',
         f'<title id="{ident}-title">{text(title)}</title>',
         f'<desc id="{ident}-desc">{text(description)}</desc>',
@@ -184,6 +237,7 @@ def line_chart(
             f"{text(_tick_label(tick, y_step))}</text>"
         )
     axis_bottom = plot_bottom + lane_height
+    middle_y = (plot_top + plot_bottom) / 2
     for tick in x_ticks:
         tick_x = _number(scale_x(tick))
         parts.append(
@@ -192,10 +246,10 @@ def line_chart(
             f"{text(_tick_label(tick, x_step))}</text>"
         )
     parts.append(
-        f'<text class="axis-label" x="{(plot_left + plot_right) / 2:.0f}" y="{HEIGHT - 10}" '
+        f'<text class="axis-label" x="{(plot_left + plot_right) / 2:.0f}" y="{height - 10}" '
         f'text-anchor="middle">{text(x_label)}</text>'
-        f'<text class="axis-label" x="16" y="{(plot_top + plot_bottom) / 2:.0f}" '
-        f'text-anchor="middle" transform="rotate(-90 16 {(plot_top + plot_bottom) / 2:.0f})">'
+        f'<text class="axis-label" x="{frame.y_label_x}" y="{middle_y:.0f}" '
+        f'text-anchor="middle" transform="rotate(-90 {frame.y_label_x} {middle_y:.0f})">'
         f"{text(y_label)}</text>"
     )
     if lane_label:
@@ -232,7 +286,7 @@ def line_chart(
         classes = text(f"m-{mark.kind} {mark.css}".strip())
         parts.append(
             f'<path class="{classes}" d="{marker_path(mark.kind, mark_x, mark_y, mark.size)}"{attributes}>'
-            f"<title>{text(mark.title)}</title></path>"
+            f"<title>{text(mark.title if frame.full_titles else (mark.brief or mark.title))}</title></path>"
         )
 
     # layers, bottom to top: plain lines, plain markers, lines above markers, markers on top
@@ -285,3 +339,11 @@ def _end_labels(
 
 def _short(name: str, limit: int = 18) -> str:
     return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def chart_pair(*, chart_id: str, **drawing: Any) -> str:
+    """A chart drawn wide (id ``chart_id``) and narrow (``chart_id``-narrow), for the style
+    sheet to show the one that fits (``line_chart``'s arguments)."""
+    return line_chart(chart_id=chart_id, frame=WIDE, **drawing) + line_chart(
+        chart_id=f"{chart_id}-narrow", frame=NARROW, **drawing
+    )

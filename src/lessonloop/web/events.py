@@ -2,8 +2,10 @@
 
 The log is tailed, never the store: while a client is connected the file's size is looked at
 every ``WAIT`` seconds (one ``stat``) and only a change is read. The stream ends (``event:
-end``) once the run is not being played and has said how it ended, so a page of a finished
-run holds no connection and costs nothing. Each batch carries its end offset as the event id:
+end``) as soon as the run has said how it ended (its ``run_<status>`` event, written after the
+run let go of its lock) and no process plays it, so a page of a finished run holds no
+connection and costs nothing: a stream that starts after that event (``from=end`` on a
+finished run) ends at once, not after the ``GRACE`` given to a run just asked for. Each batch carries its end offset as the event id:
 a browser that reconnects sends it back (``Last-Event-ID``) and misses nothing.
 """
 
@@ -72,7 +74,8 @@ async def run_events(request: Request) -> Response:
 async def stream(run_id: str, path: Path, offset: int) -> AsyncIterator[str]:
     yield "retry: 1000\n: connected\n\n"
     opened = last_check = last_sent = time.monotonic()
-    seen_size, ended = -1, False
+    before = await run_in_threadpool(dashboard.event_before, path, offset) if offset else None
+    seen_size, ended = -1, before is not None and ends_run(before)
     while True:
         size = log_size(path)
         offset = min(offset, size)

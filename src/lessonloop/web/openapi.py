@@ -9,7 +9,6 @@ from .. import __version__
 from .guard import TOKEN_HEADER
 
 ERROR = {"$ref": "#/components/schemas/Error"}
-JSON_ANY: dict[str, Any] = {}
 
 
 def answer(description: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -69,6 +68,174 @@ START_BODY = {
 }
 
 
+def ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def array_of(name: str) -> dict[str, Any]:
+    return {"type": "array", "items": ref(name)}
+
+
+def fields(required: dict[str, Any], optional: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An object with these fields (each a JSON schema), the first ones always present; more
+    fields may come (a newer lessonloop adds, never renames)."""
+    return {
+        "type": "object",
+        "required": list(required),
+        "properties": {**required, **(optional or {})},
+    }
+
+
+TEXT: dict[str, Any] = {"type": "string"}
+TEXT_OR_NULL: dict[str, Any] = {"type": ["string", "null"]}
+COUNT: dict[str, Any] = {"type": "integer", "minimum": 0}
+NUMBER_OR_NULL: dict[str, Any] = {"type": ["number", "null"]}
+INTEGER_OR_NULL: dict[str, Any] = {"type": ["integer", "null"]}
+
+# The answers' shapes: what app/ returns (loop/status.py's run-status-v1 objects, app/memory's
+# memory objects, app/dashboard's knowledge), checked against real answers by tests/web.
+SCHEMAS: dict[str, Any] = {
+    "Error": fields({"error": TEXT}),
+    "Run": fields(
+        {
+            "run_id": TEXT,
+            "scenario": TEXT,
+            "target_generations": COUNT,
+            "executor_mode": TEXT,
+            "status": TEXT,
+            "agent_provider": TEXT_OR_NULL,
+            "created_at": TEXT,
+            "updated_at": TEXT,
+            "scenario_ref": TEXT_OR_NULL,
+            "seed": INTEGER_OR_NULL,
+            "stop_reason": TEXT_OR_NULL,
+            "generations_completed": COUNT,
+            "best_score": NUMBER_OR_NULL,
+            "tournament_score": NUMBER_OR_NULL,
+            "current_elo": NUMBER_OR_NULL,
+        }
+    ),
+    "Generation": fields(
+        {
+            "generation_index": COUNT,
+            "mean_score": NUMBER_OR_NULL,
+            "best_score": NUMBER_OR_NULL,
+            "elo": NUMBER_OR_NULL,
+            "wins": COUNT,
+            "losses": COUNT,
+            "ties": COUNT,
+            "attempts": COUNT,
+            "gate_decision": TEXT_OR_NULL,
+            "status": TEXT,
+            "duration_seconds": NUMBER_OR_NULL,
+            "incumbent_score": NUMBER_OR_NULL,
+            "mean_delta": NUMBER_OR_NULL,
+            "validated_score": NUMBER_OR_NULL,
+            "dimensions": {"type": ["object", "null"]},
+            "created_at": TEXT,
+            "updated_at": TEXT,
+        },
+        {"evaluator_epoch": TEXT_OR_NULL, "quarantined": {"type": ["integer", "boolean"]}},
+    ),
+    "RunStatus": fields(
+        {
+            "run": ref("Run"),
+            "latest_generation": {"anyOf": [ref("Generation"), {"type": "null"}]},
+            "runtime_session": {"type": ["object", "null"]},
+            "progress_report": fields(
+                {
+                    "generations_completed": COUNT,
+                    "target_generations": COUNT,
+                    "percent": {"type": "number", "minimum": 0},
+                    "best_score": NUMBER_OR_NULL,
+                    "tournament_score": NUMBER_OR_NULL,
+                    "current_elo": NUMBER_OR_NULL,
+                }
+            ),
+            "generations": array_of("Generation"),
+        }
+    ),
+    "Started": fields(
+        {
+            "run_id": TEXT,
+            "status": TEXT,
+            "started": {"type": "boolean"},
+            "scenario": TEXT,
+            "target_generations": COUNT,
+        },
+        {"pid": {"type": "integer"}, "detail": TEXT},
+    ),
+    "Scenario": fields({"name": TEXT, "description": TEXT, "strategy_schema": {"type": "object"}}),
+    "KnowledgeScope": fields(
+        {"scope": TEXT, "playbook": COUNT, "hints": COUNT, "dead_ends": COUNT}
+    ),
+    "KnowledgeEntry": fields(
+        {
+            "id": {"type": "integer"},
+            "summary": TEXT,
+            "content": TEXT,
+            "tags": {"type": "array", "items": TEXT},
+            "helpful": COUNT,
+            "harmful": COUNT,
+            "seen": COUNT,
+            "author": TEXT,
+            "created_at": TEXT,
+        }
+    ),
+    "Knowledge": fields(
+        {
+            "scope": TEXT,
+            "playbook": array_of("KnowledgeEntry"),
+            "hints": array_of("KnowledgeEntry"),
+            "dead_ends": array_of("KnowledgeEntry"),
+        }
+    ),
+    "Memory": fields(
+        {
+            "id": {"type": "integer"},
+            "type": TEXT,
+            "scope": {"type": "string", "enum": ["project", "user"]},
+            "summary": TEXT,
+            "content": TEXT,
+            "why": TEXT,
+            "how_to_apply": TEXT,
+            "tags": {"type": "array", "items": TEXT},
+            "author": TEXT,
+            "source": TEXT_OR_NULL,
+            "seen": COUNT,
+            "created_at": TEXT,
+        },
+        {"score": {"type": "number"}},
+    ),
+    "MemoryHistory": {
+        "allOf": [
+            ref("Memory"),
+            fields(
+                {
+                    "provenance": {
+                        "type": "array",
+                        "items": fields({"source": TEXT, "created_at": TEXT}),
+                    },
+                    "events": {
+                        "type": "array",
+                        "items": fields(
+                            {"action": TEXT, "detail": TEXT_OR_NULL, "created_at": TEXT}
+                        ),
+                    },
+                }
+            ),
+        ]
+    },
+    "Forgotten": fields(
+        {
+            "forgotten": {"type": "integer"},
+            "scope": {"type": "string", "enum": ["project", "user"]},
+            "summary": TEXT,
+        }
+    ),
+}
+
+
 def document() -> dict[str, Any]:
     """The OpenAPI document of the JSON API."""
     return {
@@ -90,7 +257,7 @@ def document() -> dict[str, Any]:
                             "At most this many.",
                         )
                     ],
-                    "responses": {"200": answer("the runs", {"type": "array"}), **errors(400)},
+                    "responses": {"200": answer("the runs", array_of("Run")), **errors(400)},
                 },
                 "post": {
                     "summary": "Start a run in the background (as the MCP tool run_start).",
@@ -100,8 +267,8 @@ def document() -> dict[str, Any]:
                         "content": {"application/json": {"schema": START_BODY}},
                     },
                     "responses": {
-                        "202": answer("started", {"type": "object"}),
-                        "200": answer("nothing to start (running, or done)", {"type": "object"}),
+                        "202": answer("started", ref("Started")),
+                        "200": answer("nothing to start (running, or done)", ref("Started")),
                         **errors(400, 403),
                     },
                 },
@@ -111,7 +278,7 @@ def document() -> dict[str, Any]:
                     "summary": "A run's status and every generation (lessonloop status ID --json).",
                     "parameters": [RUN_ID],
                     "responses": {
-                        "200": answer("run-status-v1", {"type": "object"}),
+                        "200": answer("run-status-v1", ref("RunStatus")),
                         **errors(404),
                     },
                 }
@@ -139,13 +306,13 @@ def document() -> dict[str, Any]:
             "/api/scenarios": {
                 "get": {
                     "summary": "The scenarios (lessonloop scenarios --json).",
-                    "responses": {"200": answer("the scenarios", {"type": "array"})},
+                    "responses": {"200": answer("the scenarios", array_of("Scenario"))},
                 }
             },
             "/api/knowledge": {
                 "get": {
                     "summary": "The scopes that hold run knowledge, with their counts.",
-                    "responses": {"200": answer("the scopes", {"type": "array"})},
+                    "responses": {"200": answer("the scopes", array_of("KnowledgeScope"))},
                 }
             },
             "/api/knowledge/{scope}": {
@@ -159,7 +326,7 @@ def document() -> dict[str, Any]:
                         ),  # fmt: skip
                     ],
                     "responses": {
-                        "200": answer("the lists", {"type": "object"}),
+                        "200": answer("the lists", ref("Knowledge")),
                         **errors(400, 404),
                     },
                 }
@@ -176,32 +343,27 @@ def document() -> dict[str, Any]:
                             "limit", {"type": "integer", "minimum": 1, "maximum": 100}, "With q."
                         ),
                     ],
-                    "responses": {"200": answer("the memories", {"type": "array"}), **errors(400)},
+                    "responses": {"200": answer("the memories", array_of("Memory")), **errors(400)},
                 }
             },
             "/api/memories/{memory_id}": {
                 "get": {
                     "summary": "A memory with its provenance and history (memory why --json).",
                     "parameters": [MEMORY_ID, ONE_SCOPE],
-                    "responses": {"200": answer("the memory", JSON_ANY), **errors(400, 404)},
+                    "responses": {
+                        "200": answer("the memory", ref("MemoryHistory")),
+                        **errors(400, 404),
+                    },
                 },
                 "delete": {
                     "summary": "Forget a memory for good (memory forget --json).",
                     "parameters": [MEMORY_ID, ONE_SCOPE, TOKEN],
                     "responses": {
-                        "200": answer("what was forgotten", {"type": "object"}),
+                        "200": answer("what was forgotten", ref("Forgotten")),
                         **errors(400, 403, 404),
                     },
                 },
             },
         },
-        "components": {
-            "schemas": {
-                "Error": {
-                    "type": "object",
-                    "required": ["error"],
-                    "properties": {"error": {"type": "string"}},
-                }
-            }
-        },
+        "components": {"schemas": SCHEMAS},
     }

@@ -122,7 +122,8 @@ def head(title: str, token: str) -> str:
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="lessonloop-token" content="{esc(token)}">'
-        f"<title>{esc(title)}</title><style>{STYLE}</style>"
+        f'<title>{esc(title)}</title><link rel="icon" href="/favicon.ico" type="image/svg+xml">'
+        f"<style>{STYLE}</style>"
     )
 
 
@@ -403,7 +404,7 @@ def playbook_view(request: Request, token: str) -> Response:
 
 
 # memories -------------------------------------------------------------------------------------
-MEMORIES_SCRIPT = """
+MEMORIES_SCRIPT = r"""
 for (const button of document.querySelectorAll('button.forget')) {
   button.addEventListener('click', async () => {
     const row = button.closest('tr');
@@ -413,6 +414,9 @@ for (const button of document.querySelectorAll('button.forget')) {
       const gone = await send('DELETE',
         `/api/memories/${encodeURIComponent(id)}?scope=${encodeURIComponent(scope)}`);
       row.remove();
+      const count = document.getElementById('count');
+      const left = document.querySelectorAll('button.forget').length;
+      count.textContent = count.textContent.replace(/^\d+/, String(left));
       say(`forgot [${gone.scope} ${gone.forgotten}] ${gone.summary}`);
     } catch (error) { say(error.message, true); }
   });
@@ -456,7 +460,7 @@ def memories_view(request: Request, token: str) -> Response:
         f'<label>scope<select name="scope">{scopes}</select></label>'
         '<button type="submit">Search</button>'
         f'<a href="/memories?audit=1&scope={quote(scope)}">audit the automatic ones</a></form>'
-        f'<p class="sub">{len(items)} memories, {esc(what)}.</p>'
+        f'<p class="sub" id="count">{len(items)} memories, {esc(what)}.</p>'
     )
     body += (
         table(["id", "type", "memory", "from", ""], [memory_row(item) for item in items])
