@@ -1786,3 +1786,34 @@ def test_a_step_that_worked_once_run_from_the_project_root_says_so(tmp_path):
         one["cwd"] = "/Users/dev"  # the cd went somewhere else than where the session runs
     (found,) = error_lessons(tmp_path, [events])
     assert found[0].endswith("run it from `pmsynapse/`")
+
+
+def test_what_a_package_script_runs_is_read_from_what_the_package_manager_printed(tmp_path):
+    """From a real session (pmsynapse): the run failed later (cargo was not on the PATH), but
+    pnpm had printed what `build:all` is; `tauri` -> `tauri` and `dev` -> `vite` say nothing."""
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                *bash(
+                    "a",
+                    "cd /p && pnpm build:all",
+                    "turbo 2.6.3\n\nsh: cargo: command not found\n\n\n> pmsynapse@0.1.0 build:all /p\n"
+                    "> turbo run build && cargo build --workspace --release\n\n• Packages in scope",
+                    failed=True,
+                ),
+                *bash(
+                    "b",
+                    "pnpm tauri icon a.svg",
+                    "> @pmsynapse/desktop@0.1.0 tauri /p\n> tauri icon a.svg",
+                ),
+                *bash("c", "npm run dev", "> jssoundrecorder@0.1.0 dev /p\n> vite\n\nready"),
+            ],
+        )
+    )
+    assert [(c.summary, c.tags) for c in facts.script_facts(t)] == [
+        (
+            "`pnpm build:all` runs `turbo run build && cargo build --workspace --release`",
+            ["project-fact", "command"],
+        )
+    ]

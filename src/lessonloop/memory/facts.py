@@ -196,6 +196,55 @@ def recipe_facts(transcript) -> list[Candidate]:
     return found
 
 
+# npm, pnpm and yarn print the script they run: "> pmsynapse@0.1.0 build:all /path" then
+# "> turbo run build && cargo build --workspace --release"
+_SCRIPT_ECHO = re.compile(
+    r"^> (?:@[\w.-]+/)?[\w.-]+@\S+ ([\w:.-]+)(?: \S+)?\s*\n> ([^\n]{3,200})$", re.M
+)
+_SCRIPT_RUNNERS = ("npm", "pnpm", "yarn", "bun")
+
+
+def script_facts(transcript) -> list[Candidate]:
+    """What this project's package scripts run, as the package manager printed it when the
+    session ran them (whether the run then passed or failed: the script is what it is).
+    Scripts that only call a tool of their own name (``tauri`` → ``tauri``) or one bare word
+    (``dev`` → ``vite``) say nothing a later session needs."""
+    from .commands import command_head
+
+    scripts: dict[str, dict[str, str]] = {}
+    for call in transcript.calls:
+        command = call.input.get("command")
+        runner = (command_head(command) if isinstance(command, str) else "").split(" ", 1)[0]
+        if call.sidechain or not call.completed or runner not in _SCRIPT_RUNNERS:
+            continue
+        for name, runs in _SCRIPT_ECHO.findall(call.result):
+            runs = runs.strip()
+            if len(runs.split()) < 2 or runs.split()[0] == name:
+                continue
+            scripts.setdefault(runner, {}).setdefault(name, runs)
+    found = []
+    for runner, ran in scripts.items():
+        pairs = [f"`{runner} {name}` runs `{line_within(runs, 80)}`" for name, runs in ran.items()]
+        summary = "; ".join(pairs)
+        while len(summary) > 120 and len(pairs) > 1:
+            pairs.pop()
+            summary = "; ".join(pairs)
+        if len(summary) > 120:
+            continue
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=summary,
+                tags=["project-fact", "command"],
+                content=f"The project's package scripts, as {runner} printed them when the "
+                "session ran them: "
+                + "; ".join(f"`{runner} {n}` runs `{line_within(r, 200)}`" for n, r in ran.items()),
+                why=f"{runner} printed each script's command when the session ran it.",
+            )
+        )
+    return found
+
+
 _WHEN_HOOK = {
     "Stop": "When the agent stops",
     "SubagentStop": "When a subagent stops",

@@ -21,6 +21,7 @@ from .facts import (
     project_facts,
     project_hooks,
     recipe_facts,
+    script_facts,
     timeout_note,
 )
 
@@ -168,6 +169,7 @@ def from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
             + from_refusals(transcript)
             + project_facts(transcript)
             + recipe_facts(transcript)
+            + script_facts(transcript)
             + project_hooks(transcript)
             + permission_facts(transcript)
             + from_conclusions(transcript)
