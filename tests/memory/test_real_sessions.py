@@ -1817,3 +1817,31 @@ def test_what_a_package_script_runs_is_read_from_what_the_package_manager_printe
             ["project-fact", "command"],
         )
     ]
+
+
+def test_a_cd_that_the_shell_kept_is_learned_from_the_failure_it_caused(tmp_path):
+    """From a real session (pmsynapse): `cd apps/desktop && ...` worked, the next
+    `cd apps/desktop && ...` failed because the shell was still in apps/desktop."""
+    from lessonloop.memory.shell_state import kept_directory
+
+    def lessons(*groups):
+        return kept_directory(read(write(tmp_path / "t.jsonl", [e for g in groups for e in g])))
+
+    again = "(eval):cd:1: no such file or directory: apps/desktop"
+    (found,) = lessons(
+        bash("a", "cd apps/desktop && pnpm tauri --help", "Usage: tauri"),
+        bash("b", "cd apps/desktop && pnpm tauri icon --help", again, failed=True),
+    )
+    assert found.summary == (
+        "The shell keeps its working directory between Bash calls: after `cd apps/desktop`, "
+        "use absolute paths"
+    )
+    # a directory that never existed, or one no cd entered, teaches nothing about the shell
+    assert lessons(bash("b", "cd apps/desktop && ls", again, failed=True)) == []
+    assert (
+        lessons(
+            bash("a", "cd apps/web && ls", "x"),
+            bash("b", "cd apps/desktop && ls", again, failed=True),
+        )
+        == []
+    )

@@ -97,8 +97,13 @@ def from_errors(signals: list[dict], transcript) -> list[Candidate]:
             )
         )
     from .diagnosed import diagnosed_changes
+    from .shell_state import kept_directory
 
-    return found + diagnosed_changes(transcript, {fix.cause for fix in fixes if fix.cause})
+    return (
+        found
+        + diagnosed_changes(transcript, {fix.cause for fix in fixes if fix.cause})
+        + kept_directory(transcript)
+    )
 
 
 def feedback_stream(captured: list[dict], transcript) -> list[dict]:
