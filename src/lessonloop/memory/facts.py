@@ -174,26 +174,35 @@ def recipe_facts(transcript) -> list[Candidate]:
         recipes.setdefault(words[0], {}).setdefault(words[1], first)
     found = []
     for runner, ran in recipes.items():
-        pairs = [f"{runner} {name}` runs `{command}" for name, command in ran.items()]
-        summary = f"This project's {runner} recipes: `" + "`; `".join(pairs) + "`"
-        while len(summary) > 120 and len(pairs) > 1:
-            pairs.pop()
-            summary = f"This project's {runner} recipes: `" + "`; `".join(pairs) + "`"
-        if len(summary) > 120:
-            continue
-        found.append(
-            Candidate(
-                kind="observation",
-                summary=summary,
-                tags=["project-fact", "command"],
-                content="; ".join(
-                    f"`{runner} {name}` runs `{line_within(command, 200)}`"
-                    for name, command in ran.items()
-                ),
-                why=f"Each ran successfully in the session and {runner} printed the command first.",
-            )
+        fact = _what_runs(
+            runner,
+            ran,
+            f"This project's {runner} recipes: ",
+            "",
+            f"Each ran successfully in the session and {runner} printed the command first.",
         )
+        found += [fact] if fact else []
     return found
+
+
+def _what_runs(runner: str, ran: dict[str, str], head: str, lead: str, why: str):
+    """One memory for a runner's recipes or scripts: "`just check` runs `cargo llvm-cov`; ...",
+    as many as fit 120 characters in the summary, all of them in the content; None when not
+    even one fits."""
+    pairs = [f"`{runner} {name}` runs `{command}`" for name, command in ran.items()]
+    while len(head + "; ".join(pairs)) > 120 and len(pairs) > 1:
+        pairs.pop()
+    summary = head + "; ".join(pairs)
+    if len(summary) > 120:
+        return None
+    return Candidate(
+        kind="observation",
+        summary=summary,
+        tags=["project-fact", "command"],
+        content=lead
+        + "; ".join(f"`{runner} {name}` runs `{line_within(c, 200)}`" for name, c in ran.items()),
+        why=why,
+    )
 
 
 # npm, pnpm and yarn print the script they run: "> pmsynapse@0.1.0 build:all /path" then
@@ -224,24 +233,14 @@ def script_facts(transcript) -> list[Candidate]:
             scripts.setdefault(runner, {}).setdefault(name, runs)
     found = []
     for runner, ran in scripts.items():
-        pairs = [f"`{runner} {name}` runs `{line_within(runs, 80)}`" for name, runs in ran.items()]
-        summary = "; ".join(pairs)
-        while len(summary) > 120 and len(pairs) > 1:
-            pairs.pop()
-            summary = "; ".join(pairs)
-        if len(summary) > 120:
-            continue
-        found.append(
-            Candidate(
-                kind="observation",
-                summary=summary,
-                tags=["project-fact", "command"],
-                content=f"The project's package scripts, as {runner} printed them when the "
-                "session ran them: "
-                + "; ".join(f"`{runner} {n}` runs `{line_within(r, 200)}`" for n, r in ran.items()),
-                why=f"{runner} printed each script's command when the session ran it.",
-            )
+        fact = _what_runs(
+            runner,
+            ran,
+            "",
+            f"The project's package scripts, as {runner} printed them when the session ran them: ",
+            f"{runner} printed each script's command when the session ran it.",
         )
+        found += [fact] if fact else []
     return found
 
 
