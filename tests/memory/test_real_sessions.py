@@ -1845,3 +1845,48 @@ def test_a_cd_that_the_shell_kept_is_learned_from_the_failure_it_caused(tmp_path
         )
         == []
     )
+
+
+def test_secrets_in_a_diagnosis_and_a_package_script_never_reach_disk(home, cli):
+    """The new sources of lessons (the agent's diagnosis, what a package script runs, the
+    changed lines of a diagnosed fix) carry secrets planted in them to no file."""
+    from .test_session import Session, everything_under, fresh_secrets, memories
+
+    cli("memory", "consent", "yes")
+    s = fresh_secrets()
+    session = Session(home, "secret-diagnosis", s)
+    session.hook("session-start", source="startup")
+    session.tool(
+        "Bash",
+        {"command": "pnpm deploy"},
+        {"stdout": "", "stderr": "Error: 401"},
+        is_error=True,
+        result_text=f"Exit code 1\n> shop@1.0.0 deploy /w\n> vercel deploy --token {s['github']}\n"
+        "Error: 401 Unauthorized",
+    )
+    for text in (
+        f"Now I understand the issue. The `DATABASE_URL` in `config/dev.exs` still holds "
+        f"`PGPASSWORD={s['password']}` instead of reading `System.get_env`.",
+        f"The `deploy` script passes `--token {s['github']}` because `VERCEL_TOKEN` is unset.",
+    ):
+        session._event(
+            "assistant", {"role": "assistant", "content": [{"type": "text", "text": text}]}
+        )
+    session.tool(
+        "Edit",
+        {
+            "file_path": "/w/config/dev.exs",
+            "old_string": f"PGPASSWORD={s['password']}",
+            "new_string": f'System.get_env("PGPASSWORD") || "{s["aws"]}"',
+        },
+        {"filePath": "/w/config/dev.exs"},
+        result_text="The file has been updated.",
+    )
+    session.tool("Bash", {"command": "mix test"}, {"stdout": "3 tests, 0 failures", "stderr": ""})
+    session.tool("Bash", {"command": "pnpm deploy"}, {"stdout": "done", "stderr": ""})
+    session.hook("session-end", reason="prompt_input_exit")
+    summaries = " ".join(summary for _, summary in memories(home))
+    assert "`DATABASE_URL`" in summaries and "`pnpm deploy` runs `vercel deploy" in summaries
+    blob = everything_under(home, home.parent / "user-home")
+    for value in s.values():
+        assert value.encode() not in blob and value[:14].encode() not in blob, value[:6]
