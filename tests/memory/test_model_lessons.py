@@ -199,6 +199,24 @@ def test_a_story_of_the_session_is_no_lesson():
     assert run.proposal_rejected == {"narration": 2, "form": 1}, run.proposal_refused
 
 
+def test_a_request_for_the_task_at_hand_is_no_lesson():
+    """Seen with the real 1.5B model on a development session: "Implement the refactoring
+    plan." as a decision."""
+    events = events_of(TUI)
+    run = ModelRun(route="openai:test")
+    kept = model_lessons.accepted(
+        [
+            proposal("Implement the launch of the session HTML page.", kind="decision"),
+            proposal("Never check that the session HTML file exists.", kind="preference"),
+        ],
+        events,
+        [],
+        run,
+    )
+    assert [c.summary for c in kept] == ["Never check that the session HTML file exists."]
+    assert run.proposal_rejected == {"one-off": 1}
+
+
 def test_a_kind_rests_on_its_evidence_the_users_words_or_a_failure():
     """A preference or decision is the user's: most of its words are in what the user said. A
     pattern is an error and its fix: it shares a name or words with a failure. This session
@@ -208,7 +226,7 @@ def test_a_kind_rests_on_its_evidence_the_users_words_or_a_failure():
     kept = model_lessons.accepted(
         [
             proposal("Launch the cached session HTML page.", kind="decision"),
-            proposal("Create a more concise version of `tui.py`.", kind="decision"),
+            proposal("Always keep a concise version of `tui.py`.", kind="decision"),
             proposal("Keep the import of `convert_jsonl_to_html`.", kind="pattern"),
         ],
         events,

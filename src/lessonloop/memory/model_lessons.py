@@ -22,6 +22,9 @@ the deterministic lessons (``accepted``):
   count is refused;
 - narration: a summary that tells what someone did in the session ("The user removed ...") or
   speaks the conversation's words ("we", "you", "let's") is no lesson;
+- one-off: a preference or decision that opens with a task's verb ("Implement the refactoring
+  plan.") and says nothing lasting ("always", "never", "instead", "keep", "don't") is a request
+  for the task at hand;
 - unsupported: a preference or decision must be in the user's words (most of its words are in
   what the user said), a pattern must rest on a failure of the session (a name or two words in
   common with a failed step);
@@ -69,6 +72,17 @@ _NARRATION = re.compile(
     r"^(?:(?:the\s+)?(?:user|agent|assistant|claude|model)\s+(?:\w+\s+){0,2}?)?"
     r"(?!decided\b|chose\b|preferred\b|need\w*\b)[a-z]+ed\b",
     re.I,
+)
+# A request for the task at hand ("Implement the refactoring plan.") is no rule for later
+# sessions: a preference or decision that opens with a task's verb and holds no word of a lasting
+# rule is one.
+TASK_VERBS = frozenset(
+    "implement add create write fix update refactor remove delete rename move build make "
+    "generate document finish complete continue start review test check".split()
+)
+LASTING = frozenset(
+    "always never every each whenever instead rather only prefer prefers keep don't do not "
+    "no without avoid".split()
 )
 # the lines of the events a kind of lesson rests on: what the user said, for a preference or a
 # decision; a failure (or a refusal, an interruption, a hook's block), for a pattern
@@ -240,6 +254,16 @@ def _unsupported(kind: str, summary: str, content: str, events: str) -> str | No
     return f"unsupported: a {kind} with nothing of it in {need}"
 
 
+def _one_off(kind: str, summary: str) -> str | None:
+    """Why a preference or decision is a request for the task at hand (category ``one-off``),
+    or None."""
+    words = rewrite._words(summary)
+    if kind in ("preference", "decision") and words and words[0] in TASK_VERBS:
+        if not LASTING & set(words):
+            return f"one-off: {words[0]!r} the task at hand, no lasting rule"
+    return None
+
+
 def _narration(summary: str) -> str | None:
     """Why ``summary`` tells the session rather than a lesson (category ``narration``), or
     None."""
@@ -266,7 +290,7 @@ def accepted(
         if kind not in MEMORY_KINDS:
             why = f"form: no memory kind {kind!r}"
         else:
-            why = rewrite.form_problem(summary) or _narration(summary)
+            why = rewrite.form_problem(summary) or _narration(summary) or _one_off(kind, summary)
         if why is None:
             missing = rewrite.ungrounded(f"{summary}\n{content}", events)
             if missing is not None:
