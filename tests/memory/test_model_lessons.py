@@ -350,6 +350,30 @@ def test_the_events_a_model_reads_never_hold_a_secret_of_the_session(home, cli):
         assert_no_secret(body, secret)
 
 
+def test_a_session_with_no_lesson_of_its_own_is_memorized_for_the_model_once(tmp_path, monkeypatch):
+    """The session-end hook starts a detached memorize only when there is something new
+    (``has_new_lessons``): with a model that proposes, a session's events it has not read yet
+    are; once read, they are not, and a second memorize asks nothing."""
+    path = tmp_path / "quiet.jsonl"
+    line = {"type": "user", "message": {"content": "Is `make docs` the way to build the docs?"}}
+    path.write_text(json.dumps(line) + "\n")
+    root = tmp_path / "project"
+    consent.record(root, "yes")
+    assert not memorize.has_new_lessons("quiet", root, str(path)), "no model: nothing new"
+    answer = {"memories": [proposal("Build the docs with `make docs`.")]}
+    with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(answer)))) as server:
+        env = model_env(server.base_url + "/v1")
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        assert memorize.has_new_lessons("quiet", root, str(path))
+        first = memorize.memorize("quiet", root, transcript=str(path), environ=env)
+        assert not memorize.has_new_lessons("quiet", root, str(path))
+        second = memorize.memorize("quiet", root, transcript=str(path), environ=env)
+        asked = len([r for r in server.received if r.method == "POST"])
+    assert first.stored == ["Build the docs with `make docs`."] and second.stored == []
+    assert asked == 1
+
+
 # -------------------------------------------------------------------------------------------
 # the wire: the local-model kit's server in its fault modes
 
