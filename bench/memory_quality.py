@@ -31,8 +31,10 @@ routed. When the model may outlast the hook's 60 s, session-end and pre-compact 
 before it goes on (so a pre-compact memorize reads the transcript as it stood, and the table
 counts what the model route stored, not what was stored before it finished). Below the table:
 how many memorize runs used the model's answer and how many fell back (and why, from
-logs/hooks.log), what the guards did with the model's memories (each session's model.jsonl),
-and the calls and tokens of the usage ledger.
+logs/hooks.log), what the guards did with the model's wordings and its own lessons (each
+session's model.jsonl: proposed, kept, refused by why), how many of the stored memories the
+model proposed (marked "model" in the listing) and how they were judged, and the calls and
+tokens of the usage ledger.
 
 Usage: python bench/memory_quality.py [--set DIR] [--only NAME] [--in-process] [--once] [-q]
                                       [--model SPEC [--base-url URL] [--timeout S]]
@@ -604,6 +606,7 @@ def measure(
     rules = [re.compile(r, re.I) for r in NOT_LESSONS.get(name, [])]
     rows, matched = [], set()
     correct = wrong = 0
+    proposed = {"stored": 0, "correct": 0, "wrong": 0, "new_recall": 0}
     for m in stored:
         text = _text(m)
         hits = [lesson["id"] for lesson in lessons if _matches_lesson(text, lesson)]
@@ -614,7 +617,19 @@ def measure(
             wrong += 1
         elif hits:
             correct += 1
+        if _proposed(m):  # the model's own lesson (memory/model_lessons.py)
+            proposed["stored"] += 1
+            proposed["wrong" if bad else "correct"] += 1 if bad or hits else 0
         rows.append((m, hits, bad))
+    # expected lessons only the model's own memories match
+    by_rest = {
+        lesson["id"]
+        for m, hits, bad in rows
+        if not _proposed(m)
+        for lesson in lessons
+        if lesson["id"] in hits
+    }
+    proposed["new_recall"] = len(matched - by_rest)
     user_ids = {lesson["id"] for lesson in lessons if lesson.get("user_stated")}
     result = {
         "session": name,
@@ -632,6 +647,7 @@ def measure(
         "sent": replayer.sent,
         "outputs": replayer.outputs,
         "model": outcome,
+        "proposed": proposed,
         "detached": replayer.detached,
         "waited": replayer.waited,
     }
@@ -647,7 +663,10 @@ def measure(
                 if bad
                 else ("ok " + ",".join(hits) if hits else "unmatched")
             )
-            print(f"  [{m.get('scope', '?')[:4]} {m.get('type', '?')[:4]}] {m.get('summary')}")
+            origin = " model" if _proposed(m) else ""
+            print(
+                f"  [{m.get('scope', '?')[:4]} {m.get('type', '?')[:4]}{origin}] {m.get('summary')}"
+            )
             content = " ".join(str(m.get("content", "")).split())
             if content:
                 print(f"        content: {content[:200]}")
@@ -674,6 +693,11 @@ def measure(
                         f"      refused for lesson {refused.get('lesson')}: "
                         f"{refused.get('wording')!r} ({refused.get('why')})"
                     )
+                for refused in run.get("proposal_refused", []):
+                    print(
+                        f"      proposal {refused.get('memory')} refused: "
+                        f"{refused.get('summary')!r} ({refused.get('why')})"
+                    )
     return result
 
 
@@ -688,7 +712,20 @@ def _run_line(run: dict) -> str:
         f"{run.get('reused', 0)} worded as in an earlier session"
         + (f"; rejected: {rejected}" if rejected else "")
         + f" ({run.get('seconds', 0):.0f} s)"
+        + (
+            f"; proposed {run.get('proposed', 0)}, {run.get('proposals_kept', 0)} kept"
+            f" ({run.get('proposal_seconds', 0):.0f} s)"
+            if "proposed" in run and run.get("proposal_seconds")
+            else ""
+        )
     )
+
+
+PROPOSED_WHY = "Proposed by the memorize model"  # (memory/model_lessons.py: PROPOSED)
+
+
+def _proposed(memory: dict) -> bool:
+    return str(memory.get("why") or "").startswith(PROPOSED_WHY)
 
 
 def _pct(a: int, b: int) -> str:
@@ -815,6 +852,21 @@ def _model_summary(results: list[dict]) -> None:
     )
     for reason, n in sorted(rejected.items(), key=lambda kv: -kv[1]):
         print(f"  wording refused {n}x: {reason}")
+    proposals = {k: sum(run.get(k, 0) for run in used) for k in ("proposed", "proposals_kept")}
+    refusals: dict[str, int] = {}
+    for run in used:
+        for reason, n in run.get("proposal_rejected", {}).items():
+            refusals[reason] = refusals.get(reason, 0) + n
+    stored = {k: sum(r["proposed"][k] for r in results) for k in ("stored", "correct", "wrong")}
+    new = sum(r["proposed"]["new_recall"] for r in results)
+    print(
+        f"  the model's own lessons: {proposals['proposed']} proposed, "
+        f"{proposals['proposals_kept']} passed the checks, "
+        + ", ".join(f"{n} {why}" for why, n in sorted(refusals.items(), key=lambda kv: -kv[1]))
+        + f"; stored {stored['stored']} ({stored['correct']} correct, {stored['wrong']} wrong, "
+        f"{stored['stored'] - stored['correct'] - stored['wrong']} unmatched); "
+        f"{new} expected lessons recalled by them alone"
+    )
     print(f"  {calls} calls, {tokens_in} tokens in, {tokens_out} out")
 
 

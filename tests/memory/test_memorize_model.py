@@ -32,10 +32,16 @@ ANSWER = {"memories": [{"lesson": 3, "summary": REWORDED}]}
 WORDED = {("preference", "Use pnpm instead of npm for this repo"), ("decision", REWORDED)}
 
 
+# these tests are about the wording request: the model's own lessons (memory/model_lessons.py,
+# on by default) are tested in test_model_lessons.py
+WORDING_ONLY = {"LESSONLOOP_AUTOMEM_PROPOSE": "off"}
+
+
 def model_env(server: FakeServer, **extra: str) -> dict:
     return {
         "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
         "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+        **WORDING_ONLY,
         **extra,
     }
 
@@ -107,7 +113,11 @@ def test_the_model_time_limit_is_a_setting_of_two_minutes_by_default():
     from lessonloop.errors import UsageError
     from lessonloop.memory import hooks, memorize
 
-    route = {"LESSONLOOP_AUTOMEM_MODEL": "openai:m", "LESSONLOOP_BASE_URL": "http://127.0.0.1:1/v1"}
+    route = {
+        "LESSONLOOP_AUTOMEM_MODEL": "openai:m",
+        "LESSONLOOP_BASE_URL": "http://127.0.0.1:1/v1",
+        **WORDING_ONLY,
+    }
     assert model_wording.model_seconds({}) == 120
     assert model_wording.model_seconds({"LESSONLOOP_AUTOMEM_TIMEOUT": " 300 "}) == 300
     for bad in ("0", "-5", "soon", "nan", "99999"):
@@ -118,6 +128,9 @@ def test_the_model_time_limit_is_a_setting_of_two_minutes_by_default():
     assert memorize.longest_seconds(route) == 2 * 120 + model_wording.SETTLE_SECONDS
     assert memorize.longest_seconds(route) > hooks.MEMORIZE_DEADLINE
     assert memorize.longest_seconds({**route, **IN_HOOK}) <= hooks.MEMORIZE_DEADLINE
+    # the model's own lessons are a second request and its repair round
+    proposing = {**route, "LESSONLOOP_AUTOMEM_PROPOSE": "on"}
+    assert memorize.longest_seconds(proposing) == 2 * 2 * 120 + model_wording.SETTLE_SECONDS
 
 
 def test_the_hooks_deadline_is_the_one_install_gives_claude_code():
@@ -513,6 +526,7 @@ def test_a_real_model_memorizes_a_session_or_falls_back_with_the_reason_logged(
     env = {
         "LESSONLOOP_AUTOMEM_MODEL": f"openai:{real_model.model}",
         "LESSONLOOP_BASE_URL": real_model.url,
+        **WORDING_ONLY,
     }
     session = played(home, "real-model", env, cli=cli)
     started = time.monotonic()
@@ -615,6 +629,7 @@ def test_a_real_model_words_a_real_session_within_the_guards_and_a_cut_off_leave
     env = {
         "LESSONLOOP_AUTOMEM_MODEL": f"openai:{real_model.model}",
         "LESSONLOOP_BASE_URL": real_model.url,
+        **WORDING_ONLY,
         "LESSONLOOP_AUTOMEM_TIMEOUT": "600",
     }
     result, stored, root = memorized("model", env)

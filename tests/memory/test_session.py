@@ -223,6 +223,9 @@ MEMORY_ANSWER = {"memories": [{"lesson": 2, "summary": REWORDED}]}
 # a model time limit whose worst case (two requests) fits the session-end hook's 60 s: memorize
 # runs inside the hook, as these tests read its result when the hook returns
 IN_HOOK = {"LESSONLOOP_AUTOMEM_TIMEOUT": "20"}
+# the wording request alone: the model's own lessons (on by default) are a second request, tested
+# in test_model_lessons.py
+WORDING_ONLY = {"LESSONLOOP_AUTOMEM_PROPOSE": "off"}
 
 
 @pytest.fixture
@@ -398,6 +401,7 @@ def test_a_model_route_is_called_only_with_consent_and_never_sees_a_secret(home,
     ) as server:
         env = {
             "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+            **WORDING_ONLY,
             "LESSONLOOP_BASE_URL": server.base_url + "/v1",
             **IN_HOOK,
         }
@@ -420,6 +424,7 @@ def test_a_broken_model_answer_falls_back_to_the_deterministic_memories(home, cl
     ) as server:
         env = {
             "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+            **WORDING_ONLY,
             "LESSONLOOP_BASE_URL": server.base_url + "/v1",
             "LESSONLOOP_MAX_RETRIES": "0",
             **IN_HOOK,
@@ -437,6 +442,7 @@ def test_a_model_that_echoes_a_secret_has_its_wording_refused_and_recorded_redac
     with FakeServer(lambda received: Reply(body=openai_completion(json.dumps(answer)))) as server:
         env = {
             "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+            **WORDING_ONLY,
             "LESSONLOOP_BASE_URL": server.base_url + "/v1",
             **IN_HOOK,
         }
@@ -715,6 +721,7 @@ def test_the_session_end_hook_reaches_the_gateway_anthropic_base_url_names(home,
     with FakeServer(reply) as server:
         env = {
             "LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5",
+            **WORDING_ONLY,
             "ANTHROPIC_BASE_URL": server.base_url,
             **IN_HOOK,
         }
@@ -751,6 +758,7 @@ def test_an_anthropic_route_is_asked_only_with_consent_and_never_sees_a_secret(
         monkeypatch.setitem(config.DEFAULT_BASE_URLS, "anthropic", server.base_url)
         environ = {
             "LESSONLOOP_AUTOMEM_MODEL": value,
+            **WORDING_ONLY,
             "LESSONLOOP_BASE_URL": openai_server.base_url + "/v1",
         }
         for answer in (None, "ask", "no"):
@@ -831,7 +839,7 @@ def test_a_model_route_never_sees_a_secret_from_the_raw_transcript(home, cli, mo
             session.id,
             home,
             transcript=str(session.transcript),
-            environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5"},
+            environ={"LESSONLOOP_AUTOMEM_MODEL": "claude-haiku-4-5", **WORDING_ONLY},
         )
         [call] = posts(server)
     assert result.model == "used", result.model
@@ -948,6 +956,7 @@ def test_an_ollama_route_goes_to_the_local_ollama_endpoint_without_any_key(home,
         monkeypatch.setitem(config.DEFAULT_BASE_URLS, "ollama", ollama.base_url + "/v1")
         environ = {
             "LESSONLOOP_AUTOMEM_MODEL": "ollama:llama3.2",
+            **WORDING_ONLY,
             "LESSONLOOP_BASE_URL": openai_server.base_url + "/v1",
         }
         cli("memory", "consent", "no")
@@ -1049,6 +1058,7 @@ def test_memorize_reads_its_model_settings_from_the_environment_it_is_given(home
             home,
             environ={
                 "LESSONLOOP_AUTOMEM_MODEL": "openai:test-model",
+                **WORDING_ONLY,
                 "LESSONLOOP_BASE_URL": server.base_url + "/v1",
                 "OPENAI_API_KEY": "sk-given-only",
             },

@@ -6,13 +6,15 @@ choices (``decision``), stated preferences and rules (``preference``, the person
 the user root), single notable fixes (``observation``), and what the agent stated it found or
 set up (``conclusions``) — each summary stating the lesson, not the words that triggered it. A
 configured model (``LESSONLOOP_AUTOMEM_MODEL``) may word those lessons anew, from redacted,
-capped extracts; any failure keeps the deterministic result.
+capped extracts, and propose lessons of its own from the session's redacted, capped events;
+any failure keeps the deterministic result.
 Idempotent per session: what a session already stored is not proposed again.
 
 The steps, each in its module: collect the session's lessons (``session_lessons``: errors and
 their fixes, what the user said, what the agent concluded; ``facts``: the project's commands,
 recipes, hooks and permissions), as ``candidate.Candidate``; let a configured model word them
-(``model_wording``); store them through admission (here: ``memorize``, ``has_new_lessons``).
+(``model_wording``) and add its own (``model_lessons``); store them through admission (here:
+``memorize``, ``has_new_lessons``).
 
 What the model does
     It is sent the lessons the deterministic pass found in the session's normalized events
@@ -27,12 +29,25 @@ What the model does
     wording (found by ``WORDED`` in its why) and is not sent again. Each run is one line in the
     session's ``model.jsonl``: used or why not, and each refused wording with its reason.
 
+What the model adds (``model_lessons``; ``LESSONLOOP_AUTOMEM_PROPOSE``, on by default)
+    A second request sends the session's normalized events (the transcript reader's redacted,
+    capped records, one line each, the user's words and the failures kept first when they do
+    not all fit) and asks for at most five memories {kind, summary, content, scope}. A proposal
+    is kept only when it is a whole summary, no story of the session, grounded (every command,
+    path, name and number of it occurs in the events sent: ``rewrite.ungrounded``, the check a
+    wording is held to), supported by its kind's evidence (a preference or decision by the
+    user's words, a pattern by a failure) and not a lesson already found (merged, not added
+    twice); kept ones go through the same admission and dedupe. A failure of either request
+    keeps the deterministic lessons. Events proposed from are marked in ``memorized.json``, so a
+    second memorize of the same events asks nothing.
+
 The model and its time limit
-    One request, no retries, no wait for a loopback server that refuses connections; an answer
+    One request per step (two when the model proposes), no retries, no wait for a loopback
+    server that refuses connections; an answer
     off the memory schema gets the provider's one repair round (a second request). Each
     request may take ``LESSONLOOP_AUTOMEM_TIMEOUT`` seconds (default ``MODEL_SECONDS``, 120:
     a 0.5B model on a CPU reads ~40 and writes ~10 tokens a second), so memorize with a model
-    may take ``longest_seconds()`` = two requests plus ``SETTLE_SECONDS``. The prompt is kept
+    may take ``longest_seconds()`` = two requests per step plus ``SETTLE_SECONDS``. The prompt is kept
     small enough for such a model: the task, the numbered lessons with their evidence, the
     answer's form; the answer is a lesson's number and a sentence per memory, at most one per
     lesson sent (``answer_schema``, at most MAX_MODEL_MEMORIES lessons a request), through the
@@ -77,6 +92,7 @@ from .model_wording import (
     ModelRun,
     longest_seconds,
     model_route,
+    proposing,
     record_run,
     synthesize,
     why_not_used,
@@ -170,7 +186,8 @@ def _known_secrets(folder: Path, transcript: str | None):
 def has_new_lessons(session: str, root: Path, transcript: str | None = None) -> bool:
     """Whether memorizing ``session`` now would propose anything (consent aside): the hook
     asks before it starts a detached memorize."""
-    return bool(_candidates(paths.session_dir(session, root), transcript)[0])
+    found, _, _, done, read = _candidates(paths.session_dir(session, root), transcript)
+    return bool(found) or _events_to_propose(read, done, os.environ) is not None
 
 
 def _candidates(folder: Path, transcript: str | None):
@@ -192,7 +209,21 @@ def _candidates(folder: Path, transcript: str | None):
     found = [
         c for c in from_errors(signals, read) + from_feedback(feedback, read) if _key(c) not in done
     ]
-    return found, signals, feedback, done
+    return found, signals, feedback, done, read
+
+
+def _events_to_propose(read, done: set, environ: Mapping[str, str]) -> str | None:
+    """The session's events for the model to propose lessons from (``model_lessons``), or None:
+    no model routed, proposing off, no transcript, or these events were proposed from before."""
+    from . import model_lessons
+
+    try:
+        if read is None or model_route(environ) is None or not proposing(environ):
+            return None
+    except Exception:  # noqa: BLE001 - a bad setting: memorize reports it when it asks
+        return None
+    events = model_lessons.session_events(read)
+    return events if events and model_lessons.events_key(events) not in done else None
 
 
 def _memorize(
@@ -207,10 +238,11 @@ def _memorize(
     from ..store import open_store
     from ..store import runs as run_store
 
-    found, signals, feedback, done = _candidates(folder, transcript)
+    found, signals, feedback, done, read = _candidates(folder, transcript)
     done_path = folder / "memorized.json"
     result = Result()
-    if not found:
+    events = _events_to_propose(read, done, environ)
+    if not found and events is None:
         return result
     candidates = found
     with open_store(root) as store:
@@ -221,17 +253,21 @@ def _memorize(
                 result.route = f"{route.provider}:{route.model}"
                 run = ModelRun(route=result.route, lessons=len(found))
                 candidates, ask = worded_earlier(store, found, run)
-                candidates = synthesize(
-                    route,
-                    candidates,
-                    ask,
-                    lambda name, candidate: run_store.record_call(
-                        store, None, None, None, "memorize", name, candidate, session_id=session
-                    ),
-                    environ,
-                    root,
-                    run,
-                )
+
+                def record(name, completion):
+                    run_store.record_call(
+                        store, None, None, None, "memorize", name, completion, session_id=session
+                    )
+
+                worded = synthesize(route, candidates, ask, record, environ, root, run)
+                if events is not None:  # its own lessons, from the events (model_lessons)
+                    from . import model_lessons
+
+                    worded += model_lessons.propose(
+                        route, events, worded, record, environ, root, run
+                    )
+                    done.add(model_lessons.events_key(events))
+                candidates = worded  # (any failure above: the deterministic lessons stand)
                 result.model = "used"
         except Exception as exc:  # noqa: BLE001 - any failure keeps the deterministic result
             result.model = why_not_used(exc, environ)

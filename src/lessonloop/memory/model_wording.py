@@ -110,12 +110,26 @@ def model_seconds(environ: Mapping[str, str]) -> float:
     return value
 
 
+def proposing(environ: Mapping[str, str]) -> bool:
+    """Whether the model also proposes lessons of its own from the session's events
+    (``model_lessons``): ``LESSONLOOP_AUTOMEM_PROPOSE`` = ``on`` (the default) or ``off``
+    (the model only words the lessons the deterministic pass found)."""
+    from ..errors import UsageError
+
+    text = (environ.get("LESSONLOOP_AUTOMEM_PROPOSE") or "on").strip().lower()
+    if text not in ("on", "off"):
+        raise UsageError(f"LESSONLOOP_AUTOMEM_PROPOSE must be on or off, not {text!r}")
+    return text == "on"
+
+
 def longest_seconds(environ: Mapping[str, str]) -> float | None:
-    """How long memorize may take with its model (every request at its limit), or None when no
-    model is routed. Raises UsageError for a bad setting."""
+    """How long memorize may take with its model (every request at its limit: the wording, and
+    the proposal when ``proposing``), or None when no model is routed. Raises UsageError for a
+    bad setting."""
     if model_route(environ) is None:
         return None
-    return MODEL_REQUESTS * model_seconds(environ) + SETTLE_SECONDS
+    steps = 2 if proposing(environ) else 1
+    return steps * MODEL_REQUESTS * model_seconds(environ) + SETTLE_SECONDS
 
 
 def answer_schema(limit: int) -> dict:
@@ -198,12 +212,26 @@ class ModelRun:
     rejected: dict[str, int] = field(default_factory=dict)  # refusals by category
     refused: list[dict] = field(default_factory=list)  # each refused wording, and why
     seconds: float = 0.0
+    # the model's own lessons (model_lessons), when it proposes: how many it answered, how many
+    # passed the checks, and each refused one with why (form, ungrounded, merged)
+    proposed: int = 0
+    proposals_kept: int = 0
+    proposal_rejected: dict[str, int] = field(default_factory=dict)
+    proposal_refused: list[dict] = field(default_factory=list)
+    proposal_seconds: float = 0.0
 
     def refuse(self, lesson: int, wording: str, why: str) -> None:
         category = why.split(":", 1)[0]
         self.rejected[category] = self.rejected.get(category, 0) + 1
         self.refused.append(
             {"lesson": lesson, "wording": redact(wording[:200]), "why": redact(why[:200])}
+        )
+
+    def refuse_proposal(self, number: int, summary: str, why: str) -> None:
+        category = why.split(":", 1)[0]
+        self.proposal_rejected[category] = self.proposal_rejected.get(category, 0) + 1
+        self.proposal_refused.append(
+            {"memory": number, "summary": redact(summary[:200]), "why": redact(why[:200])}
         )
 
     def record(self) -> dict:

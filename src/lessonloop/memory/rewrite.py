@@ -141,23 +141,47 @@ def restore_spans(summary: str, rewrite: str) -> str:
     return rewrite
 
 
-def problem(summary: str, evidence: str, rewrite: str) -> str | None:
-    """Why ``rewrite`` may not replace the lesson ``summary`` (whose evidence — content, why,
-    the user's words — is ``evidence``), or None when it may. Categories: form, drops, adds,
-    negation."""
-    text = rewrite.strip()
+def form_problem(text: str) -> str | None:
+    """Why ``text`` is no whole summary (category ``form``), or None: 3 to SUMMARY_MAX
+    characters on one line, no ellipsis, no unclosed backtick, no JSON debris."""
     if not 3 <= len(text) <= SUMMARY_MAX:
         return f"form: {len(text)} characters"
     if "\n" in text or "\u2026" in text or "..." in text or text.count("`") % 2:
         return "form: a line break, an ellipsis or an unclosed backtick"
     if _JSON_DEBRIS.search(text):
         return "form: JSON syntax in the sentence"
+    return None
+
+
+def ungrounded(text: str, source: str) -> str | None:
+    """The first command, path, name or number of ``text`` that ``source`` does not hold, or
+    None when it holds them all: each backticked span (its text, spaces aside) and each
+    technical token (``config/test.exs``, ``lazy_html``, ``AudioWorklet``, ``3000``), case
+    aside. A model's rewording is held to its lesson and evidence with it (``problem``), and a
+    lesson a model proposes to the session's events (``model_lessons``): one check for both."""
+    source_lower = " ".join(source.lower().split())
+    for span in spans(text):
+        if " ".join(span.lower().split()) not in source_lower:
+            return f"`{span}`"
+    for token in sorted(technical(text)):
+        if token.lower() not in source_lower:
+            return token
+    return None
+
+
+def problem(summary: str, evidence: str, rewrite: str) -> str | None:
+    """Why ``rewrite`` may not replace the lesson ``summary`` (whose evidence — content, why,
+    the user's words — is ``evidence``), or None when it may. Categories: form, drops, adds,
+    negation."""
+    text = rewrite.strip()
+    bad_form = form_problem(text)
+    if bad_form is not None:
+        return bad_form
     source = f"{summary}\n{evidence}"
     mine = set(spans(text))
     for span in spans(summary):
         if span not in mine:
             return f"drops: `{span}`"
-    source_lower = source.lower()
     theirs = set(spans(summary))
     for span in sorted(mine - theirs):
         # a command, path or name is the lesson's: one from its evidence is the run's own
@@ -168,9 +192,9 @@ def problem(summary: str, evidence: str, rewrite: str) -> str | None:
     for token in sorted(wanted):
         if token.lower() not in kept_lower and not any(token.lower() in s.lower() for s in mine):
             return f"drops: {token}"
-    for token in sorted(technical(text)):
-        if token.lower() not in source_lower:
-            return f"adds: {token}"
+    missing = ungrounded(text, source)
+    if missing is not None:
+        return f"adds: {missing}"
     have = _stems(text, frozenset())
     # one negation may stand for another ("instead of jest", "not jest"): what they negate is
     # compared below
