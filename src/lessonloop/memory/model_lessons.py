@@ -233,6 +233,7 @@ def _unsupported(kind: str, summary: str, content: str, events: str) -> str | No
     or None: a preference or a decision is the user's, so most of its words are in what the
     user said; a pattern is an error and its fix, so it shares a name or two words with a
     failure of the session."""
+    heads: tuple[str, ...]
     if kind in ("preference", "decision"):
         heads, need = _SAID, "what the user said"
     elif kind == "pattern":
@@ -285,7 +286,7 @@ def accepted(
     for number, memory in enumerate(memories, 1):
         summary = " ".join(str(memory.get("summary", "")).split())
         content = " ".join(str(memory.get("content", "")).split())
-        kind = memory.get("kind")
+        kind = str(memory.get("kind"))
         why = None
         if kind not in MEMORY_KINDS:
             why = f"form: no memory kind {kind!r}"
