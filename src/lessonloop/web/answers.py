@@ -19,6 +19,7 @@ LISTINGS = {
     "list_runs": "GET /api/runs",
     "list_memories": "GET /api/memories",
     "knowledge_scopes": "the playbooks page",
+    "list_scenarios": "GET /api/scenarios",
 }
 
 

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from ..app import dashboard, inspection, memory, runs, scenarios
+from ..app.limits import check_limit
 from .answers import BadRequest, answers, failure, int_parameter, json_object, path_int
 
 
@@ -46,8 +47,9 @@ def list_memories(request: Request) -> Any:
     """``lessonloop memory search Q --json`` with ``q``, else ``memory list --json``."""
     query = request.query_params.get("q", "")
     scope = request.query_params.get("scope", "all")
+    limit = int_parameter(request, "limit", None)
+    check_limit(limit, memory.MAX_SEARCH)  # refused as the document says, q or not
     if query.strip():
-        limit = int_parameter(request, "limit", 10)
         return memory.search_memories(query, scope, 10 if limit is None else limit)
     return memory.useful_memories(scope)
 
@@ -88,6 +90,8 @@ def start_arguments(body: dict[str, Any]) -> dict[str, Any]:
         raise BadRequest("is required", field="scenario")
     for name, value in body.items():
         kinds = START_FIELDS[name]
+        if int in kinds and isinstance(value, float) and value.is_integer():
+            value = body[name] = int(value)  # JSON's 3.0 is the integer 3 (as JSON Schema says)
         if isinstance(value, bool) or not isinstance(value, kinds):
             words = " or ".join(TYPE_WORDS[kind] for kind in kinds)
             raise BadRequest(f"must be {words}", field=name)
@@ -96,10 +100,12 @@ def start_arguments(body: dict[str, Any]) -> dict[str, Any]:
 
 async def start_run(request: Request) -> JSONResponse:
     """``POST /api/runs``: start a run in the background (``app.runs.start_in_background``, as
-    the MCP tool ``run_start``); 202 when a process was started, 200 when it was not needed."""
+    the MCP tool ``run_start``); 202 when a process was started, 200 when it was not needed,
+    404 for a scenario that does not exist (as for an unknown run id)."""
     try:
         body = json_object(await request.body())
         arguments = start_arguments(body)
+        await run_in_threadpool(dashboard.known_scenario, arguments["scenario"])
         started = await run_in_threadpool(
             runs.start_in_background,
             arguments["scenario"],
