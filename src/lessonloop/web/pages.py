@@ -53,7 +53,11 @@ button.danger{color:#fff;background:var(--bad);border:1px solid var(--bad);borde
 .message.error{border-color:var(--bad);color:var(--bad)}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere}
-@media (max-width:600px){main.dash{padding:10px}nav.top{padding:6px 10px}}
+@media (max-width:600px){main.dash{padding:10px}nav.top{padding:6px 10px}
+table.stack thead{display:none}
+table.stack tr{display:block;padding:6px 0;border-bottom:1px solid var(--line)}
+table.stack td{display:block;border:0;padding:1px 4px;text-align:left}
+table.stack td[data-label]::before{content:attr(data-label) " ";color:var(--muted)}}
 """
 
 SEND = (
@@ -194,9 +198,9 @@ def run_row(run: dict[str, Any]) -> str:
         f'<td class="id"><a href="/runs/{quote(run_id)}">{esc(run_id)}</a></td>'
         f'<td class="scenario">{esc(run["scenario"])}</td>'
         f'<td class="status">{esc(run["status"])}</td>'
-        f'<td class="num generations">{esc(run["generations_completed"])}/'
-        f"{esc(run['target_generations'])}</td>"
-        f'<td class="num best">{number(run["best_score"])}</td>'
+        f'<td class="num generations" data-label="generations">'
+        f"{esc(run['generations_completed'])}/{esc(run['target_generations'])}</td>"
+        f'<td class="num best" data-label="best">{number(run["best_score"])}</td>'
         f'<td class="created">{esc(run["created_at"])}</td></tr>'
     )
 
@@ -213,6 +217,7 @@ function rowOf(run) {
     for (const name of ['id', 'scenario', 'status', 'num generations', 'num best', 'created']) {
       const cell = document.createElement('td');
       cell.className = name;
+      if (name.startsWith('num ')) cell.dataset.label = name.slice(4);
       row.append(cell);
     }
     const link = document.createElement('a');
@@ -248,6 +253,7 @@ def runs_page(request: Request, token: str) -> Response:
         [run_row(run) for run in runs],
         numeric=(3, 4),
         table_id="runs",
+        stacked=True,
     )
     if not runs:
         body = '<p id="no-runs">No runs yet: <a href="/start">start one</a>.</p>' + body.replace(
@@ -387,12 +393,14 @@ def playbooks_view(request: Request, token: str) -> Response:
             ["scope", "playbook", "hints", "dead ends"],
             [
                 f'<tr><td><a href="/playbooks/{quote(item["scope"], safe=":")}">'
-                f"{esc(item['scope'])}</a></td><td class=num>{esc(item['playbook'])}</td>"
-                f"<td class=num>{esc(item['hints'])}</td>"
-                f"<td class=num>{esc(item['dead_ends'])}</td></tr>"
+                f"{esc(item['scope'])}</a></td>"
+                f'<td class=num data-label="playbook">{esc(item["playbook"])}</td>'
+                f'<td class=num data-label="hints">{esc(item["hints"])}</td>'
+                f'<td class=num data-label="dead ends">{esc(item["dead_ends"])}</td></tr>'
                 for item in scopes
             ],
             numeric=(1, 2, 3),
+            stacked=True,
         )
     return page("lessonloop: playbooks", token, "<h1>Playbooks</h1>" + body)
 
@@ -406,8 +414,9 @@ def entry_rows(entries: list[dict[str, Any]]) -> list[str]:
             else ""
         )
         + (f"<br><code>{esc(' '.join(entry['tags']))}</code>" if entry["tags"] else "")
-        + f"</td><td class=num>+{esc(entry['helpful'])} −{esc(entry['harmful'])}</td>"
-        f"<td class=num>{esc(entry['seen'])}</td></tr>"
+        + '</td><td class=num data-label="evidence">'
+        f"+{esc(entry['helpful'])} −{esc(entry['harmful'])}</td>"
+        f'<td class=num data-label="seen">{esc(entry["seen"])}</td></tr>'
         for entry in entries
     ]
 
@@ -419,7 +428,12 @@ def playbook_view(request: Request, token: str) -> Response:
         entries = lists[name]
         body += f"<h2>{title} ({len(entries)})</h2>"
         body += (
-            table(["id", "lesson", "evidence", "seen"], entry_rows(entries), numeric=(0, 2, 3))
+            table(
+                ["id", "lesson", "evidence", "seen"],
+                entry_rows(entries),
+                numeric=(0, 2, 3),
+                stacked=True,
+            )
             if entries
             else "<p>None.</p>"
         )
@@ -486,7 +500,11 @@ def memories_view(request: Request, token: str) -> Response:
         f'<p class="sub" id="count">{len(items)} memories, {esc(what)}.</p>'
     )
     body += (
-        table(["id", "type", "memory", "from", ""], [memory_row(item) for item in items])
+        table(
+            ["id", "type", "memory", "from", ""],
+            [memory_row(item) for item in items],
+            stacked=True,
+        )
         if items
         else "<p>No memories here.</p>"
     )

@@ -1,0 +1,69 @@
+"""``GET /api/runs-live``: the runs page's stream reads the runs only when the runs folder
+changed (and once more a look later), and sends only the runs whose object changed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+pytest.importorskip("starlette")
+
+from lessonloop.web import runs_feed  # noqa: E402
+
+
+class Looked(Exception):
+    """Every look of the test was taken."""
+
+
+def test_runs_are_read_on_a_change_and_sent_when_they_differ(monkeypatch):
+    monkeypatch.setattr(runs_feed, "LOOK_EVERY", 0.0)
+    pictures = iter(
+        [{}, {}, {}, {"a": (10, 1)}, {"a": (10, 1)}, {"a": (10, 1)}, {"a": (20, 2)}]
+        + [{"a": (20, 2)}] * 3
+    )
+    stopped, running = {"run_id": "a", "status": "stopped"}, {"run_id": "a", "status": "running"}
+    rows = iter(
+        [
+            [],  # the first look
+            [],  # the look after
+            [stopped],  # a run appeared (its log)
+            [running],  # the look after: its row caught up
+            [running],  # its log grew: nothing new to send
+            [running],
+        ]
+    )
+    reads = []
+
+    def look():
+        picture = next(pictures, None)
+        if picture is None:
+            raise Looked
+        return picture
+
+    def read():
+        reads.append(1)
+        return next(rows)
+
+    async def every_look() -> list[str]:
+        chunks = []
+        try:
+            async for chunk in runs_feed.stream(look=look, read=read):
+                chunks.append(chunk)
+        except Looked:
+            pass
+        return chunks
+
+    chunks = asyncio.run(asyncio.wait_for(every_look(), timeout=30))
+    sent = [json.loads(chunk.split("data: ", 1)[1]) for chunk in chunks if "event: run" in chunk]
+    assert sent == [stopped, running]
+    assert len(reads) == 6  # two per change (the first look is one), none while nothing changed
+
+
+def test_the_picture_is_each_runs_log(home, finished_run):
+    from lessonloop import paths
+
+    picture = runs_feed.runs_picture()
+    size = (paths.run_dir(finished_run) / "events.ndjson").stat().st_size
+    assert picture[finished_run][0] == size
