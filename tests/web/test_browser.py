@@ -92,7 +92,7 @@ def test_forgetting_a_memory_on_its_page_removes_it_from_memory_list(run_cli, se
     page.wait_for_selector(f"tr[data-id='{doomed['id']}']", state="detached")
     assert asked and "Indent YAML with two spaces" in asked[0]
     assert "forgot [project" in page.locator("#message").text_content()
-    assert page.locator("main .sub").text_content().startswith("1 memories"), "the count follows"
+    assert page.locator("main .sub").text_content().startswith("1 memory,"), "the count follows"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "dashboard-memories.png"))
 

@@ -11,7 +11,15 @@ from starlette.responses import JSONResponse
 
 from ..app import dashboard, inspection, memory, runs, scenarios
 from ..app.limits import check_limit
-from .answers import BadRequest, answers, failure, int_parameter, json_object, path_int
+from .answers import (
+    BadRequest,
+    answers,
+    failure,
+    int_parameter,
+    json_object,
+    parameter,
+    path_int,
+)
 
 
 @answers
@@ -45,8 +53,8 @@ def knowledge(request: Request) -> Any:
 @answers
 def list_memories(request: Request) -> Any:
     """``lessonloop memory search Q --json`` with ``q``, else ``memory list --json``."""
-    query = request.query_params.get("q", "")
-    scope = request.query_params.get("scope", "all")
+    query = parameter(request, "q", "")
+    scope = parameter(request, "scope", "all")
     limit = int_parameter(request, "limit", None)
     check_limit(limit, memory.MAX_SEARCH)  # refused as the document says, q or not
     if query.strip():
@@ -57,14 +65,14 @@ def list_memories(request: Request) -> Any:
 @answers
 def memory_why(request: Request) -> Any:
     """``lessonloop memory why ID --json``."""
-    scope = request.query_params.get("scope", "project")
+    scope = parameter(request, "scope", "project")
     return memory.memory_history(path_int(request, "memory_id"), scope)
 
 
 @answers
 def forget_memory(request: Request) -> Any:
     """``lessonloop memory forget ID --json``."""
-    scope = request.query_params.get("scope", "project")
+    scope = parameter(request, "scope", "project")
     return memory.forget_memory(path_int(request, "memory_id"), scope)
 
 

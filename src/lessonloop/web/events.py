@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ..app import dashboard
-from .answers import BadRequest, failure
+from .answers import BadRequest, failure, parameter
 
 WAIT = 0.25  # seconds between looks at the log while a client is connected
 ACTIVE_EVERY = 2.0  # seconds between looks at the run's lock while nothing is written
@@ -50,7 +50,7 @@ def log_size(path: Path) -> int:
 def start_offset(request: Request, path: Path) -> int:
     """Where the stream starts: the browser's ``Last-Event-ID`` on a reconnect, else ``from``
     (a byte offset, or ``end`` for only what comes next), else the log's start."""
-    raw = request.headers.get("last-event-id") or request.query_params.get("from", "0")
+    raw = request.headers.get("last-event-id") or parameter(request, "from", "0")
     if raw == "end":
         return log_size(path)
     if not raw.isdigit() or len(raw) > 15:
@@ -60,7 +60,7 @@ def start_offset(request: Request, path: Path) -> int:
 
 def follows(request: Request) -> bool:
     """``follow=1``: the stream outlives the run (``0``, or no parameter: it ends with it)."""
-    raw = request.query_params.get("follow", "0")
+    raw = parameter(request, "follow", "0")
     if raw not in ("0", "1"):
         raise BadRequest(f"is 1 (go on after the run ends) or 0, not {raw!r}", field="follow")
     return raw == "1"

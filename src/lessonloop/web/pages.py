@@ -453,7 +453,8 @@ for (const button of document.querySelectorAll('button.forget')) {
       row.remove();
       const count = document.getElementById('count');
       const left = document.querySelectorAll('button.forget').length;
-      count.textContent = count.textContent.replace(/^\d+/, String(left));
+      count.textContent = count.textContent.replace(
+        /^\d+ memor(y|ies)/, `${left} ${left === 1 ? 'memory' : 'memories'}`);
       say(`forgot [${gone.scope} ${gone.forgotten}] ${gone.summary}`);
     } catch (error) { say(error.message, true); }
   });
@@ -473,6 +474,11 @@ def memory_row(item: dict[str, Any]) -> str:
         + f"</td><td>{esc(item['author'])}, seen {esc(item['seen'])}{esc(score)}</td>"
         '<td><button type="button" class="forget danger">forget</button></td></tr>'
     )
+
+
+def counted(count: int) -> str:
+    """``1 memory``, ``2 memories``."""
+    return f"{count} {'memory' if count == 1 else 'memories'}"
 
 
 def memories_view(request: Request, token: str) -> Response:
@@ -497,7 +503,7 @@ def memories_view(request: Request, token: str) -> Response:
         f'<label>scope<select name="scope">{scopes}</select></label>'
         '<button type="submit">Search</button>'
         f'<a href="/memories?audit=1&scope={quote(scope)}">audit the automatic ones</a></form>'
-        f'<p class="sub" id="count">{len(items)} memories, {esc(what)}.</p>'
+        f'<p class="sub" id="count">{counted(len(items))}, {esc(what)}.</p>'
     )
     body += (
         table(
