@@ -25,7 +25,7 @@ from .answers import error_text, int_parameter, status_of
 from .events import log_size
 from .guard import TOKEN_HEADER
 
-LIVE_STATUSES = ("created", "running")  # a run page follows the events of these
+LIVE_STATUSES = ("created", "running")  # a run page says it follows these (it follows all)
 
 STYLE = """
 :root{--ink:#1b1f24;--muted:#57606a;--line:#d0d7de;--card:#f6f8fa;--accent:#0969da;--bad:#c0392b}
