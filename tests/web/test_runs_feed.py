@@ -49,7 +49,7 @@ def test_runs_are_read_on_a_change_and_sent_when_they_differ(monkeypatch):
     async def every_look() -> list[str]:
         chunks = []
         try:
-            async for chunk in runs_feed.stream(look=look, read=read):
+            async for chunk in runs_feed.stream(look=look, read=read, played=lambda ids: True):
                 chunks.append(chunk)
         except Looked:
             pass
@@ -67,3 +67,38 @@ def test_the_picture_is_each_runs_log(home, finished_run):
     picture = runs_feed.runs_picture()
     size = (paths.run_dir(finished_run) / "events.ndjson").stat().st_size
     assert picture[finished_run][0] == size
+
+
+def test_a_running_run_whose_process_is_gone_is_read_again(monkeypatch):
+    """A run killed with -9 writes nothing: its lock, probed each look while it is shown
+    running, says it is gone, and its row is read again (interrupted)."""
+    monkeypatch.setattr(runs_feed, "LOOK_EVERY", 0.0)
+    looks = iter([{"a": (10, 1)}] * 4)
+    running, interrupted = (
+        {"run_id": "a", "status": "running"},
+        {"run_id": "a", "status": "interrupted"},
+    )
+    rows = iter([[running], [running], [interrupted], [interrupted]])
+    alive = iter([True, True, False])
+
+    def look():
+        picture = next(looks, None)
+        if picture is None:
+            raise Looked
+        return picture
+
+    async def every_look() -> list[str]:
+        chunks = []
+        feed = runs_feed.stream(
+            look=look, read=lambda: next(rows), played=lambda ids: not ids or next(alive)
+        )
+        try:
+            async for chunk in feed:
+                chunks.append(chunk)
+        except Looked:
+            pass
+        return chunks
+
+    chunks = asyncio.run(asyncio.wait_for(every_look(), timeout=30))
+    sent = [json.loads(chunk.split("data: ", 1)[1]) for chunk in chunks if "event: run" in chunk]
+    assert sent == [running, interrupted]

@@ -7,8 +7,9 @@ connected, once every ``LOOK_EVERY`` seconds the folder is listed and each run's
 step of a run is an event). Only when that picture changed is the list of runs read (``lessonloop
 list --json``'s answer), once then and once more a look later (a resumed run writes its
 ``run_resumed`` before its row says ``running``), and only the runs whose object differs from
-what this stream sent are sent, one ``event: run`` each. The first look sends every run. A
-server with no runs page open does nothing.
+what this stream sent are sent, one ``event: run`` each. The first look sends every run. A run
+shown running is also probed each look for its lock: one killed with -9 writes nothing, and is
+shown interrupted once its lock is free. A server with no runs page open does nothing.
 """
 
 from __future__ import annotations
@@ -66,9 +67,15 @@ async def runs_live(request: Request) -> Response:
     )
 
 
+def still_played(run_ids: list[str]) -> bool:
+    """Whether every one of these runs (shown running) still has a process playing it."""
+    return all(dashboard.run_active(run_id) for run_id in run_ids)
+
+
 async def stream(
     look: Callable[[], Picture] = runs_picture,
     read: Callable[[], list[dict[str, Any]]] = current_runs,
+    played: Callable[[list[str]], bool] = still_played,
 ) -> AsyncIterator[str]:
     yield "retry: 1000\n: connected\n\n"
     seen: Picture | None = None
@@ -77,7 +84,8 @@ async def stream(
     last_sent = time.monotonic()
     while True:
         picture = await run_in_threadpool(look)
-        changed = picture != seen
+        running = [run_id for run_id, run in sent.items() if run["status"] == "running"]
+        changed = picture != seen or not await run_in_threadpool(played, running)
         if changed or again:
             seen, again = picture, changed
             for run in await run_in_threadpool(read):
