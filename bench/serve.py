@@ -3,7 +3,9 @@
 
 Targets (issue 21), medians of 5: ``serve`` answers its first request ≤ 1 s after it is
 started; ``GET /api/runs/{id}`` for a 300-generation run ≤ 100 ms; an idle server (a finished
-run's page open, its event stream ended) uses no measurable CPU. Side by side, in the same
+run's page loaded, its event stream ended) uses no measurable CPU; with the pages' streams
+held open (a run page's ``follow=1`` stream, the runs page's ``/api/runs-live``: a ``stat`` or
+a folder listing a second each) what that costs is printed beside it. Side by side, in the same
 rounds: the process ``lessonloop status RUN`` (the CLI's start-up and the same store), and the
 use case ``app.inspection.status`` called in this process (the floor of the API answer).
 
@@ -18,6 +20,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -71,6 +74,29 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def idle_cpu_seconds(pid: int) -> float:
+    """The CPU the server uses in ``IDLE_SECONDS`` while nothing new happens."""
+    before = cpu_seconds(pid)
+    time.sleep(IDLE_SECONDS)
+    return cpu_seconds(pid) - before
+
+
+def open_stream(url: str):
+    """An event stream held open as an open page holds it (its answer read as it comes, in
+    a thread), until ``close``."""
+    answer = urllib.request.urlopen(url, timeout=60)
+    threading.Thread(target=_drain, args=(answer,), daemon=True).start()
+    return answer
+
+
+def _drain(answer) -> None:
+    try:
+        while answer.read1(4096):
+            pass
+    except (OSError, ValueError, AttributeError):  # closed by the bench
+        pass
+
+
 def status_in_process(home: Path) -> float:
     os.environ["LESSONLOOP_HOME"] = str(home)
     from lessonloop.app.inspection import status
@@ -93,7 +119,7 @@ def main() -> None:
     status_in_process(home)  # imports and the page cache warm
     starts, status_process, answers, floors, pages = [], [], [], [], []
     size = page_size = 0
-    idle_cpu = 0.0
+    idle_cpu = open_cpu = 0.0
     for round_index in range(rounds):
         process, url, elapsed = start_server(env)
         try:
@@ -106,9 +132,15 @@ def main() -> None:
             if round_index == 0:  # the finished run's events: the stream ends by itself
                 with urllib.request.urlopen(f"{url}/api/runs/{RUN_ID}/events", timeout=60) as sse:
                     events = sse.read().decode().count("\nevent: ")
-                before = cpu_seconds(process.pid)
-                time.sleep(IDLE_SECONDS)
-                idle_cpu = cpu_seconds(process.pid) - before
+                idle_cpu = idle_cpu_seconds(process.pid)
+                streams = [
+                    open_stream(f"{url}/api/runs/{RUN_ID}/events?follow=1&from=end"),
+                    open_stream(f"{url}/api/runs-live"),
+                ]
+                time.sleep(1.0)  # the streams' first looks (the runs list, read once)
+                open_cpu = idle_cpu_seconds(process.pid)
+                for stream in streams:
+                    stream.close()
         finally:
             stop(process)
         floors.append(status_in_process(home))
@@ -135,6 +167,10 @@ def main() -> None:
     print(
         f"  idle for {IDLE_SECONDS:.0f} s after the run's event stream ({events} events) ended: "
         f"{idle_cpu * 1000:.0f} ms of CPU"
+    )
+    print(
+        f"  idle for {IDLE_SECONDS:.0f} s with a finished run's page and the runs page open "
+        f"(their streams: follow=1, /api/runs-live): {open_cpu * 1000:.0f} ms of CPU"
     )
     print(machine_speed("after"))
 

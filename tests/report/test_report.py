@@ -193,6 +193,14 @@ def test_a_task_run_shows_its_rounds_and_the_verifiers_feedback(cli, home, tmp_p
     assert "Rounds and feedback" in text and "Verifier FAILED" in text and "expected rows" in text
     assert "GROUP BY c.id" in text  # the rounds' outputs and the best one
     assert "task-sql-top-customers" in text or "task:sql-top-customers" in text
+    gate = text[text.index("Gate history") :]
+    for scenario_word in ("paired Δ", "won-lost", "pairs", "rollback", "advance"):
+        assert scenario_word not in gate, (
+            f"a task's gate history in a scenario's words: {scenario_word}"
+        )
+    assert "Δ vs the best round" in gate and "best kept" in gate and "new best" in gate
+    rounds = text[text.index("Rounds and feedback") : text.index("Gate history")]
+    assert "rollback" not in rounds and "best kept" in rounds, "round 3 kept the best round"
 
 
 def test_an_unknown_run_is_one_line_and_exit_1_like_show(cli, ran):

@@ -148,7 +148,6 @@ def test_post_runs_starts_a_run_in_the_background(client):
         (b'{"scenario": "grid_ctf", "colour": "red"}', "unknown field 'colour'"),
         (b'{"scenario": "grid_ctf", "iterations": 0}', "iterations must be between"),
         (b'{"scenario": "grid_ctf", "matches": 0}', "matches"),
-        (b'{"scenario": "no_such_game"}', "no_such_game"),
         (b'{"scenario": "grid_ctf", "run_id": "../x"}', "run id"),
     ],
 )
@@ -159,9 +158,47 @@ def test_post_runs_errors(client, body, words):
     assert words in error_of(answer, 400)
 
 
+def test_a_scenario_that_does_not_exist_is_a_404_like_an_unknown_run(client):
+    """A request the document allows (any non-empty name) is not a bad request: the name is
+    not there, as an unknown run id is not (schemathesis' positive-data check)."""
+    for name, words in (
+        ("no_such_game", "unknown scenario 'no_such_game'"),
+        ("0", "unknown scenario '0'"),
+        ("", "unknown scenario ''"),
+        ("gone/file.py:Game", "scenario file not found: gone/file.py"),
+    ):
+        answer = client.post("/api/runs", json={"scenario": name}, headers=WRITE)
+        assert words in error_of(answer, 404)
+        assert error_of(answer, 404).endswith("(see GET /api/scenarios)")
+    answer = client.post("/api/runs", json={"scenario": "nope", "iterations": 3.0}, headers=WRITE)
+    assert answer.status_code == 404, "3.0 is the integer 3 in JSON"
+
+
+def test_the_memories_limit_is_checked_with_or_without_words(client):
+    for query in ("limit=101", "limit=0", "q=a&limit=101"):
+        assert error_of(client.get(f"/api/memories?{query}"), 400).startswith(
+            "limit must be between 1 and 100"
+        )
+    assert client.get("/api/memories?limit=100").status_code == 200
+
+
+def test_a_scope_with_control_characters_or_a_slash_is_refused(client):
+    assert "no control characters" in error_of(client.get("/api/knowledge/a%01b"), 400)
+    assert client.get("/api/knowledge/a%2Fb").status_code == 404  # two segments: no route
+
+
+def test_an_empty_event_offset_is_refused(client, finished_run):
+    assert error_of(client.get("/api/runs/r3/events?from="), 400).startswith("from is a byte")
+
+
 def test_unknown_paths_and_methods_are_json_errors(client):
     assert error_of(client.get("/api/nothing"), 404) == "no such path '/api/nothing'"
-    assert error_of(client.put("/api/runs", headers=WRITE), 405) == "PUT is not allowed here"
+    answer = client.put("/api/runs", headers=WRITE)
+    assert error_of(answer, 405) == "PUT is not allowed here"
+    assert answer.headers["allow"] == "GET, HEAD, POST", "every method of the path (RFC 9110)"
+    answer = client.request("TRACE", "/api/memories/1", headers=WRITE)
+    assert error_of(answer, 405) == "TRACE is not allowed here"
+    assert answer.headers["allow"] == "DELETE, GET, HEAD"
 
 
 def test_the_openapi_document_names_every_route(client):

@@ -92,7 +92,7 @@ def test_forgetting_a_memory_on_its_page_removes_it_from_memory_list(run_cli, se
     page.wait_for_selector(f"tr[data-id='{doomed['id']}']", state="detached")
     assert asked and "Indent YAML with two spaces" in asked[0]
     assert "forgot [project" in page.locator("#message").text_content()
-    assert page.locator("main .sub").text_content().startswith("1 memories"), "the count follows"
+    assert page.locator("main .sub").text_content().startswith("1 memory,"), "the count follows"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "dashboard-memories.png"))
 
@@ -116,3 +116,44 @@ def test_a_runs_page_fits_a_wide_and_a_narrow_window(finished_run, served, chrom
     from tests.report.fit import check_charts_fit
 
     check_charts_fit(chromium, f"{served.url}/runs/{finished_run}", "fit-dashboard-run", 3, last=3)
+
+
+BROKEN_WORDS = """
+() => {
+  const broken = [];
+  for (const cell of document.querySelectorAll('main td')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].map((box) => Math.round(box.top)));
+        if (lines.size > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return {broken, cells: document.querySelectorAll('main td').length,
+          page: document.documentElement.scrollWidth};
+}
+"""
+
+
+def test_the_tables_read_whole_words_at_390_pixels(finished_run, run_cli, served, chromium):
+    """The memories, playbooks and runs tables at 390x844 (and 1280x800): no word is cut over
+    two lines (a column a few letters wide did: "pr / oje / ct 3", "scenario:grid_c / tf"),
+    and the page does not scroll sideways."""
+    for summary in ("Use the project's formatter before committing", "Forget nothing twice"):
+        assert run_cli("memory", "add", "--type", "decision", "--summary", summary).code == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    for width, height in ((390, 844), (1280, 800)):
+        for path in ("/memories", "/playbooks", "/playbooks/grid_ctf", "/"):
+            page = chromium.new_page(viewport={"width": width, "height": height})
+            page.goto(f"{served.url}{path}")
+            seen = page.evaluate(BROKEN_WORDS)
+            name = path.strip("/").replace("/", "-") or "runs"
+            page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}-{width}x{height}.png"))
+            assert seen["cells"] > 0, path
+            assert seen["broken"] == [], (path, width, seen["broken"])
+            assert seen["page"] <= width, (path, width, seen["page"])
+            page.close()

@@ -81,3 +81,37 @@ def test_a_stream_that_starts_after_the_runs_end_closes_at_once(finished_run, mo
     chunks = asyncio.run(asyncio.wait_for(everything(), timeout=60))
     assert chunks[-1] == "event: end\ndata: {}\n\n"
     assert not [chunk for chunk in chunks if chunk.startswith(("id:", "event: run_"))]
+
+
+def test_a_followed_stream_outlives_the_run_and_sends_what_is_written_later(
+    finished_run, monkeypatch
+):
+    """``follow=1`` (what a run's page asks for): a finished run's stream says ``idle`` instead
+    of ending, then sends what a later resume writes to the log."""
+    import asyncio
+
+    from lessonloop.web import events
+
+    monkeypatch.setattr(events, "IDLE_WAIT", 0.01)
+    path = paths.run_dir(finished_run) / "events.ndjson"
+    later = {"event": "run_resumed", "payload": {"completed_generations": 3}, "seq": 99}
+
+    async def until_resumed() -> list[str]:
+        chunks = []
+        async for chunk in events.stream(finished_run, path, path.stat().st_size, follow=True):
+            chunks.append(chunk)
+            if chunk.startswith("event: idle"):
+                with path.open("a") as log:
+                    log.write(json.dumps(later) + "\n")
+            if "event: run_resumed" in chunk:
+                return chunks
+        return chunks
+
+    chunks = asyncio.run(asyncio.wait_for(until_resumed(), timeout=60))
+    assert not [chunk for chunk in chunks if chunk.startswith("event: end")]
+    assert json.loads(chunks[-1].split("data: ", 1)[1]) == later
+
+
+def test_follow_is_one_or_zero(client, finished_run):
+    answer = client.get("/api/runs/r3/events?follow=yes")
+    assert answer.status_code == 400 and answer.json()["error"].startswith("follow is 1")

@@ -18,7 +18,7 @@ def test_every_page_renders(client, cli, finished_run):
         ("/playbooks/grid_ctf", "Playbook of scenario:grid_ctf"),
         ("/memories", "Use &lt;b&gt;SQLite&lt;/b&gt; &amp; WAL"),
         ("/memories/project/1", "Where it came from"),
-        ("/memories?q=SQLite", "1 memories"),
+        ("/memories?q=SQLite", "1 memory, matching"),
     ):
         answer = client.get(url)
         assert answer.status_code == 200, (url, answer.text[:300])

@@ -1,7 +1,9 @@
 """Property-based, against the OpenAPI document: schemathesis reads ``/api/openapi.json`` from
 the app (in-process, ASGI) and generates requests for every operation it describes, with the
-launch token; no answer may be a server error, and every answer must match what the document
-declares for it (status, content type, JSON schema). A deterministic pass then checks the
+launch token, valid and invalid ones; with every check schemathesis has (``--checks all``): no
+answer may be a server error, every answer must match what the document declares for it
+(status, content type, JSON schema, each server-sent event), a request the document rules out
+must be refused and one it allows must not be. A deterministic pass then checks the
 answers for real ids (a run, a scope, a memory), which random ids never find."""
 
 from __future__ import annotations
@@ -11,25 +13,20 @@ import pytest
 schemathesis = pytest.importorskip("schemathesis")
 pytest.importorskip("starlette")
 
+import schemathesis.specs.openapi.checks  # noqa: E402, F401 (registers the OpenAPI checks)
 from hypothesis import HealthCheck, settings  # noqa: E402
-from schemathesis.checks import not_a_server_error  # noqa: E402
-from schemathesis.specs.openapi.checks import (  # noqa: E402
-    content_type_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
+from schemathesis.checks import CHECKS  # noqa: E402
 
 from lessonloop.web.routes import build  # noqa: E402
 
 from .conftest import HOST, PORT, TOKEN  # noqa: E402
 
 HEADERS = {"Host": f"{HOST}:{PORT}", "X-Lessonloop-Token": TOKEN}
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_schema_conformance,
-]
+# every check schemathesis has (`schemathesis run --checks all`): the server errors and the
+# conformance of each answer, a schema-violating request accepted, a schema-valid one refused,
+# a 405 without its Allow header, a missing token let through, ...
+CHECKS = CHECKS.get_all()
+assert len(CHECKS) > 10, [check.__name__ for check in CHECKS]  # all of them, not only the first
 APP = build(HOST, PORT, TOKEN)
 schema = schemathesis.openapi.from_asgi("/api/openapi.json", APP, headers=HEADERS)
 

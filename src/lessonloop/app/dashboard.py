@@ -5,6 +5,7 @@ to tail. The HTTP adapter (``web/``) calls these and the other use cases; it add
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,9 @@ from .stores import reading
 
 KNOWLEDGE_LISTS = (("bullet", "playbook"), ("hint", "hints"), ("dead_end", "dead_ends"))
 SCOPE_MAX = 200  # characters: a scope is a scenario's or a task's name with its kind
+# What a scope may be, as the check below and the API's document (``web/openapi.py``) say it:
+# no control characters and no ``/`` (a path segment), 1-200 characters.
+SCOPE_PATTERN = "^[^\\x00-\\x1f\\x7f/]{1,%d}$" % SCOPE_MAX
 
 
 def redacted(value: Any) -> Any:
@@ -29,9 +33,10 @@ def knowledge_scope(name: str) -> str:
     ``task:fix-bug``) or a scenario's bare name (``grid_ctf``)."""
     from ..knowledge.entries import scenario_scope
 
-    if not name or len(name) > SCOPE_MAX or not name.isprintable():
+    if re.fullmatch(SCOPE_PATTERN, name) is None:
         raise UsageError(
-            f"is a scenario name or a scope such as scenario:grid_ctf (1-{SCOPE_MAX} characters)",
+            f"is a scenario name or a scope such as scenario:grid_ctf (1-{SCOPE_MAX} characters, "
+            "no control characters or /)",
             field="scope",
         )
     return name if ":" in name else scenario_scope(name)
@@ -95,21 +100,42 @@ def knowledge(name: str) -> dict[str, Any]:
     return lists
 
 
+def known_scenario(name: str) -> None:
+    """NotFoundError (pointing to the scenarios) for a name no scenario has and for a file
+    reference whose file is not there: what the API answers 404 for, as for an unknown run
+    id, before the use case checks the rest of the request."""
+    from ..scenarios import registry
+
+    if registry.is_file_reference(name):
+        path = name.rpartition(":")[0]
+        if not Path(path).is_file():
+            raise NotFoundError(f"scenario file not found: {path}", listing="list_scenarios")
+    elif name not in registry.available_names():
+        raise NotFoundError(
+            f"unknown scenario {name!r} (or path/to/file.py:ClassName)", listing="list_scenarios"
+        )
+
+
 def known_run(run_id: str) -> dict[str, Any]:
     """A run's row as its run-status-v1 run object's first fields (NotFoundError, pointing to
     the list of runs, for an unknown id): checked before anything reads its folder. A run
-    marked running whose process is gone is ``interrupted``, as ``status`` says (its page
-    follows no events)."""
+    marked running whose process is gone is ``interrupted``; see ``shown_status``."""
     from ..store import runs as run_store
 
     with reading(paths.home()) as store:
         row = run_store.find_run(store, run_id) if store is not None else None
     if row is None:
         raise NotFoundError(f"unknown run id {run_id!r}", listing="list_runs")
-    status = row["status"]
-    if status == "running" and not run_active(run_id):
-        status = "interrupted"
-    return {"run_id": row["run_id"], "scenario": row["scenario"], "status": status}
+    return {"run_id": row["run_id"], "scenario": row["scenario"], "status": shown_status(row)}
+
+
+def shown_status(run: Any) -> str:
+    """The status a person should see now: a run marked running that no process plays is
+    ``interrupted`` (as ``status`` says), and a stopped or finished run that a process plays
+    again (resumed, extended: its lock is taken before its row says so) is ``running``."""
+    if run_active(run["run_id"]):
+        return "running"
+    return "interrupted" if run["status"] == "running" else run["status"]
 
 
 GONE = "the process running it is gone; resume it to continue"  # as loop.status says
@@ -117,8 +143,8 @@ GONE = "the process running it is gone; resume it to continue"  # as loop.status
 
 def run_page(run_id: str) -> str:
     """The run's HTML report (what ``lessonloop report`` writes), rendered from the store and
-    returned, not written: the dashboard shows it live. A run marked running that no process
-    plays is shown interrupted, as ``status`` reports it."""
+    returned, not written: the dashboard shows it live, with the status ``shown_status`` gives
+    (interrupted when its process is gone, running while it is being resumed)."""
     from ..report.data import collect
     from ..report.page import run_page as render
 
@@ -126,8 +152,9 @@ def run_page(run_id: str) -> str:
         if store is None:
             raise NotFoundError(f"unknown run id {run_id!r}", listing="list_runs")
         report = collect(store, run_id)
-    if report.run["status"] == "running" and not run_active(run_id):  # killed with -9
-        report.run.update(status="interrupted", stop_reason=GONE)
+    status = shown_status({"run_id": run_id, "status": report.run["status"]})
+    if status != report.run["status"]:  # killed with -9, or being resumed
+        report.run.update(status=status, stop_reason=GONE if status == "interrupted" else None)
     return render(report)
 
 

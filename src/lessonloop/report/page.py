@@ -30,6 +30,14 @@ DECISION_WORDS = {
     "retry": "retry (another attempt in the same generation)",
     "failed": "not scored (the judge gave no verdict)",
 }
+# A task run (``improve``) decides per round whether its output is the new best: its own
+# words for the decisions it stores as advance / rollback / judge_failed (tasks/improve.py).
+TASK_DECISION_NAMES = {"advance": "new best", "rollback": "best kept", UNSCORED: "not scored"}
+TASK_DECISION_WORDS = {
+    "advance": "new best (the best output so far)",
+    "rollback": "best kept (the round was no better)",
+    "failed": "not scored (the judge gave no verdict)",
+}
 
 STYLE = """
 :root{--ink:#1b1f24;--muted:#57606a;--line:#d0d7de;--card:#f6f8fa;--c0:#0072b2;--c1:#d55e00;
@@ -150,11 +158,12 @@ def shape_of(decision: str) -> str:
 GLYPHS = {"advance": "▲", "rollback": "▽", "retry": "□", "failed": "✕", "dot": "◇"}
 
 
-def decision_cell(decision: str) -> str:
+def decision_cell(decision: str, is_task: bool = False) -> str:
     """A decision in a table: its marker's shape as a character (a table of 900 decisions
-    stays small), then its word."""
+    stays small), then its word (a task round's in the task's words)."""
     shape = shape_of(decision)
-    return f'<span class="decision g-{shape}">{GLYPHS[shape]} {text(decision)}</span>'
+    word = TASK_DECISION_NAMES.get(decision, decision) if is_task else decision
+    return f'<span class="decision g-{shape}">{GLYPHS[shape]} {text(word)}</span>'
 
 
 def cards(items: Sequence[tuple[str, str]]) -> str:
@@ -179,13 +188,11 @@ def score_legend(report: RunReport, has_retries: bool) -> str:
     if has_retries:
         present.add("retry")
     shapes = [shape for shape in (*DECISION_WORDS, "dot") if shape in present]
+    words = TASK_DECISION_WORDS if report.is_task else DECISION_WORDS
     items = [
         f'<span><i class="dash"></i>{text(first)}</span>',
         f'<span><i class="dash c1"></i>{text(second)}</span>',
-    ] + [
-        f"<span>{legend_swatch(shape)}{text(DECISION_WORDS.get(shape, shape))}</span>"
-        for shape in shapes
-    ]
+    ] + [f"<span>{legend_swatch(shape)}{text(words.get(shape, shape))}</span>" for shape in shapes]
     return '<div class="legend">' + "".join(items) + "</div>"
 
 
@@ -255,8 +262,13 @@ def score_chart(report: RunReport) -> str:
         title=f"Score per {step}",
         description=(
             f"{len(gens)} {step}s. A line of the {kept_name} score, and the "
-            f"{played_name} of each {step} marked by the gate's decision: a triangle up "
-            "for advance, a hollow triangle down for rollback, a hollow square for a retry."
+            f"{played_name} of each {step} marked by the gate's decision: "
+            + (
+                "a triangle up for a new best, a hollow triangle down when the best was kept."
+                if report.is_task
+                else "a triangle up for advance, a hollow triangle down for rollback, a hollow "
+                "square for a retry."
+            )
         ),
         x_label=step,
         y_label="score",
@@ -337,6 +349,10 @@ def summary_cards(report: RunReport) -> str:
     best_value = (best["validated"] if report.validated else best["tournament"]) if best else None
     done = f"{len(gens)} of {report.run['target_generations']}"
     decided = f"{counts['advance']} / {counts['rollback']} / {counts['retry']}"
+    decided_label = "advance / rollback / retry"
+    if report.is_task:
+        decided = f"{counts['advance']} / {counts['rollback']} / {counts.get(UNSCORED, 0)}"
+        decided_label = " / ".join(TASK_DECISION_NAMES.values())
     if report.is_task:
         second = ("best round", fmt(best["generation"], "d") if best else "–")
     else:
@@ -345,7 +361,7 @@ def summary_cards(report: RunReport) -> str:
         ("best score (validated)" if report.validated else "best score", fmt(best_value)),
         second,
         ("rounds done" if report.is_task else "generations done", done),
-        ("advance / rollback / retry", decided),
+        (decided_label, decided),
         ("provider calls", fmt(usage["calls"], "d")),
         ("tokens in / out", f"{usage['input_tokens']} / {usage['output_tokens']}"),
         ("cost", fmt(usage["cost"], ".4f")),
@@ -395,7 +411,7 @@ def rounds_section(report: RunReport) -> str:
             [
                 text(generation["generation"]),
                 text(fmt(generation["tournament"])),
-                decision_cell(generation["decision"]),
+                decision_cell(generation["decision"], is_task=True),
                 text("–" if verifier is None else ("passed" if verifier else "FAILED")),
                 f"<details><summary>feedback</summary><pre>{text(generation.get('feedback', ''))}</pre></details>"
                 f"<details><summary>output</summary><pre>{text(generation.get('output', ''))}</pre></details>",
@@ -409,6 +425,8 @@ def rounds_section(report: RunReport) -> str:
 
 
 def gate_table(report: RunReport) -> str:
+    if report.is_task:
+        return task_gate_table(report)
     rows = [
         [
             text(d["generation"]),
@@ -426,6 +444,21 @@ def gate_table(report: RunReport) -> str:
         rows,
         css="gate",  # numeric columns by the style sheet: no class on 900 rows of cells
     )
+
+
+def task_gate_table(report: RunReport) -> str:
+    """A task run's decisions: one per round, against the best round so far (no tournament:
+    no pairs, no won-lost)."""
+    rows = [
+        [
+            text(d["generation"]),
+            decision_cell(d["decision"], is_task=True),
+            text(fmt(d["mean_delta"], "+.4f")),
+            f'<span class="why">{text(d["rationale"])}</span>',
+        ]
+        for d in report.decisions
+    ]
+    return table(["round", "decision", "Δ vs the best round", "rationale"], rows, numeric=(0, 2))
 
 
 def gate_section(report: RunReport) -> str:

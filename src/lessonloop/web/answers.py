@@ -19,6 +19,7 @@ LISTINGS = {
     "list_runs": "GET /api/runs",
     "list_memories": "GET /api/memories",
     "knowledge_scopes": "the playbooks page",
+    "list_scenarios": "GET /api/scenarios",
 }
 
 
@@ -67,10 +68,19 @@ def answers(handler: Callable[[Request], Any]) -> Callable[[Request], Response]:
     return route
 
 
+def parameter(request: Request, name: str, default: str | None = None) -> str | None:
+    """A query parameter given at most once (400 naming it when it is repeated: which one
+    would count is a guess the API does not make)."""
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        raise BadRequest("is given more than once", field=name)
+    return values[0] if values else default
+
+
 def int_parameter(request: Request, name: str, default: int | None) -> int | None:
-    """A query parameter that is an integer (400 naming it when it is not)."""
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
+    """A query parameter that is an integer (400 naming it when it is not, empty too)."""
+    raw = parameter(request, name)
+    if raw is None:
         return default
     try:
         return int(raw, 10)

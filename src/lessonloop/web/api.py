@@ -10,7 +10,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from ..app import dashboard, inspection, memory, runs, scenarios
-from .answers import BadRequest, answers, failure, int_parameter, json_object, path_int
+from ..app.limits import check_limit
+from .answers import (
+    BadRequest,
+    answers,
+    failure,
+    int_parameter,
+    json_object,
+    parameter,
+    path_int,
+)
 
 
 @answers
@@ -44,10 +53,11 @@ def knowledge(request: Request) -> Any:
 @answers
 def list_memories(request: Request) -> Any:
     """``lessonloop memory search Q --json`` with ``q``, else ``memory list --json``."""
-    query = request.query_params.get("q", "")
-    scope = request.query_params.get("scope", "all")
+    query = parameter(request, "q", "")
+    scope = parameter(request, "scope", "all")
+    limit = int_parameter(request, "limit", None)
+    check_limit(limit, memory.MAX_SEARCH)  # refused as the document says, q or not
     if query.strip():
-        limit = int_parameter(request, "limit", 10)
         return memory.search_memories(query, scope, 10 if limit is None else limit)
     return memory.useful_memories(scope)
 
@@ -55,14 +65,14 @@ def list_memories(request: Request) -> Any:
 @answers
 def memory_why(request: Request) -> Any:
     """``lessonloop memory why ID --json``."""
-    scope = request.query_params.get("scope", "project")
+    scope = parameter(request, "scope", "project")
     return memory.memory_history(path_int(request, "memory_id"), scope)
 
 
 @answers
 def forget_memory(request: Request) -> Any:
     """``lessonloop memory forget ID --json``."""
-    scope = request.query_params.get("scope", "project")
+    scope = parameter(request, "scope", "project")
     return memory.forget_memory(path_int(request, "memory_id"), scope)
 
 
@@ -88,6 +98,8 @@ def start_arguments(body: dict[str, Any]) -> dict[str, Any]:
         raise BadRequest("is required", field="scenario")
     for name, value in body.items():
         kinds = START_FIELDS[name]
+        if int in kinds and isinstance(value, float) and value.is_integer():
+            value = body[name] = int(value)  # JSON's 3.0 is the integer 3 (as JSON Schema says)
         if isinstance(value, bool) or not isinstance(value, kinds):
             words = " or ".join(TYPE_WORDS[kind] for kind in kinds)
             raise BadRequest(f"must be {words}", field=name)
@@ -96,10 +108,12 @@ def start_arguments(body: dict[str, Any]) -> dict[str, Any]:
 
 async def start_run(request: Request) -> JSONResponse:
     """``POST /api/runs``: start a run in the background (``app.runs.start_in_background``, as
-    the MCP tool ``run_start``); 202 when a process was started, 200 when it was not needed."""
+    the MCP tool ``run_start``); 202 when a process was started, 200 when it was not needed,
+    404 for a scenario that does not exist (as for an unknown run id)."""
     try:
         body = json_object(await request.body())
         arguments = start_arguments(body)
+        await run_in_threadpool(dashboard.known_scenario, arguments["scenario"])
         started = await run_in_threadpool(
             runs.start_in_background,
             arguments["scenario"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
+from ..app.dashboard import SCOPE_PATTERN
 from .guard import TOKEN_HEADER
 
 ERROR = {"$ref": "#/components/schemas/Error"}
@@ -19,7 +20,7 @@ def errors(*statuses: int) -> dict[str, Any]:
     words = {
         400: "the request is wrong (a parameter, the body)",
         403: "refused: a Host that is not this server, or a change without the token",
-        404: "no such run, memory or scope",
+        404: "no such run, memory, scope or scenario",
     }
     return {str(status): answer(words[status], ERROR) for status in statuses}
 
@@ -52,12 +53,30 @@ ONE_SCOPE = query(
 TOKEN = {"name": TOKEN_HEADER, "in": "header", "required": True, "schema": {"type": "string"},
          "description": "The token `lessonloop serve` printed when it started."}  # fmt: skip
 
+# One server-sent event as read by a client (OpenAPI 3.1: a text/event-stream's schema is each
+# event's): its name, its data (one JSON object), and the log's offset after it as its id.
+SSE_EVENT = {
+    "type": "object",
+    "required": ["event", "data"],
+    "properties": {
+        "event": {"type": "string"},
+        "data": {"type": "string", "contentMediaType": "application/json"},
+        "id": {"type": "string", "pattern": "^[0-9]+$"},
+        "retry": {"type": "integer", "minimum": 0},
+    },
+}
+
 START_BODY = {
     "type": "object",
     "additionalProperties": False,
     "required": ["scenario"],
     "properties": {
-        "scenario": {"type": "string", "description": "A scenario name (see GET /api/scenarios)."},
+        "scenario": {
+            "type": "string",
+            "minLength": 1,
+            "pattern": "^[^\\s]+$",
+            "description": "A scenario name (see GET /api/scenarios) or path/to/file.py:Class.",
+        },
         "iterations": {"type": "integer", "minimum": 1, "default": 10},
         "run_id": {"type": ["string", "null"], "description": "An existing id continues it."},
         "provider": {"type": ["string", "null"]},
@@ -269,7 +288,7 @@ def document() -> dict[str, Any]:
                     "responses": {
                         "202": answer("started", ref("Started")),
                         "200": answer("nothing to start (running, or done)", ref("Started")),
-                        **errors(400, 403),
+                        **errors(400, 403, 404),
                     },
                 },
             },
@@ -296,8 +315,13 @@ def document() -> dict[str, Any]:
                     ],
                     "responses": {
                         "200": {
-                            "description": "one event per log line, then event: end",
-                            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                            "description": "one event per log line (its data the line's JSON, "
+                            "its event the line's event name), then event: end once the run is "
+                            "not played; the pages ask with follow=1 for a stream that outlives "
+                            "the run (event: idle, then the events of a resume), and read "
+                            "/api/runs-live (event: run, a Run per change) for the list: both "
+                            "never end, so they are left out of this document",
+                            "content": {"text/event-stream": {"schema": SSE_EVENT}},
                         },
                         **errors(400, 404),
                     },
@@ -321,7 +345,7 @@ def document() -> dict[str, Any]:
                     "parameters": [
                         path(
                             "scope",
-                            {"type": "string", "minLength": 1},
+                            {"type": "string", "pattern": SCOPE_PATTERN},
                             "A scenario name or a scope (scenario:NAME, task:SLUG).",
                         ),  # fmt: skip
                     ],

@@ -18,14 +18,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
-from ..app import dashboard, inspection, memory, scenarios
+from ..app import dashboard, memory, scenarios
 from ..errors import LessonloopError, log_internal_error, one_line
+from . import runs_feed
 from .answers import error_text, int_parameter, status_of
 from .events import log_size
 from .guard import TOKEN_HEADER
 
-LIVE_STATUSES = ("created", "running")  # a run page follows the events of these
-FOLLOWED_MAX = 8  # runs whose events the runs page follows at once
+LIVE_STATUSES = ("created", "running")  # a run page says it follows these (it follows all)
 
 STYLE = """
 :root{--ink:#1b1f24;--muted:#57606a;--line:#d0d7de;--card:#f6f8fa;--accent:#0969da;--bad:#c0392b}
@@ -53,7 +53,11 @@ button.danger{color:#fff;background:var(--bad);border:1px solid var(--bad);borde
 .message.error{border-color:var(--bad);color:var(--bad)}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere}
-@media (max-width:600px){main.dash{padding:10px}nav.top{padding:6px 10px}}
+@media (max-width:600px){main.dash{padding:10px}nav.top{padding:6px 10px}
+table.stack thead{display:none}
+table.stack tr{display:block;padding:6px 0;border-bottom:1px solid var(--line)}
+table.stack td{display:block;border:0;padding:1px 4px;text-align:left}
+table.stack td[data-label]::before{content:attr(data-label) " ";color:var(--muted)}}
 """
 
 SEND = (
@@ -138,14 +142,23 @@ def page(title: str, token: str, body: str, script: str = "") -> HTMLResponse:
     )
 
 
-def table(headers: list[str], rows: list[str], numeric: tuple[int, ...] = ()) -> str:
-    """A table whose rows are ``<tr>`` elements already escaped."""
+def table(
+    headers: list[str],
+    rows: list[str],
+    numeric: tuple[int, ...] = (),
+    table_id: str = "",
+    stacked: bool = False,
+) -> str:
+    """A table whose rows are ``<tr>`` elements already escaped; ``stacked``: on a narrow
+    window each row is a block of its cells, one under the other, each cell as wide as the
+    window (no word cut into pieces by a column a few letters wide)."""
     cells = "".join(
         f'<th scope="col"{" class=num" if i in numeric else ""}>{esc(h)}</th>'
         for i, h in enumerate(headers)
     )
+    attributes = (f' id="{table_id}"' if table_id else "") + (' class="stack"' if stacked else "")
     return (
-        f'<div class="table-wrap"><table><thead><tr>{cells}</tr></thead>'
+        f'<div class="table-wrap"><table{attributes}><thead><tr>{cells}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -181,57 +194,72 @@ def shown(handler: Any) -> Any:
 def run_row(run: dict[str, Any]) -> str:
     run_id = run["run_id"]
     return (
-        f'<tr data-run="{esc(run_id)}" data-target="{esc(run["target_generations"])}">'
-        f'<td><a href="/runs/{quote(run_id)}">{esc(run_id)}</a></td>'
-        f"<td>{esc(run['scenario'])}</td>"
+        f'<tr data-run="{esc(run_id)}">'
+        f'<td class="id"><a href="/runs/{quote(run_id)}">{esc(run_id)}</a></td>'
+        f'<td class="scenario">{esc(run["scenario"])}</td>'
         f'<td class="status">{esc(run["status"])}</td>'
-        f'<td class="num generations">{esc(run["generations_completed"])}/'
-        f"{esc(run['target_generations'])}</td>"
-        f'<td class="num best">{number(run["best_score"])}</td>'
-        f"<td>{esc(run['created_at'])}</td></tr>"
+        f'<td class="num generations" data-label="generations">'
+        f"{esc(run['generations_completed'])}/{esc(run['target_generations'])}</td>"
+        f'<td class="num best" data-label="best">{number(run["best_score"])}</td>'
+        f'<td class="created">{esc(run["created_at"])}</td></tr>'
     )
 
 
 RUNS_SCRIPT = """
-const FOLLOWED = %s;
-for (const runId of FOLLOWED) {
-  const row = document.querySelector(`tr[data-run="${CSS.escape(runId)}"]`);
-  const feed = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events?from=end`);
-  feed.addEventListener('generation_completed', (message) => {
-    const event = JSON.parse(message.data).payload;
-    row.querySelector('.generations').textContent = `${event.generation}/${row.dataset.target}`;
-    if (typeof event.best_score === 'number')
-      row.querySelector('.best').textContent = event.best_score.toFixed(4);
-    row.querySelector('.status').textContent = 'running';
-  });
-  for (const name of ['run_started', 'run_resumed'])
-    feed.addEventListener(name, () => { row.querySelector('.status').textContent = 'running'; });
-  for (const name of ['run_completed', 'run_stopped', 'run_failed'])
-    feed.addEventListener(name, () => {
-      row.querySelector('.status').textContent = name.slice(4);
-    });
-  feed.addEventListener('end', () => feed.close());
+// one stream for the whole list: a run started elsewhere appears, a row follows its run
+const body = document.querySelector('#runs tbody');
+const number = (value) => (typeof value === 'number' ? value.toFixed(4) : '\u2013');
+function rowOf(run) {
+  let row = body.querySelector(`tr[data-run="${CSS.escape(run.run_id)}"]`);
+  if (!row) {
+    row = document.createElement('tr');
+    row.dataset.run = run.run_id;
+    for (const name of ['id', 'scenario', 'status', 'num generations', 'num best', 'created']) {
+      const cell = document.createElement('td');
+      cell.className = name;
+      if (name.startsWith('num ')) cell.dataset.label = name.slice(4);
+      row.append(cell);
+    }
+    const link = document.createElement('a');
+    link.href = `/runs/${encodeURIComponent(run.run_id)}`;
+    link.textContent = run.run_id;
+    row.querySelector('.id').append(link);
+    body.prepend(row);
+    document.getElementById('no-runs')?.remove();
+    document.getElementById('runs').hidden = false;
+  }
+  return row;
 }
+const feed = new EventSource('/api/runs-live');
+feed.addEventListener('run', (message) => {
+  const run = JSON.parse(message.data);
+  const row = rowOf(run);
+  row.querySelector('.scenario').textContent = run.scenario;
+  row.querySelector('.status').textContent = run.status;
+  row.querySelector('.generations').textContent =
+    `${run.generations_completed}/${run.target_generations}`;
+  row.querySelector('.best').textContent = number(run.best_score);
+  row.querySelector('.created').textContent = run.created_at;
+});
 """
 
 
 def runs_page(request: Request, token: str) -> Response:
-    runs = inspection.list_runs()
-    if not runs:
-        body = '<p>No runs yet: <a href="/start">start one</a>.</p>'
-    else:
-        body = table(
-            ["run", "scenario", "status", "generations", "best", "created"],
-            [run_row(run) for run in runs],
-            numeric=(3, 4),
-        )
-    followed = [run["run_id"] for run in runs if run["status"] in LIVE_STATUSES][:FOLLOWED_MAX]
-    return page(
-        "lessonloop: runs",
-        token,
-        "<h1>Runs</h1>" + body,
-        RUNS_SCRIPT % script_json(followed),
+    """The runs, newest first, kept current by ``/api/runs-live`` (new runs, status and
+    generations as they change)."""
+    runs = runs_feed.current_runs()
+    body = table(
+        ["run", "scenario", "status", "generations", "best", "created"],
+        [run_row(run) for run in runs],
+        numeric=(3, 4),
+        table_id="runs",
+        stacked=True,
     )
+    if not runs:
+        body = '<p id="no-runs">No runs yet: <a href="/start">start one</a>.</p>' + body.replace(
+            '<table id="runs"', '<table id="runs" hidden', 1
+        )
+    return page("lessonloop: runs", token, "<h1>Runs</h1>" + body, RUNS_SCRIPT)
 
 
 RUN_SCRIPT = """
@@ -251,24 +279,25 @@ async function redraw() {
     if (again) { again = false; redraw(); }
   }
 }
-if (RUN.live) {
-  live.textContent = 'following the run…';
-  const feed = new EventSource(
-    `/api/runs/${encodeURIComponent(RUN.id)}/events?from=${RUN.offset}`);
-  feed.addEventListener('generation_completed', (message) => {
-    live.textContent = `generation ${JSON.parse(message.data).payload.generation} completed`;
-    redraw();
-  });
-  for (const name of ['run_started', 'run_resumed', 'run_completed', 'run_stopped', 'run_failed'])
-    feed.addEventListener(name, () => { live.textContent = name.replace('_', ' '); redraw(); });
-  feed.addEventListener('end', () => { feed.close(); live.textContent = 'not running'; });
-}
+live.textContent = RUN.live ? 'following the run…' : 'not running';
+// follow=1: the stream outlives the run, so a resume or an extension shows here too
+const feed = new EventSource(
+  `/api/runs/${encodeURIComponent(RUN.id)}/events?follow=1&from=${RUN.offset}`);
+feed.addEventListener('generation_completed', (message) => {
+  live.textContent = `generation ${JSON.parse(message.data).payload.generation} completed`;
+  redraw();
+});
+for (const name of ['run_started', 'run_resumed', 'run_completed', 'run_stopped', 'run_failed'])
+  feed.addEventListener(name, () => { live.textContent = name.replace('_', ' '); redraw(); });
+feed.addEventListener('idle', () => { live.textContent = 'not running'; });
+feed.addEventListener('end', () => { feed.close(); live.textContent = 'not running'; });
 """
 
 
 def run_view(request: Request, token: str) -> Response:
-    """The run's report page (``report/``'s rendering), with the navigation and, while the
-    run is being played, the script that redraws it as its events come."""
+    """The run's report page (``report/``'s rendering), with the navigation and the script
+    that redraws it as its events come: while it is played, and when it is resumed or
+    extended later (its event stream is asked to outlive the run)."""
     run_id = request.path_params["run_id"]
     run = dashboard.known_run(run_id)
     offset = log_size(dashboard.events_path(run_id))  # before the page: nothing is missed
@@ -364,12 +393,14 @@ def playbooks_view(request: Request, token: str) -> Response:
             ["scope", "playbook", "hints", "dead ends"],
             [
                 f'<tr><td><a href="/playbooks/{quote(item["scope"], safe=":")}">'
-                f"{esc(item['scope'])}</a></td><td class=num>{esc(item['playbook'])}</td>"
-                f"<td class=num>{esc(item['hints'])}</td>"
-                f"<td class=num>{esc(item['dead_ends'])}</td></tr>"
+                f"{esc(item['scope'])}</a></td>"
+                f'<td class=num data-label="playbook">{esc(item["playbook"])}</td>'
+                f'<td class=num data-label="hints">{esc(item["hints"])}</td>'
+                f'<td class=num data-label="dead ends">{esc(item["dead_ends"])}</td></tr>'
                 for item in scopes
             ],
             numeric=(1, 2, 3),
+            stacked=True,
         )
     return page("lessonloop: playbooks", token, "<h1>Playbooks</h1>" + body)
 
@@ -383,8 +414,9 @@ def entry_rows(entries: list[dict[str, Any]]) -> list[str]:
             else ""
         )
         + (f"<br><code>{esc(' '.join(entry['tags']))}</code>" if entry["tags"] else "")
-        + f"</td><td class=num>+{esc(entry['helpful'])} −{esc(entry['harmful'])}</td>"
-        f"<td class=num>{esc(entry['seen'])}</td></tr>"
+        + '</td><td class=num data-label="evidence">'
+        f"+{esc(entry['helpful'])} −{esc(entry['harmful'])}</td>"
+        f'<td class=num data-label="seen">{esc(entry["seen"])}</td></tr>'
         for entry in entries
     ]
 
@@ -396,7 +428,12 @@ def playbook_view(request: Request, token: str) -> Response:
         entries = lists[name]
         body += f"<h2>{title} ({len(entries)})</h2>"
         body += (
-            table(["id", "lesson", "evidence", "seen"], entry_rows(entries), numeric=(0, 2, 3))
+            table(
+                ["id", "lesson", "evidence", "seen"],
+                entry_rows(entries),
+                numeric=(0, 2, 3),
+                stacked=True,
+            )
             if entries
             else "<p>None.</p>"
         )
@@ -416,7 +453,8 @@ for (const button of document.querySelectorAll('button.forget')) {
       row.remove();
       const count = document.getElementById('count');
       const left = document.querySelectorAll('button.forget').length;
-      count.textContent = count.textContent.replace(/^\d+/, String(left));
+      count.textContent = count.textContent.replace(
+        /^\d+ memor(y|ies)/, `${left} ${left === 1 ? 'memory' : 'memories'}`);
       say(`forgot [${gone.scope} ${gone.forgotten}] ${gone.summary}`);
     } catch (error) { say(error.message, true); }
   });
@@ -436,6 +474,11 @@ def memory_row(item: dict[str, Any]) -> str:
         + f"</td><td>{esc(item['author'])}, seen {esc(item['seen'])}{esc(score)}</td>"
         '<td><button type="button" class="forget danger">forget</button></td></tr>'
     )
+
+
+def counted(count: int) -> str:
+    """``1 memory``, ``2 memories``."""
+    return f"{count} {'memory' if count == 1 else 'memories'}"
 
 
 def memories_view(request: Request, token: str) -> Response:
@@ -460,10 +503,14 @@ def memories_view(request: Request, token: str) -> Response:
         f'<label>scope<select name="scope">{scopes}</select></label>'
         '<button type="submit">Search</button>'
         f'<a href="/memories?audit=1&scope={quote(scope)}">audit the automatic ones</a></form>'
-        f'<p class="sub" id="count">{len(items)} memories, {esc(what)}.</p>'
+        f'<p class="sub" id="count">{counted(len(items))}, {esc(what)}.</p>'
     )
     body += (
-        table(["id", "type", "memory", "from", ""], [memory_row(item) for item in items])
+        table(
+            ["id", "type", "memory", "from", ""],
+            [memory_row(item) for item in items],
+            stacked=True,
+        )
         if items
         else "<p>No memories here.</p>"
     )

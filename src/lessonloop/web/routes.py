@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from . import api, events, openapi, pages
+from . import api, events, openapi, pages, runs_feed
 from .answers import error_response
 from .guard import Guard, allowed_hosts
 
@@ -37,7 +37,20 @@ async def no_route(request: Request, exc: Exception) -> Response:
         404: f"no such path {request.url.path!r}",
         405: f"{request.method} is not allowed here",
     }
-    return error_response(status, words.get(status, "the request was refused"))
+    answer = error_response(status, words.get(status, "the request was refused"))
+    if status == 405:
+        answer.headers["Allow"] = ", ".join(allowed_methods(request))
+    return answer
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods the routes of this path take (every route of it, not only the first that
+    matched), for the ``Allow`` header a 405 must carry (RFC 9110)."""
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if isinstance(route, Route) and route.path_regex.match(request.url.path):
+            methods |= route.methods or {"GET", "HEAD"}
+    return sorted(methods)
 
 
 def build(host: str, port: int, token: str) -> Starlette:
@@ -47,6 +60,7 @@ def build(host: str, port: int, token: str) -> Starlette:
         Route("/favicon.ico", favicon),
         Route("/api/runs", api.list_runs, methods=["GET"]),
         Route("/api/runs", api.start_run, methods=["POST"]),
+        Route("/api/runs-live", runs_feed.runs_live),
         Route("/api/runs/{run_id}", api.run_status),
         Route("/api/runs/{run_id}/events", events.run_events),
         Route("/api/scenarios", api.list_scenarios),
