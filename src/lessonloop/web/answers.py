@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -68,6 +68,10 @@ def answers(handler: Callable[[Request], Any]) -> Callable[[Request], Response]:
     return route
 
 
+@overload
+def parameter(request: Request, name: str, default: str) -> str: ...
+@overload
+def parameter(request: Request, name: str, default: None = None) -> str | None: ...
 def parameter(request: Request, name: str, default: str | None = None) -> str | None:
     """A query parameter given at most once (400 naming it when it is repeated: which one
     would count is a guess the API does not make)."""
