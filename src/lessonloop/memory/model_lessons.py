@@ -40,7 +40,6 @@ deterministic result. A session's events the model already proposed from are not
 
 from __future__ import annotations
 
-import json
 import re
 import zlib
 from collections.abc import Mapping
@@ -50,7 +49,7 @@ from ..safety import cap, redact
 from . import rewrite
 from .candidate import Candidate
 from .events import INTERRUPTED
-from .model_wording import ModelRun, model_seconds
+from .model_wording import ModelRun, model_seconds, structured_answer
 from .recall import MEMORY_KINDS
 
 EVENT_CHARS = 6000  # ~1,700 tokens: with the answer, well inside a 4,096-token context
@@ -334,10 +333,8 @@ def propose(
     import time
 
     from .. import config
-    from ..errors import ProviderError
     from ..providers.base import Request
     from ..providers.registry import build
-    from ..scenarios.base import schema_problems
 
     started = time.monotonic()
     settings = config.load(
@@ -353,19 +350,7 @@ def propose(
         system=PROPOSE_SYSTEM,
         messages=[{"role": "user", "content": events}],
     )
-    try:
-        completion = provider.complete(request)
-    except ProviderError as exc:  # what was answered before it failed counts too
-        if exc.completion is not None:
-            record(provider.name, exc.completion)
-        raise
-    record(provider.name, completion)
-    value = completion.parsed
-    if value is None:
-        value = json.loads(completion.text)
-    problems = schema_problems(value, PROPOSAL_SCHEMA, "reply")
-    if problems:
-        raise ValueError(f"the model's proposed memories do not match the schema: {problems[0]}")
+    value = structured_answer(provider, request, record, "proposed memories")
     run.proposed = len(value["memories"])
     found = accepted(value["memories"], events, known, run)
     run.proposal_seconds = round(time.monotonic() - started, 1)

@@ -273,10 +273,8 @@ def synthesize(
     import time
 
     from .. import config
-    from ..errors import ProviderError
     from ..providers.base import Request
     from ..providers.registry import build
-    from ..scenarios.base import schema_problems
     from . import rewrite
 
     started = time.monotonic()
@@ -302,19 +300,7 @@ def synthesize(
             system=MODEL_SYSTEM,
             messages=[{"role": "user", "content": extracts(sent)}],
         )
-        try:
-            completion = provider.complete(request)
-        except ProviderError as exc:  # what was answered before it failed counts too
-            if exc.completion is not None:
-                record(provider.name, exc.completion)
-            raise
-        record(provider.name, completion)
-        value = completion.parsed
-        if value is None:
-            value = json.loads(completion.text)
-        problems = schema_problems(value, schema, "reply")
-        if problems:
-            raise ValueError(f"the model's memories do not match the schema: {problems[0]}")
+        value = structured_answer(provider, request, record, "memories")
         run.answered = len(value["memories"])
         done = set()
         for m in value["memories"]:
@@ -337,6 +323,29 @@ def synthesize(
     run.kept = len(found) - run.rewritten - run.reused
     run.seconds = round(time.monotonic() - started, 1)
     return result
+
+
+def structured_answer(provider, request, record, what: str) -> dict:
+    """The answer to one structured-output ``request``, parsed and checked against its schema
+    (ValueError naming ``what`` when it does not match); the usage of what was answered is
+    ``record``-ed even when the call then fails."""
+    from ..errors import ProviderError
+    from ..scenarios.base import schema_problems
+
+    try:
+        completion = provider.complete(request)
+    except ProviderError as exc:  # what was answered before it failed counts too
+        if exc.completion is not None:
+            record(provider.name, exc.completion)
+        raise
+    record(provider.name, completion)
+    value = completion.parsed
+    if value is None:
+        value = json.loads(completion.text)
+    problems = schema_problems(value, request.json_schema, "reply")
+    if problems:
+        raise ValueError(f"the model's {what} do not match the schema: {problems[0]}")
+    return value
 
 
 def record_run(folder: Path, run: ModelRun) -> None:
