@@ -216,3 +216,30 @@ def test_the_openapi_document_names_every_route(client):
     }
     assert set(document["paths"]["/api/runs"]) == {"get", "post"}
     assert set(document["paths"]["/api/memories/{memory_id}"]) == {"get", "delete"}
+
+
+def test_the_documents_run_bounds_are_the_ones_run_checks():
+    """A second outside rehearsal's schemathesis run: iterations 87744108 fit the document
+    (minimum only) but `run` refuses them; every bound `run` checks is now in the document."""
+    import re
+
+    from lessonloop.errors import UsageError
+    from lessonloop.loop.options import MAX_ITERATIONS, MAX_MATCHES, RunOptions
+    from lessonloop.loop.request import check_run_id
+    from lessonloop.web.openapi import START_BODY
+
+    fields = START_BODY["properties"]
+    assert fields["iterations"]["maximum"] == MAX_ITERATIONS
+    assert fields["matches"]["maximum"] == MAX_MATCHES
+    assert fields["seed"]["maximum"] == 2**63 - 1
+    with pytest.raises(UsageError):
+        RunOptions(seed=2**63).check()
+    pattern = fields["run_id"]["pattern"]
+    for run_id in ("ok-1", "a" * 64, "a" * 65, "-x", "x y"):
+        fits = re.search(pattern, run_id) is not None
+        try:
+            check_run_id(run_id)
+            accepted = True
+        except UsageError:
+            accepted = False
+        assert fits == accepted, run_id

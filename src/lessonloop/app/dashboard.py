@@ -11,12 +11,18 @@ from typing import Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
+from ..loop.options import MAX_ITERATIONS, MAX_MATCHES
+from ..loop.request import RUN_ID
 from .stores import reading
 
 KNOWLEDGE_LISTS = (("bullet", "playbook"), ("hint", "hints"), ("dead_end", "dead_ends"))
 SCOPE_MAX = 200  # characters: a scope is a scenario's or a task's name with its kind
 # What a scope may be, as the check below and the API's document (``web/openapi.py``) say it:
 # no control characters and no ``/`` (a path segment), 1-200 characters.
+# what a run request may ask, as `run` checks it (loop.options, loop.request): the API's
+# document states the same bounds so a request it describes is never refused
+RUN_LIMITS = {"iterations": MAX_ITERATIONS, "matches": MAX_MATCHES, "seed": 2**63 - 1}
+RUN_ID_PATTERN = RUN_ID.pattern
 SCOPE_PATTERN = "^[^\\x00-\\x1f\\x7f/]{1,%d}$" % SCOPE_MAX
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
-from ..app.dashboard import SCOPE_PATTERN
+from ..app.dashboard import RUN_ID_PATTERN, RUN_LIMITS, SCOPE_PATTERN
 from .guard import TOKEN_HEADER
 
 ERROR = {"$ref": "#/components/schemas/Error"}
@@ -77,12 +77,21 @@ START_BODY = {
             "pattern": "^[^\\s]+$",
             "description": "A scenario name (see GET /api/scenarios) or path/to/file.py:Class.",
         },
-        "iterations": {"type": "integer", "minimum": 1, "default": 10},
-        "run_id": {"type": ["string", "null"], "description": "An existing id continues it."},
+        "iterations": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": RUN_LIMITS["iterations"],
+            "default": 10,
+        },
+        "run_id": {
+            "type": ["string", "null"],
+            "pattern": RUN_ID_PATTERN,
+            "description": "An existing id continues it.",
+        },
         "provider": {"type": ["string", "null"]},
         "model": {"type": ["string", "null"]},
-        "matches": {"type": ["integer", "null"], "minimum": 1},
-        "seed": {"type": ["integer", "null"], "minimum": 0},
+        "matches": {"type": ["integer", "null"], "minimum": 1, "maximum": RUN_LIMITS["matches"]},
+        "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": RUN_LIMITS["seed"]},
     },
 }
 
