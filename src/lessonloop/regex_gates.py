@@ -93,6 +93,8 @@ GATES = {
         (('for now', 'for the mome', 'for this cha', 'for this com', 'for this fil', 'for this one', 'for this pr', 'for this run', 'for this tas', 'for this tes', 'in this file', 'in this func', 'in this test', 'just this on', 'right now', 'temporarily', 'this time', 'today', 'until', 'yet'), ('for now', 'for the moment', 'for this ', 'in this ', 'just this once', 'right now', 'temporarily', 'this time', 'today', 'until', 'yet')),
     ('\\b(?:for|in|on)\\s+(?:every|all|each|any)\\s+(.{2,40}?)\\s*(?:(?:from now on|going forward|moving forward|from here on(?: out)?|henceforth|in (?:the )?future|for future (?:work|changes|sessions)|for good))?$', 2):
         (('for', 'in', 'on'), ('all', 'any', 'each', 'every')),
+    ('\\b(?:here|there|now|for now|for this|in this (?:function|file|method|test|case|pr|branch)|while|until|during|this time)\\b[.!]?$|\\b(?:while|until|during)\\b', 2):
+        (('during', 'for now', 'for this', 'here', 'in this bran', 'in this case', 'in this file', 'in this func', 'in this meth', 'in this pr', 'in this test', 'now', 'there', 'this time', 'until', 'while'), ('during', 'for this', 'here', 'in this ', 'now', 'this time', 'until', 'while')),
     ('\\b(?:here|there|this|that|these|those|it|now)\\b', 2):
         (('here', 'it', 'now', 'that', 'there', 'these', 'this', 'those'), ('here', 'it', 'now', 'that', 'these', 'this', 'those')),
     ('\\b(?:make|get) (?:it|this|that|things) (?:better|nicer|cleaner|good|great|faster|work|right|prettier)\\b|\\bimprove (?:it|this|that|things)\\b(?!\\s+by)', 2):
@@ -149,6 +151,8 @@ GATES = {
         (None, ('our', 'the', 'this')),
     ('\\s+(?:that|which|who)\\s+[^,;]*$', 0):
         (None, ('that', 'which', 'who')),
+    ('^((?:the|our|this|all|every)\\s+[^,;]{2,40}?)\\s+(?:must|should|needs? to|has to|have to)\\s+(?:stay|remain)\\s+([^,;]{2,60})$', 18):
+        (('all', 'every', 'our', 'the', 'this'), ('remain', 'stay'), True),
     ('^(.+?)[\\s,;\\u2014\\u2013-]+(?:from now on|going forward|moving forward|from here on(?: out)?|henceforth|in (?:the )?future|for future (?:work|changes|sessions)|for good)\\s*$', 18):
         (None, ('for good', 'from here on', 'from now on', 'future', 'going forward', 'henceforth', 'moving forward')),
     ('^(.+?)\\s+(?:over|rather than|instead of|more than|to)\\s+(.+)$', 18):
@@ -185,14 +189,18 @@ GATES = {
         (('all', 'everything', 'it', 'that', 'these', 'they', 'this', 'those'), ('has to', 'have to', 'must', 'need', 'ought to', 'should'), True),
     ('^(?:i|we)\\s+keep\\s+(?:getting|hitting|seeing|running into)\\s+(.{0,40}?\\b(?:errors?|failures?|warnings?|exceptions?|crash(?:es)?|timeouts?|panics?))\\s+(?:when|whenever)\\s+(.{5,}?)(?:\\s*[\\u2014\\u2013-]+\\s*(?:how|what|why|can|could|is there)\\b.*)?[?.!]*$', 18):
         (('i', 'we'), ('getting', 'hitting', 'running into', 'seeing'), True),
+    ('^(?:please\\s+)?(?:remember|make sure|be sure)\\s+to\\s+(.+?\\s(?:when|whenever|every time|each time|before|after)\\s.+)$', 18):
+        (('be sure', 'make sure', 'please', 'remember'), ('be sure', 'make sure', 'remember'), True),
+    ('^(?:please\\s+)?(use|pick|choose)\\s+([^,;]+?)\\s+(?:instead of|rather than)\\s+([^,;]+?)$', 18):
+        (('choose', 'pick', 'please', 'use'), ('instead of', 'rather than'), True),
     ('^(?:please\\s+)?avoid\\s+(.+)$', 18):
         (('avoid', 'please'), ('avoid',), True),
     ('^(?:please\\s+)?prefer\\s+(.+\\s(?:over|rather than|instead of)\\s.+)$', 18):
         (('please', 'prefer'), ('prefer',), True),
     ('^(?:please\\s+)?run\\s+(`?)([a-z][\\w.-]*(?:\\s+[\\w.:/=-]+){0,4}?)\\1\\s+to\\s+(see|find|get|list|show|view|look up)\\s+(.{4,80})$', 18):
         (('please', 'run'), ('run',), True),
-    ('^(?:please\\s+)?stop\\s+(\\w+ing)\\b(.*)$', 18):
-        (('please', 'stop'), ('stop',), True),
+    ('^(?:please\\s+|(?:can|could|would|will)\\s+you\\s+(?:please\\s+)?)?stop\\s+(\\w+ing)\\b(.*?)\\??$', 18):
+        (('can', 'could', 'please', 'stop', 'will', 'would'), ('stop',), True),
     ('^(?:the|our)\\s+(.{2,50}?)\\s+(?:is|are|was|were|has been|have been)\\s+already\\s+(done|fixed|implemented|merged|finished|complete|completed|in place|upgraded|migrated|deployed|installed)$', 18):
         (('our', 'the'), ('already',), True),
     ('^(?:the|our|this|my)\\s+(?:same|good|momentum|pace|conversation)\\b|\\b(?:going|in mind|in sync|track|an eye|up|trying)\\b', 2):
@@ -243,6 +251,8 @@ GATES = {
         (('i',), ('always', 'never'), True),
     ('^in (?:this|our|the) (?:repo|repository|project|codebase|code base|team|service|app)\\b', 2):
         (('in our app', 'in our code ', 'in our codeb', 'in our proje', 'in our repo', 'in our servi', 'in our team', 'in the app', 'in the code ', 'in the codeb', 'in the proje', 'in the repo', 'in the servi', 'in the team', 'in this app', 'in this code', 'in this proj', 'in this repo', 'in this serv', 'in this team'), ('in ',), True),
+    ('^in this (?:repo|repository|project|codebase|team),?\\s+we\\s+(?:always\\s+)?use\\s+([^,;]{2,60})$|^we\\s+(?:always\\s+)?use\\s+([^,;]{2,60}?)\\s+(?:in|for|throughout)\\s+this\\s+(?:repo|repository|project|codebase)$', 18):
+        (('in this code', 'in this proj', 'in this repo', 'in this team', 'we'), ('this',), True),
     ('^keep\\s+((?:the|our|this|these|all|every|my)\\s+[^,;:\\u2014\\u2013-]{2,60}?)\\s*(?:(?:\\s-|[,;:\\u2014\\u2013])\\s*(.{0,100}))?$', 2):
         (('keep',), ('keep',), True),
     ('^make(?:\\[\\d+\\])?: \\*\\*\\*', 0):

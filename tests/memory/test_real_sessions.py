@@ -1890,3 +1890,48 @@ def test_secrets_in_a_diagnosis_and_a_package_script_never_reach_disk(home, cli)
     blob = everything_under(home, home.parent / "user-home")
     for value in s.values():
         assert value.encode() not in blob and value[:14].encode() not in blob, value[:6]
+
+
+@pytest.mark.parametrize(
+    "prompt, expected",
+    [  # how people state lasting rules to an agent (common forms no earlier rule read)
+        ("use yarn instead of npm", ("preference", "Use yarn instead of npm")),
+        (
+            "remember to update the changelog when you change the API",
+            ("rule", "Update the changelog when you change the API"),
+        ),
+        (
+            "The API must stay backwards compatible.",
+            ("rule", "The API must stay backwards compatible"),
+        ),
+        (
+            "we use conventional commits in this repo",
+            ("rule", "Use conventional commits in this project"),
+        ),
+        (
+            "in this repo we use 2 spaces for indentation",
+            ("rule", "Use 2 spaces for indentation in this project"),
+        ),
+        ("can you stop using sudo", ("correction", "Stop using sudo")),
+    ],
+)
+def test_common_forms_of_a_lasting_rule_are_a_lesson(prompt, expected):
+    assert expected in lessons(prompt), lessons(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [  # the same forms about this task only, or no rule at all
+        "use a dict instead of a list here",
+        "use httpx instead of requests here",
+        "use a set instead of a list",
+        "the tests must stay green while you refactor",
+        "remember to add a test for this",
+        "make sure to check the output",
+        "we use this in the parser",
+        "I used yarn instead of npm yesterday",
+        "can you stop the server",
+    ],
+)
+def test_look_alikes_of_a_lasting_rule_are_no_lesson(prompt):
+    assert lessons(prompt) == [], lessons(prompt)

@@ -147,7 +147,10 @@ _PREFER_BARE = _lazy(
 )
 _I_LIKE = _lazy(r"^i\s+(?:really\s+)?(?:like|love)\s+to\s+(.+)$", re.I | re.S)
 _DONT = _lazy(r"^(?:please\s+)?(?:don't|do not|dont)\s+(.+)$", re.I | re.S)
-_STOP = _lazy(r"^(?:please\s+)?stop\s+(\w+ing)\b(.*)$", re.I | re.S)
+_STOP = _lazy(
+    r"^(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?stop\s+(\w+ing)\b(.*?)\??$",
+    re.I | re.S,
+)
 _AVOID = _lazy(r"^(?:please\s+)?avoid\s+(.+)$", re.I | re.S)
 
 _RATHER = _lazy(
@@ -157,6 +160,36 @@ _RATHER = _lazy(
 )
 # a bare contrast stated as a rule: "Use yarn, not npm" (the comma marks the contrast)
 _USE_NOT = _lazy(r"^(use|prefer|pick|choose)\s+([^,;]+?),\s*not\s+([^,;]+)$", re.I | re.S)
+# "use yarn instead of npm": the same contrast in words
+_USE_INSTEAD = _lazy(
+    r"^(?:please\s+)?(use|pick|choose)\s+([^,;]+?)\s+(?:instead of|rather than)\s+([^,;]+?)$",
+    re.I | re.S,
+)
+# "in this repo we use conventional commits", "we use 2 spaces for indentation in this project"
+_WE_USE = _lazy(
+    r"^in this (?:repo|repository|project|codebase|team),?\s+we\s+(?:always\s+)?use\s+([^,;]{2,60})$"
+    r"|^we\s+(?:always\s+)?use\s+([^,;]{2,60}?)\s+(?:in|for|throughout)\s+this\s+"
+    r"(?:repo|repository|project|codebase)$",
+    re.I | re.S,
+)
+# "remember to update the changelog when you change the API": a step tied to an occasion
+_REMEMBER = _lazy(
+    r"^(?:please\s+)?(?:remember|make sure|be sure)\s+to\s+"
+    r"(.+?\s(?:when|whenever|every time|each time|before|after)\s.+)$",
+    re.I | re.S,
+)
+# "the public API must stay backwards compatible": a property that has to hold
+_MUST_STAY = _lazy(
+    r"^((?:the|our|this|all|every)\s+[^,;]{2,40}?)\s+(?:must|should|needs? to|has to|have to)"
+    r"\s+(?:stay|remain)\s+([^,;]{2,60})$",
+    re.I | re.S,
+)
+# what ties a sentence to this task: "here", "for now", "while you refactor"
+_THIS_TIME = _lazy(
+    r"\b(?:here|there|now|for now|for this|in this (?:function|file|method|test|case|pr|branch)|"
+    r"while|until|during|this time)\b[.!]?$|\b(?:while|until|during)\b",
+    re.I,
+)
 # "it should be UTC timestamps everywhere, not local time"
 _SHOULD_BE = _lazy(
     r"^(?:it|this|that|they|these|those|everything|all)\s+(?:should|must|needs? to|"
@@ -405,4 +438,28 @@ def classify_sentence(body: str, corrected: bool) -> tuple[str, str, bool] | Non
             f"{m.group(1).capitalize()} {m.group(2).strip()}, not {m.group(3).strip()}",
             False,
         )
+    m = _USE_INSTEAD.match(body)
+    if (
+        m
+        and names_a_thing(m.group(2), 4)
+        and names_a_thing(m.group(3), 4)
+        and not _THIS_TIME.search(body)
+        and not re.match(r"an?\s", m.group(2), re.I)  # "use a dict instead of a list": code
+    ):
+        return (
+            "preference",
+            f"{m.group(1).capitalize()} {m.group(2).strip()} instead of {m.group(3).strip()}",
+            False,
+        )
+    m = _WE_USE.match(body)
+    if m and names_a_thing(m.group(1) or m.group(2), 8):
+        return ("rule", f"Use {(m.group(1) or m.group(2)).strip()} in this project", False)
+    m = _REMEMBER.match(body)
+    if m:
+        action = imperative(m.group(1))
+        return ("rule", action, False) if action else None
+    m = _MUST_STAY.match(body)
+    if m and names_a_thing(m.group(1), 6) and not _THIS_TIME.search(m.group(2)):
+        thing = m.group(1).strip()
+        return ("rule", f"{thing[0].upper()}{thing[1:]} must stay {m.group(2).strip()}", False)
     return None
