@@ -101,7 +101,8 @@ footer{color:var(--muted);font-size:.8rem;margin-top:2em}
 .table-wrap table.stack thead{display:none}
 .table-wrap table.stack tr{display:flex;flex-wrap:wrap;gap:0 12px;padding:6px 0;
 border-bottom:1px solid var(--line)}
-.table-wrap table.stack td{display:block;border:0;padding:1px 0;text-align:left;min-width:0}
+.table-wrap table.stack td{display:block;border:0;padding:1px 0;text-align:left;min-width:0;
+overflow-wrap:break-word}
 .table-wrap table.stack td:last-child{flex-basis:100%}
 table.stack td[data-label]::before,.gate td::before,.task-gate td::before{color:var(--muted)}
 table.stack td[data-label]::before{content:attr(data-label) " "}
@@ -572,7 +573,7 @@ def settings_section(settings: dict[str, Any]) -> str:
     rows = [
         [f"<code>{text(key)}</code>", text(json.dumps(value))] for key, value in settings.items()
     ]
-    return table(["setting", "value"], rows)
+    return table(["setting", "value"], rows, stacked=True)
 
 
 def run_page(report: RunReport) -> str:
