@@ -1,7 +1,8 @@
 """Measuring, in the browser, whether a page's charts fit its window: for the charts that are
 shown (a chart is drawn wide and narrow, the style sheet shows one), the smallest label as
 rendered in CSS pixels (its font size times the drawing's scale on screen), the chart's box,
-whether its box scrolls sideways, and the last point of the score chart."""
+whether its box scrolls sideways, and the last point of the score chart; and whether its
+tables read on a phone (``check_tables_read``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,19 @@ from pathlib import Path
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 SIZES = ((1280, 800), (390, 844))
 SMALLEST_LABEL_PX = 11
+TALLEST_ROW_PX = 200  # a row that reads at a glance (a rationale in a 93 px column: 427 px)
+
+TABLES = """
+() => [...document.querySelectorAll('main table')]
+  .filter((table) => table.getBoundingClientRect().width > 0)  // not in a folded <details>
+  .map((table) => {
+    const holder = table.parentElement;
+    const heights = [...table.querySelectorAll('tbody tr')]
+      .map((row) => row.getBoundingClientRect().height);
+    return {table: table.className || table.id || '(plain)', rows: heights.length,
+            tallest: Math.max(0, ...heights), cut: holder.scrollWidth > holder.clientWidth};
+  })
+"""
 
 MEASURE = """
 (last) => {
@@ -54,6 +68,8 @@ def check_charts_fit(browser, url: str, name: str, charts: int, last: int | None
             assert chart["labels"] > 0 and chart["smallest"] >= SMALLEST_LABEL_PX, (width, chart)
             assert 0 <= chart["left"] and chart["right"] <= width, (width, chart)
             assert not chart["scrolls"], (width, chart)
+        if width < 600:
+            check_tables_read(page, width)
         if last is not None:
             point = seen["last"]
             assert point is not None, f"no point of generation {last} shown at {width}"
@@ -62,3 +78,13 @@ def check_charts_fit(browser, url: str, name: str, charts: int, last: int | None
                 point,
             )
         page.close()
+
+
+def check_tables_read(page, width: int) -> list[dict]:
+    """On a narrow window, every table shown is whole (nothing cut off on the right, to be
+    found by scrolling it sideways) and no row is taller than ``TALLEST_ROW_PX``."""
+    tables = page.evaluate(TABLES)
+    for table in tables:
+        assert not table["cut"], f"a table is cut off on the right at {width}: {table}"
+        assert table["tallest"] <= TALLEST_ROW_PX, f"a row too tall at {width}: {table}"
+    return tables

@@ -140,14 +140,24 @@ BROKEN_WORDS = """
 
 
 def test_the_tables_read_whole_words_at_390_pixels(finished_run, run_cli, served, chromium):
-    """The memories, playbooks and runs tables at 390x844 (and 1280x800): no word is cut over
-    two lines (a column a few letters wide did: "pr / oje / ct 3", "scenario:grid_c / tf"),
-    and the page does not scroll sideways."""
+    """The memories, playbooks and runs tables and a run's page (its gate history, its model
+    calls) at 390x844 (and 1280x800): no word is cut over two lines (a column a few letters
+    wide did: "pr / oje / ct 3", "scenario:grid_c / tf"), the page does not scroll sideways,
+    and at 390 no table is cut off on the right nor has a row taller than 200 px (the gate's
+    rationale in a 93 px column made rows of 427 px: tests/report/fit.py)."""
+    from tests.report.fit import check_tables_read
+
     for summary in ("Use the project's formatter before committing", "Forget nothing twice"):
         assert run_cli("memory", "add", "--type", "decision", "--summary", summary).code == 0
     ARTIFACTS.mkdir(exist_ok=True)
     for width, height in ((390, 844), (1280, 800)):
-        for path in ("/memories", "/playbooks", "/playbooks/grid_ctf", "/"):
+        for path in (
+            "/memories",
+            "/playbooks",
+            "/playbooks/grid_ctf",
+            "/",
+            f"/runs/{finished_run}",
+        ):
             page = chromium.new_page(viewport={"width": width, "height": height})
             page.goto(f"{served.url}{path}")
             seen = page.evaluate(BROKEN_WORDS)
@@ -156,4 +166,7 @@ def test_the_tables_read_whole_words_at_390_pixels(finished_run, run_cli, served
             assert seen["cells"] > 0, path
             assert seen["broken"] == [], (path, width, seen["broken"])
             assert seen["page"] <= width, (path, width, seen["page"])
+            if width < 600 and path.startswith("/runs/"):
+                tables = check_tables_read(page, width)
+                assert any("gate" in table["table"] for table in tables), tables
             page.close()

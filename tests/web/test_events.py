@@ -115,3 +115,32 @@ def test_a_followed_stream_outlives_the_run_and_sends_what_is_written_later(
 def test_follow_is_one_or_zero(client, finished_run):
     answer = client.get("/api/runs/r3/events?follow=yes")
     assert answer.status_code == 400 and answer.json()["error"].startswith("follow is 1")
+
+
+def test_the_stream_of_a_run_killed_with_minus_9_ends_without_the_grace(finished_run, monkeypatch):
+    """A run killed with -9: its row still says running, no process holds its lock, and its log
+    has no end. Its page shows it interrupted; its stream (not followed) ends too, without
+    waiting out the grace a run just asked for gets (made endless here)."""
+    import asyncio
+    import math
+
+    from lessonloop.store import open_store
+    from lessonloop.store import runs as run_store
+    from lessonloop.web import events
+
+    monkeypatch.setattr(events, "GRACE", math.inf)
+    with open_store() as store:
+        run_store.set_status(store, finished_run, "running", None)
+    path = paths.run_dir(finished_run) / "events.ndjson"
+    lines = path.read_text().splitlines(keepends=True)
+    kept = [line for line in lines if not events.ends_run(json.loads(line))]
+    assert len(kept) == len(lines) - 1, "the log loses only how the run ended"
+    path.write_text("".join(kept))
+
+    async def everything() -> list[str]:
+        return [chunk async for chunk in events.stream(finished_run, path, 0)]
+
+    chunks = asyncio.run(asyncio.wait_for(everything(), timeout=30))
+    assert chunks[-1] == "event: end\ndata: {}\n\n"
+    sent = [chunk for chunk in chunks if chunk.startswith(("id:", "event: "))]
+    assert len(sent) == len(kept) + 1, "every event of the log, then the end"

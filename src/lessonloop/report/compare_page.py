@@ -62,6 +62,7 @@ def rescore_section(rescore: dict[str, Any] | None, reason: str | None) -> str:
             for r in rescore["runs"]
         ],
         numeric=(1, 2),
+        stacked=True,
     )
     differences = table(
         ["run − first run", "pairs", "mean difference", "95 % CI", "won-lost-tied", "significant"],
@@ -81,6 +82,7 @@ def rescore_section(rescore: dict[str, Any] | None, reason: str | None) -> str:
             for c in rescore["comparisons"]
         ],
         numeric=(1, 2),
+        stacked=True,
     )
     return (
         f"<p>Each run's best strategy played on the same {len(rescore['seeds'])} fresh seeds "
@@ -100,7 +102,7 @@ def settings_section(settings: list[dict[str, Any]], run_ids: list[str]) -> str:
         classes.append("differs" if row["differs"] else "")
     differing = sum(row["differs"] for row in settings)
     return f"<p>{differing} of {len(settings)} settings differ (marked).</p>" + table(
-        ["setting", "", *run_ids], rows, row_classes=classes
+        ["setting", "", *run_ids], rows, row_classes=classes, stacked=True
     )
 
 
@@ -130,6 +132,7 @@ def runs_table(runs: list[dict[str, Any]]) -> str:
             for run in runs
         ],
         numeric=(3, 4, 5, 6, 7),
+        stacked=True,
     )
 
 

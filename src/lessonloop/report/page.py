@@ -97,7 +97,20 @@ ul.entries{padding-left:1.2em}ul.entries li{margin:.25em 0;overflow-wrap:anywher
 .tag{font-size:.75rem;border:1px solid var(--line);border-radius:8px;padding:0 6px;color:var(--muted)}
 .verdict{font-size:1.05rem;background:var(--card);border-left:4px solid var(--c0);padding:8px 12px}
 footer{color:var(--muted);font-size:.8rem;margin-top:2em}
-@media (max-width:600px){main{padding:10px}h1{font-size:1.2rem}}
+@media (max-width:600px){main{padding:10px}h1{font-size:1.2rem}
+.table-wrap table.stack thead{display:none}
+.table-wrap table.stack tr{display:flex;flex-wrap:wrap;gap:0 12px;padding:6px 0;
+border-bottom:1px solid var(--line)}
+.table-wrap table.stack td{display:block;border:0;padding:1px 0;text-align:left;min-width:0;
+overflow-wrap:break-word}
+.table-wrap table.stack td:last-child{flex-basis:100%}
+table.stack td[data-label]::before,.gate td::before,.task-gate td::before{color:var(--muted)}
+table.stack td[data-label]::before{content:attr(data-label) " "}
+.gate td:nth-child(1)::before{content:"gen "}.gate td:nth-child(2)::before{content:"attempt "}
+.gate td:nth-child(4)::before{content:"paired Δ "}
+.gate td:nth-child(5)::before{content:"won-lost "}.gate td:nth-child(6)::before{content:"pairs "}
+.task-gate td:nth-child(1)::before{content:"round "}
+.task-gate td:nth-child(3)::before{content:"Δ vs the best round "}}
 """
 
 
@@ -127,23 +140,31 @@ def table(
     numeric: Sequence[int] = (),
     row_classes: Sequence[str] | None = None,
     css: str = "",
+    stacked: bool = False,
 ) -> str:
-    """A table whose cells are already HTML (escape them before); ``numeric`` columns align right."""
+    """A table whose cells are already HTML (escape them before); ``numeric`` columns align right.
+    ``stacked``: on a narrow window each row is one block, its cells side by side as they fit,
+    each named by its column, the last one as wide as the window (no column a few letters
+    wide, no row cut off on the right). A table of hundreds of rows names its cells in the
+    style sheet instead (``css`` "gate stack")."""
     head = "".join(
         f'<th{" class=num" if i in numeric else ""} scope="col">{text(h)}</th>'
         for i, h in enumerate(headers)
     )
+    labels = [f' data-label="{text(h)}"' if stacked and h else "" for h in headers]
     body = []
     for index, cells in enumerate(rows):
         marked = f' class="{row_classes[index]}"' if row_classes and row_classes[index] else ""
         body.append(
             f"<tr{marked}>"
             + "".join(
-                f"<td{' class=num' if i in numeric else ''}>{cell}</td>"
+                f"<td{' class=num' if i in numeric else ''}{labels[i] if i < len(labels) else ''}>"
+                f"{cell}</td>"
                 for i, cell in enumerate(cells)
             )
             + "</tr>"
         )
+    css = " ".join(name for name in (css, "stack" if stacked else "") if name)
     classes = f' class="{css}"' if css else ""
     return (
         f'<div class="table-wrap"><table{classes}><thead><tr>{head}</tr></thead>'
@@ -421,6 +442,7 @@ def rounds_section(report: RunReport) -> str:
         ["round", "score", "decision", "verifier", "verifier / judge feedback"],
         rows,
         numeric=(0, 1),
+        stacked=True,
     )
 
 
@@ -442,7 +464,7 @@ def gate_table(report: RunReport) -> str:
     return table(
         ["gen", "attempt", "decision", "paired Δ", "won-lost", "pairs", "rationale"],
         rows,
-        css="gate",  # numeric columns by the style sheet: no class on 900 rows of cells
+        css="gate stack",  # numbers and labels by the style sheet: no attribute on 900 rows
     )
 
 
@@ -458,7 +480,12 @@ def task_gate_table(report: RunReport) -> str:
         ]
         for d in report.decisions
     ]
-    return table(["round", "decision", "Δ vs the best round", "rationale"], rows, numeric=(0, 2))
+    return table(
+        ["round", "decision", "Δ vs the best round", "rationale"],
+        rows,
+        numeric=(0, 2),
+        css="task-gate stack",
+    )
 
 
 def gate_section(report: RunReport) -> str:
@@ -534,6 +561,7 @@ def usage_section(report: RunReport) -> str:
         ["role", "calls", "retries", "input tokens", "output tokens", "cost", "latency s"],
         rows,
         numeric=(1, 2, 3, 4, 5, 6),
+        stacked=True,
     )
     if not usage["plays"]:
         return calls
@@ -545,7 +573,7 @@ def settings_section(settings: dict[str, Any]) -> str:
     rows = [
         [f"<code>{text(key)}</code>", text(json.dumps(value))] for key, value in settings.items()
     ]
-    return table(["setting", "value"], rows)
+    return table(["setting", "value"], rows, stacked=True)
 
 
 def run_page(report: RunReport) -> str:

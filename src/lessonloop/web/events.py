@@ -5,7 +5,9 @@ every ``WAIT`` seconds (one ``stat``) and only a change is read. The stream ends
 end``) as soon as the run has said how it ended (its ``run_<status>`` event, written after the
 run let go of its lock) and no process plays it, so a page of a finished run holds no
 connection and costs nothing: a stream that starts after that event (``from=end`` on a
-finished run) ends at once, not after the ``GRACE`` given to a run just asked for. Each batch
+finished run) ends at once, not after the ``GRACE`` given to a run just asked for; so does the
+stream of a run killed with -9 (its row says running, no process holds its lock: the page
+shows it interrupted), unless it is followed. Each batch
 carries its end offset as the event id: a browser that reconnects sends it back
 (``Last-Event-ID``) and misses nothing.
 
@@ -112,7 +114,9 @@ async def stream(run_id: str, path: Path, offset: int, follow: bool = False) -> 
         if not idle and (now - last_check >= ACTIVE_EVERY or ended):
             last_check = now
             if not await run_in_threadpool(dashboard.run_active, run_id) and (
-                ended or now - opened >= GRACE
+                ended
+                or now - opened >= GRACE
+                or (not follow and await run_in_threadpool(dashboard.run_interrupted, run_id))
             ):
                 if log_size(path) == seen_size:  # nothing written since the last look
                     if not follow:
