@@ -148,7 +148,7 @@ def run_interrupted(run_id: str) -> bool:
     """Whether the run's row says running while no process plays it (killed with -9): a
     stream of its events need not wait for it to take its lock. (A run marks itself running
     only once it holds its lock, and marks how it ended before it lets go of it.)"""
-    return known_run(run_id)["status"] == "interrupted"
+    return bool(known_run(run_id)["status"] == "interrupted")
 
 
 GONE = "the process running it is gone; resume it to continue"  # as loop.status says
