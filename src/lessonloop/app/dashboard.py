@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
-from ..loop.options import MAX_ITERATIONS, MAX_MATCHES
+from ..loop.options import MAX_ITERATIONS, MAX_MATCHES, MAX_SEED
 from ..loop.request import RUN_ID
 from .stores import reading
 
@@ -21,7 +21,7 @@ SCOPE_MAX = 200  # characters: a scope is a scenario's or a task's name with its
 # no control characters and no ``/`` (a path segment), 1-200 characters.
 # what a run request may ask, as `run` checks it (loop.options, loop.request): the API's
 # document states the same bounds so a request it describes is never refused
-RUN_LIMITS = {"iterations": MAX_ITERATIONS, "matches": MAX_MATCHES, "seed": 2**63 - 1}
+RUN_LIMITS = {"iterations": MAX_ITERATIONS, "matches": MAX_MATCHES, "seed": MAX_SEED}
 RUN_ID_PATTERN = RUN_ID.pattern
 SCOPE_PATTERN = "^[^\\x00-\\x1f\\x7f/]{1,%d}$" % SCOPE_MAX
 

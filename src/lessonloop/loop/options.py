@@ -45,7 +45,7 @@ class RunOptions:
             )
         if not 0 <= self.workers <= MAX_WORKERS:
             raise UsageError(f"must be between 0 (automatic) and {MAX_WORKERS}", field="workers")
-        if not 0 <= self.seed < 2**63:
+        if not 0 <= self.seed <= MAX_SEED:
             raise UsageError("must be a non-negative 64-bit integer", field="seed")
         if not 200 <= self.context_budget <= 1_000_000:
             raise UsageError("must be between 200 and 1000000 tokens", field="context_budget")
@@ -61,6 +61,7 @@ MAX_MATCHES = 1_000
 MAX_RETRIES = 20
 MAX_TIMEOUT = 3600.0
 MAX_WORKERS = 64
+MAX_SEED = 2**63 - 1  # a seed is a non-negative 64-bit integer
 FLAGS = {"carry_incumbent": "--no-incumbent/--fresh", "knowledge": "--no-knowledge/--fresh"}
 BUDGETS = ("max_calls", "max_tokens")  # limits, not semantics: a resumed run may raise them
 
