@@ -13,6 +13,12 @@ from ..store.db import Store
 MEMORY_KINDS = ("pattern", "decision", "preference", "observation")  # what sessions remember
 KINDS = ("bullet", "hint", "dead_end", *MEMORY_KINDS)
 AUTHORS = ("auto", "user")
+# An entry's status. Only ``active`` entries are served (recall, context, search); the rest stay
+# for the audit trail: ``retired`` (a bullet turned dead end, a memory that mostly misled),
+# ``superseded`` (replaced by ``superseded_by``), ``pending`` (held for review, ``--review``),
+# ``rejected`` (refused at review), ``stale`` (names a path or command the project no longer
+# has; back to active when confirmed).
+STATUSES = ("active", "retired", "superseded", "pending", "rejected", "stale")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
@@ -54,6 +60,13 @@ def fingerprint(kind: str, summary: str, content: str, tags: list[str] | None = 
     return hashlib.sha256(f"{kind}|{normalized}".encode()).hexdigest()[:32]
 
 
+_LIFECYCLE = ("pinned", "injected", "last_used_at", "confirmed_at", "superseded_by")
+
+
+def _lifecycle(row, key: str):
+    return bool(row[key]) if key == "pinned" else row[key]
+
+
 @dataclass
 class Entry:
     id: int
@@ -72,6 +85,11 @@ class Entry:
     created_at: str = ""
     updated_at: str = ""
     number: int = 0  # within its scope: what users call a memory's id
+    pinned: bool = False
+    injected: int = 0  # times given to a session (recall at start or per prompt/tool)
+    last_used_at: str | None = None  # last given to a session
+    confirmed_at: str | None = None  # last seen again, helped, approved or edited
+    superseded_by: int | None = None  # the entry (row id) that replaced this one
 
     @classmethod
     def from_row(cls, row) -> Entry:
@@ -92,6 +110,7 @@ class Entry:
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             number=row["number"] if "number" in row.keys() else 0,
+            **{k: _lifecycle(row, k) for k in _LIFECYCLE if k in row.keys()},
         )
 
     @property
@@ -117,6 +136,7 @@ class Entry:
                 "status",
                 "created_at",
                 "updated_at",
+                *_LIFECYCLE,
             )
         }
 

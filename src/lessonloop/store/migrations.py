@@ -348,6 +348,23 @@ def _011_run_kinds(conn: sqlite3.Connection) -> None:
     )
 
 
+def _012_memory_lifecycle(conn: sqlite3.Connection) -> None:
+    """What a memory's life needs (issue 22): how often it was given to a session and when last,
+    when it was last confirmed (seen again, helped, approved or edited by the user), whether the
+    user pinned it, and which entry superseded it. Statuses beside ``active`` are in
+    ``knowledge.entries.STATUSES``; ``helpful``/``harmful`` count a memory's helped/misled."""
+    _execute_script(
+        conn,
+        """
+        ALTER TABLE knowledge ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE knowledge ADD COLUMN injected INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE knowledge ADD COLUMN last_used_at TEXT;
+        ALTER TABLE knowledge ADD COLUMN confirmed_at TEXT;
+        ALTER TABLE knowledge ADD COLUMN superseded_by INTEGER
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -360,6 +377,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (9, "screened candidates", _009_screenings),
     (10, "knowledge numbered within its scope (a memory's id)", _010_knowledge_numbers),
     (11, "a run's kind (scenario or task)", _011_run_kinds),
+    (12, "memory lifecycle: injections, confirmation, pins, supersession", _012_memory_lifecycle),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
