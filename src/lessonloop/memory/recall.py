@@ -11,6 +11,7 @@ from pathlib import Path
 from .. import paths
 from ..errors import LessonloopError
 from ..knowledge.entries import MEMORY_KINDS, Entry, active_top
+from . import recall_lines
 
 PROJECT, USER = "project", "user"
 BUDGET_TOKENS = 1500
@@ -37,11 +38,7 @@ def memories(root: Path, scope: str, limit: int | None = None) -> list[Entry]:
 
 
 def _line(entry: Entry) -> str:
-    """One line per memory, whatever its fields hold: no text can pose as a heading here."""
-    text = f"- [{entry.kind}] {entry.summary}"
-    if entry.how_to_apply and entry.author == "user":  # automatic ones say the obvious
-        text += f" (when: {entry.how_to_apply[:160]})"
-    return " ".join(text.split())
+    return recall_lines.line(vars(entry))
 
 
 def block(root: Path, user_root: Path | None = None, budget: int = BUDGET_TOKENS) -> str:
