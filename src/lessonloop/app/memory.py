@@ -101,10 +101,11 @@ def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dic
 
 
 def recent_memories(
-    scope: str = "all", limit: int | None = 50, automatic_only: bool = False
+    scope: str = "all", limit: int | None = 50, automatic_only: bool = False, retired: bool = False
 ) -> list[dict[str, Any]]:
     """Active memories, newest first (all of them when ``limit`` is None); ``automatic_only``
-    keeps those not written by the user (what `lessonloop memory audit` reviews)."""
+    keeps those not written by the user (what `lessonloop memory audit` reviews); ``retired``
+    adds the memories retired for misleading, each object then with its ``status``."""
     from ..knowledge.entries import active_top
     from ..memory.recall import MEMORY_KINDS
 
@@ -116,8 +117,20 @@ def recent_memories(
                 items += memory_objects(
                     store, active_top(store, name, MEMORY_KINDS, limit, "newest", automatic_only)
                 )
+                if retired:
+                    items += _retired(store, name, automatic_only)
     items.sort(key=lambda item: (item["created_at"], item["id"]), reverse=True)
     return items[:limit]
+
+
+def _retired(store: Store, scope: str, automatic_only: bool) -> list[dict[str, Any]]:
+    """The retired memories of ``scope``, marked (``status``), as `memory audit` lists them."""
+    from .memory_evidence import memories
+
+    gone = [
+        e for e in memories(store, scope, "retired") if not automatic_only or e.author != "user"
+    ]
+    return [{**value, "status": "retired"} for value in memory_objects(store, gone)]
 
 
 def store_memory(

@@ -11,6 +11,7 @@ import typer
 from . import inspect as inspect_commands
 from . import integrations as integration_commands
 from . import memory as memory_commands
+from . import memory_evidence as evidence_commands
 from . import providers as provider_commands
 from . import report as report_commands
 from . import run as run_commands
@@ -65,6 +66,8 @@ for name, command in (
     ("add", memory_commands.add_command),
     ("recall", memory_commands.recall_command),
     ("prune", memory_commands.prune_command),
+    ("feedback", evidence_commands.feedback_command),
+    ("stats", evidence_commands.stats_command),
 ):
     memory_app.command(name)(command)
 app.command("hook", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(

@@ -28,9 +28,10 @@ def show(items: list[dict], as_json: bool, empty: str) -> None:
         sys.stdout.write(empty + "\n")
     for item in items:
         score = f" score {item['score']:.2f}" if "score" in item else ""
+        retired = " [retired]" if item.get("status") == "retired" else ""
         sys.stdout.write(
             f"[{item['scope']} {item['id']}] ({item['type']}) {item['summary']}"
-            f"  — {item['author']}, seen {item['seen']}{score}\n"
+            f"  — {item['author']}, seen {item['seen']}{score}{retired}\n"
         )
 
 
@@ -75,10 +76,15 @@ def audit_command(
     scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "all",
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Recent automatic memories, newest first, to review (then `why` or `forget`)."""
+    """Recent automatic memories, newest first, to review (then `why` or `forget`); those
+    retired for misleading are marked."""
     from ..app.memory import recent_memories
 
-    show(recent_memories(scope, limit, automatic_only=True), as_json, "no automatic memories")
+    show(
+        recent_memories(scope, limit, automatic_only=True, retired=True),
+        as_json,
+        "no automatic memories",
+    )
 
 
 def why_command(

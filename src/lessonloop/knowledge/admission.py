@@ -473,3 +473,131 @@ def record_evidence(
         for scope in scopes:
             render.render_scope(store, scope, root)
     return retired
+
+
+# Evidence for memories (issue 22): what the sessions they were given to, and their users, say.
+VERDICTS = ("helped", "misled")  # counted in ``helpful`` and ``harmful``
+# A memory retires when it mostly misleads: misled at least this often and more often than it
+# helped (see ``retire_misleading``).
+RETIRE_MIN_MISLED = 2
+
+
+@dataclass
+class SessionUse:
+    """A memory given to a session: its row id, when it was last given, and the session's
+    verdict on it (None when the session gave no evidence) with the reason."""
+
+    entry_id: int
+    at: str
+    verdict: str | None = None
+    reason: str = ""
+
+
+def session_mark(session_id: str) -> str:
+    """How the events of a session's evidence start (``session <id>:``): what makes memorizing
+    a session again count nothing twice."""
+    return one_line(clean(f"session {session_id}:", 300))
+
+
+def record_session_evidence(
+    store: Store, session_id: str, uses: list[SessionUse], root: Path | None = None
+) -> list[int]:
+    """Count each memory given to ``session_id`` once (``injected`` + 1, ``last_used_at``) and
+    record the session's verdict on it once (``helpful`` or ``harmful`` + 1, ``confirmed_at``
+    when it helped), each as an event that names the session, in one transaction: memorizing the
+    session again (a compaction, then its end) counts nothing twice, yet a verdict the first
+    pass could not give is given by the next. Returns the ids newly judged misled."""
+    mark = session_mark(session_id)
+    misled: list[int] = []
+    scopes = set()
+    with store.transaction() as conn:
+        for use in uses:
+            row = conn.execute(
+                "SELECT scope, kind FROM knowledge WHERE id = ?", (use.entry_id,)
+            ).fetchone()
+            if row is None or row["kind"] not in MEMORY_KINDS:
+                continue  # forgotten since it was given
+            done = {
+                event["action"]
+                for event in conn.execute(
+                    "SELECT action FROM knowledge_events WHERE knowledge_id = ? AND action IN "
+                    "('used', 'helped', 'misled') AND substr(detail, 1, ?) = ?",
+                    (use.entry_id, len(mark), mark),
+                )
+            }
+            now = utc_now()
+            if "used" not in done:
+                conn.execute(
+                    "UPDATE knowledge SET injected = injected + 1, last_used_at = "
+                    "max(COALESCE(last_used_at, ''), ?), updated_at = ? WHERE id = ?",
+                    (use.at, now, use.entry_id),
+                )
+                _event(conn, use.entry_id, "used", f"{mark} given at {use.at}")
+                scopes.add(row["scope"])
+            if use.verdict in VERDICTS and not done & set(VERDICTS):
+                _verdict(conn, use.entry_id, use.verdict, f"{mark} {use.reason}", now)
+                scopes.add(row["scope"])
+                if use.verdict == "misled":
+                    misled.append(use.entry_id)
+    for scope in scopes:
+        render.render_scope(store, scope, root)
+    return misled
+
+
+def _verdict(conn, entry_id: int, verdict: str, detail: str, now: str) -> None:
+    column = "helpful" if verdict == "helped" else "harmful"
+    confirmed = ", confirmed_at = ?" if verdict == "helped" else ""
+    conn.execute(
+        f"UPDATE knowledge SET {column} = {column} + 1, updated_at = ?{confirmed} WHERE id = ?",
+        (now, now, entry_id) if confirmed else (now, entry_id),
+    )
+    _event(conn, entry_id, verdict, detail)
+
+
+def record_feedback(
+    store: Store,
+    entry_id: int,
+    verdict: str,
+    note: str = "",
+    *,
+    source: str = "user",
+    root: Path | None = None,
+) -> Outcome:
+    """Count a verdict someone gave a memory (``memory feedback``, the MCP ``memory_feedback``):
+    each one counts, with its source and note (redacted) in the event."""
+    if verdict not in VERDICTS:
+        raise UsageError(f"the verdict is helped or misled, not {verdict!r}")
+    current = get(store, entry_id)
+    if current is None or current.kind not in MEMORY_KINDS:
+        return Outcome("rejected", entry_id, "no such memory")
+    detail = f"{source}: {note}" if note.strip() else source
+    with store.transaction() as conn:
+        _verdict(conn, entry_id, verdict, detail, utc_now())
+    render.render_scope(store, current.scope, root)
+    return Outcome(verdict, entry_id)
+
+
+def retire_misleading(
+    store: Store, entry_ids: list[int], *, by_user: bool = False, root: Path | None = None
+) -> list[int]:
+    """Retire each of these memories that mostly misleads: misled at least
+    ``RETIRE_MIN_MISLED`` times and more often than it helped. It leaves recall (status
+    ``retired``) and stays, marked, in ``memory audit`` and ``memory stats``. A pinned memory
+    never retires this way; a user-authored one only on its user's own verdict (``by_user``,
+    as ``retire`` holds). Returns the ids retired."""
+    retired = []
+    for entry_id in dict.fromkeys(entry_ids):
+        entry = get(store, entry_id)
+        if (
+            entry is None
+            or entry.kind not in MEMORY_KINDS
+            or entry.status != "active"
+            or entry.pinned
+            or entry.harmful < RETIRE_MIN_MISLED
+            or entry.harmful <= entry.helpful
+        ):
+            continue
+        reason = f"mostly misled: misled {entry.harmful}, helped {entry.helpful}"
+        if retire(store, entry_id, reason, by_user=by_user, root=root).action == "retired":
+            retired.append(entry_id)
+    return retired

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field, StrictInt
 
-from ..app import inspection, knowledge, memory, runs, scenarios, tasks
+from ..app import inspection, knowledge, memory, memory_evidence, runs, scenarios, tasks
 from ..app.limits import MAX_LISTED
 from ..app.memory import MAX_SEARCH, split_tags
 from ..errors import UsageError
@@ -101,6 +101,29 @@ def memory_forget(
     """Delete one memory for good, with its provenance and its line in the Markdown view.
     Returns {"forgotten", "scope", "summary"}: check the summary is the one you meant."""
     return memory.forget_memory(id, scope)
+
+
+def memory_feedback(
+    id: Annotated[
+        int,
+        Field(strict=True, description="The memory's id (from memory_search or memory_audit)."),
+    ],
+    verdict: Annotated[
+        Literal["helped", "misled"],
+        Field(description="helped (following it worked) or misled (it led you wrong)."),
+    ],
+    note: Annotated[
+        str, Field(description="Why, in a sentence (kept in its history, redacted).")
+    ] = "",
+    scope: Annotated[
+        Scope, Field(description="The scope the id belongs to (ids are numbered per scope).")
+    ] = "project",
+) -> dict[str, Any]:
+    """Say whether a memory you were given helped or misled. Recall ranks memories by this
+    evidence; one that mostly misleads (misled at least twice, and more often than it helped)
+    leaves recall. Returns {id, scope, kind, summary, injected, helped, misled, last_used_at,
+    status, pinned, verdict, retired}."""
+    return memory_evidence.give_feedback(id, verdict, note, scope, source="mcp")
 
 
 def list_scenarios() -> dict[str, Any]:
@@ -276,6 +299,7 @@ TOOLS = (
     (memory_recall, Hints(read_only=True)),
     (memory_audit, Hints(read_only=True)),
     (memory_forget, Hints(read_only=False, destructive=True)),
+    (memory_feedback, Hints(read_only=False)),
     (list_scenarios, Hints(read_only=True)),
     (evaluate_strategy, Hints(read_only=True)),
     (run_start, Hints(read_only=False)),

@@ -14,7 +14,8 @@ The steps, each in its module: collect the session's lessons (``session_lessons`
 their fixes, what the user said, what the agent concluded; ``facts``: the project's commands,
 recipes, hooks and permissions), as ``candidate.Candidate``; let a configured model word them
 (``model_wording``) and add its own (``model_lessons``); store them through admission (here:
-``memorize``, ``has_new_lessons``).
+``memorize``, ``has_new_lessons``); then count and judge the memories the session was given,
+helped or misled (``evidence``).
 
 What the model does
     It is sent the lessons the deterministic pass found in the session's normalized events
@@ -85,7 +86,7 @@ from pathlib import Path
 from .. import paths
 from ..knowledge import admission
 from ..knowledge.entries import fingerprint
-from . import capture, consent, events
+from . import capture, consent, events, evidence
 from .candidate import Candidate
 from .model_wording import (
     MODEL_REQUESTS,
@@ -168,7 +169,12 @@ def memorize(
     folder = paths.session_dir(session, root)
     with capture.locked(folder / "memorize.lock"):  # hooks of one session may end together
         with _known_secrets(folder, transcript):
-            return _memorize(session, folder, root, transcript, user_root, environ)
+            result = _memorize(session, folder, root, transcript, user_root, environ)
+            # then what the session says of the memories it was given (helped, misled)
+            evidence.judge_session(
+                session, folder, root, user_root, _transcript_path(folder, transcript)
+            )
+            return result
 
 
 def _known_secrets(folder: Path, transcript: str | None):

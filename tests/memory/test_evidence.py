@@ -1,0 +1,385 @@
+"""Evidence for memories (issue 22, point 2): a session's transcript in the real format, the
+injection log the hooks write, and the real memorize judge whether each memory given helped
+or misled; `memory feedback`, `memory stats`, audit's retired marking and retirement."""
+
+from __future__ import annotations
+
+import calendar
+import json
+import sqlite3
+import time
+from pathlib import Path
+
+from lessonloop.memory import injections
+
+QUIET = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
+MISSING = "Error: Cannot find module 'left-pad'\nRequire stack:\n- /work/app/src/index.js\n"
+
+
+def stamp(moment: float) -> str:
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moment))
+        + f".{int(moment * 1000) % 1000:03d}Z"
+    )
+
+
+class Transcript:
+    """A Claude Code transcript (JSONL) written event by event, one second apart from
+    ``start`` (epoch seconds)."""
+
+    def __init__(self, home: Path, session_id: str, start: float):
+        self.id = session_id
+        self.path = home.parent / f"{session_id}.jsonl"
+        self.moment = start
+        self.lines: list[dict] = []
+        self.parent: str | None = None
+        self.cwd = str(home.parent)
+
+    def _event(self, kind: str, message: dict, **extra) -> None:
+        uuid = f"{self.id}-{len(self.lines)}"
+        self.lines.append(
+            {
+                "type": kind,
+                "uuid": uuid,
+                "parentUuid": self.parent,
+                "sessionId": self.id,
+                "timestamp": stamp(self.moment),
+                "cwd": self.cwd,
+                "isSidechain": False,
+                "version": "2.0.0",
+                "message": message,
+                **extra,
+            }
+        )
+        self.moment += 1
+        self.parent = uuid
+        self.path.write_text("".join(json.dumps(line) + "\n" for line in self.lines))
+
+    def prompt(self, text: str) -> None:
+        self._event("user", {"role": "user", "content": text})
+
+    def tool(self, name: str, tool_input: dict, response, is_error: bool = False, text=None):
+        call_id = f"toolu_{self.id}_{len(self.lines)}"
+        self._event(
+            "assistant",
+            {
+                "role": "assistant",
+                "model": "claude-test",
+                "content": [{"type": "tool_use", "id": call_id, "name": name, "input": tool_input}],
+            },
+        )
+        if text is None:
+            text = (
+                response if isinstance(response, str) else response["stdout"] + response["stderr"]
+            )
+        self._event(
+            "user",
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": call_id,
+                        "content": text,
+                        "is_error": is_error,
+                    }
+                ],
+            },
+            toolUseResult=response,
+        )
+
+    def bash(self, command: str, out: str = "", err: str = "") -> None:
+        failed = bool(err)
+        self.tool(
+            "Bash",
+            {"command": command},
+            {**QUIET, "stdout": out, "stderr": err},
+            is_error=failed,
+            text=f"Exit code 1\n{err}" if failed else out,
+        )
+
+    def edit(self, path: str, old: str, new: str) -> None:
+        self.tool(
+            "Edit",
+            {"file_path": path, "old_string": old, "new_string": new},
+            {"filePath": path},
+            text=f"The file {path} has been updated.",
+        )
+
+
+def row(home: Path, number: int, scope: str = "project") -> dict:
+    db = (
+        home / "lessonloop.db"
+        if scope == "project"
+        else home.parent / "user-home" / "lessonloop.db"
+    )
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        found = conn.execute(
+            "SELECT * FROM knowledge WHERE scope = ? AND number = ?", (scope, number)
+        ).fetchone()
+        return dict(found)
+
+
+def events(home: Path, number: int) -> list[tuple[str, str]]:
+    with sqlite3.connect(home / "lessonloop.db") as conn:
+        return conn.execute(
+            "SELECT action, detail FROM knowledge_events WHERE knowledge_id = "
+            "(SELECT id FROM knowledge WHERE scope = 'project' AND number = ?) ORDER BY id",
+            (number,),
+        ).fetchall()
+
+
+def give(home: Path, session_id: str, number: int, event: str = "session-start") -> float:
+    """Log the memory as given to the session (as the hooks do); when, in epoch seconds."""
+    memory = row(home, number)
+    injections.record(
+        str(home),
+        session_id,
+        event,
+        [
+            {
+                "scope": "project",
+                "id": memory["id"],
+                "number": number,
+                "summary": memory["summary"],
+                "reason": "test",
+                "score": None,
+            }
+        ],
+    )
+    at = injections.read(str(home), session_id)[-1]["at"]
+    return calendar.timegm(time.strptime(at[:19], "%Y-%m-%dT%H:%M:%S")) + int(at[20:23]) / 1000
+
+
+def memorize(cli, session: Transcript) -> None:
+    done = cli("memorize", "--session-id", session.id, "--transcript", session.path, "--json")
+    assert done.code == 0, done.err
+
+
+def learn_missing_module(cli, home: Path) -> int:
+    """A first session: `npm test` fails twice on a missing module, `npm install` fixes it;
+    memorize keeps that as a pattern. Its id."""
+    first = Transcript(home, "learn", time.time() - 3600)
+    first.prompt("Run the tests please")
+    first.bash("npm test", err=MISSING)
+    first.bash("npm test", err=MISSING)
+    first.bash("npm install", out="added 1 package\n")
+    first.bash("npm test", out="All 12 tests passed\n")
+    memorize(cli, first)
+    [pattern] = [m for m in cli("memory", "list", "--json").json() if m["type"] == "pattern"]
+    assert "npm install" in pattern["summary"] and "Fixed by: npm install" in pattern["content"]
+    return pattern["id"]
+
+
+def start(cli, home: Path) -> None:
+    assert cli("memory", "consent", "yes").code == 0
+
+
+def test_a_pattern_whose_fix_ran_and_whose_error_did_not_come_back_helped(cli, home):
+    start(cli, home)
+    number = learn_missing_module(cli, home)
+    given = give(home, "helped", number)
+    session = Transcript(home, "helped", given + 1)
+    session.prompt("Run the tests again")
+    session.bash("npm install", out="up to date\n")
+    session.bash("npm test", out="All 12 tests passed\n")
+    memorize(cli, session)
+    memory = row(home, number)
+    assert (memory["injected"], memory["helpful"], memory["harmful"]) == (1, 1, 0)
+    assert memory["confirmed_at"] and memory["last_used_at"]
+    helped = [detail for action, detail in events(home, number) if action == "helped"]
+    assert len(helped) == 1 and "session helped:" in helped[0] and "npm install" in helped[0]
+
+
+def test_an_error_that_came_back_and_was_fixed_another_way_misled(cli, home):
+    start(cli, home)
+    number = learn_missing_module(cli, home)
+    given = give(home, "misled", number)
+    session = Transcript(home, "misled", given + 1)
+    session.prompt("Run the tests again")
+    session.bash("npm test", err=MISSING)
+    session.edit("/work/app/package.json", '"left-pad": "0.0.1"', '"left-pad": "1.3.0"')
+    session.bash("npm test", out="All 12 tests passed\n")
+    memorize(cli, session)
+    memory = row(home, number)
+    assert (memory["injected"], memory["helpful"], memory["harmful"]) == (1, 0, 1)
+    assert memory["confirmed_at"] is None and memory["status"] == "active"  # once is not mostly
+    [misled] = [detail for action, detail in events(home, number) if action == "misled"]
+    assert "another fix worked" in misled and "package.json" in misled
+
+
+def test_the_same_error_and_the_memorys_fix_after_it_helped(cli, home):
+    start(cli, home)
+    number = learn_missing_module(cli, home)
+    given = give(home, "again", number)
+    session = Transcript(home, "again", given + 1)
+    session.bash("npm test", err=MISSING)
+    session.bash("npm install", out="added 1 package\n")
+    session.bash("npm test", out="All 12 tests passed\n")
+    memorize(cli, session)
+    assert (row(home, number)["helpful"], row(home, number)["harmful"]) == (1, 0)
+
+
+def test_what_happened_before_the_memory_was_given_is_no_evidence(cli, home):
+    start(cli, home)
+    number = learn_missing_module(cli, home)
+    given = give(home, "before", number, "user-prompt-submit")
+    session = Transcript(home, "before", given - 30)  # the error and its other fix: before
+    session.bash("npm test", err=MISSING)
+    session.edit("/work/app/package.json", '"left-pad": "0.0.1"', '"left-pad": "1.3.0"')
+    session.bash("npm test", out="All 12 tests passed\n")
+    memorize(cli, session)
+    memory = row(home, number)
+    assert (memory["injected"], memory["helpful"], memory["harmful"]) == (1, 0, 0)
+
+
+def test_a_session_that_never_came_near_the_memory_gives_no_evidence_and_counts_the_use(cli, home):
+    start(cli, home)
+    number = learn_missing_module(cli, home)
+    given = give(home, "unrelated", number)
+    session = Transcript(home, "unrelated", given + 1)
+    session.prompt("What does the README say about deployment?")
+    session.tool("Read", {"file_path": "/work/app/README.md"}, "# App\nDeploy with make.")
+    session.bash("ls docs", out="deploy.md\n")
+    memorize(cli, session)
+    memory = row(home, number)
+    assert (memory["injected"], memory["helpful"], memory["harmful"]) == (1, 0, 0)
+    assert memory["last_used_at"] is not None and memory["confirmed_at"] is None
+    assert [a for a, _ in events(home, number) if a in ("helped", "misled")] == []
+    [used] = [detail for action, detail in events(home, number) if action == "used"]
+    assert used.startswith("session unrelated:")
+
+
+def test_memorizing_a_session_twice_counts_nothing_twice(cli, home):
+    start(cli, home)
+    number = learn_missing_module(cli, home)
+    given = give(home, "twice", number)
+    session = Transcript(home, "twice", given + 1)
+    session.bash("npm install", out="up to date\n")
+    session.bash("npm test", out="All 12 tests passed\n")
+    memorize(cli, session)
+    session.prompt("Thanks, now lint it")  # (a compaction, then more, then the session's end)
+    session.bash("npm run lint", out="ok\n")
+    memorize(cli, session)
+    memorize(cli, session)
+    memory = row(home, number)
+    assert (memory["injected"], memory["helpful"], memory["harmful"]) == (1, 1, 0)
+    assert [a for a, _ in events(home, number)].count("used") == 1
+
+
+def test_a_preference_followed_helped_and_one_the_user_corrected_misled(cli, home):
+    start(cli, home)
+    cli("memory", "add", "--type", "preference", "--summary", "Use pnpm instead of npm")
+    cli("memory", "add", "--type", "decision", "--summary", "Use vitest instead of jest")
+    given = give(home, "prefs", 1)
+    give(home, "prefs", 2)
+    session = Transcript(home, "prefs", given + 1)
+    session.bash("pnpm install", out="done\n")
+    session.bash("npx vitest run", out="ok\n")
+    session.prompt("No, use jest here, not vitest.")
+    session.bash("npx jest", out="ok\n")
+    memorize(cli, session)
+    pnpm, vitest = row(home, 1), row(home, 2)
+    assert (pnpm["helpful"], pnpm["harmful"]) == (1, 0)
+    assert (vitest["helpful"], vitest["harmful"]) == (0, 1)
+    [misled] = [detail for action, detail in events(home, 2) if action == "misled"]
+    assert "jest" in misled
+
+
+def test_a_memory_that_mostly_misleads_leaves_recall_and_stays_marked_in_audit(cli, home):
+    start(cli, home)
+    number = learn_missing_module(cli, home)
+    for n in range(2):
+        name = f"misled-{n}"
+        session = Transcript(home, name, give(home, name, number) + 1)
+        session.bash("npm test", err=MISSING)
+        session.edit("/work/app/package.json", f'"left-pad": "0.0.{n}"', '"left-pad": "1.3.0"')
+        session.bash("npm test", out="All 12 tests passed\n")
+        memorize(cli, session)
+    memory = row(home, number)
+    assert (memory["harmful"], memory["status"]) == (2, "retired")
+    assert [a for a, _ in events(home, number)].count("retire") == 1
+    assert number not in [m["id"] for m in cli("memory", "list", "--json").json()]
+    assert memory["summary"] not in cli("memory", "recall").out
+    audit = cli("memory", "audit", "--json").json()
+    assert [m["status"] for m in audit if m["id"] == number] == ["retired"]
+    assert f"[project {number}]" in cli("memory", "audit").out.split("[retired]")[0]
+    stats = {m["id"]: m for m in cli("memory", "stats", "--json").json()}
+    assert stats[number]["status"] == "retired" and stats[number]["misled"] == 2
+
+
+def test_a_pinned_memory_never_retires_automatically(cli, home):
+    start(cli, home)
+    number = learn_missing_module(cli, home)
+    with sqlite3.connect(home / "lessonloop.db") as conn:
+        conn.execute("UPDATE knowledge SET pinned = 1 WHERE number = ?", (number,))
+    for _ in range(3):
+        assert cli("memory", "feedback", number, "misled", "--json").code == 0
+    memory = row(home, number)
+    assert (memory["harmful"], memory["status"]) == (3, "active")
+
+
+def test_feedback_counts_redacts_its_note_and_retires_by_the_rule(cli, home):
+    start(cli, home)
+    cli("memory", "add", "--type", "preference", "--summary", "Deploy on Fridays")
+    token = "ghp_" + "R8kq2Lm9Xw4Tz7Vb1Nc6Hd3Jf5Gs0Pa8Yu2E"
+    helped = cli("memory", "feedback", 1, "helped", "--note", f"worked with {token}", "--json")
+    assert helped.code == 0, helped.err
+    value = helped.json()
+    assert (value["helped"], value["misled"], value["retired"]) == (1, 0, False)
+    assert row(home, 1)["confirmed_at"] is not None
+    assert token.encode() not in (home / "lessonloop.db").read_bytes()
+    assert any("[REDACTED" in detail for action, detail in events(home, 1) if action == "helped")
+    assert cli("memory", "feedback", 1, "misled", "--json").json()["retired"] is False  # 1 vs 1
+    assert row(home, 1)["status"] == "active"
+    text = cli("memory", "feedback", 1, "misled", "--note", "it broke prod")  # 2 vs 1
+    assert "misled 2" in text.out and "retired from recall" in text.out
+    assert row(home, 1)["status"] == "retired"  # the user's own memory, on their verdict
+
+
+def test_feedback_on_an_unknown_id_or_verdict_is_one_line(cli, home):
+    start(cli, home)
+    none_yet = cli("memory", "feedback", 1, "helped")
+    assert none_yet.code == 1 and none_yet.err.strip() == "error: no project memories yet"
+    cli("memory", "add", "--type", "preference", "--summary", "Use pnpm instead of npm")
+    unknown = cli("memory", "feedback", 42, "helped", "--json")
+    assert unknown.code == 1 and "Traceback" not in unknown.err
+    assert "no project memory with id 42" in unknown.error()["error"]
+    bad = cli("memory", "feedback", 1, "great")
+    assert bad.code == 2 and bad.err.count("\n") == 1 and "helped or misled" in bad.err
+    assert row(home, 1)["helpful"] == 0
+
+
+def test_stats_shows_every_memory_with_its_uses_and_evidence(cli, home):
+    start(cli, home)
+    assert cli("memory", "stats", "--json").json() == []
+    number = learn_missing_module(cli, home)
+    given = give(home, "stats", number)
+    session = Transcript(home, "stats", given + 1)
+    session.bash("npm install", out="up to date\n")
+    memorize(cli, session)
+    cli(
+        "memory", "add", "--type", "preference", "--summary", "Answer in English", "--scope", "user"
+    )
+    stats = cli("memory", "stats", "--json").json()
+    keys = {
+        "id",
+        "scope",
+        "kind",
+        "summary",
+        "injected",
+        "helped",
+        "misled",
+        "last_used_at",
+        "status",
+    }
+    assert all(keys <= set(item) for item in stats)
+    [mine] = [m for m in stats if m["scope"] == "project" and m["id"] == number]
+    assert (mine["kind"], mine["injected"], mine["helped"], mine["misled"]) == ("pattern", 1, 1, 0)
+    assert mine["last_used_at"] == injections.read(str(home), "stats")[0]["at"]
+    assert [m["summary"] for m in stats if m["scope"] == "user"] == ["Answer in English"]
+    assert cli("memory", "stats", "--scope", "user", "--json").json()[0]["injected"] == 0
+    line = [ln for ln in cli("memory", "stats").out.splitlines() if f"[project {number}]" in ln][0]
+    assert "injected 1, helped 1, misled 0" in line
+    assert cli("memory", "stats", "--scope", "team").code == 2
