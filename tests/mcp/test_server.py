@@ -30,6 +30,7 @@ TOOLS = {
     "memory_recall",
     "memory_audit",
     "memory_forget",
+    "memory_feedback",
     "list_scenarios",
     "evaluate_strategy",
     "run_start",

@@ -7,10 +7,14 @@ from __future__ import annotations
 import calendar
 import json
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 from lessonloop.memory import injections
+
+from ..conftest import subprocess_env
 
 QUIET = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
 MISSING = "Error: Cannot find module 'left-pad'\nRequire stack:\n- /work/app/src/index.js\n"
@@ -130,16 +134,18 @@ def events(home: Path, number: int) -> list[tuple[str, str]]:
         ).fetchall()
 
 
-def give(home: Path, session_id: str, number: int, event: str = "session-start") -> float:
+def give(
+    home: Path, session_id: str, number: int, event: str = "session-start", scope: str = "project"
+) -> float:
     """Log the memory as given to the session (as the hooks do); when, in epoch seconds."""
-    memory = row(home, number)
+    memory = row(home, number, scope)
     injections.record(
         str(home),
         session_id,
         event,
         [
             {
-                "scope": "project",
+                "scope": scope,
                 "id": memory["id"],
                 "number": number,
                 "summary": memory["summary"],
@@ -383,3 +389,37 @@ def test_stats_shows_every_memory_with_its_uses_and_evidence(cli, home):
     line = [ln for ln in cli("memory", "stats").out.splitlines() if f"[project {number}]" in ln][0]
     assert "injected 1, helped 1, misled 0" in line
     assert cli("memory", "stats", "--scope", "team").code == 2
+
+
+def test_the_session_end_hook_judges_the_memories_of_both_scopes(cli, home):
+    start(cli, home)
+    number = learn_missing_module(cli, home)
+    cli(
+        "memory", "add", "--type", "preference", "--summary", "Use pnpm, not npm", "--scope", "user"
+    )
+    given = give(home, "hooked", number)
+    give(home, "hooked", 1, "user-prompt-submit", scope="user")
+    session = Transcript(home, "hooked", given + 1)
+    session.prompt("Install and test")
+    session.bash("pnpm install", out="done\n")
+    session.bash("pnpm test", out="All 12 tests passed\n")
+    payload = {
+        "session_id": "hooked",
+        "transcript_path": str(session.path),
+        "cwd": session.cwd,
+        "hook_event_name": "SessionEnd",
+        "reason": "prompt_input_exit",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "lessonloop", "hook", "session-end"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=subprocess_env(home),
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    mine, theirs = row(home, number), row(home, 1, "user")
+    assert (mine["injected"], mine["helpful"], mine["harmful"]) == (1, 0, 0)  # never came near
+    assert (theirs["injected"], theirs["helpful"], theirs["harmful"]) == (1, 1, 0)
+    stats = cli("memory", "stats", "--scope", "user", "--json").json()
+    assert [(m["injected"], m["helped"]) for m in stats] == [(1, 1)]

@@ -42,6 +42,10 @@ def _memory_roots(scope: str) -> list[tuple[str, Path]]:
     raise UsageError(f"is project, user or all, not {scope!r}", field="scope")
 
 
+# the same, for the other memory use cases (app/memory_evidence.py)
+scope_root, memory_roots = _scope_root, _memory_roots
+
+
 def memory_objects(
     store: Store, entries: Sequence[Entry], scores: Sequence[float] | None = None
 ) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
-from .memory import _memory_roots, _scope_root
+from .memory import memory_roots, scope_root
 from .stores import reading, writing
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def give_feedback(
 
     if verdict not in VERDICTS:
         raise UsageError(f"the verdict is helped or misled, not {verdict!r}")
-    root = _scope_root(scope)
+    root = scope_root(scope)
     if not paths.db_path(root).exists():
         raise NotFoundError(f"no {scope} memories yet")
     with writing(root) as store:
@@ -70,7 +70,7 @@ def memory_stats(scope: str = "all") -> list[dict[str, Any]]:
     """Every memory of ``scope`` (project, user or all), whatever its status, with its uses
     (injected, last used) and evidence (helped, misled): by scope, then id."""
     items: list[dict[str, Any]] = []
-    for name, root in _memory_roots(scope):
+    for name, root in memory_roots(scope):
         with reading(root) as store:
             if store is not None:
                 items += [stats_object(entry) for entry in memories(store, name)]
