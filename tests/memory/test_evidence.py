@@ -423,3 +423,39 @@ def test_the_session_end_hook_judges_the_memories_of_both_scopes(cli, home):
     assert (theirs["injected"], theirs["helpful"], theirs["harmful"]) == (1, 1, 0)
     stats = cli("memory", "stats", "--scope", "user", "--json").json()
     assert [(m["injected"], m["helped"]) for m in stats] == [(1, 1)]
+
+
+def test_what_a_memory_prefers_and_rejects_and_what_contradicts_it():
+    from lessonloop.memory.evidence import contradicts, sides
+
+    assert sides("Use pnpm instead of npm for this repo") == ({"pnpm"}, {"npm"})
+    assert sides("Use `npm ci`, not `npm install`") == ({"npm", "ci"}, {"install"})
+    assert sides("Never force-push to main")[0] == set()
+    memory = "Use pnpm instead of npm"
+    preferred, rejected = sides(memory)
+    assert contradicts("Use npm here, not pnpm", memory, preferred, rejected)
+    assert contradicts("Don't use pnpm", memory, preferred, rejected)
+    assert not contradicts("Use pnpm instead of npm.", memory, preferred, rejected)
+    assert not contradicts("Use pnpm, not npm", memory, preferred, rejected)
+    assert not contradicts("Use vitest instead of jest", memory, preferred, rejected)
+
+
+def test_the_user_saying_the_memory_again_is_no_correction(cli, home):
+    start(cli, home)
+    cli("memory", "add", "--type", "preference", "--summary", "Use pnpm instead of npm")
+    session = Transcript(home, "again-said", give(home, "again-said", 1) + 1)
+    session.bash("pnpm install", out="done\n")
+    session.prompt("Good. From now on, always use pnpm instead of npm.")
+    session.bash("pnpm test", out="ok\n")
+    memorize(cli, session)
+    assert (row(home, 1)["helpful"], row(home, 1)["harmful"]) == (1, 0)
+
+
+def test_a_memory_the_agent_went_against_gets_no_credit(cli, home):
+    start(cli, home)
+    cli("memory", "add", "--type", "preference", "--summary", "Use pnpm instead of npm")
+    session = Transcript(home, "against", give(home, "against", 1) + 1)
+    session.bash("pnpm install", out="done\n")
+    session.bash("npm test", out="ok\n")
+    memorize(cli, session)
+    assert (row(home, 1)["injected"], row(home, 1)["helpful"], row(home, 1)["harmful"]) == (1, 0, 0)

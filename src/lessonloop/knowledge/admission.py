@@ -533,13 +533,12 @@ def record_session_evidence(
                     (use.at, now, use.entry_id),
                 )
                 _event(conn, use.entry_id, "used", f"{mark} given at {use.at}")
-                scopes.add(row["scope"])
             if use.verdict in VERDICTS and not done & set(VERDICTS):
                 _verdict(conn, use.entry_id, use.verdict, f"{mark} {use.reason}", now)
                 scopes.add(row["scope"])
                 if use.verdict == "misled":
                     misled.append(use.entry_id)
-    for scope in scopes:
+    for scope in scopes:  # (the views show evidence, not uses)
         render.render_scope(store, scope, root)
     return misled
 

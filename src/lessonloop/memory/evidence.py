@@ -37,7 +37,7 @@ from .. import paths
 from ..knowledge import admission
 from ..knowledge.entries import Entry, get
 from . import capture, injections
-from .commands import command_core, command_key
+from .commands import command_core, command_key, only_inspects
 from .corrections import PLAIN_WORDS
 from .error_lines import normalize_error
 from .tool_errors import tool_kind
@@ -254,8 +254,8 @@ def terms(text: str) -> set[str]:
     and its other words of three letters or more that are not plain words ("use", "the")."""
     code = set().union(*(code_terms(span) for span in _CODE.findall(text)))
     prose = _CODE.sub(" ", text)
-    words = {_singular(w) for w in _TOKEN.findall(prose.lower()[:4000]) if len(w) >= 3}
-    return code | {w for w in words if w not in _PLAIN}
+    words = {w for w in _TOKEN.findall(prose.lower()[:4000]) if len(w) >= 3 and w not in _PLAIN}
+    return code | {_singular(w) for w in words if _singular(w) not in _PLAIN}
 
 
 def sides(text: str) -> tuple[set[str], set[str]]:
@@ -270,11 +270,23 @@ def sides(text: str) -> tuple[set[str], set[str]]:
     return preferred, terms(text[split.end() :]) - preferred
 
 
+_QUOTED = re.compile(r"<<.*|'[^']*'|\"[^\"]*\"", re.S)  # a heredoc, a quoted message
+
+
 def call_terms(call: ToolCall) -> set[str]:
-    """What a call names: a command's words, or the tool and its file."""
+    """What a call names: a command's words (not what it quotes: a commit message says
+    anything), or the tool and its file."""
     if tool_kind(call.name) == "bash":
-        return code_terms(command_of(call))
+        return code_terms(_QUOTED.sub(" ", command_of(call)))
     return code_terms(f"{call.name} {file_of(call)}")
+
+
+def _acts(call: ToolCall) -> bool:
+    """Whether a call does something (an edit, a command that runs or changes something), not
+    only looks (a read, a search, ``ls``)."""
+    if tool_kind(call.name) == "bash":
+        return not only_inspects(command_of(call))
+    return call.name.lower() in EDIT_TOOLS
 
 
 def _follows(call: ToolCall, preferred: set[str], rejected: set[str]) -> bool:
@@ -283,6 +295,7 @@ def _follows(call: ToolCall, preferred: set[str], rejected: set[str]) -> bool:
     named = call_terms(call)
     return (
         bool(preferred)
+        and _acts(call)
         and len(preferred & named) >= math.ceil(len(preferred) / 2)
         and not rejected & named
     )
