@@ -31,8 +31,8 @@ class Transcript:
     """A Claude Code transcript (JSONL) written event by event, one second apart from
     ``start`` (epoch seconds)."""
 
-    def __init__(self, home: Path, session_id: str, start: float):
-        self.id = session_id
+    def __init__(self, home: Path, session_id: str, start: float, step: float = 1.0):
+        self.id, self.step = session_id, step
         self.path = home.parent / f"{session_id}.jsonl"
         self.moment = start
         self.lines: list[dict] = []
@@ -55,7 +55,7 @@ class Transcript:
                 **extra,
             }
         )
-        self.moment += 1
+        self.moment += self.step
         self.parent = uuid
         self.path.write_text("".join(json.dumps(line) + "\n" for line in self.lines))
 
@@ -459,3 +459,32 @@ def test_a_memory_the_agent_went_against_gets_no_credit(cli, home):
     session.bash("npm test", out="ok\n")
     memorize(cli, session)
     assert (row(home, 1)["injected"], row(home, 1)["helpful"], row(home, 1)["harmful"]) == (1, 0, 0)
+
+
+def test_a_correction_the_prompt_hook_captured_after_the_agent_acted_misled(cli, home):
+    start(cli, home)
+    cli("memory", "add", "--type", "preference", "--summary", "Use pnpm instead of npm")
+    given = give(home, "captured", 1)
+    session = Transcript(home, "captured", given + 0.001, step=0.001)  # (the agent acts now)
+    session.bash("pnpm install", out="done\n")
+    time.sleep(0.05)
+    payload = {
+        "session_id": "captured",
+        "transcript_path": str(session.path),
+        "cwd": session.cwd,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "No, use npm here, not pnpm.",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "lessonloop", "hook", "user-prompt-submit"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env=subprocess_env(home),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "pnpm" in (home / "sessions" / "captured" / "feedback.jsonl").read_text()
+    memorize(cli, session)  # (the transcript holds no such prompt: only the hook saw it)
+    assert (row(home, 1)["helpful"], row(home, 1)["harmful"]) == (0, 1)
+    [misled] = [detail for action, detail in events(home, 1) if action == "misled"]
+    assert "the user said otherwise" in misled and "npm" in misled

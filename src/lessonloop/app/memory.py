@@ -118,11 +118,13 @@ def recent_memories(
     for name, root in _memory_roots(scope):
         with reading(root) as store:
             if store is not None:
-                items += memory_objects(
+                found = memory_objects(
                     store, active_top(store, name, MEMORY_KINDS, limit, "newest", automatic_only)
                 )
                 if retired:
-                    items += _retired(store, name, automatic_only)
+                    found = [{**value, "status": "active"} for value in found]
+                    found += _retired(store, name, automatic_only)
+                items += found
     items.sort(key=lambda item: (item["created_at"], item["id"]), reverse=True)
     return items[:limit]
 

@@ -44,6 +44,7 @@ from .tool_errors import tool_kind
 from .transcript_model import (
     EDIT_TOOLS,
     ToolCall,
+    base_name,
     command_of,
     error_line,
     failed,
@@ -134,7 +135,7 @@ def judge(
     error_fix = error_and_fix(entry.content)
     preferred, rejected = sides(entry.summary)
     if error_fix is not None:  # what it says to do is its fix
-        preferred, rejected = code_terms(error_fix[1]), set()
+        preferred, rejected = fix_terms(error_fix[1]), set()
     corrected = _corrected(entry, after, transcript, said, preferred, rejected)
     if corrected:
         return "misled", corrected
@@ -143,7 +144,7 @@ def judge(
     if entry.kind == "observation" or not preferred:
         return None, ""
     done = [c for c in after if succeeded(c) and _follows(c, preferred, rejected)]
-    if done and not any(rejected & call_terms(c) for c in after if not c.rejected):
+    if done and not any(rejected & call_terms(c) for c in after if _acts(c) and not c.rejected):
         return "helped", f"the session did as it says: `{_shown(done[0])}`"
     return None, ""
 
@@ -192,6 +193,12 @@ def fix_ran(call: ToolCall, fix: str) -> bool:
         return False
     command = _command(fix)
     return bool(command) and _command(command_of(call)) == command
+
+
+def fix_terms(fix: str) -> set[str]:
+    """What a recorded fix names: the edited file's name, or the command's words."""
+    path = _edited(fix)
+    return code_terms(base_name(path)) if path else code_terms(_QUOTED.sub(" ", fix))
 
 
 def same_fix(one: str, other: str) -> bool:
