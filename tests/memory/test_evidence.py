@@ -21,9 +21,9 @@ MISSING = "Error: Cannot find module 'left-pad'\nRequire stack:\n- /work/app/src
 
 
 def stamp(moment: float) -> str:
+    millis = round(moment * 1000)  # (not floored: 0.581 may be 0.58099...)
     return (
-        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moment))
-        + f".{int(moment * 1000) % 1000:03d}Z"
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(millis // 1000)) + f".{millis % 1000:03d}Z"
     )
 
 
@@ -465,7 +465,7 @@ def test_a_correction_the_prompt_hook_captured_after_the_agent_acted_misled(cli,
     start(cli, home)
     cli("memory", "add", "--type", "preference", "--summary", "Use pnpm instead of npm")
     given = give(home, "captured", 1)
-    session = Transcript(home, "captured", given + 0.001, step=0.001)  # (the agent acts now)
+    session = Transcript(home, "captured", given + 0.01, step=0.01)  # (the agent acts now)
     session.bash("pnpm install", out="done\n")
     time.sleep(0.05)
     payload = {
