@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
+from ..knowledge.entries import STATUSES
 from ..loop.options import MAX_ITERATIONS, MAX_MATCHES, MAX_SEED
 from ..loop.request import RUN_ID
 from .stores import reading
@@ -220,6 +221,7 @@ def run_active(run_id: str) -> bool:
 
 # The memory page: each memory's evidence and whether it is still recalled ----------------------
 MEMORY_EVIDENCE = ("helped", "misled", "injected", "last_used_at", "status", "stale")
+MEMORY_STATUSES = STATUSES
 HELD_SHOWN = 200  # memories out of recall the page lists (stale ones first, then newest)
 
 
@@ -263,10 +265,13 @@ def held_memories(scope: str = "all") -> list[dict[str, Any]]:
     """Memories out of recall (stale, pending, retired, superseded, rejected) with their
     evidence: stale ones first (a confirmation brings them back), then the newest."""
     from ..knowledge.entries import MEMORY_KINDS, Entry
-    from .memory import _memory_roots, memory_objects
+    from .memory import memory_objects
 
+    if scope not in ("all", "project", "user"):
+        raise UsageError(f"is project, user or all, not {scope!r}", field="scope")
+    roots = (("project", paths.home()), ("user", paths.user_home()))
     items: list[dict[str, Any]] = []
-    for name, root in _memory_roots(scope):
+    for name, root in (pair for pair in roots if scope in ("all", pair[0])):
         with reading(root) as store:
             if store is None:
                 continue
@@ -278,3 +283,10 @@ def held_memories(scope: str = "all") -> list[dict[str, Any]]:
             )
             items += memory_objects(store, [Entry.from_row(row) for row in rows])
     return with_evidence(items)[:HELD_SHOWN]
+
+
+def ago(stamp: str | None) -> str | None:
+    """How long ago ``stamp`` was, as recall lines say it (``today``, ``3 days``)."""
+    from ..memory.recall_lines import ago as words_ago
+
+    return words_ago(stamp)

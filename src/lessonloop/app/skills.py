@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NotFoundError
+from ..errors import NotFoundError, UsageError
 from .knowledge_share import resolve
 from .stores import reading
 
@@ -29,6 +29,7 @@ DESCRIPTION_MAX = 1024
 LISTING_MAX = 250  # Claude Code's /skills listing shows this much of a description
 RESERVED = ("anthropic", "claude")
 NAME_RULE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+DEAD_END_SHOWN = 300  # characters of a dead end's strategy
 PER_SECTION = 25  # the strongest entries of each kind: SKILL.md stays far under 500 lines
 # (kinds, heading, what an agent does with them) in the order SKILL.md shows them
 SECTIONS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -107,6 +108,8 @@ def _line(entry: Entry) -> str:
 
     evidence = f"+{entry.helpful}/-{entry.harmful}, seen {entry.seen}"
     how = f" — {entry.how_to_apply}" if entry.how_to_apply else ""
+    if entry.kind == "dead_end" and entry.content:  # the strategy not to try again
+        how += f" — tried: {entry.content[:DEAD_END_SHOWN]}"
     why = f" (why: {entry.why})" if entry.why and entry.kind in ("decision", "preference") else ""
     pin = "pinned, " if entry.pinned else ""
     return "- " + _plain(clean(f"{entry.summary}{how}{why}")) + f" [{pin}{evidence}]"
@@ -124,7 +127,12 @@ def skill_text(scope_name: str) -> tuple[str, str, str, dict[str, int]]:
     SKILL.md text and how many entries each section holds."""
     from ..knowledge.entries import active
 
-    root, scope = resolve(scope_name)
+    try:
+        root, scope = resolve(scope_name)
+    except UsageError:  # named as the argument it is here, not as a --scope option
+        raise UsageError(
+            f"{scope_name!r} is not a scope: give a scenario name, task:NAME, project or user"
+        ) from None
     if scope is None:
         raise NotFoundError("a skill is made from one scope: give project, user, a scenario "
                             "name or task:NAME, not all")  # fmt: skip

@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
-from ..app.dashboard import RUN_ID_PATTERN, RUN_LIMITS, SCOPE_PATTERN
-from ..knowledge.entries import STATUSES
+from ..app.dashboard import MEMORY_STATUSES, RUN_ID_PATTERN, RUN_LIMITS, SCOPE_PATTERN
 from .guard import TOKEN_HEADER
 
 ERROR = {"$ref": "#/components/schemas/Error"}
@@ -241,7 +240,7 @@ SCHEMAS: dict[str, Any] = {
             "misled": COUNT,
             "injected": COUNT,
             "last_used_at": TEXT_OR_NULL,
-            "status": {"type": "string", "enum": list(STATUSES)},
+            "status": {"type": "string", "enum": list(MEMORY_STATUSES)},
             "stale": {"type": "boolean"},
         },
     ),

@@ -483,9 +483,7 @@ def evidence_cell(item: dict[str, Any]) -> str:
     """A memory's evidence as the page shows it: helped/misled, how often it was given to a
     session and when last, its status when it is out of recall, and ``stale?`` when it names
     something the project no longer has."""
-    from ..memory.recall_lines import ago
-
-    used = ago(item.get("last_used_at"))
+    used = dashboard.ago(item.get("last_used_at"))
     parts = [
         f"helped {esc(item.get('helped', 0))} / misled {esc(item.get('misled', 0))}",
         f"injected {esc(item.get('injected', 0))}"
