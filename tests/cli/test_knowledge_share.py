@@ -250,3 +250,15 @@ def test_export_errors_are_one_line(cli, lived_in, tmp_path):
         .error()["error"]  # fmt: skip
     to_dir = cli("knowledge", "export", "-o", tmp_path, "--json")
     assert to_dir.code == 2 and "is a directory" in to_dir.error()["error"]
+
+
+def test_texts_with_line_separators_survive_the_round_trip(cli, home, tmp_path, monkeypatch):
+    summary = "Split paragraphs on U+2028\u2028and form feeds\x0c too"
+    cli("memory", "add", "--type", "observation", "--summary", "Odd separators",
+        "--content", summary)  # fmt: skip
+    out = tmp_path / "odd.jsonl"
+    cli("knowledge", "export", "-o", out)
+    stored = cli("memory", "list", "--json").json()[0]["content"]
+    other_home(tmp_path, monkeypatch)
+    assert cli("knowledge", "import", out, "--json").json()["added"] == 1
+    assert cli("memory", "list", "--json").json()[0]["content"] == stored

@@ -176,7 +176,10 @@ def _problem(record: Any) -> str | None:
 def parse(text: str, name: str) -> list[dict[str, Any]]:
     """The entry objects of an export's text; a UsageError naming the first bad line (1-based)
     otherwise, so nothing of a bad file is imported."""
-    lines = text.splitlines()
+    # lines end at "\n" only: a text may hold U+2028 or a form feed, which JSON leaves as is
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines and not lines[-1]:
+        lines.pop()
     try:
         header = json.loads(lines[0]) if lines else None
     except json.JSONDecodeError as exc:

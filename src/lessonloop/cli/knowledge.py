@@ -37,7 +37,10 @@ def export_command(
     if as_json:
         print_json(written)
     else:
-        sys.stdout.write(f"exported {written['entries']} entries to {written['path']}\n")
+        count = written["entries"]
+        sys.stdout.write(
+            f"exported {count} entr{'y' if count == 1 else 'ies'} to {written['path']}\n"
+        )
 
 
 def import_command(
