@@ -262,3 +262,23 @@ def test_texts_with_line_separators_survive_the_round_trip(cli, home, tmp_path, 
     other_home(tmp_path, monkeypatch)
     assert cli("knowledge", "import", out, "--json").json()["added"] == 1
     assert cli("memory", "list", "--json").json()[0]["content"] == stored
+
+
+def test_as_a_process_a_bad_line_is_one_line_and_an_empty_store_exports_a_header(
+    run_cli, home, tmp_path
+):
+    empty = run_cli("knowledge", "export", "--scope", "user")
+    assert empty.code == 0 and len(empty.out.splitlines()) == 1
+    assert json.loads(empty.out)["entries"] == 0
+    header_only = tmp_path / "empty.jsonl"
+    header_only.write_text(empty.out)
+    nothing = run_cli("knowledge", "import", header_only, "--json")
+    assert nothing.code == 0 and json.loads(nothing.out)["added"] == 0
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(f'{HEADER}\n{GOOD_LINE}\n{GOOD_LINE[:-1]}, "kind": "rumour"}}\n')
+    answer = run_cli("knowledge", "import", bad)
+    assert answer.code == 2 and answer.out == "" and "Traceback" not in answer.err
+    assert answer.err == (
+        "error: bad.jsonl: line 3: kind is one of bullet, hint, dead_end, pattern, decision, "
+        "preference, observation, not 'rumour'\n"
+    )

@@ -61,6 +61,8 @@ def test_the_page_shows_evidence_and_marks_stale_memories(client, memories):
     assert "Run make db before the tests" in held and 'class="stale"' in held
     assert "stale?" in held and "<b>retired</b>" in held
     assert '<p class="sub" id="count">1 memory, most useful first.</p>' in page
+    assert "stale?" in client.get("/memories/project/2").text  # a memory's own page too
+    assert "helped 3 / misled 1 · injected 7" in client.get("/memories/project/1").text
     searched = client.get("/memories?q=pnpm").text
     assert "helped 3 / misled 1" in searched and "Out of recall" not in searched
 

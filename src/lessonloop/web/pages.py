@@ -539,7 +539,7 @@ def memories_view(request: Request, token: str) -> Response:
     )
     if held:
         body += (
-            f'<h2>Out of recall</h2><p class="sub">{counted(len(held))} kept but not given to '
+            f"<h2>Out of recall</h2><p>{counted(len(held))} kept but not given to "
             "sessions: stale? ones until confirmed, retired, superseded or pending review.</p>"
             + table(
                 ["id", "type", "memory", "from", "evidence", ""],
@@ -555,6 +555,7 @@ def memory_view(request: Request, token: str) -> Response:
 
     scope = request.path_params["scope"]
     value = memory.memory_history(path_int(request, "memory_id"), scope)
+    evidence = evidence_cell(dashboard.with_evidence([value])[0]).replace("<br>", " · ")
     fields = "".join(
         f"<p><b>{esc(name.replace('_', ' '))}:</b> {esc(value[name])}</p>"
         for name in ("content", "why", "how_to_apply")
@@ -573,7 +574,8 @@ def memory_view(request: Request, token: str) -> Response:
     body = (
         f"<h1>[{esc(scope)} {esc(value['id'])}] {esc(value['summary'])}</h1>"
         f'<p class="sub">{esc(value["type"])} · {esc(value["author"])} · seen '
-        f"{esc(value['seen'])} · tags {esc(', '.join(value['tags']) or '–')}</p>{fields}"
+        f"{esc(value['seen'])} · tags {esc(', '.join(value['tags']) or '–')}</p>"
+        f'<p class="sub">{evidence}</p>{fields}'
         "<h2>Where it came from</h2>"
         + (table(["when", "source", "session or run"], origins) if origins else "<p>–</p>")
         + "<h2>History</h2>"
