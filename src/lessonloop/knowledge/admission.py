@@ -503,9 +503,21 @@ def admit_imported(store: Store, items: list[Imported], root: Path | None = None
     import idempotent). An entry whose import of this very line is already recorded (same
     file, same original provenance) is left as it is: ``unchanged``.
     """
+    import hashlib
+
+    def key(scope: str, detail: str) -> tuple[str, bytes]:
+        return scope, hashlib.sha256(detail.encode()).digest()
+
     outcomes = []
     scopes = set()
     with store.transaction() as conn:
+        imported = {  # what earlier imports recorded (read once: the detail has no index)
+            key(row["scope"], row["detail"]): row["id"]
+            for row in conn.execute(
+                "SELECT k.id, k.scope, p.detail FROM knowledge_provenance p JOIN knowledge k "
+                "ON k.id = p.knowledge_id WHERE p.source = 'import' AND k.status = 'active'"
+            )
+        }
         for item in items:
             proposal = prepare(item.proposal)
             problem = _policy_problem(proposal)
@@ -514,16 +526,13 @@ def admit_imported(store: Store, items: list[Imported], root: Path | None = None
                 _event(conn, None, "reject", f"{proposal.source}: {problem}")
                 continue
             scopes.add(proposal.scope)
-            again = conn.execute(
-                "SELECT k.id FROM knowledge_provenance p JOIN knowledge k ON k.id = "
-                "p.knowledge_id WHERE p.source = 'import' AND p.detail = ? AND k.scope = ? "
-                "AND k.status = 'active' LIMIT 1",
-                (proposal.detail, proposal.scope),
-            ).fetchone()
+            again = imported.get(key(proposal.scope, proposal.detail))
             if again is not None:
-                outcomes.append(Outcome("unchanged", again["id"], "already imported"))
+                outcomes.append(Outcome("unchanged", again, "already imported"))
                 continue
             outcome = _admit_one(conn, proposal)
+            if outcome.entry_id is not None:
+                imported[key(proposal.scope, proposal.detail)] = outcome.entry_id
             if outcome.action == "added":
                 conn.execute(
                     "UPDATE knowledge SET helpful = ?, harmful = ?, seen = MAX(?, 1), pinned = ?, "
