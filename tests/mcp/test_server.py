@@ -37,6 +37,7 @@ TOOLS = {
     "run_status",
     "list_runs",
     "read_playbook",
+    "knowledge_export",
     "judge_output",
 }
 EXAMPLES = ROOT / "examples" / "tasks"

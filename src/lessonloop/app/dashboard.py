@@ -11,6 +11,7 @@ from typing import Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
+from ..knowledge.entries import STATUSES
 from ..loop.options import MAX_ITERATIONS, MAX_MATCHES, MAX_SEED
 from ..loop.request import RUN_ID
 from .stores import reading
@@ -216,3 +217,76 @@ def run_active(run_id: str) -> bool:
     from ..loop.runlock import is_active
 
     return is_active(paths.run_dir(run_id))
+
+
+# The memory page: each memory's evidence and whether it is still recalled ----------------------
+MEMORY_EVIDENCE = ("helped", "misled", "injected", "last_used_at", "status", "stale")
+MEMORY_STATUSES = STATUSES
+HELD_SHOWN = 200  # memories out of recall the page lists (stale ones first, then newest)
+
+
+def _evidence(store: Any, scope: str, numbers: list[int]) -> dict[int, dict[str, Any]]:
+    """``MEMORY_EVIDENCE`` of the memories ``numbers`` of ``scope``, by number: helped and
+    misled are the knowledge row's helpful and harmful counters."""
+    found: dict[int, dict[str, Any]] = {}
+    for start in range(0, len(numbers), 500):  # within SQLite's limit on query parameters
+        chunk = numbers[start : start + 500]
+        for row in store.query(
+            f"SELECT * FROM knowledge WHERE scope = ? AND number IN ({','.join('?' * len(chunk))})",
+            (scope, *chunk),
+        ):
+            keys = row.keys()
+            found[row["number"]] = {
+                "helped": row["helpful"],
+                "misled": row["harmful"],
+                "injected": row["injected"] if "injected" in keys else 0,
+                "last_used_at": row["last_used_at"] if "last_used_at" in keys else None,
+                "status": row["status"],
+                "stale": row["status"] == "stale",
+            }
+    return found
+
+
+def with_evidence(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Memory objects (``app.memory``) with ``MEMORY_EVIDENCE`` added: what the dashboard's
+    memory page shows of each (``GET /api/memories``)."""
+    scopes = {item["scope"] for item in items}
+    evidence: dict[tuple[str, int], dict[str, Any]] = {}
+    for scope in scopes:
+        with reading(paths.home() if scope == "project" else paths.user_home()) as store:
+            if store is not None:
+                numbers = [item["id"] for item in items if item["scope"] == scope]
+                for number, values in _evidence(store, scope, numbers).items():
+                    evidence[(scope, number)] = values
+    return [{**item, **evidence.get((item["scope"], item["id"]), {})} for item in items]
+
+
+def held_memories(scope: str = "all") -> list[dict[str, Any]]:
+    """Memories out of recall (stale, pending, retired, superseded, rejected) with their
+    evidence: stale ones first (a confirmation brings them back), then the newest."""
+    from ..knowledge.entries import MEMORY_KINDS, Entry
+    from .memory import memory_objects
+
+    if scope not in ("all", "project", "user"):
+        raise UsageError(f"is project, user or all, not {scope!r}", field="scope")
+    roots = (("project", paths.home()), ("user", paths.user_home()))
+    items: list[dict[str, Any]] = []
+    for name, root in (pair for pair in roots if scope in ("all", pair[0])):
+        with reading(root) as store:
+            if store is None:
+                continue
+            rows = store.query(
+                f"SELECT * FROM knowledge WHERE scope = ? AND status <> 'active' AND kind IN "
+                f"({','.join('?' * len(MEMORY_KINDS))}) ORDER BY status = 'stale' DESC, "
+                "updated_at DESC, id DESC LIMIT ?",
+                (name, *MEMORY_KINDS, HELD_SHOWN),
+            )
+            items += memory_objects(store, [Entry.from_row(row) for row in rows])
+    return with_evidence(items)[:HELD_SHOWN]
+
+
+def ago(stamp: str | None) -> str | None:
+    """How long ago ``stamp`` was, as recall lines say it (``today``, ``3 days``)."""
+    from ..memory.recall_lines import ago as words_ago
+
+    return words_ago(stamp)

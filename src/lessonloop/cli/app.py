@@ -10,6 +10,7 @@ import typer
 
 from . import inspect as inspect_commands
 from . import integrations as integration_commands
+from . import knowledge as knowledge_commands
 from . import memory as memory_commands
 from . import memory_evidence as evidence_commands
 from . import providers as provider_commands
@@ -70,6 +71,19 @@ for name, command in (
     ("stats", evidence_commands.stats_command),
 ):
     memory_app.command(name)(command)
+knowledge_app = typer.Typer(
+    help=knowledge_commands.KNOWLEDGE_HELP, no_args_is_help=True, add_completion=False,
+    cls=WholeSentences,
+)  # fmt: skip
+knowledge_app.command("export")(knowledge_commands.export_command)
+knowledge_app.command("import")(knowledge_commands.import_command)
+app.add_typer(knowledge_app, name="knowledge")
+skill_app = typer.Typer(
+    help=knowledge_commands.SKILL_HELP, no_args_is_help=True, add_completion=False,
+    cls=WholeSentences,
+)  # fmt: skip
+skill_app.command("export")(knowledge_commands.skill_export_command)
+app.add_typer(skill_app, name="skill")
 app.command("hook", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
     integration_commands.hook_command
 )

@@ -600,3 +600,95 @@ def retire_misleading(
         if retire(store, entry_id, reason, by_user=by_user, root=root).action == "retired":
             retired.append(entry_id)
     return retired
+
+
+# --------------------------------------------------------------------------------------------
+# Import (``lessonloop knowledge import``): another store's entries, through the same gate.
+
+
+@dataclass
+class Imported:
+    """One entry of a knowledge export to admit: its proposal (source ``import``, the file and
+    the original provenance in ``detail``) and the evidence it carries."""
+
+    proposal: Proposal
+    helpful: int = 0
+    harmful: int = 0
+    seen: int = 1
+    pinned: bool = False
+    created_at: str | None = None
+    confirmed_at: str | None = None
+
+
+def admit_imported(store: Store, items: list[Imported], root: Path | None = None) -> list[Outcome]:
+    """Admit an export's entries in one transaction (all or none), then render the views.
+
+    Each is redacted, checked and deduplicated as any proposal is: a repeat reinforces the
+    entry already there and never changes its text or author (a user's own stays as written).
+    Counters merge by maximum, not sum: exports travel round a team, so two files often carry
+    the same history, and a sum would count it twice (max never loses evidence and makes an
+    import idempotent). An entry whose import of this very line is already recorded (same
+    file, same original provenance) is left as it is: ``unchanged``.
+    """
+    import hashlib
+
+    def key(scope: str, detail: str) -> tuple[str, bytes]:
+        return scope, hashlib.sha256(detail.encode()).digest()
+
+    outcomes = []
+    scopes = set()
+    with store.transaction() as conn:
+        imported = {  # what earlier imports recorded (read once: the detail has no index)
+            key(row["scope"], row["detail"]): row["id"]
+            for row in conn.execute(
+                "SELECT k.id, k.scope, p.detail FROM knowledge_provenance p JOIN knowledge k "
+                "ON k.id = p.knowledge_id WHERE p.source = 'import' AND k.status = 'active'"
+            )
+        }
+        for item in items:
+            proposal = prepare(item.proposal)
+            problem = _policy_problem(proposal)
+            if problem:
+                outcomes.append(Outcome("rejected", None, problem))
+                _event(conn, None, "reject", f"{proposal.source}: {problem}")
+                continue
+            scopes.add(proposal.scope)
+            again = imported.get(key(proposal.scope, proposal.detail))
+            if again is not None:
+                outcomes.append(Outcome("unchanged", again, "already imported"))
+                continue
+            outcome = _admit_one(conn, proposal)
+            if outcome.entry_id is not None:
+                imported[key(proposal.scope, proposal.detail)] = outcome.entry_id
+            if outcome.action == "added":
+                conn.execute(
+                    "UPDATE knowledge SET helpful = ?, harmful = ?, seen = MAX(?, 1), pinned = ?, "
+                    "created_at = COALESCE(?, created_at), confirmed_at = ? WHERE id = ?",
+                    (
+                        item.helpful,
+                        item.harmful,
+                        item.seen,
+                        int(item.pinned),
+                        item.created_at,
+                        item.confirmed_at,
+                        outcome.entry_id,
+                    ),
+                )
+            else:  # admission counted one more sighting (seen + 1): an import merges by max
+                conn.execute(
+                    "UPDATE knowledge SET helpful = MAX(helpful, ?), harmful = MAX(harmful, ?), "
+                    "seen = MAX(seen - 1, ?, 1), confirmed_at = CASE WHEN COALESCE(?, '') > "
+                    "COALESCE(confirmed_at, '') THEN ? ELSE confirmed_at END WHERE id = ?",
+                    (
+                        item.helpful,
+                        item.harmful,
+                        item.seen,
+                        item.confirmed_at,
+                        item.confirmed_at,
+                        outcome.entry_id,
+                    ),
+                )
+            outcomes.append(outcome)
+    for scope in scopes:
+        render.render_scope(store, scope, root)
+    return outcomes

@@ -10,7 +10,16 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field, StrictInt
 
-from ..app import inspection, knowledge, memory, memory_evidence, runs, scenarios, tasks
+from ..app import (
+    inspection,
+    knowledge,
+    knowledge_share,
+    memory,
+    memory_evidence,
+    runs,
+    scenarios,
+    tasks,
+)
 from ..app.limits import MAX_LISTED
 from ..app.memory import MAX_SEARCH, split_tags
 from ..errors import UsageError
@@ -237,6 +246,23 @@ def read_playbook(
     return knowledge.playbook_text(scenario, view)
 
 
+def knowledge_export(
+    scope: Annotated[
+        str,
+        Field(
+            min_length=1,
+            description="all (every scope of the project's store), project, user (the "
+            "user's store), a scenario name, scenario:NAME or task:NAME.",
+        ),
+    ] = "all",
+) -> str:
+    """Knowledge entries with their evidence (helpful, harmful, seen) and provenance as
+    versioned JSONL, secrets redacted: a header line {"format": "lessonloop-knowledge",
+    "version": 1, ...}, then one JSON object per entry. `lessonloop knowledge import FILE`
+    brings such a file into another store."""
+    return knowledge_share.export_text(scope)
+
+
 def judge_output(
     task: Annotated[
         str,
@@ -306,5 +332,6 @@ TOOLS = (
     (run_status, Hints(read_only=True)),
     (list_runs, Hints(read_only=True)),
     (read_playbook, Hints(read_only=True)),
+    (knowledge_export, Hints(read_only=True)),
     (judge_output, Hints(read_only=False)),
 )

@@ -52,14 +52,23 @@ def knowledge(request: Request) -> Any:
 
 @answers
 def list_memories(request: Request) -> Any:
-    """``lessonloop memory search Q --json`` with ``q``, else ``memory list --json``."""
+    """``lessonloop memory search Q --json`` with ``q``, else ``memory list --json``; each
+    memory with its evidence (``dashboard.with_evidence``). ``status=held``: the memories out
+    of recall (stale, retired, superseded, pending) instead."""
     query = parameter(request, "q", "")
     scope = parameter(request, "scope", "all")
+    status = parameter(request, "status", "active")
     limit = int_parameter(request, "limit", None)
     check_limit(limit, memory.MAX_SEARCH)  # refused as the document says, q or not
+    if status not in ("active", "held"):
+        raise BadRequest(f"is active or held, not {status!r}", field="status")
+    if status == "held":
+        return dashboard.held_memories(scope)
     if query.strip():
-        return memory.search_memories(query, scope, 10 if limit is None else limit)
-    return memory.useful_memories(scope)
+        return dashboard.with_evidence(
+            memory.search_memories(query, scope, 10 if limit is None else limit)
+        )
+    return dashboard.with_evidence(memory.useful_memories(scope))
 
 
 @answers

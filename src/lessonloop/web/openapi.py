@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
-from ..app.dashboard import RUN_ID_PATTERN, RUN_LIMITS, SCOPE_PATTERN
+from ..app.dashboard import MEMORY_STATUSES, RUN_ID_PATTERN, RUN_LIMITS, SCOPE_PATTERN
 from .guard import TOKEN_HEADER
 
 ERROR = {"$ref": "#/components/schemas/Error"}
@@ -233,7 +233,16 @@ SCHEMAS: dict[str, Any] = {
             "seen": COUNT,
             "created_at": TEXT,
         },
-        {"score": {"type": "number"}},
+        {
+            "score": {"type": "number"},
+            # GET /api/memories adds each memory's evidence (dashboard.with_evidence)
+            "helped": COUNT,
+            "misled": COUNT,
+            "injected": COUNT,
+            "last_used_at": TEXT_OR_NULL,
+            "status": {"type": "string", "enum": list(MEMORY_STATUSES)},
+            "stale": {"type": "boolean"},
+        },
     ),
     "MemoryHistory": {
         "allOf": [
@@ -366,7 +375,7 @@ def document() -> dict[str, Any]:
             },
             "/api/memories": {
                 "get": {
-                    "summary": "Memories matching q (memory search --json), else all (memory list --json).",
+                    "summary": "Memories matching q (memory search --json), else all (memory list --json), with their evidence.",
                     "parameters": [
                         query("q", {"type": "string"}, "Words to search for."),
                         query(
@@ -374,6 +383,11 @@ def document() -> dict[str, Any]:
                         ),
                         query(
                             "limit", {"type": "integer", "minimum": 1, "maximum": 100}, "With q."
+                        ),
+                        query(
+                            "status",
+                            {"type": "string", "enum": ["active", "held"]},
+                            "held: the memories out of recall (stale, retired, superseded).",
                         ),
                     ],
                     "responses": {"200": answer("the memories", array_of("Memory")), **errors(400)},

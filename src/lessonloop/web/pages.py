@@ -39,6 +39,7 @@ main.dash{max-width:1120px;margin:0 auto;padding:16px 20px 40px}
 h1{font-size:1.5rem;margin:.2em 0 .4em;overflow-wrap:anywhere}
 h2{font-size:1.15rem;margin:1.4em 0 .5em;border-bottom:1px solid var(--line)}
 .sub{color:var(--muted)}
+.stale{color:var(--bad)}
 .table-wrap{overflow-x:auto}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
@@ -452,7 +453,7 @@ for (const button of document.querySelectorAll('button.forget')) {
         `/api/memories/${encodeURIComponent(id)}?scope=${encodeURIComponent(scope)}`);
       row.remove();
       const count = document.getElementById('count');
-      const left = document.querySelectorAll('button.forget').length;
+      const left = document.querySelectorAll('button.forget:not(.held)').length;
       count.textContent = count.textContent.replace(
         /^\d+ memor(y|ies)/, `${left} ${left === 1 ? 'memory' : 'memories'}`);
       say(`forgot [${gone.scope} ${gone.forgotten}] ${gone.summary}`);
@@ -462,7 +463,7 @@ for (const button of document.querySelectorAll('button.forget')) {
 """
 
 
-def memory_row(item: dict[str, Any]) -> str:
+def memory_row(item: dict[str, Any], held: bool = False) -> str:
     link = f"/memories/{quote(item['scope'])}/{esc(item['id'])}"
     score = f" (score {number(item['score'], '.2f')})" if "score" in item else ""
     return (
@@ -472,8 +473,28 @@ def memory_row(item: dict[str, Any]) -> str:
         f"<td>{esc(item['type'])}</td><td><b>{esc(item['summary'])}</b>"
         + (f"<br>{esc(item['content'])}" if item["content"] else "")
         + f"</td><td>{esc(item['author'])}, seen {esc(item['seen'])}{esc(score)}</td>"
-        '<td><button type="button" class="forget danger">forget</button></td></tr>'
+        f"<td>{evidence_cell(item)}</td>"
+        f'<td><button type="button" class="forget danger{" held" if held else ""}">forget'
+        "</button></td></tr>"
     )
+
+
+def evidence_cell(item: dict[str, Any]) -> str:
+    """A memory's evidence as the page shows it: helped/misled, how often it was given to a
+    session and when last, its status when it is out of recall, and ``stale?`` when it names
+    something the project no longer has."""
+    used = dashboard.ago(item.get("last_used_at"))
+    parts = [
+        f"helped {esc(item.get('helped', 0))} / misled {esc(item.get('misled', 0))}",
+        f"injected {esc(item.get('injected', 0))}"
+        + (f", last used {esc(used)}{'' if used == 'today' else ' ago'}" if used else ""),
+    ]
+    if item.get("stale"):
+        parts.append('<b class="stale" title="names a path or command the project no longer '
+                     'has; out of recall until confirmed">stale?</b>')  # fmt: skip
+    elif item.get("status", "active") != "active":
+        parts.append(f"<b>{esc(item['status'])}</b>")
+    return "<br>".join(parts)
 
 
 def counted(count: int) -> str:
@@ -492,6 +513,8 @@ def memories_view(request: Request, token: str) -> Response:
         items, what = memory.recent_memories(scope, 50, automatic_only=True), "automatic, newest"
     else:
         items, what = memory.useful_memories(scope), "most useful first"
+    items = dashboard.with_evidence(items)
+    held = [] if query.strip() or audit else dashboard.held_memories(scope)
     scopes = "".join(
         f"<option{' selected' if name == scope else ''}>{name}</option>"
         for name in ("all", "project", "user")
@@ -507,13 +530,23 @@ def memories_view(request: Request, token: str) -> Response:
     )
     body += (
         table(
-            ["id", "type", "memory", "from", ""],
+            ["id", "type", "memory", "from", "evidence", ""],
             [memory_row(item) for item in items],
             stacked=True,
         )
         if items
         else "<p>No memories here.</p>"
     )
+    if held:
+        body += (
+            f"<h2>Out of recall</h2><p>{counted(len(held))} kept but not given to "
+            "sessions: stale? ones until confirmed, retired, superseded or pending review.</p>"
+            + table(
+                ["id", "type", "memory", "from", "evidence", ""],
+                [memory_row(item, held=True) for item in held],
+                stacked=True,
+            )
+        )
     return page("lessonloop: memories", token, body, MEMORIES_SCRIPT)
 
 
@@ -522,6 +555,7 @@ def memory_view(request: Request, token: str) -> Response:
 
     scope = request.path_params["scope"]
     value = memory.memory_history(path_int(request, "memory_id"), scope)
+    evidence = evidence_cell(dashboard.with_evidence([value])[0]).replace("<br>", " · ")
     fields = "".join(
         f"<p><b>{esc(name.replace('_', ' '))}:</b> {esc(value[name])}</p>"
         for name in ("content", "why", "how_to_apply")
@@ -540,7 +574,8 @@ def memory_view(request: Request, token: str) -> Response:
     body = (
         f"<h1>[{esc(scope)} {esc(value['id'])}] {esc(value['summary'])}</h1>"
         f'<p class="sub">{esc(value["type"])} · {esc(value["author"])} · seen '
-        f"{esc(value['seen'])} · tags {esc(', '.join(value['tags']) or '–')}</p>{fields}"
+        f"{esc(value['seen'])} · tags {esc(', '.join(value['tags']) or '–')}</p>"
+        f'<p class="sub">{evidence}</p>{fields}'
         "<h2>Where it came from</h2>"
         + (table(["when", "source", "session or run"], origins) if origins else "<p>–</p>")
         + "<h2>History</h2>"
