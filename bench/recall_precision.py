@@ -71,9 +71,16 @@ def evaluate(fixture: Path = FIXTURE) -> dict:
             for half in (item["half"], "all"):
                 h = halves.setdefault(
                     half,
-                    {"prompts": 0, "injected": 0, "relevant_injected": 0, "irrelevant_prompts": 0,
-                     "silent_irrelevant": 0, "relevant_prompts": 0, "helped_prompts": 0,
-                     "wanted": 0},
+                    {
+                        "prompts": 0,
+                        "injected": 0,
+                        "relevant_injected": 0,
+                        "irrelevant_prompts": 0,
+                        "silent_irrelevant": 0,
+                        "relevant_prompts": 0,
+                        "helped_prompts": 0,
+                        "wanted": 0,
+                    },
                 )
                 h["prompts"] += 1
                 h["injected"] += len(given)
@@ -87,8 +94,14 @@ def evaluate(fixture: Path = FIXTURE) -> dict:
                     h["silent_irrelevant"] += not given
             wrong = [n for n in given if n not in wanted]
             if wrong:
-                misses.append({"prompt": item["prompt"][:100], "half": item["half"],
-                               "given": given, "relevant": sorted(wanted)})
+                misses.append(
+                    {
+                        "prompt": item["prompt"][:100],
+                        "half": item["half"],
+                        "given": given,
+                        "relevant": sorted(wanted),
+                    }
+                )
     for h in halves.values():
         h["precision"] = h["relevant_injected"] / h["injected"] if h["injected"] else 1.0
         h["silence"] = h["silent_irrelevant"] / h["irrelevant_prompts"]
@@ -117,8 +130,10 @@ def main() -> None:
         f"silent ≥ {SILENCE_TARGET:.0%}: {'OK' if ok else 'MISSED'}"
     )
     for miss in result["wrong"]:
-        print(f"  wrong [{miss['half']}] gave {miss['given']} (relevant {miss['relevant']}): "
-              f"{miss['prompt']}")
+        print(
+            f"  wrong [{miss['half']}] gave {miss['given']} (relevant {miss['relevant']}): "
+            f"{miss['prompt']}"
+        )
 
 
 if __name__ == "__main__":

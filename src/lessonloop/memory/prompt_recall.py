@@ -23,10 +23,13 @@ from __future__ import annotations
 import math
 import os
 import re
-import sqlite3
 
 from .. import paths
-from . import injections, recall_lines
+from . import injections
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
+if TYPE_CHECKING:
+    import sqlite3
 
 SWITCH = "LESSONLOOP_RECALL"  # "off": no recall of any kind (session start, prompt, command)
 # knowledge.entries.MEMORY_KINDS (that module is not standard-library-only)
@@ -41,7 +44,10 @@ THRESHOLD = 2.2
 RELATIVE = 0.5  # and at least this share of the best memory's relevance
 POOL = 20  # best BM25 matches scored per store, before the already-given ones are set aside
 MAX_TERMS = 40  # the first distinct words of a prompt that are searched for
-COMMON_SHARE = 0.05  # a word in more of the rows than this says little: not searched for
+# a word in more of the rows than this weighs under 0.4 (its IDF over a word in one row's, at
+# 100,000 rows) and makes FTS5 score all of them: not searched for
+COMMON_SHARE = 0.01
+RANKED = 200  # best matches ranked in the index, before the scope, status and kind filters
 WEIGHTS = (1.0, 0.4, 0.1)  # BM25 weights of the index's columns: summary, content, tags
 PROMPT_HEADER = (
     "## Memories that may bear on this prompt (lessonloop)\n"
@@ -128,6 +134,8 @@ def open_db(root: str) -> sqlite3.Connection | None:
     path = os.path.join(root, paths.DB_NAME)
     if not os.path.exists(path):
         return None
+    import sqlite3  # (here: a home without a store does not pay for it)
+
     for flags in ("mode=ro", "mode=ro&immutable=1"):  # (a read-only folder forbids WAL's shm)
         try:
             conn = sqlite3.connect(f"file:{path}?{flags}", uri=True, timeout=1.0)
@@ -160,19 +168,21 @@ def _idf(count: int, rows: int) -> float:
     return max(0.1, math.log((rows - count + 0.5) / (count + 0.5) + 1.0))
 
 
-def _selective(
+def _counted(
     conn: sqlite3.Connection, words: list[tuple[str, ...]], rows: int
-) -> list[tuple[tuple[str, ...], int]]:
-    """The words found in the index and in at most COMMON_SHARE of its rows, each with the
-    number of rows holding it (counted up to that share only: a full count reads a common
-    word's whole posting list)."""
+) -> tuple[list[tuple[tuple[str, ...], int]], int]:
+    """The words found in the index, each with the number of rows holding it, counted up to
+    the common share only (a full count reads a common word's whole posting list: a common
+    word's count is then that share plus one, a little above its weight); and that share."""
     share = max(50, int(COMMON_SHARE * rows))
-    count = "(SELECT count(*) FROM (SELECT 1 FROM knowledge_fts WHERE knowledge_fts MATCH ? LIMIT ?))"
+    count = (
+        "(SELECT count(*) FROM (SELECT 1 FROM knowledge_fts WHERE knowledge_fts MATCH ? LIMIT ?))"
+    )
     counts = conn.execute(
         f"SELECT {', '.join([count] * len(words))}",
         [value for forms in words for value in (_expression([forms]), share + 1)],
     ).fetchone()
-    return [(w, n) for w, n in zip(words, counts) if 0 < n <= share]
+    return [(w, n) for w, n in zip(words, counts) if n], share
 
 
 def _matched(
@@ -215,23 +225,27 @@ def candidates(
     """The active memories of ``scope`` that the searched ``words`` match best, each as its
     row's fields plus ``scope``, ``bm25`` (raw), ``score`` (relative, nudged) and ``matched``."""
     rows = _rows(conn)
-    selective = _selective(conn, words, rows)
+    counted, share = _counted(conn, words, rows)
+    selective = [w for w, n in counted if n <= share]  # the words searched for
     if not selective:
         return []
     marks = ",".join("?" * len(kinds))
+    # ranked in the index alone, then joined and filtered: joining every match to its row
+    # before ranking costs more than the ranking (knowledge/search.py does the same)
     found = conn.execute(
-        f"SELECT k.*, -bm25(knowledge_fts, {', '.join(map(str, WEIGHTS))}) AS relevance "
-        "FROM knowledge_fts JOIN knowledge k ON k.id = knowledge_fts.rowid "
-        f"WHERE knowledge_fts MATCH ? AND k.scope = ? AND k.status = 'active' AND k.kind IN "
-        f"({marks}) ORDER BY relevance DESC LIMIT ?",
-        [_expression([w for w, _ in selective]), scope, *kinds, POOL],
+        "SELECT k.*, r.relevance FROM (SELECT rowid AS id, "
+        f"-bm25(knowledge_fts, {', '.join(map(str, WEIGHTS))}) AS relevance FROM knowledge_fts "
+        "WHERE knowledge_fts MATCH ? ORDER BY relevance DESC LIMIT ?) r "
+        "JOIN knowledge k ON k.id = r.id AND k.scope = ? AND k.status = 'active' "
+        f"AND k.kind IN ({marks}) ORDER BY r.relevance DESC LIMIT ?",
+        [_expression(selective), RANKED, scope, *kinds, POOL],
     ).fetchall()
     result = []
     for row in found:
         item = dict(row)
         item["scope"] = scope
         item["bm25"] = row["relevance"]
-        item["matched"], weight = _matched(selective, row, rows)
+        item["matched"], weight = _matched(counted, row, rows)  # (common ones too)
         item["score"] = weight * _nudge(row)
         result.append(item)
     return result
@@ -249,6 +263,8 @@ def choose(found: list[dict], given: set[tuple[str, int]], header: str) -> list[
         summary = str(item.get("summary", "")).lower()
         if key in given or summary in seen or item["score"] < floor:
             continue
+        from . import recall_lines  # (here: most prompts have no memory to format)
+
         line = recall_lines.line(item)
         if size + len(line) + 1 > BUDGET_CHARS:
             continue
@@ -287,7 +303,9 @@ def for_prompt(prompt: str, root: str, session: str) -> str:
     chosen = match(prompt, root, injections.given_ids(root, session))
     for item in chosen:
         shown = " ".join(item["matched"])
-        item["reason"] = f'prompt matched "{shown}" (bm25 {item["bm25"]:.1f})'
+        item["reason"] = (
+            f'prompt matched "{shown}" (bm25 {item["bm25"]:.1f}, relevance {item["score"]:.2f})'
+        )
     _log(root, session, PROMPT, chosen)
     return context(PROMPT_HEADER, chosen)
 
@@ -331,20 +349,22 @@ def for_command(command: str, root: str, session: str) -> str:
             if _names(named, head) or (not first and _names(row["content"], head)):
                 found.append({**dict(row), "scope": scope, "score": None})
     given = injections.given_ids(root, session)
-    chosen = []
-    for item in found:
-        if (item["scope"], item["id"]) not in given and _nudge_ok(item):
-            item["line"] = recall_lines.line(item)
-            item["reason"] = f'command "{head}" about to run'
-            chosen.append(item)
-            break  # one known failure per command
+    # one known failure per command, not one already given, nor one that misled more often
+    # than it helped
+    fresh = [
+        item
+        for item in found
+        if (item["scope"], item["id"]) not in given and item["helpful"] >= item["harmful"]
+    ]
+    if not fresh:
+        return ""
+    from . import recall_lines
+
+    chosen = fresh[:1]
+    chosen[0]["line"] = recall_lines.line(chosen[0])
+    chosen[0]["reason"] = f'command "{head}" about to run'
     _log(root, session, COMMAND, chosen)
     return context(COMMAND_HEADER, chosen)
-
-
-def _nudge_ok(item: dict) -> bool:
-    """A memory that misled more often than it helped is not offered for a command."""
-    return (item.get("helpful") or 0) >= (item.get("harmful") or 0)
 
 
 def _log(root: str, session: str, event: str, chosen: list[dict]) -> None:
