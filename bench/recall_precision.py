@@ -10,7 +10,10 @@ is reported apart.
 Each prompt is matched on its own (as the first prompt of a session: nothing given yet), by the
 hook's own code (``memory.prompt_recall.match``) against a real store holding the memories.
 
-Usage: python bench/recall_precision.py [--json] [FIXTURE]
+With ``--background N`` the labelled memories sit among N others (the varied memories of
+bench/recall_hook.py, relevant to no prompt): relevance is meant to hold as a store grows.
+
+Usage: python bench/recall_precision.py [--json] [--background N] [FIXTURE]
 """
 
 from __future__ import annotations
@@ -27,11 +30,23 @@ PRECISION_TARGET = 0.90
 SILENCE_TARGET = 0.95
 
 
-def build(home: Path, memories: list[dict]) -> None:
-    """A real store holding ``memories`` (project scope, numbered as in the set)."""
+def build(home: Path, memories: list[dict], background: int = 0) -> None:
+    """A real store holding ``memories`` (project scope, numbered as in the set), and
+    ``background`` other memories (bench/recall_hook.py's, relevant to no prompt) after them."""
     from lessonloop.store import open_store
 
     now = "2026-11-20T10:00:00.000Z"
+    if background:
+        import random
+
+        from recall_hook import memory
+
+        rng = random.Random(5)
+        first = max(m["number"] for m in memories) + 1
+        memories = memories + [
+            dict(zip(("kind", "summary", "content"), memory(rng, i)), number=first + i)
+            for i in range(background)
+        ]
     with open_store(home) as store, store.transaction() as conn:
         conn.executemany(
             "INSERT INTO knowledge (kind, scope, summary, content, tags_json, fingerprint, "
@@ -53,15 +68,16 @@ def build(home: Path, memories: list[dict]) -> None:
         )
 
 
-def evaluate(fixture: Path = FIXTURE) -> dict:
-    """Precision and silence per half (``tune``, ``held``) and over all prompts."""
+def evaluate(fixture: Path = FIXTURE, background: int = 0) -> dict:
+    """Precision and silence per half (``tune``, ``held``) and over all prompts, the labelled
+    memories alone in the store or among ``background`` others."""
     from lessonloop.memory import prompt_recall
 
     data = json.loads(fixture.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="lessonloop-recall-precision-") as tmp:
         home = Path(tmp) / "home"
         os.environ["LESSONLOOP_USER_HOME"] = str(Path(tmp) / "user")  # no user store
-        build(home, data["memories"])
+        build(home, data["memories"], background)
         halves: dict[str, dict] = {}
         misses = []
         for item in data["prompts"]:
@@ -112,10 +128,17 @@ def evaluate(fixture: Path = FIXTURE) -> dict:
 
 def main() -> None:
     args = [a for a in sys.argv[1:] if a != "--json"]
-    result = evaluate(Path(args[0]) if args else FIXTURE)
+    background = 0
+    if "--background" in args:
+        at = args.index("--background")
+        background = int(args[at + 1])
+        del args[at : at + 2]
+    result = evaluate(Path(args[0]) if args else FIXTURE, background)
     if "--json" in sys.argv:
         print(json.dumps(result, indent=1))
         return
+    if background:
+        print(f"the labelled memories among {background:,} others")
     print(f"{'half':<6} prompts  injected  precision  silence(irrelevant)  recall  prompts helped")
     for name in ("tune", "held", "all"):
         h = result["halves"][name]
