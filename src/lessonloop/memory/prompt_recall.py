@@ -44,9 +44,10 @@ THRESHOLD = 2.2
 RELATIVE = 0.5  # and at least this share of the best memory's relevance
 POOL = 20  # best BM25 matches scored per store, before the already-given ones are set aside
 MAX_TERMS = 40  # the first distinct words of a prompt that are searched for
-# a word in more of the rows than this weighs under 0.4 (its IDF over a word in one row's, at
-# 100,000 rows) and makes FTS5 score all of them: not searched for
-COMMON_SHARE = 0.01
+# a word in more of the rows than this weighs under 0.46 (its IDF over a word in one row's, at
+# 100,000 rows) and would make FTS5 rank all of them: it is weighed, not searched for
+COMMON_SHARE = 0.005
+COMMON_GUESS = 4  # a common word's count over the share (words are Zipf-distributed)
 RANKED = 200  # best matches ranked in the index, before the scope, status and kind filters
 WEIGHTS = (1.0, 0.4, 0.1)  # BM25 weights of the index's columns: summary, content, tags
 PROMPT_HEADER = (
@@ -92,21 +93,21 @@ def without_private(text: str) -> str:
 
 
 def variants(word: str) -> tuple[str, ...]:
-    """``word`` and its common inflections (``failing``: fail, fails, failed, failure, …),
+    """``word`` and its common inflections (``failing``: fail, fails, failed, failing),
     searched as exact words: FTS5 has no stemmer, and a prefix search (``fail*``) also finds
-    unrelated longer words (``code*`` finds ``coderabbit``)."""
+    unrelated longer words (``code*`` finds ``coderabbit``). Few forms: each is one more
+    lookup in the index."""
     stem = word
-    for suffix in ("ing", "ed", "es", "s", "er"):
+    for suffix in ("ing", "ed", "es", "s"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             stem = word[: -len(suffix)]
             break
     if len(stem) < 4:
         return (word,)
-    forms = [word, stem, stem + "s", stem + "es", stem + "ed", stem + "ing", stem + "er"]
-    if stem.endswith("e"):
-        forms += [stem + "d", stem[:-1] + "ing", stem[:-1] + "ion"]
-    else:
-        forms += [stem + "e", stem + "ure", stem + "ion"]
+    if stem.endswith("e"):  # configure: configures, configured, configuring
+        forms = [word, stem, stem + "s", stem + "d", stem[:-1] + "ing"]
+    else:  # fail: fails, failed, failing (and a stem cut from "-es": caches, cache)
+        forms = [word, stem, stem + "s", stem + "ed", stem + "ing", stem + "e"]
     return tuple(dict.fromkeys(forms))
 
 
@@ -172,8 +173,9 @@ def _counted(
     conn: sqlite3.Connection, words: list[tuple[str, ...]], rows: int
 ) -> tuple[list[tuple[tuple[str, ...], int]], int]:
     """The words found in the index, each with the number of rows holding it, counted up to
-    the common share only (a full count reads a common word's whole posting list: a common
-    word's count is then that share plus one, a little above its weight); and that share."""
+    the common share only (a full count reads a common word's whole posting list); and that
+    share. A common word's count is guessed as COMMON_GUESS times the share: taken as the share,
+    it would weigh as much as the rarest of the common words, and common words add up."""
     share = max(50, int(COMMON_SHARE * rows))
     count = (
         "(SELECT count(*) FROM (SELECT 1 FROM knowledge_fts WHERE knowledge_fts MATCH ? LIMIT ?))"
@@ -182,7 +184,9 @@ def _counted(
         f"SELECT {', '.join([count] * len(words))}",
         [value for forms in words for value in (_expression([forms]), share + 1)],
     ).fetchone()
-    return [(w, n) for w, n in zip(words, counts) if n], share
+    return [
+        (w, n if n <= share else COMMON_GUESS * share) for w, n in zip(words, counts) if n
+    ], share
 
 
 def _matched(
