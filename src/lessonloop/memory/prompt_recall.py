@@ -10,12 +10,14 @@ again, and every memory given is logged with why (``injections.record``).
 Standard library only, like every capture hook: SQLite is opened read-only with ``sqlite3``
 (URI ``mode=ro``) and the FTS index is queried directly, not through the store module.
 
-Relevance is made comparable across store sizes: FTS5's BM25 grows with the log of the number
-of rows (a word in one row of ten weighs ~1.9, in one row of 100,000 ~11), so the score is
-divided by the weight a word in a single row would have (``_unit``). What is left is roughly
-"how many of the memory's rare words the prompt names". The threshold was tuned on half of the
-labelled set in ``tests/fixtures/recall-precision/`` and checked on the other half
-(``bench/recall_precision.py``).
+Relevance: FTS5's BM25 picks the candidates (the words of the prompt found in at most
+COMMON_SHARE of the rows, ranked in the index); each candidate is then weighed by the prompt's
+words it holds, each word once whatever its form or repeats, by its rarity: its IDF over the
+IDF of a word found in one row only, so a rare word counts about 1 and a common one little,
+and the scale is the same in a store of ten rows or of 100,000 (BM25 itself grows with the log
+of the number of rows). Half as much for a word only the content holds. The threshold (about
+"two or three of the memory's rare words") was tuned on half of the labelled set in
+``tests/fixtures/recall-precision/`` and checked on the other half (``bench/recall_precision.py``).
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ COMMAND_HEADER = (
 )
 _PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
 _WORD = re.compile(r"[^\W_]+")  # FTS5's unicode61 tokens: letters and digits
-# words that say nothing about what a prompt is about (English function words, chat)
+# words that say nothing about what a prompt is about (English function words, chat, and the
+# verbs of any coding request)
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are aren as at be because been
     before being below between both but by can cannot could couldn did didn do does doesn doing
@@ -149,7 +152,8 @@ def open_db(root: str) -> sqlite3.Connection | None:
 
 
 def stores(root: str) -> list[tuple[str, str]]:
-    """(scope, home) of the stores recalled from: the project's, then the user's."""
+    """(scope, home) of the stores recalled from: the project's, then the user's (where
+    ``paths.user_home`` puts it, as a string: pathlib would cost the hook its import)."""
     user = os.path.abspath(
         os.path.expanduser(os.environ.get("LESSONLOOP_USER_HOME") or "~/.lessonloop")
     )
