@@ -303,3 +303,20 @@ def test_the_labelled_set_meets_the_precision_targets_on_both_halves(tmp_path):
         assert half["silence"] >= 0.95, (name, half)
         assert half["injected"] >= 20, "a recall that gives nothing would pass trivially"
     assert halves["all"]["irrelevant_prompts"] * 2 >= halves["all"]["prompts"]
+
+
+def test_a_command_gets_its_best_proven_failure_and_never_one_that_mostly_misled(memories, cli):
+    other = (
+        "When `npm test` fails with `ECONNREFUSED 127.0.0.1:5432`, run `docker compose up -d db`"
+    )
+    assert cli("memory", "add", "--type", "pattern", "--summary", other).code == 0
+    with sqlite3.connect(paths.db_path(memories)) as conn:
+        conn.execute("UPDATE knowledge SET helpful = 2 WHERE number = 4")
+    assert other in context(bash(memories, "npm test"), "PreToolUse")
+    with sqlite3.connect(paths.db_path(memories)) as conn:
+        conn.execute("UPDATE knowledge SET helpful = 0, harmful = 3 WHERE number = 4")
+    given = context(bash(memories, "npm test", session="s2"), "PreToolUse")
+    assert VITEST in given and other not in given
+    with sqlite3.connect(paths.db_path(memories)) as conn:
+        conn.execute("UPDATE knowledge SET harmful = 3 WHERE number = 2")
+    assert bash(memories, "npm test", session="s3").stdout == b"", "both mostly misled"

@@ -341,11 +341,13 @@ def for_command(command: str, root: str, session: str) -> str:
         if conn is None:
             continue
         try:
+            # the newest RANKED rows naming it (FTS5 walks rowids in order: no sort of every
+            # match, which a common command in a large store would cost tens of milliseconds)
             rows = conn.execute(
-                "SELECT k.* FROM knowledge_fts JOIN knowledge k ON k.id = knowledge_fts.rowid "
-                "WHERE knowledge_fts MATCH ? AND k.scope = ? AND k.status = 'active' "
-                "AND k.kind = 'pattern' ORDER BY k.helpful - k.harmful DESC, k.id DESC LIMIT 50",
-                [phrase, scope],
+                "SELECT k.* FROM (SELECT rowid AS id FROM knowledge_fts WHERE knowledge_fts "
+                "MATCH ? ORDER BY rowid DESC LIMIT ?) r JOIN knowledge k ON k.id = r.id "
+                "AND k.scope = ? AND k.status = 'active' AND k.kind = 'pattern'",
+                [phrase, RANKED, scope],
             ).fetchall()
         finally:
             conn.close()
@@ -357,8 +359,9 @@ def for_command(command: str, root: str, session: str) -> str:
             if _names(named, head) or (not first and _names(row["content"], head)):
                 found.append({**dict(row), "scope": scope, "score": None})
     given = injections.given_ids(root, session)
-    # one known failure per command, not one already given, nor one that misled more often
-    # than it helped
+    # one known failure per command, the best proven (then the newest), not one already given
+    # nor one that misled more often than it helped
+    found.sort(key=lambda item: (item["harmful"] - item["helpful"], -item["id"]))
     fresh = [
         item
         for item in found
