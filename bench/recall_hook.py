@@ -171,6 +171,26 @@ def run_once(command: list[str], data: bytes | None, env: dict | None) -> tuple[
     return elapsed, done.stdout
 
 
+def in_process(home: Path, runs: int) -> None:
+    """Recall's own work at that size, in this process (imports warm, no interpreter start):
+    what the hook adds beyond importing sqlite3 (~3 ms) and, when it gives a memory, the recall
+    line's formatting (calendar, ~2 ms)."""
+    from lessonloop.memory import prompt_recall
+
+    cases = [(what, prompt_recall.for_prompt, prompt) for what, prompt in PROMPTS.items()]
+    cases.append((f"`{COMMAND}`", prompt_recall.for_command, COMMAND))
+    print("\nin process, imports warm (a new session each run):")
+    for what, function, text in cases:
+        times = []
+        for i in range(runs + 1):
+            started = time.perf_counter()
+            function(text, str(home), f"in-process-{what}-{i}")
+            times.append((time.perf_counter() - started) * 1000)
+        print(
+            f"  {what:<30} median {statistics.median(times[1:]):5.1f} ms, min {min(times):5.1f} ms"
+        )
+
+
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 31
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
@@ -250,6 +270,7 @@ def main() -> None:
                 f"{label:<{width}}  {medians[k]:9.1f}  {min(times[k]):7.1f}  "
                 f"{medians[k] / medians[0]:5.2f}  {shown:>8}  {target}"
             )
+        in_process(big, runs)
         print(
             f"\n{runs} runs each, interleaved; 'recalled' is runs that gave a memory. Recall "
             f"adds {medians[1] - medians[4]:+.1f} ms to user-prompt-submit at {count:,} "
