@@ -267,6 +267,30 @@ def recall_text() -> str:
     return block(paths.home(), paths.user_home())
 
 
+def recall_log(session_id: str) -> list[dict[str, Any]]:
+    """What the session was given, in order: each memory with when, by which event (session
+    start, a prompt, a command about to run) and why (``memory/injections.py``)."""
+    from ..memory import injections
+
+    if not session_id.strip():
+        raise UsageError("name a session id (the `session_id` of its hook payloads)")
+    folder = paths.session_dir(session_id)
+    if not folder.is_dir():
+        raise NotFoundError(f"no session {session_id!r} under {folder.parent}")
+    return [
+        {
+            "at": item.get("at"),
+            "event": item.get("event"),
+            "scope": item.get("scope"),
+            "id": item.get("number"),
+            "summary": item.get("summary", ""),
+            "reason": item.get("reason", ""),
+            "score": item.get("score"),
+        }
+        for item in injections.read(str(paths.home()), session_id)
+    ]
+
+
 def split_tags(tags: str | list[str] | None) -> list[str]:
     """Tags given as one comma-separated string (each stripped, empty ones dropped) or as a
     list (kept as it is: admission cleans every tag)."""

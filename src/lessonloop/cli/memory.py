@@ -162,8 +162,29 @@ def add_command(
         sys.stdout.write(f"{entry['action']} [{scope} {entry['id']}] {entry['summary']}\n")
 
 
-def recall_command(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """The block a new session starts with (what `hook session-start` injects)."""
+def recall_command(
+    log: Annotated[
+        str | None,
+        typer.Option("--log", metavar="SESSION", help="What SESSION was given, when and why."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """The block a new session starts with (what `hook session-start` injects); with --log,
+    every memory a session was given."""
+    if log is not None:
+        from ..app.memory import recall_log
+
+        given = recall_log(log)
+        if as_json:
+            print_json(given)
+        elif not given:
+            sys.stdout.write(f"no memory was given in session {log}\n")
+        for item in [] if as_json else given:
+            sys.stdout.write(
+                f"{item['at']}  {item['event']:<18}  [{item['scope']} {item['id']}] "
+                f"{item['summary']}\n    why: {item['reason']}\n"
+            )
+        return
     from ..app.memory import recall_text
 
     text = recall_text()

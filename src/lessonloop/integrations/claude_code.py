@@ -25,6 +25,7 @@ from ..files import atomic_write
 HOOKS = {
     "SessionStart": ("session-start", None, 10),
     "UserPromptSubmit": ("user-prompt-submit", None, 5),
+    "PreToolUse": ("pre-tool-use", "Bash", 5),  # a command's known failure (memory recall)
     "PostToolUse": ("post-tool-use", "*", 5),  # calls that succeeded
     "PostToolUseFailure": (
         "post-tool-use-failure",

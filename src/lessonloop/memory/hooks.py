@@ -5,7 +5,9 @@ JSON output only when it has something to say. It always exits 0 — a hook neve
 breaks the agent — and its own errors go to ``logs/hooks.log``. The capture paths import the
 standard library and lessonloop's stdlib-only modules, never the CLI stack, and work with
 plain path strings (no pathlib); only session-end and pre-compact (memorize) and session-start
-(recall) open the store.
+(recall) open the store through the store module. user-prompt-submit and pre-tool-use read it
+with ``sqlite3`` directly, read-only, to give the memories a prompt or a command is about
+(``prompt_recall``); ``LESSONLOOP_RECALL=off`` turns every recall off.
 
 Session-end and pre-compact have ``MEMORIZE_DEADLINE`` seconds. When memorize's model may
 take longer (``memorize.longest_seconds``), the hook starts ``lessonloop hook memorize`` as a
@@ -95,16 +97,45 @@ def _remember_transcript(payload: dict, root: str) -> None:
 def session_start(payload: dict, root: str) -> dict | None:
     from pathlib import Path
 
-    from . import recall
+    from . import prompt_recall, recall
 
     output: dict = {}
     message = " ".join(m for m in (_consent_notice(root, payload), _pending_notices(root)) if m)
     if message:
         output["systemMessage"] = message
-    block = recall.block(Path(root), paths.user_home())
-    if block:
-        output["hookSpecificOutput"] = {"hookEventName": "SessionStart", "additionalContext": block}
+    if prompt_recall.enabled():
+        block, given = recall.chosen_block(Path(root), paths.user_home())
+        if block:
+            output["hookSpecificOutput"] = {
+                "hookEventName": "SessionStart",
+                "additionalContext": block,
+            }
+            _log_given(root, payload, given)
     return output or None
+
+
+def _log_given(root: str, payload: dict, given: list) -> None:
+    """The session-start block's memories in the session's injection log."""
+    from . import injections
+
+    source = _text(payload.get("source")) or "startup"
+    injections.record(
+        root,
+        _session(payload),
+        "session-start",
+        [
+            {
+                "scope": entry.scope,
+                "id": entry.id,
+                "number": entry.number,
+                "summary": entry.summary,
+                "reason": f"session {source}: among the {entry.scope}'s most useful memories "
+                f"(evidence {entry.helpful - entry.harmful:+d}, seen {entry.seen})",
+                "score": None,
+            }
+            for entry in given
+        ],
+    )
 
 
 def _known_secrets(root: str, payload: dict, *seen: object):
@@ -116,11 +147,40 @@ def _known_secrets(root: str, payload: dict, *seen: object):
     return known_secrets.watching(os.path.dirname(_in_session(root, payload, "-")), seen)
 
 
-def user_prompt_submit(payload: dict, root: str) -> None:
-    if consent.state(root) == "no":
+def user_prompt_submit(payload: dict, root: str) -> dict | None:
+    """Capture what the prompt teaches (with consent), then recall the memories it is about."""
+    if consent.state(root) != "no":
+        with _known_secrets(root, payload, payload.get("prompt")):
+            _prompt_captures(payload, root)
+    return _prompt_recall(payload, root)
+
+
+def _prompt_recall(payload: dict, root: str) -> dict | None:
+    from . import prompt_recall
+
+    if not prompt_recall.enabled():
         return None
-    with _known_secrets(root, payload, payload.get("prompt")):
-        return _prompt_captures(payload, root)
+    text = prompt_recall.for_prompt(_text(payload.get("prompt")), root, _session(payload))
+    if not text:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
+
+
+def pre_tool_use(payload: dict, root: str) -> dict | None:
+    """PreToolUse: before a Bash command runs, the known failure of that command and its fix
+    (a ``pattern`` memory naming it), once per session. Nothing else is learned here."""
+    tool_input = payload.get("tool_input")
+    if payload.get("tool_name") != "Bash" or not isinstance(tool_input, dict):
+        return None
+    command = _text(tool_input.get("command"))
+    from . import prompt_recall
+
+    if not command.strip() or not prompt_recall.enabled():
+        return None
+    text = prompt_recall.for_command(command, root, _session(payload))
+    if not text:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text}}
 
 
 def _prompt_captures(payload: dict, root: str) -> None:
@@ -389,7 +449,7 @@ def _pending_notices(root: str) -> str | None:
 HANDLERS = {
     "session-start": session_start,
     "user-prompt-submit": user_prompt_submit,
-    "pre-tool-use": lambda payload, root: None,  # nothing to learn before a tool runs
+    "pre-tool-use": pre_tool_use,
     "post-tool-use": post_tool_use,
     "post-tool-use-failure": post_tool_use_failure,
     "stop": lambda payload, root: None,  # fires after every turn: memorize waits for the end

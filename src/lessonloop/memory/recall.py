@@ -44,12 +44,21 @@ def _line(entry: Entry) -> str:
 def block(root: Path, user_root: Path | None = None, budget: int = BUDGET_TOKENS) -> str:
     """The SessionStart context: project memories, then the user's, within ``budget`` tokens
     (about four characters each); empty when there is nothing to recall."""
+    return chosen_block(root, user_root, budget)[0]
+
+
+def chosen_block(
+    root: Path, user_root: Path | None = None, budget: int = BUDGET_TOKENS
+) -> tuple[str, list[Entry]]:
+    """``block`` and the entries it gives, in its order (the session-start hook logs them:
+    ``injections.record``)."""
     limit = budget * 4 - len(HEADER)
     most = limit // len("- [pattern] x")  # more memories than the shortest lines could fit
     sections = [("This project", memories(root, PROJECT, most))]
     if user_root is not None and user_root.resolve() != root.resolve():
         sections.append(("You (across projects)", memories(user_root, USER, most)))
     lines: list[str] = []
+    given: list[Entry] = []
     seen: set[str] = set()
     for title, entries in sections:
         chosen: list[str] = []
@@ -60,7 +69,8 @@ def block(root: Path, user_root: Path | None = None, budget: int = BUDGET_TOKENS
             if sum(len(x) + 1 for x in lines + chosen) + len(line) + len(title) + 8 > limit:
                 break
             chosen.append(line)
+            given.append(entry)
             seen.add(entry.summary.lower())
         if chosen:
             lines += [f"### {title}", *chosen]
-    return f"{HEADER}\n" + "\n".join(lines) if lines else ""
+    return (f"{HEADER}\n" + "\n".join(lines) if lines else ""), given
