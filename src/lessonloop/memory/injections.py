@@ -54,5 +54,11 @@ def read(root: str, session_id: str) -> list[dict]:
 
 
 def given_ids(root: str, session_id: str) -> set[tuple[str, int]]:
-    """``(scope, id)`` of every memory already given in this session."""
-    return {(item.get("scope", "project"), item["id"]) for item in read(root, session_id)}
+    """``(scope, id)`` of every memory a prompt or a command was already given in this session.
+    The session-start block does not count: it may be long out of context (after a compaction,
+    or hundreds of turns later) when a prompt needs one of its memories."""
+    return {
+        (item.get("scope", "project"), item["id"])
+        for item in read(root, session_id)
+        if item.get("event") != "session-start"
+    }

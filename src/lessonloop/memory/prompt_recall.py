@@ -3,9 +3,8 @@
 A prompt gets the few memories it is about: BM25 over the store's FTS index (the project's
 store and the user's), nudged by evidence (helpful − harmful) and pinning, kept only above a
 relevance threshold, at most ``MAX_MEMORIES`` within ``BUDGET_CHARS``; a Bash command gets the
-known failure of that command (a ``pattern`` memory naming it) and its fix. A memory already
-given in the session (``injections.given_ids``, the session-start block included) is never given
-again, and every memory given is logged with why (``injections.record``).
+known failure of that command (a ``pattern`` memory naming it) and its fix. A memory a prompt or
+a command was already given in the session (``injections.given_ids``) is never given again, and every memory given is logged with why (``injections.record``).
 
 Standard library only, like every capture hook: SQLite is opened read-only with ``sqlite3``
 (URI ``mode=ro``) and the FTS index is queried directly, not through the store module.
