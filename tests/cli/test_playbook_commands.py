@@ -189,3 +189,24 @@ def test_task_scopes_are_named_as_tasks(cli, home):
     for name in ("task:support-reply", "task:Support Reply"):
         [item] = listed(cli, name)
         assert item["summary"] == "Name the order id in the first line"
+
+
+def test_an_improve_run_with_review_holds_its_lessons(cli, tmp_path, home):
+    from .test_task_commands import BAD_SQL, EXAMPLES, GOOD_SQL, fenced, script
+
+    provider = script(tmp_path, competitor=[fenced(BAD_SQL), fenced(GOOD_SQL), fenced(GOOD_SQL)])
+    task = EXAMPLES / "sql-top-customers.yaml"
+    done = cli("improve", task, "--provider", provider, "--run-id", "sql1", "--review")
+    assert done.code == 0, done.err
+    held = listed(cli, "task:sql-top-customers")
+    kinds = {i["kind"] for i in held}
+    assert kinds == {"bullet", "dead_end"} and all(i["status"] == "pending" for i in held)
+    playbook = home / "knowledge" / "task-sql-top-customers" / "playbook.md"
+    assert "Best output so far" not in playbook.read_text()
+    approved = cli("playbook", "approve", "task:sql-top-customers", "--all", "--json")
+    assert approved.code == 0 and len(approved.json()["approved"]) == len(held)
+    assert "Best output so far scored 1.00" in playbook.read_text()
+    plain = script(tmp_path, "plain.json", competitor=[fenced(GOOD_SQL)])
+    assert cli("improve", task, "--provider", plain, "--run-id", "sql2").code == 0
+    conflict = cli("improve", task, "--provider", plain, "--run-id", "sql2", "--review", "--json")
+    assert conflict.code == 2 and "drop --review" in conflict.error()["error"]
