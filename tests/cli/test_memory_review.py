@@ -147,7 +147,12 @@ def test_supersede_takes_the_old_memory_out_of_recall_and_search_and_keeps_its_h
     assert [m["id"] for m in cli("memory", "list", "--json").json()] == [new["id"]]
     assert "Postgres 16" not in (home / "knowledge" / "project" / "knowledge.md").read_text()
     why = cli("memory", "why", old["id"])
-    assert why.code == 0 and "Postgres 16" in why.out
+    assert why.code == 0
+    assert why.out.startswith(
+        f"[project {old['id']}] (decision) Use Postgres 16 for the orders service "
+        f"[superseded by project {new['id']}]\n"
+    )
+    assert cli("memory", "why", old["id"], "--json").json()["superseded_by"] == new["id"]
     assert f"supersede by {new['id']}: Use Postgres 17 for the orders service" in why.out
     # a repeat of the superseded text is a new lesson, not a reinforcement of the old one
     again = add(cli, "Use Postgres 16 for the orders service")

@@ -195,15 +195,17 @@ def useful_memories(scope: str = "all") -> list[dict[str, Any]]:
 
 
 def memory_history(entry_id: int, scope: str = "project") -> dict[str, Any]:
-    """A memory with its provenance and audit events (``memory why``)."""
+    """A memory with its status (what superseded it), provenance and audit events
+    (``memory why``)."""
     from ..knowledge.entries import by_number, provenance
+    from .memory_review import reviewed_object
 
     with reading(scope_root(scope)) as store:
         entry = by_number(store, scope, entry_id) if store is not None else None
         if store is None or entry is None:
             raise NotFoundError(f"no {scope} memory with id {entry_id}", listing="list_memories")
         return {
-            **memory_object(store, entry),
+            **reviewed_object(store, entry),
             "provenance": provenance(store, entry.id),
             "events": [
                 dict(event)

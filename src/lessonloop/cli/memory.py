@@ -107,7 +107,10 @@ def why_command(
     if as_json:
         print_json(value)
         return
-    sys.stdout.write(f"[{scope} {entry_id}] ({value['type']}) {value['summary']}\n")
+    state = "" if value["status"] == "active" else f" [{value['status']}]"
+    if value["superseded_by"] is not None:
+        state = f" [superseded by {scope} {value['superseded_by']}]"
+    sys.stdout.write(f"[{scope} {entry_id}] ({value['type']}) {value['summary']}{state}\n")
     for field in ("content", "why", "how_to_apply"):
         if value[field]:
             sys.stdout.write(f"{field}: {value[field]}\n")

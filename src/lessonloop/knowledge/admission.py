@@ -53,7 +53,10 @@ class Proposal:
 
 @dataclass
 class Outcome:
-    action: str  # added, reinforced, updated, retired, rejected
+    # added, reinforced, updated, retired, rejected; the user's verbs: edited, unchanged,
+    # duplicate (entry_id: the one repeated), superseded, pinned, unpinned, approved,
+    # rejected_by_user
+    action: str
     entry_id: int | None
     reason: str = ""
 
