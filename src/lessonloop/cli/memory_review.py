@@ -105,7 +105,7 @@ REVIEW_SCOPE_HELP = "project or user [default: project; with --all: both]"
 
 
 def approve_command(
-    entry_ids: Annotated[list[int] | None, typer.Argument(metavar="[ID]...")] = None,
+    entry_ids: Annotated[list[int] | None, typer.Argument(metavar="ID")] = None,
     every: Annotated[bool, typer.Option("--all", help="Every pending memory.")] = False,
     scope: Annotated[str | None, typer.Option("--scope", help=REVIEW_SCOPE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
@@ -116,7 +116,7 @@ def approve_command(
 
 
 def reject_command(
-    entry_ids: Annotated[list[int] | None, typer.Argument(metavar="[ID]...")] = None,
+    entry_ids: Annotated[list[int] | None, typer.Argument(metavar="ID")] = None,
     every: Annotated[bool, typer.Option("--all", help="Every pending memory.")] = False,
     scope: Annotated[str | None, typer.Option("--scope", help=REVIEW_SCOPE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,

@@ -115,7 +115,7 @@ def _review(scope: str, ids: list[int] | None, every: bool, approve: bool, as_js
 
 def approve_command(
     scope: Annotated[str, typer.Argument(metavar="SCOPE", help=SCOPE_HELP)],
-    entry_ids: Annotated[list[int] | None, typer.Argument(metavar="[ID]...")] = None,
+    entry_ids: Annotated[list[int] | None, typer.Argument(metavar="ID")] = None,
     every: Annotated[bool, typer.Option("--all", help="Every pending entry.")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
@@ -125,7 +125,7 @@ def approve_command(
 
 def reject_command(
     scope: Annotated[str, typer.Argument(metavar="SCOPE", help=SCOPE_HELP)],
-    entry_ids: Annotated[list[int] | None, typer.Argument(metavar="[ID]...")] = None,
+    entry_ids: Annotated[list[int] | None, typer.Argument(metavar="ID")] = None,
     every: Annotated[bool, typer.Option("--all", help="Every pending entry.")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
