@@ -26,6 +26,8 @@ from ..conftest import ROOT, contract_validator, subprocess_env  # noqa: E402
 SERVE = "from lessonloop.mcp.server import serve; serve()"
 TOOLS = {
     "memory_store",
+    "memory_edit",
+    "memory_supersede",
     "memory_search",
     "memory_recall",
     "memory_audit",

@@ -28,22 +28,20 @@ SCOPES = ("project", "user")
 MAX_SEARCH = 100
 
 
-def _scope_root(scope: str) -> Path:
+def scope_root(scope: str) -> Path:
+    """The root whose store holds ``scope``'s memories (project: the home; user: the user's)."""
     if scope not in SCOPES:
         raise UsageError(f"is project or user, not {scope!r}", field="scope")
     return paths.home() if scope == "project" else paths.user_home()
 
 
-def _memory_roots(scope: str) -> list[tuple[str, Path]]:
+def memory_roots(scope: str) -> list[tuple[str, Path]]:
+    """Each scope ``scope`` names (``all``: both) with its root."""
     if scope == "all":
         return [("project", paths.home()), ("user", paths.user_home())]
     if scope in SCOPES:
-        return [(scope, _scope_root(scope))]
+        return [(scope, scope_root(scope))]
     raise UsageError(f"is project, user or all, not {scope!r}", field="scope")
-
-
-# the same, for the other memory use cases (app/memory_evidence.py)
-scope_root, memory_roots = _scope_root, _memory_roots
 
 
 def memory_objects(
@@ -95,7 +93,7 @@ def search_memories(query: str, scope: str = "all", limit: int = 10) -> list[dic
 
     check_limit(limit, MAX_SEARCH)
     found: list[dict[str, Any]] = []
-    for name, root in _memory_roots(scope):
+    for name, root in memory_roots(scope):
         with reading(root) as store:
             if store is not None:
                 hits = search(store, query, scope=name, kinds=MEMORY_KINDS, limit=limit)
@@ -115,7 +113,7 @@ def recent_memories(
 
     check_limit(limit)
     items: list[dict[str, Any]] = []
-    for name, root in _memory_roots(scope):
+    for name, root in memory_roots(scope):
         with reading(root) as store:
             if store is not None:
                 found = memory_objects(
@@ -159,7 +157,7 @@ def store_memory(
 
     if kind not in MEMORY_KINDS:
         raise UsageError(f"is one of {', '.join(MEMORY_KINDS)}, not {kind!r}", field="type")
-    root = _scope_root(scope)
+    root = scope_root(scope)
     proposal = admission.Proposal(
         kind=kind,
         scope=scope,
@@ -185,7 +183,7 @@ def forget_memory(entry_id: int, scope: str = "project") -> dict[str, Any]:
     from ..knowledge.entries import by_number
     from ..memory.recall import MEMORY_KINDS
 
-    root = _scope_root(scope)
+    root = scope_root(scope)
     if not paths.db_path(root).exists():
         raise NotFoundError(f"no {scope} memories yet")
     with writing(root) as store:
@@ -202,7 +200,7 @@ def useful_memories(scope: str = "all") -> list[dict[str, Any]]:
     from ..memory.recall import MEMORY_KINDS
 
     items: list[dict[str, Any]] = []
-    for name, root in _memory_roots(scope):
+    for name, root in memory_roots(scope):
         with reading(root) as store:
             if store is not None:
                 items += memory_objects(
@@ -212,15 +210,17 @@ def useful_memories(scope: str = "all") -> list[dict[str, Any]]:
 
 
 def memory_history(entry_id: int, scope: str = "project") -> dict[str, Any]:
-    """A memory with its provenance and audit events (``memory why``)."""
+    """A memory with its status (what superseded it), provenance and audit events
+    (``memory why``)."""
     from ..knowledge.entries import by_number, provenance
+    from .memory_review import reviewed_object
 
-    with reading(_scope_root(scope)) as store:
+    with reading(scope_root(scope)) as store:
         entry = by_number(store, scope, entry_id) if store is not None else None
         if store is None or entry is None:
             raise NotFoundError(f"no {scope} memory with id {entry_id}", listing="list_memories")
         return {
-            **memory_object(store, entry),
+            **reviewed_object(store, entry),
             "provenance": provenance(store, entry.id),
             "events": [
                 dict(event)
@@ -244,7 +244,7 @@ def prune_memories(scope: str, older_than: float | None, keep: int) -> dict[str,
     if keep < 0:
         raise UsageError("must not be negative", field="keep")
     report: dict[str, int] = {}
-    for name, root in _memory_roots(scope):
+    for name, root in memory_roots(scope):
         if not paths.db_path(root).exists():
             continue
         with writing(root) as store:
@@ -317,9 +317,12 @@ def consent_hint() -> str:
     return HOW_TO_ANSWER
 
 
-def memorize(session_id: str | None, transcript: Path | None = None) -> Result:
+def memorize(
+    session_id: str | None, transcript: Path | None = None, review: bool = False
+) -> Result:
     """Turn a session's captures (by ``session_id``) or a transcript file into memories; the
-    ``memorize.Result`` (stored, reinforced, skipped, the model used, a message)."""
+    ``memorize.Result`` (stored, reinforced, skipped, the model used, a message). ``review``:
+    new memories are held as pending until approved."""
     from ..memory.memorize import memorize as memorize_session
 
     if transcript is None:
@@ -333,11 +336,13 @@ def memorize(session_id: str | None, transcript: Path | None = None) -> Result:
                 f"{paths.session_dir(session_id)} (check the id, or give {{field}} FILE)",
                 field="transcript",
             )
-        return memorize_session(session_id, paths.home(), transcript=None)
+        return memorize_session(session_id, paths.home(), transcript=None, review=review)
     if transcript.is_dir():
         raise UsageError(
             f"takes a session's .jsonl file; {transcript} is a directory", field="transcript"
         )
     if not transcript.is_file():
         raise UsageError(f"transcript not found: {transcript}")
-    return memorize_session(session_id or transcript.stem, paths.home(), transcript=str(transcript))
+    return memorize_session(
+        session_id or transcript.stem, paths.home(), transcript=str(transcript), review=review
+    )

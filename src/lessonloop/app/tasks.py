@@ -52,9 +52,11 @@ def improve(
     max_calls: int | None = None,
     max_tokens: int | None = None,
     on_round: Observer | None = None,
+    review: bool = False,
 ) -> dict[str, Any]:
     """Improve the task in a file: a new run, or the rounds left of ``run_id`` when it exists.
-    Returns the summary; a run that failed raises (``run ID failed: why``)."""
+    Returns the summary; a run that failed raises (``run ID failed: why``). ``review``: what
+    the run learns is held as pending until approved."""
     from ..loop.budget import check_limits
     from ..store import open_store
     from ..tasks import spec as task_spec
@@ -63,7 +65,7 @@ def improve(
     spec, path = task_spec.read(task)
     with open_store() as store:
         return improve_spec(
-            store, spec, path, provider, model, run_id, max_calls, max_tokens, on_round
+            store, spec, path, provider, model, run_id, max_calls, max_tokens, on_round, review
         )
 
 
@@ -77,13 +79,14 @@ def improve_spec(
     max_calls: int | None,
     max_tokens: int | None,
     on_round: Observer | None = None,
+    review: bool = False,
 ) -> dict[str, Any]:
     """Create (or reuse) the improve run of a parsed task and execute it."""
     from ..loop import request
     from ..tasks import improve as task_improve
 
     created_id = task_improve.create_or_reuse(
-        store, spec, path, provider, model, run_id, max_calls, max_tokens
+        store, spec, path, provider, model, run_id, max_calls, max_tokens, review
     )
     request.discard(created_id)  # the command line `started` kept: the row holds it all now
     return _execute(store, created_id, on_round)

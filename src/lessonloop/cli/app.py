@@ -13,6 +13,8 @@ from . import integrations as integration_commands
 from . import knowledge as knowledge_commands
 from . import memory as memory_commands
 from . import memory_evidence as evidence_commands
+from . import memory_review as review_commands
+from . import playbook as playbook_commands
 from . import providers as provider_commands
 from . import report as report_commands
 from . import run as run_commands
@@ -69,6 +71,11 @@ for name, command in (
     ("prune", memory_commands.prune_command),
     ("feedback", evidence_commands.feedback_command),
     ("stats", evidence_commands.stats_command),
+    ("edit", review_commands.edit_command),
+    ("supersede", review_commands.supersede_command),
+    ("pin", review_commands.pin_command),
+    ("approve", review_commands.approve_command),
+    ("reject", review_commands.reject_command),
 ):
     memory_app.command(name)(command)
 knowledge_app = typer.Typer(
@@ -84,6 +91,22 @@ skill_app = typer.Typer(
 )  # fmt: skip
 skill_app.command("export")(knowledge_commands.skill_export_command)
 app.add_typer(skill_app, name="skill")
+playbook_app = typer.Typer(
+    help=playbook_commands.GROUP_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    cls=WholeSentences,
+)
+app.add_typer(playbook_app, name="playbook")
+for name, command in (
+    ("list", playbook_commands.list_command),
+    ("edit", playbook_commands.edit_command),
+    ("forget", playbook_commands.forget_command),
+    ("pin", playbook_commands.pin_command),
+    ("approve", playbook_commands.approve_command),
+    ("reject", playbook_commands.reject_command),
+):
+    playbook_app.command(name)(command)
 app.command("hook", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
     integration_commands.hook_command
 )

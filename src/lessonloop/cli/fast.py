@@ -55,7 +55,7 @@ COMMANDS: dict[tuple[str, ...], tuple[str, str, tuple[str, ...], dict[str, tuple
         "memory",
         "list_command",
         (),
-        {"--scope": ("scope", str), "--json": ("as_json", True)},
+        {"--scope": ("scope", str), "--pending": ("pending", True), "--json": ("as_json", True)},
     ),
     ("memory", "search"): (
         "memory",

@@ -28,10 +28,10 @@ def show(items: list[dict], as_json: bool, empty: str) -> None:
         sys.stdout.write(empty + "\n")
     for item in items:
         score = f" score {item['score']:.2f}" if "score" in item else ""
-        retired = " [retired]" if item.get("status") == "retired" else ""
+        held = f" [{item['status']}]" if item.get("status", "active") != "active" else ""
         sys.stdout.write(
-            f"[{item['scope']} {item['id']}] ({item['type']}) {item['summary']}"
-            f"  — {item['author']}, seen {item['seen']}{score}{retired}\n"
+            f"[{item['scope']} {item['id']}] ({item['type']}) {item['summary']}{held}"
+            f"  — {item['author']}, seen {item['seen']}{score}\n"
         )
 
 
@@ -63,11 +63,19 @@ def search_command(
 
 def list_command(
     scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "all",
+    pending: Annotated[
+        bool, typer.Option("--pending", help="Those held for review (`--review`) instead.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Every active memory, most useful first."""
+    """Every active memory, most useful first (or, with --pending, those held for review)."""
     from ..app.memory import useful_memories
 
+    if pending:
+        from ..app.memory_review import held_memories
+
+        show(held_memories(scope), as_json, "no memories held for review")
+        return
     show(useful_memories(scope), as_json, "no memories yet")
 
 
@@ -76,12 +84,15 @@ def audit_command(
     scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "all",
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Recent automatic memories, newest first, to review (then `why` or `forget`); those
-    retired for misleading are marked."""
+    """Memories held for review (approve or reject them), then recent automatic memories,
+    newest first, to review (then `why`, `edit` or `forget`); those retired for misleading are
+    marked."""
     from ..app.memory import recent_memories
+    from ..app.memory_review import held_memories
 
+    held = held_memories(scope)
     show(
-        recent_memories(scope, limit, automatic_only=True, retired=True),
+        held + recent_memories(scope, limit, automatic_only=True, retired=True),
         as_json,
         "no automatic memories",
     )
@@ -99,7 +110,10 @@ def why_command(
     if as_json:
         print_json(value)
         return
-    sys.stdout.write(f"[{scope} {entry_id}] ({value['type']}) {value['summary']}\n")
+    state = "" if value["status"] == "active" else f" [{value['status']}]"
+    if value["superseded_by"] is not None:
+        state = f" [superseded by {scope} {value['superseded_by']}]"
+    sys.stdout.write(f"[{scope} {entry_id}] ({value['type']}) {value['summary']}{state}\n")
     for field in ("content", "why", "how_to_apply"):
         if value[field]:
             sys.stdout.write(f"{field}: {value[field]}\n")
@@ -112,6 +126,8 @@ def why_command(
             else ""
         )
         sys.stdout.write(f"- {origin['created_at']} {origin['source']} {where}\n")
+    for event in value["events"]:  # its history: added, edited, superseded by ..., approved
+        sys.stdout.write(f"* {event['created_at']} {event['action']} {event['detail']}\n")
 
 
 def forget_command(
@@ -218,6 +234,12 @@ def prune_command(
 def memorize_command(
     session_id: Annotated[str | None, typer.Option("--session-id")] = None,
     transcript: Annotated[Path | None, typer.Option("--transcript")] = None,
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review", help="Hold new memories as pending until `memory approve` (or reject)."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Turn a session's captures and transcript into memories (session-end does this)."""
@@ -226,7 +248,7 @@ def memorize_command(
 
     if session_id is None and transcript is None:
         raise UsageError("give --session-id (captured by the hooks) or --transcript FILE")
-    result = memorize(session_id, transcript)
+    result = memorize(session_id, transcript, review=review)
     if as_json:
         print_json(
             {
@@ -237,7 +259,8 @@ def memorize_command(
             }
         )
     elif result.message:
-        sys.stdout.write(result.message + "\n")
+        held = " (held for review: `lessonloop memory list --pending`)" if review else ""
+        sys.stdout.write(result.message + held + "\n")
     elif result.skipped:
         from ..app.memory import consent_hint
 

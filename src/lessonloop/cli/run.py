@@ -178,6 +178,11 @@ def run(
         "--context-budget",
         help="Token budget of the competitor's context [default: 6000].",
     ),
+    review: bool = typer.Option(
+        False,
+        "--review",
+        help="Hold the lessons the run learns as pending until `lessonloop playbook approve`.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:
     """Run N generations of a scenario (offline by default) and report the best strategy.
@@ -200,6 +205,7 @@ def run(
         "context_budget": context_budget,
         "carry_incumbent": False if (no_incumbent or fresh) else None,
         "knowledge": False if (no_knowledge or fresh) else None,
+        "review": True if review else None,
     }
     overrides = {name: value for name, value in given.items() if value is not None}
 

@@ -58,13 +58,18 @@ def improve(
     ),
     max_calls: int | None = typer.Option(None, "--max-calls", help=MAX_CALLS_HELP),
     max_tokens: int | None = typer.Option(None, "--max-tokens", help=MAX_TOKENS_HELP),
+    review: bool = typer.Option(
+        False,
+        "--review",
+        help="Hold what the run learns as pending until `lessonloop playbook approve`.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:
     """Improve an output round by round: generate, verify, judge, revise with the feedback."""
     from ..app import tasks
 
     summary = tasks.improve(
-        task, provider, model, run_id, max_calls, max_tokens, round_printer(as_json)
+        task, provider, model, run_id, max_calls, max_tokens, round_printer(as_json), review
     )
     print_improved(summary, as_json)
 

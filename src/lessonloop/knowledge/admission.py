@@ -53,7 +53,10 @@ class Proposal:
 
 @dataclass
 class Outcome:
-    action: str  # added, reinforced, updated, retired, rejected
+    # added, reinforced, updated, retired, rejected; the user's verbs: edited, unchanged,
+    # duplicate (entry_id: the one repeated), superseded, pinned, unpinned, approved,
+    # rejected_by_user
+    action: str
     entry_id: int | None
     reason: str = ""
 
@@ -105,12 +108,19 @@ def _policy_problem(proposal: Proposal) -> str | None:
 
 
 def admit(
-    store: Store, proposals: list[Proposal], root: Path | None = None, render_views: bool = True
+    store: Store,
+    proposals: list[Proposal],
+    root: Path | None = None,
+    render_views: bool = True,
+    *,
+    hold: bool = False,
 ) -> list[Outcome]:
     """Admit proposals in one transaction, then render the Markdown views they touched.
 
     Inside a caller's transaction the writes join it; pass ``render_views=False`` and render
-    after the caller commits.
+    after the caller commits. ``hold`` (review mode, ``--review``): new entries are written
+    ``pending``, served only once approved (``review``); a repeat of a pending entry
+    reinforces it rather than adding a second one.
     """
     outcomes = []
     scopes = set()
@@ -122,7 +132,7 @@ def admit(
                 outcomes.append(Outcome("rejected", None, problem))
                 _event(conn, None, "reject", f"{proposal.source}: {problem}")
                 continue
-            outcomes.append(_admit_one(conn, proposal))
+            outcomes.append(_admit_one(conn, proposal, hold))
             scopes.add(proposal.scope)
     if render_views:
         for scope in scopes:
@@ -130,21 +140,9 @@ def admit(
     return outcomes
 
 
-def _admit_one(conn, proposal: Proposal) -> Outcome:
+def _admit_one(conn, proposal: Proposal, hold: bool = False) -> Outcome:
     key = fingerprint(proposal.kind, proposal.summary, proposal.content, proposal.tags)
-    row = conn.execute(
-        "SELECT id FROM knowledge WHERE scope = ? AND fingerprint = ? AND status = 'active' "
-        "ORDER BY id LIMIT 1",
-        (proposal.scope, key),
-    ).fetchone()
-    duplicate = row["id"] if row else None
-    reason = "same normalized text"
-    if duplicate is None and proposal.kind in MEMORY_KINDS:
-        duplicate = _same_lesson(conn, proposal)
-        reason = "same lesson"
-    if duplicate is None and proposal.kind != "dead_end":
-        duplicate = _near_duplicate(conn, proposal)
-        reason = "BM25 near-duplicate"
+    duplicate, reason = _duplicate(conn, proposal, key, HELD if hold else SERVED)
     now = utc_now()
     if (
         duplicate is not None
@@ -164,8 +162,8 @@ def _admit_one(conn, proposal: Proposal) -> Outcome:
         return Outcome("reinforced", duplicate, reason)
     cursor = conn.execute(
         "INSERT INTO knowledge (kind, scope, summary, content, why, how_to_apply, tags_json, "
-        "fingerprint, author, created_at, updated_at, number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, (SELECT COALESCE(MAX(number), 0) + 1 FROM knowledge WHERE scope = ?))",
+        "fingerprint, author, created_at, updated_at, status, number) VALUES (?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(number), 0) + 1 FROM knowledge WHERE scope = ?))",
         (
             proposal.kind,
             proposal.scope,
@@ -178,13 +176,46 @@ def _admit_one(conn, proposal: Proposal) -> Outcome:
             proposal.author,
             now,
             now,
+            "pending" if hold else "active",
             proposal.scope,
         ),
     )
     entry_id = cursor.lastrowid
     _provenance(conn, entry_id, proposal, now)
-    _event(conn, entry_id, "add", f"{proposal.source}: {proposal.kind}")
+    _event(
+        conn,
+        entry_id,
+        "add",
+        f"{proposal.source}: {proposal.kind}" + (" (held for review)" if hold else ""),
+    )
     return Outcome("added", entry_id)
+
+
+SERVED, HELD = ("active",), ("active", "pending")  # the statuses a new text is deduplicated against
+
+
+def _duplicate(
+    conn, proposal: Proposal, key: str, statuses: tuple[str, ...] = SERVED, exclude: int = 0
+) -> tuple[int | None, str]:
+    """The entry of ``statuses`` (other than ``exclude``) that ``proposal`` repeats, and why:
+    the same normalized text, for a memory the same lesson, else a BM25 near-duplicate."""
+    marks = ",".join("?" * len(statuses))
+    row = conn.execute(
+        f"SELECT id FROM knowledge WHERE scope = ? AND fingerprint = ? AND status IN ({marks}) "
+        "AND id <> ? ORDER BY id LIMIT 1",
+        (proposal.scope, key, *statuses, exclude),
+    ).fetchone()
+    if row:
+        return row["id"], "same normalized text"
+    if proposal.kind in MEMORY_KINDS:
+        found = _same_lesson(conn, proposal, statuses, exclude)
+        if found is not None:
+            return found, "same lesson"
+    if proposal.kind != "dead_end":
+        found = _near_duplicate(conn, proposal, statuses, exclude)
+        if found is not None:
+            return found, "BM25 near-duplicate"
+    return None, ""
 
 
 # An error and its fix make an observation when seen once in a session and a pattern when seen
@@ -195,7 +226,9 @@ _SAME_LESSON_KINDS = {
 }
 
 
-def _same_lesson(conn, proposal: Proposal) -> int | None:
+def _same_lesson(
+    conn, proposal: Proposal, statuses: tuple[str, ...] = SERVED, exclude: int = 0
+) -> int | None:
     """An active memory of the same scope and kind (_SAME_LESSON_KINDS) whose summary says the
     same thing (the same words and numbers). A memory's summary is its lesson; its content and
     tags record how it came up (the user's own words, a correction or a stated preference),
@@ -205,18 +238,27 @@ def _same_lesson(conn, proposal: Proposal) -> int | None:
     if not terms:
         return None
     query = "summary : (" + " AND ".join(f'"{w}"' for w in sorted(set(terms))) + ")"
+    marks = ",".join("?" * len(statuses))
     rows = conn.execute(  # (the full-text query runs once, as a set: joined, SQLite ran it per row)
         "SELECT id, summary FROM knowledge WHERE id IN (SELECT rowid FROM knowledge_fts "
-        "WHERE knowledge_fts MATCH ?) AND scope = ? AND kind IN (?, ?) AND status = 'active' "
-        "ORDER BY id LIMIT 50",
-        (query, proposal.scope, *_SAME_LESSON_KINDS.get(proposal.kind, (proposal.kind,) * 2)),
+        "WHERE knowledge_fts MATCH ?) AND scope = ? AND kind IN (?, ?) AND status IN "
+        f"({marks}) AND id <> ? ORDER BY id LIMIT 50",
+        (
+            query,
+            proposal.scope,
+            *_SAME_LESSON_KINDS.get(proposal.kind, (proposal.kind,) * 2),
+            *statuses,
+            exclude,
+        ),
     ).fetchall()
     return next(
         (row["id"] for row in rows if words(row["summary"], keep_numbers=True) == mine), None
     )
 
 
-def _near_duplicate(conn, proposal: Proposal) -> int | None:
+def _near_duplicate(
+    conn, proposal: Proposal, statuses: tuple[str, ...] = SERVED, exclude: int = 0
+) -> int | None:
     """The most similar active entry of the same scope, kind and tags, found with FTS5 BM25.
 
     Tags must match exactly: "raising stealth helps" and "raising aggression helps" share most
@@ -229,11 +271,13 @@ def _near_duplicate(conn, proposal: Proposal) -> int | None:
     numbers = proposal.kind in MEMORY_KINDS
     mine = set(words(f"{proposal.summary} {proposal.content}", keep_numbers=numbers))
     query = " OR ".join(f'"{w}"' for w in sorted(terms))
+    marks = ",".join("?" * len(statuses))
     rows = conn.execute(
         "SELECT k.id, k.summary, k.content, k.tags_json FROM knowledge_fts f "
         "JOIN knowledge k ON k.id = f.rowid WHERE knowledge_fts MATCH ? AND k.scope = ? "
-        "AND k.kind = ? AND k.status = 'active' ORDER BY bm25(knowledge_fts) LIMIT ?",
-        (query, proposal.scope, proposal.kind, CANDIDATES),
+        f"AND k.kind = ? AND k.status IN ({marks}) AND k.id <> ? "
+        "ORDER BY bm25(knowledge_fts) LIMIT ?",
+        (query, proposal.scope, proposal.kind, *statuses, exclude, CANDIDATES),
     ).fetchall()
     for row in rows:
         if sorted(json.loads(row["tags_json"])) != sorted(proposal.tags):
@@ -332,8 +376,10 @@ def retire(
     current = get(store, entry_id)
     if current is None or current.status != "active":
         return Outcome("rejected", entry_id, "no such active entry")
-    if current.author == "user" and not by_user:
-        return Outcome("rejected", entry_id, "only the user retires user-authored entries")
+    if (current.author == "user" or current.pinned) and not by_user:
+        return Outcome(
+            "rejected", entry_id, "only the user retires user-authored or pinned entries"
+        )
     if (scope and current.scope != scope) or (kind and current.kind != kind):
         return Outcome(
             "rejected", entry_id, f"entry {entry_id} is a {current.kind} of {current.scope}"
@@ -347,6 +393,154 @@ def retire(
     if render_views:
         render.render_scope(store, current.scope, root)
     return Outcome("retired", entry_id, reason)
+
+
+EDITABLE = ("active", "pending", "stale")  # what a user may correct; the rest is history
+REVIEWED = ("pending", "stale")  # held entries: approved back into use or rejected
+
+
+def edit(
+    store: Store,
+    entry_id: int,
+    *,
+    summary: str | None = None,
+    content: str | None = None,
+    root: Path | None = None,
+) -> Outcome:
+    """The user's correction of an entry's summary and/or content: redacted, sanitized and
+    capped like any text, refused when it would repeat another entry of the scope (the
+    outcome's ``entry_id`` names that one). The entry is the user's afterwards (never
+    overwritten automatically) and confirmed now; the audit event keeps old → new."""
+    current = get(store, entry_id)
+    if current is None or current.status not in EDITABLE:
+        return Outcome("rejected", entry_id, "no such entry to edit (active, pending or stale)")
+    proposal = prepare(
+        Proposal(
+            kind=current.kind,
+            scope=current.scope,
+            summary=current.summary if summary is None else summary,
+            content=current.content if content is None else content,
+            tags=current.tags,
+            author="user",
+            source="user",
+        )
+    )
+    if not proposal.summary:
+        return Outcome("rejected", entry_id, "empty summary")
+    changes = [
+        f"{name}: {old!r} -> {new!r}"
+        for name, old, new in (
+            ("summary", current.summary, proposal.summary),
+            ("content", current.content, proposal.content),
+        )
+        if old != new
+    ]
+    if not changes:
+        return Outcome("unchanged", entry_id, "the same text as before")
+    key = fingerprint(current.kind, proposal.summary, proposal.content, current.tags)
+    now = utc_now()
+    with store.transaction() as conn:
+        duplicate, reason = _duplicate(conn, proposal, key, HELD, exclude=entry_id)
+        if duplicate is not None:
+            return Outcome("duplicate", duplicate, reason)
+        conn.execute(
+            "UPDATE knowledge SET summary = ?, content = ?, fingerprint = ?, author = 'user', "
+            "confirmed_at = ?, updated_at = ? WHERE id = ?",
+            (proposal.summary, proposal.content, key, now, now, entry_id),
+        )
+        _provenance(conn, entry_id, proposal, now)
+        _event(conn, entry_id, "edit", "; ".join(changes))
+    render.render_scope(store, current.scope, root)
+    return Outcome("edited", entry_id)
+
+
+def supersede(store: Store, old_id: int, new_id: int, root: Path | None = None) -> Outcome:
+    """Replace ``old_id`` by ``new_id`` (the user's choice): the old entry leaves everything
+    that serves active entries, keeps its history and points to the new one; both are in the
+    same scope and the new one is active."""
+    old, new = get(store, old_id), get(store, new_id)
+    problem = (
+        "an entry cannot supersede itself"
+        if old_id == new_id
+        else "no such entry to supersede"
+        if old is None or old.status not in EDITABLE
+        else "the replacement is not an active entry"
+        if new is None or new.status != "active"
+        else f"the entries are in different scopes ({old.scope}, {new.scope})"
+        if old.scope != new.scope
+        else None
+    )
+    if problem or old is None or new is None:
+        return Outcome("rejected", old_id, problem or "")
+    now = utc_now()
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE knowledge SET status = 'superseded', superseded_by = ?, updated_at = ? "
+            "WHERE id = ?",
+            (new_id, now, old_id),
+        )
+        conn.execute(
+            "UPDATE knowledge SET confirmed_at = ?, updated_at = ? WHERE id = ?",
+            (now, now, new_id),
+        )
+        _event(conn, old_id, "supersede", f"by {new.number}: {new.summary}")
+        _event(conn, new_id, "supersedes", f"{old.number}: {old.summary}")
+    render.render_scope(store, old.scope, root)
+    return Outcome("superseded", old_id, f"by {new_id}")
+
+
+def pin(store: Store, entry_id: int, pinned: bool = True, root: Path | None = None) -> Outcome:
+    """Pin an entry (first in recall; never pruned nor retired automatically) or unpin it."""
+    current = get(store, entry_id)
+    if current is None:
+        return Outcome("rejected", entry_id, "no such entry")
+    if current.pinned == pinned:
+        return Outcome("unchanged", entry_id, "already pinned" if pinned else "not pinned")
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE knowledge SET pinned = ?, updated_at = ? WHERE id = ?",
+            (int(pinned), utc_now(), entry_id),
+        )
+        _event(conn, entry_id, "pin" if pinned else "unpin", "user")
+    render.render_scope(store, current.scope, root)
+    return Outcome("pinned" if pinned else "unpinned", entry_id)
+
+
+def review(
+    store: Store, entry_ids: list[int], approve: bool, root: Path | None = None
+) -> list[Outcome]:
+    """The user's verdict on held entries (``pending``, or ``stale`` ones to confirm):
+    approved ones become active and confirmed now, rejected ones ``rejected`` (kept for the
+    audit). Entries not held are left as they are (outcome ``rejected``)."""
+    now = utc_now()
+    outcomes = []
+    scopes = set()
+    with store.transaction() as conn:
+        for entry_id in entry_ids:
+            row = conn.execute(
+                "SELECT scope, status FROM knowledge WHERE id = ?", (entry_id,)
+            ).fetchone()
+            if row is None or row["status"] not in REVIEWED:
+                status = row["status"] if row else "missing"
+                outcomes.append(Outcome("rejected", entry_id, f"not held for review ({status})"))
+                continue
+            if approve:
+                conn.execute(
+                    "UPDATE knowledge SET status = 'active', confirmed_at = ?, updated_at = ? "
+                    "WHERE id = ?",
+                    (now, now, entry_id),
+                )
+            else:
+                conn.execute(
+                    "UPDATE knowledge SET status = 'rejected', updated_at = ? WHERE id = ?",
+                    (now, entry_id),
+                )
+            _event(conn, entry_id, "approve" if approve else "reject", f"user: was {row['status']}")
+            outcomes.append(Outcome("approved" if approve else "rejected_by_user", entry_id))
+            scopes.add(row["scope"])
+    for scope in scopes:
+        render.render_scope(store, scope, root)
+    return outcomes
 
 
 def forget(store: Store, entry_id: int, root: Path | None = None) -> Outcome:
@@ -373,14 +567,14 @@ def prune(
     root: Path | None = None,
 ) -> int:
     """Delete automatic entries of ``scope`` not touched for ``older_than_days`` and the
-    lowest-ranked ones beyond ``keep_at_most``; user-authored entries always stay. Returns how
-    many were deleted (the audit keeps a note of each)."""
+    lowest-ranked ones beyond ``keep_at_most``; user-authored and pinned entries always stay.
+    Returns how many were deleted (the audit keeps a note of each)."""
     from datetime import datetime, timedelta
 
     marks = ",".join("?" * len(kinds))
     rows = store.query(
         f"SELECT * FROM knowledge WHERE scope = ? AND kind IN ({marks}) AND author = 'auto' "
-        "ORDER BY (helpful - harmful) DESC, seen DESC, updated_at DESC, id DESC",
+        "AND NOT pinned ORDER BY (helpful - harmful) DESC, seen DESC, updated_at DESC, id DESC",
         (scope, *kinds),
     )
     doomed = []
@@ -390,7 +584,7 @@ def prune(
     if keep_at_most is not None:
         users = store.query_aggregate(
             f"SELECT COUNT(*) FROM knowledge WHERE scope = ? AND kind IN "
-            f"({marks}) AND author = 'user'",
+            f"({marks}) AND (author = 'user' OR pinned)",
             (scope, *kinds),
         )[0]
         room = max(0, keep_at_most - users)
@@ -451,6 +645,7 @@ def record_evidence(
             outcomes = entry.helpful + entry.harmful
             if (
                 entry.author == "auto"
+                and not entry.pinned
                 and outcomes >= RETIRE_MIN_OUTCOMES
                 and entry.helpful < RETIRE_MAX_SUCCESS * outcomes
             ):

@@ -78,8 +78,10 @@ def apply(
     curator_text: str,
     where: dict,
     proposals: list | None = None,
+    hold: bool = False,
 ) -> None:
-    """Admit the accepted edits (with any ``proposals`` of the caller's own) in ``scope``."""
+    """Admit the accepted edits (with any ``proposals`` of the caller's own) in ``scope``;
+    ``hold`` (a ``--review`` run): new entries wait as pending for the user's approval."""
     proposals = list(proposals or [])
     for edit, verdict in zip(edits, curator_verdicts(curator_text, len(edits))):
         proposal = proposal_from_edit(edit, verdict, scope, where)
@@ -100,4 +102,4 @@ def apply(
         elif edit.get("op") in EDIT_KINDS:
             proposals.append(proposal)
     if proposals:
-        admission.admit(store, proposals, render_views=False)
+        admission.admit(store, proposals, render_views=False, hold=hold)

@@ -157,11 +157,14 @@ def active(store: Store, scope: str, kinds: tuple[str, ...] = KINDS) -> list[Ent
 
 
 # Each order is spelled as its index in migration 6 is (knowledge_by_usefulness,
-# knowledge_for_recall), so SQLite walks the index and reads only the rows it returns.
+# knowledge_for_recall), so SQLite walks the index and reads only the rows it returns. "recall"
+# puts pinned entries before that index's order: SQLite still finds the scope's active rows by
+# the index, then sorts them (a top-N sort of one scope: a few ms at 100,000 memories).
 _ORDERS = {
     "useful": "(helpful - harmful) DESC, seen DESC, id DESC",  # ``ranked``, in SQL
-    # user-authored first, then evidence, repeats and recency (what a new session recalls)
-    "recall": "(author <> 'user'), (helpful - harmful) DESC, seen DESC, updated_at DESC, id DESC",
+    # pinned first, then user-authored, evidence, repeats and recency (what a session recalls)
+    "recall": "pinned DESC, (author <> 'user'), (helpful - harmful) DESC, seen DESC, "
+    "updated_at DESC, id DESC",
     "newest": "id DESC",
 }
 

@@ -30,6 +30,7 @@ class RunOptions:
     routes: dict | None = None  # role -> {provider, model, base_url}, resolved at creation
     max_calls: int | None = None  # budget: provider calls for the whole run (--max-calls)
     max_tokens: int | None = None  # budget: input + output tokens (--max-tokens)
+    review: bool = False  # what the run learns is held as pending until approved (--review)
 
     def check(self) -> RunOptions:
         """Reject values no run can use, naming the option at fault (``UsageError.field``)."""

@@ -17,6 +17,7 @@ from ..providers.base import Completion
 from . import gate, prompts
 from .answers import answer_text
 from .context import Context
+from .options import RunOptions
 
 DEAD_ENDS_IN_CONTEXT = 20  # the most recent; all of them stay in dead_ends.md
 HINTS_IN_CONTEXT = 20  # the strongest
@@ -29,6 +30,7 @@ class Reflection:
     store: Any
     run_id: str
     scope: str
+    options: RunOptions
     entries: list[knowledge_entries.Entry]
     views: dict[Path, str]
     _call: Callable[..., Completion]
@@ -118,4 +120,12 @@ class Reflection:
                     generation_index=index,
                 )
             )
-        edits.apply(self.store, self.scope, proposed, curator_text, where, proposals)
+        edits.apply(
+            self.store,
+            self.scope,
+            proposed,
+            curator_text,
+            where,
+            proposals,
+            hold=self.options.review,
+        )

@@ -16,6 +16,7 @@ from ..app import (
     knowledge_share,
     memory,
     memory_evidence,
+    memory_review,
     runs,
     scenarios,
     tasks,
@@ -60,6 +61,45 @@ def memory_store(
     if "mcp" not in tag_list:  # where it came from
         tag_list.append("mcp")
     return memory.store_memory(type, summary, content, why, how_to_apply, tag_list, scope)
+
+
+def memory_edit(
+    id: Annotated[
+        int,
+        Field(strict=True, description="The memory's id (from memory_search or memory_audit)."),
+    ],
+    summary: Annotated[
+        str | None, Field(description="The new one-line summary (120 characters are kept).")
+    ] = None,
+    content: Annotated[
+        str | None, Field(description="The new details (4096 characters are kept).")
+    ] = None,
+    scope: Annotated[
+        Scope, Field(description="The scope the id belongs to (ids are numbered per scope).")
+    ] = "project",
+) -> dict[str, Any]:
+    """Correct a memory's summary and/or content. The new text goes through the admission
+    gate (secrets redacted, sizes capped); a text that repeats another memory is refused,
+    naming it. The memory counts as written by the user afterwards (never overwritten
+    automatically) and is confirmed now. Returns the memory with its action (edited or
+    unchanged)."""
+    return memory_review.edit_memory(id, summary, content, scope)
+
+
+def memory_supersede(
+    old: Annotated[int, Field(strict=True, description="The id of the memory to replace.")],
+    new: Annotated[
+        int,
+        Field(strict=True, description="The id of the active memory that replaces it."),
+    ],
+    scope: Annotated[
+        Scope, Field(description="The scope of both memories (ids are numbered per scope).")
+    ] = "project",
+) -> dict[str, Any]:
+    """Replace an outdated memory by a newer one of the same scope: the old one is no longer
+    recalled or found by memory_search, but keeps its history, which names its replacement.
+    Returns {"superseded": old memory, "by": new memory}."""
+    return memory_review.supersede_memory(old, new, scope)
 
 
 def memory_search(
@@ -321,6 +361,8 @@ RESOURCES = (
 )
 TOOLS = (
     (memory_store, Hints(read_only=False)),  # a repeat reinforces the memory: seen + 1
+    (memory_edit, Hints(read_only=False)),
+    (memory_supersede, Hints(read_only=False)),
     (memory_search, Hints(read_only=True)),
     (memory_recall, Hints(read_only=True)),
     (memory_audit, Hints(read_only=True)),

@@ -160,8 +160,10 @@ def memorize(
     transcript: str | None = None,
     user_root: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    review: bool = False,
 ) -> Result:
-    """Memorize ``session`` of the project at ``root``; see the module docstring."""
+    """Memorize ``session`` of the project at ``root``; see the module docstring. ``review``
+    (``memorize --review``): new memories are held as pending until the user approves them."""
     environ = os.environ if environ is None else environ
     state = consent.state(root)
     if state != "yes":
@@ -169,7 +171,7 @@ def memorize(
     folder = paths.session_dir(session, root)
     with capture.locked(folder / "memorize.lock"):  # hooks of one session may end together
         with _known_secrets(folder, transcript):
-            result = _memorize(session, folder, root, transcript, user_root, environ)
+            result = _memorize(session, folder, root, transcript, user_root, environ, review)
             # then what the session says of the memories it was given (helped, misled)
             evidence.judge_session(
                 session, folder, root, user_root, _transcript_path(folder, transcript)
@@ -239,6 +241,7 @@ def _memorize(
     transcript: str | None,
     user_root: Path | None,
     environ: Mapping[str, str],
+    review: bool = False,
 ) -> Result:
     from ..knowledge.entries import get
     from ..store import open_store
@@ -287,7 +290,10 @@ def _memorize(
                 done.add(_key(candidate))
         done.update(_key(candidate) for candidate in found)
         outcomes = admission.admit(
-            store, [candidate.proposal(PROJECT, session) for candidate in fresh], root
+            store,
+            [candidate.proposal(PROJECT, session) for candidate in fresh],
+            root,
+            hold=review,
         )
         for outcome in outcomes:
             stored = get(store, outcome.entry_id) if outcome.entry_id is not None else None
@@ -300,7 +306,10 @@ def _memorize(
         user_root = user_root or paths.user_home()
         with open_store(user_root) as store:
             admission.admit(
-                store, [candidate.proposal(USER, session) for candidate in personal], user_root
+                store,
+                [candidate.proposal(USER, session) for candidate in personal],
+                user_root,
+                hold=review,
             )
     folder.mkdir(parents=True, exist_ok=True)
     done_path.write_text(json.dumps(sorted(done)), encoding="utf-8")

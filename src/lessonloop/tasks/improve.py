@@ -89,6 +89,7 @@ class TaskRun(RunLifecycle):
         self.routes = {role: config.Route(**route) for role, route in stored["routes"].items()}
         budgets = stored.get("budgets", {})
         self.max_calls, self.max_tokens = budgets.get("max_calls"), budgets.get("max_tokens")
+        self.review = bool(stored.get("review", False))  # --review: lessons held as pending
         self.scope = task_scope(self.spec)
         self.epoch = epoch(self.spec, self.routes["judge"])
         self.output_schema = output_schema(self.spec)
@@ -371,6 +372,7 @@ class TaskRun(RunLifecycle):
                         )
                     ],
                     render_views=False,
+                    hold=self.review,
                 )
         saved = run_store.get_generation(self.store, self.run_id, index)
         artifacts.write_generation(self.run_dir, saved, [])
@@ -424,7 +426,9 @@ class TaskRun(RunLifecycle):
                 proposed, curator_text = self._coach(best)
             except LessonloopError as exc:  # the rounds stand; only the model's lessons are lost
                 self._emit("learning_skipped", reason=exc.message)
-        edits.apply(self.store, self.scope, proposed, curator_text, where, proposals)
+        edits.apply(
+            self.store, self.scope, proposed, curator_text, where, proposals, hold=self.review
+        )
         render_scope(self.store, self.scope)
 
     def _coach(self, best: Round) -> tuple[list, str]:
@@ -496,12 +500,14 @@ def create_or_reuse(
     run_id: str | None = None,
     max_calls: int | None = None,
     max_tokens: int | None = None,
+    review: bool = False,
 ) -> str:
     """The id of a new improve run of ``spec``, or of ``run_id`` when it exists (it continues
     with the rounds left). Routes that cannot work fail before anything is created.
 
     ``max_calls``/``max_tokens`` bound the run (stored with it, so a resumed run keeps them;
-    given again for an existing run, they replace them)."""
+    given again for an existing run, they replace them). ``review`` (what the run learns is
+    held as pending) is fixed when the run is created."""
     check_limits(max_calls, max_tokens)
     given = {
         name: value
@@ -515,6 +521,11 @@ def create_or_reuse(
                 f"run {run_id!r} is a {existing['scenario']!r} run, not task {spec.name!r}"
             )
         stored = run_store.loads(existing["config_json"])
+        if review and not stored.get("review"):
+            raise UsageError(
+                f"run {run_id!r} keeps the settings it was created with (review = False); "
+                "drop --review or start a new run"
+            )
         budgets = {**stored.get("budgets", {}), **given}  # limits, not semantics: may be raised
         if budgets != stored.get("budgets", {}):
             run_store.update_config(store, run_id, {**stored, "budgets": budgets})
@@ -535,6 +546,7 @@ def create_or_reuse(
             "routes": {role: route.to_dict() for role, route in routes.items()},
             "task": spec.model_dump(exclude_defaults=True),
             "budgets": given,
+            "review": review,
         },
     )
     return run_id
