@@ -1,0 +1,151 @@
+"""What the user keeps out of memory: ``<private>…</private>`` spans and ``LESSONLOOP_MEMORY=off``.
+
+A private span is never captured nor memorized. Cutting the span out is not enough: the words
+around it make a fragment that says something else ("Prefer naming services after" from
+"Prefer naming services after <private>our customer Acme</private> in the API"), so the whole
+sentence holding a span goes; an unclosed ``<private>`` hides everything after it, and a stray
+``</private>`` hides its sentence (the opening tag was lost: the safe reading). ``echoes`` are
+the spans' words as they stand in the session, so what the agent repeats of them (its answer,
+a question, a command) goes the same way.
+
+``LESSONLOOP_MEMORY=off`` (also ``0``, ``false``, ``no``) in a hook's environment turns capture
+and memorize off for that session: the capture hooks write nothing and memorize stores nothing.
+
+Standard library only: the capture hooks import it on every prompt.
+"""
+
+from __future__ import annotations
+
+import re
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+SWITCH = "LESSONLOOP_MEMORY"
+OFF = ("off", "0", "false", "no")
+ECHO_MIN = 3  # characters: a span shorter than this is no phrase to look for elsewhere
+
+_OPEN = re.compile(r"<private(?:\s[^>]*)?>", re.I)
+_CLOSE = re.compile(r"</private\s*>", re.I)
+_TAG = re.compile(r"</?private(?:\s[^>]*)?>", re.I)
+# a sentence ends at . ! or ? (closing quotes or brackets after it) before whitespace, or at a
+# line break; "e.g." and its like end nothing
+_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n")
+_ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "cf", "mr", "mrs", "ms", "dr", "no", "approx")
+
+
+def memory_off(environ: Mapping[str, str]) -> bool:
+    """Whether ``LESSONLOOP_MEMORY`` turns capture and memorize off."""
+    return environ.get(SWITCH, "").strip().lower() in OFF
+
+
+def has_private(text: str) -> bool:
+    return "<" in text and _TAG.search(text) is not None
+
+
+def _is_end(text: str, match: re.Match) -> bool:
+    if match.group() == "\n":
+        return True
+    word = re.search(r"[\w.]+$", text[: match.start()])
+    return not (word and word.group().lower().rstrip(".") in _ABBREVIATIONS)
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Where the sentence holding position ``at`` starts."""
+    start = 0
+    for match in _END.finditer(text, 0, at):
+        if _is_end(text, match):
+            start = match.end()
+    return start
+
+
+def _sentence_end(text: str, at: int) -> int:
+    """Where the sentence holding position ``at`` ends (its closing mark included)."""
+    for match in _END.finditer(text, at):
+        if _is_end(text, match):
+            return match.end()
+    return len(text)
+
+
+def _join(left: str, right: str) -> str:
+    if left and right and not left[-1].isspace() and not right[0].isspace():
+        return f"{left} {right}"
+    return left + right
+
+
+def _drop_sentences(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` without the sentences that hold any of ``spans`` (sorted, from the start)."""
+    out, kept_from = [], 0
+    for start, end in spans:
+        start = max(_sentence_start(text, start), kept_from)
+        if start >= len(text) or end < kept_from:
+            continue
+        out.append(text[kept_from:start])
+        kept_from = max(kept_from, _sentence_end(text, max(end - 1, start)))
+    out.append(text[kept_from:])
+    result = ""
+    for part in out:
+        result = _join(result, part)
+    return result.strip()
+
+
+def _private_spans(text: str) -> list[tuple[int, int]]:
+    """Each private span as (start, end), tags included; an unclosed one runs to the end."""
+    spans, at = [], 0
+    while True:
+        opened = _OPEN.search(text, at)
+        closed = _CLOSE.search(text, at)
+        if closed and (opened is None or closed.start() < opened.start()):
+            spans.append((closed.start(), closed.end()))  # a stray closing tag
+            at = closed.end()
+            continue
+        if opened is None:
+            return spans
+        closed = _CLOSE.search(text, opened.end())
+        end = closed.end() if closed else len(text)
+        spans.append((opened.start(), end))
+        if closed is None:
+            return spans
+        at = end
+
+
+def strip(text: str, echoes: Iterable[str] = ()) -> str:
+    """``text`` without its private sentences, nor those that repeat an ``echo`` (see the
+    module docstring); the text itself when it has neither."""
+    if not isinstance(text, str) or not text:
+        return text
+    spans = _private_spans(text) if "<" in text else []
+    for echo in echoes:
+        if echo:
+            pattern = r"\s+".join(re.escape(word) for word in echo.split())
+            spans += [m.span() for m in re.finditer(pattern, text, re.I)]
+    if not spans:
+        return text
+    return _drop_sentences(text, sorted(spans))
+
+
+def echoes(text: str) -> list[str]:
+    """The words inside ``text``'s private spans (lowercased, one space between words), to find
+    them where the session repeats them."""
+    if not isinstance(text, str) or "<" not in text:
+        return []
+    found = []
+    for start, end in _private_spans(text):
+        inner = " ".join(_TAG.sub(" ", text[start:end]).split()).lower()
+        if len(inner) >= ECHO_MIN and inner not in found:
+            found.append(inner)
+    return found
+
+
+def strip_value(value: object, echoes: Iterable[str]) -> object:
+    """A structure (a tool call's input) with every string ``strip``-ped of ``echoes`` and of
+    private spans."""
+    echoes = tuple(echoes)
+    if isinstance(value, str):
+        return strip(value, echoes)
+    if isinstance(value, dict):
+        return {k: strip_value(v, echoes) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strip_value(v, echoes) for v in value]
+    return value
