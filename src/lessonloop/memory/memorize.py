@@ -250,6 +250,8 @@ def _candidates(folder: Path, transcript: str | None):
 
     path = _transcript_path(folder, transcript)
     read = transcripts.read(path) if path else None
+    if read is not None and read.private:  # what a capture hook took of a private span
+        privacy.scrub_captures(folder, read.private)
     signals = events.merge_errors(read, capture.read(folder / "signals.jsonl"))
     feedback = feedback_stream(capture.read(folder / "feedback.jsonl"), read)
     try:
