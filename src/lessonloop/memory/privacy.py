@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 import re
 
+from ..lazyre import lazy
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -27,12 +29,12 @@ SWITCH = "LESSONLOOP_MEMORY"
 OFF = ("off", "0", "false", "no")
 ECHO_MIN = 3  # characters: a span shorter than this is no phrase to look for elsewhere
 
-_OPEN = re.compile(r"<private(?:\s[^>]*)?>", re.I)
-_CLOSE = re.compile(r"</private\s*>", re.I)
-_TAG = re.compile(r"</?private(?:\s[^>]*)?>", re.I)
+_OPEN = lazy(r"<private(?:\s[^>]*)?>", re.I)
+_CLOSE = lazy(r"</private\s*>", re.I)
+_TAG = lazy(r"</?private(?:\s[^>]*)?>", re.I)
 # a sentence ends at . ! or ? (closing quotes or brackets after it) before whitespace, or at a
 # line break; "e.g." and its like end nothing
-_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n")
+_END = lazy(r"[.!?][\"')\]]*(?=\s)|\n")
 _ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "cf", "mr", "mrs", "ms", "dr", "no", "approx")
 
 

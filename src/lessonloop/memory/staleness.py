@@ -11,7 +11,10 @@ Precision over recall: a mark is never a guess. A word counts as a path only whe
 like one (a slash and a file extension, or backticks), never a URL, a system path (``/usr/bin``),
 a domain, a version number or "e.g."; a path is missing only when the whole project tree was
 read and it is neither at the project's root nor at the end of any path in it (a memory may
-name a path from a subfolder); a command is missing only when it is a script or target of a
+name a path from a subfolder), and there is reason to expect it: an earlier check found it, or
+its folder is still there (a name at the root: the root is a project's, ``PROJECT_MARKERS``).
+What a memorize stores is only looked at by that memorize's check (so that its loss later is
+seen), never marked: it never was there. A command is missing only when it is a script or target of a
 project file that no longer declares it, or a program (a known one, or one the memory says to
 run) an earlier check found on ``PATH`` or in the project's own bins and that is there no more
 (a machine that never had it says nothing of the project). Anything undecidable (no manifest, an
@@ -224,7 +227,6 @@ PROJECT_MARKERS = (
     "build.gradle",
     "Makefile",
     "justfile",
-    "CLAUDE.md",
 )
 
 
