@@ -35,7 +35,7 @@ def test_the_sentence_holding_a_private_span_goes_whole(text, kept):
 
 
 def test_what_repeats_a_private_span_goes_too():
-    assert privacy.echoes(PROBE) == ["our customer acme"]
+    assert privacy.echoes(PROBE) == ["our customer acme", "acme"]  # the span, and its name
     assert (
         privacy.strip(
             "Noted. I will name them after Our  Customer\nAcme. Done.", ["our customer acme"]
@@ -53,7 +53,13 @@ def test_the_memory_switch(value):
 PRIVATE_WORDS = ("Acme", "zebraquartz", "naming services", "Prefer naming")
 
 
-def private_session(session: Session) -> dict:
+def no_private_words_under(*roots) -> None:
+    blob = everything_under(*roots)
+    for words in PRIVATE_WORDS:
+        assert words.encode() not in blob, words
+
+
+def private_session(session: Session, before_end=None) -> dict:
     """A session whose prompts hold private spans (closed, unclosed, in a correction), the
     agent repeating one, and stated lessons beside them that must still be kept."""
     session.hook("session-start", source="startup")
@@ -77,11 +83,16 @@ def private_session(session: Session) -> dict:
     session.tool(
         "Bash",
         {"command": "echo our customer Acme"},
-        {"stdout": "", "stderr": "Error: our customer Acme not found\n"},
+        {
+            "stdout": "",
+            "stderr": "Error: our customer Acme not found\nError: disk quota exceeded\n",
+        },
         is_error=True,
     )
     session.prompt("From now on we use vitest instead of jest. <private>zebraquartz says hi")
     session.hook("stop", stop_hook_active=False)
+    if before_end is not None:
+        before_end()
     return session.hook("session-end", reason="prompt_input_exit")
 
 
@@ -89,7 +100,9 @@ def test_private_text_never_reaches_disk_and_no_fragment_is_stored(home, cli):
     cli("memory", "consent", "yes")
     user_home = home.parent / "user-home"
     session = Session(home, "private", {})
-    private_session(session)
+    # the capture hooks wrote nothing private before memorize (which rewrites the captures)
+    private_session(session, lambda: no_private_words_under(home))
+    assert "disk quota exceeded" in (home / "sessions" / "private" / "signals.jsonl").read_text()
     stored = [summary for _, summary in memories(home)]
     assert "Use pnpm instead of npm for this repo" in stored  # the rest of the session counts
     assert "Use vitest instead of jest" in stored

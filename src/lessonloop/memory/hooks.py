@@ -254,7 +254,16 @@ def _capture_error_lines(payload: dict, root: str, response: object) -> None:
     path = _in_session(root, payload, "signals.jsonl")
     at = utc_now()
     call = _text(payload.get("tool_use_id"))
+    private = privacy.transcript_echoes(_text(payload.get("transcript_path"))) if found else []
     for signal in found:
+        if private:  # what the call repeats of a private span (the agent's own words)
+            signal = signal._replace(
+                line=privacy.strip(signal.line, private),
+                normalized=privacy.strip(signal.normalized, private),
+                subject=privacy.strip(signal.subject, private),
+            )
+            if not signal.line:
+                continue
         capture.append(
             path,
             {

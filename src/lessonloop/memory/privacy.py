@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 SWITCH = "LESSONLOOP_MEMORY"
 OFF = ("off", "0", "false", "no")
 ECHO_MIN = 3  # characters: a span shorter than this is no phrase to look for elsewhere
+NAME_MIN = 3  # characters of a name inside a span looked for on its own
+_PUNCTUATION = ".,;:!?\"'()[]{}<>"
 
 _OPEN = lazy(r"<private(?:\s[^>]*)?>", re.I)
 _CLOSE = lazy(r"</private\s*>", re.I)
@@ -121,7 +123,7 @@ def strip(text: str, echoes: Iterable[str] = ()) -> str:
     spans = _private_spans(text) if "<" in text else []
     for echo in echoes:
         if echo:
-            pattern = r"\s+".join(re.escape(word) for word in echo.split())
+            pattern = r"(?<!\w)" + r"\s+".join(map(re.escape, echo.split())) + r"(?!\w)"
             spans += [m.span() for m in re.finditer(pattern, text, re.I)]
     if not spans:
         return text
@@ -129,16 +131,82 @@ def strip(text: str, echoes: Iterable[str] = ()) -> str:
 
 
 def echoes(text: str) -> list[str]:
-    """The words inside ``text``'s private spans (lowercased, one space between words), to find
-    them where the session repeats them."""
+    """The words inside ``text``'s private spans, to find them where the session repeats them:
+    each span whole, and each name in it (a capitalized word past its first, a word with a
+    capital inside or a digit: "Acme" of "our customer Acme"), lowercased, one space between
+    words."""
     if not isinstance(text, str) or "<" not in text:
         return []
-    found = []
+    found: list[str] = []
     for start, end in _private_spans(text):
-        inner = " ".join(_TAG.sub(" ", text[start:end]).split()).lower()
-        if len(inner) >= ECHO_MIN and inner not in found:
-            found.append(inner)
+        words = _TAG.sub(" ", text[start:end]).split()
+        names = [
+            w.strip(_PUNCTUATION)
+            for i, w in enumerate(words)
+            if len(w.strip(_PUNCTUATION)) >= NAME_MIN and _is_name(w.strip(_PUNCTUATION), i)
+        ]
+        for echo in (" ".join(words).lower(), *(n.lower() for n in names)):
+            if len(echo) >= ECHO_MIN and echo not in found:
+                found.append(echo)
     return found
+
+
+def _is_name(word: str, index: int) -> bool:
+    return (
+        any(c.isdigit() for c in word)
+        or any(c.isupper() for c in word[1:])
+        or (index > 0 and word[0].isupper())
+    )
+
+
+TRANSCRIPT_MAX = 64 * 1024 * 1024  # bytes of a transcript searched for private spans
+_IN_BYTES = lazy(rb"<private[\s>]", re.I)
+
+
+def transcript_echoes(path: str | None) -> list[str]:
+    """``echoes`` of the user's prompts in a Claude Code transcript, for a capture hook that
+    sees a command's output but not the prompts: the file is searched as bytes, and only its
+    lines that hold a ``<private`` tag are read as events."""
+    if not path:
+        return []
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(TRANSCRIPT_MAX)
+    except (OSError, TypeError, ValueError):
+        return []
+    found: list[str] = []
+    hit = _IN_BYTES.search(data)
+    while hit:
+        start = data.rfind(b"\n", 0, hit.start()) + 1
+        end = data.find(b"\n", hit.end())
+        end = len(data) if end < 0 else end
+        for echo in echoes(_prompt_of(data[start:end])):
+            if echo not in found:
+                found.append(echo)
+        hit = _IN_BYTES.search(data, end)
+    return found
+
+
+def _prompt_of(line: bytes) -> str:
+    """The user's words in one transcript line (a user event's text), or ""."""
+    import json
+
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return ""
+    message = event.get("message") if isinstance(event, dict) else None
+    if event.get("type") != "user" or not isinstance(message, dict):
+        return ""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return "\n".join(
+        b["text"]
+        for b in parts
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+    )
 
 
 def scrub_captures(folder: str | os.PathLike, echoes: Iterable[str]) -> None:
