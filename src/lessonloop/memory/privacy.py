@@ -11,7 +11,8 @@ a question, a command) goes the same way.
 ``LESSONLOOP_MEMORY=off`` (also ``0``, ``false``, ``no``) in a hook's environment turns capture
 and memorize off for that session: the capture hooks write nothing and memorize stores nothing.
 
-Standard library only: the capture hooks import it on every prompt.
+Standard library only, and light: every capture hook imports it, so its patterns are compiled
+on first use (``lazyre`` would load its gates table, which a succeeding call never needs).
 """
 
 from __future__ import annotations
@@ -19,11 +20,23 @@ from __future__ import annotations
 import os
 import re
 
-from ..lazyre import lazy
-
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+
+
+class _OnFirstUse:
+    """``re.compile(pattern, flags)``, compiled when first used."""
+
+    def __init__(self, pattern: str | bytes, flags: int = 0):
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern | None = None
+
+    def __getattr__(self, name: str):
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return getattr(self._compiled, name)
+
 
 SWITCH = "LESSONLOOP_MEMORY"
 OFF = ("off", "0", "false", "no")
@@ -31,12 +44,12 @@ ECHO_MIN = 3  # characters: a span shorter than this is no phrase to look for el
 NAME_MIN = 3  # characters of a name inside a span looked for on its own
 _PUNCTUATION = ".,;:!?\"'()[]{}<>"
 
-_OPEN = lazy(r"<private(?:\s[^>]*)?>", re.I)
-_CLOSE = lazy(r"</private\s*>", re.I)
-_TAG = lazy(r"</?private(?:\s[^>]*)?>", re.I)
+_OPEN = _OnFirstUse(r"<private(?:\s[^>]*)?>", re.I)
+_CLOSE = _OnFirstUse(r"</private\s*>", re.I)
+_TAG = _OnFirstUse(r"</?private(?:\s[^>]*)?>", re.I)
 # a sentence ends at . ! or ? (closing quotes or brackets after it) before whitespace, or at a
 # line break; "e.g." and its like end nothing
-_END = lazy(r"[.!?][\"')\]]*(?=\s)|\n")
+_END = _OnFirstUse(r"[.!?][\"')\]]*(?=\s)|\n")
 _ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "cf", "mr", "mrs", "ms", "dr", "no", "approx")
 
 
@@ -160,7 +173,7 @@ def _is_name(word: str, index: int) -> bool:
 
 
 TRANSCRIPT_MAX = 64 * 1024 * 1024  # bytes of a transcript searched for private spans
-_IN_BYTES = lazy(rb"<private[\s>]", re.I)
+_IN_BYTES = _OnFirstUse(rb"<private[\s>]", re.I)
 
 
 def transcript_echoes(path: str | None) -> list[str]:
