@@ -167,3 +167,49 @@ def test_memory_off_captures_and_memorizes_nothing(home, cli, value, monkeypatch
     assert done["stored"] == [] and done["skipped"] == "LESSONLOOP_MEMORY is off"
     monkeypatch.delenv("LESSONLOOP_MEMORY")
     assert cli("memorize", "--transcript", session.transcript, "--json").json()["stored"]
+
+
+def test_the_transcript_reader_keeps_nothing_private_anywhere(tmp_path):
+    """Prompts, the agent's words, commands, a refusal's reason and answers: no stage after
+    the reader sees a private span or what repeats it."""
+    from lessonloop.memory import transcript
+
+    def user(content, **extra):
+        return {"type": "user", "message": {"role": "user", "content": content}, **extra}
+
+    def assistant(*blocks):
+        return {"type": "assistant", "message": {"role": "assistant", "content": list(blocks)}}
+
+    refusal = (
+        "The user doesn't want to proceed with this tool use. The user provided the following "
+        "reason for the rejection: <private>ask Zorblax first</private> and never on Fridays"
+    )
+    lines = [
+        user(f"{PROBE}. Keep the API small."),
+        assistant({"type": "text", "text": "Noted: services named after our customer Acme."}),
+        assistant(
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "grep -r Acme ."}}
+        ),
+        user(
+            [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": "Exit code 1\nAcme missing",
+                    "is_error": True,
+                }
+            ]
+        ),
+        assistant(
+            {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "rm -rf build"}}
+        ),
+        user([{"type": "tool_result", "tool_use_id": "t2", "content": refusal, "is_error": True}]),
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    read = transcript.read(path)
+    assert [p.text for p in read.prompts] == ["Keep the API small."]
+    kept = repr((read.prompts, read.texts, read.calls, read.said))
+    for words in ("Acme", "Zorblax", "naming services"):
+        assert words not in kept, words
+    assert len(read.calls) == 2 and read.calls[0].is_error

@@ -384,8 +384,8 @@ class Reader:
         if events.outcome(text, flagged) in ("refused", "interrupted"):
             # the user refused the call; what they said instead is a prompt
             call.rejected = call.completed = True
+            text = self._private(text)  # (what the user said when refusing it, too)
             call.result = _redacted(text, RESULT_MAX)
-            text = self._private(text)
             for marker in _USER_SAID:
                 said = text.find(marker)
                 if said >= 0:
