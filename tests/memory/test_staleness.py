@@ -123,6 +123,9 @@ def test_a_confirmed_memory_is_not_marked_again_for_the_same_missing_file(cli, h
         "Define it with `async def` and `retries = 3`; Node.js is fine",
         "The error came from ../other/project/file.py and $HOME/notes.md",
         "Install with `frobnicate --all`, a tool this machine never had",
+        "The refactor deleted src/renderer.py and split it into two modules",
+        "The old layout (`config/legacy.exs`) is gone; settings are in one file now",
+        'Renders `<ruby><rb>text</rb><rt class="token">id</rt></ruby>` per token',
     ],
 )
 def test_words_that_merely_look_like_paths_or_commands_mark_nothing(cli, home, project, summary):
@@ -236,3 +239,33 @@ def test_references_name_paths_scripts_targets_and_programs():
         "script build",
         "target deploy",
     ]
+
+
+def test_what_was_missing_when_a_memory_was_stored_is_not_its_loss(home, project):
+    """A memory stored by a memorize is looked at, not marked: a file it names that is not
+    there then (planned, or said gone in words the filter missed) counts only once seen."""
+    from lessonloop.knowledge import admission
+
+    home.mkdir(parents=True, exist_ok=True)
+    with open_store(home) as store:
+        started = utc_now()
+        admission.admit(
+            store,
+            [
+                admission.Proposal(
+                    kind="observation",
+                    scope="project",
+                    summary="Release notes go to config/notes.exs from now on",
+                    source="user",
+                    author="user",
+                )
+            ],
+            home,
+        )
+        assert staleness.check(store, home, str(project), fresh_since=started) == []
+        assert staleness.check(store, home, str(project), force=True) == []  # still not a loss
+        (project / "config" / "notes.exs").write_text("# notes\n")
+        assert staleness.check(store, home, str(project), force=True) == []
+        (project / "config" / "notes.exs").unlink()  # seen, then lost: now it counts
+        found = staleness.check(store, home, str(project), force=True)
+        assert [(f.missing, f.action) for f in found] == [(["file config/notes.exs"], "marked")]

@@ -13,8 +13,11 @@ a domain, a version number or "e.g."; a path is missing only when the whole proj
 read and it is neither at the project's root nor at the end of any path in it (a memory may
 name a path from a subfolder), and there is reason to expect it: an earlier check found it, or
 its folder is still there (a name at the root: the root is a project's, ``PROJECT_MARKERS``).
-What a memorize stores is only looked at by that memorize's check (so that its loss later is
-seen), never marked: it never was there. A command is missing only when it is a script or target of a
+What a memorize stores is only looked at by that memorize's check, never marked: what it names
+then is found (so that its loss later is seen) or already missing (a memory may say a file was
+deleted), and what was missing when a memory was stored never counts as its loss until it is
+seen there. A sentence that says something was deleted, renamed, moved or is old names
+nothing (``_GONE``). A command is missing only when it is a script or target of a
 project file that no longer declares it, or a program (a known one, or one the memory says to
 run) an earlier check found on ``PATH`` or in the project's own bins and that is there no more
 (a machine that never had it says nothing of the project). Anything undecidable (no manifest, an
@@ -126,7 +129,7 @@ def _path_of(token: str, backticked: bool) -> str | None:
     """The project-relative path ``token`` names, or None when it names none (see the module
     docstring: URLs, system paths, domains, versions, "and/or" are none)."""
     token = token.strip(_EDGE).rstrip(".")
-    if not token or any(c in token for c in "$%~@=\\|&#^") or "://" in token:
+    if not token or any(c in token for c in "$%~@=\\|&#^<>") or "://" in token:
         return None
     if token.startswith(("/", "..", "www.")):
         return None
@@ -204,12 +207,27 @@ def _code_like(span: str) -> bool:
     return bool(re.search(r"[(){};=]|->|=>|::", span))
 
 
+# a sentence that says what it names is gone, moved or wrong: its absence is the lesson
+_GONE = re.compile(
+    r"\b(?:delet\w*|remov\w*|renam\w*|mov(?:e|ed|es|ing)\b|no longer|not exist\w*|"
+    r"doesn'?t exist|does not exist|instead of|old|obsolete|replac\w*|gone|missing|"
+    r"was split|were split)",
+    re.I,
+)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
 def references(text: str) -> list[Reference]:
-    """What ``text`` (a memory's summary and content) names of the project, each once."""
+    """What ``text`` (a memory's summary and content) names of the project, each once; none
+    from a sentence that says something is deleted, renamed, moved or old (``_GONE``)."""
     if not isinstance(text, str) or not text:
         return []
-    found = {Reference("file", p) for w, b in _tokens(text) if (p := _path_of(w, b))}
-    found.update(_command_references(text))
+    found: set[Reference] = set()
+    for sentence in _SENTENCE.split(text):
+        if not sentence.strip() or _GONE.search(sentence):
+            continue
+        found.update(Reference("file", p) for w, b in _tokens(sentence) if (p := _path_of(w, b)))
+        found.update(_command_references(sentence))
     return sorted(found)
 
 
@@ -513,6 +531,9 @@ def check(
     same_tree = whole and same_project and state.get("tree") == signature
     checked = state.get("checked") if same_tree and isinstance(state.get("checked"), dict) else {}
     assert isinstance(checked, dict)
+    # what each memory named that was already missing when it was stored: never its loss
+    born = state.get("born_missing") if same_project else None
+    born = born if isinstance(born, dict) else {}
     due = [
         (entry, refs)
         for entry, refs in named
@@ -527,7 +548,18 @@ def check(
     for entry, refs in due:
         states = {str(r): folder.state(r) for r in refs}
         missing = [name for name, there in states.items() if there is False]
-        checked[str(entry.id)] = now
+        key = str(entry.id)
+        checked[key] = now
+        if fresh_since and entry.created_at >= fresh_since:
+            if missing:
+                born[key] = missing
+            continue
+        excused = {r for r in born.get(key, ()) if isinstance(r, str) and not states.get(r)}
+        if excused:
+            born[key] = sorted(excused)  # (one seen here since counts from now on)
+            missing = [name for name in missing if name not in excused]
+        else:
+            born.pop(key, None)
         if entry.status == "stale":
             back = stale_marked(store, entry.id)
             if not missing and back and all(states.get(name) for name in back):
@@ -535,7 +567,7 @@ def check(
                 findings.append(Finding(entry.id, entry.number, entry.summary, [], "restored"))
             else:
                 findings.append(Finding(entry.id, entry.number, entry.summary, missing, "stale"))
-        elif missing and not (fresh_since and entry.created_at >= fresh_since):
+        elif missing:
             outcome = admission.mark_stale(store, entry.id, missing, root=home)
             action = "marked" if outcome.action == "stale" else "kept"
             findings.append(Finding(entry.id, entry.number, entry.summary, missing, action))
@@ -545,6 +577,7 @@ def check(
         "project": folder.root,
         "tree": signature,
         "checked": {k: v for k, v in checked.items() if k in live},
+        "born_missing": {k: v for k, v in born.items() if k in live},
         # what the memories name that was ever found here: its absence later is a loss
         "present": sorted((folder.present_before | folder.present_now) & named_now),
     }
