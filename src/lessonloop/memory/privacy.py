@@ -6,7 +6,9 @@ around it make a fragment that says something else ("Prefer naming services afte
 sentence holding a span goes; an unclosed ``<private>`` hides everything after it, and a stray
 ``</private>`` hides its sentence (the opening tag was lost: the safe reading). ``echoes`` are
 the spans' words as they stand in the session, so what the agent repeats of them (its answer,
-a question, a command) goes the same way.
+a question, a command) goes the same way: the transcript reader drops it from every event, a
+failed call's capture hook finds the spans in the transcript's prompts (``transcript_echoes``),
+and memorize rewrites the session's captures without it (``scrub_captures``).
 
 ``LESSONLOOP_MEMORY=off`` (also ``0``, ``false``, ``no``) in a hook's environment turns capture
 and memorize off for that session: the capture hooks write nothing and memorize stores nothing.
@@ -56,10 +58,6 @@ _ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "cf", "mr", "mrs", "ms", "dr", "no"
 def memory_off(environ: Mapping[str, str]) -> bool:
     """Whether ``LESSONLOOP_MEMORY`` turns capture and memorize off."""
     return environ.get(SWITCH, "").strip().lower() in OFF
-
-
-def has_private(text: str) -> bool:
-    return "<" in text and _TAG.search(text) is not None
 
 
 def _is_end(text: str, match: re.Match) -> bool:
