@@ -213,3 +213,32 @@ def test_the_transcript_reader_keeps_nothing_private_anywhere(tmp_path):
     for words in ("Acme", "Zorblax", "naming services"):
         assert words not in kept, words
     assert len(read.calls) == 2 and read.calls[0].is_error
+
+
+def test_transcript_echoes_come_from_the_users_prompts_only(tmp_path):
+    path = tmp_path / "t.jsonl"
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": f"{PROBE}."}},
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "text", "text": "<private>Zorblax</private>"}],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "<private>Quux</private>"}],
+            },
+        },
+        "not json <private>",
+    ]
+    path.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in lines))
+    assert privacy.transcript_echoes(str(path)) == ["our customer acme", "acme", "zorblax"]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert privacy.transcript_echoes(str(empty)) == []
+    assert privacy.transcript_echoes(str(tmp_path / "missing.jsonl")) == []
+    assert privacy.transcript_echoes(None) == []

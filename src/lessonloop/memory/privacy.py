@@ -170,31 +170,34 @@ def _is_name(word: str, index: int) -> bool:
     )
 
 
-TRANSCRIPT_MAX = 64 * 1024 * 1024  # bytes of a transcript searched for private spans
 _IN_BYTES = _OnFirstUse(rb"<private[\s>]", re.I)
 
 
 def transcript_echoes(path: str | None) -> list[str]:
     """``echoes`` of the user's prompts in a Claude Code transcript, for a capture hook that
-    sees a command's output but not the prompts: the file is searched as bytes, and only its
-    lines that hold a ``<private`` tag are read as events."""
+    sees a command's output but not the prompts: the file is searched as bytes, mapped rather
+    than read (50 MB in about 50 ms), and only its lines that hold a ``<private`` tag are read
+    as events."""
+    import mmap
+
     if not path:
         return []
     try:
         with open(path, "rb") as handle:
-            data = handle.read(TRANSCRIPT_MAX)
-    except (OSError, TypeError, ValueError):
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, TypeError, ValueError):  # (an empty file cannot be mapped)
         return []
     found: list[str] = []
-    hit = _IN_BYTES.search(data)
-    while hit:
-        start = data.rfind(b"\n", 0, hit.start()) + 1
-        end = data.find(b"\n", hit.end())
-        end = len(data) if end < 0 else end
-        for echo in echoes(_prompt_of(data[start:end])):
-            if echo not in found:
-                found.append(echo)
-        hit = _IN_BYTES.search(data, end)
+    with data:
+        hit = _IN_BYTES.search(data)
+        while hit:
+            start = data.rfind(b"\n", 0, hit.start()) + 1
+            end = data.find(b"\n", hit.end())
+            end = len(data) if end < 0 else end
+            for echo in echoes(_prompt_of(data[start:end])):
+                if echo not in found:
+                    found.append(echo)
+            hit = _IN_BYTES.search(data, end)
     return found
 
 
