@@ -269,3 +269,40 @@ def test_what_was_missing_when_a_memory_was_stored_is_not_its_loss(home, project
         (project / "config" / "notes.exs").unlink()  # seen, then lost: now it counts
         found = staleness.check(store, home, str(project), force=True)
         assert [(f.missing, f.action) for f in found] == [(["file config/notes.exs"], "marked")]
+
+
+def test_a_memory_memorize_stored_goes_stale_when_its_file_goes_and_back_when_it_returns(
+    cli, home, project
+):
+    """All through the hooks: session one states a rule naming a file that exists and one that
+    never did; the file is deleted; session two's memorize marks the memory for that file only;
+    the file is back; session three's memorize gives the memory back to recall."""
+    cli("memory", "consent", "yes")
+    env = {"CLAUDE_PROJECT_DIR": str(project)}
+    rule = "From now on keep the test settings in config/test.exs, never in config/local.exs."
+
+    def session(name: str, prompt: str) -> dict:
+        played = Session(home, name, {}, env)
+        played.hook("session-start", source="startup")
+        played.prompt(prompt)
+        return played.hook("session-end", reason="prompt_input_exit")
+
+    assert "config/test.exs" in session("one", rule)["systemMessage"]
+    [(number,)] = _numbers(home)
+    (project / "config" / "test.exs").unlink()
+    session("two", "Please tidy the README")
+    assert _numbers(home, "stale") == [(number,)]  # marked by session two's memorize
+    assert stale(cli, project) == {number: ["file config/test.exs"]}
+    assert "config/test.exs" not in recalled(home)
+    (project / "config" / "test.exs").write_text("import Config\n")
+    session("three", "Please tidy the README again")
+    assert _numbers(home, "active") == [(number,)] and "config/test.exs" in recalled(home)
+
+
+def _numbers(home: Path, status: str | None = None) -> list[tuple[int]]:
+    with closing(sqlite3.connect(home / "lessonloop.db")) as conn:
+        where = " AND status = ?" if status else ""
+        return conn.execute(
+            f"SELECT number FROM knowledge WHERE scope = 'project'{where}",
+            (status,) if status else (),
+        ).fetchall()
