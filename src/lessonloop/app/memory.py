@@ -209,6 +209,53 @@ def useful_memories(scope: str = "all") -> list[dict[str, Any]]:
     return items
 
 
+def stale_memories(project: Path | None = None, recheck: bool = True) -> list[dict[str, Any]]:
+    """Project memories marked stale, each with the references it names that the project no
+    longer has (``missing``) and when it was marked (``memory audit --stale``). ``recheck``
+    first checks every project memory against ``project`` (by default the folder the last
+    check used, else the current one): marks the newly stale, gives back the restored."""
+    import os
+
+    from ..knowledge.admission import stale_references
+    from ..knowledge.entries import Entry
+    from ..memory import staleness
+    from ..memory.recall import MEMORY_KINDS
+
+    root = paths.home()
+    if project is not None and not project.is_dir():
+        raise UsageError(f"is not a folder: {project}", field="project")
+    if not paths.db_path(root).exists():
+        return []
+    if recheck:
+        folder = str(project) if project else staleness.project_dir(root) or os.getcwd()
+        with writing(root) as store:
+            staleness.check(store, root, folder, force=True)
+    with reading(root) as store:
+        if store is None:
+            return []
+        marks = ",".join("?" * len(MEMORY_KINDS))
+        entries = [
+            Entry.from_row(row)
+            for row in store.query(
+                f"SELECT * FROM knowledge WHERE scope = 'project' AND status = 'stale' "
+                f"AND kind IN ({marks}) ORDER BY number",
+                MEMORY_KINDS,
+            )
+        ]
+        items = memory_objects(store, entries)
+        for entry, item in zip(entries, items, strict=True):
+            last = store.query_one(
+                "SELECT detail, created_at FROM knowledge_events WHERE knowledge_id = ? "
+                "AND action = 'stale' ORDER BY id DESC LIMIT 1",
+                (entry.id,),
+            )
+            item["status"] = entry.status
+            item["missing"] = stale_references(last["detail"]) if last else []
+            item["marked_at"] = last["created_at"] if last else None
+            item["confirmed_at"] = entry.confirmed_at
+    return items
+
+
 def memory_history(entry_id: int, scope: str = "project") -> dict[str, Any]:
     """A memory with its status (what superseded it), provenance and audit events
     (``memory why``)."""

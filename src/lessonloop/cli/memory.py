@@ -83,10 +83,22 @@ def audit_command(
     limit: Annotated[int, typer.Option("--limit")] = 50,
     scope: Annotated[str, typer.Option("--scope", help=SCOPE_HELP)] = "all",
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    stale: Annotated[
+        bool,
+        typer.Option("--stale", help="Project memories naming a file or command the project lost."),
+    ] = False,
+    project: Annotated[
+        Path | None,
+        typer.Option("--project", help="With --stale: the project folder to check against."),
+    ] = None,
 ) -> None:
     """Memories held for review (approve or reject them), then recent automatic memories,
     newest first, to review (then `why`, `edit` or `forget`); those retired for misleading are
-    marked."""
+    marked. With --stale: the stale ones and what each names that is missing (checked again
+    first)."""
+    if stale:
+        show_stale(scope, project, as_json)
+        return
     from ..app.memory import recent_memories
     from ..app.memory_review import held_memories
 
@@ -96,6 +108,27 @@ def audit_command(
         as_json,
         "no automatic memories",
     )
+
+
+def show_stale(scope: str, project: Path | None, as_json: bool) -> None:
+    """``memory audit --stale``: one line per stale memory with its missing references."""
+    from ..app.memory import stale_memories
+    from ..errors import UsageError
+
+    if scope not in ("project", "user", "all"):
+        raise UsageError(f"--scope is project, user or all, not {scope!r}")
+    items = [] if scope == "user" else stale_memories(project)  # (user memories: no project)
+    if as_json:
+        print_json(items)
+        return
+    if not items:
+        sys.stdout.write("no stale memories\n")
+    for item in items:
+        missing = ", ".join(item["missing"]) or "?"
+        sys.stdout.write(
+            f"[project {item['id']}] ({item['type']}) {item['summary']}  — stale?: "
+            f"missing {missing}\n"
+        )
 
 
 def why_command(

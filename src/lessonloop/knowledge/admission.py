@@ -600,6 +600,84 @@ def prune(
     return len(doomed)
 
 
+STALE_PREFIX = "missing: "
+
+
+def stale_references(detail: str) -> list[str]:
+    """The references a ``stale`` event's detail names (``missing: file a.py; script build``)."""
+    if not detail.startswith(STALE_PREFIX):
+        return []
+    return [part.strip() for part in detail[len(STALE_PREFIX) :].split(";") if part.strip()]
+
+
+def mark_stale(
+    store: Store,
+    entry_id: int,
+    missing: list[str],
+    *,
+    root: Path | None = None,
+    render_views: bool = True,
+) -> Outcome:
+    """Take an active memory out of recall because the project no longer has what it names
+    (``missing``: ``file config/test.exs``, ``script build``); the event names them. A memory
+    the user confirmed after it was last marked for these same references stays active."""
+    current = get(store, entry_id)
+    if current is None or current.status != "active" or not missing:
+        return Outcome("rejected", entry_id, "no such active entry")
+    detail = STALE_PREFIX + "; ".join(sorted(set(missing)))
+    now = utc_now()
+    with store.transaction() as conn:
+        last = conn.execute(
+            "SELECT detail, created_at FROM knowledge_events WHERE knowledge_id = ? "
+            "AND action = 'stale' ORDER BY id DESC LIMIT 1",
+            (entry_id,),
+        ).fetchone()
+        confirmed = conn.execute(
+            "SELECT confirmed_at FROM knowledge WHERE id = ?", (entry_id,)
+        ).fetchone()["confirmed_at"]
+        if (
+            last is not None
+            and confirmed
+            and confirmed > last["created_at"]
+            and set(stale_references(clean(detail, CONTENT_MAX)))
+            <= set(stale_references(last["detail"]))
+        ):
+            return Outcome("kept", entry_id, "confirmed since it was marked for these")
+        conn.execute(
+            "UPDATE knowledge SET status = 'stale', updated_at = ? WHERE id = ? "
+            "AND status = 'active'",
+            (now, entry_id),
+        )
+        _event(conn, entry_id, "stale", detail)
+    if render_views:
+        render.render_scope(store, current.scope, root)
+    return Outcome("stale", entry_id, detail)
+
+
+def mark_fresh(
+    store: Store,
+    entry_id: int,
+    reason: str,
+    *,
+    root: Path | None = None,
+    render_views: bool = True,
+) -> Outcome:
+    """Give a stale memory back to recall (what it names is there again)."""
+    current = get(store, entry_id)
+    if current is None or current.status != "stale":
+        return Outcome("rejected", entry_id, "no such stale entry")
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE knowledge SET status = 'active', updated_at = ? WHERE id = ? "
+            "AND status = 'stale'",
+            (utc_now(), entry_id),
+        )
+        _event(conn, entry_id, "fresh", reason)
+    if render_views:
+        render.render_scope(store, current.scope, root)
+    return Outcome("fresh", entry_id, reason)
+
+
 def record_evidence(
     store: Store,
     entry_ids: list[int],

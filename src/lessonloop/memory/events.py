@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from ..lazyre import lazy
+from . import privacy
 
 # a refused call's result starts with one of these; an interrupted one with INTERRUPTED
 REFUSED = (
@@ -100,8 +101,9 @@ def prompt_text(text: str) -> str:
     """The user's own words in a prompt, or "" for injected or meta text. A slash command with
     arguments is the user's words as typed ("/research_codebase when I run ..."), as the
     UserPromptSubmit hook gets them: its arguments are what the user wrote, its expanded
-    template (a meta message) is not; one without arguments says nothing."""
-    s = text.strip()
+    template (a meta message) is not; one without arguments says nothing. A sentence holding
+    a ``<private>`` span is none of it (``privacy.strip``): no stage after this one sees it."""
+    s = privacy.strip(text).strip()
     if s.startswith("<command-") and "<command-args>" in s:
         name, args = _SLASH_NAME.search(s), _SLASH_ARGS.search(s)
         if name and args and args.group(1).strip():

@@ -25,7 +25,7 @@ import sys
 
 from .. import paths
 from ..timeutil import utc_now
-from . import capture, consent
+from . import capture, consent, privacy
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
 if TYPE_CHECKING:
@@ -142,9 +142,22 @@ def _known_secrets(root: str, payload: dict, *seen: object):
     """The session's known secrets while a capture redacts (``known_secrets.watching``): a
     value this event or an earlier one saw under a secret's name is redacted where it stands
     bare. Only the capture paths, which load the redactor anyway, enter it."""
+    if privacy.memory_off(os.environ):  # capture is off: nothing learned, nothing saved
+        return _Nothing()
     from . import known_secrets
 
+    seen = tuple(privacy.strip(v) if isinstance(v, str) else v for v in seen)
     return known_secrets.watching(os.path.dirname(_in_session(root, payload, "-")), seen)
+
+
+class _Nothing:
+    """A ``with`` block that does nothing (contextlib costs a hook its start-up time)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc_info) -> None:
+        return None
 
 
 def user_prompt_submit(payload: dict, root: str) -> dict | None:
@@ -184,11 +197,13 @@ def pre_tool_use(payload: dict, root: str) -> dict | None:
 
 
 def _prompt_captures(payload: dict, root: str) -> None:
+    if _memory_off(root, payload):
+        return None
     from .feedback import prompt_feedback
     from .prompt_check import prompt_check
 
     _remember_transcript(payload, root)
-    prompt = _text(payload.get("prompt"))
+    prompt = privacy.strip(_text(payload.get("prompt")))  # private sentences: never written
     path = _in_session(root, payload, "feedback.jsonl")
     at = utc_now()
     context = None
@@ -225,6 +240,16 @@ def _prompt_captures(payload: dict, root: str) -> None:
     return None
 
 
+def _memory_off(root: str, payload: dict, say: bool = False) -> bool:
+    """Whether ``LESSONLOOP_MEMORY=off`` keeps this session out of memory (the capture hooks
+    write nothing, memorize stores nothing); ``say``: one line in the log that it did."""
+    if not privacy.memory_off(os.environ):
+        return False
+    if say:
+        log(root, DETACHED, f"session {_session(payload)}: {privacy.SWITCH}=off: nothing memorized")
+    return True
+
+
 def _failed(response: object) -> bool:
     """Whether a PostToolUse response says, by its own status, that the call failed (an
     ``is_error`` flag or a non-zero exit code): Claude Code sends failures to
@@ -244,7 +269,7 @@ def _failed(response: object) -> bool:
 def post_tool_use(payload: dict, root: str) -> None:
     """PostToolUse: a call that succeeded; captured only when its own status says it failed
     (older Claude Code versions sent failures here too)."""
-    if consent.state(root) == "no":
+    if consent.state(root) == "no" or _memory_off(root, payload):
         return None
     _remember_transcript(payload, root)
     response = payload.get("tool_response")
@@ -260,7 +285,7 @@ def post_tool_use_failure(payload: dict, root: str) -> None:
     """PostToolUseFailure: a call that failed, with ``error`` (the failure text) and
     ``is_interrupt``. A user's interruption or refusal is no error to learn a fix for (judged
     as the transcript reader judges it: events.outcome)."""
-    if consent.state(root) == "no":
+    if consent.state(root) == "no" or _memory_off(root, payload):
         return None
     _remember_transcript(payload, root)
     from . import events
@@ -289,7 +314,16 @@ def _capture_error_lines(payload: dict, root: str, response: object) -> None:
     path = _in_session(root, payload, "signals.jsonl")
     at = utc_now()
     call = _text(payload.get("tool_use_id"))
+    private = privacy.transcript_echoes(_text(payload.get("transcript_path"))) if found else []
     for signal in found:
+        if private:  # what the call repeats of a private span (the agent's own words)
+            signal = signal._replace(
+                line=privacy.strip(signal.line, private),
+                normalized=privacy.strip(signal.normalized, private),
+                subject=privacy.strip(signal.subject, private),
+            )
+            if not signal.line:
+                continue
         capture.append(
             path,
             {
@@ -309,6 +343,8 @@ def _capture_error_lines(payload: dict, root: str, response: object) -> None:
 def session_end(payload: dict, root: str) -> dict | None:
     """Memorize the session (session-end and pre-compact): one line when memories were stored,
     or, when the model may outlast the hook's deadline, one line that it goes on detached."""
+    if _memory_off(root, payload, say=True):
+        return None
     from pathlib import Path
 
     from . import memorize
@@ -352,6 +388,8 @@ def session_end(payload: dict, root: str) -> dict | None:
 def memorize_detached(payload: dict, root: str) -> None:
     """The detached memorize ``session_end`` started: no deadline but the model's own; its line
     waits in NOTICES for the next session start."""
+    if _memory_off(root, payload, say=True):
+        return None
     from pathlib import Path
 
     from . import memorize

@@ -86,7 +86,8 @@ from pathlib import Path
 from .. import paths
 from ..knowledge import admission
 from ..knowledge.entries import fingerprint
-from . import capture, consent, events, evidence
+from ..timeutil import utc_now
+from . import capture, consent, events, evidence, privacy
 from .candidate import Candidate
 from .model_wording import (
     MODEL_REQUESTS,
@@ -125,6 +126,7 @@ class Result:
     skipped: str | None = None  # why nothing was synthesized (consent)
     model: str | None = None  # "used", or why the model's answer was not ("not used: ...")
     route: str | None = None  # the model route asked (provider:model), when one was
+    stale: list[str] = field(default_factory=list)  # memories marked stale (their summaries)
 
     @property
     def message(self) -> str | None:
@@ -165,18 +167,67 @@ def memorize(
     """Memorize ``session`` of the project at ``root``; see the module docstring. ``review``
     (``memorize --review``): new memories are held as pending until the user approves them."""
     environ = os.environ if environ is None else environ
+    if privacy.memory_off(environ):
+        return Result(skipped=f"{privacy.SWITCH} is off")
     state = consent.state(root)
     if state != "yes":
         return Result(skipped=f"consent is {state}")
     folder = paths.session_dir(session, root)
     with capture.locked(folder / "memorize.lock"):  # hooks of one session may end together
+        started = utc_now()
         with _known_secrets(folder, transcript):
             result = _memorize(session, folder, root, transcript, user_root, environ, review)
             # then what the session says of the memories it was given (helped, misled)
             evidence.judge_session(
                 session, folder, root, user_root, _transcript_path(folder, transcript)
             )
-            return result
+        result.stale = _check_staleness(folder, root, transcript, environ, started)
+    return result
+
+
+def _check_staleness(
+    folder: Path, root: Path, transcript: str | None, environ: Mapping[str, str], started: str
+) -> list[str]:
+    """Once per session: mark the project memories that name a file or command the project no
+    longer has (``staleness``); what this session stored (since ``started``) is only looked
+    at, so that its loss later is seen. A failure here never costs the session its memories."""
+    from . import staleness
+
+    try:
+        if not (paths.db_path(root).exists() and capture.mark_once(folder / "stale-checked")):
+            return []
+        cwd = _transcript_cwd(_transcript_path(folder, transcript))
+        project = staleness.project_dir(root, cwd, environ)
+        if project is None:
+            return []
+        from ..store import open_store
+
+        with open_store(root) as store:
+            found = staleness.check(store, root, project, fresh_since=started)
+        return [f.summary for f in found if f.action == "marked"]
+    except Exception:  # noqa: BLE001 - staleness is a side stage
+        return []
+
+
+def _transcript_cwd(path: str | None, lines: int = 50) -> str | None:
+    """The session's working folder, from the first transcript events that carry one."""
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            for _ in range(lines):
+                raw = handle.readline(1_000_000)
+                if not raw:
+                    break
+                try:
+                    event = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(event, dict) and isinstance(event.get("cwd"), str):
+                    return event["cwd"]
+    except OSError:
+        pass
+    return None
 
 
 def _known_secrets(folder: Path, transcript: str | None):
@@ -206,6 +257,8 @@ def _candidates(folder: Path, transcript: str | None):
 
     path = _transcript_path(folder, transcript)
     read = transcripts.read(path) if path else None
+    if read is not None and read.private:  # what a capture hook took of a private span
+        privacy.scrub_captures(folder, read.private)
     signals = events.merge_errors(read, capture.read(folder / "signals.jsonl"))
     feedback = feedback_stream(capture.read(folder / "feedback.jsonl"), read)
     try:

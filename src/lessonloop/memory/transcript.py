@@ -62,6 +62,9 @@ class Transcript:
     hooks: list[HookRun] = field(default_factory=list)  # the project's hooks that ran
     texts: list[AgentText] = field(default_factory=list)  # what the agent wrote, in order
     cwd: str = ""  # where the session started: the project root
+    # the words of the user's <private> spans (held in memory only, never written): what
+    # repeats them was dropped here, and goes from the session's captures too
+    private: list[str] = field(default_factory=list)
 
     def error_fixes(self) -> list[ErrorFix]:
         """Each failed call paired with the first later successful call of the same kind
@@ -139,6 +142,7 @@ def read(path: str | os.PathLike, max_line_bytes: int = 2_000_000) -> Transcript
     transcript.hooks = reader.hooks
     transcript.texts = reader.texts
     transcript.cwd = reader.cwd
+    transcript.private = reader.private
     for call in reader.calls:  # a call a PreToolUse hook refused: its result is the hook's
         hooks = reader.pre_hooks.get(call.id)
         if (

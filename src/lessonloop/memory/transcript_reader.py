@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from ..safety.redact import redact, redact_obj
-from . import events
+from . import events, privacy
 from .commands import command_head
 from .tool_errors import block_text, subject_of, tool_errors, tool_kind
 from .transcript_model import AgentText, HookRun, Said, ToolCall, UserMessage, command_of
@@ -134,6 +134,12 @@ class Reader:
         self.pre_hooks: dict[str, list[tuple[str, str]]] = {}  # call id -> PreToolUse hooks
         self.counter = 0
         self.cwd = ""  # the session's working directory (the project root), from its first event
+        # the words of the user's <private> spans so far: what repeats them is dropped too
+        self.private: list[str] = []
+
+    def _private(self, text: str) -> str:
+        """``text`` without private sentences, nor those repeating a private span's words."""
+        return privacy.strip(text, self.private) if self.private or "<" in text else text
 
     def _next(self) -> int:
         self.counter += 1
@@ -187,7 +193,7 @@ class Reader:
                     ):
                         self.texts.append(
                             AgentText(
-                                _redacted(block["text"], AGENT_TEXT_MAX),
+                                _redacted(self._private(block["text"]), AGENT_TEXT_MAX),
                                 self._next(),
                                 sidechain,
                                 chain,
@@ -249,6 +255,10 @@ class Reader:
                 self.hooks.append(HookRun(ran.group(1), _redacted(ran.group(2), INPUT_STR_MAX)))
 
     def _prompt(self, text: str, timestamp: str, sidechain: bool, chain: str) -> None:
+        for words in privacy.echoes(text):
+            if words not in self.private:
+                self.private.append(words)
+        text = self._private(text)
         blocked = _HOOK_FEEDBACK.match(_ANSI.sub("", text).strip())
         if blocked:  # a hook's words, not the user's
             if not sidechain:
@@ -331,6 +341,9 @@ class Reader:
         name = _redacted(name, 200) if isinstance(name, str) else ""
         raw = block.get("input")
         raw = raw if isinstance(raw, dict) else ({} if raw is None else {"value": raw})
+        if self.private:  # a command or a question that repeats a private span
+            stripped = privacy.strip_value(raw, self.private)
+            raw = stripped if isinstance(stripped, dict) else raw
         safe = _redact_input(raw)
         call = ToolCall(
             id=_redacted(call_id, 200),
@@ -371,6 +384,7 @@ class Reader:
         if events.outcome(text, flagged) in ("refused", "interrupted"):
             # the user refused the call; what they said instead is a prompt
             call.rejected = call.completed = True
+            text = self._private(text)  # (what the user said when refusing it, too)
             call.result = _redacted(text, RESULT_MAX)
             for marker in _USER_SAID:
                 said = text.find(marker)
@@ -389,6 +403,9 @@ class Reader:
                         )
                     break
             return
+        if self.private:  # what the call echoed of a private span (its answer, its output)
+            text = self._private(text)
+            extra = privacy.strip_value(extra, self.private)
         if call.name == "AskUserQuestion" and not flagged:
             self._answers(call, raw, text, extra)
         response = events.response(tool_kind(call.name) == "bash", text, flagged, extra)
