@@ -351,7 +351,8 @@ def _011_run_kinds(conn: sqlite3.Connection) -> None:
 def _012_memory_lifecycle(conn: sqlite3.Connection) -> None:
     """What a memory's life needs (issue 22): how often it was given to a session and when last,
     when it was last confirmed (seen again, helped, approved or edited by the user), whether the
-    user pinned it, and which entry superseded it. Statuses beside ``active`` are in
+    user pinned it, and which entry superseded it; the session-start recall order (pinned first)
+walks its own index, as migration 6's orders do. Statuses beside ``active`` are in
     ``knowledge.entries.STATUSES``; ``helpful``/``harmful`` count a memory's helped/misled."""
     _execute_script(
         conn,
@@ -360,7 +361,10 @@ def _012_memory_lifecycle(conn: sqlite3.Connection) -> None:
         ALTER TABLE knowledge ADD COLUMN injected INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE knowledge ADD COLUMN last_used_at TEXT;
         ALTER TABLE knowledge ADD COLUMN confirmed_at TEXT;
-        ALTER TABLE knowledge ADD COLUMN superseded_by INTEGER
+        ALTER TABLE knowledge ADD COLUMN superseded_by INTEGER;
+        CREATE INDEX knowledge_for_pinned_recall
+            ON knowledge (scope, status, pinned DESC, (author <> 'user'), (helpful - harmful) DESC,
+                          seen DESC, updated_at DESC, id DESC)
         """,
     )
 
