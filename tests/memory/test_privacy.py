@@ -165,6 +165,8 @@ def test_memory_off_captures_and_memorizes_nothing(home, cli, value, monkeypatch
     monkeypatch.setenv("LESSONLOOP_MEMORY", value)
     done = cli("memorize", "--transcript", session.transcript, "--json").json()
     assert done["stored"] == [] and done["skipped"] == "LESSONLOOP_MEMORY is off"
+    said = cli("memorize", "--transcript", session.transcript)
+    assert said.err == "nothing memorized: LESSONLOOP_MEMORY is off.\n"  # no consent hint
     monkeypatch.delenv("LESSONLOOP_MEMORY")
     assert cli("memorize", "--transcript", session.transcript, "--json").json()["stored"]
 

@@ -297,4 +297,5 @@ def memorize_command(
     elif result.skipped:
         from ..app.memory import consent_hint
 
-        sys.stderr.write(f"nothing memorized: {result.skipped}. {consent_hint()}\n")
+        hint = f" {consent_hint()}" if result.skipped.startswith("consent") else ""
+        sys.stderr.write(f"nothing memorized: {result.skipped}.{hint}\n")
