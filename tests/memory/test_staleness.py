@@ -306,3 +306,19 @@ def _numbers(home: Path, status: str | None = None) -> list[tuple[int]]:
             f"SELECT number FROM knowledge WHERE scope = 'project'{where}",
             (status,) if status else (),
         ).fetchall()
+
+
+def test_a_stale_memory_learned_again_is_confirmed_not_copied(cli, home, project):
+    """Seeing the lesson again is a confirmation: the stale entry comes back into recall with
+    its history (and is not marked again for the same missing file), instead of a second copy
+    being added beside it."""
+    summary = "Test settings live in `config/test.exs`, not in config/dev.exs"
+    named = add(cli, summary)
+    (project / "config" / "test.exs").unlink()
+    assert stale(cli, project) == {named: ["file config/test.exs"]}
+    again = cli("memory", "add", "--type", "pattern", "--summary", summary, "--json").json()
+    assert again["action"] == "reinforced" and again["id"] == named
+    listed = cli("memory", "list", "--json").json()
+    assert [(m["id"], m["seen"]) for m in listed] == [(named, 2)]
+    assert stale(cli, project) == {}
+    assert "config/test.exs" in recalled(home)

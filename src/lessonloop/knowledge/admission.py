@@ -153,9 +153,11 @@ def _admit_one(conn, proposal: Proposal, hold: bool = False) -> Outcome:
         ).fetchone()
     ):
         return Outcome("reinforced", duplicate, "already recorded from this session")
-    if duplicate is not None:
+    if duplicate is not None:  # seen again: a confirmation, which brings a stale one back
         conn.execute(
-            "UPDATE knowledge SET seen = seen + 1, updated_at = ? WHERE id = ?", (now, duplicate)
+            "UPDATE knowledge SET seen = seen + 1, updated_at = ?, confirmed_at = ?, status = "
+            "CASE status WHEN 'stale' THEN 'active' ELSE status END WHERE id = ?",
+            (now, now, duplicate),
         )
         _provenance(conn, duplicate, proposal, now)
         _event(conn, duplicate, "reinforce", f"{proposal.source}: {reason}")
@@ -191,7 +193,8 @@ def _admit_one(conn, proposal: Proposal, hold: bool = False) -> Outcome:
     return Outcome("added", entry_id)
 
 
-SERVED, HELD = ("active",), ("active", "pending")  # the statuses a new text is deduplicated against
+# the statuses a new text is deduplicated against: a stale entry learned again is confirmed
+SERVED, HELD = ("active", "stale"), ("active", "stale", "pending")
 
 
 def _duplicate(

@@ -350,10 +350,10 @@ def _011_run_kinds(conn: sqlite3.Connection) -> None:
 
 def _012_memory_lifecycle(conn: sqlite3.Connection) -> None:
     """What a memory's life needs (issue 22): how often it was given to a session and when last,
-    when it was last confirmed (seen again, helped, approved or edited by the user), whether the
-    user pinned it, and which entry superseded it; the session-start recall order (pinned first)
-walks its own index, as migration 6's orders do. Statuses beside ``active`` are in
-    ``knowledge.entries.STATUSES``; ``helpful``/``harmful`` count a memory's helped/misled."""
+        when it was last confirmed (seen again, helped, approved or edited by the user), whether the
+        user pinned it, and which entry superseded it; the session-start recall order (pinned first)
+    walks its own index, as migration 6's orders do. Statuses beside ``active`` are in
+        ``knowledge.entries.STATUSES``; ``helpful``/``harmful`` count a memory's helped/misled."""
     _execute_script(
         conn,
         """
