@@ -41,8 +41,9 @@ BUDGET_CHARS = 1200  # about 300 tokens, header included
 # relevance a memory must reach: about the number of the prompt's rare words it holds (each
 # counts up to 1 by its rarity, half in the content only), nudged by evidence; tuned on the
 # labelled set's tune half (bench/recall_precision.py)
-THRESHOLD = 2.2
+THRESHOLD = 2.3
 RELATIVE = 0.5  # and at least this share of the best memory's relevance
+MIN_ROWS = 200  # rarity is judged as in a store of at least this many memories (see _rows)
 POOL = 20  # best BM25 matches scored per store, before the already-given ones are set aside
 MAX_TERMS = 40  # the first distinct words of a prompt that are searched for
 # a word in more of the rows than this weighs under 0.46 (its IDF over a word in one row's, at
@@ -163,7 +164,11 @@ def stores(root: str) -> list[tuple[str, str]]:
 
 
 def _rows(conn: sqlite3.Connection) -> int:
-    return conn.execute("SELECT MAX(id) FROM knowledge").fetchone()[0] or 0  # ~ the count, O(1)
+    """About the number of rows (O(1)), and at least MIN_ROWS: a store of a few memories cannot
+    tell a rare word from a common one (in a store of three, a word in two of them weighed half
+    a rare one, and a prompt sharing three words with the memory it needs got nothing), so
+    rarity is judged as among MIN_ROWS memories, most of them about something else."""
+    return max(MIN_ROWS, conn.execute("SELECT MAX(id) FROM knowledge").fetchone()[0] or 0)
 
 
 def _idf(count: int, rows: int) -> float:
