@@ -12,6 +12,10 @@ import fcntl
 import json
 import os
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 MAX_RECORD = 16_000  # bytes per line; the fields were capped before, this is a backstop
 
 
@@ -81,3 +85,57 @@ class locked:  # noqa: N801 - used like a function: ``with locked(path):``
 
     def __exit__(self, *exc_info) -> None:
         os.close(self._fd)
+
+
+def clean_strings(value: object, clean: Callable[[str], str]) -> object:
+    """``value`` (a record) with ``clean`` applied to every string in it, keys included."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean_strings(k, clean): clean_strings(v, clean) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_strings(v, clean) for v in value]
+    return value
+
+
+def rewrite_all(folder: str | os.PathLike, clean: Callable[[str], str]) -> None:
+    """Rewrite every capture of a session (``folder/*.jsonl``) with ``clean`` applied to each
+    string of each record (a torn line: to its text), each file under the lock ``append``
+    takes. Memorize does this once it knows what no capture may keep: the session's secrets
+    (``known_secrets``), its private spans (``privacy``)."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
+    except OSError:
+        return
+    for name in names:
+        try:
+            fd = os.open(os.path.join(folder, name), os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            with os.fdopen(os.dup(fd), "rb") as handle:
+                data = handle.read()
+            lines = []
+            for line in data.split(b"\n"):
+                try:
+                    record = json.loads(line)
+                except ValueError:  # a torn or odd line: cleaned as text
+                    text = line.decode("utf-8", "replace")
+                    lines.append(clean(text).encode("utf-8", "replace"))
+                    continue
+                tidy = clean_strings(record, clean)
+                lines.append(
+                    line
+                    if tidy == record
+                    else json.dumps(tidy, ensure_ascii=False, sort_keys=True).encode(
+                        "utf-8", "replace"
+                    )
+                )
+            cleaned = b"\n".join(lines)
+            if cleaned != data:
+                os.lseek(fd, 0, os.SEEK_SET)
+                os.write(fd, cleaned)
+                os.ftruncate(fd, len(cleaned))
+        finally:
+            os.close(fd)

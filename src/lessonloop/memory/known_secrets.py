@@ -23,6 +23,7 @@ import json
 import os
 
 from ..safety.redact import KnownSecrets
+from . import capture
 
 FILE = "secret-digests"
 SALT_BYTES = 16
@@ -82,58 +83,9 @@ def save(folder: str | os.PathLike, known: KnownSecrets) -> None:
 
 
 def scrub_captures(folder: str | os.PathLike, known: KnownSecrets) -> None:
-    """Rewrite the session's captures (``*.jsonl``) with every known secret redacted, each
-    file under the lock ``capture.append`` takes."""
-    if not known:
-        return
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
-    except OSError:
-        return
-    for name in names:
-        try:
-            fd = os.open(os.path.join(folder, name), os.O_RDWR)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            with os.fdopen(os.dup(fd), "rb") as handle:
-                data = handle.read()
-            clean = _scrub_lines(data, known)
-            if clean != data:
-                os.lseek(fd, 0, os.SEEK_SET)
-                os.write(fd, clean)
-                os.ftruncate(fd, len(clean))
-        finally:
-            os.close(fd)
-
-
-def _scrub_lines(data: bytes, known: KnownSecrets) -> bytes:
-    out = []
-    for line in data.split(b"\n"):
-        try:
-            record = json.loads(line)
-        except ValueError:  # a torn or odd line: scrubbed as text
-            text = line.decode("utf-8", "replace")
-            out.append(known.scrub(text).encode("utf-8", "replace"))
-            continue
-        clean = _scrub_value(record, known)
-        out.append(
-            line
-            if clean == record
-            else json.dumps(clean, ensure_ascii=False, sort_keys=True).encode("utf-8", "replace")
-        )
-    return b"\n".join(out)
-
-
-def _scrub_value(value: object, known: KnownSecrets) -> object:
-    if isinstance(value, str):
-        return known.scrub(value)
-    if isinstance(value, dict):
-        return {_scrub_value(k, known): _scrub_value(v, known) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub_value(v, known) for v in value]
-    return value
+    """Rewrite the session's captures (``*.jsonl``) with every known secret redacted."""
+    if known:
+        capture.rewrite_all(folder, known.scrub)
 
 
 def _window(value: object) -> object:

@@ -226,55 +226,17 @@ def _prompt_of(line: bytes) -> str:
 def scrub_captures(folder: str | os.PathLike, echoes: Iterable[str]) -> None:
     """Rewrite the session's captures (``*.jsonl``) without what repeats a private span: a
     failed command's output the capture hook took before memorize knew the session's private
-    words. Each file under the lock ``capture.append`` takes."""
-    import fcntl
-    import json
+    words."""
+    from . import capture
 
     echoes = tuple(echoes)
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
-    except OSError:
-        return
-    for name in names:
-        try:
-            fd = os.open(os.path.join(folder, name), os.O_RDWR)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            with os.fdopen(os.dup(fd), "rb") as handle:
-                data = handle.read()
-            lines = []
-            for line in data.split(b"\n"):
-                try:
-                    record = json.loads(line)
-                except ValueError:  # a torn line: kept only when it holds nothing private
-                    text = line.decode("utf-8", "replace")
-                    lines.append(line if strip(text, echoes) == text else b"")
-                    continue
-                clean = strip_value(record, echoes)
-                lines.append(
-                    line
-                    if clean == record
-                    else json.dumps(clean, ensure_ascii=False, sort_keys=True).encode()
-                )
-            clean_data = b"\n".join(lines)
-            if clean_data != data:
-                os.lseek(fd, 0, os.SEEK_SET)
-                os.write(fd, clean_data)
-                os.ftruncate(fd, len(clean_data))
-        finally:
-            os.close(fd)
+    capture.rewrite_all(folder, lambda text: strip(text, echoes))
 
 
 def strip_value(value: object, echoes: Iterable[str]) -> object:
     """A structure (a tool call's input) with every string ``strip``-ped of ``echoes`` and of
     private spans."""
+    from . import capture
+
     echoes = tuple(echoes)
-    if isinstance(value, str):
-        return strip(value, echoes)
-    if isinstance(value, dict):
-        return {k: strip_value(v, echoes) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [strip_value(v, echoes) for v in value]
-    return value
+    return capture.clean_strings(value, lambda text: strip(text, echoes))
