@@ -265,7 +265,7 @@ def test_memorize_review_holds_memories_until_approved(cli, home):
     assert [e["action"] for e in why["events"]][-1] == "approve"
 
     twice = cli("memory", "approve", first["id"], "--json")
-    assert twice.code == 2 and "is active: only pending or stale" in twice.error()["error"]
+    assert twice.code == 2 and "is active: only pending, stale or retired" in twice.error()["error"]
     unknown = cli("memory", "reject", 99, "--json")
     assert unknown.code == 1 and "no project memory with id 99" in unknown.error()["error"]
     both = cli("memory", "reject", "--all", "1")
@@ -316,3 +316,22 @@ def test_a_held_repeat_reinforces_the_pending_entry(home):
         assert held.action == "added" and again.action == "reinforced"
         assert again.entry_id == held.entry_id
         assert store.query_one("SELECT status, seen FROM knowledge")[:] == ("pending", 2)
+
+
+def test_a_retired_memory_of_the_users_own_is_listed_in_audit_and_approved_back(cli, home):
+    """Retired by the user's own verdicts (misled twice), it leaves recall but stays in view:
+    `memory audit` lists it (marked), and `memory approve` brings it back with its history."""
+    number = add(cli, "Deploy with Fly.io, not Heroku")["id"]
+    for _ in range(2):
+        assert cli("memory", "feedback", number, "misled").code == 0
+    assert cli("memory", "list", "--json").json() == []
+    assert "Fly.io" not in _recalled(home)
+    audit = cli("memory", "audit", "--json").json()
+    assert [(m["id"], m["status"]) for m in audit] == [(number, "retired")]
+    assert "[retired]" in cli("memory", "audit").out
+    back = cli("memory", "approve", number, "--json")
+    assert back.code == 0, back.err
+    assert [m["id"] for m in cli("memory", "list", "--json").json()] == [number]
+    assert "Fly.io" in _recalled(home)
+    row = _row(home, number)
+    assert (row["status"], row["harmful"]) == ("active", 2) and row["confirmed_at"]

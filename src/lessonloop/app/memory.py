@@ -121,19 +121,18 @@ def recent_memories(
                 )
                 if retired:
                     found = [{**value, "status": "active"} for value in found]
-                    found += _retired(store, name, automatic_only)
+                    found += _retired(store, name)  # the user's own too: how else to bring one back
                 items += found
     items.sort(key=lambda item: (item["created_at"], item["id"]), reverse=True)
     return items[:limit]
 
 
-def _retired(store: Store, scope: str, automatic_only: bool) -> list[dict[str, Any]]:
-    """The retired memories of ``scope``, marked (``status``), as `memory audit` lists them."""
+def _retired(store: Store, scope: str) -> list[dict[str, Any]]:
+    """The retired memories of ``scope``, marked (``status``), as `memory audit` lists them
+    (`memory approve ID` brings one back)."""
     from .memory_evidence import memories
 
-    gone = [
-        e for e in memories(store, scope, "retired") if not automatic_only or e.author != "user"
-    ]
+    gone = memories(store, scope, "retired")
     return [{**value, "status": "retired"} for value in memory_objects(store, gone)]
 
 

@@ -167,7 +167,7 @@ def review_memories(
     entry_ids: list[int] | None, approve: bool, scope: str | None = None
 ) -> dict[str, Any]:
     """Approve (back into use, confirmed now) or reject memories held for review: the ones
-    named (``pending``, or ``stale`` ones to confirm) in ``scope`` (default project), or with
+    named (``pending``, ``stale`` ones to confirm, ``retired`` ones to bring back) in ``scope`` (default project), or with
     ``entry_ids`` None every pending one of ``scope`` (default all). Nothing changes when one
     named memory is unknown or not held. Returns {"approved"|"rejected": [memories]}."""
     from ..knowledge import admission
@@ -202,8 +202,8 @@ def review_memories(
             for entry in entries:
                 if entry.status not in REVIEWED:
                     raise UsageError(
-                        f"{name} memory {entry.number} is {entry.status}: only pending or stale "
-                        "memories are approved or rejected"
+                        f"{name} memory {entry.number} is {entry.status}: only pending, stale or "
+                        "retired memories are approved or rejected"
                     )
             admission.review(store, [e.id for e in entries], approve, root)
             done += [reviewed_object(store, _memory(store, name, e.number)) for e in entries]

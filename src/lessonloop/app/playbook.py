@@ -212,7 +212,7 @@ def review_entries(name: str, numbers: list[int] | None, approve: bool) -> dict[
         for entry in entries:
             if entry.status not in REVIEWED:
                 raise UsageError(
-                    f"entry {entry.number} of {scope} is {entry.status}: only pending or stale "
+                    f"entry {entry.number} of {scope} is {entry.status}: only pending, stale or retired "
                     "entries are approved or rejected"
                 )
         admission.review(store, [e.id for e in entries], approve)

@@ -399,7 +399,9 @@ def retire(
 
 
 EDITABLE = ("active", "pending", "stale")  # what a user may correct; the rest is history
-REVIEWED = ("pending", "stale")  # held entries: approved back into use or rejected
+# entries out of use that the user may approve back into use (or reject): held for review,
+# stale, or retired (a memory that misled, a bullet turned dead end: the user's call)
+REVIEWED = ("pending", "stale", "retired")
 
 
 def edit(
@@ -512,7 +514,8 @@ def pin(store: Store, entry_id: int, pinned: bool = True, root: Path | None = No
 def review(
     store: Store, entry_ids: list[int], approve: bool, root: Path | None = None
 ) -> list[Outcome]:
-    """The user's verdict on held entries (``pending``, or ``stale`` ones to confirm):
+    """The user's verdict on held entries (``pending``, ``stale`` ones to confirm, ``retired``
+    ones to bring back):
     approved ones become active and confirmed now, rejected ones ``rejected`` (kept for the
     audit). Entries not held are left as they are (outcome ``rejected``)."""
     now = utc_now()
