@@ -142,6 +142,8 @@ def test_a_wholly_private_prompt_writes_no_prompt_record(home, cli):
 @pytest.mark.parametrize("value", ["off", "0"])
 def test_memory_off_captures_and_memorizes_nothing(home, cli, value, monkeypatch):
     cli("memory", "consent", "yes")
+    # a memory the session's prompts are about: recalled, but no injection log is written
+    cli("memory", "add", "--type", "preference", "--summary", "Use pnpm, not npm, for this repo")
     before = sorted(p.relative_to(home) for p in home.rglob("*"))
     secret = fresh_secrets()
     session = Session(home, "off", secret, {"LESSONLOOP_MEMORY": value})
@@ -155,9 +157,11 @@ def test_memory_off_captures_and_memorizes_nothing(home, cli, value, monkeypatch
     )
     session.hook("memorize")  # the detached memorize, were one started
     after = sorted(p.relative_to(home) for p in home.rglob("*"))
-    new = [str(p) for p in after if p not in before]
+    # (reading the store for recall leaves SQLite's -wal/-shm beside it: no session data)
+    new = [str(p) for p in after if p not in before and not p.name.startswith("lessonloop.db-")]
     assert new == ["logs", "logs/hooks.log"], new
-    assert not (home / "sessions").exists() and memories(home) == []
+    assert not (home / "sessions").exists()
+    assert memories(home) == [("preference", "Use pnpm, not npm, for this repo")]  # ours only
     log = (home / "logs" / "hooks.log").read_text()
     assert "session off: LESSONLOOP_MEMORY=off: nothing memorized" in log
     assert not any(v in log for v in secret.values())

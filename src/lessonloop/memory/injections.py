@@ -17,7 +17,7 @@ import os
 
 from .. import paths
 from ..timeutil import utc_now
-from . import capture
+from . import capture, privacy
 
 LOG_NAME = "recall.jsonl"
 
@@ -29,7 +29,10 @@ def log_path(root: str, session_id: str) -> str:
 
 def record(root: str, session_id: str, event: str, given: list[dict]) -> None:
     """Append one line per memory in ``given`` (each with scope, id, number, summary, reason
-    and score) for ``event``, all stamped with the same time."""
+    and score) for ``event``, all stamped with the same time; nothing while
+    ``LESSONLOOP_MEMORY=off`` (the session leaves nothing behind, and no memorize reads it)."""
+    if privacy.memory_off(os.environ):
+        return
     at = utc_now()
     path = log_path(root, session_id)
     for item in given:
