@@ -27,6 +27,15 @@ PROBE = "Prefer naming services after <private>our customer Acme</private> in th
         ("One. Stray </private> closes nothing. Two.", "One. Two."),
         ("A <private>spans. Two sentences.</private> of it. B.", "B."),
         ("<PRIVATE>shouted</PRIVATE>", ""),
+        # a span of whole sentences between two others: only it goes
+        (
+            "We use Grafana. <private>The client is Acme.</private> I prefer dark mode.",
+            "We use Grafana. I prefer dark mode.",
+        ),
+        (
+            "We use Grafana. <private>Acme</private> is our client. Dark mode.",
+            "We use Grafana. Dark mode.",
+        ),
         ("nothing private here", "nothing private here"),
     ],
 )

@@ -94,16 +94,26 @@ def _drop_sentences(text: str, spans: list[tuple[int, int]]) -> str:
     """``text`` without the sentences that hold any of ``spans`` (sorted, from the start)."""
     out, kept_from = [], 0
     for start, end in spans:
-        start = max(_sentence_start(text, start), kept_from)
+        opening = _sentence_start(text, start)
+        standalone = _is_standalone(text, opening, start, end)
+        start = max(opening, kept_from)
         if start >= len(text) or end < kept_from:
             continue
         out.append(text[kept_from:start])
-        kept_from = max(kept_from, _sentence_end(text, max(end - 1, start)))
+        kept_from = max(kept_from, end if standalone else _sentence_end(text, max(end - 1, start)))
     out.append(text[kept_from:])
     result = ""
     for part in out:
         result = _join(result, part)
     return result.strip()
+
+
+def _is_standalone(text: str, opening: int, start: int, end: int) -> bool:
+    """Whether the span ``text[start:end]`` is whole sentences of its own: it opens a sentence
+    and what it hides ends one ("Dashboards use Grafana. <private>The client is Acme.</private>
+    I prefer dark mode." keeps the sentence after it)."""
+    inner = _TAG.sub("", text[start:end]).rstrip(" \t\"')]")
+    return not text[opening:start].strip() and inner.endswith((".", "!", "?"))
 
 
 def _private_spans(text: str) -> list[tuple[int, int]]:
