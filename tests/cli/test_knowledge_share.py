@@ -282,3 +282,108 @@ def test_as_a_process_a_bad_line_is_one_line_and_an_empty_store_exports_a_header
         "error: bad.jsonl: line 3: kind is one of bullet, hint, dead_end, pattern, decision, "
         "preference, observation, not 'rumour'\n"
     )
+
+
+TOOLS = ("pnpm", "poetry", "cargo", "gradle", "maven", "bazel", "meson", "cmake", "ninja", "scons",
+         "rake", "mix", "dune", "stack", "cabal", "opam", "conan", "vcpkg", "nix", "earthly")  # fmt: skip
+
+
+@pytest.mark.parametrize("provenance", [[], [{"source": "user"}]])
+def test_distinct_entries_with_the_same_provenance_are_each_added(cli, home, tmp_path, provenance):
+    """The tester's file: 20 different summaries, all with the same (or no) provenance. Each
+    is its own entry; only a second import of the same file finds them already there."""
+    lines = [HEADER] + [
+        json.dumps(
+            {
+                "kind": "decision",
+                "scope": "project",
+                "provenance": provenance,
+                "summary": f"Build module {n} of the monorepo with {tool}",
+            }
+        )  # fmt: skip
+        for n, tool in enumerate(TOOLS)
+    ]
+    shared = tmp_path / "shared.jsonl"
+    shared.write_text("\n".join(lines) + "\n")
+    first = cli("knowledge", "import", shared, "--json").json()
+    assert (first["added"], first["reinforced"], first["unchanged"]) == (20, 0, 0)
+    assert len(rows(home)) == 20
+    second = cli("knowledge", "import", shared, "--json").json()
+    assert (second["added"], second["reinforced"], second["unchanged"]) == (0, 0, 20)
+    assert len(rows(home)) == 20
+    assert cli("knowledge", "import", shared).out.startswith("imported shared.jsonl: 0 added")
+
+
+def test_provenance_keeps_its_first_origin_and_lines_do_not_grow_over_hops(
+    cli, lived_in, tmp_path, monkeypatch
+):
+    """export, import, export, import...: each import records the first origin once (an
+    import's own provenance row is not wrapped again), so a line's size stays put."""
+    sizes = []
+    for hop in range(4):
+        out = tmp_path / f"hop{hop}" / "team.jsonl"
+        out.parent.mkdir()
+        assert cli("knowledge", "export", "-o", out).code == 0
+        lines = out.read_text().splitlines()[1:]
+        sizes.append({json.loads(line)["summary"]: len(line.encode()) for line in lines})
+        other_home(tmp_path, monkeypatch, name=f"home{hop}")
+        assert cli("knowledge", "import", out, "--json").json()["added"] == 4
+    assert len(sizes[1]) == 4 and sizes[1] == sizes[2] == sizes[3], sizes
+    # one import row, carrying the run the bullet was first learned in
+    [detail] = import_details(tmp_path / "home3", "Raise stealth")
+    assert detail["file"] == "team.jsonl" and detail["provenance_count"] == 1
+    assert [(o["source"], o["run_id"]) for o in detail["provenance"]] == [("coach", "r1")]
+
+
+def test_export_refuses_a_scope_that_holds_nothing(cli, lived_in, tmp_path):
+    out = tmp_path / "bogus.jsonl"
+    answer = cli("knowledge", "export", "--scope", "bogus", "-o", out, "--json")
+    assert answer.code == 1 and answer.out == "" and not out.exists()
+    assert answer.error()["error"] == (
+        "no knowledge in scope 'scenario:bogus': export one of all, project, user, "
+        "scenario:grid_ctf"
+    )
+    text = cli("knowledge", "export", "--scope", "bogus")
+    assert text.code == 1 and text.err.count("\n") == 1 and text.out == ""
+    assert cli("knowledge", "export", "--scope", "grid_ctf").out.count("\n") == 3
+    assert cli("knowledge", "export", "--scope", "user").code == 0  # named: a header alone
+
+
+def test_export_refuses_a_missing_folder_instead_of_making_it(cli, lived_in, tmp_path):
+    out = tmp_path / "no" / "such" / "x.jsonl"
+    answer = cli("knowledge", "export", "-o", out)
+    assert answer.code == 2 and answer.out == ""
+    assert answer.err == f"error: --output is a file in an existing folder, and {out.parent} " \
+        "does not exist\n"  # fmt: skip
+    assert not (tmp_path / "no").exists()
+
+
+def import_details(root, summary_start):
+    """The details of the import provenance rows of the entry whose summary starts so."""
+    with closing(sqlite3.connect(root / "lessonloop.db")) as conn:
+        return [
+            json.loads(detail)
+            for (detail,) in conn.execute(
+                "SELECT p.detail FROM knowledge_provenance p JOIN knowledge k ON k.id = "
+                "p.knowledge_id WHERE p.source = 'import' AND k.summary LIKE ?",
+                (f"{summary_start}%",),
+            )
+        ]
+
+
+def test_an_entry_back_from_a_teammate_carries_its_origin_once(
+    cli, lived_in, tmp_path, monkeypatch
+):
+    mine, theirs, back = (tmp_path / f"{name}.jsonl" for name in ("mine", "theirs", "back"))
+    cli("knowledge", "export", "-o", mine)
+    other_home(tmp_path, monkeypatch)
+    cli("knowledge", "import", mine)
+    cli("knowledge", "export", "-o", theirs)
+    monkeypatch.setenv("LESSONLOOP_HOME", str(lived_in))
+    assert cli("knowledge", "import", theirs, "--json").json()["reinforced"] == 4
+    cli("knowledge", "export", "-o", back)  # the original rows and the import carrying them
+    fresh = other_home(tmp_path, monkeypatch, name="newcomer")
+    assert cli("knowledge", "import", back, "--json").json()["added"] == 4
+    [detail] = import_details(fresh, "Raise stealth")
+    assert [(o["source"], o["run_id"]) for o in detail["provenance"]] == [("coach", "r1")]
+    assert detail["provenance_count"] == 1

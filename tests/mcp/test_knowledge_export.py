@@ -1,5 +1,6 @@
 """The MCP tool ``knowledge_export``: the same JSONL as `lessonloop knowledge export`, which
-`knowledge import` reads into another home; a bad scope is a tool error of one line."""
+`knowledge import` reads into another home; a bad scope, or one that holds nothing, is a tool
+error of one line."""
 
 from __future__ import annotations
 
@@ -33,9 +34,10 @@ def test_knowledge_export_answers_what_import_reads(env, errlog, tmp_path):
             everything = await ok(session, "knowledge_export")
             project = await ok(session, "knowledge_export", {"scope": "project"})
             message = await fails(session, "knowledge_export", {"scope": "a/b"})
-            return everything, project, message
+            nothing = await fails(session, "knowledge_export", {"scope": "bogus"})
+            return everything, project, message, nothing
 
-    everything, project, message = run(scenario())
+    everything, project, message, nothing = run(scenario())
     lines = [json.loads(line) for line in everything.splitlines()]
     assert lines[0]["format"] == "lessonloop-knowledge" and lines[0]["scope"] == "all"
     assert [line["summary"] for line in lines[1:]] == ["Use SQLite"]
@@ -44,6 +46,10 @@ def test_knowledge_export_answers_what_import_reads(env, errlog, tmp_path):
     assert message.endswith(
         "knowledge_export: scope is a scenario name or a scope such as "
         "scenario:grid_ctf (1-200 characters, no control characters or /)"
+    )
+    # a scope that holds nothing is refused (a typo must not pass for an empty export)
+    assert nothing.endswith(
+        "no knowledge in scope 'scenario:bogus': export one of all, project, user"
     )
     exported = tmp_path / "from-mcp.jsonl"
     exported.write_text(everything)

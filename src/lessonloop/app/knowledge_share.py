@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import paths
-from ..errors import UsageError
+from ..errors import NotFoundError, UsageError
 from .stores import reading, writing
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ ENTRY_FIELDS = (
 TEXT_FIELDS = ("summary", "content", "why", "how_to_apply")
 PROVENANCE_FIELDS = ("source", "run_id", "generation_index", "session_id", "detail", "created_at")
 PROVENANCE_KEPT = 10  # original provenance rows an imported entry records (the first ones)
+NAMED_SCOPES = ("all", "project", "user")  # exported even when empty (a header line alone)
 MAX_FILE_MB = 64
 STORE_SCOPES = ("project", "user")  # the memories' scopes: the project's and the user's store
 _STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
@@ -103,6 +104,16 @@ def _records(store: Store, scope: str | None) -> list[dict[str, Any]]:
     return records
 
 
+def _scopes(store: Store | None) -> list[str]:
+    """The scopes an export may name: all, project, user, then every scope ``store`` holds."""
+    held = (
+        [row["scope"] for row in store.query("SELECT DISTINCT scope FROM knowledge ORDER BY 1")]
+        if store is not None
+        else []
+    )
+    return [*NAMED_SCOPES, *(name for name in held if name not in NAMED_SCOPES)]
+
+
 def export_text(scope: str = "all") -> str:
     """The export of ``scope`` as JSONL text (the header line, then one line per entry)."""
     from ..timeutil import utc_now
@@ -110,6 +121,10 @@ def export_text(scope: str = "all") -> str:
     root, stored = resolve(scope)
     with reading(root) as store:
         records = _records(store, stored) if store is not None else []
+        if not records and scope not in NAMED_SCOPES:  # a typo must not pass for an empty store
+            raise NotFoundError(
+                f"no knowledge in scope {stored!r}: export one of {', '.join(_scopes(store))}"
+            )
     header = {
         "format": FORMAT,
         "version": VERSION,
@@ -128,6 +143,10 @@ def export_to_file(scope: str, output: Path) -> dict[str, Any]:
 
     if output.is_dir():
         raise UsageError(f"is a file to write, and {output} is a directory", field="output")
+    if not output.parent.is_dir():  # a mistyped path must not grow folders
+        raise UsageError(
+            f"is a file in an existing folder, and {output.parent} does not exist", field="output"
+        )
     text = export_text(scope)
     atomic_write(output, text)
     return {"path": str(output), "scope": scope, "entries": text.count("\n") - 1}
@@ -214,20 +233,67 @@ def _stamp(value: Any) -> str | None:
     return value if isinstance(value, str) and _STAMP.match(value) else None
 
 
-def _imported(record: dict[str, Any], name: str) -> Imported:
-    """One entry line as what admission imports: the original provenance (its first
-    PROVENANCE_KEPT rows, and how many there were) goes in the import's detail."""
-    from ..knowledge.admission import Imported, Proposal
+def _origins(provenance: list[Any]) -> tuple[list[dict[str, Any]], int]:
+    """An entry line's original provenance (its first PROVENANCE_KEPT rows) and how many rows
+    there were. A row an earlier import recorded is replaced by the provenance that import
+    carried, so an entry that travels export, import, export, import... keeps its first
+    origin once instead of nesting each hop's detail inside the next (which grew every line).
+    An earlier import's origin met again (an entry that went to a teammate and came back)
+    is counted once."""
+    origins: list[dict[str, Any]] = []
+    count = 0
+    for origin in provenance:
+        if not isinstance(origin, dict):
+            continue
+        earlier = _import_detail(origin)
+        if earlier is None:
+            origins.append({key: origin.get(key) for key in PROVENANCE_FIELDS})
+            count += 1
+            continue
+        inner, inner_count = earlier
+        fresh = [row for row in inner if row not in origins]
+        origins.extend(fresh)
+        count += inner_count - (len(inner) - len(fresh))
+    return origins[:PROVENANCE_KEPT], count
 
-    origins = [
-        {key: origin.get(key) for key in PROVENANCE_FIELDS}
-        for origin in record.get("provenance", [])[:PROVENANCE_KEPT]
-        if isinstance(origin, dict)
+
+def _import_detail(origin: dict[str, Any]) -> tuple[list[dict[str, Any]], int] | None:
+    """The provenance an import's provenance row carried (as ``_imported`` wrote its detail),
+    or None for any other row."""
+    if origin.get("source") != "import" or not isinstance(origin.get("detail"), str):
+        return None
+    try:
+        detail = json.loads(origin["detail"])
+    except json.JSONDecodeError:
+        return None
+    inner = detail.get("provenance") if isinstance(detail, dict) else None
+    if not isinstance(inner, list):
+        return None
+    count = detail.get("provenance_count")
+    kept = [
+        {key: row.get(key) for key in PROVENANCE_FIELDS} for row in inner if isinstance(row, dict)
     ]
+    return kept, count if isinstance(count, int) and count >= len(kept) else len(kept)
+
+
+def _imported(record: dict[str, Any], name: str) -> Imported:
+    """One entry line as what admission imports: the file, the entry's fingerprint (what
+    tells this line from the file's others: admission counts a line imported once per entry)
+    and its original provenance (``_origins``) go in the import's detail."""
+    from ..knowledge.admission import Imported, Proposal
+    from ..knowledge.entries import fingerprint
+
+    origins, count = _origins(record.get("provenance", []))
     detail = {
         "file": name,
+        "entry": fingerprint(
+            record["kind"],
+            record["summary"],
+            record.get("content", ""),
+            list(record.get("tags", [])),
+        ),
         "provenance": origins,
-        "provenance_count": len(record.get("provenance", [])),
+        "provenance_count": count,
     }
     return Imported(
         Proposal(

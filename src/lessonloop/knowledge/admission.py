@@ -906,8 +906,10 @@ def admit_imported(store: Store, items: list[Imported], root: Path | None = None
     entry already there and never changes its text or author (a user's own stays as written).
     Counters merge by maximum, not sum: exports travel round a team, so two files often carry
     the same history, and a sum would count it twice (max never loses evidence and makes an
-    import idempotent). An entry whose import of this very line is already recorded (same
-    file, same original provenance) is left as it is: ``unchanged``.
+    import idempotent). An entry whose import of this very line is already recorded (the same
+    ``detail``: the file, the entry's own fingerprint and its original provenance, as
+    ``app/knowledge_share`` writes it) is left as it is: ``unchanged``. The entry must be part
+    of that key: lines with the same (or no) provenance are distinct entries, each admitted.
     """
     import hashlib
 
