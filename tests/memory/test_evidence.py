@@ -574,7 +574,7 @@ def test_a_hand_written_pattern_whose_error_never_showed_up_gives_no_verdict(cli
 
 
 def test_what_error_and_fix_a_hand_written_memory_names():
-    from lessonloop.memory.evidence import _stated
+    from lessonloop.memory.evidence import _extends, _stated
 
     jsdom = _stated(JSDOM)
     assert jsdom is not None and jsdom.fix == "npm install --save-dev jest-environment-jsdom"
@@ -587,8 +587,20 @@ def test_what_error_and_fix_a_hand_written_memory_names():
     assert fixed_by is not None and fixed_by.fix == "make config"
     prose = _stated("If cargo build fails with linker cc not found, install build-essential")
     assert prose is not None and prose.fix == ""  # a prose fix: no command to tell apart
+    dot = _stated(
+        "When pytest fails with ImportError: cannot import name 'load_config' from "
+        "'app.settings', run pip install -e ."
+    )
+    assert dot is not None and dot.fix == "pip install -e ."  # (its own ".", not a full stop)
+    assert dot.names("ImportError: cannot import name 'load_config' from 'app.settings'")
+    assert not dot.names("ImportError: cannot import name 'load_env' from 'app.settings'")
+    ended = _stated("When npm test fails with Cannot find module left-pad, run npm ci.")
+    assert ended is not None and ended.fix == "npm ci"
     assert _stated("Use vitest instead of jest") is None
     assert _stated("Always run pnpm install before the tests") is None
+    # a fix read from words that another fix only adds to may be the same one: no verdict
+    assert _extends("pip install -e .", "pip install -e") and not _extends("npm ci", "npm i")
+    assert not _extends("npm install --save-dev jest@29 jest-environment-jsdom@29", jsdom.fix)
 
 
 def test_a_hand_written_pattern_with_a_prose_fix_is_not_proven_when_its_error_comes_back(cli, home):

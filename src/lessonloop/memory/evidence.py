@@ -154,7 +154,7 @@ def judge(
         key = error_key(line)
         return _judge_error(lambda seen: error_key(seen) == key, fix, after, transcript)
     if stated is not None and stated.fix:
-        return _judge_error(stated.names, stated.fix, after, transcript)
+        return _judge_error(stated.names, stated.fix, after, transcript, read=True)
     if entry.kind == "observation" or not preferred:
         return None, ""
     done = [c for c in after if succeeded(c) and _follows(c, preferred, rejected)]
@@ -228,11 +228,24 @@ def same_fix(one: str, other: str) -> bool:
     return bool(mine) and mine == theirs or " ".join(one.split()) == " ".join(other.split())
 
 
+def _extends(one: str, other: str) -> bool:
+    """Whether one command is the other with more words after it (``pip install -e .`` and
+    ``pip install -e``)."""
+    mine, theirs = _command(one).split(), _command(other).split()
+    short, long = sorted((mine, theirs), key=len)
+    return bool(short) and long[: len(short)] == short
+
+
 def _judge_error(
-    same: Callable[[str], bool], fix: str, after: list[ToolCall], transcript: Transcript
+    same: Callable[[str], bool],
+    fix: str,
+    after: list[ToolCall],
+    transcript: Transcript,
+    read: bool = False,
 ) -> tuple[str | None, str]:
     """The verdict on a memory of an error (``same``: whether an error line is that error)
-    and its fix."""
+    and its fix (``read``: read from the memory's words, so a fix that only adds to it or
+    leaves part of it out may be the same one: no verdict)."""
     recurred = [c for c in after if _recurs(c, same)]
     if not recurred:
         ran = next((c for c in after if succeeded(c) and fix_ran(c, fix)), None)
@@ -245,6 +258,8 @@ def _judge_error(
             continue
         if same_fix(lesson.detail, fix):
             return "helped", "the error came back; its fix ran and the step then succeeded"
+        if read and _extends(lesson.detail, fix):
+            return None, ""
         return "misled", f"the error came back and another fix worked: {lesson.detail[:200]}"
     # no single fix in evidence: the memory's own fix still counts when it ran before success
     first = recurred[0]
@@ -267,7 +282,8 @@ _FIX_INTRO = (
     r"(?:(?:the\s+)?(?:fix|solution|workaround|cure)(?:\s+is)?\s*[:=]?|"
     r"(?:is\s+)?(?:fixed|solved|resolved|cured)\s+(?:by|with)|fix\s+(?:it\s+)?(?:by|with))"
 )
-_STATED = [  # (error, fix) in the orders people write them
+_STATED = [  # (error, fix) in the orders people write them; a comma first (errors hold colons)
+    re.compile(rf"^\W*{_WHEN}\s+(?P<error>.+?),\s*(?P<fix>.+)$", re.I | re.S),
     re.compile(
         rf"^\W*{_WHEN}\s+(?P<error>.+?)(?:\s*[,;:]|\s+-+>|\s*\u2192|\s+[\u2014\u2013]|\s+then\b)"
         r"\s*(?P<fix>.+)$",
@@ -297,7 +313,7 @@ _RUN = re.compile(
     re.I,
 )
 _UNTIL = re.compile(
-    r"[.;!?](?:\s|$)|,\s|\s+(?:to|so|so that|because|since|which|first|again|before|after|"
+    r"(?<=\w)[.;!?](?:\s|$)|,\s|\s+(?:to|so|so that|because|since|which|first|again|before|after|"
     r"then|and then|instead|once)\b",
     re.I,
 )
@@ -407,7 +423,7 @@ def _fix_command(text: str) -> str:
             return ""
         rest = text[intro.end() :]
         cut = _UNTIL.search(rest)
-        command = (rest[: cut.start()] if cut else rest).strip().rstrip(".,;:!")
+        command = re.sub(r"(?<=\w)[.,;:!]+$", "", (rest[: cut.start()] if cut else rest).strip())
     words = command.split()
     if not words or len(words) > 16 or words[0].lower() in _NOT_A_PROGRAM:
         return ""
