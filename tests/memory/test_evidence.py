@@ -488,3 +488,137 @@ def test_a_correction_the_prompt_hook_captured_after_the_agent_acted_misled(cli,
     assert (row(home, 1)["helpful"], row(home, 1)["harmful"]) == (0, 1)
     [misled] = [detail for action, detail in events(home, 1) if action == "misled"]
     assert "the user said otherwise" in misled and "npm" in misled
+
+
+# ------------------------------------------------------------------ a pattern written by hand
+
+JSDOM = (
+    "When npm test fails with Cannot find module jest-environment-jsdom, "
+    "run npm install --save-dev jest-environment-jsdom"
+)
+JEST_MISSING = (
+    "\n> app@1.0.0 test\n> jest\n\n FAIL  src/App.test.js\n  \u25cf Test suite failed to run\n\n"
+    "    Cannot find module 'jest-environment-jsdom' from "
+    "'node_modules/jest-config/build/normalize.js'\n\n    Require stack:\n"
+    "      node_modules/jest-config/build/normalize.js\n"
+    "      node_modules/jest-config/build/index.js\n      node_modules/jest-cli/bin/jest.js\n\n"
+    "Test Suites: 1 failed, 1 total\nTests:       0 total\nSnapshots:   0 total\n"
+    "Time:        0.61 s\nRan all test suites.\nnpm ERR! Test failed.  See above for more details.\n"
+)
+JEST_PASSED = "Test Suites: 3 passed, 3 total\nTests:       14 passed, 14 total\n"
+
+
+def hand_written_session(cli, home: Path, name: str, play) -> tuple[dict, str]:
+    """A memory added with `memory add`, given to a session by the real prompt hook, the session
+    played by ``play(session)`` (its calls reported to the real hooks) and ended by the real
+    session-end hook (which memorizes it); the memory's row and `memory why` afterwards."""
+    from .test_lifecycle import LiveSession, add
+    from .test_session import fresh_secrets
+
+    start(cli, home)
+    number = add(cli, "pattern", JSDOM)
+    session = LiveSession(home, name, fresh_secrets())
+    session.hook("session-start", source="startup")
+    said = session.prompt("npm test fails with Cannot find module jest-environment-jsdom, fix it")
+    assert JSDOM in session.given(said)
+    play(session)
+    session.hook("stop", stop_hook_active=False)
+    session.hook("session-end", reason="prompt_input_exit")
+    why = cli("memory", "why", number)
+    assert why.code == 0, why.err
+    return row(home, number), why.out
+
+
+def npm(session, command: str, out: str = "", err: str = "") -> None:
+    response = {**QUIET, "stdout": out, "stderr": err}
+    if err:
+        session.tool("Bash", {"command": command}, response, True, f"Exit code 1\n{out}{err}")
+    else:
+        session.tool("Bash", {"command": command}, response)
+
+
+def test_a_hand_written_pattern_whose_error_came_back_after_its_fix_misled(cli, home):
+    def play(session):
+        npm(session, "npm install --save-dev jest-environment-jsdom", "added 41 packages\n")
+        npm(session, "npm test", err=JEST_MISSING)
+        npm(session, "npm install --save-dev jest@29 jest-environment-jsdom@29", "changed 212\n")
+        npm(session, "npm test", JEST_PASSED)
+
+    memory, why = hand_written_session(cli, home, "jsdom-misled", play)
+    assert (memory["injected"], memory["helpful"], memory["harmful"]) == (1, 0, 1)
+    assert "misled" in why and "another fix worked" in why and "jest@29" in why
+    assert "helped" not in why and "did as it says" not in why
+
+
+def test_the_same_hand_written_pattern_whose_fix_worked_helped(cli, home):
+    def play(session):
+        npm(session, "npm install --save-dev jest-environment-jsdom", "added 41 packages\n")
+        npm(session, "npm test", JEST_PASSED)
+
+    memory, why = hand_written_session(cli, home, "jsdom-helped", play)
+    assert (memory["injected"], memory["helpful"], memory["harmful"]) == (1, 1, 0)
+    assert "its fix ran" in why and "the error did not come back" in why
+
+
+def test_a_hand_written_pattern_whose_error_never_showed_up_gives_no_verdict(cli, home):
+    def play(session):  # another module missing: another error, fixed another way
+        other = JEST_MISSING.replace("jest-environment-jsdom", "jest-environment-node")
+        npm(session, "npm test", err=other)
+        npm(session, "npm install --save-dev jest-environment-node", "added 3 packages\n")
+        npm(session, "npm test", JEST_PASSED)
+        npm(session, "npm run lint", "ok\n")
+
+    memory, why = hand_written_session(cli, home, "jsdom-none", play)
+    assert (memory["injected"], memory["helpful"], memory["harmful"]) == (1, 0, 0)
+    assert "helped" not in why and "misled" not in why
+
+
+def test_what_error_and_fix_a_hand_written_memory_names():
+    from lessonloop.memory.evidence import _extends, _stated
+
+    jsdom = _stated(JSDOM)
+    assert jsdom is not None and jsdom.fix == "npm install --save-dev jest-environment-jsdom"
+    assert jsdom.names("Cannot find module 'jest-environment-jsdom' from 'node_modules/x.js'")
+    assert not jsdom.names("Cannot find module 'jest-environment-node' from 'node_modules/x.js'")
+    assert not jsdom.names("npm ERR! Test failed.  See above for more details.")
+    first = _stated("Run `pnpm install` when vitest fails with Cannot find package vite")
+    assert first is not None and first.fix == "pnpm install"
+    fixed_by = _stated("ENOENT on config.yml is fixed by running make config")
+    assert fixed_by is not None and fixed_by.fix == "make config"
+    prose = _stated("If cargo build fails with linker cc not found, install build-essential")
+    assert prose is not None and prose.fix == ""  # a prose fix: no command to tell apart
+    dot = _stated(
+        "When pytest fails with ImportError: cannot import name 'load_config' from "
+        "'app.settings', run pip install -e ."
+    )
+    assert dot is not None and dot.fix == "pip install -e ."  # (its own ".", not a full stop)
+    assert dot.names("ImportError: cannot import name 'load_config' from 'app.settings'")
+    assert not dot.names("ImportError: cannot import name 'load_env' from 'app.settings'")
+    ended = _stated("When npm test fails with Cannot find module left-pad, run npm ci.")
+    assert ended is not None and ended.fix == "npm ci"
+    assert _stated("Use vitest instead of jest") is None
+    assert _stated("Always run pnpm install before the tests") is None
+    # a fix read from words that another fix only adds to may be the same one: no verdict
+    assert _extends("pip install -e .", "pip install -e") and not _extends("npm ci", "npm i")
+    assert not _extends("npm install --save-dev jest@29 jest-environment-jsdom@29", jsdom.fix)
+
+
+def test_a_hand_written_pattern_with_a_prose_fix_is_not_proven_when_its_error_comes_back(cli, home):
+    start(cli, home)
+    prose = (
+        "If npm test fails with Cannot find module jest-environment-jsdom, "
+        "add jest-environment-jsdom to devDependencies"
+    )
+    cli("memory", "add", "--type", "pattern", "--summary", prose)
+    for name, back in (("prose-back", True), ("prose-gone", False)):
+        session = Transcript(home, name, give(home, name, 1) + 1)
+        session.bash("npm install --save-dev jest-environment-jsdom", out="added 41 packages\n")
+        if back:
+            session.bash("npm test", err=JEST_MISSING)
+            session.bash("npm install --save-dev jest@29 jest-environment-jsdom@29", out="ok\n")
+        session.bash("npm test", out=JEST_PASSED)
+        memorize(cli, session)
+    memory = row(home, 1)  # no command to tell its fix from another: helped once, by doing as
+    assert (memory["injected"], memory["helpful"], memory["harmful"]) == (2, 1, 0)  # it says
+    [helped] = [detail for action, detail in events(home, 1) if action == "helped"]
+    assert helped.startswith("session prose-gone:")

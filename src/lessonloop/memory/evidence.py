@@ -11,6 +11,12 @@ once per session, ``last_used_at``) and judges the memory on what happened after
   error came back and its fix ran and then the step succeeded; **misled** when the error came
   back and another fix worked (``error_lessons`` paired on the part of the session after the
   memory was given, so its evidence rules decide what "worked" means);
+- a pattern or an observation that names an error in its own words (``memory add``, MCP
+  ``memory_store``, imports: "When `npm test` fails with Cannot find module x, run `npm i x`"),
+  the same way: the error is a failure whose error line shares most of its distinctive words
+  with the memory's (``StatedError.names``), its fix the command it says to run; when it names
+  no command (a prose fix), it is judged as what it says to do, but never helped when the error
+  came back after the session did as it says;
 - a preference, a decision or a pattern without an error (what to do): **helped** when the
   session did as it says (a successful call with what it prefers, none with what it rejects)
   and no correction contradicting it came after;
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -133,18 +140,29 @@ def judge(
     seconds) to the session of ``transcript`` (``said``: its captured feedback records)."""
     after = [c for c in transcript.calls if _after(c.timestamp, start) and c.completed]
     error_fix = error_and_fix(entry.content)
+    stated = None if error_fix is not None else stated_error(entry)
     preferred, rejected = sides(entry.summary)
     if error_fix is not None:  # what it says to do is its fix
         preferred, rejected = fix_terms(error_fix[1]), set()
+    elif stated is not None and stated.fix:
+        preferred, rejected = fix_terms(stated.fix), set()
     corrected = _corrected(entry, after, transcript, said, preferred, rejected)
     if corrected:
         return "misled", corrected
     if error_fix is not None:
-        return _judge_error(*error_fix, after, transcript)
+        line, fix = error_fix
+        key = error_key(line)
+        return _judge_error(lambda seen: error_key(seen) == key, fix, after, transcript)
+    if stated is not None and stated.fix:
+        return _judge_error(stated.names, stated.fix, after, transcript, read=True)
     if entry.kind == "observation" or not preferred:
         return None, ""
     done = [c for c in after if succeeded(c) and _follows(c, preferred, rejected)]
     if done and not any(rejected & call_terms(c) for c in after if _acts(c) and not c.rejected):
+        if stated is not None and any(
+            _recurs(c, stated.names) for c in after[after.index(done[0]) :]
+        ):
+            return None, ""  # the error it names came back after it was followed: not proven
         return "helped", f"the session did as it says: `{_shown(done[0])}`"
     return None, ""
 
@@ -169,9 +187,10 @@ def error_key(line: str) -> str:
     return normalize_error(line[:KEY_CHARS])
 
 
-def _recurs(call: ToolCall, key: str) -> bool:
+def _recurs(call: ToolCall, same: Callable[[str], bool]) -> bool:
+    """Whether ``call`` failed with the error (``same`` of one of its error lines)."""
     lines = [signal.line for signal in call.errors] or [error_line(call)]
-    return failed(call) and any(error_key(line) == key for line in lines)
+    return failed(call) and any(same(line) for line in lines)
 
 
 def _edited(fix: str) -> str:
@@ -209,11 +228,25 @@ def same_fix(one: str, other: str) -> bool:
     return bool(mine) and mine == theirs or " ".join(one.split()) == " ".join(other.split())
 
 
+def _extends(one: str, other: str) -> bool:
+    """Whether one command is the other with more words after it (``pip install -e .`` and
+    ``pip install -e``)."""
+    mine, theirs = _command(one).split(), _command(other).split()
+    short, long = sorted((mine, theirs), key=len)
+    return bool(short) and long[: len(short)] == short
+
+
 def _judge_error(
-    line: str, fix: str, after: list[ToolCall], transcript: Transcript
+    same: Callable[[str], bool],
+    fix: str,
+    after: list[ToolCall],
+    transcript: Transcript,
+    read: bool = False,
 ) -> tuple[str | None, str]:
-    key = error_key(line)
-    recurred = [c for c in after if _recurs(c, key)]
+    """The verdict on a memory of an error (``same``: whether an error line is that error)
+    and its fix (``read``: read from the memory's words, so a fix that only adds to it or
+    leaves part of it out may be the same one: no verdict)."""
+    recurred = [c for c in after if _recurs(c, same)]
     if not recurred:
         ran = next((c for c in after if succeeded(c) and fix_ran(c, fix)), None)
         if ran is None:
@@ -221,10 +254,12 @@ def _judge_error(
         return "helped", f"its fix ran (`{_shown(ran)}`) and the error did not come back"
     later = replace(transcript, calls=after)  # the part of the session after it was given
     for lesson in later.error_lessons():
-        if not lesson.fix or error_key(lesson.line) != key:
+        if not lesson.fix or not same(lesson.line):
             continue
         if same_fix(lesson.detail, fix):
             return "helped", "the error came back; its fix ran and the step then succeeded"
+        if read and _extends(lesson.detail, fix):
+            return None, ""
         return "misled", f"the error came back and another fix worked: {lesson.detail[:200]}"
     # no single fix in evidence: the memory's own fix still counts when it ran before success
     first = recurred[0]
@@ -236,6 +271,163 @@ def _judge_error(
                 return "helped", "the error came back; its fix ran and the step then succeeded"
             break
     return None, ""
+
+
+# ------------------------------------------------------------------ errors named in a memory's words
+
+# a memory written by hand (``memory add``, MCP ``memory_store``, an import) names its error in
+# its own words: "When `npm test` fails with Cannot find module x, run `npm install x`"
+_WHEN = r"(?:when(?:ever)?|if|once|on)"
+_FIX_INTRO = (
+    r"(?:(?:the\s+)?(?:fix|solution|workaround|cure)(?:\s+is)?\s*[:=]?|"
+    r"(?:is\s+)?(?:fixed|solved|resolved|cured)\s+(?:by|with)|fix\s+(?:it\s+)?(?:by|with))"
+)
+_STATED = [  # (error, fix) in the orders people write them; a comma first (errors hold colons)
+    re.compile(rf"^\W*{_WHEN}\s+(?P<error>.+?),\s*(?P<fix>.+)$", re.I | re.S),
+    re.compile(
+        rf"^\W*{_WHEN}\s+(?P<error>.+?)(?:\s*[,;:]|\s+-+>|\s*\u2192|\s+[\u2014\u2013]|\s+then\b)"
+        r"\s*(?P<fix>.+)$",
+        re.I | re.S,
+    ),
+    re.compile(
+        rf"^\W*(?P<fix>(?:run|execute)\b.+?)\s+{_WHEN}\s+(?P<error>.+)$",
+        re.I | re.S,
+    ),
+    re.compile(
+        rf"^(?P<error>.+?)(?:\s*[,;:.]\s*|\s+-+>\s*|\s*\u2192\s*|\s+[\u2014\u2013]\s+|\s+)"
+        rf"{_FIX_INTRO}\s+(?P<fix>.+)$",
+        re.I | re.S,
+    ),
+    re.compile(r"^(?P<error>.+?)(?:\s+-+>\s*|\s*\u2192\s*)(?P<fix>.+)$", re.S),
+]
+# words that say an error is meant ("fails with", "X error", "cannot", "ENOENT", "npm ERR!")
+_NAMES_ERROR = re.compile(
+    r"\bfail(?:s|ed|ing)?\b|error|exception\b|\bcannot\b|\bcan't\b|\bcould not\b|"
+    r"\bunable to\b|\bnot found\b|\bno such\b|\bdenied\b|\brefused\b|(?-i:\bE[A-Z]{3,}\b)|"
+    r"\bpanic|\bcrash|\btimed? ?out\b",
+    re.I,
+)
+_RUN = re.compile(
+    r"^(?:(?:then|just|first|simply|you\s+(?:need|have)\s+to|need\s+to)\s+)*"
+    r"(?:run|running|execute|do|with|by)\s+",
+    re.I,
+)
+_UNTIL = re.compile(
+    r"(?<=\w)[.;!?](?:\s|$)|,\s|\s+(?:to|so|so that|because|since|which|first|again|before|after|"
+    r"then|and then|instead|once)\b",
+    re.I,
+)
+_NOT_A_PROGRAM = {"it", "the", "a", "an", "this", "that", "them", "these", "again", "all"}
+_PROGRAM = re.compile(r"^[\w.@~+/-]{2,}$")
+# of an error line, words that say nothing of which error it is
+_GENERIC = PLAIN_WORDS | {
+    "error", "fail", "failed", "failure", "exception", "fatal", "exit", "status", "code",
+    "line", "warning", "err", "npm", "yarn", "pnpm", "see", "above", "more", "detail", "details",
+}  # fmt: skip
+_PATHLIKE = re.compile(r"\S*[/\\]\S*|\bhttps?:\S+")
+_NAME_QUOTED = re.compile(r"'([^'\n]{2,120})'|\"([^\"\n]{2,120})\"|`([^`\n]{2,120})`")
+
+
+@dataclass(frozen=True)
+class StatedError:
+    """The error a memory names in its own words (``words``: its distinctive words) and the
+    command it says to run for it ("" when it names none)."""
+
+    words: frozenset[str]
+    fix: str
+
+    def names(self, line: str) -> bool:
+        """Whether an error line is this error: most of the line's distinctive words (three at
+        least) are the memory's, and so is every name the line quotes (a module, a file): the
+        same message about another module is another error."""
+        mine = _error_words(line)
+        shared = mine & self.words
+        if len(shared) < 3 or 2 * len(shared) <= len(mine):
+            return False
+        quoted = ("".join(parts) for parts in _NAME_QUOTED.findall(line))
+        return all(_error_words(name) <= self.words for name in quoted)
+
+
+def _error_words(text: str) -> frozenset[str]:
+    """The words of an error's text that tell it from other errors: not paths or URLs, not
+    numbers, not the words every error has ("error", "failed")."""
+    words = code_terms(_PATHLIKE.sub(" ", text))
+    return frozenset(w for w in words if len(w) >= 3 and not w.isdigit() and w not in _GENERIC)
+
+
+def stated_error(entry: Entry) -> StatedError | None:
+    """The error a pattern or an observation names in its words (its summary, else its
+    content), with the command it says to run; None when it names no error, or names one in
+    too few words to tell it apart (then it is judged as what it says to do)."""
+    if entry.kind not in ("pattern", "observation"):
+        return None
+    for text in (entry.summary, entry.content):
+        found = _stated(" ".join(text.split())[:1000])
+        if found is not None:
+            return found
+    return None
+
+
+def _stated(text: str) -> StatedError | None:
+    spans: list[str] = []
+
+    def hide(match: re.Match[str]) -> str:  # a code span never splits a sentence
+        spans.append(match.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    def shown(part: str) -> str:
+        return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], part)
+
+    masked = _CODE.sub(hide, text)
+    for form in _STATED:
+        match = form.match(masked)
+        if match is None:
+            continue
+        error, fix = shown(match.group("error")), shown(match.group("fix"))
+        words = _error_words(_CODE.sub(lambda m: m.group(1), _said_error(error)))
+        if _NAMES_ERROR.search(error) and len(words) >= 2:
+            return StatedError(words, _fix_command(fix))
+    error = _said_error(text)
+    if error != text and _NAMES_ERROR.search(text):  # "... fails with X." and no fix
+        words = _error_words(_CODE.sub(lambda m: m.group(1), error))
+        return StatedError(words, "") if len(words) >= 2 else None
+    return None
+
+
+_FAILS_WITH = re.compile(
+    r"\b(?:fail(?:s|ed|ing)?|errors?|crash(?:es|ed)?|dies|exits?)\s+(?:with|on)\s+(.+?)"
+    r"(?:[.;](?:\s|$)|,\s|$)",
+    re.I,
+)
+
+
+def _said_error(text: str) -> str:
+    """The error itself in a clause that names it: what follows "fails with", else all of it."""
+    found = _FAILS_WITH.search(text)
+    return found.group(1) if found else text
+
+
+def _fix_command(text: str) -> str:
+    """The command a memory's fix clause says to run ("run `npm ci` first" gives ``npm ci``),
+    "" when it says something else (a prose instruction cannot be told from another fix)."""
+    code = _CODE.search(text)
+    if (
+        code is not None
+        and _RUN.match(text[: code.start()] + " ") is not None
+        or (code is not None and code.start() == 0)
+    ):
+        command = code.group(1).strip()
+    else:
+        intro = _RUN.match(text)
+        if intro is None:
+            return ""
+        rest = text[intro.end() :]
+        cut = _UNTIL.search(rest)
+        command = re.sub(r"(?<=\w)[.,;:!]+$", "", (rest[: cut.start()] if cut else rest).strip())
+    words = command.split()
+    if not words or len(words) > 16 or words[0].lower() in _NOT_A_PROGRAM:
+        return ""
+    return command if _PROGRAM.match(words[0]) else ""
 
 
 # ------------------------------------------------------------------ what a memory says to do
