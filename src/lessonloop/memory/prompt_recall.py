@@ -138,15 +138,20 @@ def open_db(root: str) -> sqlite3.Connection | None:
     path = os.path.join(root, paths.DB_NAME)
     if not os.path.exists(path):
         return None
-    import sqlite3  # (here: a home without a store does not pay for it)
+    # (here: a home without a store does not pay for it) the C module ``sqlite3`` wraps, when
+    # it is there: ``sqlite3.dbapi2`` imports ``datetime``, 3 of a hook's milliseconds
+    try:
+        import _sqlite3 as sqlite
+    except ImportError:  # pragma: no cover - an interpreter that names it otherwise
+        import sqlite3 as sqlite  # type: ignore[no-redef]
 
     for flags in ("mode=ro", "mode=ro&immutable=1"):  # (a read-only folder forbids WAL's shm)
         try:
-            conn = sqlite3.connect(f"file:{path}?{flags}", uri=True, timeout=1.0)
-            conn.row_factory = sqlite3.Row
+            conn = sqlite.connect(f"file:{path}?{flags}", uri=True, timeout=1.0)
+            conn.row_factory = sqlite.Row
             conn.execute("SELECT 1 FROM knowledge_fts LIMIT 0")
             return conn
-        except sqlite3.Error:
+        except sqlite.Error:
             continue
     return None
 
