@@ -251,3 +251,24 @@ def test_resume_replays_a_kept_command_line_in_its_folder_and_gives_the_folder_b
     config = json.loads(_row(home, "kept")["config_json"])
     assert config["max_calls"] == 50, "resume's budget applies"
     assert not request.exists()
+
+
+def test_a_request_left_by_an_attempt_killed_after_the_row_existed_goes_at_resume(
+    home, tmp_path, run_cli
+):
+    """A second start of an existing improve run keeps its command line (`started`) and is
+    killed before it could discard it: resuming the run (its row holds it all) leaves no
+    request behind, as a run whose row was made by that very attempt does."""
+    from ..cli.test_task_commands import EXAMPLES, GOOD_SQL, fenced, script
+
+    provider = script(tmp_path, competitor=[fenced(GOOD_SQL)])
+    task = EXAMPLES / "sql-top-customers.yaml"
+    first = run_cli("improve", task, "--provider", provider, "--run-id", "task-again")
+    assert first.code == 0, first.err
+    _killed_before_the_cli(
+        home, tmp_path, "improve", task, "--provider", provider, "--run-id", "task-again"
+    )
+    assert (home / "runs" / "task-again" / "request.json").exists()
+    resumed = run_cli("resume", "task-again", "--json")
+    assert resumed.code == 0, resumed.err
+    assert not (home / "runs" / "task-again" / "request.json").exists()

@@ -207,6 +207,9 @@ def resume(
             create_or_reuse(store, asked["scenario"], target, overrides, run_id)
             request.discard(run_id)
             return "scenario", execute(store, run_id, target, watch)
+        # a command line `started` kept by an attempt killed after the row existed (before it
+        # could discard it): the row holds it all
+        request.discard(run_id)
         if run["kind"] == "task":  # an improve run: continue its rounds
             from .tasks import continue_improve
 
