@@ -110,8 +110,8 @@ def approve_command(
     scope: Annotated[str | None, typer.Option("--scope", help=REVIEW_SCOPE_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """Approve memories held for review (`--review`), or confirm stale ones: they are
-    recalled again."""
+    """Approve memories held for review (`--review`), confirm stale ones or bring back retired
+    ones: they are recalled again."""
     _review(entry_ids, every, scope, True, as_json)
 
 
