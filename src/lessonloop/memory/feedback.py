@@ -34,7 +34,8 @@ from .phrasing import (
     unmask_quoted,
     words_of,
 )
-from .text_limits import cap_text, redact
+from .secret_free import redact
+from .text_limits import cap_text
 
 __all__ = ["Feedback", "TEXT_MAX", "prompt_feedback"]
 

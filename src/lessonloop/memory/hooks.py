@@ -144,10 +144,24 @@ def _known_secrets(root: str, payload: dict, *seen: object):
     bare. Only the capture paths, which load the redactor anyway, enter it."""
     if privacy.memory_off(os.environ):  # capture is off: nothing learned, nothing saved
         return _Nothing()
+    seen = tuple(privacy.strip(v) if isinstance(v, str) else v for v in seen)
+    folder = os.path.dirname(_in_session(root, payload, "-"))
+    if _nothing_to_watch(folder, seen):
+        return _Nothing()
     from . import known_secrets
 
-    seen = tuple(privacy.strip(v) if isinstance(v, str) else v for v in seen)
-    return known_secrets.watching(os.path.dirname(_in_session(root, payload, "-")), seen)
+    return known_secrets.watching(folder, seen)
+
+
+def _nothing_to_watch(folder: str, seen: tuple) -> bool:
+    """Whether watching would learn nothing and scrub nothing, so the redactor need not load:
+    the session saved no known secret yet and what the event saw is text the redactor finds no
+    trigger in (``secret_free``; its captures then redact through ``secret_free.redact``)."""
+    from . import known_secrets, secret_free
+
+    return not os.path.exists(os.path.join(folder, known_secrets.FILE)) and all(
+        isinstance(v, str) and not secret_free.may_hold_secret(v) for v in seen
+    )
 
 
 class _Nothing:
@@ -209,7 +223,7 @@ def _prompt_captures(payload: dict, root: str) -> None:
     context = None
     for found in prompt_feedback(prompt):
         if context is None:  # the prompt's start: what a lesson was said about (redacted)
-            from ..safety.redact import redact
+            from .secret_free import redact
 
             context = " ".join(redact(prompt[:2000]).split())[:300]
         capture.append(
@@ -225,8 +239,8 @@ def _prompt_captures(payload: dict, root: str) -> None:
             },
         )
     if prompt.strip():  # (its key: memorize reads the transcript's other prompts)
-        from ..safety.redact import redact
         from .events import prompt_key, prompt_text
+        from .secret_free import redact
 
         capture.append(
             path,

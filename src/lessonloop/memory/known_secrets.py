@@ -22,8 +22,11 @@ import fcntl
 import json
 import os
 
-from ..safety.redact import KnownSecrets
 from . import capture
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
+if TYPE_CHECKING:
+    from ..safety.redact import KnownSecrets
 
 FILE = "secret-digests"
 SALT_BYTES = 16
@@ -34,6 +37,8 @@ _LINE_BYTES = 2_000_000  # transcript lines longer than this are skipped (as tra
 
 def load(folder: str | os.PathLike) -> KnownSecrets:
     """The session's known secrets (none, with a fresh salt, when it saved none yet)."""
+    from ..safety.redact import KnownSecrets  # (here: the hooks read FILE without loading it)
+
     salt, saved = _read(os.path.join(folder, FILE))
     return KnownSecrets(salt or os.urandom(SALT_BYTES), saved)
 
