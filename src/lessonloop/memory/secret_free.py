@@ -135,7 +135,7 @@ PATTERNS = (
     r"[:=]>?[ \t]*+(?:[rbuf]{0,2}\\?[\"'`])?+[A-Za-z0-9+/_.~-]{24}",
 )
 _FIRSTS = ("_", "-", "-", ":=")  # (the characters each pattern can start with)
-_COMPILED: list = []
+_COMPILED: dict[int, re.Pattern] = {}  # (compiled on first use: most texts need none)
 
 _ENGINE = "lessonloop.safety.redact.engine"
 
@@ -150,11 +150,13 @@ def may_hold_secret(text: str) -> bool:
     for literal in TEXT_LITERALS:
         if literal in text:
             return True
-    if not _COMPILED:
-        _COMPILED.extend(re.compile(p) for p in PATTERNS)
-    for first, pattern in zip(_FIRSTS, _COMPILED):
-        if any(c in text for c in first) and pattern.search(text):
-            return True
+    for index, first in enumerate(_FIRSTS):
+        if any(c in text for c in first):
+            pattern = _COMPILED.get(index)
+            if pattern is None:
+                pattern = _COMPILED[index] = re.compile(PATTERNS[index])
+            if pattern.search(text):
+                return True
     return False
 
 
