@@ -257,3 +257,19 @@ def test_transcript_echoes_come_from_the_users_prompts_only(tmp_path):
     assert privacy.transcript_echoes(str(empty)) == []
     assert privacy.transcript_echoes(str(tmp_path / "missing.jsonl")) == []
     assert privacy.transcript_echoes(None) == []
+
+
+def test_a_secret_shown_inside_a_private_span_is_redacted_where_it_is_repeated_bare(home, cli):
+    """The span never reaches disk, and neither does its secret when a later prompt repeats the
+    value bare: the hook learns the session's secrets from the prompt as it came (only salted
+    digests are kept), private spans included."""
+    cli("memory", "consent", "yes")
+    value = "Rk8vT3qLp9ZwX2mN7bY4cH6dJ1fG5sQ0"
+    session = Session(home, "private-secret", {})
+    session.hook("session-start", source="startup")
+    session.prompt(f"<private>export API_KEY={value}</private> hi")
+    session.prompt(f"From now on use pnpm. Always give {value} to the deploy script.")
+    session.hook("stop", stop_hook_active=False)
+    session.hook("session-end", reason="prompt_input_exit")
+    assert value.encode() not in everything_under(home, home.parent / "user-home")
+    assert any("pnpm" in summary for _, summary in memories(home))

@@ -144,7 +144,9 @@ def _known_secrets(root: str, payload: dict, *seen: object):
     bare. Only the capture paths, which load the redactor anyway, enter it."""
     if privacy.memory_off(os.environ):  # capture is off: nothing learned, nothing saved
         return _Nothing()
-    seen = tuple(privacy.strip(v) if isinstance(v, str) else v for v in seen)
+    # learned from the text as it came, private spans included (only salted digests are kept):
+    # a secret shown once inside a span is then redacted where the session repeats it bare
+    seen = tuple(privacy.untagged(v) if isinstance(v, str) else v for v in seen)
     folder = os.path.dirname(_in_session(root, payload, "-"))
     if _nothing_to_watch(folder, seen):
         return _Nothing()

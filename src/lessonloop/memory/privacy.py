@@ -151,6 +151,13 @@ def strip(text: str, echoes: Iterable[str] = ()) -> str:
     return _drop_sentences(text, sorted(spans))
 
 
+def untagged(text: str) -> str:
+    """``text`` with its ``<private>`` tags (not what they hold) turned to spaces: what the
+    session's secrets are learned from, so a value that ends where a span does is the value
+    (only salted digests of it are kept)."""
+    return _TAG.sub(" ", text) if isinstance(text, str) and "<" in text else text
+
+
 def echoes(text: str) -> list[str]:
     """The words inside ``text``'s private spans, to find them where the session repeats them:
     each span whole, and each name in it (a capitalized word past its first, a word with a
