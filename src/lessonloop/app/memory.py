@@ -82,6 +82,16 @@ def memory_objects(
     return values
 
 
+def memory_entry(store: Store, scope: str, number: int) -> Entry:
+    """The memory ``number`` of ``scope`` (whatever its status), or NotFoundError."""
+    from ..knowledge.entries import MEMORY_KINDS, by_number
+
+    entry = by_number(store, scope, number)
+    if entry is None or entry.kind not in MEMORY_KINDS:
+        raise NotFoundError(f"no {scope} memory with id {number}", listing="list_memories")
+    return entry
+
+
 def memory_object(store: Store, entry: Entry, score: float | None = None) -> dict[str, Any]:
     return memory_objects(store, [entry], None if score is None else [score])[0]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
-from .memory import memory_roots, scope_root
+from .memory import memory_entry, memory_roots, scope_root
 from .stores import reading, writing
 
 if TYPE_CHECKING:
@@ -29,8 +29,7 @@ def give_feedback(
     (redacted) in its history; the memory retires when it now mostly misleads. ``source`` is
     who gave it: ``user`` (the CLI; their verdict may retire a memory they wrote) or ``mcp``."""
     from ..knowledge import admission
-    from ..knowledge.entries import by_number, get
-    from ..memory.recall import MEMORY_KINDS
+    from ..knowledge.entries import get
 
     if verdict not in VERDICTS:
         raise UsageError(f"the verdict is helped or misled, not {verdict!r}")
@@ -38,9 +37,7 @@ def give_feedback(
     if not paths.db_path(root).exists():
         raise NotFoundError(f"no {scope} memories yet")
     with writing(root) as store:
-        entry = by_number(store, scope, entry_id)
-        if entry is None or entry.kind not in MEMORY_KINDS:
-            raise NotFoundError(f"no {scope} memory with id {entry_id}", listing="list_memories")
+        entry = memory_entry(store, scope, entry_id)
         admission.record_feedback(store, entry.id, verdict, note, source=source, root=root)
         retired = admission.retire_misleading(
             store, [entry.id], by_user=source == "user", root=root

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
-from .memory import memory_object, memory_roots, scope_root
+from .memory import memory_entry, memory_object, memory_roots, scope_root
 from .stores import reading, writing
 
 if TYPE_CHECKING:
@@ -28,16 +28,6 @@ def _store_root(scope: str) -> Path:
     if not paths.db_path(root).exists():
         raise NotFoundError(f"no {scope} memories yet", listing="list_memories")
     return root
-
-
-def _memory(store: Store, scope: str, number: int) -> Entry:
-    """The memory ``number`` of ``scope`` (whatever its status), or NotFoundError."""
-    from ..knowledge.entries import MEMORY_KINDS, by_number
-
-    entry = by_number(store, scope, number)
-    if entry is None or entry.kind not in MEMORY_KINDS:
-        raise NotFoundError(f"no {scope} memory with id {number}", listing="list_memories")
-    return entry
 
 
 def reviewed_object(store: Store, entry: Entry) -> dict[str, Any]:
@@ -72,7 +62,7 @@ def edit_memory(
         raise UsageError("nothing to change: give a new summary, content or both")
     root = _store_root(scope)
     with writing(root) as store:
-        entry = _memory(store, scope, entry_id)
+        entry = memory_entry(store, scope, entry_id)
         outcome = admission.edit(store, entry.id, summary=summary, content=content, root=root)
         if outcome.action == "duplicate":
             twin = get(store, outcome.entry_id) if outcome.entry_id else None
@@ -114,7 +104,7 @@ def supersede_memory(old: int, new: int | str, scope: str = "project") -> dict[s
         raise UsageError(f"{scope} memory {old} cannot supersede itself")
     root = _store_root(scope)
     with writing(root) as store:
-        before, after = _memory(store, scope, old), _memory(store, scope, new_number)
+        before, after = memory_entry(store, scope, old), memory_entry(store, scope, new_number)
         if after.status != "active":
             raise UsageError(
                 f"{scope} memory {new_number} is {after.status}, not active: it cannot replace "
@@ -126,7 +116,7 @@ def supersede_memory(old: int, new: int | str, scope: str = "project") -> dict[s
         if outcome.action == "rejected":
             raise UsageError(f"{scope} memory {old} not superseded: {outcome.reason}")
         return {
-            "superseded": reviewed_object(store, _memory(store, scope, old)),
+            "superseded": reviewed_object(store, memory_entry(store, scope, old)),
             "by": reviewed_object(store, after),
         }
 
@@ -138,9 +128,12 @@ def pin_memory(entry_id: int, scope: str = "project", pinned: bool = True) -> di
 
     root = _store_root(scope)
     with writing(root) as store:
-        entry = _memory(store, scope, entry_id)
+        entry = memory_entry(store, scope, entry_id)
         outcome = admission.pin(store, entry.id, pinned, root)
-        return {**reviewed_object(store, _memory(store, scope, entry_id)), "action": outcome.action}
+        return {
+            **reviewed_object(store, memory_entry(store, scope, entry_id)),
+            "action": outcome.action,
+        }
 
 
 def held_memories(scope: str = "all") -> list[dict[str, Any]]:
@@ -198,7 +191,7 @@ def review_memories(
                 ]
             else:
                 targets = list(dict.fromkeys(entry_ids))
-            entries = [_memory(store, name, number) for number in targets]
+            entries = [memory_entry(store, name, number) for number in targets]
             for entry in entries:
                 if entry.status not in REVIEWED:
                     raise UsageError(
@@ -206,5 +199,5 @@ def review_memories(
                         "retired memories are approved or rejected"
                     )
             admission.review(store, [e.id for e in entries], approve, root)
-            done += [reviewed_object(store, _memory(store, name, e.number)) for e in entries]
+            done += [reviewed_object(store, memory_entry(store, name, e.number)) for e in entries]
     return {verdict: done}

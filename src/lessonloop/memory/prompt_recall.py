@@ -31,6 +31,7 @@ from . import injections
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Callable
 
 SWITCH = "LESSONLOOP_RECALL"  # "off": no recall of any kind (session start, prompt, command)
 # knowledge.entries.MEMORY_KINDS (that module is not standard-library-only)
@@ -298,20 +299,27 @@ def context(header: str, chosen: list[dict]) -> str:
     return header + "\n" + "\n".join(item["line"] for item in chosen) if chosen else ""
 
 
-def match(prompt: str, root: str, given: set[tuple[str, int]]) -> list[dict]:
-    """The memories relevant to ``prompt`` that are not in ``given``, best first."""
-    words = terms(prompt)
-    if not words:
-        return []
+def _each_store(root: str, fetch: Callable[[sqlite3.Connection, str], list[dict]]) -> list[dict]:
+    """What ``fetch(conn, scope)`` finds in each store recalled from (``stores``), in order; a
+    store that is missing or unreadable gives nothing."""
     found: list[dict] = []
     for scope, home in stores(root):
         conn = open_db(home)
         if conn is None:
             continue
         try:
-            found += candidates(conn, scope, words)
+            found += fetch(conn, scope)
         finally:
             conn.close()
+    return found
+
+
+def match(prompt: str, root: str, given: set[tuple[str, int]]) -> list[dict]:
+    """The memories relevant to ``prompt`` that are not in ``given``, best first."""
+    words = terms(prompt)
+    if not words:
+        return []
+    found = _each_store(root, lambda conn, scope: candidates(conn, scope, words))
     return choose(found, given, PROMPT_HEADER) if found else []
 
 
@@ -344,29 +352,28 @@ def for_command(command: str, root: str, session: str) -> str:
     if not words:
         return ""
     phrase = '"' + " ".join(words) + '"'
-    found: list[dict] = []
-    for scope, home in stores(root):
-        conn = open_db(home)
-        if conn is None:
-            continue
-        try:
-            # the newest RANKED rows naming it (FTS5 walks rowids in order: no sort of every
-            # match, which a common command in a large store would cost tens of milliseconds)
-            rows = conn.execute(
-                "SELECT k.* FROM (SELECT rowid AS id FROM knowledge_fts WHERE knowledge_fts "
-                "MATCH ? ORDER BY rowid DESC LIMIT ?) r JOIN knowledge k ON k.id = r.id "
-                "AND k.scope = ? AND k.status = 'active' AND k.kind = 'pattern'",
-                [phrase, RANKED, scope],
-            ).fetchall()
-        finally:
-            conn.close()
-        for row in rows:
-            # the summary names the failing command first ("When `npm test` fails"); the fix
-            # may name another command, which is no failure of this one
-            first = re.search(r"`([^`]+)`", row["summary"])
-            named = first.group(1) if first else row["summary"]
-            if _names(named, head) or (not first and _names(row["content"], head)):
-                found.append({**dict(row), "scope": scope, "score": None})
+    # the newest RANKED rows naming it (FTS5 walks rowids in order: no sort of every match,
+    # which a common command in a large store would cost tens of milliseconds)
+    naming = (
+        "SELECT k.* FROM (SELECT rowid AS id FROM knowledge_fts WHERE knowledge_fts "
+        "MATCH ? ORDER BY rowid DESC LIMIT ?) r JOIN knowledge k ON k.id = r.id "
+        "AND k.scope = ? AND k.status = 'active' AND k.kind = 'pattern'"
+    )
+    rows = _each_store(
+        root,
+        lambda conn, scope: [
+            {**dict(row), "scope": scope, "score": None}
+            for row in conn.execute(naming, [phrase, RANKED, scope]).fetchall()
+        ],
+    )
+    found = []
+    for row in rows:
+        # the summary names the failing command first ("When `npm test` fails"); the fix may
+        # name another command, which is no failure of this one
+        first = re.search(r"`([^`]+)`", row["summary"])
+        named = first.group(1) if first else row["summary"]
+        if _names(named, head) or (not first and _names(row["content"], head)):
+            found.append(row)
     given = injections.given_ids(root, session)
     # one known failure per command, the best proven (then the newest), not one already given
     # nor one that misled more often than it helped
