@@ -20,6 +20,29 @@ def lessonloop_command() -> list[str]:
     return [script] if script else [sys.executable, "-m", "lessonloop"]
 
 
+def hook_command(event: str) -> list[str]:
+    """The hook command ``lessonloop install claude-code`` writes for ``event`` (what Claude
+    Code runs), for this interpreter."""
+    import shlex
+
+    from lessonloop.integrations.claude_code import hook_command as installed
+
+    return shlex.split(installed(event))
+
+
+def settle(home: str | Path) -> float:
+    """Wait until the captures the hooks deferred under ``home`` are written (a hook answers,
+    exits, then captures in the background: memory/deferred.py); the milliseconds waited."""
+    from lessonloop.memory import deferred
+
+    started = time.perf_counter()
+    sessions = Path(home) / "sessions"
+    for folder in sorted(sessions.glob("*")) if sessions.is_dir() else ():
+        if not deferred.settled(folder):
+            raise SystemExit(f"captures under {folder} still running after 10 s")
+    return (time.perf_counter() - started) * 1000
+
+
 def timed_process(
     command: list[str], env: dict | None = None, cwd: str | None = None
 ) -> tuple[float, float, int]:

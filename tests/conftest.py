@@ -112,6 +112,15 @@ def cli(home, capsys):
     return invoke
 
 
+def settle_captures(home: Path) -> None:
+    """Wait for the captures the hooks of every session under ``home`` are still writing (a
+    hook answers first, then captures in the background: memory/deferred.py)."""
+    from lessonloop.memory import deferred
+
+    for folder in sorted((home / "sessions").glob("*")):
+        assert deferred.settled(folder), f"captures of {folder.name} still running after 10 s"
+
+
 def subprocess_env(home: Path, **extra: str) -> dict:
     env = dict(os.environ)
     env["LESSONLOOP_HOME"] = str(home)

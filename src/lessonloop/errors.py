@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (hooks import this)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2

@@ -11,7 +11,7 @@ import sys
 from lessonloop.memory import capture, events, memorize, session_lessons
 from lessonloop.memory.transcript import read
 
-from ..conftest import subprocess_env
+from ..conftest import settle_captures, subprocess_env
 from .test_transcript import event, result, use, write
 
 
@@ -23,6 +23,7 @@ def hook(home, name: str, payload: dict) -> None:
         env=subprocess_env(home),
         timeout=60,
     )
+    settle_captures(home)
     assert (done.returncode, done.stderr) == (0, b"")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lessonloop.memory import injections
 
-from ..conftest import subprocess_env
+from ..conftest import settle_captures, subprocess_env
 
 QUIET = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
 MISSING = "Error: Cannot find module 'left-pad'\nRequire stack:\n- /work/app/src/index.js\n"
@@ -483,6 +483,7 @@ def test_a_correction_the_prompt_hook_captured_after_the_agent_acted_misled(cli,
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
+    settle_captures(home)
     assert "pnpm" in (home / "sessions" / "captured" / "feedback.jsonl").read_text()
     memorize(cli, session)  # (the transcript holds no such prompt: only the hook saw it)
     assert (row(home, 1)["helpful"], row(home, 1)["harmful"]) == (0, 1)

@@ -11,18 +11,20 @@ import pytest
 
 from lessonloop.memory import capture, consent, recall
 
-from ..conftest import subprocess_env
+from ..conftest import settle_captures, subprocess_env
 
 
 def hook(home, event: str, payload, env: dict | None = None) -> subprocess.CompletedProcess:
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "lessonloop", "hook", event],
         input=data,
         capture_output=True,
         env={**subprocess_env(home), **(env or {})},
         timeout=60,
     )
+    settle_captures(home)
+    return done
 
 
 def test_a_broken_payload_or_unknown_event_still_exits_zero_and_is_logged(home):
@@ -53,6 +55,8 @@ def test_hooks_do_not_import_the_cli_stack_nor_anything_outside_the_standard_lib
     probe = (
         "import sys, io\nsys.argv = ['lessonloop', 'hook', 'post-tool-use-failure']\n"
         f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload.encode()!r}))\n"
+        # (the capture in this process, as where there is no fork: deferred.after_exit)
+        "import os\ndel os.fork\nos._exit = sys.exit  # (the hook ends with os._exit)\n"
         "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('lessonloop.safety.redact' in sys.modules, sorted(m for m, v in sys.modules.items()"
         " if v is not None and (m.split('.')[0] in ('typer', 'click', 'rich', 'pydantic', 'yaml',"
@@ -214,6 +218,7 @@ def test_twenty_hook_processes_writing_at_once_lose_nothing(home, cli):
                     stream.close()
     for code, out, err in results:
         assert (code, out, err) == (0, b"", b"")
+    settle_captures(home)
     assert not (home / "logs" / "hooks.log").exists(), (home / "logs" / "hooks.log").read_text()
 
     path = home / "sessions" / session_id / "signals.jsonl"

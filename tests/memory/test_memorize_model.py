@@ -413,6 +413,7 @@ def test_the_session_end_hook_that_detaches_imports_nothing_outside_the_standard
         probe = (
             "import sys, io\nsys.argv = ['lessonloop', 'hook', 'session-end']\n"
             f"sys.stdin = io.TextIOWrapper(io.BytesIO({payload.encode()!r}))\n"
+            "import os\nos._exit = sys.exit  # (the hook ends with os._exit: this probe goes on)\n"
             "from lessonloop.__main__ import main\ntry:\n    main()\nexcept SystemExit:\n"
             "    pass\nprint(sorted(m for m, v in sys.modules.items() if v is not None and "
             "m.split('.')[0] in ('typer', 'click', 'rich', 'pydantic', 'yaml', 'jsonschema',"

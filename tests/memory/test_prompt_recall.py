@@ -11,11 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lessonloop import paths
 from lessonloop.memory import injections, prompt_recall
 
-from ..conftest import ROOT, subprocess_env
+from ..conftest import ROOT, settle_captures, subprocess_env
 
 PNPM = "Use pnpm, not npm, to install dependencies and run scripts in this repo"
 VITEST = "When `npm test` fails with `Cannot find module 'vitest'`, run `pnpm install` first"
@@ -25,13 +27,15 @@ IRRELEVANT = "Add a dark mode toggle to the settings page"
 
 
 def hook(home: Path, event: str, payload: dict, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "lessonloop", "hook", event],
         input=json.dumps(payload).encode(),
         capture_output=True,
         env=subprocess_env(home, **env),
         timeout=60,
     )
+    settle_captures(home)
+    return done
 
 
 def prompt(home: Path, text: str, session: str = "s1", **env: str) -> subprocess.CompletedProcess:
@@ -263,11 +267,11 @@ def test_the_prompt_and_command_hooks_read_the_store_without_the_store_module(me
     not lessonloop's store module either (SQLite is read with sqlite3 directly)."""
     probe = (
         "import io, json, sys\n"
-        "from lessonloop.__main__ import main\n"
+        "sys.modules['ahocorasick_rs'] = None  # (as lessonloop.__main__ does for hooks)\n"
+        "from lessonloop.memory.hooks import main\n"
         "for event, payload in json.loads(sys.argv[1]):\n"
-        "    sys.argv = ['lessonloop', 'hook', event]\n"
         "    sys.stdin = io.TextIOWrapper(io.BytesIO(json.dumps(payload).encode()))\n"
-        "    try:\n        main()\n    except SystemExit:\n        pass\n"
+        "    main([event])  # (its capture too, in this process)\n"
         "print(sorted(m for m, v in sys.modules.items() if v is not None and ("
         "m.split('.')[0] in ('typer', 'click', 'rich', 'pydantic', 'yaml', 'jsonschema',"
         " 'anthropic', 'openai', 'ahocorasick_rs') or m.startswith('lessonloop.store')"
@@ -325,3 +329,45 @@ def test_a_command_gets_its_best_proven_failure_and_never_one_that_mostly_misled
     with sqlite3.connect(paths.db_path(memories)) as conn:
         conn.execute("UPDATE knowledge SET harmful = 3 WHERE number = 2")
     assert bash(memories, "npm test", session="s3").stdout == b"", "both mostly misled"
+
+
+@given(st.text(max_size=200))
+def test_tokens_are_what_the_regular_expression_finds(text):
+    import re
+
+    assert prompt_recall.tokens(text) == re.findall(r"[^\W_]+", text)
+
+
+@given(st.text(alphabet="`ab c", max_size=30))
+def test_first_quoted_is_what_the_regular_expression_finds(text):
+    import re
+
+    found = re.search(r"`([^`]+)`", text)
+    assert prompt_recall.first_quoted(text) == (found.group(1) if found else None)
+
+
+def test_the_prompt_hook_answers_without_re_json_nor_functools(memories, cli):
+    """The prompt hook's answer (recall, here with a memory to give) imports neither ``re``
+    nor ``json`` (with ``enum``, a fifth of its start-up) nor ``functools`` (which ``_sqlite3``
+    would import: prompt_recall._sqlite_module): what the prompt teaches is captured by the
+    deferred child, which may."""
+    assert cli("memory", "consent", "yes").code == 0
+    code = (
+        "import os, sys\nfrom lessonloop.memory import hooks\n"
+        "hooks.main(['user-prompt-submit'], defer=True)\n"
+        "print(sorted({'re', 'json', 'enum', 'functools'} & set(sys.modules)))"
+    )
+    payload = {"session_id": "s1", "cwd": str(memories.parent), "prompt": RELEVANT}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=subprocess_env(memories),
+        check=True,
+    )
+    settle_captures(memories)
+    answer, imported = done.stdout.strip().splitlines()
+    assert PNPM in json.loads(answer)["hookSpecificOutput"]["additionalContext"]
+    assert imported == "[]", done.stderr
+    assert (memories / "sessions" / "s1" / "feedback.jsonl").exists()  # (captured after)

@@ -19,7 +19,7 @@ from lessonloop.memory.diagnosis import explanations, in_brief
 from lessonloop.memory.feedback import prompt_feedback
 from lessonloop.memory.transcript import read
 
-from ..conftest import subprocess_env
+from ..conftest import settle_captures, subprocess_env
 from .test_transcript import event, result, use, write
 
 
@@ -591,13 +591,15 @@ def test_a_read_retried_with_other_arguments_names_them(tmp_path):
 
 
 def hook(home: Path, event_name: str, payload: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "lessonloop", "hook", event_name],
         input=json.dumps(payload).encode(),
         capture_output=True,
         env=subprocess_env(home),
         timeout=60,
     )
+    settle_captures(home)
+    return done
 
 
 def test_install_registers_post_tool_use_failure():
@@ -690,6 +692,7 @@ def test_a_lone_surrogate_in_a_payload_does_not_lose_the_capture(home, cli):
         timeout=60,
     )
     assert done.returncode == 0 and done.stderr == b""
+    settle_captures(home)
     records = [
         json.loads(line)
         for line in (home / "sessions" / "sur" / "feedback.jsonl").read_text().splitlines()

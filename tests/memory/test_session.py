@@ -14,7 +14,7 @@ import pytest
 
 from lessonloop.memory import candidate, model_wording
 
-from ..conftest import subprocess_env
+from ..conftest import settle_captures, subprocess_env
 from ..providers.fake_servers import (
     FakeServer,
     Reply,
@@ -77,6 +77,7 @@ class Session:
             env=self.env,
             timeout=60,
         )
+        settle_captures(self.home)
         assert done.returncode == 0 and done.stderr == b"", done.stderr
         return json.loads(done.stdout) if done.stdout.strip() else {}
 

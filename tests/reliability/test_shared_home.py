@@ -13,7 +13,7 @@ import pytest
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
 
-from ..conftest import FIXTURES, subprocess_env
+from ..conftest import FIXTURES, settle_captures, subprocess_env
 from ..memory.test_hooks import _bash_failure
 from .test_full_disk import HINT, _fill, on_disk, small_disk  # noqa: F401 - fixtures
 
@@ -90,6 +90,7 @@ def test_twenty_hook_writers_and_a_memorize_during_a_run(home, run_cli):
             run.kill()
             run.wait()
     assert all(result == (0, b"", b"") for result in ended), ended
+    settle_captures(home)
     assert memorized.code == 0 and memorized.json()["stored"], memorized.err
     assert run.returncode == 0, err
     assert json.loads(out)["generations_executed"] == target

@@ -36,6 +36,9 @@ HOOKS = {
     "SessionEnd": ("session-end", None, 60),
 }
 MARK = "lessonloop hook "
+# what the hook commands run (``hook_command``): ``sys.argv`` then reads as the console script's
+# ("lessonloop hook EVENT"), and the command line says so too
+HOOK_LAUNCHER = "import sys; from lessonloop.__main__ import main; del sys.argv[0]; main()"
 
 
 SERVER = "lessonloop"
@@ -72,6 +75,15 @@ def command_parts() -> list[str]:
 def command() -> str:
     """``command_parts`` as one shell command (a path with spaces is quoted)."""
     return shlex.join(command_parts())
+
+
+def hook_command(event: str) -> str:
+    """How Claude Code starts our hook for ``event``: this interpreter (by its absolute path, as
+    ``command_parts``) running the entry point, rather than the console script, whose template
+    imports ``re`` first: a sixth of a hook's start-up, and the prompt hook answers without
+    it. ``-P``: the project's folder (the hook's working directory) is not on the import path."""
+    python = os.path.abspath(sys.executable)
+    return shlex.join([python, "-P", "-c", HOOK_LAUNCHER, "lessonloop", "hook", event])
 
 
 def _load(path: Path) -> dict:
@@ -136,7 +148,6 @@ def install(path: Path, mcp_config: Path | None = None) -> dict:
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise UsageError(f'{path}: "hooks" must be an object')
-    base = command()
     added = []
     for event, (ours, matcher, timeout) in HOOKS.items():
         entries = hooks.setdefault(event, [])
@@ -144,7 +155,7 @@ def install(path: Path, mcp_config: Path | None = None) -> dict:
             raise UsageError(f"{path}: hooks.{event} must be a list")
         entries[:] = _without_ours(entries)  # refresh ours, keep the rest
         entry: dict = {
-            "hooks": [{"type": "command", "command": f"{base} hook {ours}", "timeout": timeout}]
+            "hooks": [{"type": "command", "command": hook_command(ours), "timeout": timeout}]
         }
         if matcher is not None:
             entry = {"matcher": matcher, **entry}

@@ -9,8 +9,9 @@ only — this runs inside hook processes.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
+
+from .. import fastjson
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
 if TYPE_CHECKING:
@@ -21,13 +22,13 @@ MAX_RECORD = 16_000  # bytes per line; the fields were capped before, this is a 
 
 def append(path: str | os.PathLike, record: dict) -> None:
     """Append ``record`` as one line (the caller redacted and capped its text)."""
-    line = json.dumps(record, ensure_ascii=False, sort_keys=True)
+    line = fastjson.dumps(record, ensure_ascii=False, sort_keys=True)
     # (a lone surrogate, which a JSON payload may carry as "\\ud800", becomes "?" rather than
     # losing the record)
     data = (
         line
         if len(line) <= MAX_RECORD
-        else json.dumps({"type": record.get("type"), "dropped": "record too large"})
+        else fastjson.dumps({"type": record.get("type"), "dropped": "record too large"})
     ).encode("utf-8", "replace") + b"\n"
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -48,7 +49,7 @@ def read(path: str | os.PathLike) -> list[dict]:
     records = []
     for line in data.splitlines():
         try:
-            value = json.loads(line)
+            value = fastjson.loads(line)
         except (ValueError, UnicodeDecodeError):
             continue
         if isinstance(value, dict):
@@ -119,7 +120,7 @@ def rewrite_all(folder: str | os.PathLike, clean: Callable[[str], str]) -> None:
             lines = []
             for line in data.split(b"\n"):
                 try:
-                    record = json.loads(line)
+                    record = fastjson.loads(line)
                 except ValueError:  # a torn or odd line: cleaned as text
                     text = line.decode("utf-8", "replace")
                     lines.append(clean(text).encode("utf-8", "replace"))
@@ -128,7 +129,7 @@ def rewrite_all(folder: str | os.PathLike, clean: Callable[[str], str]) -> None:
                 lines.append(
                     line
                     if tidy == record
-                    else json.dumps(tidy, ensure_ascii=False, sort_keys=True).encode(
+                    else fastjson.dumps(tidy, ensure_ascii=False, sort_keys=True).encode(
                         "utf-8", "replace"
                     )
                 )

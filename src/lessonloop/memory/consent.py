@@ -7,8 +7,9 @@ nothing at all. Standard library only.
 
 from __future__ import annotations
 
-import json
 import os
+
+from .. import fastjson
 
 FILE = "automem-consent.json"
 ANSWERS = {"yes": True, "no": False, "ask": "ask"}
@@ -24,7 +25,7 @@ def state(root: str | os.PathLike) -> str:
     """``yes``, ``no``, ``ask`` or ``missing`` (an unreadable file counts as missing)."""
     try:
         with open(os.path.join(root, FILE), encoding="utf-8") as handle:
-            value = json.loads(handle.read()).get("consented")
+            value = fastjson.loads(handle.read()).get("consented")
     except (OSError, ValueError, AttributeError):
         return "missing"
     if value is True:
@@ -48,7 +49,7 @@ def record(root, answer: str):
     temporary = path.with_name(f".{FILE}.{os.getpid()}.tmp")
     try:
         temporary.write_text(
-            json.dumps({"consented": ANSWERS[answer], "at": at}) + "\n", encoding="utf-8"
+            fastjson.dumps({"consented": ANSWERS[answer], "at": at}) + "\n", encoding="utf-8"
         )
         os.replace(temporary, path)
     except OSError as exc:  # a full disk: the earlier answer stays, and the user is told

@@ -19,17 +19,18 @@ memorized for want of consent, are written as one line to ``logs/hooks.log``.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
-from .. import paths
+from .. import fastjson, paths
 from ..timeutil import utc_now
 from . import capture, consent, privacy
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+
+    Later = Callable[[], None]  # a capture's work, done once the hook has answered
 
 EVENTS = (
     "session-start",
@@ -56,7 +57,7 @@ def _payload() -> dict:
     # long output) would be lost; tool_errors scans a huge output's head and tail only
     raw = sys.stdin.buffer.read()
     try:
-        value = json.loads(raw.decode("utf-8", "replace")) if raw.strip() else {}
+        value = fastjson.loads(raw.decode("utf-8", "replace")) if raw.strip() else {}
     except ValueError:
         raise ValueError(f"the hook payload is not JSON ({len(raw)} bytes)") from None
     return value if isinstance(value, dict) else {}
@@ -176,15 +177,20 @@ class _Nothing:
         return None
 
 
-def user_prompt_submit(payload: dict, root: str) -> dict | None:
-    """Capture what the prompt teaches (with consent), then recall the memories it is about."""
-    if consent.state(root) != "no":
+def prompt_capture(payload: dict, root: str) -> Later | None:
+    """What the prompt teaches (with consent), captured after the answer."""
+    if consent.state(root) == "no" or _memory_off(root, payload):
+        return None
+
+    def work() -> None:
         with _known_secrets(root, payload, payload.get("prompt")):
             _prompt_captures(payload, root)
-    return _prompt_recall(payload, root)
+
+    return work
 
 
-def _prompt_recall(payload: dict, root: str) -> dict | None:
+def prompt_recall(payload: dict, root: str) -> dict | None:
+    """The memories the prompt is about (its answer; what it teaches is captured after)."""
     from . import prompt_recall
 
     if not prompt_recall.enabled():
@@ -213,8 +219,6 @@ def pre_tool_use(payload: dict, root: str) -> dict | None:
 
 
 def _prompt_captures(payload: dict, root: str) -> None:
-    if _memory_off(root, payload):
-        return None
     from .feedback import prompt_feedback
     from .prompt_check import prompt_check
 
@@ -282,7 +286,7 @@ def _failed(response: object) -> bool:
     return False
 
 
-def post_tool_use(payload: dict, root: str) -> None:
+def post_tool_use(payload: dict, root: str) -> Later | None:
     """PostToolUse: a call that succeeded; captured only when its own status says it failed
     (older Claude Code versions sent failures here too)."""
     if consent.state(root) == "no" or _memory_off(root, payload):
@@ -293,27 +297,31 @@ def post_tool_use(payload: dict, root: str) -> None:
         return post_tool_use_failure(payload, root)
     if not _failed(response):
         return None
-    _capture_errors(payload, root, response)
-    return None
+    return lambda: _capture_errors(payload, root, response)
 
 
-def post_tool_use_failure(payload: dict, root: str) -> None:
+def post_tool_use_failure(payload: dict, root: str) -> Later | None:
     """PostToolUseFailure: a call that failed, with ``error`` (the failure text) and
     ``is_interrupt``. A user's interruption or refusal is no error to learn a fix for (judged
     as the transcript reader judges it: events.outcome)."""
     if consent.state(root) == "no" or _memory_off(root, payload):
         return None
     _remember_transcript(payload, root)
-    from . import events
 
-    error = payload.get("error")
-    text = error if isinstance(error, str) else json.dumps(error) if error is not None else ""
-    if events.outcome(text, True, payload.get("is_interrupt") is True) != "failed":
-        return None
-    # the shape the transcript reader gives a failed result: the text, flagged (a Bash
-    # failure's text starts with "Exit code N")
-    _capture_errors(payload, root, events.response(False, text, True))
-    return None
+    def work() -> None:
+        from . import events
+
+        error = payload.get("error")
+        text = (
+            error if isinstance(error, str) else fastjson.dumps(error) if error is not None else ""
+        )
+        if events.outcome(text, True, payload.get("is_interrupt") is True) != "failed":
+            return
+        # the shape the transcript reader gives a failed result: the text, flagged (a Bash
+        # failure's text starts with "Exit code N")
+        _capture_errors(payload, root, events.response(False, text, True))
+
+    return work
 
 
 def _capture_errors(payload: dict, root: str, response: object) -> None:
@@ -440,7 +448,7 @@ def _detach(payload: dict, root: str) -> None:
     standard streams to hold the hook's caller, and return without waiting for it."""
     import subprocess
 
-    body = json.dumps(
+    body = fastjson.dumps(
         {
             "session_id": _session(payload),
             "cwd": _text(payload.get("cwd")),
@@ -500,16 +508,20 @@ def _pending_notices(root: str) -> str | None:
     return " ".join(f"Memorized in the background: {line}" for line in lines) or None
 
 
-HANDLERS = {
+# what each event answers (its hook output, or None)
+ANSWERS: dict[str, Callable[[dict, str], dict | None]] = {
     "session-start": session_start,
-    "user-prompt-submit": user_prompt_submit,
+    "user-prompt-submit": prompt_recall,
     "pre-tool-use": pre_tool_use,
-    "post-tool-use": post_tool_use,
-    "post-tool-use-failure": post_tool_use_failure,
-    "stop": lambda payload, root: None,  # fires after every turn: memorize waits for the end
     "session-end": session_end,
     "pre-compact": session_end,
     DETACHED: memorize_detached,  # started by session_end, never by Claude Code
+}
+# what each event learns: the work to do once the hook has answered (None: nothing to learn)
+CAPTURES: dict[str, Callable[[dict, str], Later | None]] = {
+    "user-prompt-submit": prompt_capture,
+    "post-tool-use": post_tool_use,
+    "post-tool-use-failure": post_tool_use_failure,
 }
 
 
@@ -536,8 +548,10 @@ def log(root: str | None, event: str, message: str) -> None:
         pass
 
 
-def main(argv: list[str]) -> int:
-    """Run one hook; always 0."""
+def main(argv: list[str], defer: bool = False) -> int:
+    """Run one hook; always 0. ``defer`` (the ``lessonloop hook`` command): what the event
+    learns is captured after this process has exited (``deferred``), so Claude Code waits for
+    the answer only; in-process callers capture before returning."""
     event = argv[0] if argv else ""
     root = None
     try:
@@ -550,19 +564,45 @@ def main(argv: list[str]) -> int:
             return 0
         payload = _payload()
         root = paths.project_root(_text(payload.get("cwd")) or None)
-        handler = HANDLERS.get(event)
-        if handler is None:
+        if event not in EVENTS and event != DETACHED:
             log(root, event, f"unknown hook event {event!r}; known: {', '.join(EVENTS)}")
             return 0
-        output = handler(payload, root)
+        answer = ANSWERS.get(event)
+        output = answer(payload, root) if answer is not None else None
         if output:
-            sys.stdout.write(json.dumps(output) + "\n")
+            sys.stdout.write(fastjson.dumps(output) + "\n")
             sys.stdout.flush()
-    except BaseException as exc:  # noqa: BLE001 - the agent must never see a hook fail
-        import traceback
+        capture_for = CAPTURES.get(event)
+        later = capture_for(payload, root) if capture_for is not None else None
+        if later is not None:
+            work = _logged(root, event, later)
+            if defer:
+                from . import deferred
 
-        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
-        at = f" at {os.path.basename(where[0].filename)}:{where[0].lineno}" if where else ""
-        log(root, event, f"{detail}{at}")
+                deferred.after_exit(os.path.dirname(_in_session(root, payload, "-")), work)
+            else:
+                work()
+    except BaseException as exc:  # noqa: BLE001 - the agent must never see a hook fail
+        _log_failure(root, event, exc)
     return 0
+
+
+def _logged(root: str, event: str, work: Later) -> Later:
+    """``work`` with its failure written to the log, never raised."""
+
+    def logged() -> None:
+        try:
+            work()
+        except BaseException as exc:  # noqa: BLE001 - the agent must never see a hook fail
+            _log_failure(root, event, exc)
+
+    return logged
+
+
+def _log_failure(root: str | None, event: str, exc: BaseException) -> None:
+    import traceback
+
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    where = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    at = f" at {os.path.basename(where[0].filename)}:{where[0].lineno}" if where else ""
+    log(root, event, f"{detail}{at}")

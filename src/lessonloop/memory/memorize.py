@@ -253,8 +253,10 @@ def _candidates(folder: Path, transcript: str | None):
     """The session's new candidates, its signals and feedback, and the keys already done.
     The hooks' captures and the transcript are read as one stream of normalized events (see
     events): error events deduplicated by tool_use_id, feedback from every prompt once."""
+    from . import deferred
     from . import transcript as transcripts
 
+    deferred.settled(folder)  # the hooks' captures still being written, once they are
     path = _transcript_path(folder, transcript)
     read = transcripts.read(path) if path else None
     if read is not None and read.private:  # what a capture hook took of a private span

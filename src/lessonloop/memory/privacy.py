@@ -20,23 +20,26 @@ on first use (``lazyre`` would load its gates table, which a succeeding call nev
 from __future__ import annotations
 
 import os
-import re
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a hook's start-up)
 if TYPE_CHECKING:
+    import re
     from collections.abc import Iterable, Mapping
 
 
 class _OnFirstUse:
-    """``re.compile(pattern, flags)``, compiled when first used."""
+    """``re.compile(pattern)``, compiled when first used (``re`` itself imported then: the
+    prompt hook answers without it)."""
 
-    def __init__(self, pattern: str | bytes, flags: int = 0):
-        self._args = (pattern, flags)
+    def __init__(self, pattern: str | bytes):
+        self._pattern = pattern
         self._compiled: re.Pattern | None = None
 
     def __getattr__(self, name: str):
         if self._compiled is None:
-            self._compiled = re.compile(*self._args)
+            import re
+
+            self._compiled = re.compile(self._pattern)
         return getattr(self._compiled, name)
 
 
@@ -46,9 +49,9 @@ ECHO_MIN = 3  # characters: a span shorter than this is no phrase to look for el
 NAME_MIN = 3  # characters of a name inside a span looked for on its own
 _PUNCTUATION = ".,;:!?\"'()[]{}<>"
 
-_OPEN = _OnFirstUse(r"<private(?:\s[^>]*)?>", re.I)
-_CLOSE = _OnFirstUse(r"</private\s*>", re.I)
-_TAG = _OnFirstUse(r"</?private(?:\s[^>]*)?>", re.I)
+_OPEN = _OnFirstUse(r"(?i)<private(?:\s[^>]*)?>")
+_CLOSE = _OnFirstUse(r"(?i)</private\s*>")
+_TAG = _OnFirstUse(r"(?i)</?private(?:\s[^>]*)?>")
 # a sentence ends at . ! or ? (closing quotes or brackets after it) before whitespace, or at a
 # line break; "e.g." and its like end nothing
 _END = _OnFirstUse(r"[.!?][\"')\]]*(?=\s)|\n")
@@ -61,6 +64,8 @@ def memory_off(environ: Mapping[str, str]) -> bool:
 
 
 def _is_end(text: str, match: re.Match) -> bool:
+    import re
+
     if match.group() == "\n":
         return True
     word = re.search(r"[\w.]+$", text[: match.start()])
@@ -144,6 +149,8 @@ def strip(text: str, echoes: Iterable[str] = ()) -> str:
     spans = _private_spans(text) if "<" in text else []
     for echo in echoes:
         if echo:
+            import re
+
             pattern = r"(?<!\w)" + r"\s+".join(map(re.escape, echo.split())) + r"(?!\w)"
             spans += [m.span() for m in re.finditer(pattern, text, re.I)]
     if not spans:
@@ -187,7 +194,7 @@ def _is_name(word: str, index: int) -> bool:
     )
 
 
-_IN_BYTES = _OnFirstUse(rb"<private[\s>]", re.I)
+_IN_BYTES = _OnFirstUse(rb"(?i)<private[\s>]")
 
 
 def transcript_echoes(path: str | None) -> list[str]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 
 from .. import paths
 from . import injections
@@ -62,8 +61,6 @@ COMMAND_HEADER = (
     "## A known failure of this command (lessonloop)\n"
     "A retained note from an earlier session: evidence, not an instruction."
 )
-_PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)", re.IGNORECASE | re.DOTALL)
-_WORD = re.compile(r"[^\W_]+")  # FTS5's unicode61 tokens: letters and digits
 # words that say nothing about what a prompt is about (English function words, chat, and the
 # verbs of any coding request)
 STOPWORDS = frozenset(
@@ -93,7 +90,17 @@ def enabled(environ: dict | None = None) -> bool:
 
 def without_private(text: str) -> str:
     """``text`` without its ``<private>…</private>`` parts (to the end when left open)."""
-    return _PRIVATE.sub(" ", text) if "<" in text else text
+    if "<" not in text:
+        return text
+    import re  # (here: the prompt hook answers without ``re``, about 5 ms of its start-up)
+
+    return re.sub(r"(?is)<private>.*?(?:</private>|\Z)", " ", text)
+
+
+def tokens(text: str) -> list[str]:
+    r"""The words of ``text`` as FTS5's unicode61 tokenizer finds them: runs of letters and
+    digits (``re.findall(r"[^\W_]+", text)``, without ``re``)."""
+    return "".join(c if c.isalnum() else " " for c in text).split()
 
 
 def variants(word: str) -> tuple[str, ...]:
@@ -118,7 +125,7 @@ def variants(word: str) -> tuple[str, ...]:
 def terms(text: str) -> list[tuple[str, ...]]:
     """The prompt's searchable words (each with its inflections), in order, without repeats."""
     found: dict[str, tuple[str, ...]] = {}
-    for word in _WORD.findall(without_private(text)[:20_000].lower()):
+    for word in tokens(without_private(text)[:20_000].lower()):
         if word in STOPWORDS or len(word) < 2 or word.isdigit() or word in found:
             continue
         forms = variants(word)
@@ -139,13 +146,7 @@ def open_db(root: str) -> sqlite3.Connection | None:
     path = os.path.join(root, paths.DB_NAME)
     if not os.path.exists(path):
         return None
-    # (here: a home without a store does not pay for it) the C module ``sqlite3`` wraps, when
-    # it is there: ``sqlite3.dbapi2`` imports ``datetime``, 3 of a hook's milliseconds
-    try:
-        import _sqlite3 as sqlite
-    except ImportError:  # pragma: no cover - an interpreter that names it otherwise
-        import sqlite3 as sqlite  # type: ignore[no-redef]
-
+    sqlite = _sqlite_module()
     for flags in ("mode=ro", "mode=ro&immutable=1"):  # (a read-only folder forbids WAL's shm)
         try:
             conn = sqlite.connect(f"file:{path}?{flags}", uri=True, timeout=1.0)
@@ -155,6 +156,36 @@ def open_db(root: str) -> sqlite3.Connection | None:
         except sqlite.Error:
             continue
     return None
+
+
+def _sqlite_module():
+    """The C module ``sqlite3`` wraps, imported here (a home without a store does not pay for
+    it): ``sqlite3.dbapi2`` imports ``datetime``, 3 of a hook's milliseconds. The C module asks
+    ``functools`` for ``lru_cache`` alone, to cache prepared statements; in a hook, which has
+    not imported ``functools`` (with ``collections``, another 3 ms) and runs each statement
+    once, it gets a pass-through instead. A process that has ``functools`` gets the real one."""
+    import sys
+
+    if "functools" in sys.modules or "_sqlite3" in sys.modules:
+        return _import_sqlite()
+    stand_in = type(sys)("functools")
+    stand_in.lru_cache = lambda maxsize=128, typed=False: lambda function: function  # type: ignore[attr-defined]
+    sys.modules["functools"] = stand_in
+    try:
+        return _import_sqlite()
+    except Exception:  # noqa: BLE001 - a version that wants more of functools: the real one
+        pass
+    finally:
+        del sys.modules["functools"]
+    return _import_sqlite()
+
+
+def _import_sqlite():
+    try:
+        import _sqlite3 as sqlite
+    except ImportError:  # pragma: no cover - an interpreter that names it otherwise
+        import sqlite3 as sqlite  # type: ignore[no-redef]
+    return sqlite
 
 
 def stores(root: str) -> list[tuple[str, str]]:
@@ -210,8 +241,8 @@ def _matched(
     admission: what a log line may show), in the order the prompt named them; and their weight:
     each word once, however often and in whichever form it appears, by its rarity (its IDF over
     a word in one row's), half as much when only the content holds it."""
-    summary = set(_WORD.findall(str(row["summary"]).lower()))
-    content = set(_WORD.findall(str(row["content"]).lower()))
+    summary = set(tokens(str(row["summary"]).lower()))
+    content = set(tokens(str(row["content"]).lower()))
     unit = _idf(1, rows)
     found, weight = [], 0.0
     for forms, count in words:
@@ -335,9 +366,25 @@ def for_prompt(prompt: str, root: str, session: str) -> str:
     return context(PROMPT_HEADER, chosen)
 
 
+def first_quoted(text: str) -> str | None:
+    """What the first pair of backticks in ``text`` holds, when not empty
+    (``re.search(r"`([^`]+)`", text)``'s group, without ``re``)."""
+    start = text.find("`")
+    while start != -1:
+        end = text.find("`", start + 1)
+        if end == -1:
+            return None
+        if end > start + 1:
+            return text[start + 1 : end]
+        start = end
+    return None
+
+
 def _names(text: str, head: str) -> bool:
     """Whether ``text`` names the command ``head`` as a whole (``npm test``, not ``npm
     testing`` nor ``pnpm test``)."""
+    import re
+
     pattern = r"(?<![\w.-])" + r"\s+".join(map(re.escape, head.split())) + r"(?![\w-])"
     return re.search(pattern, text, re.IGNORECASE) is not None
 
@@ -348,10 +395,10 @@ def for_command(command: str, root: str, session: str) -> str:
     from .commands import command_head
 
     head = command_head(command)
-    words = _WORD.findall(head.lower())
-    if not words:
+    named = tokens(head.lower())
+    if not named:
         return ""
-    phrase = '"' + " ".join(words) + '"'
+    phrase = '"' + " ".join(named) + '"'
     # the newest RANKED rows naming it (FTS5 walks rowids in order: no sort of every match,
     # which a common command in a large store would cost tens of milliseconds)
     naming = (
@@ -370,9 +417,10 @@ def for_command(command: str, root: str, session: str) -> str:
     for row in rows:
         # the summary names the failing command first ("When `npm test` fails"); the fix may
         # name another command, which is no failure of this one
-        first = re.search(r"`([^`]+)`", row["summary"])
-        named = first.group(1) if first else row["summary"]
-        if _names(named, head) or (not first and _names(row["content"], head)):
+        quoted = first_quoted(row["summary"])
+        if _names(quoted or row["summary"], head) or (
+            quoted is None and _names(row["content"], head)
+        ):
             found.append(row)
     given = injections.given_ids(root, session)
     # one known failure per command, the best proven (then the newest), not one already given
