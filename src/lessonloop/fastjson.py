@@ -34,7 +34,7 @@ class _Context:
         "Infinity": float("inf"),
         "NaN": float("nan"),
     }.__getitem__
-    memo: dict = {}
+    memo: dict[str, object] = {}
 
 
 # (the scanner reads the context's attributes, as it reads a JSONDecoder's)

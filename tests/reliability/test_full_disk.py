@@ -121,6 +121,7 @@ def test_a_run_that_fills_the_disk_stops_in_one_line_and_resumes_every_generatio
     disk = small_disk("4m")
     home, run_cli = on_disk(disk)
     assert run_cli("memory", "consent", "yes").code == 0
+    open_store(home).close()  # the store and its schema first: the disk is for the run
     filler = _fill(disk, leave=400_000)  # room for a generation or two, not for eight
     stopped = run_cli("run", "grid_ctf", "--iterations", 8, "--run-id", "mid", "--json")
     _one_line(stopped, home)
@@ -139,3 +140,17 @@ def test_a_run_that_fills_the_disk_stops_in_one_line_and_resumes_every_generatio
     assert sorted(completed) == list(range(1, 9)), "each generation's event exactly once"
     for index in indexes:
         assert (home / "runs" / "mid" / "generations" / str(index) / "score.json").exists()
+
+
+def test_a_disk_that_fills_while_the_schema_is_created_gives_its_one_line(small_disk, on_disk):
+    """SQLite rolls a migration back itself when the disk is full: the error shown is the full
+    disk, not the failed ROLLBACK that followed it."""
+    disk = small_disk("2m")
+    home, run_cli = on_disk(disk)
+    home.mkdir()
+    filler = _fill(disk, leave=60_000)  # room to start the store, not for its whole schema
+    result = run_cli("memory", "add", "--type", "pattern", "--summary", "Use ripgrep", "--json")
+    _one_line(result, home)
+    filler.unlink()
+    assert run_cli("memory", "add", "--type", "pattern", "--summary", "Use ripgrep").code == 0
+    assert [m["summary"] for m in run_cli("memory", "list", "--json").json()] == ["Use ripgrep"]

@@ -58,3 +58,16 @@ def validation_seeds(run_seed: int, count: int) -> list[int]:
 def call_seed(run_seed: int, generation: int, attempt: int, role: str) -> int:
     """The seed handed to a provider call, so a redone generation makes the same choices."""
     return _draw("call", run_seed, generation, attempt, role)
+
+
+def promotion_seeds(key: str, stage: str, count: int, start: int = 0) -> list[int]:
+    """Seeds of a promotion trial (``promotion/gate.py``) keyed by what is compared (``key``):
+    the screen and confirm stages draw from the training range, the holdout stage from the
+    holdout range, each stage its own list, so a candidate is never judged on held-out
+    seeds it was screened or confirmed on."""
+    if stage == "holdout":
+        return [
+            HALF + _draw("promote", key, stage, i, modulo=EIGHTH)
+            for i in range(start, start + count)
+        ]
+    return [_draw("promote", key, stage, i) for i in range(start, start + count)]

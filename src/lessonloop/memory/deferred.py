@@ -64,7 +64,7 @@ def after_exit(folder: str, work: Callable[[], None]) -> None:
         os._exit(0)
 
 
-def settled(folder: str | os.PathLike, timeout: float = SETTLE_SECONDS) -> bool:
+def settled(folder: str | os.PathLike[str], timeout: float = SETTLE_SECONDS) -> bool:
     """Wait until no capture of the session in ``folder`` is still being written (at most
     ``timeout`` seconds); False when some still were."""
     try:

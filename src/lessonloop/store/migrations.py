@@ -369,6 +369,69 @@ def _012_memory_lifecycle(conn: sqlite3.Connection) -> None:
     )
 
 
+def _013_promotion(conn: sqlite3.Connection) -> None:
+    """The promotion gate (issue 23, ``promotion/``): context bundles by content address;
+    candidates (a bundle or a trained checkpoint, for a scope and a role) with their matched
+    trials and every decision (the gate's, a user's, probation's); and the active pointer per
+    scope and role with the previous one kept as the rollback target."""
+    _execute_script(
+        conn,
+        """
+        CREATE TABLE context_bundles (
+            id TEXT PRIMARY KEY,
+            scope TEXT NOT NULL,
+            entries_json TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE promotion_candidates (
+            id INTEGER PRIMARY KEY,
+            scope TEXT NOT NULL,
+            role TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            ref TEXT NOT NULL,
+            source TEXT NOT NULL,
+            run_id TEXT,
+            generation_index INTEGER,
+            status TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX promotion_candidates_by_scope ON promotion_candidates (scope, role, id);
+        CREATE TABLE promotion_trials (
+            id INTEGER PRIMARY KEY,
+            candidate_id INTEGER NOT NULL REFERENCES promotion_candidates (id),
+            stage TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            candidate_score REAL NOT NULL,
+            incumbent_score REAL NOT NULL
+        );
+        CREATE INDEX promotion_trials_by_candidate ON promotion_trials (candidate_id, id);
+        CREATE TABLE promotion_decisions (
+            id INTEGER PRIMARY KEY,
+            candidate_id INTEGER REFERENCES promotion_candidates (id),
+            scope TEXT NOT NULL,
+            role TEXT NOT NULL,
+            action TEXT NOT NULL,
+            stage TEXT,
+            statistic TEXT,
+            rationale TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            at TEXT NOT NULL
+        );
+        CREATE INDEX promotion_decisions_by_scope ON promotion_decisions (scope, role, id);
+        CREATE TABLE active_pointers (
+            scope TEXT NOT NULL,
+            role TEXT NOT NULL,
+            ref TEXT NOT NULL,
+            candidate_id INTEGER,
+            previous_ref TEXT,
+            previous_candidate_id INTEGER,
+            switched_at TEXT NOT NULL,
+            PRIMARY KEY (scope, role)
+        )
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -382,6 +445,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (10, "knowledge numbered within its scope (a memory's id)", _010_knowledge_numbers),
     (11, "a run's kind (scenario or task)", _011_run_kinds),
     (12, "memory lifecycle: injections, confirmation, pins, supersession", _012_memory_lifecycle),
+    (13, "promotion: bundles, candidates, trials, decisions, active pointers", _013_promotion),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
@@ -422,7 +486,13 @@ def migrate(conn: sqlite3.Connection, begin: Callable[[sqlite3.Connection], None
             )
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            # (SQLite may have rolled back already, on a full disk: its error is the one to
+            # report, not "cannot rollback - no transaction is active")
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
             raise
         applied.append(version)
     return applied

@@ -1,0 +1,209 @@
+"""What the promotion gate stores: candidates, their trials, every decision, and the active
+pointer per scope and role.
+
+Every change here is a few rows in the caller's transaction (``Store.transaction``): a verdict
+stores its trials, its decision and the candidate's status together; activation switches the
+active pointer and keeps the one it replaces as the rollback target in the same statement, so
+a reader sees the old pointer or the new one, never neither. Decisions are never deleted: a
+rollback is one more decision, with its reason.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from ..errors import UsageError
+from ..timeutil import utc_now
+from .gate import ACCEPT, Verdict
+
+# a candidate's status
+PENDING, ACCEPTED, REJECTED, ACTIVE, ROLLED_BACK = (
+    "pending",
+    "accepted",
+    "rejected",
+    "active",
+    "rolled back",
+)
+ROLES = ("context", "competitor")  # what is promoted: a competitor's context, or the competitor
+KINDS = ("bundle", "checkpoint")
+# who decided: the gate's trials, a user by hand, probation watching the next generations
+ACTORS = ("gate", "user", "probation")
+
+
+def add_candidate(
+    conn: sqlite3.Connection,
+    scope: str,
+    role: str,
+    kind: str,
+    ref: str,
+    source: str,
+    run_id: str | None = None,
+    generation_index: int | None = None,
+) -> int:
+    """A new pending candidate ``ref`` (a bundle id, a checkpoint id) for ``scope``/``role``."""
+    if role not in ROLES or kind not in KINDS:
+        raise ValueError(f"a candidate is a {'/'.join(KINDS)} for {'/'.join(ROLES)}")
+    cursor = conn.execute(
+        "INSERT INTO promotion_candidates (scope, role, kind, ref, source, run_id, "
+        "generation_index, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (scope, role, kind, ref, source, run_id, generation_index, PENDING, utc_now()),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def candidate(conn: sqlite3.Connection, candidate_id: int) -> dict[str, Any] | None:
+    row = conn.execute(
+        "SELECT id, scope, role, kind, ref, source, run_id, generation_index, status, "
+        "created_at FROM promotion_candidates WHERE id = ?",
+        (candidate_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    keys = ("id", "scope", "role", "kind", "ref", "source", "run_id", "generation_index")
+    return dict(zip((*keys, "status", "created_at"), tuple(row), strict=True))
+
+
+def _decide(
+    conn: sqlite3.Connection,
+    scope: str,
+    role: str,
+    candidate_id: int | None,
+    action: str,
+    rationale: str,
+    actor: str,
+    stage: str | None = None,
+    statistic: str | None = None,
+) -> None:
+    conn.execute(
+        "INSERT INTO promotion_decisions (candidate_id, scope, role, action, stage, statistic, "
+        "rationale, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (candidate_id, scope, role, action, stage, statistic, rationale, actor, utc_now()),
+    )
+
+
+def record_verdict(conn: sqlite3.Connection, candidate_id: int, verdict: Verdict) -> None:
+    """Store a verdict: every trial, the decision with its statistic, the candidate's status."""
+    found = candidate(conn, candidate_id)
+    if found is None:
+        raise UsageError(f"no promotion candidate {candidate_id}")
+    conn.executemany(
+        "INSERT INTO promotion_trials (candidate_id, stage, seed, candidate_score, "
+        "incumbent_score) VALUES (?, ?, ?, ?, ?)",
+        [(candidate_id, t.stage, t.seed, t.candidate, t.incumbent) for t in verdict.trials],
+    )
+    _decide(
+        conn,
+        found["scope"],
+        found["role"],
+        candidate_id,
+        verdict.decision,
+        verdict.rationale,
+        "gate",
+        verdict.stage,
+        verdict.statistic,
+    )
+    status = ACCEPTED if verdict.decision == ACCEPT else REJECTED
+    conn.execute("UPDATE promotion_candidates SET status = ? WHERE id = ?", (status, candidate_id))
+
+
+def active(conn: sqlite3.Connection, scope: str, role: str) -> dict[str, Any] | None:
+    """The active pointer of ``scope``/``role`` (ref, candidate, previous), or None."""
+    row = conn.execute(
+        "SELECT ref, candidate_id, previous_ref, previous_candidate_id, switched_at "
+        "FROM active_pointers WHERE scope = ? AND role = ?",
+        (scope, role),
+    ).fetchone()
+    if row is None:
+        return None
+    keys = ("ref", "candidate_id", "previous_ref", "previous_candidate_id", "switched_at")
+    return dict(zip(keys, tuple(row), strict=True))
+
+
+def activate(
+    conn: sqlite3.Connection, candidate_id: int, actor: str, rationale: str
+) -> dict[str, Any]:
+    """Make the candidate the active one of its scope and role, keeping the one it replaces as
+    the rollback target; only an accepted candidate, unless a user does it by hand."""
+    found = candidate(conn, candidate_id)
+    if found is None:
+        raise UsageError(f"no promotion candidate {candidate_id}")
+    if found["status"] != ACCEPTED and actor != "user":
+        raise UsageError(f"candidate {candidate_id} is {found['status']}, not accepted")
+    scope, role = found["scope"], found["role"]
+    conn.execute(
+        "INSERT INTO active_pointers (scope, role, ref, candidate_id, previous_ref, "
+        "previous_candidate_id, switched_at) VALUES (?, ?, ?, ?, NULL, NULL, ?) "
+        "ON CONFLICT (scope, role) DO UPDATE SET previous_ref = active_pointers.ref, "
+        "previous_candidate_id = active_pointers.candidate_id, ref = excluded.ref, "
+        "candidate_id = excluded.candidate_id, switched_at = excluded.switched_at",
+        (scope, role, found["ref"], candidate_id, utc_now()),
+    )
+    conn.execute(
+        "UPDATE promotion_candidates SET status = ? WHERE scope = ? AND role = ? AND status = ?",
+        (ACCEPTED, scope, role, ACTIVE),
+    )
+    conn.execute("UPDATE promotion_candidates SET status = ? WHERE id = ?", (ACTIVE, candidate_id))
+    _decide(conn, scope, role, candidate_id, "activate", rationale, actor)
+    pointer = active(conn, scope, role)
+    assert pointer is not None
+    return pointer
+
+
+def rollback(
+    conn: sqlite3.Connection, scope: str, role: str, actor: str, reason: str
+) -> dict[str, Any]:
+    """Switch ``scope``/``role`` back to its rollback target, recorded with ``reason``."""
+    pointer = active(conn, scope, role)
+    if pointer is None or pointer["previous_ref"] is None:
+        raise UsageError(f"{scope} ({role}) has nothing to roll back to")
+    conn.execute(
+        "UPDATE active_pointers SET ref = previous_ref, candidate_id = previous_candidate_id, "
+        "previous_ref = NULL, previous_candidate_id = NULL, switched_at = ? "
+        "WHERE scope = ? AND role = ?",
+        (utc_now(), scope, role),
+    )
+    if pointer["candidate_id"] is not None:
+        conn.execute(
+            "UPDATE promotion_candidates SET status = ? WHERE id = ?",
+            (ROLLED_BACK, pointer["candidate_id"]),
+        )
+    if pointer["previous_candidate_id"] is not None:
+        conn.execute(
+            "UPDATE promotion_candidates SET status = ? WHERE id = ?",
+            (ACTIVE, pointer["previous_candidate_id"]),
+        )
+    _decide(conn, scope, role, pointer["candidate_id"], "rollback", reason, actor)
+    restored = active(conn, scope, role)
+    assert restored is not None
+    return restored
+
+
+def listing(conn: sqlite3.Connection, scope: str | None = None) -> list[dict[str, Any]]:
+    """Candidates (newest first) with their trial counts and decisions, for ``promotions``."""
+    where, params = ("WHERE scope = ?", (scope,)) if scope else ("", ())
+    rows = conn.execute(
+        "SELECT id FROM promotion_candidates " + where + " ORDER BY id DESC", params
+    ).fetchall()
+    result = []
+    for (candidate_id,) in rows:
+        item = candidate(conn, candidate_id)
+        assert item is not None
+        item["trials"] = dict(
+            conn.execute(
+                "SELECT stage, COUNT(*) FROM promotion_trials WHERE candidate_id = ? "
+                "GROUP BY stage",
+                (candidate_id,),
+            ).fetchall()
+        )
+        item["decisions"] = [
+            dict(zip(("action", "stage", "statistic", "rationale", "actor", "at"), d, strict=True))
+            for d in conn.execute(
+                "SELECT action, stage, statistic, rationale, actor, at FROM promotion_decisions "
+                "WHERE candidate_id = ? ORDER BY id",
+                (candidate_id,),
+            ).fetchall()
+        ]
+        result.append(item)
+    return result
