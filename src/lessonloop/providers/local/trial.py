@@ -33,11 +33,16 @@ HINTS_IN_CONTEXT = 20  # loop/reflection.HINTS_IN_CONTEXT: the strongest
 DEAD_ENDS_IN_CONTEXT = 20  # loop/reflection.DEAD_ENDS_IN_CONTEXT: the most recent
 
 
+# a bundle's entries: dicts (``playbook list --json`` rows, ``Entry.to_dict()``) or the store's
+# ``Entry`` objects (this layer does not import the knowledge store to name the type)
+Bundle = Iterable[Mapping[str, Any] | Any]
+
+
 class NoProposal(LessonloopError):
     """The competitor's first batch under a bundle held no strategy the scenario accepts."""
 
 
-def propose_under(scenario: Any, entries: Iterable[Mapping], seed: int) -> dict:
+def propose_under(scenario: Any, entries: Bundle, seed: int) -> dict:
     """The strategy a context trial plays for ``scenario`` under the bundle ``entries``: the
     first member of the offline competitor's first batch (``proposals_under``), deterministic
     per (entries, seed) and independent of the entries' order when they carry ids.
@@ -57,7 +62,7 @@ def propose_under(scenario: Any, entries: Iterable[Mapping], seed: int) -> dict:
     return proposals_under(scenario, entries, seed)[0]
 
 
-def proposals_under(scenario: Any, entries: Iterable[Mapping], seed: int) -> list[dict]:
+def proposals_under(scenario: Any, entries: Bundle, seed: int) -> list[dict]:
     """The offline competitor's first batch under ``entries``, as the runner reads it: every
     strategy in the answer the scenario accepts (``scenarios/code.problems``), new, in order
     (``loop/answers.Answers._attempt_strategies``; the local agent's numbers are already
@@ -85,7 +90,7 @@ def proposals_under(scenario: Any, entries: Iterable[Mapping], seed: int) -> lis
     return found
 
 
-def fresh_state(scenario: Any, entries: Iterable[Mapping]) -> dict:
+def fresh_state(scenario: Any, entries: Bundle) -> dict:
     """The competitor's request state for a fresh run's first attempt whose context holds
     exactly ``entries``: bullets ranked into the playbook, the strongest hints, the most
     recent dead ends' strategies (``Context.state()`` of a ``SearchContext`` with an empty
