@@ -119,3 +119,58 @@ def test_memorize_waits_for_the_captures_still_being_written(home, cli):
     assert memorized.code == 0, memorized.err
     assert returned > released[0]  # it waited for the lock, then read both captures
     assert len(capture.read(folder / "signals.jsonl")) == 2
+
+
+def test_a_capture_still_being_written_is_left_out_and_said_then_memorized_later(
+    home, cli, monkeypatch
+):
+    cli("memory", "consent", "yes")
+    monkeypatch.setattr(deferred, "SETTLE_SECONDS", 0.3)
+    folder = home / "sessions" / "stuck"
+    held = Held(folder)
+    try:
+        prompt = {
+            "session_id": "stuck",
+            "cwd": str(home.parent),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "From now on, always use pnpm in this repo, never npm.",
+        }
+        assert _hook(home, "user-prompt-submit", prompt).returncode == 0
+        first = cli("memorize", "--session-id", "stuck", "--json").json()
+        assert first["stored"] == []
+        assert "still being written" in first["unsettled"]
+        assert "lessonloop memorize --session-id stuck" in first["unsettled"]
+    finally:
+        held.release()
+    assert deferred.settled(folder, timeout=10)
+    later = cli("memorize", "--session-id", "stuck", "--json").json()
+    assert later["unsettled"] is None
+    assert any("pnpm" in lesson for lesson in later["stored"]), later
+
+
+def test_the_background_capture_holds_nothing_of_the_callers_but_its_lock(home, cli):
+    """A caller that passes the hook another descriptor (a pipe it reads to its end) is not
+    kept waiting by the background capture."""
+    cli("memory", "consent", "yes")
+    folder = home / "sessions" / "fds"
+    held = Held(folder)
+    read_end, write_end = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "lessonloop", "hook", "post-tool-use-failure"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=subprocess_env(home),
+            pass_fds=(write_end,),
+        )
+        proc.communicate(json.dumps(_failure("fds", str(home.parent))).encode(), timeout=60)
+        os.close(write_end)
+        os.set_blocking(read_end, False)
+        # the capture waits for the lock, alive; the pipe's only writer it had is closed
+        assert not deferred.settled(folder, timeout=0.2)
+        assert os.read(read_end, 1) == b""  # end of file: no process holds the write end
+    finally:
+        held.release()
+        os.close(read_end)
+    assert deferred.settled(folder)

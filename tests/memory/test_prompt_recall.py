@@ -371,3 +371,12 @@ def test_the_prompt_hook_answers_without_re_json_nor_functools(memories, cli):
     assert PNPM in json.loads(answer)["hookSpecificOutput"]["additionalContext"]
     assert imported == "[]", done.stderr
     assert (memories / "sessions" / "s1" / "feedback.jsonl").exists()  # (captured after)
+
+
+def test_a_home_that_cannot_be_written_still_gets_its_memories(memories):
+    """The injection log cannot be written (here ``sessions`` is a file, as a read-only or full
+    home refuses the folder): the prompt and the session start still get their memories."""
+    (memories / "sessions").write_text("not a folder")
+    assert PNPM in context(prompt(memories, RELEVANT), "UserPromptSubmit")
+    start = {"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup"}
+    assert PNPM in context(hook(memories, "session-start", start), "SessionStart")

@@ -289,6 +289,7 @@ def memorize_command(
                 "reinforced": result.reinforced,
                 "skipped": result.skipped,
                 "model": result.model,
+                "unsettled": result.unsettled,
             }
         )
     elif result.message:

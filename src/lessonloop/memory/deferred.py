@@ -57,6 +57,7 @@ def after_exit(folder: str, work: Callable[[], None]) -> None:
         null = os.open(os.devnull, os.O_RDWR)
         for stream in (0, 1, 2):
             os.dup2(null, stream)
+        _close_all_but(pending)  # nothing of the caller's (a pipe it waits on) stays open
         serial = os.open(os.path.join(folder, SERIAL), os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(serial, fcntl.LOCK_EX)
         work()
@@ -64,9 +65,24 @@ def after_exit(folder: str, work: Callable[[], None]) -> None:
         os._exit(0)
 
 
-def settled(folder: str | os.PathLike[str], timeout: float = SETTLE_SECONDS) -> bool:
+def _close_all_but(keep: int) -> None:
+    """Close every descriptor above the standard streams but ``keep``."""
+    try:
+        open_fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:  # (no /proc: the usual low descriptors)
+        open_fds = list(range(3, 256))
+    for fd in open_fds:
+        if fd > 2 and fd != keep:
+            try:
+                os.close(fd)
+            except OSError:  # (the listing's own descriptor, closed already)
+                pass
+
+
+def settled(folder: str | os.PathLike[str], timeout: float | None = None) -> bool:
     """Wait until no capture of the session in ``folder`` is still being written (at most
-    ``timeout`` seconds); False when some still were."""
+    ``timeout`` seconds, ``SETTLE_SECONDS`` by default); False when some still were."""
+    timeout = SETTLE_SECONDS if timeout is None else timeout
     try:
         fd = os.open(os.path.join(folder, PENDING), os.O_RDWR)
     except OSError:  # no capture was ever deferred in this session

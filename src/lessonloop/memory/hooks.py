@@ -77,12 +77,15 @@ def _in_session(root: str, payload: dict, name: str) -> str:
 
 
 def _consent_notice(root: str, payload: dict) -> str | None:
-    """The how-to-answer line, once per session, while consent is missing or ``ask``."""
-    if consent.state(root) in ("missing", "ask") and capture.mark_once(
-        _in_session(root, payload, "consent-notice")
-    ):
-        return consent.HOW_TO_ANSWER
-    return None
+    """The how-to-answer line, once per session, while consent is missing or ``ask`` (each
+    time, where the home cannot be written to keep the mark)."""
+    if consent.state(root) not in ("missing", "ask"):
+        return None
+    try:
+        first = capture.mark_once(_in_session(root, payload, "consent-notice"))
+    except OSError:
+        first = True
+    return consent.HOW_TO_ANSWER if first else None
 
 
 def _remember_transcript(payload: dict, root: str) -> None:
@@ -474,7 +477,10 @@ def _detach(payload: dict, root: str) -> None:
 
 def _log_outcome(root: str, session: str, result) -> None:
     """One line in ``logs/hooks.log`` when the model's answer was not used, or the session was
-    not memorized because consent is missing."""
+    not memorized because consent is missing; one more when a capture was left out (still
+    being written)."""
+    if result.unsettled:
+        log(root, DETACHED, result.unsettled)
     if result.model and result.model != "used":
         route = result.route or os.environ.get("LESSONLOOP_AUTOMEM_MODEL")
         log(

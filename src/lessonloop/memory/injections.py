@@ -30,11 +30,20 @@ def log_path(root: str, session_id: str) -> str:
 def record(root: str, session_id: str, event: str, given: list[dict]) -> None:
     """Append one line per memory in ``given`` (each with scope, id, number, summary, reason
     and score) for ``event``, all stamped with the same time; nothing while
-    ``LESSONLOOP_MEMORY=off`` (the session leaves nothing behind, and no memorize reads it)."""
+    ``LESSONLOOP_MEMORY=off`` (the session leaves nothing behind, and no memorize reads it).
+    A home that cannot be written (read-only, full) leaves the memories unlogged (and so
+    possibly given again in the session): the hook still gives them rather than none."""
     if privacy.memory_off(os.environ):
         return
     at = utc_now()
     path = log_path(root, session_id)
+    try:
+        _append(path, at, event, given)
+    except OSError:
+        pass
+
+
+def _append(path: str, at: str, event: str, given: list[dict]) -> None:
     for item in given:
         capture.append(
             path,

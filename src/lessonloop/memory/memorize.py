@@ -127,18 +127,23 @@ class Result:
     model: str | None = None  # "used", or why the model's answer was not ("not used: ...")
     route: str | None = None  # the model route asked (provider:model), when one was
     stale: list[str] = field(default_factory=list)  # memories marked stale (their summaries)
+    # a hook's capture still being written when memorize had waited its time: not read
+    unsettled: str | None = None
 
     @property
     def message(self) -> str | None:
         """``Stored N new memories: a, b, c``, each lesson whole (a cut one hides its fix), the
-        first MESSAGE_SHOWN of them; None when nothing new was stored."""
-        if not self.stored:
-            return None
-        names = ", ".join(self.stored[:MESSAGE_SHOWN])
-        if len(self.stored) > MESSAGE_SHOWN:
-            names += f", and {len(self.stored) - MESSAGE_SHOWN} more (`lessonloop memory list`)"
-        noun = "memory" if len(self.stored) == 1 else "memories"
-        return f"Stored {len(self.stored)} new {noun}: {names}"
+        first MESSAGE_SHOWN of them, and what was left out; None when there is neither."""
+        lines = []
+        if self.stored:
+            names = ", ".join(self.stored[:MESSAGE_SHOWN])
+            if len(self.stored) > MESSAGE_SHOWN:
+                names += f", and {len(self.stored) - MESSAGE_SHOWN} more (`lessonloop memory list`)"
+            noun = "memory" if len(self.stored) == 1 else "memories"
+            lines.append(f"Stored {len(self.stored)} new {noun}: {names}")
+        if self.unsettled:
+            lines.append(self.unsettled)
+        return ". ".join(lines) or None
 
 
 def _key(candidate: Candidate) -> str:
@@ -173,6 +178,17 @@ def memorize(
     if state != "yes":
         return Result(skipped=f"consent is {state}")
     folder = paths.session_dir(session, root)
+    from . import deferred
+
+    # the hooks' captures still being written (each is a few milliseconds: one still running
+    # after deferred.SETTLE_SECONDS is stuck, and is left for a later memorize)
+    unsettled = None
+    if not deferred.settled(folder):
+        unsettled = (
+            f"A capture of session {session} was still being written after "
+            f"{deferred.SETTLE_SECONDS:.0f} s and was left out: run `lessonloop memorize "
+            f"--session-id {session}` later to add it"
+        )
     with capture.locked(folder / "memorize.lock"):  # hooks of one session may end together
         started = utc_now()
         with _known_secrets(folder, transcript):
@@ -182,6 +198,7 @@ def memorize(
                 session, folder, root, user_root, _transcript_path(folder, transcript)
             )
         result.stale = _check_staleness(folder, root, transcript, environ, started)
+    result.unsettled = unsettled
     return result
 
 
@@ -245,7 +262,11 @@ def _known_secrets(folder: Path, transcript: str | None):
 def has_new_lessons(session: str, root: Path, transcript: str | None = None) -> bool:
     """Whether memorizing ``session`` now would propose anything (consent aside): the hook
     asks before it starts a detached memorize."""
-    found, _, _, done, read = _candidates(paths.session_dir(session, root), transcript)
+    from . import deferred
+
+    folder = paths.session_dir(session, root)
+    deferred.settled(folder)  # (memorize itself says when one is still being written)
+    found, _, _, done, read = _candidates(folder, transcript)
     return bool(found) or _events_to_propose(read, done, os.environ) is not None
 
 
@@ -253,10 +274,8 @@ def _candidates(folder: Path, transcript: str | None):
     """The session's new candidates, its signals and feedback, and the keys already done.
     The hooks' captures and the transcript are read as one stream of normalized events (see
     events): error events deduplicated by tool_use_id, feedback from every prompt once."""
-    from . import deferred
     from . import transcript as transcripts
 
-    deferred.settled(folder)  # the hooks' captures still being written, once they are
     path = _transcript_path(folder, transcript)
     read = transcripts.read(path) if path else None
     if read is not None and read.private:  # what a capture hook took of a private span
