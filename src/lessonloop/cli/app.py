@@ -15,6 +15,7 @@ from . import memory as memory_commands
 from . import memory_evidence as evidence_commands
 from . import memory_review as review_commands
 from . import playbook as playbook_commands
+from . import promotion as promotion_commands
 from . import providers as provider_commands
 from . import report as report_commands
 from . import run as run_commands
@@ -107,6 +108,15 @@ for name, command in (
     ("reject", playbook_commands.reject_command),
 ):
     playbook_app.command(name)(command)
+promotions_app = typer.Typer(
+    help=promotion_commands.GROUP_HELP,
+    add_completion=False,
+    cls=WholeSentences,
+    invoke_without_command=True,
+)
+promotions_app.callback()(promotion_commands.list_command)
+promotions_app.command("rollback")(promotion_commands.rollback_command)
+app.add_typer(promotions_app, name="promotions")
 app.command("hook", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
     integration_commands.hook_command
 )
