@@ -1,8 +1,10 @@
 """``lessonloop hook <event>``: the Claude Code hook entry point.
 
-Reads the hook's JSON payload on stdin, captures what the session teaches, and prints the hook
-JSON output only when it has something to say. It always exits 0 — a hook never blocks or
-breaks the agent — and its own errors go to ``logs/hooks.log``. The capture paths import the
+Reads the hook's JSON payload on stdin, answers (``ANSWERS``: the hook JSON output, printed
+only when it has something to say), then captures what the event teaches (``CAPTURES``): after
+the process has exited, in a forked child (``deferred``), when run as ``lessonloop hook``. It
+always exits 0 — a hook never blocks or breaks the agent — and its own errors go to
+``logs/hooks.log``. The capture paths import the
 standard library and lessonloop's stdlib-only modules, never the CLI stack, and work with
 plain path strings (no pathlib); only session-end and pre-compact (memorize) and session-start
 (recall) open the store through the store module. user-prompt-submit and pre-tool-use read it
