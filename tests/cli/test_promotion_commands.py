@@ -69,3 +69,25 @@ def test_a_rollback_that_cannot_be_done_says_why_in_one_line(cli):
         done = cli("promotions", "rollback", *args, "--json")
         assert done.code in (1, 2) and message in done.error()["error"], (args, done)
         assert "Traceback" not in done.err
+
+
+def test_a_runs_candidates_show_in_show_and_export(home, cli):
+    assert cli("run", "grid_ctf", "--iterations", 2, "--run-id", "r1").code == 0
+    with open_store(home) as store, store.transaction() as conn:
+        _accepted(conn, "b-in-run", 0.1)  # (run r1, generation 3: not a generation it has)
+        candidate = records.add_candidate(
+            conn, "scenario:grid_ctf", "context", "bundle", "b-gen2", "coach", "r1", 2
+        )
+        records.record_verdict(
+            conn, candidate, gate.judge(lambda side, seed: (seed % 7) / 7, "b-gen2")
+        )
+    shown = cli("show", "r1", "--generation", "2", "--json").json()
+    [promoted] = shown["generation"]["promotions"]
+    assert (promoted["ref"], promoted["status"]) == ("b-gen2", "rejected")
+    assert promoted["decisions"][0]["stage"] == "screen"
+    assert cli("show", "r1", "--generation", "1", "--json").json()["generation"]["promotions"] == []
+    exported = cli("export", "r1").json()
+    by_generation = {g["generation_index"]: g["promotions"] for g in exported["generations"]}
+    assert by_generation[1] == [] and by_generation[2][0]["ref"] == "b-gen2"
+    scores = by_generation[2][0]["trial_scores"]
+    assert len(scores) == 6 and all(s["candidate"] == s["incumbent"] for s in scores)

@@ -100,6 +100,7 @@ def show(run_id: str, generation: int | str = "latest") -> dict[str, Any]:
     advance) with its strategy, gate decisions and matches: ``{run, generation,
     runtime_session}`` (run-show-v1)."""
     from ..loop.status import generation_object, load_run, run_object
+    from ..promotion import records
     from ..store import runs as run_store
 
     with _run_store(run_id) as store:
@@ -112,7 +113,9 @@ def show(run_id: str, generation: int | str = "latest") -> dict[str, Any]:
             if decision["generation_index"] == index
         ]
         match_rows = run_store.matches(store, run_id, index)
+        promotions = records.listing(store.conn, run_id=run_id, generation_index=index)
     shown = generation_object(chosen, with_strategy=True)
+    shown["promotions"] = promotions  # candidates this generation proposed, and their fate
     shown["gate_decisions"] = [
         {name: decision[name] for name in GATE_FIELDS} for decision in decisions
     ]
@@ -206,6 +209,7 @@ def export(run_id: str, format: str = "json") -> str:
 
 def _export_document(store: Store, run: Row, generations: list[Row]) -> dict[str, Any]:
     from ..loop.status import generation_object, run_object
+    from ..promotion import records
     from ..store import runs as run_store
 
     decisions = run_store.gate_decisions(store, run["run_id"])
@@ -221,6 +225,12 @@ def _export_document(store: Store, run: Row, generations: list[Row]) -> dict[str
         ]
         exported["role_outputs"] = [
             dict(output) for output in run_store.role_outputs(store, run["run_id"], index)
+        ]
+        exported["promotions"] = [
+            {**candidate, "trial_scores": records.trials(store.conn, candidate["id"])}
+            for candidate in records.listing(
+                store.conn, run_id=run["run_id"], generation_index=index
+            )
         ]
         document["generations"].append(exported)
     return document

@@ -180,11 +180,29 @@ def rollback(
     return restored
 
 
-def listing(conn: sqlite3.Connection, scope: str | None = None) -> list[dict[str, Any]]:
-    """Candidates (newest first) with their trial counts and decisions, for ``promotions``."""
-    where, params = ("WHERE scope = ?", (scope,)) if scope else ("", ())
+def listing(
+    conn: sqlite3.Connection,
+    scope: str | None = None,
+    run_id: str | None = None,
+    generation_index: int | None = None,
+) -> list[dict[str, Any]]:
+    """Candidates (newest first) with their trial counts and decisions: of a scope, or those a
+    run (one of its generations) proposed, or all."""
+    filters = [
+        (column, value)
+        for column, value in (
+            ("scope", scope),
+            ("run_id", run_id),
+            ("generation_index", generation_index),
+        )
+        if value is not None
+    ]
+    where = " AND ".join(f"{column} = ?" for column, _ in filters)
     rows = conn.execute(
-        "SELECT id FROM promotion_candidates " + where + " ORDER BY id DESC", params
+        "SELECT id FROM promotion_candidates "
+        + (f"WHERE {where} " if where else "")
+        + "ORDER BY id DESC",
+        [value for _, value in filters],
     ).fetchall()
     result = []
     for (candidate_id,) in rows:
@@ -207,3 +225,15 @@ def listing(conn: sqlite3.Connection, scope: str | None = None) -> list[dict[str
         ]
         result.append(item)
     return result
+
+
+def trials(conn: sqlite3.Connection, candidate_id: int) -> list[dict[str, Any]]:
+    """Every trial of a candidate, in the order played."""
+    return [
+        dict(zip(("stage", "seed", "candidate", "incumbent"), row, strict=True))
+        for row in conn.execute(
+            "SELECT stage, seed, candidate_score, incumbent_score FROM promotion_trials "
+            "WHERE candidate_id = ? ORDER BY id",
+            (candidate_id,),
+        ).fetchall()
+    ]
