@@ -76,6 +76,7 @@ def test_the_commands_are_functions_callable_without_the_cli_runner(home, tmp_pa
         no_knowledge=False,
         fresh=False,
         context_budget=None,
+        context_trials=None,
         as_json=True,
     )
     assert json.loads(capsys.readouterr().out)["run_id"] == "direct"

@@ -183,6 +183,12 @@ def run(
         "--review",
         help="Hold the lessons the run learns as pending until `lessonloop playbook approve`.",
     ),
+    context_trials: str | None = typer.Option(
+        None,
+        "--context-trials",
+        help="off, screen or full: the coach's edits are served only after winning matched "
+        "trials (offline competitor only) [default: off].",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:
     """Run N generations of a scenario (offline by default) and report the best strategy.
@@ -206,6 +212,7 @@ def run(
         "carry_incumbent": False if (no_incumbent or fresh) else None,
         "knowledge": False if (no_knowledge or fresh) else None,
         "review": True if review else None,
+        "context_trials": context_trials,
     }
     overrides = {name: value for name, value in given.items() if value is not None}
 

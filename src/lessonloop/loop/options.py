@@ -31,6 +31,8 @@ class RunOptions:
     max_calls: int | None = None  # budget: provider calls for the whole run (--max-calls)
     max_tokens: int | None = None  # budget: input + output tokens (--max-tokens)
     review: bool = False  # what the run learns is held as pending until approved (--review)
+    # coach edits served only after winning matched trials (--context-trials): off, screen, full
+    context_trials: str = "off"
 
     def check(self) -> RunOptions:
         """Reject values no run can use, naming the option at fault (``UsageError.field``)."""
@@ -50,6 +52,8 @@ class RunOptions:
             raise UsageError("must be a non-negative 64-bit integer", field="seed")
         if not 200 <= self.context_budget <= 1_000_000:
             raise UsageError("must be between 200 and 1000000 tokens", field="context_budget")
+        if self.context_trials not in CONTEXT_TRIALS:
+            raise UsageError(f"must be one of {', '.join(CONTEXT_TRIALS)}", field="context_trials")
         for name in BUDGETS:
             value = getattr(self, name)
             if value is not None and not 1 <= value <= 10**12:
@@ -64,6 +68,7 @@ MAX_TIMEOUT = 3600.0
 MAX_WORKERS = 64
 MAX_SEED = 2**63 - 1  # a seed is a non-negative 64-bit integer
 FLAGS = {"carry_incumbent": "--no-incumbent/--fresh", "knowledge": "--no-knowledge/--fresh"}
+CONTEXT_TRIALS = ("off", "screen", "full")  # loop/trials.MODES
 BUDGETS = ("max_calls", "max_tokens")  # limits, not semantics: a resumed run may raise them
 
 

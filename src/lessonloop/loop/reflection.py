@@ -13,11 +13,13 @@ from .. import canonical
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts
+from ..promotion import records
 from ..providers.base import Completion
 from . import gate, prompts
 from .answers import answer_text
 from .context import Context
 from .options import RunOptions
+from .trials import ContextTrial
 
 DEAD_ENDS_IN_CONTEXT = 20  # the most recent; all of them stay in dead_ends.md
 HINTS_IN_CONTEXT = 20  # the strongest
@@ -87,10 +89,13 @@ class Reflection:
         manifest: dict,
         proposed: list,
         curator_text: str,
+        trial: ContextTrial | None = None,
     ) -> None:
         """Evidence for the bullets in context (only when the gate compared challenger and
         incumbent conclusively), a dead end for a rolled-back strategy, and the coach's edits the curator
-        accepted — all through admission."""
+        accepted — all through admission. With a context ``trial`` (``loop/trials.py``), the
+        edits are admitted only when the trial accepted their bundle, which then becomes the
+        scope's active one; the candidate, its trials and the verdict are stored either way."""
         where = {"run_id": self.run_id, "generation_index": index}
         in_context = manifest.get("knowledge", {}).get("playbook", [])
         if compared and decision in (gate.ADVANCE, gate.ROLLBACK) and in_context:
@@ -120,6 +125,11 @@ class Reflection:
                     generation_index=index,
                 )
             )
+        candidate = None
+        if trial is not None:
+            candidate = trial.record(self.store.conn, self.scope, self.run_id, index)
+            if not trial.verdict.accepted:
+                proposed, curator_text = [], ""  # what is served stays as it is
         edits.apply(
             self.store,
             self.scope,
@@ -129,3 +139,5 @@ class Reflection:
             proposals,
             hold=self.options.review,
         )
+        if trial is not None and candidate is not None and trial.verdict.accepted:
+            records.activate(self.store.conn, candidate, "gate", trial.verdict.rationale)

@@ -22,6 +22,7 @@ the run's history (rebuilt from the store on resume), beside every gate decision
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ from .reflection import Reflection
 from .request import RUN_ID, check_run_id, new_run_id
 from .runlock import is_active
 from .tournament import SCREEN_SEEDS, VALIDATION_SEEDS, Tournament, screened_entry
+from .trials import OFF, ContextTrial, ContextTrials
 
 __all__ = [  # importable from here, as before the engine was split by concept
     "BUDGETS",
@@ -112,7 +114,7 @@ class NoValidStrategy(LessonloopError):
     """The competitor never produced a strategy that could be played."""
 
 
-class Runner(RunLifecycle, Answers, Tournament, Reflection):
+class Runner(RunLifecycle, Answers, Tournament, Reflection, ContextTrials):
     """A scenario run: its generations, in the lifecycle every run shares
     (``loop/lifecycle.py``); asking (``loop/answers.py``), playing (``loop/tournament.py``)
     and learning (``loop/reflection.py``) each in a module of its own."""
@@ -155,6 +157,13 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection):
         self.providers = self.meter(build_routes(self._routes(), config.load()))
         self.epoch = registry.evaluator_epoch(self.scenario)
         self.scope = knowledge_entries.scenario_scope(self.scenario.name)
+        self.trials = self.options.context_trials
+        if self.trials != OFF and self.providers["competitor"].name != "local":
+            sys.stderr.write(
+                f"context trials ({self.trials}) run only with the offline competitor for now; "
+                f"run {self.run_id} goes without them\n"
+            )
+            self.trials = OFF
 
     def start_payload(self, done: list) -> dict:
         return {
@@ -444,8 +453,19 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection):
         }
         analysis, curator_text = "", ""
         proposed: list[Any] = []
+        trial: ContextTrial | None = None
         if final is not None:  # reflect only on what was played
             analysis, proposed, curator_text = self._reflect(reflection_ctx, summary, calls)
+            if proposed and self.trials != OFF and self.options.knowledge:
+                trial = self._context_trial(
+                    self.pool,
+                    index,
+                    last["attempt"],
+                    self._knowledge(),
+                    proposed,
+                    curator_text,
+                    match_rows,
+                )
         record = run_store.GenerationRecord(
             run_id=self.run_id,
             generation_index=index,
@@ -481,7 +501,9 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection):
                 # way: an advance, or a rollback whose challenger measurably lost; what the
                 # gate could not tell apart says nothing about the bullets
                 conclusive = paired is not None and (decision == gate.ADVANCE or paired.lost())
-                self._learn(index, decision, conclusive, summary, manifest, proposed, curator_text)
+                self._learn(
+                    index, decision, conclusive, summary, manifest, proposed, curator_text, trial
+                )
         saved = run_store.get_generation(self.store, self.run_id, index)
         assert saved is not None  # saved just above
         self._remember(

@@ -71,3 +71,9 @@ def promotion_seeds(key: str, stage: str, count: int, start: int = 0) -> list[in
             for i in range(start, start + count)
         ]
     return [_draw("promote", key, stage, i) for i in range(start, start + count)]
+
+
+def trial_game_seeds(trial_seed: int, count: int) -> list[int]:
+    """The game seeds a context trial plays each side's proposal on for one trial seed
+    (training range: a trial chooses what is served, as training does)."""
+    return [_draw("trial-game", trial_seed, i) for i in range(count)]

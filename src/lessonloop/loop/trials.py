@@ -1,0 +1,225 @@
+"""Context trials inside a run (issue 23, ``--context-trials screen|full``): the coach's edits
+that the curator accepted no longer change what is served directly. They make a candidate
+bundle (the entries the competitor is served now, with the edits applied), which is trialled
+against the served bundle by the promotion gate; only an accepted candidate's edits go through
+admission (and the candidate becomes the scope's active context bundle).
+
+A trial pair: for a trial seed, the offline competitor proposes under each bundle
+(``providers/local/trial.propose_under``, deterministic per seed) and each proposal is played
+on ``TRIAL_GAMES`` game seeds of that trial seed through the run's own match pool (phase
+``trial``, side ``candidate`` or ``incumbent``: sandboxed and on record like every play);
+a side's score is the mean of its games (where both sides propose the same strategy, it is
+played once and the pair's delta is 0). ``full`` runs the gate's stages (``gate.judge``);
+``screen`` decides on the screen stage alone (accept when its mean paired delta is above 0).
+
+The trial runs before the generation's transaction and its matches are the generation's; the
+candidate, every trial, the verdict, the admitted edits and the activation are written in that
+transaction. So a stop never leaves a candidate half-judged: a run killed before the commit
+redoes the generation, and with it the trial, on the same seeds first thing on resume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..knowledge import edits
+from ..knowledge.entries import fingerprint
+from ..promotion import bundles, records
+from ..promotion import gate as promotion
+from ..providers.local.trial import NoProposal, propose_under
+from . import seeds
+from .gate import PairedResult
+from .pool import MatchPool
+
+OFF, SCREEN, FULL = "off", "screen", "full"
+MODES = (OFF, SCREEN, FULL)
+TRIAL_GAMES = 3  # game seeds per proposal and trial seed
+
+
+@dataclass
+class ContextTrial:
+    """A judged candidate bundle, ready to be stored in the generation's transaction."""
+
+    candidate: list[dict]
+    served: list[dict]
+    candidate_id: str
+    served_id: str
+    verdict: promotion.Verdict
+
+    def record(self, conn: Any, scope: str, run_id: str, index: int) -> int:
+        """Store both bundles, the candidate, its trials and the verdict; the candidate's id."""
+        bundles.save(conn, scope, self.served)
+        bundles.save(conn, scope, self.candidate)
+        number = records.add_candidate(
+            conn, scope, "context", "bundle", self.candidate_id, "coach", run_id, index
+        )
+        records.record_verdict(conn, number, self.verdict)
+        return number
+
+
+def served_bundle(knowledge: dict) -> list[dict]:
+    """The entries the competitor is served (``Reflection._knowledge()``), as bundle dicts."""
+    return [
+        entry.to_dict()
+        for kind in ("playbook", "hints", "dead_ends")
+        for entry in knowledge.get(kind, [])
+    ]
+
+
+def with_edits(
+    served: list[dict], proposed: list, curator_text: str, scope: str, where: dict
+) -> list[dict]:
+    """``served`` with the curator's accepted coach edits applied as admission would apply
+    them (``knowledge/edits.apply``): an update rewrites its bullet, a removal drops it, an
+    addition is a new entry unless one with its fingerprint is there (admission merges it)."""
+    bundle = [dict(e) for e in served]
+    next_id = max((int(e.get("id") or 0) for e in bundle), default=0) + 1
+    known = {fingerprint(e["kind"], e["summary"], e["content"] or "", e["tags"]) for e in bundle}
+    verdicts = edits.curator_verdicts(curator_text, len(proposed))
+    for edit, verdict in zip(proposed, verdicts, strict=True):
+        proposal = edits.proposal_from_edit(edit, verdict, scope, where)
+        if proposal is None:
+            continue
+        target = edits.entry_id(edit.get("id"))
+        fields = {"summary": proposal.summary, "content": proposal.content, "tags": proposal.tags}
+        if edit.get("op") == "update_bullet" and target is not None:
+            bundle = [{**e, **fields} if e.get("id") == target else e for e in bundle]
+        elif edit.get("op") == "remove_bullet" and target is not None:
+            bundle = [e for e in bundle if not (e.get("id") == target and e["kind"] == "bullet")]
+        elif edit.get("op") in edits.EDIT_KINDS:
+            key = fingerprint(proposal.kind, proposal.summary, proposal.content, proposal.tags)
+            if key in known:
+                continue
+            known.add(key)
+            bundle.append(
+                {
+                    "id": next_id,
+                    "kind": proposal.kind,
+                    "status": "active",
+                    "helpful": 0,
+                    "harmful": 0,
+                    "seen": 1,
+                    **fields,
+                }
+            )
+            next_id += 1
+    return bundle
+
+
+def screen_only(play: promotion.Play, key: str) -> promotion.Verdict:
+    """The gate's screen stage alone deciding: accept when the mean paired delta over the
+    screen pairs is above 0 (``--context-trials screen``).
+
+    TODO(promotion/gate.py): this mirrors ``gate.judge``'s screen stage; it belongs there as
+    ``gate.screen(play, key) -> Verdict`` (or ``judge(..., through=SCREEN)``) so that one
+    module owns the stages' seeds and statistics."""
+    trials = [
+        promotion.Trial(
+            promotion.SCREEN, seed, play(promotion.CANDIDATE, seed), play(promotion.INCUMBENT, seed)
+        )
+        for seed in seeds.promotion_seeds(key, promotion.SCREEN, promotion.SCREEN_PAIRS)
+    ]
+    result = PairedResult.from_pairs([(t.candidate, t.incumbent) for t in trials])
+    gain = result.mean_delta > 0
+    summary = (
+        f"mean paired delta {result.mean_delta:+.4f} over {result.pairs} pairs "
+        f"({result.statistic()}), won {result.wins}, lost {result.losses}"
+    )
+    return promotion.Verdict(
+        promotion.ACCEPT if gain else promotion.REJECT,
+        promotion.SCREEN,
+        result.statistic(),
+        f"screen only: {summary}: "
+        + ("a gain over" if gain else "no gain over")
+        + " the incumbent",
+        trials,
+    )
+
+
+class ContextTrials:
+    """The part of ``loop/runner.Runner`` that trials a candidate bundle. Needs the run's
+    ``scenario``, ``run`` row, ``options`` and ``_play`` (``loop/tournament.Tournament``)."""
+
+    scenario: Any
+    run: Any
+    run_id: str
+    options: Any
+    scope: str
+    _play: Callable[..., list]
+    trials: str  # the mode in force: the run's option, "off" on a route that cannot trial
+
+    def _context_trial(
+        self,
+        pool: MatchPool,
+        index: int,
+        attempt: int,
+        knowledge: dict,
+        proposed: list,
+        curator_text: str,
+        match_rows: list,
+    ) -> ContextTrial | None:
+        """Trial the candidate bundle the accepted edits make; None when they change nothing
+        the competitor is served (no accepted edit, or only merges into what is there)."""
+        where = {"run_id": self.run_id, "generation_index": index}
+        served = served_bundle(knowledge)
+        candidate = with_edits(served, proposed, curator_text, self.scope, where)
+        served_id, candidate_id = bundles.bundle_id(served), bundles.bundle_id(candidate)
+        if candidate_id == served_id:
+            return None
+        sides = {promotion.CANDIDATE: candidate, promotion.INCUMBENT: served}
+        scores: dict[tuple[str, int], float] = {}
+
+        def play_seeds(seed_list: list[int]) -> None:
+            jobs, labels = [], []
+            same: list[int] = []  # seeds where both sides propose one strategy
+            for seed in seed_list:
+                games = seeds.trial_game_seeds(seed, TRIAL_GAMES)
+                proposals: dict[str, dict] = {}
+                for side, bundle in sides.items():
+                    try:
+                        proposals[side] = propose_under(self.scenario, bundle, seed)
+                    except NoProposal:  # nothing to play: the lowest score a match can have
+                        scores[side, seed] = 0.0
+                for side, strategy in proposals.items():
+                    if side == promotion.INCUMBENT and strategy == proposals.get(
+                        promotion.CANDIDATE
+                    ):
+                        same.append(seed)  # the same strategy on the same seeds: played once
+                        continue
+                    jobs += [(strategy, g) for g in games]
+                    labels += [(side, seed)] * len(games)
+            results = self._play(pool, jobs, attempt, "trial", [s for s, _ in labels], match_rows)
+            played: dict[tuple[str, int], list[float]] = {}
+            for label, result in zip(labels, results, strict=True):
+                played.setdefault(label, [])
+                if result.error is None:
+                    played[label].append(result.score)
+            for label, values in played.items():
+                scores[label] = sum(values) / len(values) if values else 0.0
+            for seed in same:
+                scores[promotion.INCUMBENT, seed] = scores[promotion.CANDIDATE, seed]
+
+        key = f"context:{self.run['seed']}:{index}:{candidate_id}:{served_id}"
+        stages = [
+            seeds.promotion_seeds(key, promotion.SCREEN, promotion.SCREEN_PAIRS),
+            seeds.promotion_seeds(key, promotion.CONFIRM, promotion.CONFIRM_PAIRS),
+            seeds.promotion_seeds(
+                key, promotion.CONFIRM, promotion.CONFIRM_PAIRS, promotion.CONFIRM_PAIRS
+            ),
+            seeds.promotion_seeds(key, promotion.HOLDOUT, promotion.HOLDOUT_PAIRS),
+        ]
+
+        def play(side: str, seed: int) -> float:
+            if (side, seed) not in scores:  # a stage begins: play its pairs in one batch
+                stage = next((s for s in stages if seed in s), [seed])
+                play_seeds([s for s in stage if any((x, s) not in scores for x in sides)])
+            return scores[side, seed]
+
+        if self.trials == FULL:
+            verdict = promotion.judge(play, key, self.options.min_delta)
+        else:
+            verdict = screen_only(play, key)
+        verdict.rationale = f"{candidate_id} against the served {served_id}: {verdict.rationale}"
+        return ContextTrial(candidate, served, candidate_id, served_id, verdict)

@@ -1,0 +1,275 @@
+"""Context trials in runs (issue 23, point 2): with ``--context-trials``, the coach's accepted
+edits are served only after their bundle wins matched trials against the served one."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lessonloop.loop.runner import Runner, RunStopped, create_or_reuse
+from lessonloop.promotion import gate as promotion
+from lessonloop.providers.local import agent
+from lessonloop.store import open_store
+from lessonloop.store import runs as run_store
+
+# grid_ctf: what the offline run converges on (bench/bundle_trials.py's helpful targets), and
+# the far corner of the space from it (no attackers, every guard far out)
+GOOD = {"aggression": 0.82, "stealth": 0.61, "defense_radius": 2, "retreat_threshold": 0.81}
+BAD = {"aggression": 0.0, "stealth": 1.0, "defense_radius": 6, "retreat_threshold": 1.0}
+
+
+def _targets(strategy: dict, marker: str) -> list[dict]:
+    return [
+        {
+            "op": "add_bullet",
+            "text": f"{marker} {name}: {value}",
+            "tags": [f"param:{name}", f"target:{name}={value}"],
+        }
+        for name, value in strategy.items()
+    ]
+
+
+@pytest.fixture
+def coach_once(monkeypatch):
+    """The offline coach proposes ``edits`` after generation 1 and nothing else afterwards."""
+
+    def install(edits: list[dict]) -> None:
+        def coach(self, state, request):
+            chosen = edits if state.get("generation") == 1 else []
+            return "```json\n" + json.dumps({"edits": chosen}) + "\n```\n"
+
+        monkeypatch.setattr(agent.LocalProvider, "_coach", coach)
+
+    return install
+
+
+def _run(iterations: int, run_id: str = "trials", **options) -> str:
+    with open_store() as store:
+        create_or_reuse(store, "grid_ctf", iterations, options, run_id=run_id)
+        Runner(store, run_id).execute()
+    return run_id
+
+
+def _bullets(marker: str) -> list:
+    with open_store(readonly=True) as store:
+        return store.query(
+            "SELECT id, status FROM knowledge WHERE kind = 'bullet' AND summary LIKE ?",
+            (marker + "%",),
+        )
+
+
+def _served(run_id: str) -> list[set[int]]:
+    with open_store(readonly=True) as store:
+        return [
+            set(json.loads(g["context_json"])["knowledge"]["playbook"])
+            for g in run_store.generations(store, run_id)
+        ]
+
+
+def _promotions() -> dict:
+    with open_store(readonly=True) as store:
+        return {
+            "candidates": store.query(
+                "SELECT id, generation_index, status, ref FROM promotion_candidates ORDER BY id"
+            ),
+            "trials": store.query(
+                "SELECT candidate_id, stage, seed, candidate_score, incumbent_score "
+                "FROM promotion_trials ORDER BY id"
+            ),
+            "decisions": store.query(
+                "SELECT candidate_id, action, stage, statistic, actor FROM promotion_decisions "
+                "ORDER BY id"
+            ),
+            "trial_plays": store.query_one("SELECT COUNT(*) FROM matches WHERE phase = 'trial'")[0],
+        }
+
+
+def test_with_trials_off_the_coachs_edits_are_admitted_directly(home, coach_once):
+    coach_once(_targets(BAD, "Bad"))
+    run_id = _run(3)
+    admitted = _bullets("Bad")
+    assert len(admitted) == 4 and all(row["status"] == "active" for row in admitted)
+    assert _served(run_id)[1] == {row["id"] for row in admitted}, "served in generation 2"
+    found = _promotions()
+    assert found["candidates"] == [] and found["trials"] == [] and found["trial_plays"] == 0
+
+
+@pytest.mark.parametrize("mode", ["screen", "full"])
+def test_a_harmful_coach_edit_is_rejected_and_never_served(home, coach_once, mode):
+    coach_once(_targets(BAD, "Bad"))
+    run_id = _run(3, context_trials=mode)
+    assert _bullets("Bad") == [], "never admitted"
+    assert all(not ids for ids in _served(run_id)), "never in any generation's context"
+    found = _promotions()
+    (candidate,) = found["candidates"]
+    assert candidate["generation_index"] == 1 and candidate["status"] == "rejected"
+    assert [d["action"] for d in found["decisions"]] == ["reject"]
+    trials = found["trials"]
+    assert len(trials) == promotion.SCREEN_PAIRS and {t["stage"] for t in trials} == {"screen"}
+    assert sum(t["candidate_score"] - t["incumbent_score"] for t in trials) < 0
+    assert found["trial_plays"] > 0
+
+
+@pytest.mark.parametrize("mode", ["screen", "full"])
+def test_a_helpful_coach_edit_is_accepted_and_served_next_generation(home, coach_once, mode):
+    coach_once(_targets(GOOD, "Good"))
+    run_id = _run(3, context_trials=mode)
+    admitted = _bullets("Good")
+    assert len(admitted) == 4 and all(row["status"] == "active" for row in admitted)
+    served = _served(run_id)
+    assert not served[0] and served[1] == {row["id"] for row in admitted}
+    found = _promotions()
+    (candidate,) = found["candidates"]
+    assert candidate["status"] == "active"
+    assert [d["action"] for d in found["decisions"]] == ["accept", "activate"]
+    stages = {t["stage"] for t in found["trials"]}
+    if mode == "full":
+        assert stages == {"screen", "confirm", "holdout"}
+        assert len(found["trials"]) >= promotion.SCREEN_PAIRS + promotion.CONFIRM_PAIRS + (
+            promotion.HOLDOUT_PAIRS
+        )
+    else:
+        assert stages == {"screen"} and len(found["trials"]) == promotion.SCREEN_PAIRS
+    with open_store(readonly=True) as store:
+        pointer = store.query_one(
+            "SELECT ref, candidate_id FROM active_pointers WHERE scope = 'scenario:grid_ctf' "
+            "AND role = 'context'"
+        )
+    assert tuple(pointer) == (candidate["ref"], candidate["id"])
+
+
+def test_every_trial_is_stored_with_its_plays(home):
+    """An unscripted run: every candidate has its verdict and its pairs; every trial play is a
+    match of a generation that made a candidate, and the paired scores are the plays' means."""
+    run_id = _run(8, context_trials="screen")
+    found = _promotions()
+    assert found["candidates"], "the offline coach proposes edits"
+    by_candidate: dict[int, list] = {}
+    for trial in found["trials"]:
+        by_candidate.setdefault(trial["candidate_id"], []).append(trial)
+    for candidate in found["candidates"]:
+        assert len(by_candidate[candidate["id"]]) == promotion.SCREEN_PAIRS
+        assert candidate["status"] in ("rejected", "accepted", "active")
+    with open_store(readonly=True) as store:
+        played = store.query(
+            "SELECT generation_index, side, score FROM matches WHERE run_id = ? AND "
+            "phase = 'trial' ORDER BY id",
+            (run_id,),
+        )
+    generations = {c["generation_index"] for c in found["candidates"]}
+    assert {m["generation_index"] for m in played} == generations
+    assert {m["side"] for m in played} <= {"candidate", "incumbent"}
+    for index in generations:  # 3 games a side and pair; a side both propose is played once
+        count = sum(1 for m in played if m["generation_index"] == index)
+        assert promotion.SCREEN_PAIRS * 3 <= count <= promotion.SCREEN_PAIRS * 2 * 3
+
+
+def test_a_run_killed_mid_trial_resumes_to_the_same_end(home, monkeypatch, tmp_path):
+    """A failure inside the generation's transaction, after the candidate and its trials were
+    written, leaves nothing of them; the resumed run redoes the trial first and ends exactly as
+    an uninterrupted one."""
+    uninterrupted = tmp_path / "other-home"
+    monkeypatch.setenv("LESSONLOOP_HOME", str(uninterrupted))
+    _run(10, context_trials="screen", seed=5)
+    expected = _everything()
+    assert 4 in {c[1] for c in expected["candidates"]}, "generation 4 trials a candidate"
+    monkeypatch.setenv("LESSONLOOP_HOME", str(home))
+
+    real = Runner._learn
+    failed = []
+
+    def crash(self, index, *args):
+        real(self, index, *args)
+        if index == 4 and not failed:
+            failed.append(index)
+            raise KeyboardInterrupt  # as a kill would: inside the transaction, after the writes
+
+    monkeypatch.setattr(Runner, "_learn", crash)
+    with pytest.raises(RunStopped):
+        _run(10, context_trials="screen", seed=5)
+    assert failed == [4]
+    with open_store(readonly=True) as store:
+        assert store.query_one("SELECT MAX(generation_index) FROM generations")[0] == 3
+        assert (
+            store.query_one(
+                "SELECT COUNT(*) FROM promotion_candidates WHERE generation_index >= 4"
+            )[0]
+            == 0
+        ), "the candidate of the failed generation went with it"
+    _run(10, context_trials="screen", seed=5)  # resume: the same run id
+    assert _everything() == expected
+    assert _promotions()["candidates"], "the run trialled candidates"
+
+
+def _everything() -> dict:
+    with open_store(readonly=True) as store:
+        return {
+            "generations": [
+                (g["generation_index"], g["strategy_json"], g["mean_score"], g["best_score"])
+                + (g["validated_score"], g["gate_decision"], g["context_json"])
+                for g in run_store.generations(store, "trials")
+            ],
+            "knowledge": [
+                tuple(r)
+                for r in store.query(
+                    "SELECT id, kind, summary, tags_json, helpful, harmful, seen, status "
+                    "FROM knowledge ORDER BY id"
+                )
+            ],
+            "candidates": [
+                tuple(r)
+                for r in store.query(
+                    "SELECT id, generation_index, status, ref FROM promotion_candidates"
+                )
+            ],
+            "trials": [tuple(r) for r in _promotions()["trials"]],
+            "decisions": [tuple(r) for r in _promotions()["decisions"]],
+        }
+
+
+def test_the_option_is_checked_and_kept_on_resume(home, cli):
+    bad = cli("run", "grid_ctf", "-n", "1", "--context-trials", "sometimes", "--json")
+    assert bad.code != 0 and "context" in bad.err and "Traceback" not in bad.err
+    first = cli("run", "grid_ctf", "-n", "1", "--context-trials", "screen", "--run-id", "kept")
+    assert first.code == 0, first.err
+    with open_store(readonly=True) as store:
+        config = json.loads(run_store.get_run(store, "kept")["config_json"])
+    assert config["context_trials"] == "screen"
+    other = cli("run", "grid_ctf", "-n", "2", "--context-trials", "full", "--run-id", "kept")
+    assert other.code != 0 and "--context-trials" in other.err
+    more = cli("run", "grid_ctf", "-n", "2", "--run-id", "kept", "--json")
+    assert more.code == 0, more.err
+
+
+def test_a_model_route_runs_without_trials_and_says_so(home, cli, tmp_path):
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "competitor": [
+                    '{"aggression": 0.8, "stealth": 0.6, "defense_radius": 2, '
+                    '"retreat_threshold": 0.8}'
+                ],
+                "coach": [json.dumps({"edits": _targets(BAD, "Bad")})],
+                "curator": ['{"decisions": [{"index": 0, "decision": "accept"}]}'],
+                "*": ["ok"],
+                "on_exhausted": "repeat_last",
+            }
+        )
+    )
+    done = cli(
+        "run",
+        "grid_ctf",
+        "-n",
+        "2",
+        "--provider",
+        f"scripted:{script}",
+        "--context-trials",
+        "screen",
+        "--json",
+    )
+    assert done.code == 0, done.err
+    assert "context trials (screen) run only with the offline competitor" in done.err
+    assert _promotions()["candidates"] == []
+    assert len(_bullets("Bad")) == 1, "the edit was admitted as with trials off"
