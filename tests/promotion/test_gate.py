@@ -85,3 +85,30 @@ def test_the_same_candidate_is_judged_on_the_same_seeds_and_stages_never_share_s
     assert {t.seed for t in gate.judge(noisy(0.1), "other").trials}.isdisjoint(
         {t.seed for t in first.trials}
     )
+
+
+def test_prepare_is_told_each_stages_seeds_before_they_are_played():
+    told: list[list[int]] = []
+    played: list[int] = []
+
+    def play(side: str, seed: int) -> float:
+        assert seed in told[-1], "a seed played before its stage was told"
+        played.append(seed)
+        return noisy(0.1)(side, seed)
+
+    verdict = gate.judge(play, "batched", prepare=told.append)
+    assert verdict.accepted
+    assert [len(stage) for stage in told] == [
+        gate.SCREEN_PAIRS,
+        gate.CONFIRM_PAIRS,
+        gate.HOLDOUT_PAIRS,
+    ]
+    assert [t.seed for t in verdict.trials] == [seed for stage in told for seed in stage]
+
+
+def test_through_screen_decides_on_the_screen_stage_alone():
+    gain = gate.judge(noisy(0.1), "cheap", through=gate.SCREEN)
+    assert (gain.decision, gain.stage, len(gain.trials)) == (gate.ACCEPT, gate.SCREEN, 6)
+    assert gain.rationale.startswith("screen only:")
+    loss = gate.judge(noisy(-0.1), "cheap-loss", through=gate.SCREEN)
+    assert (loss.decision, loss.stage) == (gate.REJECT, gate.SCREEN)

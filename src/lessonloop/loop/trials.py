@@ -10,7 +10,8 @@ on ``TRIAL_GAMES`` game seeds of that trial seed through the run's own match poo
 ``trial``, side ``candidate`` or ``incumbent``: sandboxed and on record like every play);
 a side's score is the mean of its games (where both sides propose the same strategy, it is
 played once and the pair's delta is 0). ``full`` runs the gate's stages (``gate.judge``);
-``screen`` decides on the screen stage alone (accept when its mean paired delta is above 0).
+``screen`` decides on the screen stage alone (``judge(..., through=SCREEN)``: accept when its
+mean paired delta is above 0).
 
 The trial runs before the generation's transaction and its matches are the generation's; the
 candidate, every trial, the verdict, the admitted edits and the activation are written in that
@@ -30,7 +31,6 @@ from ..promotion import bundles, records
 from ..promotion import gate as promotion
 from ..providers.local.trial import NoProposal, propose_under
 from . import seeds
-from .gate import PairedResult
 from .pool import MatchPool
 
 OFF, SCREEN, FULL = "off", "screen", "full"
@@ -108,36 +108,6 @@ def with_edits(
     return bundle
 
 
-def screen_only(play: promotion.Play, key: str) -> promotion.Verdict:
-    """The gate's screen stage alone deciding: accept when the mean paired delta over the
-    screen pairs is above 0 (``--context-trials screen``).
-
-    TODO(promotion/gate.py): this mirrors ``gate.judge``'s screen stage; it belongs there as
-    ``gate.screen(play, key) -> Verdict`` (or ``judge(..., through=SCREEN)``) so that one
-    module owns the stages' seeds and statistics."""
-    trials = [
-        promotion.Trial(
-            promotion.SCREEN, seed, play(promotion.CANDIDATE, seed), play(promotion.INCUMBENT, seed)
-        )
-        for seed in seeds.promotion_seeds(key, promotion.SCREEN, promotion.SCREEN_PAIRS)
-    ]
-    result = PairedResult.from_pairs([(t.candidate, t.incumbent) for t in trials])
-    gain = result.mean_delta > 0
-    summary = (
-        f"mean paired delta {result.mean_delta:+.4f} over {result.pairs} pairs "
-        f"({result.statistic()}), won {result.wins}, lost {result.losses}"
-    )
-    return promotion.Verdict(
-        promotion.ACCEPT if gain else promotion.REJECT,
-        promotion.SCREEN,
-        result.statistic(),
-        f"screen only: {summary}: "
-        + ("a gain over" if gain else "no gain over")
-        + " the incumbent",
-        trials,
-    )
-
-
 class ContextTrials:
     """The part of ``loop/runner.Runner`` that trials a candidate bundle. Needs the run's
     ``scenario``, ``run`` row, ``options`` and ``_play`` (``loop/tournament.Tournament``)."""
@@ -202,24 +172,12 @@ class ContextTrials:
                 scores[promotion.INCUMBENT, seed] = scores[promotion.CANDIDATE, seed]
 
         key = f"context:{self.run['seed']}:{index}:{candidate_id}:{served_id}"
-        stages = [
-            seeds.promotion_seeds(key, promotion.SCREEN, promotion.SCREEN_PAIRS),
-            seeds.promotion_seeds(key, promotion.CONFIRM, promotion.CONFIRM_PAIRS),
-            seeds.promotion_seeds(
-                key, promotion.CONFIRM, promotion.CONFIRM_PAIRS, promotion.CONFIRM_PAIRS
-            ),
-            seeds.promotion_seeds(key, promotion.HOLDOUT, promotion.HOLDOUT_PAIRS),
-        ]
-
-        def play(side: str, seed: int) -> float:
-            if (side, seed) not in scores:  # a stage begins: play its pairs in one batch
-                stage = next((s for s in stages if seed in s), [seed])
-                play_seeds([s for s in stage if any((x, s) not in scores for x in sides)])
-            return scores[side, seed]
-
-        if self.trials == FULL:
-            verdict = promotion.judge(play, key, self.options.min_delta)
-        else:
-            verdict = screen_only(play, key)
+        verdict = promotion.judge(
+            lambda side, seed: scores[side, seed],
+            key,
+            self.options.min_delta,
+            prepare=play_seeds,
+            through=promotion.HOLDOUT if self.trials == FULL else promotion.SCREEN,
+        )
         verdict.rationale = f"{candidate_id} against the served {served_id}: {verdict.rationale}"
         return ContextTrial(candidate, served, candidate_id, served_id, verdict)

@@ -40,6 +40,8 @@ MAX_PAIRS = SCREEN_PAIRS + CONFIRM_LOOKS * CONFIRM_PAIRS + HOLDOUT_PAIRS
 FALSE_ACCEPT_BOUND = CONFIRM_LOOKS * (1 - CONFIDENCE) * (1 - CONFIDENCE)
 
 Play = Callable[[str, int], float]  # (side, seed) -> score; deterministic per (side, seed)
+# told each stage's seeds before they are played (a caller that plays in batches plays them)
+Prepare = Callable[[list[int]], None]
 
 
 @dataclass(frozen=True)
@@ -80,13 +82,25 @@ def _summary(result: PairedResult, against: float = 0.0) -> str:
     )
 
 
-def judge(play: Play, key: str, min_delta: float = 0.0) -> Verdict:
+def judge(
+    play: Play,
+    key: str,
+    min_delta: float = 0.0,
+    prepare: Prepare | None = None,
+    through: str = HOLDOUT,
+) -> Verdict:
     """Run the staged trials of the candidate named by ``key`` (its seeds are drawn from it:
-    the same candidate against the same incumbent is judged on the same seeds) and decide."""
+    the same candidate against the same incumbent is judged on the same seeds) and decide.
+    ``prepare`` is told each stage's seeds before they are played; ``through=SCREEN`` decides
+    on the screen stage alone (a gain there is accepted: a cheaper, weaker check, with no
+    stated error rate)."""
     trials: list[Trial] = []
 
     def run(stage: str, count: int, start: int = 0) -> None:
-        for seed in seeds.promotion_seeds(key, stage, count, start):
+        stage_seeds = seeds.promotion_seeds(key, stage, count, start)
+        if prepare is not None:
+            prepare(stage_seeds)
+        for seed in stage_seeds:
             trials.append(Trial(stage, seed, play(CANDIDATE, seed), play(INCUMBENT, seed)))
 
     run(SCREEN, SCREEN_PAIRS)
@@ -97,6 +111,14 @@ def judge(play: Play, key: str, min_delta: float = 0.0) -> Verdict:
             SCREEN,
             screened.statistic(),
             f"screen: {_summary(screened)}: no gain over the incumbent",
+            trials,
+        )
+    if through == SCREEN:
+        return Verdict(
+            ACCEPT,
+            SCREEN,
+            screened.statistic(),
+            f"screen only: {_summary(screened)}: a gain over the incumbent",
             trials,
         )
     run(CONFIRM, CONFIRM_PAIRS)
