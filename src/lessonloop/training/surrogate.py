@@ -11,9 +11,10 @@ strategy's other seeds): about 1 in ``HOLDOUT_EVERY`` strategies, chosen by a ha
 strategy. The registered parameters are then fitted on all the data.
 
 The competitor (``propose``) ranks ``RANDOM_CANDIDATES`` uniform samples of the space and
-``LOCAL_CANDIDATES`` perturbations of the best strategies seen (``anchors``: the highest mean
-score among strategies played at least ``ANCHOR_MIN_MATCHES`` times) and returns the best by
-the model; deterministic per seed.
+``LOCAL_CANDIDATES`` perturbations of the best strategies seen (``anchors``) and returns the best by
+the model, an anchor ranked by its measured mean score shrunk toward the model's guess
+(``SHRINK``: a mean over a few matches that won their screening is mostly luck); deterministic
+per seed.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ LOCAL_STEP = 0.08  # the perturbation step around an anchor, as a share of each 
 ANCHORS = 5
 ANCHOR_MIN_MATCHES = 3
 MIN_EXAMPLES = 10
+SHRINK = 50  # matches of prior: screened (so lucky) means over a few matches are not trusted
 
 
 class NotEnoughData(ValueError):
@@ -162,7 +164,12 @@ def train(dataset: Dataset, schema: dict) -> tuple[dict[str, Any], dict[str, Any
         "features": int(features.shape[1]),
         "ridge": RIDGE,
     }
-    parameters = {"model": model.to_json(), "anchors": anchors(dataset)}
+    best = anchors(dataset)
+    parameters = {
+        "model": model.to_json(),
+        "anchors": [strategy for strategy, _, _ in best],
+        "anchor_scores": [[round(mean, 6), count] for _, mean, count in best],
+    }
     return parameters, metrics
 
 
@@ -183,17 +190,24 @@ def _means_r2(
     return _r2_mae(truth, guess)[0]
 
 
-def anchors(dataset: Dataset) -> list[dict]:
-    """The strategies with the best mean score among those played often enough."""
+def anchors(dataset: Dataset) -> list[tuple[dict, float, int]]:
+    """The strategies seen with the best mean score shrunk toward the mean of all matches
+    (``SHRINK`` matches' worth: three lucky matches do not outrank a thousand good ones),
+    each with its raw mean and match count."""
     played: dict[str, list[float]] = {}
     by_key: dict[str, dict] = {}
     for example in dataset.examples:
         key = canonical.dumps(example.strategy)
         played.setdefault(key, []).append(example.score)
         by_key[key] = example.strategy
-    often = {k: v for k, v in played.items() if len(v) >= ANCHOR_MIN_MATCHES} or played
-    best = sorted(often, key=lambda k: (-sum(often[k]) / len(often[k]), k))[:ANCHORS]
-    return [by_key[k] for k in best]
+    overall = sum(e.score for e in dataset.examples) / max(len(dataset.examples), 1)
+
+    def shrunk(key: str) -> float:
+        scores = played[key]
+        return (sum(scores) + SHRINK * overall) / (len(scores) + SHRINK)
+
+    best = sorted(played, key=lambda k: (-shrunk(k), k))[:ANCHORS]
+    return [(by_key[k], sum(played[k]) / len(played[k]), len(played[k])) for k in best]
 
 
 def propose(parameters: dict[str, Any], schema: dict, seed: int) -> dict:
@@ -210,4 +224,10 @@ def propose(parameters: dict[str, Any], schema: dict, seed: int) -> dict:
         ]
         candidates += seen
     predicted = model.predict(encoder.features(candidates))
+    measured = parameters.get("anchor_scores") or []
+    if seen and len(measured) == len(seen):  # what was measured outweighs the model's guess
+        for offset, (mean, count) in enumerate(measured):
+            position = len(candidates) - len(seen) + offset
+            guess = float(predicted[position])
+            predicted[position] = (count * float(mean) + SHRINK * guess) / (count + SHRINK)
     return candidates[int(np.argmax(predicted))]
