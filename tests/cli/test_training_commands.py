@@ -50,6 +50,40 @@ def test_train_registers_trials_and_records_the_decision(runs_home, cli):
     assert "promotion against " in text.out and "t " in text.out
 
 
+def test_a_checkpoint_is_trialled_against_the_active_one(runs_home, cli):
+    """Once a checkpoint is served, the next one meets it, not the offline agent: the same
+    checkpoint against itself proposes the same strategies and gains nothing."""
+    ident = cli("train", "grid_ctf", "--json").json()["checkpoint"]["id"]
+    assert cli("models", "activate", ident).code == 0
+    again = cli("train", "grid_ctf", "--json").json()["promotion"]
+    assert (again["incumbent"], again["decision"], again["stage"]) == (ident, "reject", "screen")
+    assert "mean paired delta +0.0000 over 6 pairs" in again["rationale"]
+    assert cli("models", "list", "--json").json()["active"][0]["ref"] == ident
+
+
+def test_a_checkpoint_that_wins_its_trials_is_served(runs_home, cli, monkeypatch):
+    """Against a weak competitor (one that always proposes a strategy that scores about 0.39
+    where the runs' best score above 0.6) the gate accepts and activates the checkpoint."""
+    from lessonloop.training import trial
+
+    weak = {"aggression": 0.0, "stealth": 0.0, "defense_radius": 1, "retreat_threshold": 0.0}
+    monkeypatch.setattr(trial, "offline_proposer", lambda scenario, entries: lambda seed: weak)
+    result = cli("train", "grid_ctf", "--json").json()
+    ident, promotion = result["checkpoint"]["id"], result["promotion"]
+    assert (promotion["decision"], promotion["stage"], promotion["activated"]) == (
+        "accept",
+        "holdout",
+        True,
+    )
+    assert result["active"]["ref"] == ident and result["active"]["previous_ref"] is None
+    [candidate] = cli("promotions", "--json").json()["candidates"]
+    assert [(d["action"], d["actor"]) for d in candidate["decisions"]] == [
+        ("accept", "gate"),
+        ("activate", "gate"),
+    ]
+    assert candidate["status"] == "active"
+
+
 def _register(home, weight: float) -> str:
     params = {"model": {"mean": [0.0], "scale": [1.0], "weights": [weight], "intercept": 0.5}}
     with open_store(home) as store, store.transaction() as conn:
