@@ -22,6 +22,7 @@ from . import run as run_commands
 from . import scenarios as scenario_commands
 from . import serve as serve_commands
 from . import tasks as task_commands
+from . import training as training_commands
 from .help_format import WholeSentences
 
 if TYPE_CHECKING:
@@ -117,6 +118,21 @@ promotions_app = typer.Typer(
 promotions_app.callback()(promotion_commands.list_command)
 promotions_app.command("rollback")(promotion_commands.rollback_command)
 app.add_typer(promotions_app, name="promotions")
+app.command("train")(training_commands.train_command)
+models_app = typer.Typer(
+    help=training_commands.GROUP_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    cls=WholeSentences,
+)
+for name, command in (
+    ("list", training_commands.list_command),
+    ("show", training_commands.show_command),
+    ("activate", training_commands.activate_command),
+    ("rollback", training_commands.rollback_command),
+):
+    models_app.command(name)(command)
+app.add_typer(models_app, name="models")
 app.command("hook", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
     integration_commands.hook_command
 )

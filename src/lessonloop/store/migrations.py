@@ -432,6 +432,29 @@ def _013_promotion(conn: sqlite3.Connection) -> None:
     )
 
 
+def _014_model_registry(conn: sqlite3.Connection) -> None:
+    """The model registry (issue 23, ``training/registry.py``): a trained checkpoint by its
+    content-derived id, with its scope, backend, base, roles, data hash, metrics and fitted
+    parameters; it is served only through the promotion gate (migration 13's tables)."""
+    _execute_script(
+        conn,
+        """
+        CREATE TABLE model_checkpoints (
+            id TEXT PRIMARY KEY,
+            scope TEXT NOT NULL,
+            backend TEXT NOT NULL,
+            base TEXT NOT NULL,
+            roles_json TEXT NOT NULL,
+            data_hash TEXT NOT NULL,
+            metrics_json TEXT NOT NULL,
+            params_json TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX model_checkpoints_by_scope ON model_checkpoints (scope, created_at)
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -446,6 +469,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (11, "a run's kind (scenario or task)", _011_run_kinds),
     (12, "memory lifecycle: injections, confirmation, pins, supersession", _012_memory_lifecycle),
     (13, "promotion: bundles, candidates, trials, decisions, active pointers", _013_promotion),
+    (14, "model registry: trained checkpoints", _014_model_registry),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

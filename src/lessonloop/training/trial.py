@@ -1,0 +1,65 @@
+"""A trained checkpoint's promotion trial: its competitor against the scope's current one, by
+matched plays (``promotion/gate.judge``), as bench/promotion.py plays bundles.
+
+A side's play for a trial seed: the strategy its competitor proposes for that seed, played on
+``GAMES`` game seeds drawn from it (the same games for both sides, so each seed's luck
+cancels in the pair). The current competitor is the active checkpoint of the scope's
+``competitor`` role when there is one, else the offline agent under the scope's active
+playbook (``providers/local/trial.propose_under``: what a fresh run proposes first).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from ..loop import seeds
+from ..promotion import gate
+from . import surrogate
+
+GAMES = 5
+OFFLINE = "offline"  # the incumbent's name when no checkpoint is active: the offline agent
+
+Proposer = Callable[[int], dict]
+
+
+def checkpoint_proposer(checkpoint: dict[str, Any], scenario: Any) -> Proposer:
+    """What a registered checkpoint's competitor proposes for a seed."""
+    params, schema = checkpoint["params"], scenario.strategy_schema
+    return lambda seed: surrogate.propose(params, schema, seed)
+
+
+def offline_proposer(scenario: Any, entries: list) -> Proposer:
+    from ..providers.local.trial import propose_under
+
+    return lambda seed: propose_under(scenario, entries, seed)
+
+
+class Sides:
+    """``play(side, seed)`` for the gate; each (side, seed) played once; plays counted."""
+
+    def __init__(self, scenario: Any, candidate: Proposer, incumbent: Proposer):
+        self.scenario = scenario
+        self.proposers = {gate.CANDIDATE: candidate, gate.INCUMBENT: incumbent}
+        self.plays = 0
+        self.known: dict[tuple[str, int], float] = {}
+
+    def play(self, side: str, seed: int) -> float:
+        if (side, seed) not in self.known:
+            strategy = self.proposers[side](seed)
+            games = seeds.promotion_seeds(f"games:{seed}", gate.SCREEN, GAMES)
+            self.plays += GAMES
+            self.known[side, seed] = statistics.fmean(
+                float(self.scenario.play(strategy, g)["score"]) for g in games
+            )
+        return self.known[side, seed]
+
+
+def judge(
+    scenario: Any, checkpoint_id: str, candidate: Proposer, incumbent_ref: str, incumbent: Proposer
+) -> tuple[gate.Verdict, int]:
+    """The gate's verdict on the checkpoint against the incumbent, and the plays it cost."""
+    sides = Sides(scenario, candidate, incumbent)
+    verdict = gate.judge(sides.play, f"train:{checkpoint_id}:vs:{incumbent_ref}")
+    return verdict, sides.plays
