@@ -115,6 +115,10 @@ def test_activate_and_rollback_by_hand(home, cli):
     ]
     assert ("rollback", "user", "worse in my runs") in decisions
     assert decisions.count(("activate", "user", "activated by hand")) == 2
+    # the first promotion rolled back: the default competitor (the offline agent) again
+    default = cli("models", "rollback", "grid_ctf", "--reason", "back to the agent")
+    assert default.code == 0 and "back to the offline agent (the default)" in default.out
+    assert cli("models", "show", first, "--json").json()["active"] is False
     none_left = cli("models", "rollback", "grid_ctf", "--json")
     assert none_left.code == 2 and "nothing to roll back to" in none_left.error()["error"]
 

@@ -68,8 +68,12 @@ def test_activation_keeps_the_previous_one_and_rollback_restores_it_with_its_rea
         assert (restored["ref"], restored["previous_ref"]) == ("b-first", None)
         assert records.candidate(conn, second)["status"] == records.ROLLED_BACK
         assert records.candidate(conn, first)["status"] == records.ACTIVE
+        # the first promotion rolled back: what was served before any (no pointer)
+        assert records.rollback(conn, "grid_ctf", "context", "user", "again") is None
+        assert records.active(conn, "grid_ctf", "context") is None
+        assert records.candidate(conn, first)["status"] == records.ROLLED_BACK
         with pytest.raises(UsageError, match="nothing to roll back to"):
-            records.rollback(conn, "grid_ctf", "context", "user", "again")
+            records.rollback(conn, "grid_ctf", "context", "user", "once more")
         # a user may activate by hand what the gate did not accept: recorded as theirs
         records.activate(conn, rejected, "user", "by hand")
         actions = [(d["action"], d["actor"]) for d in records.listing(conn)[0]["decisions"]]
@@ -78,6 +82,7 @@ def test_activation_keeps_the_previous_one_and_rollback_restores_it_with_its_rea
             "SELECT action, actor, rationale FROM promotion_decisions ORDER BY id"
         ).fetchall()
     assert ("rollback", "probation", "worse by 0.04") in [tuple(row) for row in history]
+    assert ("rollback", "user", "again") in [tuple(row) for row in history]
 
 
 def test_unknown_candidates_and_kinds_are_refused(home):

@@ -45,4 +45,4 @@ def rollback_promotion(name: str, role: str, reason: str) -> dict[str, Any]:
     scope = playbook_scope(name)
     with writing(paths.home()) as store, store.transaction() as conn:
         pointer = records.rollback(conn, scope, role, "user", reason.strip())
-    return {"scope": scope, "role": role, **pointer}
+    return {"scope": scope, "role": role, **(pointer or records.DEFAULT)}

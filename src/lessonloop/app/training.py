@@ -217,4 +217,4 @@ def rollback_model(name: str, reason: str = "rolled back by hand") -> dict[str, 
     scope = _scope(_scenario(name))
     with writing(paths.home()) as store, store.transaction() as conn:
         pointer = records.rollback(conn, scope, ROLE, "user", reason.strip())
-    return {"scope": scope, "role": ROLE, **pointer}
+    return {"scope": scope, "role": ROLE, **(pointer or records.DEFAULT)}

@@ -75,4 +75,5 @@ def rollback_command(
     if as_json:
         print_json(pointer)
     else:
-        sys.stdout.write(f"{pointer['scope']} {pointer['role']}: back to {pointer['ref']}\n")
+        back = pointer["ref"] or "the default (what was served before any promotion)"
+        sys.stdout.write(f"{pointer['scope']} {pointer['role']}: back to {back}\n")

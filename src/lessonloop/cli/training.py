@@ -135,4 +135,5 @@ def rollback_command(
     if as_json:
         print_json(pointer)
     else:
-        sys.stdout.write(f"{pointer['scope']} competitor: back to {pointer['ref']}\n")
+        back = pointer["ref"] or "the offline agent (the default)"
+        sys.stdout.write(f"{pointer['scope']} competitor: back to {back}\n")

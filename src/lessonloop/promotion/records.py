@@ -25,6 +25,8 @@ PENDING, ACCEPTED, REJECTED, ACTIVE, ROLLED_BACK = (
     "active",
     "rolled back",
 )
+# what a rollback of the first promotion returns to: what was served before any
+DEFAULT = {"ref": None, "candidate_id": None, "previous_ref": None, "previous_candidate_id": None}
 ROLES = ("context", "competitor")  # what is promoted: a competitor's context, or the competitor
 KINDS = ("bundle", "checkpoint")
 # who decided: the gate's trials, a user by hand, probation watching the next generations
@@ -153,17 +155,21 @@ def activate(
 
 def rollback(
     conn: sqlite3.Connection, scope: str, role: str, actor: str, reason: str
-) -> dict[str, Any]:
-    """Switch ``scope``/``role`` back to its rollback target, recorded with ``reason``."""
+) -> dict[str, Any] | None:
+    """Switch ``scope``/``role`` back to its rollback target, recorded with ``reason``; the
+    pointer then (None: back to the default, what was served before any promotion)."""
     pointer = active(conn, scope, role)
-    if pointer is None or pointer["previous_ref"] is None:
+    if pointer is None:
         raise UsageError(f"{scope} ({role}) has nothing to roll back to")
-    conn.execute(
-        "UPDATE active_pointers SET ref = previous_ref, candidate_id = previous_candidate_id, "
-        "previous_ref = NULL, previous_candidate_id = NULL, switched_at = ? "
-        "WHERE scope = ? AND role = ?",
-        (utc_now(), scope, role),
-    )
+    if pointer["previous_ref"] is None:  # the first promotion: back to the default
+        conn.execute("DELETE FROM active_pointers WHERE scope = ? AND role = ?", (scope, role))
+    else:
+        conn.execute(
+            "UPDATE active_pointers SET ref = previous_ref, "
+            "candidate_id = previous_candidate_id, previous_ref = NULL, "
+            "previous_candidate_id = NULL, switched_at = ? WHERE scope = ? AND role = ?",
+            (utc_now(), scope, role),
+        )
     if pointer["candidate_id"] is not None:
         conn.execute(
             "UPDATE promotion_candidates SET status = ? WHERE id = ?",
@@ -175,9 +181,7 @@ def rollback(
             (ACTIVE, pointer["previous_candidate_id"]),
         )
     _decide(conn, scope, role, pointer["candidate_id"], "rollback", reason, actor)
-    restored = active(conn, scope, role)
-    assert restored is not None
-    return restored
+    return active(conn, scope, role)
 
 
 def listing(
