@@ -11,9 +11,20 @@ import lessonloop
 
 ROOT = Path(lessonloop.__file__).parent
 LOWER = {"knowledge", "store", "safety", "scenarios", "providers"}
-UPPER = {"cli", "loop", "tasks", "memory", "mcp", "web", "integrations", "app"}
+UPPER = {
+    "cli",
+    "loop",
+    "tasks",
+    "memory",
+    "promotion",
+    "training",
+    "mcp",
+    "web",
+    "integrations",
+    "app",
+}
 ADAPTERS = {"cli", "mcp", "web"}
-ENGINE = {"loop", "tasks", "memory", "integrations"} | LOWER
+ENGINE = {"loop", "tasks", "memory", "promotion", "training", "integrations"} | LOWER
 
 
 def _imports(with_paths: bool = False) -> list:

@@ -140,8 +140,8 @@ class Settings:
         variable = spec.argument_variable
         if variable:  # scripted:FILE, or the file from LESSONLOOP_SCRIPT
             argument = argument or self.environ.get(variable, "")
-            return Route(f"{name}:{argument}" if argument else name)
-        return Route(name)
+        takes_argument = ":" in (spec.usage or "")  # scripted:FILE, trained:ID; local takes none
+        return Route(f"{name}:{argument}" if argument and takes_argument else name)
 
     def routes(self) -> dict[str, Route]:
         return {role: self.route(role) for role in ROLES}

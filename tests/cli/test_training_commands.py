@@ -146,3 +146,28 @@ def test_an_empty_home_lists_no_models_and_no_traceback(run_cli):
     assert run_cli("models", "list", "--json").json() == {"checkpoints": [], "active": []}
     done = run_cli("train", "grid_ctf")
     assert done.code == 1 and "Traceback" not in done.err and "run it first" in done.err
+
+
+def test_the_active_checkpoint_is_the_scenarios_competitor_until_rolled_back(runs_home, cli):
+    """Served only once it is the scope's active competitor; an explicit provider, a fresh run
+    or a rollback gives the offline agent again; another scenario refuses it."""
+
+    def provider(*args) -> str:
+        done = cli("run", "grid_ctf", "--iterations", 1, *args, "--json")
+        assert done.code == 0, done.err
+        status = cli("status", done.json()["run_id"], "--json").json()["run"]
+        assert status["status"] == "completed"
+        return status["agent_provider"]
+
+    ident = cli("train", "grid_ctf", "--json").json()["checkpoint"]["id"]
+    if not cli("models", "show", ident, "--json").json()["active"]:
+        assert cli("models", "activate", ident).code == 0
+    assert provider() == f"trained:{ident}"
+    assert provider("--provider", "local") == "local"
+    assert provider("--fresh") == "local"
+    other = cli("run", "negotiation", "-n", 1, "--provider", f"trained:{ident}", "--json")
+    assert other.code == 2 and "was trained for scenario:grid_ctf" in other.error()["error"]
+    unknown = cli("run", "grid_ctf", "-n", 1, "--provider", "trained:ck-nope", "--json")
+    assert unknown.code == 2 and "unknown checkpoint 'ck-nope'" in unknown.error()["error"]
+    assert cli("models", "rollback", "grid_ctf", "--reason", "back to the agent").code == 0
+    assert provider() == "local"

@@ -70,7 +70,7 @@ def test_run_help_lists_every_registered_provider(acme):
     command = get_command(app).commands["run"]
     [option] = [p for p in command.params if p.name == "provider"]
     assert option.help.startswith(
-        "local (default), scripted:FILE, anthropic, openai, ollama, "
+        "local (default), scripted:FILE, trained:ID, anthropic, openai, ollama, "
         "vllm, llamacpp, lmstudio or acme; every role"
     )
 
@@ -79,6 +79,7 @@ def test_the_built_in_registrations_are_what_settings_and_help_have_always_said(
     assert config.PROVIDERS == (
         "local",
         "scripted",
+        "trained",
         "anthropic",
         "openai",
         "ollama",
@@ -94,7 +95,8 @@ def test_the_built_in_registrations_are_what_settings_and_help_have_always_said(
         "ollama": "OLLAMA_HOST",
     }
     assert catalog.help_text() == (
-        "local (default), scripted:FILE, anthropic, openai, ollama, vllm, llamacpp or lmstudio"
+        "local (default), scripted:FILE, trained:ID, anthropic, openai, ollama, vllm, llamacpp "
+        "or lmstudio"
     )
     with pytest.raises(ValueError, match="already registered"):
         catalog.register(catalog.ProviderSpec("local", "lessonloop.providers.local:provider_for"))

@@ -60,9 +60,12 @@ def find_strategy(text: str, schema: dict) -> dict | None:
 def test_registry_names_valid_providers_and_what_a_route_lacks():
     assert get_provider("local").name == "local"
     with pytest.raises(
-        UsageError, match="local, scripted, anthropic, openai, ollama, vllm, llamacpp, lmstudio"
+        UsageError,
+        match="local, scripted, trained, anthropic, openai, ollama, vllm, llamacpp, lmstudio",
     ):
         get_provider("nonsense")
+    with pytest.raises(UsageError, match="needs a checkpoint id"):
+        get_provider("trained")
     with pytest.raises(ProviderError, match="needs a model"):
         get_provider("anthropic")
     with pytest.raises(UsageError, match="response file"):

@@ -58,7 +58,13 @@ def create_or_reuse(
     scenario = registry.load(scenario_name)
     settings = config.load(flags={"PROVIDER": options.provider, "MODEL": options.model})
     routes = settings.routes()
+    if options.knowledge and settings.lookup("COMPETITOR_PROVIDER", "PROVIDER")[1] == "default":
+        routes = _with_served_competitor(store, scenario.name, routes)
     providers = build_routes(routes, settings)  # a bad route fails before anything is created
+    if routes["competitor"].kind == "trained":
+        from ..training.provider import check_serves
+
+        check_serves(providers["competitor"], scenario.name)
     if providers["competitor"].name == "local":
         space.parameters(scenario.strategy_schema)  # the offline agent must be able to search it
     options.routes = {role: route.to_dict() for role, route in routes.items()}
@@ -77,6 +83,17 @@ def create_or_reuse(
         config=asdict(options),
     )
     return run_id
+
+
+def _with_served_competitor(
+    store: Store, scenario_name: str, routes: dict[str, config.Route]
+) -> dict[str, config.Route]:
+    """``routes`` with the competitor the scenario's scope serves, when no provider was chosen:
+    a trained checkpoint that won its promotion trials (``training/provider.py``)."""
+    from ..training.provider import served_competitor
+
+    served = served_competitor(store.conn, scenario_name)
+    return {**routes, "competitor": config.Route(served)} if served else routes
 
 
 def best_known_strategy(store: Store, scenario) -> dict | None:

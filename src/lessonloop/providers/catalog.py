@@ -149,6 +149,8 @@ register(
         usage="scripted:FILE",
     )
 )
+# a registered checkpoint as the competitor (the other roles: the offline agent's)
+register(ProviderSpec("trained", "lessonloop.training.provider:provider_for", usage="trained:ID"))
 register(
     ProviderSpec(
         "anthropic",
