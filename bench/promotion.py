@@ -18,7 +18,7 @@ mean: one competitor budget for both sides). Printed per scenario and case: how 
 ``TRIALS`` trials were accepted, at which stage the others stopped, and the plays spent.
 
 Usage: python bench/promotion.py [SCENARIO ...]   (default: grid_ctf and negotiation).
-BENCH_TRIALS (20), BENCH_GAMES (5).
+BENCH_TRIALS (20). A side's play is ``training/trial.Sides``' (as ``train`` trials a checkpoint).
 """
 
 from __future__ import annotations
@@ -34,11 +34,10 @@ from bundle_trials import dead_end, finished_playbook, steering_to, strongest_ta
 
 from lessonloop.loop import seeds
 from lessonloop.promotion import gate
-from lessonloop.providers.local.trial import propose_under
 from lessonloop.scenarios import registry, space
+from lessonloop.training.trial import GAMES, Sides, offline_proposer
 
 TRIALS = int(os.environ.get("BENCH_TRIALS", "20"))
-GAMES = int(os.environ.get("BENCH_GAMES", "5"))
 CANDIDATES, MEASURE = 200, 20
 ACCEPT_HELPFUL, REJECT_HARMFUL = 0.80, 0.95
 
@@ -52,32 +51,13 @@ def worst_strategy(scenario) -> dict:
     return drawn[means.index(min(means))]
 
 
-class Sides:
-    """``play(side, seed)`` for the gate: a side's proposal under its bundle for the trial
-    seed, played on GAMES game seeds drawn from it; counted, and each (side, seed) once."""
-
-    def __init__(self, scenario, candidate: list[dict], incumbent: list[dict]):
-        self.scenario = scenario
-        self.bundles = {gate.CANDIDATE: candidate, gate.INCUMBENT: incumbent}
-        self.plays = 0
-        self.known: dict[tuple[str, int], float] = {}
-
-    def play(self, side: str, seed: int) -> float:
-        if (side, seed) not in self.known:
-            strategy = propose_under(self.scenario, self.bundles[side], seed)
-            games = seeds.promotion_seeds(f"games:{seed}", "screen", GAMES)
-            self.plays += GAMES
-            self.known[side, seed] = statistics.fmean(
-                self.scenario.play(strategy, g)["score"] for g in games
-            )
-        return self.known[side, seed]
-
-
 def trials(scenario, name: str, case: str, candidate: list[dict]) -> tuple[int, Counter, int]:
     """(accepted, stages where the rejected ones stopped, plays) over TRIALS trials."""
     accepted, stopped, plays = 0, Counter(), 0
     for i in range(TRIALS):
-        sides = Sides(scenario, candidate, [])
+        sides = Sides(
+            scenario, offline_proposer(scenario, candidate), offline_proposer(scenario, [])
+        )
         verdict = gate.judge(sides.play, f"bench:{name}:{case}:{i}")
         plays += sides.plays
         if verdict.accepted:
