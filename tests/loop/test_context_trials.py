@@ -93,6 +93,7 @@ def test_with_trials_off_the_coachs_edits_are_admitted_directly(home, coach_once
     assert _served(run_id)[1] == {row["id"] for row in admitted}, "served in generation 2"
     found = _promotions()
     assert found["candidates"] == [] and found["trials"] == [] and found["trial_plays"] == 0
+    assert "## Promotion trials" not in (home / "runs" / run_id / "report.md").read_text()
 
 
 @pytest.mark.parametrize("mode", ["screen", "full"])
@@ -163,6 +164,13 @@ def test_every_trial_is_stored_with_its_plays(home):
     for index in generations:  # 3 games a side and pair; a side both propose is played once
         count = sum(1 for m in played if m["generation_index"] == index)
         assert promotion.SCREEN_PAIRS * 3 <= count <= promotion.SCREEN_PAIRS * 2 * 3
+    report = (home / "runs" / run_id / "report.md").read_text()
+    section = report.split("## Promotion trials", 1)[1].strip().splitlines()
+    assert len(section) == len(found["candidates"])  # one line per candidate, with its decision
+    for line, candidate in zip(section, sorted(found["candidates"], key=lambda c: c["id"])):
+        assert f"gen {candidate['generation_index']}: bundle" in line
+        assert f"**{candidate['status']}**" in line
+        assert "screen only:" in line or "screen:" in line  # the decision's rationale
 
 
 def test_a_run_killed_mid_trial_resumes_to_the_same_end(home, monkeypatch, tmp_path):

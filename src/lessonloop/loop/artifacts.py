@@ -82,7 +82,11 @@ def _fmt(value: float | None, spec: str = ".4f") -> str:
     return "–" if value is None else format(value, spec)
 
 
-def write_report(run_dir: Path, run, generations: list, decisions: list) -> Path:
+def write_report(
+    run_dir: Path, run, generations: list, decisions: list, promotions: list | None = None
+) -> Path:
+    """``report.md``: the run, its generations, best strategy, gate history and, when the run
+    tried context bundles (``--context-trials``), each candidate's promotion decision."""
     lines = [
         f"# Run {run['run_id']}",
         "",
@@ -135,6 +139,16 @@ def write_report(run_dir: Path, run, generations: list, decisions: list) -> Path
             f"- gen {decision['generation_index']} attempt {decision['attempt']}: "
             f"**{decision['decision']}** — {decision['rationale']}"
         )
+    if promotions:
+        lines += ["", "## Promotion trials", ""]
+        for item in sorted(promotions, key=lambda c: c["id"]):
+            trials = sum(item["trials"].values())
+            last = item["decisions"][-1] if item["decisions"] else None
+            why = f" — {last['rationale']}" if last else ""
+            lines.append(
+                f"- gen {item['generation_index']}: {item['kind']} `{item['ref']}` from "
+                f"{item['source']}, {trials} trials: **{item['status']}**{why}"
+            )
     path = run_dir / "report.md"
     atomic_write(path, "\n".join(lines) + "\n")
     return path

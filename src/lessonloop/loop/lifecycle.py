@@ -259,11 +259,14 @@ class RunLifecycle:
         self.record_calls()
         run_store.set_status(self.store, self.run_id, status, reason)
         self.run = run_store.get_run(self.store, self.run_id)
+        from ..promotion import records
+
         artifacts.write_report(
             self.run_dir,
             self.run,
             run_store.generations(self.store, self.run_id),
             run_store.gate_decisions(self.store, self.run_id),
+            records.listing(self.store.conn, run_id=self.run_id),
         )
         write_run_report(self.store, self.run_id, self.run_dir)
         self._emit(f"run_{status}", reason=reason, **run_summary(self.store, self.run_id))
