@@ -91,3 +91,34 @@ def test_unknown_candidates_and_kinds_are_refused(home):
             records.activate(conn, 99, "user", "by hand")
         with pytest.raises(ValueError):
             records.add_candidate(conn, "grid_ctf", "judge", "bundle", "b-x", "coach")
+
+
+def test_restoring_a_bundle_retires_what_it_lacks_and_brings_back_what_it_holds(home):
+    from lessonloop.knowledge import admission
+    from lessonloop.knowledge import entries as knowledge_entries
+
+    scope = "scenario:grid_ctf"
+
+    def bullet(summary: str, tag: str) -> admission.Proposal:
+        return admission.Proposal(
+            kind="bullet", scope=scope, summary=summary, tags=[tag], approved_by="accept"
+        )
+
+    def served(store) -> set[str]:
+        return {e.summary for e in knowledge_entries.active(store, scope) if e.kind == "bullet"}
+
+    with open_store(home) as store:
+        admission.admit(store, [bullet("Aim low on x", "target:x=0.2")])
+        old = [e.to_dict() for e in knowledge_entries.active(store, scope)]
+        [first] = [e.id for e in knowledge_entries.active(store, scope)]
+        admission.retire(store, first, "an edit replaced it", by_user=True)
+        admission.admit(store, [bullet("Aim high on y", "target:y=0.9")])
+        assert served(store) == {"Aim high on y"}
+        counts = bundles.restore(store, scope, old, "rolled back", by_user=True)
+        assert counts == {"retired": 1, "restored": 1, "admitted": 0}
+        assert served(store) == {"Aim low on x"}
+        counts = bundles.restore(
+            store, scope, [{**old[0], "summary": "Aim lower on x"}], "again", by_user=True
+        )
+        assert counts == {"retired": 1, "restored": 0, "admitted": 1}
+        assert served(store) == {"Aim lower on x"}

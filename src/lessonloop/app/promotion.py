@@ -42,7 +42,19 @@ def rollback_promotion(name: str, role: str, reason: str) -> dict[str, Any]:
         raise UsageError(f"is one of {', '.join(records.ROLES)}, not {role!r}", field="role")
     if not reason.strip():
         raise UsageError("say why (it is kept with the decision)", field="reason")
+    from ..promotion import bundles
+
     scope = playbook_scope(name)
+    restored = None
     with writing(paths.home()) as store, store.transaction() as conn:
+        before = records.active(conn, scope, role)
         pointer = records.rollback(conn, scope, role, "user", reason.strip())
-    return {"scope": scope, "role": role, **(pointer or records.DEFAULT)}
+        if role == "context" and before is not None:  # serve the bundle it returns to
+            leaving = (
+                records.candidate(conn, before["candidate_id"]) if before["candidate_id"] else None
+            )
+            target = pointer["ref"] if pointer else (leaving or {}).get("incumbent_ref")
+            entries = bundles.load(conn, target) if target else None
+            if entries is not None:
+                restored = bundles.restore(store, scope, entries, reason.strip(), by_user=True)
+    return {"scope": scope, "role": role, **(pointer or records.DEFAULT), "entries": restored}

@@ -76,12 +76,14 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
             metrics,
             params,
         )
-        candidate_id = records.add_candidate(conn, scope, ROLE, "checkpoint", ident, "train")
         pointer = records.active(conn, scope, ROLE)
         current = registry.get(conn, pointer["ref"]) if pointer else None
         served_dicts = [entry.to_dict() for entry in served]
         incumbent_ref = (
             current["id"] if current else f"{trial.OFFLINE}:{bundles.bundle_id(served_dicts)}"
+        )
+        candidate_id = records.add_candidate(
+            conn, scope, ROLE, "checkpoint", ident, "train", incumbent_ref=incumbent_ref
         )
     incumbent = (
         trial.checkpoint_proposer(current, scenario)

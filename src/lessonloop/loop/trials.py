@@ -53,7 +53,15 @@ class ContextTrial:
         bundles.save(conn, scope, self.served)
         bundles.save(conn, scope, self.candidate)
         number = records.add_candidate(
-            conn, scope, "context", "bundle", self.candidate_id, "coach", run_id, index
+            conn,
+            scope,
+            "context",
+            "bundle",
+            self.candidate_id,
+            "coach",
+            run_id,
+            index,
+            incumbent_ref=self.served_id,
         )
         records.record_verdict(conn, number, self.verdict)
         return number

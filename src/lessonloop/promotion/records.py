@@ -42,14 +42,28 @@ def add_candidate(
     source: str,
     run_id: str | None = None,
     generation_index: int | None = None,
+    incumbent_ref: str | None = None,
 ) -> int:
-    """A new pending candidate ``ref`` (a bundle id, a checkpoint id) for ``scope``/``role``."""
+    """A new pending candidate ``ref`` (a bundle id, a checkpoint id) for ``scope``/``role``,
+    trialled against ``incumbent_ref``."""
     if role not in ROLES or kind not in KINDS:
         raise ValueError(f"a candidate is a {'/'.join(KINDS)} for {'/'.join(ROLES)}")
     cursor = conn.execute(
         "INSERT INTO promotion_candidates (scope, role, kind, ref, source, run_id, "
-        "generation_index, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (scope, role, kind, ref, source, run_id, generation_index, PENDING, utc_now()),
+        "generation_index, status, created_at, incumbent_ref) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            scope,
+            role,
+            kind,
+            ref,
+            source,
+            run_id,
+            generation_index,
+            PENDING,
+            utc_now(),
+            incumbent_ref,
+        ),
     )
     assert cursor.lastrowid is not None
     return cursor.lastrowid
@@ -58,13 +72,13 @@ def add_candidate(
 def candidate(conn: sqlite3.Connection, candidate_id: int) -> dict[str, Any] | None:
     row = conn.execute(
         "SELECT id, scope, role, kind, ref, source, run_id, generation_index, status, "
-        "created_at FROM promotion_candidates WHERE id = ?",
+        "created_at, incumbent_ref FROM promotion_candidates WHERE id = ?",
         (candidate_id,),
     ).fetchone()
     if row is None:
         return None
     keys = ("id", "scope", "role", "kind", "ref", "source", "run_id", "generation_index")
-    return dict(zip((*keys, "status", "created_at"), tuple(row), strict=True))
+    return dict(zip((*keys, "status", "created_at", "incumbent_ref"), tuple(row), strict=True))
 
 
 def _decide(

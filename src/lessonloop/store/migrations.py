@@ -455,6 +455,12 @@ def _014_model_registry(conn: sqlite3.Connection) -> None:
     )
 
 
+def _015_candidate_incumbents(conn: sqlite3.Connection) -> None:
+    """What a promotion candidate was trialled against (a bundle id, a checkpoint id, or
+    ``offline``): rolling back the first promotion of a scope restores it."""
+    _execute_script(conn, "ALTER TABLE promotion_candidates ADD COLUMN incumbent_ref TEXT")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -470,6 +476,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (12, "memory lifecycle: injections, confirmation, pins, supersession", _012_memory_lifecycle),
     (13, "promotion: bundles, candidates, trials, decisions, active pointers", _013_promotion),
     (14, "model registry: trained checkpoints", _014_model_registry),
+    (15, "what a promotion candidate was trialled against", _015_candidate_incumbents),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
