@@ -82,9 +82,6 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
         incumbent_ref = (
             current["id"] if current else f"{trial.OFFLINE}:{bundles.bundle_id(served_dicts)}"
         )
-        candidate_id = records.add_candidate(
-            conn, scope, ROLE, "checkpoint", ident, "train", incumbent_ref=incumbent_ref
-        )
     incumbent = (
         trial.checkpoint_proposer(current, scenario)
         if current
@@ -97,7 +94,12 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
         incumbent_ref,
         incumbent,
     )
+    # the candidate, its trials and the decision in one transaction: a kill during the trials
+    # leaves no candidate pending (the checkpoint stays registered; training again trials it)
     with writing(paths.home()) as store, store.transaction() as conn:
+        candidate_id = records.add_candidate(
+            conn, scope, ROLE, "checkpoint", ident, "train", incumbent_ref=incumbent_ref
+        )
         records.record_verdict(conn, candidate_id, verdict)
         if verdict.accepted:
             records.activate(conn, candidate_id, "gate", f"won its trials against {incumbent_ref}")
