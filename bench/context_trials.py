@@ -20,10 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from lessonloop.loop.options import CONTEXT_TRIALS
+
 ROOT = Path(__file__).resolve().parents[1]
 ITERATIONS = int(os.environ.get("BENCH_ITERATIONS", "30"))
 SEEDS = int(os.environ.get("BENCH_SEEDS", "5"))
-MODES = ("off", "screen", "full")
+MODES = CONTEXT_TRIALS
 
 
 def one_run(scenario: str, seed: int, mode: str) -> dict:

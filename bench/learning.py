@@ -364,7 +364,7 @@ def overhead(scenario: str, work: Path) -> float:
     """Wall time per generation minus the time spent in matches and provider calls."""
     spent = {"outside": 0.0, "writes": 0.0}
     real_play, real_build = MatchPool.play, runner_module.build_routes
-    real_write = Runner._write_one
+    real_write = Runner.write_one
 
     def timed_play(self, jobs, **options):
         started = time.perf_counter()
@@ -399,7 +399,7 @@ def overhead(scenario: str, work: Path) -> float:
         work / "overhead-warmup", scenario, 1, seed=3
     )  # imports and caches are start-up, not per generation
     MatchPool.play, runner_module.build_routes = timed_play, timed_routes
-    Runner._write_one = timed_write
+    Runner.write_one = timed_write
     samples, writes = [], []
     try:
         for attempt in range(5):
@@ -410,7 +410,7 @@ def overhead(scenario: str, work: Path) -> float:
             writes.append(spent["writes"] / GENERATIONS * 1000)
     finally:
         MatchPool.play, runner_module.build_routes = real_play, real_build
-        Runner._write_one = real_write
+        Runner.write_one = real_write
     per_generation = statistics.median(samples)
     print(
         f"  loop overhead: median {per_generation:.1f} ms per generation over 5 runs, excluding "

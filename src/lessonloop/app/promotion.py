@@ -36,23 +36,19 @@ def list_promotions(name: str | None = None) -> dict[str, Any]:
 
 def rollback_promotion(name: str, role: str, reason: str) -> dict[str, Any]:
     """Switch the scope's ``role`` back to the one active before, by hand, with ``reason``."""
-    from ..promotion import records
+    from ..promotion import bundles, records
 
     if role not in records.ROLES:
         raise UsageError(f"is one of {', '.join(records.ROLES)}, not {role!r}", field="role")
     if not reason.strip():
         raise UsageError("say why (it is kept with the decision)", field="reason")
-    from ..promotion import bundles
-
     scope = playbook_scope(name)
     restored = None
     with writing(paths.home()) as store, store.transaction() as conn:
         before = records.active(conn, scope, role)
-        pointer = records.rollback(conn, scope, role, "user", reason.strip())
+        pointer = records.rollback(conn, scope, role, "user", reason.strip())  # (raises: none)
         if role == "context" and before is not None:  # serve the bundle it returns to
-            leaving = (
-                records.candidate(conn, before["candidate_id"]) if before["candidate_id"] else None
-            )
+            leaving = records.candidate(conn, before["candidate_id"] or 0)
             target = pointer["ref"] if pointer else (leaving or {}).get("incumbent_ref")
             entries = bundles.load(conn, target) if target else None
             if entries is not None:

@@ -214,11 +214,6 @@ def activate_model(ident: str) -> dict[str, Any]:
 
 def rollback_model(name: str, reason: str = "rolled back by hand") -> dict[str, Any]:
     """Serve again the competitor active before the last switch of ``name``'s scope."""
-    from ..promotion import records
+    from .promotion import rollback_promotion
 
-    if not reason.strip():
-        raise UsageError("say why (it is kept with the decision)", field="reason")
-    scope = _scope(_scenario(name))
-    with writing(paths.home()) as store, store.transaction() as conn:
-        pointer = records.rollback(conn, scope, ROLE, "user", reason.strip())
-    return {"scope": scope, "role": ROLE, **(pointer or records.DEFAULT)}
+    return rollback_promotion(_scenario(name).name, ROLE, reason)

@@ -68,7 +68,7 @@ MAX_TIMEOUT = 3600.0
 MAX_WORKERS = 64
 MAX_SEED = 2**63 - 1  # a seed is a non-negative 64-bit integer
 FLAGS = {"carry_incumbent": "--no-incumbent/--fresh", "knowledge": "--no-knowledge/--fresh"}
-CONTEXT_TRIALS = ("off", "screen", "full")  # loop/trials.MODES
+CONTEXT_TRIALS = ("off", "screen", "full")  # --context-trials (loop/trials.py: OFF, SCREEN, FULL)
 BUDGETS = ("max_calls", "max_tokens")  # limits, not semantics: a resumed run may raise them
 
 

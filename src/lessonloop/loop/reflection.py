@@ -125,7 +125,6 @@ class Reflection:
                     generation_index=index,
                 )
             )
-        candidate = None
         if trial is not None:
             candidate = trial.record(self.store.conn, self.scope, self.run_id, index)
             if not trial.verdict.accepted:
@@ -139,5 +138,5 @@ class Reflection:
             proposals,
             hold=self.options.review,
         )
-        if trial is not None and candidate is not None and trial.verdict.accepted:
+        if trial is not None and trial.verdict.accepted:
             records.activate(self.store.conn, candidate, "gate", trial.verdict.rationale)

@@ -34,7 +34,6 @@ from . import seeds
 from .pool import MatchPool
 
 OFF, SCREEN, FULL = "off", "screen", "full"
-MODES = (OFF, SCREEN, FULL)
 TRIAL_GAMES = 3  # game seeds per proposal and trial seed
 
 

@@ -27,6 +27,19 @@ PENDING, ACCEPTED, REJECTED, ACTIVE, ROLLED_BACK = (
 )
 # what a rollback of the first promotion returns to: what was served before any
 DEFAULT = {"ref": None, "candidate_id": None, "previous_ref": None, "previous_candidate_id": None}
+CANDIDATE_FIELDS = (
+    "id",
+    "scope",
+    "role",
+    "kind",
+    "ref",
+    "source",
+    "run_id",
+    "generation_index",
+    "status",
+    "created_at",
+    "incumbent_ref",
+)
 ROLES = ("context", "competitor")  # what is promoted: a competitor's context, or the competitor
 KINDS = ("bundle", "checkpoint")
 # who decided: the gate's trials, a user by hand, probation watching the next generations
@@ -71,14 +84,10 @@ def add_candidate(
 
 def candidate(conn: sqlite3.Connection, candidate_id: int) -> dict[str, Any] | None:
     row = conn.execute(
-        "SELECT id, scope, role, kind, ref, source, run_id, generation_index, status, "
-        "created_at, incumbent_ref FROM promotion_candidates WHERE id = ?",
+        f"SELECT {', '.join(CANDIDATE_FIELDS)} FROM promotion_candidates WHERE id = ?",
         (candidate_id,),
     ).fetchone()
-    if row is None:
-        return None
-    keys = ("id", "scope", "role", "kind", "ref", "source", "run_id", "generation_index")
-    return dict(zip((*keys, "status", "created_at", "incumbent_ref"), tuple(row), strict=True))
+    return None if row is None else dict(zip(CANDIDATE_FIELDS, tuple(row), strict=True))
 
 
 def _decide(

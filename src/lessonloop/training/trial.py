@@ -48,7 +48,7 @@ class Sides:
     def play(self, side: str, seed: int) -> float:
         if (side, seed) not in self.known:
             strategy = self.proposers[side](seed)
-            games = seeds.promotion_seeds(f"games:{seed}", gate.SCREEN, GAMES)
+            games = seeds.trial_game_seeds(seed, GAMES)
             self.plays += GAMES
             self.known[side, seed] = statistics.fmean(
                 float(self.scenario.play(strategy, g)["score"]) for g in games
