@@ -178,3 +178,18 @@ def chromium():
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def coach_once(monkeypatch):
+    """The offline coach proposes ``edits`` after generation 1 and nothing else afterwards."""
+    from lessonloop.providers.local import agent
+
+    def install(edits: list[dict]) -> None:
+        def coach(self, state, request):
+            chosen = edits if state.get("generation") == 1 else []
+            return "```json\n" + json.dumps({"edits": chosen}) + "\n```\n"
+
+        monkeypatch.setattr(agent.LocalProvider, "_coach", coach)
+
+    return install

@@ -20,7 +20,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -100,6 +100,8 @@ class Settings:
     layers: list[tuple[str, dict[str, str]]]  # (source name, flat keys), lowest first
     prices: dict[str, tuple[float, float]]
     environ: Mapping[str, str]
+    # config.toml's [promotion] table: the charter of ambient promotion (promotion/charter.py)
+    promotion: dict[str, object] = field(default_factory=dict)
 
     def value(self, key: str, default: str | None = None) -> str | None:
         return self.lookup(key)[0] or default
@@ -287,12 +289,15 @@ def config_path(root: Path | None = None) -> Path:
     return (root or paths.home()) / "config.toml"
 
 
-def _file_layer(path: Path) -> tuple[dict[str, str], dict[str, tuple[float, float]]]:
-    """The config file's keys (flattened like the environment's) and its price table."""
+def _file_layer(
+    path: Path,
+) -> tuple[dict[str, str], dict[str, tuple[float, float]], dict[str, object]]:
+    """The config file's keys (flattened like the environment's), its price table and its
+    ``[promotion]`` table (checked by ``promotion/charter.py`` where it is used)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {}, {}
+        return {}, {}, {}
     except NotADirectoryError:  # the home is a file: say that, not something about config.toml
         paths.ensure_home(path.parent)
         raise
@@ -302,9 +307,14 @@ def _file_layer(path: Path) -> tuple[dict[str, str], dict[str, tuple[float, floa
         raise UsageError(f"{path} is not valid TOML: {exc}") from None
     flat: dict[str, str] = {}
     prices: dict[str, tuple[float, float]] = {}
+    promotion: dict[str, object] = {}
     for key, value in data.items():
         if key == "prices":
             prices = _prices(path, value)
+        elif key == "promotion":
+            if not isinstance(value, dict):
+                raise UsageError(f"{path}: [promotion] must be a table (the promotion charter)")
+            promotion = value
         elif key == "roles" and isinstance(value, dict):
             for role, table in value.items():
                 _role_table(path, role, table, flat)
@@ -312,7 +322,7 @@ def _file_layer(path: Path) -> tuple[dict[str, str], dict[str, tuple[float, floa
             _role_table(path, key.lower(), value, flat)
         else:
             _set(path, key, value, flat)
-    return flat, prices
+    return flat, prices, promotion
 
 
 def _role_table(path: Path, role: str, table: object, flat: dict) -> None:
@@ -371,11 +381,13 @@ def load(
     """Settings from every layer. ``flags`` uses the same keys (``PROVIDER``, ``MODEL``)."""
     environ = os.environ if environ is None else environ
     path = config_path(root)
-    from_file, prices = _file_layer(path)
+    from_file, prices, promotion = _file_layer(path)
     layers = [
         ("default", dict(DEFAULTS)),
         (str(path), from_file),
         ("environment", _environment_layer(environ)),
         ("flag", {k: str(v) for k, v in (flags or {}).items() if v is not None}),
     ]
-    return Settings(layers=layers, prices={**PRICES, **prices}, environ=environ)
+    return Settings(
+        layers=layers, prices={**PRICES, **prices}, environ=environ, promotion=promotion
+    )

@@ -12,7 +12,8 @@ from lessonloop.store import open_store
 @pytest.fixture
 def learned(cli, home):
     """A home where an offline run of grid_ctf learned bullets, hints and a dead end."""
-    done = cli("run", "grid_ctf", "-n", "3", "--json")
+    # trials off: every accepted edit is admitted (with trials, edits to hints tie and lose)
+    done = cli("run", "grid_ctf", "-n", "3", "--context-trials", "off", "--json")
     assert done.code == 0, done.err
     return done.json()["run_id"]
 

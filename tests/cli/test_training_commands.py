@@ -11,6 +11,12 @@ from lessonloop.training import registry
 from tests.training.homes import with_runs
 
 
+def _checkpoints(cli) -> list[dict]:
+    """The competitor's candidates (the runs' context bundles are candidates too)."""
+    listed = cli("promotions", "--json").json()["candidates"]
+    return [c for c in listed if c["role"] == "competitor"]
+
+
 @pytest.fixture
 def runs_home(home):
     return with_runs(home)
@@ -28,7 +34,7 @@ def test_train_registers_trials_and_records_the_decision(runs_home, cli):
 
     listed = cli("models", "list", "--json").json()
     assert [c["id"] for c in listed["checkpoints"]] == [ident]
-    [candidate] = cli("promotions", "--json").json()["candidates"]
+    [candidate] = _checkpoints(cli)
     assert (candidate["role"], candidate["kind"], candidate["ref"], candidate["source"]) == (
         "competitor",
         "checkpoint",
@@ -76,7 +82,7 @@ def test_a_checkpoint_that_wins_its_trials_is_served(runs_home, cli, monkeypatch
         True,
     )
     assert result["active"]["ref"] == ident and result["active"]["previous_ref"] is None
-    [candidate] = cli("promotions", "--json").json()["candidates"]
+    [candidate] = _checkpoints(cli)
     assert [(d["action"], d["actor"]) for d in candidate["decisions"]] == [
         ("accept", "gate"),
         ("activate", "gate"),

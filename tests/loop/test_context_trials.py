@@ -9,39 +9,12 @@ import pytest
 
 from lessonloop.loop.runner import Runner, RunStopped, create_or_reuse
 from lessonloop.promotion import gate as promotion
-from lessonloop.providers.local import agent
+from lessonloop.promotion import probation
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
 
-# grid_ctf: what the offline run converges on (bench/bundle_trials.py's helpful targets), and
-# the far corner of the space from it (no attackers, every guard far out)
-GOOD = {"aggression": 0.82, "stealth": 0.61, "defense_radius": 2, "retreat_threshold": 0.81}
-BAD = {"aggression": 0.0, "stealth": 1.0, "defense_radius": 6, "retreat_threshold": 1.0}
-
-
-def _targets(strategy: dict, marker: str) -> list[dict]:
-    return [
-        {
-            "op": "add_bullet",
-            "text": f"{marker} {name}: {value}",
-            "tags": [f"param:{name}", f"target:{name}={value}"],
-        }
-        for name, value in strategy.items()
-    ]
-
-
-@pytest.fixture
-def coach_once(monkeypatch):
-    """The offline coach proposes ``edits`` after generation 1 and nothing else afterwards."""
-
-    def install(edits: list[dict]) -> None:
-        def coach(self, state, request):
-            chosen = edits if state.get("generation") == 1 else []
-            return "```json\n" + json.dumps({"edits": chosen}) + "\n```\n"
-
-        monkeypatch.setattr(agent.LocalProvider, "_coach", coach)
-
-    return install
+from ..promotion.steering import BAD, GOOD
+from ..promotion.steering import targets as _targets
 
 
 def _run(iterations: int, run_id: str = "trials", **options) -> str:
@@ -85,9 +58,18 @@ def _promotions() -> dict:
         }
 
 
+def test_by_default_the_offline_agents_edits_are_trialled(home, coach_once):
+    coach_once(_targets(BAD, "Bad"))
+    run_id = _run(2)
+    with open_store(readonly=True) as store:
+        config = json.loads(run_store.get_run(store, run_id)["config_json"])
+    assert config["context_trials"] == "screen"
+    assert _bullets("Bad") == [] and _promotions()["candidates"][0]["status"] == "rejected"
+
+
 def test_with_trials_off_the_coachs_edits_are_admitted_directly(home, coach_once):
     coach_once(_targets(BAD, "Bad"))
-    run_id = _run(3)
+    run_id = _run(3, context_trials="off")
     admitted = _bullets("Bad")
     assert len(admitted) == 4 and all(row["status"] == "active" for row in admitted)
     assert _served(run_id)[1] == {row["id"] for row in admitted}, "served in generation 2"
@@ -124,14 +106,18 @@ def test_a_helpful_coach_edit_is_accepted_and_served_next_generation(home, coach
     (candidate,) = found["candidates"]
     assert candidate["status"] == "active"
     assert [d["action"] for d in found["decisions"]] == ["accept", "activate"]
-    stages = {t["stage"] for t in found["trials"]}
+    judged = [t for t in found["trials"] if t["stage"] != probation.STAGE]
+    stages = {t["stage"] for t in judged}
     if mode == "full":
         assert stages == {"screen", "confirm", "holdout"}
-        assert len(found["trials"]) >= promotion.SCREEN_PAIRS + promotion.CONFIRM_PAIRS + (
+        assert len(judged) >= promotion.SCREEN_PAIRS + promotion.CONFIRM_PAIRS + (
             promotion.HOLDOUT_PAIRS
         )
     else:
-        assert stages == {"screen"} and len(found["trials"]) == promotion.SCREEN_PAIRS
+        assert stages == {"screen"} and len(judged) == promotion.SCREEN_PAIRS
+    # activated after generation 1: generations 2 and 3 watched it on probation
+    watched = [t for t in found["trials"] if t["stage"] == probation.STAGE]
+    assert len(watched) == 2 * probation.PAIRS
     with open_store(readonly=True) as store:
         pointer = store.query_one(
             "SELECT ref, candidate_id FROM active_pointers WHERE scope = 'scenario:grid_ctf' "
@@ -149,9 +135,16 @@ def test_every_trial_is_stored_with_its_plays(home):
     by_candidate: dict[int, list] = {}
     for trial in found["trials"]:
         by_candidate.setdefault(trial["candidate_id"], []).append(trial)
+    watching: set[int] = set()  # generations that watched an activated candidate on probation
     for candidate in found["candidates"]:
-        assert len(by_candidate[candidate["id"]]) == promotion.SCREEN_PAIRS
+        judged = [t for t in by_candidate[candidate["id"]] if t["stage"] != probation.STAGE]
+        watched = len(by_candidate[candidate["id"]]) - len(judged)
+        assert len(judged) == promotion.SCREEN_PAIRS
         assert candidate["status"] in ("rejected", "accepted", "active")
+        assert watched % probation.PAIRS == 0
+        assert watched == 0 or candidate["status"] in ("accepted", "active")
+        after = candidate["generation_index"] + 1
+        watching |= set(range(after, after + watched // probation.PAIRS))
     with open_store(readonly=True) as store:
         played = store.query(
             "SELECT generation_index, side, score FROM matches WHERE run_id = ? AND "
@@ -159,18 +152,23 @@ def test_every_trial_is_stored_with_its_plays(home):
             (run_id,),
         )
     generations = {c["generation_index"] for c in found["candidates"]}
-    assert {m["generation_index"] for m in played} == generations
+    assert watching, "an accepted candidate is watched on probation"
+    assert {m["generation_index"] for m in played} == generations | watching
     assert {m["side"] for m in played} <= {"candidate", "incumbent"}
-    for index in generations:  # 3 games a side and pair; a side both propose is played once
+    for index in generations | watching:  # 3 games a side and pair; one strategy played once
         count = sum(1 for m in played if m["generation_index"] == index)
-        assert promotion.SCREEN_PAIRS * 3 <= count <= promotion.SCREEN_PAIRS * 2 * 3
+        pairs = promotion.SCREEN_PAIRS * (index in generations) + probation.PAIRS * (
+            index in watching
+        )
+        assert pairs * 3 <= count <= pairs * 2 * 3
     report = (home / "runs" / run_id / "report.md").read_text()
     section = report.split("## Promotion trials", 1)[1].strip().splitlines()
     assert len(section) == len(found["candidates"])  # one line per candidate, with its decision
     for line, candidate in zip(section, sorted(found["candidates"], key=lambda c: c["id"])):
         assert f"gen {candidate['generation_index']}: bundle" in line
         assert f"**{candidate['status']}**" in line
-        assert "screen only:" in line or "screen:" in line  # the decision's rationale
+        # the last decision's rationale: the screen's, or probation's on an activated one
+        assert "screen only:" in line or "screen:" in line or "probation passed" in line
 
 
 def test_a_run_killed_mid_trial_resumes_to_the_same_end(home, monkeypatch, tmp_path):

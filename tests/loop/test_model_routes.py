@@ -71,7 +71,7 @@ def test_only_the_coach_on_a_model(home, tmp_path, monkeypatch):
         ]
     }
     monkeypatch.setenv("LESSONLOOP_COACH_PROVIDER", _script(tmp_path, coach=[json.dumps(edit)]))
-    run_id = _run(3)
+    run_id = _run(3, context_trials="off")  # the edit admitted as the curator accepted it
     with open_store(readonly=True) as store:
         assert run_store.get_run(store, run_id)["status"] == "completed"
         rows = store.query("SELECT summary, tags_json FROM knowledge WHERE kind = 'bullet'")

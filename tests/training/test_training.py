@@ -30,7 +30,8 @@ def _built(home):
 def test_the_dataset_holds_every_resolvable_match_with_the_strategy_it_played(runs_home):
     data = _built(runs_home)
     with open_store(runs_home, readonly=True) as store:
-        stored = store.query_one("SELECT COUNT(*) AS n FROM matches")["n"]
+        stored = store.query_one("SELECT COUNT(*) AS n FROM matches WHERE phase != 'trial'")["n"]
+        trialled = store.query_one("SELECT COUNT(*) AS n FROM matches WHERE phase = 'trial'")["n"]
         screened = store.query(
             "SELECT s.strategy_json, m.score FROM matches m JOIN screenings s ON "
             "s.run_id = m.run_id AND s.generation_index = m.generation_index AND "
@@ -38,7 +39,8 @@ def test_the_dataset_holds_every_resolvable_match_with_the_strategy_it_played(ru
             "WHERE m.phase = 'screen' ORDER BY m.id"
         )
     assert len(data.runs) == 3
-    assert len(data.examples) + data.skipped == stored
+    assert trialled > 0, "the runs trialled context bundles (the offline agent's default)"
+    assert len(data.examples) + data.skipped == stored, "every match but the trials' plays"
     assert data.skipped < stored / 10  # only retried attempts that were never screened
     pairs = {(canonical.dumps(e.strategy), e.score) for e in data.examples}
     for row in screened:  # each screened match with the candidate it played

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import paths
 from ..errors import NotFoundError, UsageError
+from .promotion import settle_verdict
 from .stores import reading, writing
 
 BACKENDS = ("surrogate",)
@@ -39,8 +40,7 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
     """Build ``name``'s dataset from every stored match, fit a ``backend`` model, register the
     checkpoint, trial it against the current competitor and activate it if the gate accepts.
     Returns the checkpoint, the dataset summary, the verdict and the timings."""
-    from ..knowledge import entries as knowledge_entries
-    from ..promotion import bundles, records
+    from ..promotion import records
     from ..training import dataset as datasets
     from ..training import registry, surrogate, trial
 
@@ -54,7 +54,6 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
     started = time.perf_counter()
     with reading(paths.home()) as store:
         data = datasets.build(store, scenario.name) if store is not None else None
-        served = knowledge_entries.active(store, scope) if store is not None else []
     if data is None or not data.examples:
         raise NotFoundError(
             f"no stored matches of {scenario.name} to train on: run it first "
@@ -76,17 +75,7 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
             metrics,
             params,
         )
-        pointer = records.active(conn, scope, ROLE)
-        current = registry.get(conn, pointer["ref"]) if pointer else None
-        served_dicts = [entry.to_dict() for entry in served]
-        incumbent_ref = (
-            current["id"] if current else f"{trial.OFFLINE}:{bundles.bundle_id(served_dicts)}"
-        )
-    incumbent = (
-        trial.checkpoint_proposer(current, scenario)
-        if current
-        else trial.offline_proposer(scenario, served)
-    )
+        incumbent_ref, incumbent = trial.current_competitor(store, scenario, scope)
     verdict, plays = trial.judge(
         scenario,
         ident,
@@ -100,9 +89,7 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
         candidate_id = records.add_candidate(
             conn, scope, ROLE, "checkpoint", ident, "train", incumbent_ref=incumbent_ref
         )
-        records.record_verdict(conn, candidate_id, verdict)
-        if verdict.accepted:
-            records.activate(conn, candidate_id, "gate", f"won its trials against {incumbent_ref}")
+        settled = settle_verdict(store, candidate_id, verdict)
         active = records.active(conn, scope, ROLE)
     return {
         "checkpoint": {
@@ -123,7 +110,8 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
             "rationale": verdict.rationale,
             "trials": len(verdict.trials),
             "plays": plays,
-            "activated": verdict.accepted,
+            "activated": settled["activated"],
+            "held": settled["held"],
         },
         "active": active,
         "seconds": {

@@ -117,6 +117,8 @@ promotions_app = typer.Typer(
 )
 promotions_app.callback()(promotion_commands.list_command)
 promotions_app.command("rollback")(promotion_commands.rollback_command)
+promotions_app.command("approve")(promotion_commands.approve_command)
+app.command("promote")(promotion_commands.promote_command)
 app.add_typer(promotions_app, name="promotions")
 app.command("train")(training_commands.train_command)
 models_app = typer.Typer(

@@ -1,10 +1,12 @@
-"""``promotions [--scope S] [--json]`` and ``promotions rollback SCOPE``: the promotion gate's
-candidates, trials and decisions, and a rollback by hand; each prints what ``app/promotion.py``
-answers."""
+"""``promotions [--scope S] [--json]``, ``promotions rollback SCOPE``, ``promotions approve ID``
+and ``promote [ID | --watch]``: the promotion gate's candidates, trials and decisions, a
+rollback or a promotion by hand, an approval the charter asked for, and ambient promotion;
+each prints what ``app/promotion.py`` answers."""
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import TYPE_CHECKING, Annotated, Any
 
 from .output import print_json
@@ -50,9 +52,14 @@ def list_command(
         return
     for pointer in listed["active"]:
         before = pointer["previous_ref"] or "nothing"
+        watched = (
+            f"; on probation for {pointer['probation_left']} more generations"
+            if pointer.get("probation_left")
+            else ""
+        )
         sys.stdout.write(
             f"active: {pointer['scope']} {pointer['role']} = {pointer['ref']} "
-            f"(since {pointer['switched_at']}; rollback target: {before})\n"
+            f"(since {pointer['switched_at']}; rollback target: {before}{watched})\n"
         )
     if not listed["candidates"]:
         sys.stdout.write("no promotion candidates\n")
@@ -77,3 +84,82 @@ def rollback_command(
     else:
         back = pointer["ref"] or "the default (what was served before any promotion)"
         sys.stdout.write(f"{pointer['scope']} {pointer['role']}: back to {back}\n")
+
+
+def approve_command(
+    candidate: Annotated[int, typer.Argument(metavar="ID", help="A candidate's id.")],
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Serve a candidate its trials accepted and the charter held for approval."""
+    from ..app.promotion import approve_promotion
+
+    pointer = approve_promotion(candidate)
+    if as_json:
+        print_json(pointer)
+    else:
+        sys.stdout.write(
+            f"{pointer['scope']} {pointer['role']}: {pointer['ref']} approved and served "
+            f"(rollback target: {pointer['previous_ref'] or 'the default'})\n"
+        )
+
+
+def _outcome_line(item: dict[str, Any]) -> str:
+    return (
+        f"[{item['candidate_id']}] {item['scope']} {item['role']}: {item['action']}"
+        f" ({item.get('trials', 0)} trials, {item.get('plays', 0)} plays): {item['reason']}"
+    )
+
+
+def promote_command(
+    candidate: Annotated[
+        int | None,
+        typer.Argument(
+            metavar="[ID]",
+            help="Serve this candidate by hand (needs --reason). Without it: "
+            "trial what waits and promote it under the charter.",
+        ),
+    ] = None,
+    reason: Annotated[
+        str | None, typer.Option("--reason", help="Why, for a promotion by hand.")
+    ] = None,
+    scope: Annotated[str | None, typer.Option("--scope", help=SCOPE_HELP)] = None,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Keep looking, every --interval seconds, until ^C.")
+    ] = False,
+    interval: Annotated[
+        float, typer.Option("--interval", min=1.0, help="Seconds between looks with --watch.")
+    ] = 60.0,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Promote candidates: the ones that passed screening (or a checkpoint never trialled) are
+    trialled through every stage and served under config.toml's [promotion] charter; or
+    serve candidate ID by hand."""
+    from ..app.promotion import ambient_pass, promote_by_hand
+    from ..errors import UsageError
+
+    if candidate is not None:
+        if watch or scope:
+            raise UsageError("a promotion by hand takes an ID alone (no --watch or --scope)")
+        if reason is None:
+            raise UsageError("say why (it is kept with the decision)", field="reason")
+        pointer = promote_by_hand(candidate, reason)
+        if as_json:
+            print_json(pointer)
+        else:
+            sys.stdout.write(
+                f"{pointer['scope']} {pointer['role']}: {pointer['ref']} served by hand "
+                f"(rollback target: {pointer['previous_ref'] or 'the default'})\n"
+            )
+        return
+    while True:
+        done = ambient_pass(scope)
+        if as_json:
+            print_json({"outcomes": done})
+        elif not done:
+            sys.stdout.write("nothing waits for a trial\n")
+        for item in [] if as_json else done:
+            sys.stdout.write(_outcome_line(item) + "\n")
+        if not watch:
+            return
+        sys.stdout.flush()
+        time.sleep(interval)

@@ -187,7 +187,7 @@ def run(
         None,
         "--context-trials",
         help="off, screen or full: the coach's edits are served only after winning matched "
-        "trials (offline competitor only) [default: off].",
+        "trials (offline competitor only) [default: screen with the offline competitor, else off].",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:

@@ -67,6 +67,8 @@ def create_or_reuse(
         check_serves(providers["competitor"], scenario.name)
     if providers["competitor"].name == "local":
         space.parameters(scenario.strategy_schema)  # the offline agent must be able to search it
+    if "context_trials" not in overrides:  # on where trials cost only plays: the offline agent
+        options.context_trials = "screen" if providers["competitor"].name == "local" else "off"
     options.routes = {role: route.to_dict() for role, route in routes.items()}
     options.provider, options.model = routes["competitor"].provider, routes["competitor"].model
     if options.carry_incumbent:

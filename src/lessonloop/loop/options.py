@@ -31,7 +31,8 @@ class RunOptions:
     max_calls: int | None = None  # budget: provider calls for the whole run (--max-calls)
     max_tokens: int | None = None  # budget: input + output tokens (--max-tokens)
     review: bool = False  # what the run learns is held as pending until approved (--review)
-    # coach edits served only after winning matched trials (--context-trials): off, screen, full
+    # coach edits served only after winning matched trials (--context-trials): off, screen, full;
+    # a new run without the flag gets screen with the offline competitor, else off (creation.py)
     context_trials: str = "off"
 
     def check(self) -> RunOptions:

@@ -13,7 +13,8 @@ from .. import canonical
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts
-from ..promotion import records
+from ..promotion import probation, records
+from ..promotion.charter import Charter
 from ..providers.base import Completion
 from . import gate, prompts
 from .answers import answer_text
@@ -33,6 +34,7 @@ class Reflection:
     run_id: str
     scope: str
     options: RunOptions
+    charter: Charter  # what an accepted candidate needs to be served (promotion/charter.py)
     entries: list[knowledge_entries.Entry]
     views: dict[Path, str]
     _call: Callable[..., Completion]
@@ -90,12 +92,16 @@ class Reflection:
         proposed: list,
         curator_text: str,
         trial: ContextTrial | None = None,
+        watched: list | None = None,
     ) -> None:
         """Evidence for the bullets in context (only when the gate compared challenger and
         incumbent conclusively), a dead end for a rolled-back strategy, and the coach's edits the curator
         accepted — all through admission. With a context ``trial`` (``loop/trials.py``), the
-        edits are admitted only when the trial accepted their bundle, which then becomes the
-        scope's active one; the candidate, its trials and the verdict are stored either way."""
+        edits are admitted only when the trial accepted their bundle and the charter lets it be
+        served (``promotion/charter.py``; else it is held, a ``hold`` decision), which then
+        becomes the scope's active one, on probation; the candidate, its trials and the verdict
+        are stored either way. ``watched``: this generation's probation pairs
+        (``ContextTrials._probation_pairs``), stored and decided here."""
         where = {"run_id": self.run_id, "generation_index": index}
         in_context = manifest.get("knowledge", {}).get("playbook", [])
         if compared and decision in (gate.ADVANCE, gate.ROLLBACK) and in_context:
@@ -125,9 +131,18 @@ class Reflection:
                     generation_index=index,
                 )
             )
+        for watch, played in watched or []:  # before an activation replaces what was watched
+            probation.step(self.store, watch, played)
+        serve = False
         if trial is not None:
             candidate = trial.record(self.store.conn, self.scope, self.run_id, index)
-            if not trial.verdict.accepted:
+            held = self.charter.hold_reason(self.scope, len(trial.verdict.trials))
+            serve = trial.verdict.accepted and held is None
+            if trial.verdict.accepted and held is not None:
+                records.decide(
+                    self.store.conn, self.scope, "context", candidate, records.HOLD, held, "gate"
+                )
+            if not serve:
                 proposed, curator_text = [], ""  # what is served stays as it is
         edits.apply(
             self.store,
@@ -138,5 +153,11 @@ class Reflection:
             proposals,
             hold=self.options.review,
         )
-        if trial is not None and trial.verdict.accepted:
-            records.activate(self.store.conn, candidate, "gate", trial.verdict.rationale)
+        if serve and trial is not None:
+            records.activate(
+                self.store.conn,
+                candidate,
+                "gate",
+                trial.verdict.rationale,
+                probation=probation.GENERATIONS,
+            )

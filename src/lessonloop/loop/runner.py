@@ -32,6 +32,7 @@ from .. import config
 from ..errors import LessonloopError, UsageError
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import write_views
+from ..promotion import charter
 from ..providers.registry import build_routes
 from ..scenarios import registry
 from ..store import runs as run_store
@@ -154,7 +155,9 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection, ContextTrials):
             )
             self.run = run_store.get_run(self.store, self.run_id)
         self.scenario = registry.load(self.run["scenario_ref"])
-        self.providers = self.meter(build_routes(self._routes(), config.load()))
+        settings = config.load()
+        self.providers = self.meter(build_routes(self._routes(), settings))
+        self.charter = charter.from_table(dict(settings.promotion), str(config.config_path()))
         self.epoch = registry.evaluator_epoch(self.scenario)
         self.scope = knowledge_entries.scenario_scope(self.scenario.name)
         self.trials = self.options.context_trials
@@ -466,6 +469,11 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection, ContextTrials):
                     curator_text,
                     match_rows,
                 )
+        watched = (
+            self._probation_pairs(self.pool, last["attempt"], match_rows)
+            if final is not None and self.trials != OFF and self.options.knowledge
+            else []
+        )
         record = run_store.GenerationRecord(
             run_id=self.run_id,
             generation_index=index,
@@ -502,7 +510,15 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection, ContextTrials):
                 # gate could not tell apart says nothing about the bullets
                 conclusive = paired is not None and (decision == gate.ADVANCE or paired.lost())
                 self._learn(
-                    index, decision, conclusive, summary, manifest, proposed, curator_text, trial
+                    index,
+                    decision,
+                    conclusive,
+                    summary,
+                    manifest,
+                    proposed,
+                    curator_text,
+                    trial,
+                    watched,
                 )
         saved = run_store.get_generation(self.store, self.run_id, index)
         assert saved is not None  # saved just above

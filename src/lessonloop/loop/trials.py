@@ -27,13 +27,14 @@ from typing import Any
 
 from ..knowledge import edits
 from ..knowledge.entries import fingerprint
-from ..promotion import bundles, records
+from ..promotion import bundles, probation, records
 from ..promotion import gate as promotion
 from ..providers.local.trial import NoProposal, propose_under
 from . import seeds
 from .pool import MatchPool
 
 OFF, SCREEN, FULL = "off", "screen", "full"
+Proposer = Callable[[int], dict]  # a trial seed -> the strategy a side proposes for it
 TRIAL_GAMES = 3  # game seeds per proposal and trial seed
 
 
@@ -124,7 +125,9 @@ class ContextTrials:
     run_id: str
     options: Any
     scope: str
+    store: Any
     _play: Callable[..., list]
+    _knowledge: Callable[[], dict]
     trials: str  # the mode in force: the run's option, "off" on a route that cannot trial
 
     def _context_trial(
@@ -145,38 +148,14 @@ class ContextTrials:
         served_id, candidate_id = bundles.bundle_id(served), bundles.bundle_id(candidate)
         if candidate_id == served_id:
             return None
-        sides = {promotion.CANDIDATE: candidate, promotion.INCUMBENT: served}
         scores: dict[tuple[str, int], float] = {}
+        proposers = {
+            promotion.CANDIDATE: _under(self.scenario, candidate),
+            promotion.INCUMBENT: _under(self.scenario, served),
+        }
 
         def play_seeds(seed_list: list[int]) -> None:
-            jobs, labels = [], []
-            same: list[int] = []  # seeds where both sides propose one strategy
-            for seed in seed_list:
-                games = seeds.trial_game_seeds(seed, TRIAL_GAMES)
-                proposals: dict[str, dict] = {}
-                for side, bundle in sides.items():
-                    try:
-                        proposals[side] = propose_under(self.scenario, bundle, seed)
-                    except NoProposal:  # nothing to play: the lowest score a match can have
-                        scores[side, seed] = 0.0
-                for side, strategy in proposals.items():
-                    if side == promotion.INCUMBENT and strategy == proposals.get(
-                        promotion.CANDIDATE
-                    ):
-                        same.append(seed)  # the same strategy on the same seeds: played once
-                        continue
-                    jobs += [(strategy, g) for g in games]
-                    labels += [(side, seed)] * len(games)
-            results = self._play(pool, jobs, attempt, "trial", [s for s, _ in labels], match_rows)
-            played: dict[tuple[str, int], list[float]] = {}
-            for label, result in zip(labels, results, strict=True):
-                played.setdefault(label, [])
-                if result.error is None:
-                    played[label].append(result.score)
-            for label, values in played.items():
-                scores[label] = sum(values) / len(values) if values else 0.0
-            for seed in same:
-                scores[promotion.INCUMBENT, seed] = scores[promotion.CANDIDATE, seed]
+            scores.update(self._play_sides(pool, proposers, seed_list, attempt, match_rows))
 
         key = f"context:{self.run['seed']}:{index}:{candidate_id}:{served_id}"
         verdict = promotion.judge(
@@ -188,3 +167,106 @@ class ContextTrials:
         )
         verdict.rationale = f"{candidate_id} against the served {served_id}: {verdict.rationale}"
         return ContextTrial(candidate, served, candidate_id, served_id, verdict)
+
+    def _play_sides(
+        self,
+        pool: MatchPool,
+        proposers: dict[str, Proposer],
+        seed_list: list[int],
+        attempt: int,
+        match_rows: list,
+    ) -> dict[tuple[str, int], float]:
+        """Each side's score on each trial seed: the mean of its proposal's ``TRIAL_GAMES``
+        games through the run's pool (phase ``trial``); a side with nothing to propose scores
+        0, the lowest a match can; where both sides propose one strategy it is played once."""
+        scores: dict[tuple[str, int], float] = {}
+        jobs, labels = [], []
+        same: list[int] = []
+        for seed in seed_list:
+            games = seeds.trial_game_seeds(seed, TRIAL_GAMES)
+            proposals: dict[str, dict] = {}
+            for side, propose in proposers.items():
+                try:
+                    proposals[side] = propose(seed)
+                except NoProposal:
+                    scores[side, seed] = 0.0
+            for side, strategy in proposals.items():
+                if side == promotion.INCUMBENT and strategy == proposals.get(promotion.CANDIDATE):
+                    same.append(seed)
+                    continue
+                jobs += [(strategy, g) for g in games]
+                labels += [(side, seed)] * len(games)
+        results = self._play(pool, jobs, attempt, "trial", [s for s, _ in labels], match_rows)
+        played: dict[tuple[str, int], list[float]] = {}
+        for label, result in zip(labels, results, strict=True):
+            played.setdefault(label, [])
+            if result.error is None:
+                played[label].append(result.score)
+        for label, values in played.items():
+            scores[label] = sum(values) / len(values) if values else 0.0
+        for seed in same:
+            scores[promotion.INCUMBENT, seed] = scores[promotion.CANDIDATE, seed]
+        return scores
+
+    def _probation_pairs(
+        self, pool: MatchPool, attempt: int, match_rows: list
+    ) -> list[tuple[probation.Watch, list[promotion.Trial]]]:
+        """This generation's probation pairs for each of the scope's pointers on probation
+        (``promotion/probation.py``): the active one (candidate) against the one it replaced
+        (incumbent), played as context trials are; stored by ``probation.step`` in the
+        generation's transaction. A pointer whose sides cannot be rebuilt is not watched."""
+        done = []
+        for watch in probation.watching(self.store.conn, self.scope):
+            proposers = self._probation_sides(watch)
+            if proposers is None:
+                continue
+            scores = self._play_sides(pool, proposers, watch.seeds, attempt, match_rows)
+            played = [
+                promotion.Trial(
+                    probation.STAGE,
+                    seed,
+                    scores[promotion.CANDIDATE, seed],
+                    scores[promotion.INCUMBENT, seed],
+                )
+                for seed in watch.seeds
+            ]
+            done.append((watch, played))
+        return done
+
+    def _probation_sides(self, watch: probation.Watch) -> dict[str, Proposer] | None:
+        """Proposers for the active ref and the one it replaced: bundles under the offline
+        competitor (context), or checkpoints (competitor; before any, the offline agent under
+        the served context)."""
+        conn = self.store.conn
+        leaving = records.candidate(conn, watch.candidate_id) or {}
+        before = watch.previous_ref or leaving.get("incumbent_ref")
+        if watch.role == "context":
+            now = bundles.load(conn, watch.ref)
+            then = bundles.load(conn, before) if before else None
+            if now is None or then is None:
+                return None
+            return {
+                promotion.CANDIDATE: _under(self.scenario, now),
+                promotion.INCUMBENT: _under(self.scenario, then),
+            }
+        from ..training import registry
+        from ..training import trial as training_trial
+
+        current = registry.get(conn, watch.ref)
+        previous = registry.get(conn, before) if before else None
+        if current is None:
+            return None
+        served = served_bundle(self._knowledge())
+        return {
+            promotion.CANDIDATE: training_trial.checkpoint_proposer(current, self.scenario),
+            promotion.INCUMBENT: (
+                training_trial.checkpoint_proposer(previous, self.scenario)
+                if previous is not None
+                else _under(self.scenario, served)
+            ),
+        }
+
+
+def _under(scenario: Any, bundle: list[dict]) -> Proposer:
+    """What the offline competitor proposes for a trial seed when served ``bundle``."""
+    return lambda seed: propose_under(scenario, bundle, seed)

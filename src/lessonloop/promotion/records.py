@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..timeutil import utc_now
-from .gate import ACCEPT, Verdict
+from .gate import ACCEPT, Trial, Verdict
 
 # a candidate's status
 PENDING, ACCEPTED, REJECTED, ACTIVE, ROLLED_BACK = (
@@ -42,6 +42,7 @@ CANDIDATE_FIELDS = (
 )
 ROLES = ("context", "competitor")  # what is promoted: a competitor's context, or the competitor
 KINDS = ("bundle", "checkpoint")
+HOLD = "hold"  # the decision on an accepted candidate the charter does not let serve yet
 # who decided: the gate's trials, a user by hand, probation watching the next generations
 ACTORS = ("gate", "user", "probation")
 
@@ -90,7 +91,7 @@ def candidate(conn: sqlite3.Connection, candidate_id: int) -> dict[str, Any] | N
     return None if row is None else dict(zip(CANDIDATE_FIELDS, tuple(row), strict=True))
 
 
-def _decide(
+def decide(
     conn: sqlite3.Connection,
     scope: str,
     role: str,
@@ -108,17 +109,21 @@ def _decide(
     )
 
 
+def add_trials(conn: sqlite3.Connection, candidate_id: int, played: list[Trial]) -> None:
+    conn.executemany(
+        "INSERT INTO promotion_trials (candidate_id, stage, seed, candidate_score, "
+        "incumbent_score) VALUES (?, ?, ?, ?, ?)",
+        [(candidate_id, t.stage, t.seed, t.candidate, t.incumbent) for t in played],
+    )
+
+
 def record_verdict(conn: sqlite3.Connection, candidate_id: int, verdict: Verdict) -> None:
     """Store a verdict: every trial, the decision with its statistic, the candidate's status."""
     found = candidate(conn, candidate_id)
     if found is None:
         raise UsageError(f"no promotion candidate {candidate_id}")
-    conn.executemany(
-        "INSERT INTO promotion_trials (candidate_id, stage, seed, candidate_score, "
-        "incumbent_score) VALUES (?, ?, ?, ?, ?)",
-        [(candidate_id, t.stage, t.seed, t.candidate, t.incumbent) for t in verdict.trials],
-    )
-    _decide(
+    add_trials(conn, candidate_id, verdict.trials)
+    decide(
         conn,
         found["scope"],
         found["role"],
@@ -133,24 +138,36 @@ def record_verdict(conn: sqlite3.Connection, candidate_id: int, verdict: Verdict
     conn.execute("UPDATE promotion_candidates SET status = ? WHERE id = ?", (status, candidate_id))
 
 
+POINTER_FIELDS = (
+    "ref",
+    "candidate_id",
+    "previous_ref",
+    "previous_candidate_id",
+    "switched_at",
+    "probation_left",
+)
+
+
 def active(conn: sqlite3.Connection, scope: str, role: str) -> dict[str, Any] | None:
-    """The active pointer of ``scope``/``role`` (ref, candidate, previous), or None."""
+    """The active pointer of ``scope``/``role`` (ref, candidate, previous, the generations of
+    probation left: None when not on probation), or None."""
     row = conn.execute(
-        "SELECT ref, candidate_id, previous_ref, previous_candidate_id, switched_at "
-        "FROM active_pointers WHERE scope = ? AND role = ?",
+        f"SELECT {', '.join(POINTER_FIELDS)} FROM active_pointers WHERE scope = ? AND role = ?",
         (scope, role),
     ).fetchone()
-    if row is None:
-        return None
-    keys = ("ref", "candidate_id", "previous_ref", "previous_candidate_id", "switched_at")
-    return dict(zip(keys, tuple(row), strict=True))
+    return None if row is None else dict(zip(POINTER_FIELDS, tuple(row), strict=True))
 
 
 def activate(
-    conn: sqlite3.Connection, candidate_id: int, actor: str, rationale: str
+    conn: sqlite3.Connection,
+    candidate_id: int,
+    actor: str,
+    rationale: str,
+    probation: int | None = None,
 ) -> dict[str, Any]:
     """Make the candidate the active one of its scope and role, keeping the one it replaces as
-    the rollback target; only an accepted candidate, unless a user does it by hand."""
+    the rollback target, on probation for ``probation`` generations (None: not watched); only
+    an accepted candidate, unless a user does it by hand."""
     found = candidate(conn, candidate_id)
     if found is None:
         raise UsageError(f"no promotion candidate {candidate_id}")
@@ -159,18 +176,19 @@ def activate(
     scope, role = found["scope"], found["role"]
     conn.execute(
         "INSERT INTO active_pointers (scope, role, ref, candidate_id, previous_ref, "
-        "previous_candidate_id, switched_at) VALUES (?, ?, ?, ?, NULL, NULL, ?) "
+        "previous_candidate_id, switched_at, probation_left) VALUES (?, ?, ?, ?, NULL, NULL, ?, ?) "
         "ON CONFLICT (scope, role) DO UPDATE SET previous_ref = active_pointers.ref, "
         "previous_candidate_id = active_pointers.candidate_id, ref = excluded.ref, "
-        "candidate_id = excluded.candidate_id, switched_at = excluded.switched_at",
-        (scope, role, found["ref"], candidate_id, utc_now()),
+        "candidate_id = excluded.candidate_id, switched_at = excluded.switched_at, "
+        "probation_left = excluded.probation_left",
+        (scope, role, found["ref"], candidate_id, utc_now(), probation),
     )
     conn.execute(
         "UPDATE promotion_candidates SET status = ? WHERE scope = ? AND role = ? AND status = ?",
         (ACCEPTED, scope, role, ACTIVE),
     )
     conn.execute("UPDATE promotion_candidates SET status = ? WHERE id = ?", (ACTIVE, candidate_id))
-    _decide(conn, scope, role, candidate_id, "activate", rationale, actor)
+    decide(conn, scope, role, candidate_id, "activate", rationale, actor)
     pointer = active(conn, scope, role)
     assert pointer is not None
     return pointer
@@ -190,7 +208,8 @@ def rollback(
         conn.execute(
             "UPDATE active_pointers SET ref = previous_ref, "
             "candidate_id = previous_candidate_id, previous_ref = NULL, "
-            "previous_candidate_id = NULL, switched_at = ? WHERE scope = ? AND role = ?",
+            "previous_candidate_id = NULL, switched_at = ?, probation_left = NULL "
+            "WHERE scope = ? AND role = ?",
             (utc_now(), scope, role),
         )
     if pointer["candidate_id"] is not None:
@@ -203,7 +222,7 @@ def rollback(
             "UPDATE promotion_candidates SET status = ? WHERE id = ?",
             (ACTIVE, pointer["previous_candidate_id"]),
         )
-    _decide(conn, scope, role, pointer["candidate_id"], "rollback", reason, actor)
+    decide(conn, scope, role, pointer["candidate_id"], "rollback", reason, actor)
     return active(conn, scope, role)
 
 
@@ -254,13 +273,32 @@ def listing(
     return result
 
 
-def trials(conn: sqlite3.Connection, candidate_id: int) -> list[dict[str, Any]]:
-    """Every trial of a candidate, in the order played."""
+def trials(
+    conn: sqlite3.Connection, candidate_id: int, stage: str | None = None
+) -> list[dict[str, Any]]:
+    """Every trial of a candidate (of one ``stage``, or all), in the order played."""
+    where, params = ("AND stage = ? ", (candidate_id, stage)) if stage else ("", (candidate_id,))
     return [
         dict(zip(("stage", "seed", "candidate", "incumbent"), row, strict=True))
         for row in conn.execute(
             "SELECT stage, seed, candidate_score, incumbent_score FROM promotion_trials "
-            "WHERE candidate_id = ? ORDER BY id",
-            (candidate_id,),
+            "WHERE candidate_id = ? " + where + "ORDER BY id",
+            params,
         ).fetchall()
+    ]
+
+
+def set_probation(conn: sqlite3.Connection, scope: str, role: str, left: int | None) -> None:
+    conn.execute(
+        "UPDATE active_pointers SET probation_left = ? WHERE scope = ? AND role = ?",
+        (left, scope, role),
+    )
+
+
+def on_probation(conn: sqlite3.Connection, scope: str) -> list[dict[str, Any]]:
+    """The scope's active pointers still on probation, each with its role."""
+    return [
+        {"role": role, **pointer}
+        for role in ROLES
+        if (pointer := active(conn, scope, role)) is not None and pointer["probation_left"]
     ]

@@ -461,6 +461,12 @@ def _015_candidate_incumbents(conn: sqlite3.Connection) -> None:
     _execute_script(conn, "ALTER TABLE promotion_candidates ADD COLUMN incumbent_ref TEXT")
 
 
+def _016_probation(conn: sqlite3.Connection) -> None:
+    """Probation (``promotion/probation.py``): how many more generations watch an activated
+    candidate against the one it replaced (NULL: not on probation)."""
+    _execute_script(conn, "ALTER TABLE active_pointers ADD COLUMN probation_left INTEGER")
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -477,6 +483,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (13, "promotion: bundles, candidates, trials, decisions, active pointers", _013_promotion),
     (14, "model registry: trained checkpoints", _014_model_registry),
     (15, "what a promotion candidate was trialled against", _015_candidate_incumbents),
+    (16, "probation of an activated candidate", _016_probation),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -11,7 +11,8 @@ played is resolved from what the runner stored beside it (``loop/tournament.py``
 - ``incumbent`` (any phase): the strategy of the last generation before it that advanced, or
   the one the run started from (``start_incumbent`` in its config: a best-known strategy).
 
-A match that failed (an error) or whose strategy cannot be resolved (a retried attempt
+Promotion trials' plays (phase ``trial``: proposals under a bundle, not stored) are not part
+of it. A match that failed (an error) or whose strategy cannot be resolved (a retried attempt
 that was not screened nor final: its strategy is not stored) is counted in ``skipped``.
 """
 
@@ -102,7 +103,7 @@ def _add_run(
     cleaned: dict[str, dict] = {}  # each strategy redacted once
     for match in store.query(
         "SELECT generation_index, attempt, phase, side, score, error FROM matches "
-        "WHERE run_id = ? ORDER BY id",
+        "WHERE run_id = ? AND phase != 'trial' ORDER BY id",
         (run_id,),
     ):
         strategy = (

@@ -36,6 +36,22 @@ def offline_proposer(scenario: Any, entries: list) -> Proposer:
     return lambda seed: propose_under(scenario, entries, seed)
 
 
+def current_competitor(store: Any, scenario: Any, scope: str) -> tuple[str, Proposer]:
+    """The scope's current competitor as a trial's incumbent: its name (the active checkpoint's
+    id, or ``offline:<served bundle id>``) and what it proposes for a seed."""
+    from ..knowledge import entries as knowledge_entries
+    from ..promotion import bundles, records
+    from . import registry
+
+    pointer = records.active(store.conn, scope, "competitor")
+    current = registry.get(store.conn, pointer["ref"]) if pointer else None
+    if current is not None:
+        return current["id"], checkpoint_proposer(current, scenario)
+    served = knowledge_entries.active(store, scope)
+    name = f"{OFFLINE}:{bundles.bundle_id([entry.to_dict() for entry in served])}"
+    return name, offline_proposer(scenario, served)
+
+
 class Sides:
     """``play(side, seed)`` for the gate; each (side, seed) played once; plays counted."""
 
@@ -57,9 +73,15 @@ class Sides:
 
 
 def judge(
-    scenario: Any, checkpoint_id: str, candidate: Proposer, incumbent_ref: str, incumbent: Proposer
+    scenario: Any,
+    candidate_ref: str,
+    candidate: Proposer,
+    incumbent_ref: str,
+    incumbent: Proposer,
+    prefix: str = "train",
 ) -> tuple[gate.Verdict, int]:
-    """The gate's verdict on the checkpoint against the incumbent, and the plays it cost."""
+    """The gate's verdict on a candidate (a checkpoint, a bundle) against the incumbent, and
+    the plays it cost; its seeds are drawn from ``prefix`` and both refs."""
     sides = Sides(scenario, candidate, incumbent)
-    verdict = gate.judge(sides.play, f"train:{checkpoint_id}:vs:{incumbent_ref}")
+    verdict = gate.judge(sides.play, f"{prefix}:{candidate_ref}:vs:{incumbent_ref}")
     return verdict, sides.plays
