@@ -14,6 +14,7 @@ from ..errors import NotFoundError, UsageError
 from ..knowledge.entries import STATUSES
 from ..loop.options import MAX_ITERATIONS, MAX_MATCHES, MAX_SEED
 from ..loop.request import RUN_ID
+from ..promotion.records import ACTORS, KINDS, ROLES
 from .stores import reading
 
 KNOWLEDGE_LISTS = (("bullet", "playbook"), ("hint", "hints"), ("dead_end", "dead_ends"))
@@ -300,6 +301,8 @@ _NAME = "[^\\s\\x00-\\x1f\\x7f](?:[^\\x00-\\x1f\\x7f]{0,190}[^\\s\\x00-\\x1f\\x7
 _BARE = "[^\\s:\\x00-\\x1f\\x7f](?:[^:\\x00-\\x1f\\x7f]{0,190}[^\\s:\\x00-\\x1f\\x7f])?"
 PROMOTION_SCOPE_PATTERN = f"^(?!(?:project|user)$)(?:(?:scenario|task):{_NAME}|{_BARE})$"
 PROMOTIONS_SHOWN = 200  # candidates the page lists (newest first), each with its trials
+# what a candidate is and who decides, as the promotion gate records them (for the API's document)
+PROMOTION_ROLES, PROMOTION_KINDS, PROMOTION_ACTORS = ROLES, KINDS, ACTORS
 
 
 def promotion_scope(name: str) -> str:

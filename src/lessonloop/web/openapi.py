@@ -8,12 +8,14 @@ from typing import Any
 from .. import __version__
 from ..app.dashboard import (
     MEMORY_STATUSES,
+    PROMOTION_ACTORS,
+    PROMOTION_KINDS,
+    PROMOTION_ROLES,
     PROMOTION_SCOPE_PATTERN,
     RUN_ID_PATTERN,
     RUN_LIMITS,
     SCOPE_PATTERN,
 )
-from ..promotion.records import ACTORS, KINDS, ROLES
 from .guard import TOKEN_HEADER
 
 ERROR = {"$ref": "#/components/schemas/Error"}
@@ -278,7 +280,7 @@ SCHEMAS: dict[str, Any] = {
             "stage": TEXT_OR_NULL,
             "statistic": TEXT_OR_NULL,
             "rationale": TEXT,
-            "actor": {"type": "string", "enum": list(ACTORS)},
+            "actor": {"type": "string", "enum": list(PROMOTION_ACTORS)},
             "at": TEXT,
         }
     ),
@@ -295,8 +297,8 @@ SCHEMAS: dict[str, Any] = {
         {
             "id": {"type": "integer"},
             "scope": TEXT,
-            "role": {"type": "string", "enum": list(ROLES)},
-            "kind": {"type": "string", "enum": list(KINDS)},
+            "role": {"type": "string", "enum": list(PROMOTION_ROLES)},
+            "kind": {"type": "string", "enum": list(PROMOTION_KINDS)},
             "ref": TEXT,
             "source": TEXT,
             "run_id": TEXT_OR_NULL,
@@ -312,7 +314,7 @@ SCHEMAS: dict[str, Any] = {
     "ActivePointer": fields(
         {
             "scope": TEXT,
-            "role": {"type": "string", "enum": list(ROLES)},
+            "role": {"type": "string", "enum": list(PROMOTION_ROLES)},
             "ref": TEXT,
             "candidate_id": INTEGER_OR_NULL,
             "previous_ref": TEXT_OR_NULL,
