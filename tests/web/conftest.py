@@ -91,3 +91,34 @@ def paced_reference(tmp_path: Path) -> str:
     target = tmp_path / "paced.py"
     shutil.copy(Path(__file__).with_name("paced_scenario.py"), target)
     return f"{target}:Paced"
+
+
+@pytest.fixture(scope="session")
+def promoted_source(tmp_path_factory):
+    """A home made once: ``run grid_ctf -n 3 --context-trials full --run-id ct`` then
+    ``train grid_ctf``, as separate processes."""
+    root = tmp_path_factory.mktemp("promoted") / "home"
+    for command in (
+        ["run", "grid_ctf", "-n", "3", "--context-trials", "full", "--run-id", "ct"],
+        ["train", "grid_ctf"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "lessonloop", *command],
+            env=subprocess_env(
+                root,
+                LESSONLOOP_USER_HOME=str(root.parent / "user-home"),
+                XDG_CACHE_HOME=str(root.parent / "cache"),
+            ),
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stderr
+    return root
+
+
+@pytest.fixture
+def promoted(home, promoted_source):
+    """This test's home: a copy of ``promoted_source``."""
+    shutil.copytree(promoted_source, home, dirs_exist_ok=True)
+    return home

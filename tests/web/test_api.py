@@ -223,6 +223,7 @@ def test_the_openapi_document_names_every_route(client):
         "/api/scenarios",
         "/api/knowledge",
         "/api/knowledge/{scope}",
+        "/api/promotions",
         "/api/memories",
         "/api/memories/{memory_id}",
     }

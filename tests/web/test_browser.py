@@ -1,7 +1,7 @@
 """The dashboard in a real browser (Debian's chromium through Playwright, skipped where
 missing), served by the real ``lessonloop serve`` process: a running run's page shows a
-generation completing within 2 s, and forgetting a memory from its page removes it from
-``memory list``. Screenshots go to tests/artifacts/ (not committed)."""
+generation completing within 2 s, forgetting a memory from its page removes it from
+``memory list``, and a promotion candidate's trials unfold on the promotions page. Screenshots go to tests/artifacts/ (not committed)."""
 
 from __future__ import annotations
 
@@ -170,3 +170,40 @@ def test_the_tables_read_whole_words_at_390_pixels(finished_run, run_cli, served
                 tables = check_tables_read(page, width)
                 assert any("gate" in table["table"] for table in tables), tables
             page.close()
+
+
+def test_a_candidates_trials_unfold_on_the_promotions_page(promoted, run_cli, served, chromium):
+    """The candidate with the most trials (every stage played): folded to one line, opened by
+    a click on it, every trial a row; at 390 and 1280 pixels no word is cut, the page does
+    not scroll sideways and no table is cut off (a rationale is a paragraph: its row may be
+    taller than the report's tables allow)."""
+    from tests.report.fit import TABLES
+
+    listed = json.loads(run_cli("promotions", "--json").out)["candidates"]
+    longest = max(listed, key=lambda candidate: sum(candidate["trials"].values()))
+    count = sum(longest["trials"].values())
+    assert count > 30
+    ARTIFACTS.mkdir(exist_ok=True)
+    for width, height in ((1280, 800), (390, 844)):
+        page = chromium.new_page(viewport={"width": width, "height": height})
+        page.goto(f"{served.url}/promotions")
+        trials = page.locator(f"#trials-{longest['id']}")
+        assert trials.locator("tr.trial").first.is_hidden()
+        assert page.locator(f"#candidate-{longest['id']} tr.decision").first.is_visible()
+        trials.locator("summary").click()
+        rows = trials.locator("tr.trial")
+        rows.first.wait_for(state="visible")
+        assert rows.count() == count
+        assert all(rows.nth(i).is_visible() for i in (0, count - 1))
+        answer = page.request.get(f"{served.url}/api/promotions").json()
+        [mine] = [c for c in answer["candidates"] if c["id"] == longest["id"]]
+        delta = rows.first.locator("td").last.text_content()
+        assert delta == format(mine["trial_scores"][0]["delta"], "+.4f")
+        page.screenshot(path=str(ARTIFACTS / f"dashboard-promotions-{width}x{height}.png"))
+        seen = page.evaluate(BROKEN_WORDS)
+        assert seen["cells"] > count, seen
+        assert seen["broken"] == [], (width, seen["broken"])
+        assert seen["page"] <= width, (width, seen["page"])
+        tables = page.evaluate(TABLES)
+        assert len(tables) > 3 and not [table for table in tables if table["cut"]], tables
+        page.close()

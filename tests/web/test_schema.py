@@ -33,8 +33,8 @@ schema = schemathesis.openapi.from_asgi("/api/openapi.json", APP, headers=HEADER
 
 @pytest.fixture(scope="module")
 def lived_in(tmp_path_factory):
-    """A home with a finished run, run knowledge and two memories, for the whole module (one
-    run for every operation's examples)."""
+    """A home with a finished run, run knowledge, two memories and a trained checkpoint the
+    promotion gate tried, for the whole module (one run for every operation's examples)."""
     root = tmp_path_factory.mktemp("schema")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("LESSONLOOP_HOME", str(root / "home"))
@@ -44,6 +44,7 @@ def lived_in(tmp_path_factory):
         from lessonloop.cli import main
 
         assert main(["run", "grid_ctf", "-n", "2", "--matches", "2", "--run-id", "s2"]) == 0
+        assert main(["train", "grid_ctf"]) == 0
         for summary in ("Indent YAML with two spaces", "Use SQLite for the store"):
             assert main(["memory", "add", "--type", "decision", "--summary", summary]) == 0
         yield root
@@ -65,6 +66,7 @@ REAL = [
     ("/api/scenarios", {}),
     ("/api/knowledge", {}),
     ("/api/knowledge/{scope}", {"scope": "grid_ctf"}),
+    ("/api/promotions", {}),
     ("/api/memories", {}),
     ("/api/memories/{memory_id}", {"memory_id": 1}),
 ]
@@ -79,6 +81,10 @@ def test_real_answers_match_the_document(lived_in, path, parameters):
     if path == "/api/memories":
         searched = operation.Case(query={"q": "SQLite", "scope": "all"})
         assert searched.call_and_validate(headers=HEADERS, checks=CHECKS).json()[0]["score"] > 0
+    if path == "/api/promotions":
+        assert answer.json()["candidates"][0]["trial_scores"]
+        scoped = operation.Case(query={"scope": "grid_ctf"})
+        assert scoped.call_and_validate(headers=HEADERS, checks=CHECKS).json()["total"] == 1
 
 
 @schema.parametrize()

@@ -14,6 +14,7 @@ from ..errors import NotFoundError, UsageError
 from ..knowledge.entries import STATUSES
 from ..loop.options import MAX_ITERATIONS, MAX_MATCHES, MAX_SEED
 from ..loop.request import RUN_ID
+from ..promotion.records import ACTORS, KINDS, ROLES
 from .stores import reading
 
 KNOWLEDGE_LISTS = (("bullet", "playbook"), ("hint", "hints"), ("dead_end", "dead_ends"))
@@ -290,3 +291,90 @@ def ago(stamp: str | None) -> str | None:
     from ..memory.recall_lines import ago as words_ago
 
     return words_ago(stamp)
+
+
+# The promotions page: the gate's record (app/promotion) with every trial -----------------------
+# A scope the filter takes, as ``promotions --scope`` reads it (``playbook_scope``): a scenario's
+# name, or ``scenario:NAME`` / ``task:NAME``; never project or user (memories), nothing blank
+# at either end, no control characters. The API's document states this pattern.
+_NAME = "[^\\s\\x00-\\x1f\\x7f](?:[^\\x00-\\x1f\\x7f]{0,190}[^\\s\\x00-\\x1f\\x7f])?"
+_BARE = "[^\\s:\\x00-\\x1f\\x7f](?:[^:\\x00-\\x1f\\x7f]{0,190}[^\\s:\\x00-\\x1f\\x7f])?"
+PROMOTION_SCOPE_PATTERN = f"^(?!(?:project|user)$)(?:(?:scenario|task):{_NAME}|{_BARE})$"
+PROMOTIONS_SHOWN = 200  # candidates the page lists (newest first), each with its trials
+# what a candidate is and who decides, as the promotion gate records them (for the API's document)
+PROMOTION_ROLES, PROMOTION_KINDS, PROMOTION_ACTORS = ROLES, KINDS, ACTORS
+
+
+def promotion_scope(name: str) -> str:
+    """``name`` as the promotions filter takes it (UsageError naming ``scope`` otherwise)."""
+    if re.fullmatch(PROMOTION_SCOPE_PATTERN, name) is None:
+        raise UsageError(
+            "is a scenario name, scenario:NAME or task:NAME (not project or user; no control "
+            f"characters or blanks at either end), not {name!r}",
+            field="scope",
+        )
+    return name
+
+
+def promotions(name: str | None = None, limit: int | None = None) -> dict[str, Any]:
+    """What ``promotions --json`` answers (``app.promotion.list_promotions``: the active
+    pointers and the candidates, newest first, with their decisions), each candidate with its
+    trials as ``export`` gives them (``trial_scores``), each trial with its delta; ``total``
+    candidates in all, the first ``limit`` listed. Redacted: a rationale is a person's words."""
+    from ..promotion import records
+    from .promotion import list_promotions
+
+    listed = list_promotions(promotion_scope(name) if name is not None else None)
+    candidates = listed["candidates"]
+    shown = candidates if limit is None else candidates[:limit]
+    with reading(paths.home()) as store:
+        for candidate in shown:
+            played = records.trials(store.conn, candidate["id"]) if store is not None else []
+            candidate["trial_scores"] = [
+                {**trial, "delta": trial["candidate"] - trial["incumbent"]} for trial in played
+            ]
+    answer: dict[str, Any] = redacted(
+        {"active": listed["active"], "candidates": shown, "total": len(candidates)}
+    )
+    return answer
+
+
+def promotion_scopes() -> list[str]:
+    """The scopes that hold promotion candidates or an active pointer, by name."""
+    with reading(paths.home()) as store:
+        if store is None:
+            return []
+        rows = store.query(
+            "SELECT scope FROM promotion_candidates UNION SELECT scope FROM active_pointers "
+            "ORDER BY scope"
+        )
+    return [row["scope"] for row in rows]
+
+
+def promotion_count(scope: str) -> int:
+    """How many promotion candidates ``scope`` (as stored: ``scenario:NAME``) holds."""
+    with reading(paths.home()) as store:
+        if store is None:
+            return 0
+        rows = store.query(
+            "SELECT COUNT(*) AS n FROM promotion_candidates WHERE scope = ?", (scope,)
+        )
+    return int(rows[0]["n"])
+
+
+def run_promotion_scope(run_id: str, scenario: str) -> str | None:
+    """The scope whose candidates a run's page links to: the one the run proposed candidates
+    in, else its scenario's when that scope holds any; None when there are none."""
+    from ..knowledge.entries import scenario_scope
+
+    with reading(paths.home()) as store:
+        if store is None:
+            return None
+        rows = store.query(
+            "SELECT scope FROM promotion_candidates WHERE run_id = ? ORDER BY id DESC LIMIT 1",
+            (run_id,),
+        )
+    if rows:
+        return str(rows[0]["scope"])
+    scope = scenario_scope(scenario)
+    return scope if promotion_count(scope) else None

@@ -51,6 +51,12 @@ def knowledge(request: Request) -> Any:
 
 
 @answers
+def list_promotions(request: Request) -> Any:
+    """``lessonloop promotions [--scope S] --json``, each candidate with its trials."""
+    return dashboard.promotions(parameter(request, "scope"))
+
+
+@answers
 def list_memories(request: Request) -> Any:
     """``lessonloop memory search Q --json`` with ``q``, else ``memory list --json``; each
     memory with its evidence (``dashboard.with_evidence``). ``status=held``: the memories out

@@ -6,7 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
-from ..app.dashboard import MEMORY_STATUSES, RUN_ID_PATTERN, RUN_LIMITS, SCOPE_PATTERN
+from ..app.dashboard import (
+    MEMORY_STATUSES,
+    PROMOTION_ACTORS,
+    PROMOTION_KINDS,
+    PROMOTION_ROLES,
+    PROMOTION_SCOPE_PATTERN,
+    RUN_ID_PATTERN,
+    RUN_LIMITS,
+    SCOPE_PATTERN,
+)
 from .guard import TOKEN_HEADER
 
 ERROR = {"$ref": "#/components/schemas/Error"}
@@ -263,6 +272,63 @@ SCHEMAS: dict[str, Any] = {
             ),
         ]
     },
+    # GET /api/promotions: app/promotion's list_promotions (promotions --json), each candidate
+    # with its trials (trial_scores, as export gives them, with each delta)
+    "PromotionDecision": fields(
+        {
+            "action": TEXT,
+            "stage": TEXT_OR_NULL,
+            "statistic": TEXT_OR_NULL,
+            "rationale": TEXT,
+            "actor": {"type": "string", "enum": list(PROMOTION_ACTORS)},
+            "at": TEXT,
+        }
+    ),
+    "PromotionTrial": fields(
+        {
+            "stage": TEXT,
+            "seed": {"type": "integer"},
+            "candidate": {"type": "number"},
+            "incumbent": {"type": "number"},
+            "delta": {"type": "number"},
+        }
+    ),
+    "PromotionCandidate": fields(
+        {
+            "id": {"type": "integer"},
+            "scope": TEXT,
+            "role": {"type": "string", "enum": list(PROMOTION_ROLES)},
+            "kind": {"type": "string", "enum": list(PROMOTION_KINDS)},
+            "ref": TEXT,
+            "source": TEXT,
+            "run_id": TEXT_OR_NULL,
+            "generation_index": INTEGER_OR_NULL,
+            "status": TEXT,
+            "created_at": TEXT,
+            "incumbent_ref": TEXT_OR_NULL,
+            "trials": {"type": "object", "additionalProperties": COUNT},
+            "decisions": array_of("PromotionDecision"),
+            "trial_scores": array_of("PromotionTrial"),
+        }
+    ),
+    "ActivePointer": fields(
+        {
+            "scope": TEXT,
+            "role": {"type": "string", "enum": list(PROMOTION_ROLES)},
+            "ref": TEXT,
+            "candidate_id": INTEGER_OR_NULL,
+            "previous_ref": TEXT_OR_NULL,
+            "previous_candidate_id": INTEGER_OR_NULL,
+            "switched_at": TEXT,
+        }
+    ),
+    "Promotions": fields(
+        {
+            "active": array_of("ActivePointer"),
+            "candidates": array_of("PromotionCandidate"),
+            "total": COUNT,
+        }
+    ),
     "Forgotten": fields(
         {
             "forgotten": {"type": "integer"},
@@ -370,6 +436,23 @@ def document() -> dict[str, Any]:
                     "responses": {
                         "200": answer("the lists", ref("Knowledge")),
                         **errors(400, 404),
+                    },
+                }
+            },
+            "/api/promotions": {
+                "get": {
+                    "summary": "Promotion candidates, newest first, with their decisions and "
+                    "trials, and what is served per scope and role (promotions --json).",
+                    "parameters": [
+                        query(
+                            "scope",
+                            {"type": "string", "pattern": PROMOTION_SCOPE_PATTERN},
+                            "A scenario name, scenario:NAME or task:NAME (all when left out).",
+                        )
+                    ],
+                    "responses": {
+                        "200": answer("the promotions", ref("Promotions")),
+                        **errors(400),
                     },
                 }
             },

@@ -1,6 +1,7 @@
 """The dashboard's pages, rendered on the server: runs (live status), a run (the report's page,
 its charts redrawn as generations complete), start a run, scenarios, playbooks per scope,
-memories (search, why, forget with a confirmation).
+promotions (candidates, their decisions and trials, what is served), memories (search, why,
+forget with a confirmation).
 
 No framework and nothing fetched from elsewhere: every value passes ``esc`` (HTML escaping),
 every value put in a script passes ``script_json``; the few lines of script use the API
@@ -52,9 +53,18 @@ button{cursor:pointer}
 button.danger{color:#fff;background:var(--bad);border:1px solid var(--bad);border-radius:4px}
 .message{padding:6px 10px;border-radius:4px;background:var(--card);border:1px solid var(--line)}
 .message.error{border-color:var(--bad);color:var(--bad)}
+.promotions td{overflow-wrap:break-word}.promotions td.when,.nb{white-space:nowrap}
+details.candidate{margin:.6em 0;padding:4px 10px;border:1px solid var(--line);border-radius:4px}
+details.candidate>summary{cursor:pointer;overflow-wrap:anywhere;padding:2px 0}
+details.trials>summary{cursor:pointer;color:var(--accent);margin:.4em 0}
+details.trials table{font-size:.85rem;width:auto;min-width:50%}
+details.trials td,details.trials th{padding:2px 6px}
+.st-active{color:#00875a;font-weight:bold}.st-rolled-back,.st-rejected{color:var(--bad)}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
 pre{white-space:pre-wrap;overflow-wrap:anywhere}
 @media (max-width:600px){main.dash{padding:10px}nav.top{padding:6px 10px}
+details.candidate{padding:4px 6px}details.trials table{font-size:.75rem}
+details.trials td,details.trials th{padding:2px 3px}
 table.stack thead{display:none}
 table.stack tr{display:block;padding:6px 0;border-bottom:1px solid var(--line)}
 table.stack td{display:block;border:0;padding:1px 4px;text-align:left}
@@ -113,6 +123,7 @@ def nav(token: str, live: str = "") -> str:
         ("/start", "Start a run"),
         ("/scenarios", "Scenarios"),
         ("/playbooks", "Playbooks"),
+        ("/promotions", "Promotions"),
         ("/memories", "Memories"),
     ]
     return (
@@ -303,10 +314,23 @@ def run_view(request: Request, token: str) -> Response:
     run = dashboard.known_run(run_id)
     offset = log_size(dashboard.events_path(run_id))  # before the page: nothing is missed
     html = dashboard.run_page(run_id)
+    html = with_promotions_link(html, run_id, run["scenario"])
     follow = {"id": run_id, "offset": offset, "live": run["status"] in LIVE_STATUSES}
     html = html.replace("<body>", f"<body>{nav(token)}<style>{NAV_STYLE}</style>", 1)
     html = html.replace("</body>", f"<script>{RUN_SCRIPT % script_json(follow)}</script></body>", 1)
     return HTMLResponse(html)
+
+
+def with_promotions_link(html: str, run_id: str, scenario: str) -> str:
+    """The run's page with a link to its scope's promotions (when it holds candidates) under
+    the line below the run's title."""
+    scope = dashboard.run_promotion_scope(run_id, scenario)
+    heading = html.find("</h1>")
+    end = html.find("</p>", heading) if heading >= 0 else -1
+    if scope is None or end < 0:
+        return html
+    after = end + len("</p>")
+    return html[:after] + promotions_link(scope, dashboard.promotion_count(scope)) + html[after:]
 
 
 NAV_STYLE = STYLE[STYLE.index("nav.top") : STYLE.index("main.dash")]
@@ -422,9 +446,22 @@ def entry_rows(entries: list[dict[str, Any]]) -> list[str]:
     ]
 
 
+def promotions_link(scope: str, count: int) -> str:
+    """A line linking to the promotions page of ``scope`` (which holds ``count`` candidates)."""
+    href = f"/promotions?scope={quote(scope, safe=':')}"
+    words = f"{count} promotion candidate{'' if count == 1 else 's'}"
+    return (
+        f'<p class="sub promotions-link"><a href="{esc(href)}">{words} of {esc(scope)}</a>: '
+        "what was tried against the served context or model, and what is served now.</p>"
+    )
+
+
 def playbook_view(request: Request, token: str) -> Response:
     lists = dashboard.knowledge(request.path_params["scope"])
     body = f"<h1>Playbook of {esc(lists['scope'])}</h1>"
+    count = dashboard.promotion_count(lists["scope"])
+    if count:
+        body += promotions_link(lists["scope"], count)
     for name, title in (("playbook", "Playbook"), ("hints", "Hints"), ("dead_ends", "Dead ends")):
         entries = lists[name]
         body += f"<h2>{title} ({len(entries)})</h2>"

@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from . import api, events, openapi, pages, runs_feed
+from . import api, events, openapi, pages, promotions_page, runs_feed
 from .answers import error_response
 from .guard import Guard, allowed_hosts
 
@@ -66,6 +66,7 @@ def build(host: str, port: int, token: str) -> Starlette:
         Route("/api/scenarios", api.list_scenarios),
         Route("/api/knowledge", api.knowledge_scopes),
         Route("/api/knowledge/{scope}", api.knowledge),
+        Route("/api/promotions", api.list_promotions),
         Route("/api/memories", api.list_memories),
         Route("/api/memories/{memory_id}", api.memory_why, methods=["GET"]),
         Route("/api/memories/{memory_id}", api.forget_memory, methods=["DELETE"]),
@@ -75,6 +76,7 @@ def build(host: str, port: int, token: str) -> Starlette:
         Route("/scenarios", pages.shown(pages.scenarios_view)),
         Route("/playbooks", pages.shown(pages.playbooks_view)),
         Route("/playbooks/{scope}", pages.shown(pages.playbook_view)),
+        Route("/promotions", pages.shown(promotions_page.promotions_view)),
         Route("/memories", pages.shown(pages.memories_view)),
         Route("/memories/{scope}/{memory_id}", pages.shown(pages.memory_view)),
     ]
