@@ -34,8 +34,11 @@ def client(home):
 
 @pytest.fixture
 def finished_run(cli):
-    """A completed 3-generation run ``r3`` of grid_ctf."""
-    result = cli("run", "grid_ctf", "-n", 3, "--matches", 2, "--run-id", "r3")
+    """A completed 3-generation run ``r3`` of grid_ctf (without context trials: no promotion
+    candidates; tests/web/test_promotions.py makes its own)."""
+    result = cli(
+        "run", "grid_ctf", "-n", 3, "--matches", 2, "--run-id", "r3", "--context-trials", "off"
+    )
     assert result.code == 0, result.err
     return "r3"
 

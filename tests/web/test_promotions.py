@@ -123,7 +123,12 @@ def test_the_page_shows_what_is_served_and_every_candidate_with_its_decisions_an
         "scope": "scenario:grid_ctf",
         "role": "context",
         "serves": f"{pointer['ref']} (#{pointer['candidate_id']})",
-        "since": pointer["switched_at"],
+        "since": pointer["switched_at"]
+        + (
+            f" (on probation: {pointer['probation_left']} more generations)"
+            if pointer["probation_left"]
+            else ""
+        ),
         "rollback target": "the default (what was served before any promotion)",
     }
     blocks = page.find("details", css="candidate")

@@ -82,9 +82,11 @@ def test_real_answers_match_the_document(lived_in, path, parameters):
         searched = operation.Case(query={"q": "SQLite", "scope": "all"})
         assert searched.call_and_validate(headers=HEADERS, checks=CHECKS).json()[0]["score"] > 0
     if path == "/api/promotions":
-        assert answer.json()["candidates"][0]["trial_scores"]
+        everything = answer.json()["candidates"]
+        assert everything[0]["trial_scores"]
         scoped = operation.Case(query={"scope": "grid_ctf"})
-        assert scoped.call_and_validate(headers=HEADERS, checks=CHECKS).json()["total"] == 1
+        total = scoped.call_and_validate(headers=HEADERS, checks=CHECKS).json()["total"]
+        assert total == sum(c["scope"] == "scenario:grid_ctf" for c in everything) > 0
 
 
 @schema.parametrize()

@@ -320,6 +320,8 @@ SCHEMAS: dict[str, Any] = {
             "previous_ref": TEXT_OR_NULL,
             "previous_candidate_id": INTEGER_OR_NULL,
             "switched_at": TEXT,
+            # generations of probation left (promotion/probation.py); null: not on probation
+            "probation_left": INTEGER_OR_NULL,
         }
     ),
     "Promotions": fields(

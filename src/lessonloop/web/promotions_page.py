@@ -56,13 +56,15 @@ def served_rows(active: list[dict[str, Any]]) -> list[str]:
             if pointer["previous_ref"] is not None
             else esc(DEFAULT)
         )
+        left = pointer.get("probation_left")
+        watched = f" (on probation: {esc(left)} more generations)" if left else ""
         rows.append(
             f'<tr class="served" data-scope="{esc(pointer["scope"])}" '
             f'data-role="{esc(pointer["role"])}">'
             f'<td data-label="scope">{scope_link(pointer["scope"])}</td>'
             f'<td data-label="role">{esc(pointer["role"])}</td>'
             f'<td data-label="serves"><code>{words(pointer["ref"])}</code>{chosen}</td>'
-            f'<td class="when" data-label="since">{esc(pointer["switched_at"])}</td>'
+            f'<td class="when" data-label="since">{esc(pointer["switched_at"])}{watched}</td>'
             f'<td class="rollback" data-label="rollback target">{before}</td></tr>'
         )
     return rows
