@@ -118,11 +118,12 @@ class Answers:
         prompt: prompts.Prompt,
         calls: list,
         follow_up: list[dict] | None = None,
+        seed: int | None = None,
     ) -> Completion:
         """One provider call, through the run's budget and onto its ledger (``Metered``, set
         up by the run's lifecycle). An answer that failed its schema is counted too and comes
         back unparsed. ``follow_up``: messages after the prompt (an answer and what was wrong
-        with it)."""
+        with it); ``seed``: the request's seed when not the attempt's (a context trial's)."""
         provider = self.providers[role]
         request = Request(
             role=role,
@@ -133,7 +134,9 @@ class Answers:
             json_schema=prompt.schema,
             state=prompt.state,
             # a repair is sampled afresh: under its first seed a model repeats itself
-            seed=seeds.call_seed(
+            seed=seed
+            if seed is not None
+            else seeds.call_seed(
                 self.run["seed"],
                 ctx.generation,
                 ctx.attempt,

@@ -26,6 +26,20 @@ DEAD_ENDS_IN_CONTEXT = 20  # the most recent; all of them stay in dead_ends.md
 HINTS_IN_CONTEXT = 20  # the strongest
 
 
+def in_context(entries: list[knowledge_entries.Entry]) -> dict:
+    """What of ``entries`` a competitor's context holds: the playbook (ranked), the strongest
+    hints and the most recent dead ends. Both caps are selection at load time; the budget never
+    trims what is loaded."""
+    by_kind = {
+        kind: [e for e in entries if e.kind == kind] for kind in ("bullet", "hint", "dead_end")
+    }
+    return {
+        "playbook": knowledge_entries.ranked(by_kind["bullet"]),
+        "hints": knowledge_entries.ranked(by_kind["hint"])[:HINTS_IN_CONTEXT],
+        "dead_ends": by_kind["dead_end"][-DEAD_ENDS_IN_CONTEXT:],
+    }
+
+
 class Reflection:
     """The scenario's knowledge for a run: read for the context, learned from each generation.
     Needs the run's ``store``, ``run_id``, knowledge ``scope`` and ``_call``."""
@@ -71,16 +85,8 @@ class Reflection:
 
     def _knowledge(self) -> dict:
         """The scenario's active playbook (ranked), its strongest hints and most recent dead
-        ends. Both caps are selection at load time; the budget never trims what is loaded."""
-        entries = self.entries
-        by_kind = {
-            kind: [e for e in entries if e.kind == kind] for kind in ("bullet", "hint", "dead_end")
-        }
-        return {
-            "playbook": knowledge_entries.ranked(by_kind["bullet"]),
-            "hints": knowledge_entries.ranked(by_kind["hint"])[:HINTS_IN_CONTEXT],
-            "dead_ends": by_kind["dead_end"][-DEAD_ENDS_IN_CONTEXT:],
-        }
+        ends (``in_context``)."""
+        return in_context(self.entries)
 
     def _learn(
         self,

@@ -161,12 +161,20 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection, ContextTrials):
         self.epoch = registry.evaluator_epoch(self.scenario)
         self.scope = knowledge_entries.scenario_scope(self.scenario.name)
         self.trials = self.options.context_trials
-        if self.trials != OFF and self.providers["competitor"].name != "local":
+        if self.trials != OFF and self.providers["competitor"].name == "trained":
             sys.stderr.write(
-                f"context trials ({self.trials}) run only with the offline competitor for now; "
-                f"run {self.run_id} goes without them\n"
+                f"context trials ({self.trials}) do not apply to a trained checkpoint, which "
+                f"reads no context; run {self.run_id} goes without them\n"
             )
             self.trials = OFF
+        elif self.trials != OFF and self.providers["competitor"].name != "local":
+            if self.max_calls is None:  # each trial pair is two competitor calls
+                sys.stderr.write(
+                    f"context trials ({self.trials}) with a model competitor cost two calls a "
+                    f"pair: give the run a --max-calls budget; run {self.run_id} goes without "
+                    "them\n"
+                )
+                self.trials = OFF
 
     def start_payload(self, done: list) -> dict:
         return {
@@ -468,10 +476,15 @@ class Runner(RunLifecycle, Answers, Tournament, Reflection, ContextTrials):
                     proposed,
                     curator_text,
                     match_rows,
+                    reflection_ctx,
+                    calls,
                 )
+        # probation: runs with context trials watch what was activated; a checkpoint's runs
+        # (no context trials: it reads no context) watch the checkpoint
+        watches = self.trials != OFF or self.providers["competitor"].name == "trained"
         watched = (
-            self._probation_pairs(self.pool, last["attempt"], match_rows)
-            if final is not None and self.trials != OFF and self.options.knowledge
+            self._probation_pairs(self.pool, last["attempt"], match_rows, reflection_ctx, calls)
+            if final is not None and watches and self.options.knowledge
             else []
         )
         record = run_store.GenerationRecord(

@@ -126,8 +126,11 @@ class ContextTrials:
     options: Any
     scope: str
     store: Any
+    providers: dict
+    budget: Any
     _play: Callable[..., list]
     _knowledge: Callable[[], dict]
+    _call: Callable[..., Any]
     trials: str  # the mode in force: the run's option, "off" on a route that cannot trial
 
     def _context_trial(
@@ -139,9 +142,15 @@ class ContextTrials:
         proposed: list,
         curator_text: str,
         match_rows: list,
+        ctx: Any = None,
+        calls: list | None = None,
     ) -> ContextTrial | None:
         """Trial the candidate bundle the accepted edits make; None when they change nothing
-        the competitor is served (no accepted edit, or only merges into what is there)."""
+        the competitor is served (no accepted edit, or only merges into what is there).
+        With a model competitor, each side's proposal for a trial seed is one competitor call
+        in this generation's context ``ctx`` with the side's bundle as its knowledge (recorded
+        in ``calls``); a trial the call budget left cannot cover is not played: the candidate
+        is rejected, saying so."""
         where = {"run_id": self.run_id, "generation_index": index}
         served = served_bundle(knowledge)
         candidate = with_edits(served, proposed, curator_text, self.scope, where)
@@ -149,10 +158,20 @@ class ContextTrials:
         if candidate_id == served_id:
             return None
         scores: dict[tuple[str, int], float] = {}
-        proposers = {
-            promotion.CANDIDATE: _under(self.scenario, candidate),
-            promotion.INCUMBENT: _under(self.scenario, served),
-        }
+        through = promotion.HOLDOUT if self.trials == FULL else promotion.SCREEN
+        if self.providers["competitor"].name == "local":
+            proposers = {
+                promotion.CANDIDATE: _under(self.scenario, candidate),
+                promotion.INCUMBENT: _under(self.scenario, served),
+            }
+        else:
+            short = self._calls_short(through)
+            if short is not None:
+                return ContextTrial(candidate, served, candidate_id, served_id, short)
+            proposers = {
+                promotion.CANDIDATE: self._asked_under(candidate, ctx, calls),
+                promotion.INCUMBENT: self._asked_under(served, ctx, calls),
+            }
 
         def play_seeds(seed_list: list[int]) -> None:
             scores.update(self._play_sides(pool, proposers, seed_list, attempt, match_rows))
@@ -163,10 +182,53 @@ class ContextTrials:
             key,
             self.options.min_delta,
             prepare=play_seeds,
-            through=promotion.HOLDOUT if self.trials == FULL else promotion.SCREEN,
+            through=through,
         )
         verdict.rationale = f"{candidate_id} against the served {served_id}: {verdict.rationale}"
         return ContextTrial(candidate, served, candidate_id, served_id, verdict)
+
+    def _calls_short(self, through: str) -> promotion.Verdict | None:
+        """A rejection when the call budget left cannot pay for the trial's stages (two calls
+        a pair: one per side), else None."""
+        needed = 2 * (
+            promotion.SCREEN_PAIRS if through == promotion.SCREEN else promotion.MAX_PAIRS
+        )
+        left = self.budget.remaining()["calls"]
+        if left is None or left >= needed:
+            return None
+        return promotion.Verdict(
+            promotion.REJECT,
+            promotion.SCREEN,
+            "not played",
+            f"not trialled: {left} calls left of --max-calls, the trial needs up to {needed} "
+            "(what is served stays as it is)",
+        )
+
+    def _asked_under(self, bundle: list[dict], ctx: Any, calls: list | None) -> Proposer:
+        """What the model competitor proposes for a trial seed in ``ctx`` when served
+        ``bundle``: one call, seeded by the trial seed, and the first strategy of its answer
+        the scenario accepts (clamped into bounds; the current best or this generation's tries
+        count too: the question is what the context makes it propose). An answer with none
+        proposes nothing (``NoProposal``: the side scores 0 on that seed)."""
+        from dataclasses import replace
+
+        from ..scenarios import code
+        from . import prompts
+        from .answers import clamp_to_bounds, strategy_candidates
+        from .reflection import in_context
+
+        served = replace(ctx, **in_context(bundle_entries(bundle, self.scope)))
+        schema = self.scenario.strategy_schema
+
+        def propose(seed: int) -> dict:
+            answer = self._call("competitor", served, prompts.competitor(served), calls, seed=seed)
+            for candidate in strategy_candidates(answer):
+                strategy, _ = clamp_to_bounds(candidate, schema)
+                if not code.problems(self.scenario, strategy):
+                    return strategy
+            raise NoProposal("the competitor's answer held no valid strategy")
+
+        return propose
 
     def _play_sides(
         self,
@@ -209,15 +271,20 @@ class ContextTrials:
         return scores
 
     def _probation_pairs(
-        self, pool: MatchPool, attempt: int, match_rows: list
+        self, pool: MatchPool, attempt: int, match_rows: list, ctx: Any, calls: list
     ) -> list[tuple[probation.Watch, list[promotion.Trial]]]:
         """This generation's probation pairs for each of the scope's pointers on probation
         (``promotion/probation.py``): the active one (candidate) against the one it replaced
-        (incumbent), played as context trials are; stored by ``probation.step`` in the
-        generation's transaction. A pointer whose sides cannot be rebuilt is not watched."""
+        (incumbent), played as context trials are (with a model competitor, two calls a pair,
+        in ``ctx``); stored by ``probation.step`` in the generation's transaction. A pointer
+        whose sides cannot be rebuilt, or whose calls the budget left cannot pay, is not
+        watched this generation."""
         done = []
+        trained = self.providers["competitor"].name == "trained"
         for watch in probation.watching(self.store.conn, self.scope):
-            proposers = self._probation_sides(watch)
+            if trained and watch.role == "context":
+                continue  # a checkpoint reads no context: its runs cannot tell bundles apart
+            proposers = self._probation_sides(watch, ctx, calls)
             if proposers is None:
                 continue
             scores = self._play_sides(pool, proposers, watch.seeds, attempt, match_rows)
@@ -233,8 +300,10 @@ class ContextTrials:
             done.append((watch, played))
         return done
 
-    def _probation_sides(self, watch: probation.Watch) -> dict[str, Proposer] | None:
-        """Proposers for the active ref and the one it replaced: bundles under the offline
+    def _probation_sides(
+        self, watch: probation.Watch, ctx: Any, calls: list
+    ) -> dict[str, Proposer] | None:
+        """Proposers for the active ref and the one it replaced: bundles under the run's
         competitor (context), or checkpoints (competitor; before any, the offline agent under
         the served context)."""
         conn = self.store.conn
@@ -245,9 +314,17 @@ class ContextTrials:
             then = bundles.load(conn, before) if before else None
             if now is None or then is None:
                 return None
+            if self.providers["competitor"].name == "local":
+                return {
+                    promotion.CANDIDATE: _under(self.scenario, now),
+                    promotion.INCUMBENT: _under(self.scenario, then),
+                }
+            left = self.budget.remaining()["calls"]
+            if left is not None and left < 2 * probation.PAIRS:
+                return None
             return {
-                promotion.CANDIDATE: _under(self.scenario, now),
-                promotion.INCUMBENT: _under(self.scenario, then),
+                promotion.CANDIDATE: self._asked_under(now, ctx, calls),
+                promotion.INCUMBENT: self._asked_under(then, ctx, calls),
             }
         from ..training import registry
         from ..training import trial as training_trial
@@ -265,6 +342,30 @@ class ContextTrials:
                 else _under(self.scenario, served)
             ),
         }
+
+
+def bundle_entries(bundle: list[dict], scope: str) -> list[Any]:
+    """A bundle's entries as the store's ``Entry`` objects, numbered in order (the context
+    reads ids, kinds, texts, tags and evidence)."""
+    from ..knowledge.entries import Entry
+
+    return [
+        Entry(
+            id=int(entry.get("id") or position + 1),
+            kind=str(entry["kind"]),
+            scope=scope,
+            summary=str(entry.get("summary", "")),
+            content=str(entry.get("content") or ""),
+            why=str(entry.get("why") or ""),
+            how_to_apply=str(entry.get("how_to_apply") or ""),
+            tags=[str(tag) for tag in entry.get("tags") or []],
+            helpful=int(entry.get("helpful") or 0),
+            harmful=int(entry.get("harmful") or 0),
+            seen=int(entry.get("seen") or 1),
+        )
+        for position, entry in enumerate(bundle)
+        if entry.get("status", "active") == "active"
+    ]
 
 
 def _under(scenario: Any, bundle: list[dict]) -> Proposer:
