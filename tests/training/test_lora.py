@@ -126,7 +126,8 @@ def test_train_fine_tunes_registers_trials_and_serves_a_lora_checkpoint(home, cl
     shown = cli("models", "show", ident, "--json").json()
     params = shown["params"]
     folder = home / params["adapter"]
-    assert folder == lora.adapter_path(home, ident) and str(folder) == checkpoint["adapter"]
+    assert folder == lora.adapter_path(home, ident)
+    assert str(folder) == checkpoint["adapter"] == shown["adapter"]
     assert {"adapter_config.json", "adapter_model.safetensors"} <= {
         p.name for p in folder.iterdir()
     }
@@ -205,3 +206,24 @@ def test_lora_errors_are_one_line(cli, home, args, code, words):
     home.mkdir(parents=True, exist_ok=True)
     done = cli(*args, "--json")
     assert done.code == code and words in done.error()["error"] and done.out == ""
+
+
+def test_a_task_checkpoint_is_registered_and_not_trialled_nor_served(home, cli, base, tmp_path):
+    from tests.cli.test_task_commands import BAD_SQL, EXAMPLES, GOOD_SQL, fenced, script
+
+    answers = script(tmp_path, "sql.json", competitor=[fenced(BAD_SQL), fenced(GOOD_SQL)])
+    improved = cli("improve", EXAMPLES / "sql-top-customers.yaml", "--provider", answers)
+    assert improved.code == 0, improved.err
+    done = cli("train", "task:sql-top-customers", *TRAIN, "--base", base, "--json")
+    assert done.code == 0, done.err
+    result = done.json()
+    assert result["dataset"]["records"] >= 1 and result["checkpoint"]["new"] is True
+    assert result["checkpoint"]["scope"] == "task:sql-top-customers"
+    assert result["checkpoint"]["metrics"]["trialled"] is False
+    assert (result["promotion"]["decision"], result["promotion"]["activated"]) == (
+        "not trialled",
+        False,
+    )
+    assert result["active"] is None and cli("promotions", "--json").json()["candidates"] == []
+    text = cli("train", "task:sql-top-customers", *TRAIN, "--base", base)
+    assert "already registered" in text.out and "not trialled: " in text.out

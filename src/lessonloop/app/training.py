@@ -316,6 +316,8 @@ def show_model(ident: str) -> dict[str, Any]:
         ]
         pointer = records.active(store.conn, found["scope"], ROLE)
     found["active"] = bool(pointer and pointer["ref"] == ident)
+    if found["backend"] == "lora":  # where its adapter is on this machine
+        found["adapter"] = str(paths.home() / found["params"]["adapter"])
     return found
 
 

@@ -157,6 +157,10 @@ def show_command(
         return
     sys.stdout.write(_line(found, {found["id"]} if found["active"] else set()) + "\n")
     sys.stdout.write(f"data hash {found['data_hash']}; roles {', '.join(found['roles'])}\n")
+    if "adapter" in found:
+        sys.stdout.write(
+            f"adapter {found['adapter']} (sha256 {found['params']['sha256']}) on {found['base']}\n"
+        )
     for key, value in found["metrics"].items():
         sys.stdout.write(f"  {key}: {value}\n")
     for candidate in found["promotions"]:
