@@ -17,6 +17,7 @@ pytest.importorskip("transformers")
 pytest.importorskip("peft")
 pytest.importorskip("tokenizers")
 
+from lessonloop.scenarios import registry as scenarios  # noqa: E402
 from lessonloop.store import open_store  # noqa: E402
 from lessonloop.training import lora  # noqa: E402
 
@@ -135,6 +136,9 @@ def test_train_fine_tunes_registers_trials_and_serves_a_lora_checkpoint(home, cl
     assert not [p for p in folder.parent.iterdir() if p.name.endswith(".tmp")]
     text = lora.Generator(shown, home).generate(exported[0]["prompt"], 7, 24, 1.0)
     assert isinstance(text, str) and text.strip()
+    # a trial asks the model what a fresh run's first call asks (a record of the --fresh runs)
+    fresh = lora.prompt_text(lora.fresh_request(scenarios.load("grid_ctf"), []))
+    assert fresh in {record["prompt"] for record in exported}
 
     # its trial: a random model proposes nothing playable, loses every pair, is not served
     promotion = result["promotion"]

@@ -71,9 +71,13 @@ def require() -> tuple[Any, Any, Any]:
         import transformers
     except ImportError:
         raise LessonloopError(EXTRA_HINT) from None
-    # progress bars, advice and deprecation notices would bury the one result on the terminal
+    # loading bars, advice and deprecation notices would bury the one result on the terminal;
+    # a Hub download keeps its progress bar (on stderr): it can take minutes
     transformers.logging.set_verbosity_error()
     transformers.logging.disable_progress_bar()
+    from huggingface_hub.utils import enable_progress_bars
+
+    enable_progress_bars()
     warnings.filterwarnings("ignore", category=FutureWarning, module="(transformers|peft)")
     return torch, transformers, peft
 
