@@ -133,7 +133,7 @@ def test_activate_and_rollback_by_hand(home, cli):
     ("args", "code", "words"),
     [
         (("train", "nope"), 2, "unknown scenario 'nope'"),
-        (("train", "grid_ctf", "--backend", "lora"), 2, "--backend is one of surrogate"),
+        (("train", "grid_ctf", "--backend", "nope"), 2, "--backend is one of surrogate, lora"),
         (("train", "task:fix-bug"), 2, "task training needs the lora backend"),
         (("train", "grid_ctf"), 1, "run it first"),
         (("models", "show", "ckpt-nope"), 1, "no checkpoint 'ckpt-nope'"),

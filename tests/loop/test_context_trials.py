@@ -248,7 +248,9 @@ def test_the_option_is_checked_and_kept_on_resume(home, cli):
     assert more.code == 0, more.err
 
 
-def test_a_model_route_runs_without_trials_and_says_so(home, cli, tmp_path):
+def test_a_model_route_without_a_call_budget_runs_without_trials_and_says_so(
+    home, cli, tmp_path
+):
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps(
@@ -276,7 +278,8 @@ def test_a_model_route_runs_without_trials_and_says_so(home, cli, tmp_path):
         "--json",
     )
     assert done.code == 0, done.err
-    assert "context trials (screen) run only with the offline competitor" in done.err
+    assert "with a model competitor cost two calls a pair" in done.err
+    assert "give the run a --max-calls budget" in done.err
     assert _promotions()["candidates"] == []
     assert len(_bullets("Bad")) == 1, "the edit was admitted as with trials off"
 

@@ -196,6 +196,7 @@ def export(run_id: str, format: str = "json") -> str:
     """A run as text: everything as one JSON document (``json``), or one prompt/completion
     record per generation it kept (``training-jsonl``)."""
     from ..loop.status import load_run
+    from ..training.completions import run_records
 
     if format not in EXPORT_FORMATS:
         raise UsageError(f"unknown export format {format!r}; use json or training-jsonl")
@@ -203,7 +204,7 @@ def export(run_id: str, format: str = "json") -> str:
         run, generations = load_run(store, run_id)
         if format == "json":
             return json.dumps(_export_document(store, run, generations), indent=2) + "\n"
-        records = _training_records(store, run_id, generations)
+        records = run_records(store, run_id, generations)
     return "".join(json.dumps(record, sort_keys=True) + "\n" for record in records)
 
 
@@ -240,35 +241,3 @@ def _match_object(row: Row) -> dict[str, Any]:
     match = dict(row)
     match["dimensions"] = json.loads(match.pop("dimensions_json"))
     return match
-
-
-def _training_records(store: Store, run_id: str, generations: list[Row]) -> list[dict[str, Any]]:
-    """One prompt/completion record per kept (advanced) generation: the competitor call that
-    produced the strategy that advanced. Redacted again on the way out."""
-    from ..safety.redact import redact
-    from ..store import runs as run_store
-
-    records: list[dict[str, Any]] = []
-    for row in generations:
-        if row["gate_decision"] != "advance":
-            continue
-        index = row["generation_index"]
-        final_attempt = row["attempts"] - 1
-        calls = [
-            output
-            for output in run_store.role_outputs(store, run_id, index)
-            if output["role"] == "competitor" and output["attempt"] == final_attempt
-        ]
-        if not calls:
-            continue
-        records.append(
-            {
-                "prompt": redact(calls[-1]["prompt"]),
-                "completion": redact(calls[-1]["output"]),
-                "run_id": run_id,
-                "generation": index,
-                "score": row["mean_score"],
-                "paired_delta": row["mean_delta"],
-            }
-        )
-    return records

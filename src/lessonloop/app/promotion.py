@@ -186,7 +186,10 @@ def _trial_waiting(found: dict[str, Any]) -> dict[str, Any]:
             return {**outcome, "action": "skipped", "reason": str(exc)}
         if found["kind"] == "checkpoint":
             checkpoint = registry.get(store.conn, found["ref"])
-            proposer = trial.checkpoint_proposer(checkpoint, scenario) if checkpoint else None
+            knowledge = knowledge_entries.active(store, found["scope"])
+            proposer = (
+                trial.checkpoint_proposer(checkpoint, scenario, knowledge) if checkpoint else None
+            )
             incumbent_ref, incumbent = trial.current_competitor(store, scenario, found["scope"])
         else:
             entries = bundles.load(store.conn, found["ref"])
@@ -198,7 +201,7 @@ def _trial_waiting(found: dict[str, Any]) -> dict[str, Any]:
             )
     if proposer is None:
         return {**outcome, "action": "skipped", "reason": f"{found['ref']} is not stored"}
-    verdict, plays = trial.judge(
+    verdict, sides = trial.judge(
         scenario, found["ref"], proposer, incumbent_ref, incumbent, prefix="promote"
     )
     verdict.rationale = f"{found['ref']} against {incumbent_ref}: {verdict.rationale}"
@@ -217,6 +220,6 @@ def _trial_waiting(found: dict[str, Any]) -> dict[str, Any]:
         "reason": settled["held"] or verdict.rationale,
         "incumbent": incumbent_ref,
         "trials": len(verdict.trials),
-        "plays": plays,
+        "plays": sides.plays,
         "active": pointer,
     }

@@ -13,7 +13,7 @@ from ..errors import NotFoundError, UsageError
 from .promotion import settle_verdict
 from .stores import reading, writing
 
-BACKENDS = ("surrogate",)
+BACKENDS = ("surrogate", "lora")
 ROLE = "competitor"
 
 
@@ -23,8 +23,8 @@ def _scenario(name: str) -> Any:
     text = name.strip()
     if text.startswith("task:"):
         raise UsageError(
-            "task training needs the lora backend, which is not available yet; train a "
-            "scenario with --backend surrogate",
+            "task training needs the lora backend (--backend lora): the surrogate models a "
+            "scenario's strategy space",
             field="scenario",
         )
     return registry.load(text.removeprefix("scenario:"))
@@ -36,19 +36,31 @@ def _scope(scenario: Any) -> str:
     return scenario_scope(scenario.name)
 
 
-def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
-    """Build ``name``'s dataset from every stored match, fit a ``backend`` model, register the
+def train(
+    name: str,
+    backend: str = "surrogate",
+    base: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Build ``name``'s dataset from the store, fit a ``backend`` model, register the
     checkpoint, trial it against the current competitor and activate it if the gate accepts.
-    Returns the checkpoint, the dataset summary, the verdict and the timings."""
-    from ..promotion import records
+    Returns the checkpoint, the dataset summary, the verdict and the timings. ``base`` and
+    ``options`` (steps, learning_rate, rank, max_length) are the lora backend's."""
+    if backend not in BACKENDS:
+        raise UsageError(f"is one of {', '.join(BACKENDS)}, not {backend!r}", field="backend")
+    if backend == "lora":
+        return _train_lora(name, base, options or {})
+    if base is not None or options:
+        raise UsageError(
+            "--base, --steps, --learning-rate, --rank and --max-length are for --backend lora"
+        )
+    return _train_surrogate(name)
+
+
+def _train_surrogate(name: str) -> dict[str, Any]:
     from ..training import dataset as datasets
     from ..training import registry, surrogate, trial
 
-    if backend not in BACKENDS:
-        raise UsageError(
-            f"is one of {', '.join(BACKENDS)}, not {backend!r} (lora is not available yet)",
-            field="backend",
-        )
     scenario = _scenario(name)
     scope = _scope(scenario)
     started = time.perf_counter()
@@ -68,21 +80,47 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
         ident, new = registry.register(
             conn,
             scope,
-            backend,
+            "surrogate",
             surrogate.BASE,
             [ROLE],
             data.data_hash,
             metrics,
             params,
         )
+    candidate = trial.checkpoint_proposer({"params": params}, scenario)
+    promotion, active = _promote(scenario, scope, ident, candidate)
+    return {
+        "checkpoint": {
+            "id": ident,
+            "new": new,
+            "scope": scope,
+            "backend": "surrogate",
+            "base": surrogate.BASE,
+            "metrics": metrics,
+        },
+        "dataset": data.summary(),
+        "promotion": promotion,
+        "active": active,
+        "seconds": {
+            "dataset_and_fit": round(fitted - started, 3),
+            "total": round(time.perf_counter() - started, 3),
+        },
+    }
+
+
+def _promote(
+    scenario: Any, scope: str, ident: str, candidate: Any
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Trial checkpoint ``ident`` (its proposer ``candidate``) against the scope's current
+    competitor through the promotion gate, store the candidate, its trials and the decision,
+    and activate it on a win. (The promotion summary, the active pointer.)"""
+    from ..promotion import records
+    from ..training import trial
+
+    with reading(paths.home()) as store:
+        assert store is not None  # the checkpoint was just registered in it
         incumbent_ref, incumbent = trial.current_competitor(store, scenario, scope)
-    verdict, plays = trial.judge(
-        scenario,
-        ident,
-        trial.checkpoint_proposer({"params": params}, scenario),
-        incumbent_ref,
-        incumbent,
-    )
+    verdict, sides = trial.judge(scenario, ident, candidate, incumbent_ref, incumbent)
     # the candidate, its trials and the decision in one transaction: a kill during the trials
     # leaves no candidate pending (the checkpoint stays registered; training again trials it)
     with writing(paths.home()) as store, store.transaction() as conn:
@@ -91,28 +129,125 @@ def train(name: str, backend: str = "surrogate") -> dict[str, Any]:
         )
         settled = settle_verdict(store, candidate_id, verdict)
         active = records.active(conn, scope, ROLE)
+    promotion = {
+        "candidate_id": candidate_id,
+        "incumbent": incumbent_ref,
+        "decision": verdict.decision,
+        "stage": verdict.stage,
+        "statistic": verdict.statistic,
+        "rationale": verdict.rationale,
+        "trials": len(verdict.trials),
+        "plays": sides.plays,
+        "no_strategy": dict(sides.no_strategy),
+        "activated": settled["activated"],
+        "held": settled["held"],
+    }
+    return promotion, active
+
+
+def _task_scope(store: Any, stored: str) -> str:
+    """A task's knowledge scope, from the task stored with its latest run."""
+    from ..store import runs as run_store
+    from ..tasks.spec import parse
+
+    row = store.query_one(
+        "SELECT config_json FROM runs WHERE scenario = ? ORDER BY created_at DESC LIMIT 1",
+        (stored,),
+    )
+    config = run_store.loads(row["config_json"])
+    return f"task:{parse(config['task'], 'the task stored with the run').slug}"
+
+
+def _train_lora(name: str, base: str | None, settings: dict[str, Any]) -> dict[str, Any]:
+    """The lora backend: the kept generations' prompt/completion records of every run of
+    ``name`` (a scenario or ``task:NAME``), a LoRA fine-tune of ``base``, the adapter under
+    the home, the checkpoint registered, then (for a scenario) its trials. A task's checkpoint
+    is registered and not trialled (no matched trial through a task's evaluator yet), so it is
+    never served."""
+    from ..knowledge import entries as knowledge_entries
+    from ..training import completions, lora, registry
+
+    opts = lora.Options(**settings).check()
+    lora.require()  # the missing extra named before anything is read
+    text = name.strip()
+    task = text.startswith("task:")
+    scenario = None if task else _scenario(text)
+    stored = text if scenario is None else scenario.name
+    resolved = lora.resolve_base(base or lora.DEFAULT_BASE)
+    home = paths.home()
+    started = time.perf_counter()
+    scope, served = "", []
+    with reading(home) as store:
+        data = completions.build(store, stored) if store is not None else None
+        if store is not None and data is not None and data.records:
+            scope = _task_scope(store, stored) if task else _scope(scenario)
+            served = knowledge_entries.active(store, scope)
+    if data is None or not data.records:
+        how = "lessonloop improve" if task else f"lessonloop run {stored}"
+        raise NotFoundError(
+            f"no kept generations of {stored} to train on: run it first (`{how}`; a "
+            "generation is kept when it advances)"
+        )
+    identity = opts.identity()
+    ident = registry.checkpoint_id(scope, lora.BACKEND, resolved, data.data_hash, identity)
+    with reading(home) as store:
+        existing = registry.get(store.conn, ident) if store is not None else None
+    new = existing is None
+    if existing is not None and lora.intact(home, existing):
+        metrics = existing["metrics"]
+    else:  # not trained yet, or its adapter was lost: (re)write it
+        target = lora.adapter_path(home, ident)
+        metrics = lora.fit(data.records, resolved, opts, target)
+        metrics["trialled"] = not task
+        params = {
+            "adapter": target.relative_to(home).as_posix(),
+            "sha256": lora.digest(target),
+            "options": identity,
+        }
+        with writing(home) as store, store.transaction() as conn:
+            if existing is None:
+                registry.register(
+                    conn,
+                    scope,
+                    lora.BACKEND,
+                    resolved,
+                    [ROLE],
+                    data.data_hash,
+                    metrics,
+                    params,
+                    identity=identity,
+                )
+            else:
+                registry.replace_params(conn, ident, metrics, params)
+    fitted = time.perf_counter()
+    with reading(home) as store:
+        checkpoint = registry.get(store.conn, ident) if store is not None else None
+    assert checkpoint is not None  # registered above or before
+    if scenario is None:
+        promotion: dict[str, Any] = {
+            "decision": "not trialled",
+            "rationale": "a task's checkpoint is registered but not trialled (no matched "
+            "trial through the task's evaluator yet), so it is not served",
+            "activated": False,
+        }
+        active = None
+    else:
+        from ..training import trial
+
+        candidate = trial.checkpoint_proposer(checkpoint, scenario, served)
+        promotion, active = _promote(scenario, scope, ident, candidate)
     return {
         "checkpoint": {
             "id": ident,
             "new": new,
             "scope": scope,
-            "backend": backend,
-            "base": surrogate.BASE,
+            "backend": lora.BACKEND,
+            "base": resolved,
             "metrics": metrics,
+            "adapter": str(home / checkpoint["params"]["adapter"]),
         },
         "dataset": data.summary(),
-        "promotion": {
-            "candidate_id": candidate_id,
-            "incumbent": incumbent_ref,
-            "decision": verdict.decision,
-            "stage": verdict.stage,
-            "statistic": verdict.statistic,
-            "rationale": verdict.rationale,
-            "trials": len(verdict.trials),
-            "plays": plays,
-            "activated": settled["activated"],
-            "held": settled["held"],
-        },
+        "promotion": promotion,
         "active": active,
         "seconds": {
             "dataset_and_fit": round(fitted - started, 3),
@@ -169,6 +304,8 @@ def show_model(ident: str) -> dict[str, Any]:
         ]
         pointer = records.active(store.conn, found["scope"], ROLE)
     found["active"] = bool(pointer and pointer["ref"] == ident)
+    if found["backend"] == "lora":  # where its adapter is on this machine
+        found["adapter"] = str(paths.home() / found["params"]["adapter"])
     return found
 
 

@@ -34,7 +34,8 @@ from . import seeds
 from .pool import MatchPool
 
 OFF, SCREEN, FULL = "off", "screen", "full"
-Proposer = Callable[[int], dict]  # a trial seed -> the strategy a side proposes for it
+# a trial seed -> the strategy a side proposes for it (None: nothing playable)
+Proposer = Callable[[int], dict | None]
 TRIAL_GAMES = 3  # game seeds per proposal and trial seed
 
 
@@ -126,6 +127,7 @@ class ContextTrials:
     options: Any
     scope: str
     store: Any
+    entries: list
     providers: dict
     budget: Any
     _play: Callable[..., list]
@@ -209,7 +211,7 @@ class ContextTrials:
         ``bundle``: one call, seeded by the trial seed, and the first strategy of its answer
         the scenario accepts (clamped into bounds; the current best or this generation's tries
         count too: the question is what the context makes it propose). An answer with none
-        proposes nothing (``NoProposal``: the side scores 0 on that seed)."""
+        proposes nothing (None: the side scores 0 on that seed)."""
         from dataclasses import replace
 
         from ..scenarios import code
@@ -220,13 +222,13 @@ class ContextTrials:
         served = replace(ctx, **in_context(bundle_entries(bundle, self.scope)))
         schema = self.scenario.strategy_schema
 
-        def propose(seed: int) -> dict:
+        def propose(seed: int) -> dict | None:
             answer = self._call("competitor", served, prompts.competitor(served), calls, seed=seed)
             for candidate in strategy_candidates(answer):
                 strategy, _ = clamp_to_bounds(candidate, schema)
                 if not code.problems(self.scenario, strategy):
                     return strategy
-            raise NoProposal("the competitor's answer held no valid strategy")
+            return None
 
         return propose
 
@@ -247,11 +249,11 @@ class ContextTrials:
         for seed in seed_list:
             games = seeds.trial_game_seeds(seed, TRIAL_GAMES)
             proposals: dict[str, dict] = {}
-            for side, propose in proposers.items():
-                try:
-                    proposals[side] = propose(seed)
-                except NoProposal:
+            for side, propose in proposals_of(proposers, seed).items():
+                if propose is None:  # nothing to play: the lowest score a match can have
                     scores[side, seed] = 0.0
+                else:
+                    proposals[side] = propose
             for side, strategy in proposals.items():
                 if side == promotion.INCUMBENT and strategy == proposals.get(promotion.CANDIDATE):
                     same.append(seed)
@@ -333,15 +335,29 @@ class ContextTrials:
         previous = registry.get(conn, before) if before else None
         if current is None:
             return None
-        served = served_bundle(self._knowledge())
+        entries = self.entries  # what the scope serves now (a lora model's prompt reads it)
         return {
-            promotion.CANDIDATE: training_trial.checkpoint_proposer(current, self.scenario),
+            promotion.CANDIDATE: training_trial.checkpoint_proposer(
+                current, self.scenario, entries
+            ),
             promotion.INCUMBENT: (
-                training_trial.checkpoint_proposer(previous, self.scenario)
+                training_trial.checkpoint_proposer(previous, self.scenario, entries)
                 if previous is not None
-                else _under(self.scenario, served)
+                else _under(self.scenario, served_bundle(self._knowledge()))
             ),
         }
+
+
+def proposals_of(proposers: dict[str, Proposer], seed: int) -> dict[str, dict | None]:
+    """Each side's proposal for ``seed``; None where it proposed nothing playable (a
+    ``NoProposal``, or a trained model's answer without a strategy)."""
+    found: dict[str, dict | None] = {}
+    for side, propose in proposers.items():
+        try:
+            found[side] = propose(seed)
+        except NoProposal:
+            found[side] = None
+    return found
 
 
 def bundle_entries(bundle: list[dict], scope: str) -> list[Any]:

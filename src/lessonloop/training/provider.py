@@ -1,8 +1,12 @@
 """The route ``trained:<checkpoint id>``: a registered checkpoint as a run's competitor.
 
-The competitor answers each call with the strategy the checkpoint's surrogate ranks best
-(``surrogate.propose``, deterministic per the call's seed); every other role (analyst, coach,
-curator, translator) is the offline agent's, as with ``local``. A scenario's runs take the
+The competitor answers each call from the checkpoint, by its backend: a ``surrogate``
+checkpoint with the strategy its model ranks best (``surrogate.propose``, deterministic per
+the call's seed); a ``lora`` checkpoint by local inference of its base with the adapter
+loaded (``lora.Generator``, on a GPU when torch sees one), asked the prompt as its training
+records hold it, its answer read by the runner as any model's (no playable strategy: the
+attempt fails). Every other role (analyst, coach, curator, translator) is the offline
+agent's, as with ``local``. A scenario's runs take the
 route by default once the checkpoint has won its promotion trials and is the scope's active
 ``competitor`` (``served_competitor``, called when a run is created); naming it with
 ``--provider trained:ID`` serves it by hand. Registered in ``providers/catalog.py``.
@@ -38,6 +42,8 @@ def provider_for(route: Any, settings: Any) -> TrainedProvider:
         checkpoint = registry.get(store.conn, ident)
     if checkpoint is None:
         raise UsageError(f"unknown checkpoint {ident!r} (see `lessonloop models list`)")
+    if checkpoint["backend"] == "lora":
+        return LoraProvider(checkpoint)
     return TrainedProvider(checkpoint)
 
 
@@ -57,6 +63,30 @@ class TrainedProvider(LocalProvider):
         return (  # (the competitor's answer: a reason, then the strategy as a JSON block)
             f"The strategy checkpoint {self.checkpoint['id']} ranks best for this call.\n\n"
             f"```json\n{canonical.dumps(strategy)}\n```\n"
+        )
+
+
+class LoraProvider(TrainedProvider):
+    """The offline agent, with a lora checkpoint's model as its competitor (loaded on the
+    first competitor call: a run that fails before it loads nothing)."""
+
+    def __init__(self, checkpoint: dict[str, Any]):
+        super().__init__(checkpoint)
+        self.generator: Any = None
+
+    def _competitor(self, state: dict[str, Any], request: Request) -> str:
+        from .. import paths
+        from . import lora
+
+        if self.generator is None:
+            self.generator = lora.Generator(self.checkpoint, paths.home())
+        return str(
+            self.generator.generate(
+                lora.prompt_text(request),
+                request.seed or 0,
+                request.max_tokens,
+                request.temperature,
+            )
         )
 
 

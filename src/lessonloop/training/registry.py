@@ -35,9 +35,12 @@ def register(
     data_hash: str,
     metrics: dict[str, Any],
     params: dict[str, Any],
+    identity: dict[str, Any] | None = None,
 ) -> tuple[str, bool]:
-    """Store a checkpoint; (its id, whether it is new)."""
-    ident = checkpoint_id(scope, backend, base, data_hash, params)
+    """Store a checkpoint; (its id, whether it is new). ``identity``: what names it instead of
+    ``params`` (a lora checkpoint: its training settings, since the adapter's digest is known
+    only after training, and the adapter folder is named by the id)."""
+    ident = checkpoint_id(scope, backend, base, data_hash, params if identity is None else identity)
     cursor = conn.execute(
         "INSERT OR IGNORE INTO model_checkpoints (id, scope, backend, base, roles_json, "
         "data_hash, metrics_json, params_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -54,6 +57,17 @@ def register(
         ),
     )
     return ident, cursor.rowcount == 1
+
+
+def replace_params(
+    conn: sqlite3.Connection, ident: str, metrics: dict[str, Any], params: dict[str, Any]
+) -> None:
+    """A checkpoint trained again because its files were lost (a lora adapter deleted from
+    the home): the same id, the new files' metrics and digest."""
+    conn.execute(
+        "UPDATE model_checkpoints SET metrics_json = ?, params_json = ? WHERE id = ?",
+        (canonical.dumps(metrics), canonical.dumps(params), ident),
+    )
 
 
 _COLUMNS = "id, scope, backend, base, roles_json, data_hash, metrics_json, params_json, created_at"
