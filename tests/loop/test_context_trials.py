@@ -248,9 +248,7 @@ def test_the_option_is_checked_and_kept_on_resume(home, cli):
     assert more.code == 0, more.err
 
 
-def test_a_model_route_without_a_call_budget_runs_without_trials_and_says_so(
-    home, cli, tmp_path
-):
+def test_a_model_route_without_a_call_budget_runs_without_trials_and_says_so(home, cli, tmp_path):
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps(

@@ -55,3 +55,25 @@ def test_a_small_model_proposes_strategies_the_game_accepts(
     assert usage["cost"] == 0.0
     if roles == ROLES:
         assert {"analyst", "coach"} <= set(usage["by_role"])
+
+
+def test_a_small_model_trials_the_coachs_bundle_within_its_call_budget(
+    cli, home, monkeypatch, real_model, coach_once
+):
+    """Context trials with a real model competitor: each side's proposal for a trial seed is a
+    real call whose prompt holds its bundle; every call is on the ledger within --max-calls."""
+    from ..promotion.steering import GOOD, targets
+
+    _route(monkeypatch, real_model, ("competitor",))
+    coach_once(targets(GOOD, "Good"))
+    run = ("run", "grid_ctf", "-n", "1", "--context-trials", "screen", "--max-calls", "40")
+    result = cli(*run, "--run-id", "trialled", "--json")
+    assert result.code == 0, result.err
+    [candidate] = cli("promotions", "--json").json()["candidates"]
+    assert candidate["trials"] == {"screen": 6} and candidate["status"] in ("active", "rejected")
+    with sqlite3.connect(home / "lessonloop.db") as db:
+        calls = db.execute(
+            "SELECT SUM(calls) FROM provider_calls WHERE run_id = 'trialled' AND "
+            "role = 'competitor'"
+        ).fetchone()[0]
+    assert 12 < calls <= 40, "the generation's own call(s) and two a trial pair"

@@ -141,3 +141,41 @@ def test_the_registry_round_trip_with_a_content_derived_id(runs_home):
     )
     assert [c["id"] for c in listed] == [ident] and "params" not in listed[0]
     assert surrogate.propose(found["params"], SCHEMA, 5) == surrogate.propose(params, SCHEMA, 5)
+
+
+def test_a_run_served_by_a_checkpoint_keeps_searching_after_its_first_generation(runs_home, cli):
+    """The checkpoint proposes around the run's incumbent and never what the run has played:
+    every generation plays a new strategy (it once repeated its best anchor, every attempt
+    was refused as an echo and the run stopped playing after generation 1)."""
+    trained = cli("train", "grid_ctf", "--json")
+    assert trained.code == 0, trained.err
+    ident = trained.json()["checkpoint"]["id"]
+    done = cli("run", "grid_ctf", "-n", "5", "--provider", f"trained:{ident}", "--fresh", "--json")
+    assert done.code == 0, done.err
+    with open_store(runs_home, readonly=True) as store:
+        run_id = done.json()["run_id"]
+        played = store.query(
+            "SELECT generation_index, COUNT(*) AS n FROM matches WHERE run_id = ? AND "
+            "side = 'challenger' GROUP BY generation_index",
+            (run_id,),
+        )
+        strategies = [
+            row["strategy_json"]
+            for row in store.query(
+                "SELECT strategy_json FROM generations WHERE run_id = ? ORDER BY generation_index",
+                (run_id,),
+            )
+        ]
+    assert {row["generation_index"] for row in played} == {1, 2, 3, 4, 5}
+    assert len(set(strategies)) == 5, "a new strategy each generation"
+
+
+def test_the_surrogate_leaves_out_what_was_played_and_searches_around_the_incumbent(runs_home):
+    params, _ = surrogate.train(_built(runs_home), SCHEMA)
+    first = surrogate.propose(params, SCHEMA, 1)
+    assert surrogate.propose(params, SCHEMA, 1) == first, "deterministic per seed"
+    second = surrogate.propose(params, SCHEMA, 1, played=[first])
+    assert second != first
+    assert surrogate.propose(params, SCHEMA, 1, played=[first, second]) not in (first, second)
+    near = surrogate.propose(params, SCHEMA, 1, played=[first], around=second)
+    assert near != first

@@ -58,12 +58,8 @@ def settle_verdict(store: Any, candidate_id: int, verdict: Any) -> dict[str, Any
     records.record_verdict(store.conn, candidate_id, verdict)
     if not verdict.accepted:
         return {"activated": False, "held": None}
-    found = records.candidate(store.conn, candidate_id) or {}
-    held = charter.load().hold_reason(found.get("scope", ""), len(verdict.trials))
+    held = switch.held(store.conn, candidate_id, verdict, charter.load())
     if held is not None:
-        records.decide(
-            store.conn, found["scope"], found["role"], candidate_id, records.HOLD, held, "gate"
-        )
         return {"activated": False, "held": held}
     switch.activate(store, candidate_id, "gate", verdict.rationale, probation=probation.GENERATIONS)
     return {"activated": True, "held": None}

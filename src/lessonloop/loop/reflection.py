@@ -13,7 +13,7 @@ from .. import canonical
 from ..knowledge import admission, edits
 from ..knowledge import entries as knowledge_entries
 from ..knowledge.render import view_texts
-from ..promotion import probation, records
+from ..promotion import probation, records, switch
 from ..promotion.charter import Charter
 from ..providers.base import Completion
 from . import gate, prompts
@@ -142,12 +142,8 @@ class Reflection:
         serve = False
         if trial is not None:
             candidate = trial.record(self.store.conn, self.scope, self.run_id, index)
-            held = self.charter.hold_reason(self.scope, len(trial.verdict.trials))
+            held = switch.held(self.store.conn, candidate, trial.verdict, self.charter)
             serve = trial.verdict.accepted and held is None
-            if trial.verdict.accepted and held is not None:
-                records.decide(
-                    self.store.conn, self.scope, "context", candidate, records.HOLD, held, "gate"
-                )
             if not serve:
                 proposed, curator_text = [], ""  # what is served stays as it is
         edits.apply(

@@ -11,6 +11,8 @@ from . import bundles, records
 
 if TYPE_CHECKING:
     from ..store.db import Store
+    from .charter import Charter
+    from .gate import Verdict
 
 CONTEXT = "context"
 
@@ -50,3 +52,16 @@ def rollback(store: Store, scope: str, role: str, actor: str, reason: str) -> di
         target = pointer["ref"] if pointer else leaving.get("incumbent_ref")
         restored = _serve(store, scope, target, reason, actor == "user")
     return {**(pointer or records.DEFAULT), "entries": restored}
+
+
+def held(conn: Any, candidate_id: int, verdict: Verdict, rules: Charter) -> str | None:
+    """Why the charter does not let an accepted candidate be served now (recorded as a
+    ``hold`` decision: it waits for ``promotions approve`` or more trials), else None."""
+    found = records.candidate(conn, candidate_id) or {}
+    reason = rules.hold_reason(found.get("scope", ""), len(verdict.trials))
+    if verdict.accepted and reason is not None:
+        records.decide(
+            conn, found["scope"], found["role"], candidate_id, records.HOLD, reason, "gate"
+        )
+        return reason
+    return None

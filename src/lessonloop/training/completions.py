@@ -4,11 +4,8 @@ so what a model is fine-tuned on is exactly what a user exports."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-from .. import canonical
 
 if TYPE_CHECKING:
     from sqlite3 import Row
@@ -59,11 +56,9 @@ class Completions:
     @property
     def data_hash(self) -> str:
         """sha256 of the (prompt, completion) pairs in order: same kept generations, same hash."""
-        digest = hashlib.sha256()
-        for record in self.records:
-            digest.update(canonical.dumps([record["prompt"], record["completion"]]).encode())
-            digest.update(b"\n")
-        return digest.hexdigest()
+        from .dataset import content_hash
+
+        return content_hash([record["prompt"], record["completion"]] for record in self.records)
 
     def summary(self) -> dict[str, Any]:
         return {

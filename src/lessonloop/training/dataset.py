@@ -19,6 +19,7 @@ that was not screened nor final: its strategy is not stored) is counted in ``ski
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,15 @@ from .. import canonical
 
 if TYPE_CHECKING:
     from ..store.db import Store
+
+
+def content_hash(rows: Iterable[Any]) -> str:
+    """sha256 of ``rows`` in order, one canonical JSON line each: a training set's data hash."""
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update(canonical.dumps(row).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -44,11 +54,7 @@ class Dataset:
     @property
     def data_hash(self) -> str:
         """sha256 of the examples in order (same runs, same matches: same hash)."""
-        digest = hashlib.sha256()
-        for example in self.examples:
-            digest.update(canonical.dumps([example.strategy, example.score]).encode())
-            digest.update(b"\n")
-        return digest.hexdigest()
+        return content_hash([example.strategy, example.score] for example in self.examples)
 
     def summary(self) -> dict[str, Any]:
         return {

@@ -57,13 +57,30 @@ class TrainedProvider(LocalProvider):
         self.checkpoint = checkpoint
 
     def _competitor(self, state: dict[str, Any], request: Request) -> str:
+        incumbent = state.get("incumbent") or {}
+        around = incumbent.get("strategy") if isinstance(incumbent, dict) else None
         strategy = surrogate.propose(
-            self.checkpoint["params"], state["strategy_schema"], request.seed or 0
+            self.checkpoint["params"],
+            state["strategy_schema"],
+            request.seed or 0,
+            played=played_strategies(state),
+            around=around if isinstance(around, dict) else None,
         )
         return (  # (the competitor's answer: a reason, then the strategy as a JSON block)
             f"The strategy checkpoint {self.checkpoint['id']} ranks best for this call.\n\n"
             f"```json\n{canonical.dumps(strategy)}\n```\n"
         )
+
+
+def played_strategies(state: dict[str, Any]) -> list[dict]:
+    """What the run has played (its incumbent, this generation's tries, every played attempt
+    of its history), from the competitor's request state."""
+    rows = [state.get("incumbent"), *(state.get("tried") or []), *(state.get("history") or [])]
+    return [
+        row["strategy"]
+        for row in rows
+        if isinstance(row, dict) and isinstance(row.get("strategy"), dict)
+    ]
 
 
 class LoraProvider(TrainedProvider):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,12 +210,25 @@ def anchors(dataset: Dataset) -> list[tuple[dict, float, int]]:
     return [(by_key[k], sum(played[k]) / len(played[k]), len(played[k])) for k in best]
 
 
-def propose(parameters: dict[str, Any], schema: dict, seed: int) -> dict:
-    """The strategy the surrogate ranks best among random and near-anchor candidates."""
+def propose(
+    parameters: dict[str, Any],
+    schema: dict,
+    seed: int,
+    played: Iterable[dict] = (),
+    around: dict | None = None,
+) -> dict:
+    """The strategy the surrogate ranks best among random candidates, candidates near its
+    anchors and near ``around`` (a run's incumbent: model-based search around it), leaving
+    out what the run has ``played`` already (the same strategy again teaches it nothing and
+    the runner refuses an echo); when every candidate was played, the best of them."""
     rng = random.Random(f"surrogate:{seed}")
     encoder = Encoder(schema)
     model = Model.from_json(parameters["model"])
     candidates = [space.sample(schema, rng) for _ in range(RANDOM_CANDIDATES)]
+    if around is not None:
+        candidates += [
+            space.perturb(around, schema, LOCAL_STEP, rng) for _ in range(LOCAL_CANDIDATES)
+        ]
     seen = [a for a in parameters.get("anchors", []) if isinstance(a, dict)]
     if seen:
         candidates += [
@@ -230,4 +243,8 @@ def propose(parameters: dict[str, Any], schema: dict, seed: int) -> dict:
             position = len(candidates) - len(seen) + offset
             guess = float(predicted[position])
             predicted[position] = (count * float(mean) + SHRINK * guess) / (count + SHRINK)
-    return candidates[int(np.argmax(predicted))]
+    done = {canonical.dumps(strategy) for strategy in played}
+    fresh = [i for i, c in enumerate(candidates) if canonical.dumps(c) not in done]
+    if not fresh:
+        return candidates[int(np.argmax(predicted))]
+    return candidates[max(fresh, key=lambda i: float(predicted[i]))]
