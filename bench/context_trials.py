@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -28,15 +29,25 @@ SEEDS = int(os.environ.get("BENCH_SEEDS", "5"))
 MODES = CONTEXT_TRIALS
 
 
-def one_run(scenario: str, seed: int, mode: str) -> dict:
+def one_run(
+    scenario: str, seed: int, mode: str | None, *extra: str, start_home: Path | None = None
+) -> dict:
+    """One ``ITERATIONS``-generation run through the CLI in a temporary home (a copy of
+    ``start_home`` when given), ``--context-trials mode`` (None: the default) and ``extra``
+    flags: its plays (all, trial, validation), candidates, validated best, the validated best
+    after each generation (``curve``), the plays before validation up to each (``spent``) and
+    the wall time."""
     with tempfile.TemporaryDirectory(prefix="lessonloop-bench-") as tmp:
         home = Path(tmp) / "home"
+        if start_home is not None:
+            shutil.copytree(start_home, home)
         env = {**os.environ, "LESSONLOOP_HOME": str(home), "PYTHONPATH": str(ROOT / "src")}
         env["LESSONLOOP_USER_HOME"] = str(Path(tmp) / "user-home")
+        trials = ["--context-trials", mode] if mode else []
         started = time.perf_counter()
         done = subprocess.run(
             [sys.executable, "-m", "lessonloop", "run", scenario, "-n", str(ITERATIONS)]
-            + ["--seed", str(seed), "--context-trials", mode, "--json"],
+            + ["--seed", str(seed), *trials, *extra, "--json"],
             env=env,
             capture_output=True,
             text=True,
@@ -44,21 +55,46 @@ def one_run(scenario: str, seed: int, mode: str) -> dict:
         wall = time.perf_counter() - started
         if done.returncode != 0:
             raise SystemExit(done.stderr)
+        summary = json.loads(done.stdout)
+        run_id = summary["run_id"]
         conn = sqlite3.connect(home / "lessonloop.db")
-        plays, trial = conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(phase = 'trial'), 0) FROM matches"
+        plays, trial, validation = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(phase = 'trial'), 0), "
+            "COALESCE(SUM(phase = 'validation'), 0) FROM matches WHERE run_id = ?",
+            (run_id,),
         ).fetchone()
         trialled, accepted = conn.execute(
             "SELECT COUNT(*), COALESCE(SUM(status IN ('accepted', 'active')), 0) "
-            "FROM promotion_candidates"
+            "FROM promotion_candidates WHERE run_id = ?",
+            (run_id,),
         ).fetchone()
+        curve = [
+            row[0]
+            for row in conn.execute(
+                "SELECT best_score FROM generations WHERE run_id = ? ORDER BY generation_index",
+                (run_id,),
+            )
+        ]
+        per_generation = dict(
+            conn.execute(
+                "SELECT generation_index, COUNT(*) FROM matches WHERE run_id = ? AND "
+                "phase != 'validation' GROUP BY generation_index",
+                (run_id,),
+            ).fetchall()
+        )
         conn.close()
+        spent = [
+            sum(n for g, n in per_generation.items() if g <= i) for i in range(1, len(curve) + 1)
+        ]
         return {
             "plays": plays,
             "trial": trial,
+            "validation": validation,
             "trialled": trialled,
             "accepted": accepted,
-            "best": json.loads(done.stdout)["best_score"],
+            "best": summary["best_score"],
+            "curve": curve,
+            "spent": spent,
             "wall": wall,
         }
 
