@@ -53,7 +53,7 @@ button{cursor:pointer}
 button.danger{color:#fff;background:var(--bad);border:1px solid var(--bad);border-radius:4px}
 .message{padding:6px 10px;border-radius:4px;background:var(--card);border:1px solid var(--line)}
 .message.error{border-color:var(--bad);color:var(--bad)}
-.promotions td{overflow-wrap:break-word}.promotions td.when,.nb{white-space:nowrap}
+.promotions td{overflow-wrap:break-word}.promotions td.when,.nb{white-space:nowrap}.promotions td.when .probation{white-space:normal}
 details.candidate{margin:.6em 0;padding:4px 10px;border:1px solid var(--line);border-radius:4px}
 details.candidate>summary{cursor:pointer;overflow-wrap:anywhere;padding:2px 0}
 details.trials>summary{cursor:pointer;color:var(--accent);margin:.4em 0}

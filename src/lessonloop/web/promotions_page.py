@@ -57,7 +57,11 @@ def served_rows(active: list[dict[str, Any]]) -> list[str]:
             else esc(DEFAULT)
         )
         left = pointer.get("probation_left")
-        watched = f" (on probation: {esc(left)} more generations)" if left else ""
+        watched = (  # wraps: the cell keeps its timestamp on one line, not the note
+            f' <span class="probation">(on probation: {esc(left)} more generations)</span>'
+            if left
+            else ""
+        )
         rows.append(
             f'<tr class="served" data-scope="{esc(pointer["scope"])}" '
             f'data-role="{esc(pointer["role"])}">'
