@@ -128,6 +128,9 @@ def test_a_broken_charter_is_one_line_naming_it(home, cli):
         done = cli(*args, "--json")
         assert done.code == 2
         assert "[promotion] approve must be" in done.error()["error"]
+    _charter(home, "min_trials = 40")
+    done = cli("promote")
+    assert done.code == 2 and "min_trials must be an integer from 0 to 38" in done.err
     _charter(home, "min_trial = 3")
     done = cli("promote")
     assert done.code == 2 and "[promotion] has no 'min_trial'" in done.err

@@ -57,13 +57,15 @@ def test_train_registers_trials_and_records_the_decision(runs_home, cli):
 
 
 def test_a_checkpoint_is_trialled_against_the_active_one(runs_home, cli):
-    """Once a checkpoint is served, the next one meets it, not the offline agent: the same
-    checkpoint against itself proposes the same strategies and gains nothing."""
+    """Once a checkpoint is served, the next one meets it, not the offline agent; the same
+    checkpoint (trained again on the same data) is not trialled against itself."""
     ident = cli("train", "grid_ctf", "--json").json()["checkpoint"]["id"]
     assert cli("models", "activate", ident).code == 0
+    candidates = len(_checkpoints(cli))
     again = cli("train", "grid_ctf", "--json").json()["promotion"]
-    assert (again["incumbent"], again["decision"], again["stage"]) == (ident, "reject", "screen")
-    assert "mean paired delta +0.0000 over 6 pairs" in again["rationale"]
+    assert (again["incumbent"], again["decision"], again["trials"]) == (ident, "not trialled", 0)
+    assert "not trialled against itself" in again["rationale"]
+    assert len(_checkpoints(cli)) == candidates, "no candidate for what is served"
     assert cli("models", "list", "--json").json()["active"][0]["ref"] == ident
 
 
@@ -177,3 +179,16 @@ def test_the_active_checkpoint_is_the_scenarios_competitor_until_rolled_back(run
     assert unknown.code == 2 and "unknown checkpoint 'ck-nope'" in unknown.error()["error"]
     assert cli("models", "rollback", "grid_ctf", "--reason", "back to the agent").code == 0
     assert provider() == "local"
+
+
+def test_a_plugin_scenario_is_named_by_the_name_its_runs_stored(home, cli):
+    """``train NAME`` and ``models rollback NAME`` find a plugin scenario by the reference its
+    runs stored, as ``promotions --scope NAME`` does."""
+    from ..conftest import PLUGIN
+
+    assert cli("run", PLUGIN, "-n", "1", "--json").code == 0
+    name = cli("list", "--json").json()[0]["scenario"]
+    done = cli("models", "rollback", name, "--json")
+    assert done.code == 2 and "nothing to roll back to" in done.error()["error"]
+    unknown = cli("models", "rollback", "no-such-scenario", "--json")
+    assert unknown.code == 2 and "unknown scenario" in unknown.error()["error"]

@@ -169,6 +169,10 @@ def test_every_trial_is_stored_with_its_plays(home):
         assert f"**{candidate['status']}**" in line
         # the last decision's rationale: the screen's, or probation's on an activated one
         assert "screen only:" in line or "screen:" in line or "probation passed" in line
+    page = (home / "runs" / run_id / "report.html").read_text()
+    assert "<h2>Promotion trials</h2>" in page
+    for candidate in found["candidates"]:
+        assert f"<code>{candidate['ref']}</code>" in page
 
 
 def test_a_run_killed_mid_trial_resumes_to_the_same_end(home, monkeypatch, tmp_path):

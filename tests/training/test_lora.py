@@ -180,6 +180,12 @@ def test_train_fine_tunes_registers_trials_and_serves_a_lora_checkpoint(home, cl
     assert run["provider"] == f"trained:{ident}" and answers
     assert not any("seeded random points" in a["output"] for a in answers)  # not the agent's
 
+    # a changed adapter is refused before it is served, by hand too
+    (folder / "adapter_config.json").write_text("{}")
+    refused = cli("models", "activate", ident, "--json")
+    assert refused.code == 1 and "missing or changed" in refused.error()["error"]
+    assert cli("models", "list", "--json").json()["active"] == []
+
 
 def test_a_base_that_does_not_load_is_one_line(home, cli, tmp_path):
     _kept(cli, 1)

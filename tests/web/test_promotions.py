@@ -125,7 +125,8 @@ def test_the_page_shows_what_is_served_and_every_candidate_with_its_decisions_an
         "serves": f"{pointer['ref']} (#{pointer['candidate_id']})",
         "since": pointer["switched_at"]
         + (
-            f" (on probation: {pointer['probation_left']} more generations)"
+            f" (on probation: {pointer['probation_left']} more generation"
+            + ("s)" if pointer["probation_left"] != 1 else ")")
             if pointer["probation_left"]
             else ""
         ),

@@ -152,34 +152,22 @@ def _waiting(conn: Any, scope: str | None) -> list[dict[str, Any]]:
     return list(chosen.values())
 
 
-def _scenario_of(conn: Any, scope: str) -> Any:
-    """The scenario a ``scenario:NAME`` scope's runs played (a plugin by the reference its
-    newest run stored), or a LessonloopError saying why it cannot be loaded."""
-    from ..scenarios import registry as scenarios
-
-    name = scope.partition(":")[2]
-    row = conn.execute(
-        "SELECT scenario_ref FROM runs WHERE scenario = ? ORDER BY created_at DESC LIMIT 1",
-        (name,),
-    ).fetchone()
-    return scenarios.load(row[0] if row else name)
-
-
 def _trial_waiting(found: dict[str, Any]) -> dict[str, Any]:
     """Trial one waiting candidate through every stage and settle it; what happened."""
     from ..knowledge import entries as knowledge_entries
     from ..promotion import bundles, records
     from ..training import registry, trial
+    from .scenarios import scenario_named
 
     outcome = {"candidate_id": found["id"], "scope": found["scope"], "role": found["role"]}
     if not found["scope"].startswith("scenario:"):
         return {**outcome, "action": "skipped", "reason": "only scenarios can be trialled"}
+    try:
+        scenario = scenario_named(found["scope"])
+    except LessonloopError as exc:
+        return {**outcome, "action": "skipped", "reason": str(exc)}
     with reading(paths.home()) as store:
         assert store is not None
-        try:
-            scenario = _scenario_of(store.conn, found["scope"])
-        except LessonloopError as exc:
-            return {**outcome, "action": "skipped", "reason": str(exc)}
         if found["kind"] == "checkpoint":
             checkpoint = registry.get(store.conn, found["ref"])
             knowledge = knowledge_entries.active(store, found["scope"])

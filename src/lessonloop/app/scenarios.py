@@ -99,3 +99,30 @@ def failures(report: list[dict[str, Any]]) -> str | None:
     from ..loop.scoring import failure_line
 
     return failure_line(report)
+
+
+def scenario_named(name: str) -> Any:
+    """The scenario a user names: a built-in or ``path/file.py:Class``, or the name of a
+    plugin scenario the home's runs played (loaded from the reference its newest run stored),
+    so ``train orchard`` works as ``promotions --scope orchard`` does."""
+    from .. import paths
+    from ..scenarios import registry
+    from .stores import reading
+
+    text = name.strip().removeprefix("scenario:")
+    try:
+        return registry.load(text)
+    except UsageError:
+        with reading(paths.home()) as store:
+            row = (
+                store.query_one(
+                    "SELECT scenario_ref FROM runs WHERE scenario = ? ORDER BY created_at DESC "
+                    "LIMIT 1",
+                    (text,),
+                )
+                if store is not None
+                else None
+            )
+        if row is None:
+            raise
+        return registry.load(row["scenario_ref"])

@@ -18,16 +18,14 @@ ROLE = "competitor"
 
 
 def _scenario(name: str) -> Any:
-    from ..scenarios import registry
+    from .scenarios import scenario_named
 
-    text = name.strip()
-    if text.startswith("task:"):
+    if name.strip().startswith("task:"):
         raise UsageError(
             "task training needs the lora backend (--backend lora): the surrogate models a "
-            "scenario's strategy space",
-            field="scenario",
+            "scenario's strategy space"
         )
-    return registry.load(text.removeprefix("scenario:"))
+    return scenario_named(name)
 
 
 def _scope(scenario: Any) -> str:
@@ -120,6 +118,20 @@ def _promote(
     with reading(paths.home()) as store:
         assert store is not None  # the checkpoint was just registered in it
         incumbent_ref, incumbent = trial.current_competitor(store, scenario, scope)
+        if incumbent_ref == ident:  # trained again on the same data: it is what is served
+            return {
+                "candidate_id": None,
+                "incumbent": ident,
+                "decision": "not trialled",
+                "stage": "-",
+                "statistic": "-",
+                "rationale": "already the active competitor: not trialled against itself",
+                "trials": 0,
+                "plays": 0,
+                "no_strategy": {},
+                "activated": False,
+                "held": None,
+            }, records.active(store.conn, scope, ROLE)
     verdict, sides = trial.judge(scenario, ident, candidate, incumbent_ref, incumbent)
     # the candidate, its trials and the decision in one transaction: a kill during the trials
     # leaves no candidate pending (the checkpoint stays registered; training again trials it)
@@ -315,7 +327,15 @@ def activate_model(ident: str) -> dict[str, Any]:
     from ..promotion import records
     from ..training import registry
 
-    show_model(ident)  # an unknown id fails before the home is written
+    shown = show_model(ident)  # an unknown id fails before the home is written
+    if shown["backend"] == "lora":
+        from ..training import lora
+
+        if not lora.intact(paths.home(), shown):
+            raise NotFoundError(
+                f"the adapter of {ident} is missing or changed: train it again "
+                "(`lessonloop train ... --backend lora`) rather than serve it"
+            )
     with writing(paths.home()) as store, store.transaction() as conn:
         found = registry.get(conn, ident)
         if found is None:

@@ -5,6 +5,7 @@ each prints what ``app/promotion.py`` answers."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from typing import TYPE_CHECKING, Annotated, Any
@@ -53,7 +54,8 @@ def list_command(
     for pointer in listed["active"]:
         before = pointer["previous_ref"] or "nothing"
         watched = (
-            f"; on probation for {pointer['probation_left']} more generations"
+            f"; on probation for {pointer['probation_left']} more "
+            f"generation{'s' if pointer['probation_left'] != 1 else ''}"
             if pointer.get("probation_left")
             else ""
         )
@@ -153,7 +155,9 @@ def promote_command(
         return
     while True:
         done = ambient_pass(scope)
-        if as_json:
+        if as_json and watch:  # one line a look: a stream a program reads line by line
+            sys.stdout.write(json.dumps({"outcomes": done}) + "\n")
+        elif as_json:
             print_json({"outcomes": done})
         elif not done:
             sys.stdout.write("nothing waits for a trial\n")

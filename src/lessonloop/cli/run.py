@@ -187,7 +187,8 @@ def run(
         None,
         "--context-trials",
         help="off, screen or full: the coach's edits are served only after winning matched "
-        "trials (offline competitor only) [default: screen with the offline competitor, else off].",
+        "trials (with a model competitor, two calls a pair: needs --max-calls) [default: screen "
+        "with the offline competitor, else off].",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:

@@ -88,7 +88,7 @@ def train_command(
     else:
         sys.stdout.write(
             f"dataset: {data['matches']} matches of {data['strategies']} strategies from "
-            f"{data['runs']} runs ({data['skipped']} unresolved), hash {data['data_hash'][:12]}\n"
+            f"{data['runs']} runs ({data['skipped']} whose strategy is not stored), hash {data['data_hash'][:12]}\n"
             f"checkpoint {checkpoint['id']} ({checkpoint['backend']}, {state}): held-out R² "
             f"{metrics['heldout_r2']:+.4f}, MAE {metrics['heldout_mae']:.4f} (mean predictor: "
             f"R² {metrics['mean_predictor_r2']:+.4f}, MAE {metrics['mean_predictor_mae']:.4f})\n"

@@ -7,6 +7,7 @@ approve = "auto"                # or "manual": an accepted candidate waits for
                                 # `lessonloop promotions approve ID`
 min_trials = 38                 # fewer matched trials than this: not served until
                                 # `lessonloop promote` has trialled it through every stage
+                                # (at most 38: one pass through every stage)
 ```
 
 Without the table every scope may auto-activate, approval is automatic and any verdict of the
@@ -21,6 +22,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
+from .gate import CONFIRM_PAIRS, HOLDOUT_PAIRS, SCREEN_PAIRS
+
+# the trials of one pass through every stage (no close call): a charter asking for more could
+# never be met by `promote`, which trials a candidate once
+FULL_TRIAL = SCREEN_PAIRS + CONFIRM_PAIRS + HOLDOUT_PAIRS
 
 AUTO, MANUAL = "auto", "manual"
 KEYS = ("auto_activate", "approve", "min_trials")
@@ -47,7 +53,8 @@ class Charter:
         if not self.enough(trials):
             return (
                 f"{trials} trials, the charter asks for {self.min_trials}: "
-                "`lessonloop promote` trials it through every stage"
+                "`lessonloop promote` trials it through every stage "
+                "(`lessonloop promotions approve ID` serves it as it is)"
             )
         if self.approve == MANUAL:
             return "the charter asks for approval: `lessonloop promotions approve ID`"
@@ -73,8 +80,11 @@ def from_table(table: dict[str, Any], where: str = "config.toml") -> Charter:
     if approve not in (AUTO, MANUAL):
         raise UsageError(f'{where}: [promotion] approve must be "auto" or "manual"')
     minimum = table.get("min_trials", 0)
-    if isinstance(minimum, bool) or not isinstance(minimum, int) or not 0 <= minimum <= 10_000:
-        raise UsageError(f"{where}: [promotion] min_trials must be an integer from 0 to 10000")
+    if isinstance(minimum, bool) or not isinstance(minimum, int) or not 0 <= minimum <= FULL_TRIAL:
+        raise UsageError(
+            f"{where}: [promotion] min_trials must be an integer from 0 to {FULL_TRIAL} "
+            "(the trials of one pass through every stage)"
+        )
     return Charter(tuple(scopes), approve, minimum)
 
 

@@ -9,7 +9,7 @@ a 300-generation run has tens of thousands of them and the page needs none.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..knowledge.entries import active, scenario_scope
@@ -32,6 +32,8 @@ class RunReport:
     knowledge: dict[str, Any]
     usage: dict[str, Any]
     validated: bool  # the generations carry validated scores (scenario runs since migration 8)
+    # the context bundles the run's coach edits made, with their trials and decisions (issue 23)
+    promotions: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def is_task(self) -> bool:
@@ -242,4 +244,12 @@ def collect(store: Store, run_id: str) -> RunReport:
         knowledge=knowledge_fields(store, run, config),
         usage=usage_fields(store, run_id),
         validated=run_store.validated(rows),
+        promotions=promotion_fields(store, run_id),
     )
+
+
+def promotion_fields(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The run's promotion candidates, oldest first, each with its decisions and trial counts."""
+    from ..promotion import records
+
+    return sorted(records.listing(store.conn, run_id=run_id), key=lambda c: c["id"])

@@ -516,6 +516,35 @@ def entries_list(entries: list[dict[str, Any]], hidden: int, empty: str) -> str:
     return f'<ul class="entries">{"".join(items)}</ul>{more}'
 
 
+def promotions_section(report: RunReport) -> str:
+    """The candidate bundles the run's coach edits made: trials per stage, status, and the last
+    decision with its statistic (``lessonloop promotions`` has every trial)."""
+    rows = []
+    for item in report.promotions:
+        last = item["decisions"][-1] if item["decisions"] else None
+        counts = ", ".join(f"{stage} {n}" for stage, n in item["trials"].items()) or "none"
+        why = (
+            f"{text(last['action'])} by {text(last['actor'])}: {text(last['rationale'])}"
+            if last
+            else ""
+        )
+        rows.append(
+            [
+                text(item["generation_index"]),
+                f"{text(item['kind'])} <code>{text(item['ref'])}</code>",
+                text(counts),
+                f"<strong>{text(item['status'])}</strong>",
+                why,
+            ]
+        )
+    return (
+        '<p class="sub">Each coach edit the curator accepted made a candidate bundle, served '
+        "only if it won its matched trials (<code>lessonloop promotions</code> lists every "
+        "trial).</p>"
+        + table(["gen", "candidate", "trials", "status", "last decision"], rows, stacked=True)
+    )
+
+
 def knowledge_section(report: RunReport) -> str:
     knowledge = report.knowledge
     return (
@@ -607,6 +636,8 @@ def run_page(report: RunReport) -> str:
         "<h2>Gate history</h2>",
         gate_table(report) if report.decisions else "<p>No decision yet.</p>",
     ]
+    if report.promotions:
+        body += ["<h2>Promotion trials</h2>", promotions_section(report)]
     body += ["<h2>Playbook, hints and dead ends</h2>", knowledge_section(report)]
     body += ["<h2>Usage and cost</h2>", usage_section(report)]
     body += ["<h2>Settings</h2>", settings_section(report.settings)]

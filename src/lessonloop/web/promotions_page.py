@@ -58,7 +58,8 @@ def served_rows(active: list[dict[str, Any]]) -> list[str]:
         )
         left = pointer.get("probation_left")
         watched = (  # wraps: the cell keeps its timestamp on one line, not the note
-            f' <span class="probation">(on probation: {esc(left)} more generations)</span>'
+            f' <span class="probation">(on probation: {esc(left)} more '
+            f"generation{'s' if left != 1 else ''})</span>"
             if left
             else ""
         )
