@@ -5,7 +5,9 @@ against the served bundle by the promotion gate; only an accepted candidate's ed
 admission (and the candidate becomes the scope's active context bundle).
 
 A trial pair: for a trial seed, the offline competitor proposes under each bundle
-(``providers/local/trial.propose_under``, deterministic per seed) and each proposal is played
+(``providers/local/trial.propose_under``, deterministic per seed; a model competitor answers
+one call per side in the generation's context with that side's bundle, within the run's
+``--max-calls``: ``_asked_under``) and each proposal is played
 on ``TRIAL_GAMES`` game seeds of that trial seed through the run's own match pool (phase
 ``trial``, side ``candidate`` or ``incumbent``: sandboxed and on record like every play);
 a side's score is the mean of its games (where both sides propose the same strategy, it is
@@ -17,6 +19,8 @@ The trial runs before the generation's transaction and its matches are the gener
 candidate, every trial, the verdict, the admitted edits and the activation are written in that
 transaction. So a stop never leaves a candidate half-judged: a run killed before the commit
 redoes the generation, and with it the trial, on the same seeds first thing on resume.
+The same generation plays the probation pairs of what the scope activated recently
+(``promotion/probation.py``, ``_probation_pairs``), stored in the same transaction.
 """
 
 from __future__ import annotations
