@@ -1,0 +1,41 @@
+"""``lessonloop evolve`` on the command line: progress lines, JSON, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+
+def test_evolve_prints_each_generation_and_the_artifacts(run_cli, home, kernel_dir):
+    result = run_cli("evolve", kernel_dir / "spec.yaml", "--generations", "2", "--run-id", "e1")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0].startswith("gen 1: {") and lines[1].startswith("gen 2: {")
+    assert "run e1 completed: 2 generations done" in result.out
+    assert f"history: {home / 'runs' / 'e1' / 'history.json'}" in result.out
+    history = json.loads((home / "runs" / "e1" / "history.json").read_text())
+    assert [c["generation"] for c in history["candidates"]] == [0, 1, 2]
+
+
+def test_evolve_json_summary(run_cli, home, kernel_dir):
+    result = run_cli("evolve", kernel_dir / "spec.yaml", "--generations", "1", "--json")
+    assert result.code == 0, result.err
+    summary = result.json()
+    assert summary["run_id"].startswith("evolve-") and summary["generations"] == 1
+    assert summary["candidates"][0]["status"] == "baseline"
+
+
+def test_evolve_errors_are_one_line(run_cli, kernel_dir):
+    missing = run_cli("evolve", kernel_dir / "nope.yaml", "--json")
+    assert missing.code in (1, 2) and "nope.yaml" in missing.error()["error"]
+    (kernel_dir / "bad.yaml").write_text("name: x\nsource: kernel.py\nentry: total\n")
+    bad = run_cli("evolve", kernel_dir / "bad.yaml")
+    assert bad.code == 2 and "Traceback" not in bad.err
+    assert bad.err.startswith("error: ") and "field 'correctness': Field required" in bad.err
+    assert len(bad.err.strip().splitlines()) == 1
+    zero = run_cli("evolve", kernel_dir / "spec.yaml", "--generations", "0", "--json")
+    assert zero.code == 2 and "--generations must be between 1" in zero.error()["error"]
+    wrong_base = kernel_dir / "kernel.py"
+    wrong_base.write_text(wrong_base.read_text().replace("SLOPPY = False", "SLOPPY = True"))
+    failed = run_cli("evolve", kernel_dir / "spec.yaml", "--generations", "1")
+    assert failed.code == 1 and "the baseline source is not correct" in failed.err
+    assert len(failed.err.strip().splitlines()) == 1
