@@ -68,7 +68,8 @@ def evolve(
         result = (
             f"champion gen {champion['generation']} {json.dumps(champion['params'])}: "
             f"{_speed(champion['speedup_vs_baseline'])} the baseline's speed "
-            f"(>= {_speed(champion['speedup_lower_bound'])} at 95%)"
+            f"(>= {_speed(champion['speedup_lower_bound'])} at "
+            f"{champion['confirmation']['confidence']:.0%})"
         )
     sys.stdout.write(
         f"run {summary['run_id']} {summary['status']}: {summary['stop_reason']}; {result}\n"

@@ -352,7 +352,7 @@ def report(summary: dict, loaded: Loaded) -> str:
         )
     lines += [
         "",
-        "| gen | params | status | speed-up vs champion | lower bound |",
+        "| gen | params | status | speed-up vs the champion then | 95 % lower bound |",
         "|---|---|---|---|---|",
     ]
     for c in summary["candidates"]:

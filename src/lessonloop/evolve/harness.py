@@ -48,7 +48,7 @@ def check(job):
         if not same(got, expected, job["tolerance"]):
             shown = repr(got)
             return {"ok": False, "message": "seed %d: differs from the reference (got %s)"
-                    % (seed, shown[:120] + ("..." if len(shown) > 120 else ""))}
+                    % (seed, shown[:60] + ("..." if len(shown) > 60 else ""))}
     return {"ok": True, "message": "%d inputs match the reference" % len(job["seeds"])}
 
 def pairs(job):
