@@ -129,3 +129,20 @@ def test_a_killed_run_resumes_without_timing_a_finished_candidate_again(
     assert [c["params"] for c in summary["candidates"]][: len(finished) + 1] == [
         c["params"] for c in uninterrupted["candidates"]
     ][: len(finished) + 1]
+
+
+def test_a_test_command_checks_correctness(home, kernel_dir):
+    (kernel_dir / "test_kernel.py").write_text(
+        "import kernel\nassert kernel.total([1, 2, 3]) == 14, kernel.total([1, 2, 3])\n"
+    )
+    text = (kernel_dir / "spec.yaml").read_text()
+    text = text.replace(
+        "  reference: reference.py:total\n  inputs: reference.py:inputs\n  seeds: [1, 2]\n",
+        '  command: "{python} test_kernel.py"\n  files: [test_kernel.py]\n',
+    )
+    (kernel_dir / "spec.yaml").write_text(text)
+    summary = _run(kernel_dir, "command", 3)
+    sloppy = [c for c in summary["candidates"] if c["params"]["SLOPPY"]]
+    assert sloppy and all(c["status"] == "incorrect" for c in sloppy)
+    assert "AssertionError" in sloppy[0]["message"]
+    assert summary["candidates"][0]["message"] == "the test command passed"
