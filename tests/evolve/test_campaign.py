@@ -146,3 +146,11 @@ def test_a_test_command_checks_correctness(home, kernel_dir):
     assert sloppy and all(c["status"] == "incorrect" for c in sloppy)
     assert "AssertionError" in sloppy[0]["message"]
     assert summary["candidates"][0]["message"] == "the test command passed"
+
+
+def test_a_run_refuses_to_continue_under_a_changed_reference(home, kernel_dir):
+    _run(kernel_dir, "changed", 1)
+    reference = kernel_dir / "reference.py"
+    reference.write_text(reference.read_text().replace("v * v", "v * v + 0"))
+    with pytest.raises(Exception, match="started from a different spec"):
+        _run(kernel_dir, "changed", 2)

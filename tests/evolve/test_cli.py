@@ -39,3 +39,42 @@ def test_evolve_errors_are_one_line(run_cli, kernel_dir):
     failed = run_cli("evolve", kernel_dir / "spec.yaml", "--generations", "1")
     assert failed.code == 1 and "the baseline source is not correct" in failed.err
     assert len(failed.err.strip().splitlines()) == 1
+
+
+def test_evolve_killed_resumes_with_the_same_command(home, kernel_dir):
+    """SIGKILL after the first generation's line; the same command continues the run: the
+    finished generation is neither checked nor timed again, and the run completes."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+
+    from ..conftest import subprocess_env
+
+    args = [sys.executable, "-m", "lessonloop", "evolve", str(kernel_dir / "spec.yaml")]
+    args += ["--generations", "3", "--run-id", "k"]
+    proc = subprocess.Popen(
+        args, env=subprocess_env(home), stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert first.startswith("gen 1: "), first
+
+    def gate_pairs() -> dict:
+        with sqlite3.connect(home / "lessonloop.db") as conn:
+            rows = conn.execute(
+                "SELECT candidate_index, COUNT(*) FROM evolve_pairs WHERE run_id = 'k' "
+                "AND phase = 'gate' GROUP BY candidate_index"
+            ).fetchall()
+        return dict(rows)
+
+    before = gate_pairs()
+    done = subprocess.run(args, env=subprocess_env(home), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "gen 1: " not in done.stdout  # already finished: not run again
+    assert "run k completed: 3 generations done" in done.stdout
+    after = gate_pairs()
+    assert all(after.get(index) == count for index, count in before.items())

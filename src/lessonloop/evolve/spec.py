@@ -125,12 +125,19 @@ class Loaded:
         self.source_path = self.file(spec.source, "source")
         self.source = self.read(spec.source)
         self.params = declared_params.declared(self.source, spec.source)
+        named = []
         for entry in (spec.correctness.reference, spec.correctness.inputs, spec.benchmark.inputs):
             if entry is not None:
                 self.file(entry.rpartition(":")[0], "an entry point's")
+                named.append(entry.rpartition(":")[0])
         for name in spec.correctness.files:
             self.file(name, "correctness.files")
-        self.spec_digest = digest(text)
+            named.append(name)
+        # the spec's digest covers the files it names: a changed reference or input generator
+        # is a different spec (a receipt made under the old one is refused)
+        self.spec_digest = digest(
+            json.dumps([text, *((name, self.read(name)) for name in sorted(set(named)))])
+        )
         self.source_digest = digest(self.source)
 
     def file(self, name: str, what: str) -> Path:
