@@ -78,3 +78,23 @@ def test_evolve_killed_resumes_with_the_same_command(home, kernel_dir):
     assert "run k completed: 3 generations done" in done.stdout
     after = gate_pairs()
     assert all(after.get(index) == count for index, count in before.items())
+
+
+def test_evolve_sigterm_stops_it_resumably(home, kernel_dir):
+    import signal
+    import subprocess
+    import sys
+
+    from ..conftest import subprocess_env
+
+    args = [sys.executable, "-m", "lessonloop", "evolve", str(kernel_dir / "spec.yaml")]
+    args += ["--generations", "20", "--run-id", "t"]  # (7 untried values: seconds of work)
+    proc = subprocess.Popen(
+        args, env=subprocess_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith("gen 1: ")
+    proc.send_signal(signal.SIGTERM)
+    err = proc.stderr.read()
+    assert proc.wait() == 1
+    assert err.startswith("stopped: run t interrupted; continue it with the same command")

@@ -27,6 +27,7 @@ def evolve(
     ``run_id`` continues that run from its stored candidates."""
     from .. import paths
     from ..evolve import campaign, spec
+    from ..loop.lifecycle import run_lock, sigterm_as_interrupt
     from ..loop.request import check_run_id
     from ..store import open_store
 
@@ -40,5 +41,6 @@ def evolve(
     run_id = run_id or new_run_id()
     paths.ensure_home()
     folder = paths.run_dir(run_id)
-    with open_store() as store:
+    # one process per run at a time; SIGTERM stops it as Ctrl-C does (stored, resumable)
+    with run_lock(folder), sigterm_as_interrupt(), open_store() as store:
         return campaign.run(loaded, store, run_id, folder, seed, generations, on_generation)

@@ -6,7 +6,6 @@ its stored candidates: a finished candidate is never checked or timed again."""
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -362,7 +361,3 @@ def report(summary: dict, loaded: Loaded) -> str:
             f"| {c['generation']} | `{json.dumps(c['params'])}` | {c['status']} | {speed} | {bound} |"
         )
     return "\n".join(lines) + "\n"
-
-
-def speedup_text(value: float | None) -> str:
-    return "n/a" if value is None or math.isnan(value) else f"{value:.2f}x"
