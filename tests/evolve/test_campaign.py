@@ -41,6 +41,7 @@ def test_a_wrong_fast_candidate_is_never_champion_and_a_faster_one_is(home, kern
     # WORK=1 does a quarter of the baseline's work: found and confirmed within 7 generations
     assert summary["champion"]["params"]["WORK"] < 4
     assert summary["champion"]["speedup_lower_bound"] > 1.03
+    assert summary["champion"]["confirmed"] is True
     # every candidate has its receipt, and the artifacts are written
     assert [e["generation"] for e in events] == list(range(1, 8))
     assert all(c["receipt"]["source_digest"].startswith("sha256:") for c in summary["candidates"])

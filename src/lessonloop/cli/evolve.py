@@ -71,6 +71,8 @@ def evolve(
             f"(>= {_speed(champion['speedup_lower_bound'])} at "
             f"{champion['confirmation']['confidence']:.0%})"
         )
+        if not champion["confirmed"]:
+            result += ", NOT confirmed against the baseline on fresh pairs"
     sys.stdout.write(
         f"run {summary['run_id']} {summary['status']}: {summary['stop_reason']}; {result}\n"
     )

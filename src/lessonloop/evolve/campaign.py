@@ -121,7 +121,7 @@ class Campaign:
             self.store,
             self.run_id,
             index,
-            status="champion" if won else "kept out",
+            status="champion" if won else "not faster",
             correct=True,
             message=checked.message,
             against=champion["candidate_index"],
@@ -290,6 +290,8 @@ def summarize(campaign: Campaign, confirmation: measure.Comparison | None, stop:
             "params": champion["params"],
             "speedup_vs_baseline": confirmation.speedup if confirmation else 1.0,
             "speedup_lower_bound": confirmation.speedup_bound if confirmation else None,
+            # the confirmation's own verdict: faster than the baseline at the stated confidence
+            "confirmed": confirmation.faster if confirmation else None,
             "confirmation": confirmation.to_dict() if confirmation else None,
         },
         "candidates": [
