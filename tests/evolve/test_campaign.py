@@ -57,7 +57,7 @@ def test_the_baseline_is_never_faster_than_itself(home, kernel_dir):
     loaded = spec.read(kernel_dir / "spec.yaml")
     bench = loaded.spec.benchmark
     for _ in range(3):
-        comparison = measure.compare(
+        comparison = measure.decide(
             lambda count: harness.time_pairs(loaded, loaded.source, loaded.source, count),
             bench.pairs,
             bench.max_pairs,

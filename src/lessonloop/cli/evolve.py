@@ -34,6 +34,12 @@ def generation_printer(as_json: bool):
                 f"{stats['pairs']} pairs; min {noise['min'] * 1e3:.2f} ms, median "
                 f"{noise['median'] * 1e3:.2f} ms, spread {noise['spread']:.1%})"
             )
+            recheck = stats.get("recheck")
+            if recheck is not None:
+                line += (
+                    f"  recheck {_speed(recheck['speedup'])} (>= "
+                    f"{_speed(recheck['speedup_lower_bound'])}, {recheck['pairs']} fresh pairs)"
+                )
         line += "  CHAMPION" if event["champion"] else f"  ({event['status']})"
         if event["correct"] is not True and event["message"]:
             line += f" — {event['message']}"

@@ -104,7 +104,7 @@ class Campaign:
             )  # fmt: skip
             return
         try:
-            comparison = measure.compare(
+            comparison = measure.decide(
                 lambda count: harness.time_pairs(self.loaded, champion_source, source, count),
                 self.bench.pairs,
                 self.bench.max_pairs,
@@ -125,9 +125,9 @@ class Campaign:
             correct=True,
             message=checked.message,
             against=champion["candidate_index"],
-            speedup=comparison.speedup,
-            bound=comparison.speedup_bound,
-            log_gain=(champion["log_gain_vs_baseline"] or 0.0) + comparison.result.mean_delta,
+            speedup=comparison.first.speedup,
+            bound=comparison.first.speedup_bound,
+            log_gain=(champion["log_gain_vs_baseline"] or 0.0) + comparison.first.result.mean_delta,
             champion=won,
             stats=comparison.to_dict(),
             pairs=comparison.pairs,

@@ -1,6 +1,7 @@
 """The decision on timing pairs: the paired log-ratio of wall times (champion over candidate,
 so > 0 means the candidate is faster), its one-sided lower bound at the gate's confidence
-(``loop/gate.py``'s Student t), more pairs on a close call, and the noise of each side."""
+(``loop/gate.py``'s Student t), more pairs on a close call, a recheck on fresh pairs before a
+promotion, and the noise of each side."""
 
 from __future__ import annotations
 
@@ -95,3 +96,42 @@ def compare(
             return comparison
         pairs = pairs + measure(min(len(pairs), cap - len(pairs)))
         looks += 1
+
+
+@dataclass
+class Decision:
+    """The first comparison and, when it said faster, the recheck on fresh pairs (another
+    process, another moment: a burst of load on the machine rarely strikes both)."""
+
+    first: Comparison
+    recheck: Comparison | None
+
+    @property
+    def faster(self) -> bool:
+        return self.first.faster and self.recheck is not None and self.recheck.faster
+
+    @property
+    def pairs(self) -> list[tuple[float, float]]:
+        return self.first.pairs + (self.recheck.pairs if self.recheck else [])
+
+    def to_dict(self) -> dict:
+        return {
+            **self.first.to_dict(),
+            "faster": self.faster,
+            "recheck": self.recheck.to_dict() if self.recheck else None,
+        }
+
+
+def decide(
+    measure: Callable[[int], list[tuple[float, float]]],
+    first: int,
+    cap: int,
+    min_log_gain: float,
+) -> Decision:
+    """Faster only when two comparisons on separate measurements both say so: one-sided
+    ``CONFIDENCE`` each, so a candidate no faster than ``min_log_gain`` passes both with
+    probability at most (looks × (1 − CONFIDENCE))² under independent noise."""
+    comparison = compare(measure, first, cap, min_log_gain)
+    if not comparison.faster:
+        return Decision(comparison, None)
+    return Decision(comparison, compare(measure, first, cap, min_log_gain))
