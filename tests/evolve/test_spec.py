@@ -39,6 +39,7 @@ def test_the_example_kernel_loads_with_its_three_params():
         ),
         (("  max_pairs: 12", "  max_pairs: 4"), "max_pairs must be >= pairs"),
         (("source: kernel.py", "source: gone.py"), "source file 'gone.py' does not exist"),
+        (("source: kernel.py", "source: ../kernel.py"), "must be a path inside the spec's folder"),
     ],
 )
 def test_a_bad_spec_names_its_field(kernel_dir, change, expected):

@@ -142,6 +142,13 @@ class Loaded:
         self.source_digest = digest(self.source)
 
     def file(self, name: str, what: str) -> Path:
+        """The file ``name`` names: inside the spec's folder (the sandbox gets a copy under the
+        same relative name), and existing."""
+        parts = Path(name).parts
+        if Path(name).is_absolute() or ".." in parts:
+            raise UsageError(
+                f"{self.path}: {what} file {name!r} must be a path inside the spec's folder"
+            )
         path = (self.folder / name).resolve()
         if not path.is_file():
             raise UsageError(f"{self.path}: {what} file {name!r} does not exist ({path})")
