@@ -81,3 +81,10 @@ def test_substitution_changes_only_the_declared_assignments():
         == 'A = 32  # lessonloop: param A int 1..64\n# lessonloop: param B choice "x","y"\nB = \'y\'\nC = 8\n'
     )
     assert params.declared(changed)[0].default == 32
+
+
+def test_a_source_without_parameters_is_refused(kernel_dir):
+    kernel = kernel_dir / "kernel.py"
+    kernel.write_text(kernel.read_text().replace("# lessonloop: param", "# param"))
+    with pytest.raises(UsageError, match="kernel.py declares no parameters to tune"):
+        spec.read(kernel_dir / "spec.yaml")

@@ -126,6 +126,11 @@ class Loaded:
         self.source_path = self.file(spec.source, "source")
         self.source = self.read(spec.source)
         self.params = declared_params.declared(self.source, spec.source)
+        if not self.params:
+            raise UsageError(
+                f"{self.path}: {spec.source} declares no parameters to tune (add a line such "
+                "as '# lessonloop: param BLOCK int 8..256' on an assignment)"
+            )
         named = []
         for entry in (spec.correctness.reference, spec.correctness.inputs, spec.benchmark.inputs):
             if entry is not None:
