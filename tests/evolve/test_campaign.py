@@ -45,6 +45,8 @@ def test_a_wrong_fast_candidate_is_never_champion_and_a_faster_one_is(home, kern
     # every candidate has its receipt, and the artifacts are written
     assert [e["generation"] for e in events] == list(range(1, 8))
     assert all(c["receipt"]["source_digest"].startswith("sha256:") for c in summary["candidates"])
+    timed = [c for c in summary["candidates"] if c["speedup"] is not None]
+    assert timed and all(len(c["receipt"]["pairs"]) >= 6 for c in timed)
     folder = paths.run_dir("wrong")
     assert (
         "WORK = 1" in (folder / "champion.py").read_text()

@@ -309,6 +309,9 @@ def summarize(campaign: Campaign, confirmation: measure.Comparison | None, stop:
                     "source_digest": c["source_digest"],
                     "spec_digest": c["spec_digest"],
                     "source": c["source_path"],
+                    "pairs": rows.pairs(
+                        campaign.store, campaign.run_id, c["candidate_index"], "gate"
+                    ),
                 },
                 "stats": c["stats"],
             }
