@@ -21,10 +21,11 @@ UPPER = {
     "mcp",
     "web",
     "integrations",
+    "evolve",
     "app",
 }
 ADAPTERS = {"cli", "mcp", "web"}
-ENGINE = {"loop", "tasks", "memory", "promotion", "training", "integrations"} | LOWER
+ENGINE = {"loop", "tasks", "memory", "promotion", "training", "integrations", "evolve"} | LOWER
 
 
 def _imports(with_paths: bool = False) -> list:

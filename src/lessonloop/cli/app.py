@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from . import evolve as evolve_commands
 from . import inspect as inspect_commands
 from . import integrations as integration_commands
 from . import knowledge as knowledge_commands
@@ -60,6 +61,7 @@ for name, command in (
 ):
     app.command(name)(command)
 task_commands.register(app)  # improve, judge, solve
+app.command("evolve")(evolve_commands.evolve)
 app.add_typer(memory_app, name="memory")
 for name, command in (
     ("consent", memory_commands.consent_command),

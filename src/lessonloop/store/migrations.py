@@ -467,6 +467,60 @@ def _016_probation(conn: sqlite3.Connection) -> None:
     _execute_script(conn, "ALTER TABLE active_pointers ADD COLUMN probation_left INTEGER")
 
 
+def _017_evolve(conn: sqlite3.Connection) -> None:
+    """``lessonloop evolve``: its runs, each candidate with its receipt (stored before it is
+    checked or timed), and every timing pair measured."""
+    _execute_script(
+        conn,
+        """
+        CREATE TABLE evolve_runs (
+            run_id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            spec_path TEXT NOT NULL,
+            spec_digest TEXT NOT NULL,
+            source_digest TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            target_generations INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            stop_reason TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE evolve_candidates (
+            run_id TEXT NOT NULL REFERENCES evolve_runs(run_id),
+            candidate_index INTEGER NOT NULL,
+            params_json TEXT NOT NULL,
+            source_digest TEXT NOT NULL,
+            spec_digest TEXT NOT NULL,
+            source_path TEXT NOT NULL,
+            status TEXT NOT NULL,
+            correct INTEGER,
+            message TEXT,
+            against_index INTEGER,
+            speedup REAL,
+            speedup_lower_bound REAL,
+            log_gain_vs_baseline REAL,
+            champion INTEGER NOT NULL DEFAULT 0,
+            stats_json TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, candidate_index)
+        );
+        CREATE TABLE evolve_pairs (
+            id INTEGER PRIMARY KEY,
+            run_id TEXT NOT NULL,
+            candidate_index INTEGER NOT NULL,
+            against_index INTEGER NOT NULL,
+            phase TEXT NOT NULL,
+            pair_index INTEGER NOT NULL,
+            time_a REAL NOT NULL,
+            time_b REAL NOT NULL
+        );
+        CREATE INDEX evolve_pairs_by_candidate ON evolve_pairs (run_id, candidate_index)
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -484,6 +538,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (14, "model registry: trained checkpoints", _014_model_registry),
     (15, "what a promotion candidate was trialled against", _015_candidate_incumbents),
     (16, "probation of an activated candidate", _016_probation),
+    (17, "evolve runs, candidates with receipts, timing pairs", _017_evolve),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -1,0 +1,86 @@
+"""``evolve``: benchmark-gated evolution of a source file (the use case in ``app/evolve.py``;
+here, the flags and what is printed)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from .output import print_json
+
+
+def _speed(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}x"
+
+
+def generation_printer(as_json: bool):
+    """A line per generation: params, correct?, speed-up with its bound, champion? (none
+    with --json)."""
+
+    def show(event: dict) -> None:
+        if as_json:
+            return
+        correct = {None: "not checked", True: "correct", False: "WRONG"}[event["correct"]]
+        line = f"gen {event['generation']}: {json.dumps(event['params'])}  {correct}"
+        if event["speedup"] is not None:
+            stats = event["stats"]
+            noise = stats["candidate_noise"]
+            line += (
+                f"  speed-up {_speed(event['speedup'])} vs gen {event['against']} "
+                f"(>= {_speed(event['speedup_lower_bound'])} at {stats['confidence']:.0%}, "
+                f"{stats['pairs']} pairs; min {noise['min'] * 1e3:.2f} ms, median "
+                f"{noise['median'] * 1e3:.2f} ms, spread {noise['spread']:.1%})"
+            )
+            recheck = stats.get("recheck")
+            if recheck is not None:
+                line += (
+                    f"  recheck {_speed(recheck['speedup'])} (>= "
+                    f"{_speed(recheck['speedup_lower_bound'])}, {recheck['pairs']} fresh pairs)"
+                )
+        line += "  CHAMPION" if event["champion"] else f"  ({event['status']})"
+        if event["correct"] is not True and event["message"]:
+            line += f" — {event['message']}"
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+    return show
+
+
+def evolve(
+    spec: Path = typer.Argument(..., help="An evolve spec (YAML or JSON)."),
+    generations: int | None = typer.Option(
+        None, "--generations", help="Candidates to try (default: the spec's budget)."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the proposer."),
+    run_id: str | None = typer.Option(
+        None, "--run-id", help="Name the run; an existing id continues it."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+) -> None:
+    """Evolve a source file's declared parameters, gated by correctness and a paired benchmark."""
+    from ..app import evolve as use_case
+
+    summary = use_case.evolve(spec, generations, seed, run_id, generation_printer(as_json))
+    if as_json:
+        print_json(summary)
+        return
+    champion = summary["champion"]
+    if champion["generation"] == 0:
+        result = "no candidate beat the baseline at the stated confidence"
+    else:
+        result = (
+            f"champion gen {champion['generation']} {json.dumps(champion['params'])}: "
+            f"{_speed(champion['speedup_vs_baseline'])} the baseline's speed "
+            f"(>= {_speed(champion['speedup_lower_bound'])} at "
+            f"{champion['confirmation']['confidence']:.0%})"
+        )
+        if not champion["confirmed"]:
+            result += ", NOT confirmed against the baseline on fresh pairs"
+    sys.stdout.write(
+        f"run {summary['run_id']} {summary['status']}: {summary['stop_reason']}; {result}\n"
+    )
+    for name, path in summary["artifacts"].items():
+        sys.stdout.write(f"{name.replace('_', ' ')}: {path}\n")

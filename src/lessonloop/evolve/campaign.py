@@ -1,0 +1,368 @@
+"""An evolve run: the baseline, then a candidate per generation (receipt first, correctness in
+the sandbox, timing pairs against the champion), the champion's confirmation against the
+baseline, and the artifacts. Everything is stored as it happens, so a killed run resumes from
+its stored candidates: a finished candidate is never checked or timed again."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import LessonloopError, Stopped, UsageError
+from . import harness, measure, proposer
+from . import params as declared
+from . import store as rows
+from .spec import Loaded, digest
+
+if TYPE_CHECKING:
+    from ..store.db import Store
+
+CONFIRM_FACTOR = 2  # the confirmation measures this many times the first look's pairs
+
+
+class Campaign:
+    """One run's state: its spec, its folder, its stored candidates."""
+
+    def __init__(self, loaded: Loaded, store: Store, run_id: str, folder: Path, seed: int):
+        self.loaded = loaded
+        self.store = store
+        self.run_id = run_id
+        self.folder = folder
+        self.seed = seed
+        self.bench = loaded.spec.benchmark
+
+    # -- candidates and receipts --------------------------------------------------------------
+
+    def candidates(self) -> list[dict]:
+        return rows.candidates(self.store, self.run_id)
+
+    def receive(self, index: int, values: dict) -> None:
+        """Write the candidate's source and store its receipt, before anything runs it."""
+        source = declared.substitute(self.loaded.source, self.loaded.params, values)
+        path = self.folder / "candidates" / f"{index}.py"
+        from ..files import atomic_write
+
+        atomic_write(path, source)
+        rows.add_receipt(
+            self.store,
+            self.run_id,
+            index,
+            values,
+            digest(source),
+            self.loaded.spec_digest,
+            str(path),
+        )
+
+    def source_of(self, candidate: dict) -> str:
+        """The candidate's source, if it still matches its receipt; else a refusal."""
+        try:
+            text = Path(candidate["source_path"]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise _Refused(f"its source cannot be read ({exc})") from None
+        if digest(text) != candidate["source_digest"]:
+            raise _Refused("candidate source changed after its receipt was stored")
+        if candidate["spec_digest"] != self.loaded.spec_digest:
+            raise _Refused("the spec changed after its receipt was stored")
+        return text
+
+    # -- one candidate ------------------------------------------------------------------------
+
+    def evaluate_baseline(self, baseline: dict) -> None:
+        source = self.source_of(baseline)
+        checked = harness.check(self.loaded, source)
+        if not checked.ok:
+            rows.finish(
+                self.store, self.run_id, 0, status="incorrect", correct=False,
+                message=checked.message,
+            )  # fmt: skip
+            raise LessonloopError(
+                f"the baseline source is not correct ({checked.message}): fix it or the spec"
+            )
+        rows.finish(
+            self.store, self.run_id, 0, status="baseline", correct=True, message=checked.message,
+            log_gain=0.0, champion=True,
+        )  # fmt: skip
+
+    def evaluate(self, candidate: dict, champion: dict) -> None:
+        index = candidate["candidate_index"]
+        try:
+            source = self.source_of(candidate)
+            champion_source = self.source_of(champion)
+        except _Refused as refused:
+            rows.finish(
+                self.store, self.run_id, index, status="refused", correct=None,
+                message=str(refused),
+            )  # fmt: skip
+            return
+        checked = harness.check(self.loaded, source)
+        if not checked.ok:
+            rows.finish(
+                self.store, self.run_id, index, status="incorrect", correct=False,
+                message=checked.message,
+            )  # fmt: skip
+            return
+        try:
+            comparison = measure.decide(
+                lambda count: harness.time_pairs(self.loaded, champion_source, source, count),
+                self.bench.pairs,
+                self.bench.max_pairs,
+                self.bench.min_log_gain,
+            )
+        except harness.SandboxFailed as exc:
+            rows.finish(
+                self.store, self.run_id, index, status="crashed", correct=True,
+                message=f"crashed while timed: {exc}",
+            )  # fmt: skip
+            return
+        won = comparison.faster
+        rows.finish(
+            self.store,
+            self.run_id,
+            index,
+            status="champion" if won else "not faster",
+            correct=True,
+            message=checked.message,
+            against=champion["candidate_index"],
+            speedup=comparison.first.speedup,
+            bound=comparison.first.speedup_bound,
+            log_gain=(champion["log_gain_vs_baseline"] or 0.0) + comparison.first.result.mean_delta,
+            champion=won,
+            stats=comparison.to_dict(),
+            pairs=comparison.pairs,
+        )
+
+    # -- the run ------------------------------------------------------------------------------
+
+    def champion(self, found: list[dict]) -> dict:
+        return [c for c in found if c["champion"]][-1]
+
+    def history(self, found: list[dict]) -> list[tuple[dict, float]]:
+        """What the proposer is told: each finished candidate's log speed-up over the
+        baseline, ``proposer.WRONG`` for one that was incorrect, crashed or refused."""
+        told = []
+        for c in found:
+            if c["status"] == "received":
+                continue
+            gain = c["log_gain_vs_baseline"]
+            told.append((c["params"], proposer.WRONG if gain is None else gain))
+        return told
+
+    def step(self, on_generation: Callable[[dict], None]) -> bool:
+        """Finish the unfinished candidate or propose and evaluate a new one; False when
+        there is nothing left to propose."""
+        found = self.candidates()
+        last = found[-1]
+        if last["status"] != "received":
+            values = proposer.propose(
+                self.loaded.params, self.history(found), self.seed, len(found)
+            )
+            if values is None:
+                return False
+            self.receive(len(found), values)
+            found = self.candidates()
+            last = found[-1]
+        champion = self.champion(found[:-1])
+        self.evaluate(last, champion)
+        finished = self.candidates()[-1]
+        on_generation(generation_event(finished, champion))
+        return True
+
+    def confirm(self) -> measure.Comparison | None:
+        """The champion against the baseline on fresh pairs (stored, measured once)."""
+        found = self.candidates()
+        champion = self.champion(found)
+        if champion["candidate_index"] == 0:
+            return None
+        index = champion["candidate_index"]
+        stored = rows.pairs(self.store, self.run_id, index, "confirm")
+        if not stored:
+            baseline_source = self.source_of(found[0])
+            source = self.source_of(champion)
+            stored = harness.time_pairs(
+                self.loaded, baseline_source, source, CONFIRM_FACTOR * self.bench.pairs
+            )
+            rows.save_confirmation(self.store, self.run_id, index, stored)
+        return measure.assess(stored, self.bench.min_log_gain)
+
+
+class _Refused(Exception):
+    """A candidate's stored source no longer matches its receipt."""
+
+
+def generation_event(candidate: dict, champion: dict) -> dict:
+    """What is shown per generation: params, correct?, speed-up with its bound, champion?"""
+    return {
+        "generation": candidate["candidate_index"],
+        "params": candidate["params"],
+        "status": candidate["status"],
+        "correct": None if candidate["correct"] is None else bool(candidate["correct"]),
+        "message": candidate["message"],
+        "against": champion["candidate_index"],
+        "speedup": candidate["speedup"],
+        "speedup_lower_bound": candidate["speedup_lower_bound"],
+        "champion": bool(candidate["champion"]),
+        "stats": candidate["stats"],
+    }
+
+
+def run(
+    loaded: Loaded,
+    store: Store,
+    run_id: str,
+    folder: Path,
+    seed: int,
+    generations: int | None,
+    on_generation: Callable[[dict], None] = lambda event: None,
+) -> dict:
+    """Start or continue the run ``run_id``; returns its summary (and writes its artifacts)."""
+    existing = rows.run_row(store, run_id)
+    if existing is None:
+        if rows.is_scenario_run(store, run_id):
+            raise UsageError(f"run id {run_id!r} is taken by another kind of run", field="run_id")
+        target = generations or loaded.spec.budget.generations
+        rows.create_run(
+            store, run_id, loaded.spec.name, str(loaded.path), loaded.spec_digest,
+            loaded.source_digest, seed, target,
+        )  # fmt: skip
+    else:
+        if existing["spec_digest"] != loaded.spec_digest:
+            raise UsageError(
+                f"run {run_id} was started from a different spec (its digest changed): "
+                "start a new run for the new spec"
+            )
+        if existing["source_digest"] != loaded.source_digest:
+            raise UsageError(
+                f"run {run_id}'s source file changed since it started: start a new run"
+            )
+        seed = existing["seed"]
+        target = generations or existing["target_generations"]
+    rows.update_run(store, run_id, "running", None, target)
+    campaign = Campaign(loaded, store, run_id, folder, seed)
+    try:
+        found = campaign.candidates()
+        if not found:
+            campaign.receive(0, declared.defaults(loaded.params))
+            found = campaign.candidates()
+        if found[0]["status"] == "received":
+            try:
+                campaign.evaluate_baseline(found[0])
+            except _Refused as refused:
+                raise LessonloopError(f"the baseline was refused: {refused}") from None
+        elif found[0]["status"] != "baseline":
+            raise LessonloopError(f"the baseline source is not correct ({found[0]['message']})")
+        stop = f"{target} generations done"
+        while (
+            len(campaign.candidates()) - 1 < target
+            or campaign.candidates()[-1]["status"] == "received"
+        ):
+            if not campaign.step(on_generation):
+                stop = "every value of the declared parameters was tried"
+                break
+        confirmation = campaign.confirm()
+    except KeyboardInterrupt:
+        rows.update_run(store, run_id, "stopped", "interrupted")
+        raise Stopped(
+            f"run {run_id} interrupted; continue it with the same command and --run-id {run_id}"
+        ) from None
+    except LessonloopError as exc:
+        rows.update_run(store, run_id, "failed", str(exc))
+        raise
+    rows.update_run(store, run_id, "completed", stop)
+    summary = summarize(campaign, confirmation, stop)
+    write_artifacts(campaign, summary)
+    return summary
+
+
+def summarize(campaign: Campaign, confirmation: measure.Comparison | None, stop: str) -> dict:
+    found = campaign.candidates()
+    champion = campaign.champion(found)
+    folder = campaign.folder
+    return {
+        "run_id": campaign.run_id,
+        "status": "completed",
+        "stop_reason": stop,
+        "generations": len(found) - 1,
+        "baseline": {"params": found[0]["params"]},
+        "champion": {
+            "generation": champion["candidate_index"],
+            "params": champion["params"],
+            "speedup_vs_baseline": confirmation.speedup if confirmation else 1.0,
+            "speedup_lower_bound": confirmation.speedup_bound if confirmation else None,
+            # the confirmation's own verdict: faster than the baseline at the stated confidence
+            "confirmed": confirmation.faster if confirmation else None,
+            "confirmation": confirmation.to_dict() if confirmation else None,
+        },
+        "candidates": [
+            {
+                "generation": c["candidate_index"],
+                "params": c["params"],
+                "status": c["status"],
+                "correct": None if c["correct"] is None else bool(c["correct"]),
+                "message": c["message"],
+                "against": c["against_index"],
+                "speedup": c["speedup"],
+                "speedup_lower_bound": c["speedup_lower_bound"],
+                "champion": bool(c["champion"]),
+                "receipt": {
+                    "source_digest": c["source_digest"],
+                    "spec_digest": c["spec_digest"],
+                    "source": c["source_path"],
+                    "pairs": rows.pairs(
+                        campaign.store, campaign.run_id, c["candidate_index"], "gate"
+                    ),
+                },
+                "stats": c["stats"],
+            }
+            for c in found
+        ],
+        "artifacts": {
+            "champion_source": str(folder / "champion.py"),
+            "history": str(folder / "history.json"),
+            "report": str(folder / "report.md"),
+        },
+    }
+
+
+def write_artifacts(campaign: Campaign, summary: dict) -> None:
+    from ..files import atomic_write
+
+    found = campaign.candidates()
+    champion = campaign.champion(found)
+    atomic_write(campaign.folder / "champion.py", campaign.source_of(champion))
+    atomic_write(campaign.folder / "history.json", json.dumps(summary, indent=2) + "\n")
+    atomic_write(campaign.folder / "report.md", report(summary, campaign.loaded))
+
+
+def report(summary: dict, loaded: Loaded) -> str:
+    """A short report.md: the outcome, the champion, and a line per candidate."""
+    champ = summary["champion"]
+    lines = [
+        f"# evolve {loaded.spec.name}: run {summary['run_id']}",
+        "",
+        f"{summary['generations']} generations ({summary['stop_reason']}).",
+        "",
+    ]
+    if champ["generation"] == 0:
+        lines.append("No candidate was faster than the baseline at the stated confidence.")
+    else:
+        confirmation = champ["confirmation"]
+        lines.append(
+            f"Champion: generation {champ['generation']} {json.dumps(champ['params'])}, "
+            f"{champ['speedup_vs_baseline']:.2f}x the baseline's speed (one-sided "
+            f"{confirmation['confidence']:.0%} lower bound {champ['speedup_lower_bound']:.2f}x, "
+            f"{confirmation['pairs']} interleaved pairs)."
+        )
+    lines += [
+        "",
+        "| gen | params | status | speed-up vs the champion then | 95 % lower bound |",
+        "|---|---|---|---|---|",
+    ]
+    for c in summary["candidates"]:
+        speed = "" if c["speedup"] is None else f"{c['speedup']:.3f}x"
+        bound = "" if c["speedup_lower_bound"] is None else f"{c['speedup_lower_bound']:.3f}x"
+        lines.append(
+            f"| {c['generation']} | `{json.dumps(c['params'])}` | {c['status']} | {speed} | {bound} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,196 @@
+"""What runs in the sandbox: the correctness check (the candidate against the reference on
+generated inputs, or the spec's test command) and the timing pairs (two sources in one process,
+interleaved, with warm-ups, pinned to one CPU where the platform allows)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+
+from ..errors import UsageError
+from .spec import Loaded
+
+# Standard library only: it runs in the sandbox's own interpreter (``python -I``).
+_SCRIPT = r"""
+import gc, importlib.util, json, math, os, sys, time
+
+def load(path, name, function):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return getattr(module, function)
+
+def entry(text, name):
+    path, _, function = text.rpartition(":")
+    return load(path, name, function)
+
+def same(got, expected, tol):
+    if isinstance(expected, float) or isinstance(got, float):
+        try:
+            return math.isclose(got, expected, rel_tol=tol, abs_tol=tol)
+        except TypeError:
+            return False
+    if isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
+        return len(got) == len(expected) and all(same(g, e, tol) for g, e in zip(got, expected))
+    if isinstance(expected, dict) and isinstance(got, dict):
+        return got.keys() == expected.keys() and all(same(got[k], expected[k], tol) for k in expected)
+    return got == expected
+
+def check(job):
+    reference = entry(job["reference"], "lessonloop_reference")
+    inputs = entry(job["inputs"], "lessonloop_inputs")
+    # every expected answer before the candidate is even loaded: it cannot touch the reference
+    expected_of = {seed: reference(*inputs(seed, **job["args"])) for seed in job["seeds"]}
+    candidate = load("candidate.py", "lessonloop_candidate", job["entry"])
+    for seed in job["seeds"]:
+        expected = expected_of[seed]
+        got = candidate(*inputs(seed, **job["args"]))
+        if not same(got, expected, job["tolerance"]):
+            shown = repr(got)
+            return {"ok": False, "message": "seed %d: differs from the reference (got %s)"
+                    % (seed, shown[:60] + ("..." if len(shown) > 60 else ""))}
+    return {"ok": True, "message": "%d inputs match the reference" % len(job["seeds"])}
+
+def pairs(job):
+    cpu = None
+    if hasattr(os, "sched_setaffinity"):
+        cpu = min(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+    inputs = entry(job["inputs"], "lessonloop_inputs")
+    sides = [load(name, "lessonloop_side_" + str(i), job["entry"])
+             for i, name in enumerate(("a.py", "b.py"))]
+    args = [inputs(job["seed"], **job["args"]) for _ in sides]
+    repeat = job["repeat"]
+    for _ in range(job["warmups"]):
+        for side, given in zip(sides, args):
+            side(*given)
+    def timed(side, given):   # the fastest of `repeat` calls: a pause hits one call, not all
+        gc.collect()
+        gc.disable()
+        try:
+            best = math.inf
+            for _ in range(repeat):
+                start = time.perf_counter()
+                side(*given)
+                best = min(best, time.perf_counter() - start)
+            return best
+        finally:
+            gc.enable()
+    measured = []
+    for i in range(job["count"]):
+        if i % 2 == 0:   # alternate who goes first: an order effect cancels over the pairs
+            a = timed(sides[0], args[0]); b = timed(sides[1], args[1])
+        else:
+            b = timed(sides[1], args[1]); a = timed(sides[0], args[0])
+        measured.append([a, b])
+    return {"pairs": measured, "cpu": cpu}
+
+job = json.loads(sys.stdin.read())
+result = check(job) if job["mode"] == "check" else pairs(job)
+sys.stdout.write("\n" + json.dumps(result) + "\n")
+"""
+
+
+class SandboxFailed(Exception):
+    """The harness did not finish: the candidate crashed, timed out or ran out of memory."""
+
+
+@dataclass
+class Checked:
+    ok: bool
+    message: str
+
+
+def _files(loaded: Loaded, names: list[str]) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for name in names:
+        if name.startswith("/") or ".." in name.split("/"):
+            raise UsageError(f"{loaded.path}: {name!r} must be a path inside the spec's folder")
+        files[name] = loaded.read(name).encode("utf-8")
+    return files
+
+
+def _run(loaded: Loaded, job: dict, files: dict[str, bytes]) -> dict:
+    from ..safety.sandbox import Limits, run
+
+    limits = Limits(timeout=loaded.spec.limits.time, memory_mb=loaded.spec.limits.memory_mb)
+    files["harness.py"] = _SCRIPT.encode("utf-8")
+    outcome = run(
+        [sys.executable, "-I", "harness.py"],
+        stdin=json.dumps(job).encode("utf-8"),
+        files=files,
+        limits=limits,
+    )
+    if not outcome.passed:
+        raise SandboxFailed(" ".join(outcome.report().split())[-400:])
+    try:
+        return json.loads(outcome.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise SandboxFailed("the harness printed no result") from None
+
+
+def _entry_files(entries: list[str]) -> list[str]:
+    return sorted({entry.rpartition(":")[0] for entry in entries})
+
+
+def check(loaded: Loaded, source: str) -> Checked:
+    """Is ``source`` correct: the reference's answers on every seed, or the command passing."""
+    correctness = loaded.spec.correctness
+    if correctness.command is not None:
+        return _check_command(loaded, source)
+    assert correctness.reference is not None and correctness.inputs is not None
+    files = _files(loaded, _entry_files([correctness.reference, correctness.inputs]))
+    files["candidate.py"] = source.encode("utf-8")
+    job = {
+        "mode": "check",
+        "entry": loaded.spec.entry,
+        "reference": correctness.reference,
+        "inputs": correctness.inputs,
+        "seeds": correctness.seeds,
+        "args": correctness.args,
+        "tolerance": correctness.tolerance,
+    }
+    try:
+        result = _run(loaded, job, files)
+    except SandboxFailed as exc:
+        return Checked(False, f"crashed: {exc}")
+    return Checked(bool(result.get("ok")), str(result.get("message", "")))
+
+
+def _check_command(loaded: Loaded, source: str) -> Checked:
+    from ..safety.sandbox import Limits, run
+
+    correctness = loaded.spec.correctness
+    assert correctness.command is not None
+    files = _files(loaded, correctness.files)
+    files[loaded.spec.source] = source.encode("utf-8")
+    command = correctness.command.replace("{python}", sys.executable)
+    limits = Limits(timeout=loaded.spec.limits.time, memory_mb=loaded.spec.limits.memory_mb)
+    outcome = run(command, files=files, limits=limits)
+    if outcome.passed:
+        return Checked(True, "the test command passed")
+    return Checked(False, " ".join(outcome.report().split())[-300:])
+
+
+def time_pairs(
+    loaded: Loaded, source_a: str, source_b: str, count: int
+) -> list[tuple[float, float]]:
+    """``count`` interleaved (A, B) wall times in seconds, one process, same inputs for both."""
+    bench = loaded.spec.benchmark
+    files = _files(loaded, _entry_files([bench.inputs]))
+    files["a.py"] = source_a.encode("utf-8")
+    files["b.py"] = source_b.encode("utf-8")
+    job = {
+        "mode": "pairs",
+        "entry": loaded.spec.entry,
+        "inputs": bench.inputs,
+        "seed": bench.seed,
+        "args": bench.args,
+        "repeat": bench.repeat,
+        "warmups": bench.warmups,
+        "count": count,
+    }
+    result = _run(loaded, job, files)
+    return [(float(a), float(b)) for a, b in result["pairs"]]
