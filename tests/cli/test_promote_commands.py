@@ -29,6 +29,16 @@ def _bullets(marker: str) -> set[str]:
         }
 
 
+def _served_now() -> str:
+    """The id of the bundle the competitor's context holds now, built the way a trial builds
+    it (every active entry of the scope: the run's few fit the context's caps)."""
+    from lessonloop.knowledge.entries import active
+    from lessonloop.promotion import bundles
+
+    with open_store(readonly=True) as store:
+        return bundles.bundle_id([e.to_dict() for e in active(store, "scenario:grid_ctf")])
+
+
 def _run(cli, iterations: int = 2) -> None:
     done = cli("run", "grid_ctf", "-n", str(iterations), "--context-trials", "screen", "--json")
     assert done.code == 0, done.err
@@ -50,6 +60,8 @@ def test_with_manual_approval_an_accepted_bundle_waits_until_approved(home, cli,
     pointer = done.json()
     assert pointer["ref"] == candidate["ref"] and pointer["probation_left"] == probation.GENERATIONS
     assert _bullets("Good") == {"active"}, "served through admission"
+    [active] = cli("promotions", "--json").json()["active"]
+    assert active["served_ref"] == _served_now(), "what the competitor's context holds now"
     after = cli("promotions", "--json").json()["candidates"][0]
     assert after["status"] == "active" and after["decisions"][-1]["actor"] == "user"
 

@@ -29,9 +29,26 @@ def list_promotions(name: str | None = None) -> dict[str, Any]:
         return {
             "candidates": records.listing(conn, scope),
             "active": [
-                {"scope": s, "role": r, **(records.active(conn, s, r) or {})} for s, r in pointers
+                {
+                    "scope": s,
+                    "role": r,
+                    **(records.active(conn, s, r) or {}),
+                    **({"served_ref": _served_ref(store, s)} if r == "context" else {}),
+                }
+                for s, r in pointers
             ],
         }
+
+
+def _served_ref(store: Any, scope: str) -> str:
+    """The id of the bundle the scope's competitor is served now, as trials name it (what the
+    active bundle became since: dead ends the gate added, entries you edited)."""
+    from ..knowledge import entries as knowledge_entries
+    from ..loop.reflection import in_context
+    from ..loop.trials import served_bundle
+    from ..promotion import bundles
+
+    return bundles.bundle_id(served_bundle(in_context(knowledge_entries.active(store, scope))))
 
 
 def rollback_promotion(name: str, role: str, reason: str) -> dict[str, Any]:

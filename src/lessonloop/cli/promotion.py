@@ -59,9 +59,11 @@ def list_command(
             if pointer.get("probation_left")
             else ""
         )
+        grown = pointer.get("served_ref")
+        now = f"; served now: {grown}" if grown and grown != pointer["ref"] else ""
         sys.stdout.write(
             f"active: {pointer['scope']} {pointer['role']} = {pointer['ref']} "
-            f"(since {pointer['switched_at']}; rollback target: {before}{watched})\n"
+            f"(since {pointer['switched_at']}; rollback target: {before}{watched}{now})\n"
         )
     if not listed["candidates"]:
         sys.stdout.write("no promotion candidates\n")

@@ -322,7 +322,9 @@ SCHEMAS: dict[str, Any] = {
             "switched_at": TEXT,
             # generations of probation left (promotion/probation.py); null: not on probation
             "probation_left": INTEGER_OR_NULL,
-        }
+        },
+        # a context pointer: the bundle served now, as trials name it (the active one grown)
+        {"served_ref": TEXT},
     ),
     "Promotions": fields(
         {
