@@ -35,7 +35,7 @@ def test_a_correct_patch_succeeds_and_only_apply_changes_the_folder(cli, home, r
     assert step["kind"] == "patch" and step["applied"] and step["verifier_exit"] == 0
     # the model was shown the failing verifier output and the file
     prompt = completions(server)[0].text
-    assert "AssertionError: 45 != 55" in prompt and "=== calc.py ===" in prompt
+    assert "AssertionError: 45 != 55" in prompt and "FILE: calc.py\n```\n" in prompt
     assert (repo / "calc.py").read_text() == before  # untouched until apply
     diff = (home / "runs" / "m1" / "mission.diff").read_text()
     assert "-" + ORIGINAL in diff and "+" + FIXED in diff

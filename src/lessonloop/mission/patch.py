@@ -144,7 +144,10 @@ def apply(root: Path, text: str) -> list[str]:
                 if not source.is_file():
                     raise PatchFailed(f"{name}: no such file in the workspace")
                 old = source.read_text(encoding="utf-8")
-            writes[target] = _apply_hunks(name, old, patch.hunks)
+            new = _apply_hunks(name, old, patch.hunks)
+            if patch.old_path is not None and new == old:
+                raise PatchFailed(f"{name}: the patch changes nothing")
+            writes[target] = new
         changed.append(name)
     for target, content in writes.items():
         if content is None:

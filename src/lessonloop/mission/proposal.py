@@ -10,51 +10,91 @@ from dataclasses import dataclass
 OUTPUT_CHARS = 3000  # of the verifier's output shown (its end: where failures are reported)
 STEPS_SHOWN = 6  # the most recent steps described in the prompt
 
-SYSTEM = (
-    "You are working toward a goal in a software workspace. Each turn you make exactly ONE "
-    "change, and a verifier command then checks the workspace; only the verifier decides "
-    "when the goal is met.\n"
-    "Answer with ONE of:\n"
-    "1. a unified diff in a ```diff fenced block, with paths relative to the workspace, "
-    "e.g.\n```diff\n--- a/path/file.py\n+++ b/path/file.py\n@@ -3,1 +3,1 @@\n-old line\n"
-    "+new line\n```\n"
-    '2. a JSON object {"command": "..."} to run a shell command in the workspace (only the '
-    "allowed commands are run).\n"
-    "Copy the context and removed lines exactly from the files shown. No other text is needed."
+_FILE = (
+    "the whole new content of ONE file: a line `FILE: path/of/the/file` (a file shown below, "
+    "or a new one), then the complete file in a fenced block.\n"
 )
+_DIFF = (
+    "a unified diff of the workspace's files in a ```diff fenced block: a line `--- a/FILE` "
+    "and a line `+++ b/FILE` naming a file shown below, an `@@` line, then the lines: a space "
+    "before each unchanged line, `-` before each line removed, `+` before each line added.\n"
+)
+
+
+def system(allow: list[str]) -> str:
+    """The rules; a mission that allows no command asks for a diff only (a small model offered
+    a command tends to rerun the verifier)."""
+    head = (
+        "You are working toward a goal in a software workspace. Each turn you make exactly ONE "
+        "change to the files; then the verifier command runs by itself and checks the "
+        "workspace. Only the verifier decides when the goal is met: never run it yourself.\n"
+    )
+    tail = "Change only what the goal needs; keep everything else exactly as shown."
+    answers = [_FILE, _DIFF]
+    if allow:
+        answers.append(
+            'a JSON object {"command": "..."} to run one of the allowed commands in the '
+            "workspace.\n"
+        )
+    listed = "".join(f"{i}. {text}" for i, text in enumerate(answers, 1))
+    return head + "Answer with ONE of:\n" + listed + tail
 
 
 @dataclass
 class Proposal:
-    kind: str  # "patch", "command" or "invalid"
-    text: str  # the patch, the command, or why the answer was not understood
+    kind: str  # "patch", "file", "command" or "invalid"
+    text: str  # the patch; the file's name, a newline, its new content; the command; or why
+    # the answer was not understood
 
 
-_FENCE = re.compile(r"```([A-Za-z0-9_-]*)[^\n]*\n(.*?)(?:```|\Z)", re.S)
+_FENCE = re.compile(r"```([^\n`]*)\n(.*?)(?:```|\Z)", re.S)
+_NAMED = re.compile(r"(?:^|\s|`|\*)([\w.-]+(?:/[\w.-]+)*\.\w+)`?\**\s*:?\s*$")
+
+
+def _file_name(info: str, before: str) -> str | None:
+    """The file a fenced block replaces: named in the fence (```python calc.py) or on the last
+    non-empty line before it (``FILE: calc.py``)."""
+    words = info.replace(":", " ").split()
+    for word in words[1:] if len(words) > 1 else words:
+        if "." in word.strip("."):
+            return word
+    lines = [line for line in before.splitlines() if line.strip()]
+    if lines:
+        match = _NAMED.search(lines[-1].strip())
+        if match:
+            return match.group(1)
+    return None
 
 
 def parse(answer: str) -> Proposal:
     """The one change in ``answer``; ``invalid`` (with the reason) when there is none."""
-    blocks = _FENCE.findall(answer or "")
-    for lang, body in blocks:
-        if lang.lower() in ("diff", "patch", "udiff") or (
+    answer = answer or ""
+    blocks = [(m.group(1).strip(), m.group(2), m.start()) for m in _FENCE.finditer(answer)]
+    for info, body, _ in blocks:
+        lang = info.split()[0].lower() if info else ""
+        if lang in ("diff", "patch", "udiff") or (
             body.lstrip().startswith(("--- ", "diff --git")) and "\n+++ " in body
         ):
             return Proposal("patch", body)
-    for _lang, body in blocks:
+    for _info, body, _ in blocks:
         command = _command(body)
         if command is not None:
             return Proposal("command", command)
-    stripped = (answer or "").strip()
+    for info, body, start in blocks:
+        name = _file_name(info, answer[:start])
+        if name is not None:
+            return Proposal("file", f"{name}\n{body}")
+    stripped = answer.strip()
     command = _command(stripped)
     if command is not None:
         return Proposal("command", command)
-    start = stripped.find("--- ")
-    if start != -1 and "\n+++ " in stripped[start:] and "\n@@" in stripped[start:]:
-        return Proposal("patch", stripped[start:] + "\n")
+    begin = stripped.find("--- ")
+    if begin != -1 and "\n+++ " in stripped[begin:] and "\n@@" in stripped[begin:]:
+        return Proposal("patch", stripped[begin:] + "\n")
     return Proposal(
         "invalid",
-        'the answer held neither a ```diff block nor a {"command": ...} object',
+        "the answer held neither a ```diff block, a file's new content after its name, nor a "
+        '{"command": ...} object',
     )
 
 
@@ -81,11 +121,13 @@ def prompt(
     steps: list[dict],
 ) -> str:
     """The user message of one step: goal, verifier result, workspace, previous steps."""
-    allowed = ", ".join(f"`{a}`" for a in allow) if allow else "none (answer with a diff)"
     parts = [
         f"Goal: {goal}",
-        f"Verifier: `{verifier}` (the goal is met when it exits 0)",
-        f"Allowed commands: {allowed}",
+        f"Verifier: `{verifier}` (it runs after your change; the goal is met when it exits 0)",
+    ]
+    if allow:
+        parts.append("Allowed commands: " + ", ".join(f"`{a}`" for a in allow))
+    parts += [
         f"\nThe verifier's last run exited {last_exit}; the end of its output:\n"
         f"{last_output[-OUTPUT_CHARS:]}",
         f"\nThe workspace:\n{overview}",
@@ -98,5 +140,9 @@ def prompt(
                 f"- step {step['step_index']} ({step['kind']}, "
                 f"{'applied' if step['applied'] else 'not applied'}): {step['message']}\n{what}"
             )
-    parts.append("\nPropose ONE change now.")
+    parts.append(
+        "\nMake ONE change now. Write a line `FILE: ` with the path of the file you change, "
+        "then its complete new content in a ```python (or other) fenced block"
+        + (", or a ```diff block." if not allow else ", or a ```diff block, or a command.")
+    )
     return "\n".join(parts)

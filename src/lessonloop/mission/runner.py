@@ -113,9 +113,10 @@ class Mission:
         """(applied, refused, message) for one proposed change."""
         if change.kind == "invalid":
             return False, False, change.text
-        if change.kind == "patch":
+        if change.kind in ("patch", "file"):
             try:
-                changed = patch.apply(self.workspace, change.text)
+                text = change.text if change.kind == "patch" else self.rewrite(change.text)
+                changed = patch.apply(self.workspace, text)
             except patch.PatchRefused as exc:
                 return False, True, f"refused: {exc}"
             except (patch.PatchFailed, OSError, UnicodeDecodeError) as exc:
@@ -126,6 +127,27 @@ class Mission:
             return False, True, f"refused: {why}"
         passed, report = run_command(self.workspace, change.text)
         return True, False, f"ran {change.text!r}: {' '.join(report.split())[:300]}"
+
+    def rewrite(self, named: str) -> str:
+        """A file's new content (``name\\ncontent``) as a diff against the workspace, so it
+        goes through the same path checks as any patch."""
+        import difflib
+
+        name, _, content = named.partition("\n")
+        target = patch.inside(self.workspace, name)
+        old = target.read_text(encoding="utf-8") if target.is_file() else ""
+        if not content.endswith("\n"):
+            content += "\n"
+        lines = difflib.unified_diff(
+            old.splitlines(keepends=True),
+            content.splitlines(keepends=True),
+            f"a/{name}" if target.is_file() else "/dev/null",
+            f"b/{name}",
+        )
+        text = "".join(lines)
+        if not text:
+            raise patch.PatchFailed(f"{name}: the new content is the same as the old")
+        return text
 
     def summary(self) -> dict:
         steps = self.steps
@@ -233,9 +255,11 @@ def run(
                 completion = metered.complete(
                     Request(
                         role="competitor",
-                        system=proposal.SYSTEM,
+                        system=proposal.system(row["allow"]),
                         messages=[{"role": "user", "content": text}],
-                        temperature=0.2,
+                        # hotter as steps fail: a model repeating itself gets unstuck
+                        temperature=min(1.0, 0.3 + 0.1 * len(steps)),
+                        seed=len(steps) + 1,
                         max_tokens=MAX_TOKENS,
                     )
                 )

@@ -71,7 +71,8 @@ def overview(root: Path) -> str:
         if text is None or len(text) > SHOWN_FILE_BYTES or len(text) > budget:
             continue
         budget -= len(text)
-        parts.append(f"\n=== {name} ===\n{redact(text)}")
+        fence = "````" if "```" in text else "```"
+        parts.append(f"\nFILE: {name}\n{fence}\n{redact(text).rstrip()}\n{fence}")
     return "\n".join(parts)
 
 
