@@ -60,3 +60,9 @@ def test_answers_are_parsed_into_one_change():
     command = proposal.parse('```json\n{"command": "pytest -q"}\n```')
     assert (command.kind, command.text) == ("command", "pytest -q")
     assert proposal.parse("I would change b.").kind == "invalid"
+    # what a 0.5B model wrote: the FILE line in a block of its own, then the content
+    split = proposal.parse("```python\nFILE: m.py\n```\n```python\nb = 20\n```")
+    assert (split.kind, split.text) == ("file", "m.py\nb = 20\n")
+    inside = proposal.parse("```python\nFILE: m.py\nb = 20\n```")
+    assert (inside.kind, inside.text) == ("file", "m.py\nb = 20\n")
+    assert proposal.parse("```total.py\n```").kind == "invalid"  # a name, no content

@@ -58,7 +58,11 @@ def _file_name(info: str, before: str) -> str | None:
     for word in words[1:] if len(words) > 1 else words:
         if "." in word.strip("."):
             return word
-    lines = [line for line in before.splitlines() if line.strip()]
+    lines = [
+        line.strip().strip("`").strip() or "```"
+        for line in before.splitlines()
+        if line.strip() and not line.strip().startswith("```")
+    ]
     if lines:
         match = _NAMED.search(lines[-1].strip())
         if match:
@@ -81,8 +85,12 @@ def parse(answer: str) -> Proposal:
         if command is not None:
             return Proposal("command", command)
     for info, body, start in blocks:
+        first, _, rest = body.partition("\n")
+        named = _NAMED.search(first.strip()) if first.strip().upper().startswith("FILE") else None
+        if named is not None and rest.strip():  # the name inside the block, on its first line
+            return Proposal("file", f"{named.group(1)}\n{rest}")
         name = _file_name(info, answer[:start])
-        if name is not None:
+        if name is not None and body.strip():
             return Proposal("file", f"{name}\n{body}")
     stripped = answer.strip()
     command = _command(stripped)
