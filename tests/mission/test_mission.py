@@ -131,3 +131,25 @@ def test_an_interrupted_mission_resumes_from_its_stored_steps(cli, home, repo, m
         rows = db.execute("SELECT step_index, kind FROM mission_steps WHERE run_id = 'm9'")
         assert rows.fetchall() == [(1, "invalid"), (2, "patch")]
     assert json.loads(cli("mission", "show", "m9", "--json").out)["calls"] == 2
+
+
+def test_a_mission_stopped_by_a_provider_error_continues_after_its_stored_steps(
+    cli, home, repo, model, monkeypatch
+):
+    from ..providers.fake_servers import FakeServer, Reply, openai_completion, openai_error
+
+    replies = iter([Reply(body=openai_completion("no idea")), openai_error(400, "bad request")])
+    model(lambda request: "unused")  # the routes; then pointed at a server that fails
+    with FakeServer(responder=lambda request: next(replies)) as server:
+        monkeypatch.setenv("LESSONLOOP_BASE_URL", server.base_url + "/v1")
+        stopped = _mission(cli, repo, "--run-id", "m10")
+    assert stopped.code == 1 and len(stopped.err.strip().splitlines()) == 1
+    assert "Traceback" not in stopped.err
+    shown = cli("mission", "show", "m10", "--json").json()
+    assert shown["status"] == "stopped" and len(shown["steps"]) == 1
+    assert "lessonloop mission --run-id m10" in shown["stop_reason"]
+    fixed = model(lambda request: FIX)
+    resumed = cli("mission", "--run-id", "m10", "--json")
+    assert resumed.code == 0, resumed.err
+    assert [s["kind"] for s in resumed.json()["steps"]] == ["invalid", "patch"]
+    assert len(completions(fixed)) == 1
