@@ -213,6 +213,10 @@ def run(
         hint=lambda flag: f"continue with `lessonloop mission --run-id {run_id} {flag} N`",
     )
     metered = Metered(provider, budget, record=lambda completion: None)
+    if row["initial_output"] is None and not steps:  # the start died before the first check
+        first = verify(mission.workspace, row["verifier"])
+        mission_store.set_initial(mission.store, run_id, first.exit_code, first.output)
+        mission.row = row = mission_store.mission(mission.store, run_id) or row
     refusals = 0
     if row["status"] != "blocked":  # a blocked mission resumed: the user wants more tries
         for step in reversed(steps):
