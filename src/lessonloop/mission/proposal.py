@@ -135,11 +135,7 @@ def prompt(
     ]
     if allow:
         parts.append("Allowed commands: " + ", ".join(f"`{a}`" for a in allow))
-    parts += [
-        f"\nThe verifier's last run exited {last_exit}; the end of its output:\n"
-        f"{last_output[-OUTPUT_CHARS:]}",
-        f"\nThe workspace:\n{overview}",
-    ]
+    parts.append(f"\nThe workspace:\n{overview}")
     if steps:
         parts.append("\nYour previous steps (most recent last):")
         for step in steps[-STEPS_SHOWN:]:
@@ -148,9 +144,13 @@ def prompt(
                 f"- step {step['step_index']} ({step['kind']}, "
                 f"{'applied' if step['applied'] else 'not applied'}): {step['message']}\n{what}"
             )
+    parts.append(  # last: what a small model reads right before it answers
+        f"\nThe verifier's last run exited {last_exit}; the end of its output:\n"
+        f"{last_output[-OUTPUT_CHARS:]}"
+    )
     parts.append(
-        "\nMake ONE change now. Write a line `FILE: ` with the path of the file you change, "
-        "then its complete new content in a ```python (or other) fenced block"
-        + (", or a ```diff block." if not allow else ", or a ```diff block, or a command.")
+        "\nMake ONE change now that brings the goal closer. Answer in this format:\n"
+        "FILE: <path of the file you change>\n```\n<its complete corrected content>\n```"
+        + ("\n(or a ```diff block)" if not allow else "\n(or a ```diff block, or a command)")
     )
     return "\n".join(parts)
