@@ -22,10 +22,20 @@ UPPER = {
     "web",
     "integrations",
     "evolve",
+    "mission",
     "app",
 }
 ADAPTERS = {"cli", "mcp", "web"}
-ENGINE = {"loop", "tasks", "memory", "promotion", "training", "integrations", "evolve"} | LOWER
+ENGINE = {
+    "loop",
+    "tasks",
+    "memory",
+    "promotion",
+    "training",
+    "integrations",
+    "evolve",
+    "mission",
+} | LOWER
 
 
 def _imports(with_paths: bool = False) -> list:

@@ -15,6 +15,7 @@ from . import knowledge as knowledge_commands
 from . import memory as memory_commands
 from . import memory_evidence as evidence_commands
 from . import memory_review as review_commands
+from . import mission as mission_commands
 from . import playbook as playbook_commands
 from . import promotion as promotion_commands
 from . import providers as provider_commands
@@ -62,6 +63,7 @@ for name, command in (
     app.command(name)(command)
 task_commands.register(app)  # improve, judge, solve
 app.command("evolve")(evolve_commands.evolve)
+app.command("mission")(mission_commands.mission)
 app.add_typer(memory_app, name="memory")
 for name, command in (
     ("consent", memory_commands.consent_command),

@@ -521,6 +521,47 @@ def _017_evolve(conn: sqlite3.Connection) -> None:
     )
 
 
+def _018_missions(conn: sqlite3.Connection) -> None:
+    """``lessonloop mission``: each mission (its goal, verifier, the user's folder and its
+    digest at the start) and each step (the model's proposal, what was done, the verifier's
+    redacted result, the calls it took)."""
+    _execute_script(
+        conn,
+        """
+        CREATE TABLE missions (
+            run_id TEXT PRIMARY KEY,
+            goal TEXT NOT NULL,
+            verifier TEXT NOT NULL,
+            source_dir TEXT NOT NULL,
+            source_digest TEXT NOT NULL,
+            allow_json TEXT NOT NULL,
+            max_steps INTEGER NOT NULL,
+            max_calls INTEGER,
+            initial_exit INTEGER,
+            initial_output TEXT,
+            status TEXT NOT NULL,
+            stop_reason TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        CREATE TABLE mission_steps (
+            run_id TEXT NOT NULL REFERENCES missions(run_id),
+            step_index INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            proposal TEXT NOT NULL,
+            applied INTEGER NOT NULL,
+            refused INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            verifier_exit INTEGER,
+            verifier_output TEXT,
+            calls INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (run_id, step_index)
+        )
+        """,
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -539,6 +580,7 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (15, "what a promotion candidate was trialled against", _015_candidate_incumbents),
     (16, "probation of an activated candidate", _016_probation),
     (17, "evolve runs, candidates with receipts, timing pairs", _017_evolve),
+    (18, "missions and their steps", _018_missions),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

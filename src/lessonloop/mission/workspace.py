@@ -1,0 +1,95 @@
+"""The mission's workspace: a plain copy of the user's folder under the run's folder.
+
+Why a copy and not ``git worktree``: a worktree only holds committed files (a user's
+uncommitted edits would be missing), needs the folder to be a repository and adds a branch to
+the user's repository; a copy works for any folder and leaves the user's repository alone.
+``.git`` internals, caches and virtual environments are not copied (large, and not what a
+mission changes)."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import shutil
+from pathlib import Path
+
+IGNORED = {".git", "__pycache__", ".venv", "venv", "node_modules", ".mypy_cache", ".pytest_cache"}
+IGNORED_SUFFIXES = (".pyc", ".pyo")
+SHOWN_FILE_BYTES = 6000  # a file larger than this is listed, not shown
+SHOWN_TOTAL_BYTES = 16000  # all the contents shown in one prompt
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in IGNORED or n.endswith(IGNORED_SUFFIXES)}
+
+
+def files(root: Path) -> list[str]:
+    """Relative paths (with ``/``) of the files a mission sees, sorted."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _ignore(folder, dirs))
+        for name in names:
+            path = Path(folder) / name
+            if name in _ignore(folder, [name]) or path.is_symlink() or not path.is_file():
+                continue
+            found.append(path.relative_to(root).as_posix())
+    return sorted(found)
+
+
+def copy(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` (which must not exist), without what ``IGNORED`` names."""
+    shutil.copytree(source, target, ignore=_ignore, symlinks=True)
+
+
+def digest(root: Path) -> str:
+    """A digest of every file's path and bytes: equal digests, unchanged folder."""
+    hasher = hashlib.sha256()
+    for name in files(root):
+        hasher.update(name.encode("utf-8") + b"\0")
+        hasher.update(hashlib.sha256((root / name).read_bytes()).digest())
+    return hasher.hexdigest()
+
+
+def _text(path: Path) -> str | None:
+    try:
+        data = path.read_bytes()
+        return None if b"\0" in data else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def overview(root: Path) -> str:
+    """The listing and the small text files' contents, capped, for the model."""
+    from ..safety.redact import redact
+
+    names = files(root)
+    parts = ["Files:"] + [f"- {name}" for name in names]
+    budget = SHOWN_TOTAL_BYTES
+    for name in names:
+        text = _text(root / name)
+        if text is None or len(text) > SHOWN_FILE_BYTES or len(text) > budget:
+            continue
+        budget -= len(text)
+        fence = "````" if "```" in text else "```"
+        parts.append(f"\nFILE: {name}\n{fence}\n{redact(text).rstrip()}\n{fence}")
+    return "\n".join(parts)
+
+
+def diff(base: Path, changed: Path) -> str:
+    """A unified diff (``a/`` and ``b/`` prefixes) of the text files from ``base`` to
+    ``changed``."""
+    out: list[str] = []
+    for name in sorted(set(files(base)) | set(files(changed))):
+        old = _text(base / name) if (base / name).is_file() else ""
+        new = _text(changed / name) if (changed / name).is_file() else ""
+        if old is None or new is None or old == new:
+            continue
+        before = f"a/{name}" if (base / name).is_file() else "/dev/null"
+        after = f"b/{name}" if (changed / name).is_file() else "/dev/null"
+        lines = difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), before, after
+        )
+        for line in lines:
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)

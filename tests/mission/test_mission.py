@@ -1,0 +1,155 @@
+"""``lessonloop mission``: the verifier alone decides, the user's folder changes only through
+``mission apply``, refused steps are recorded, and a mission resumes from its stored steps."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from .conftest import FIX, VERIFIER, completions
+
+ORIGINAL = "    return sum(range(1, n))\n"
+FIXED = "    return sum(range(1, n + 1))\n"
+
+
+def _mission(cli, repo, *extra: str):
+    return cli("mission", "fix calc.total", "--verifier", VERIFIER, "--workspace", repo, *extra)
+
+
+def test_without_a_model_it_refuses_in_one_line(cli, repo):
+    result = _mission(cli, repo)
+    assert result.code == 2
+    assert result.err.startswith("error: a mission needs a model")
+    assert len(result.err.strip().splitlines()) == 1 and "Traceback" not in result.err
+
+
+def test_a_correct_patch_succeeds_and_only_apply_changes_the_folder(cli, home, repo, model):
+    server = model(lambda request: FIX)
+    before = (repo / "calc.py").read_text()
+    result = _mission(cli, repo, "--run-id", "m1", "--json")
+    assert result.code == 0, result.err
+    summary = result.json()
+    assert summary["status"] == "succeeded" and len(summary["steps"]) == 1
+    assert summary["initial_verifier_exit"] == 1
+    step = summary["steps"][0]
+    assert step["kind"] == "patch" and step["applied"] and step["verifier_exit"] == 0
+    # the model was shown the failing verifier output and the file
+    prompt = completions(server)[0].text
+    assert "AssertionError: 45 != 55" in prompt and "FILE: calc.py\n```\n" in prompt
+    assert (repo / "calc.py").read_text() == before  # untouched until apply
+    diff = (home / "runs" / "m1" / "mission.diff").read_text()
+    assert "-" + ORIGINAL in diff and "+" + FIXED in diff
+    shown = cli("mission", "show", "m1", "--json").json()
+    assert shown["status"] == "succeeded" and shown["steps"][0]["verifier_exit"] == 0
+    applied = cli("mission", "apply", "m1")
+    assert applied.code == 0, applied.err
+    assert FIXED in (repo / "calc.py").read_text()
+    again = cli("mission", "apply", "m1")  # the folder changed since the start: refused
+    assert again.code == 2 and "changed since mission m1 started" in again.err
+
+
+def test_apply_refuses_when_the_folder_changed(cli, repo, model):
+    model(lambda request: FIX)
+    assert _mission(cli, repo, "--run-id", "m2").code == 0
+    (repo / "notes.txt").write_text("my own edit\n")
+    result = cli("mission", "apply", "m2", "--json")
+    assert result.code == 2 and "changed since mission m2 started" in result.error()["error"]
+    assert ORIGINAL in (repo / "calc.py").read_text()
+
+
+def test_a_model_that_never_fixes_it_fails_with_the_verifiers_output(cli, repo, model):
+    server = model(lambda request: "I think the code looks fine.")
+    result = _mission(cli, repo, "--run-id", "m3", "--max-steps", "2", "--json")
+    assert result.code == 1
+    summary = result.json()
+    assert summary["status"] == "failed"
+    assert "2 steps done and the verifier still fails" in summary["stop_reason"]
+    assert "AssertionError" in summary["stop_reason"]
+    assert [s["kind"] for s in summary["steps"]] == ["invalid", "invalid"]
+    assert len(completions(server)) == 2
+
+
+def test_a_call_budget_ends_the_mission_as_failed(cli, repo, model):
+    model(lambda request: '{"command": "ls"}')
+    result = _mission(cli, repo, "--max-calls", "1", "--allow", "ls", "--json")
+    summary = result.json()
+    assert summary["status"] == "failed" and "calls budget spent" in summary["stop_reason"]
+    assert "AssertionError" in summary["stop_reason"] and summary["calls"] == 1
+
+
+def test_disallowed_commands_are_refused_then_the_mission_is_blocked(cli, home, repo, model):
+    model(lambda request: '```json\n{"command": "rm -f calc.py"}\n```')
+    result = _mission(cli, repo, "--run-id", "m4", "--allow", "ls", "--json")
+    assert result.code == 1
+    summary = result.json()
+    assert (
+        summary["status"] == "blocked" and "3 steps in a row were refused" in summary["stop_reason"]
+    )
+    step = summary["steps"][0]
+    assert step["kind"] == "command" and step["refused"] and not step["applied"]
+    assert "not in the mission's allowlist" in step["message"]
+    assert (home / "runs" / "m4" / "workspace" / "calc.py").is_file()
+
+
+def test_an_allowed_command_runs_in_the_workspace_not_the_folder(cli, home, repo, model):
+    model(lambda request: '{"command": "touch made-by-step"}')
+    _mission(cli, repo, "--run-id", "m5", "--allow", "touch", "--max-steps", "1")
+    assert (home / "runs" / "m5" / "workspace" / "made-by-step").is_file()
+    assert not (repo / "made-by-step").exists()
+    model(lambda request: '{"command": "touch x; rm calc.py"}')
+    refused = _mission(
+        cli, repo, "--run-id", "m7", "--allow", "touch", "--max-steps", "1", "--json"
+    )
+    assert "shell syntax" in refused.json()["steps"][0]["message"]
+    assert (home / "runs" / "m7" / "workspace" / "calc.py").is_file()
+
+
+def test_a_patch_escaping_the_workspace_is_refused(cli, home, repo, model, tmp_path):
+    escape = FIX.replace("a/calc.py", "a/../outside.py").replace("b/calc.py", "b/../outside.py")
+    model(lambda request: escape)
+    result = _mission(cli, repo, "--run-id", "m8", "--max-steps", "1", "--json")
+    step = result.json()["steps"][0]
+    assert step["refused"] and not step["applied"] and "leaves the workspace" in step["message"]
+    assert not (home / "runs" / "m8" / "outside.py").exists()
+    assert not (tmp_path / "outside.py").exists()
+
+
+def test_an_interrupted_mission_resumes_from_its_stored_steps(cli, home, repo, model):
+    answers = iter(["no idea", FIX])
+    server = model(lambda request: next(answers))
+    first = _mission(cli, repo, "--run-id", "m9", "--max-steps", "1")
+    assert first.code == 1 and "mission m9 failed after 1 steps" in first.out
+    resumed = cli("mission", "--run-id", "m9", "--max-steps", "3", "--json")
+    assert resumed.code == 0, resumed.err
+    summary = resumed.json()
+    assert summary["status"] == "succeeded"
+    assert [s["step_index"] for s in summary["steps"]] == [1, 2]
+    assert len(completions(server)) == 2  # step 1 was not asked again
+    # the second prompt tells the model about its first step
+    assert "step 1 (invalid, not applied)" in completions(server)[1].text
+    with sqlite3.connect(home / "lessonloop.db") as db:
+        rows = db.execute("SELECT step_index, kind FROM mission_steps WHERE run_id = 'm9'")
+        assert rows.fetchall() == [(1, "invalid"), (2, "patch")]
+    assert json.loads(cli("mission", "show", "m9", "--json").out)["calls"] == 2
+
+
+def test_a_mission_stopped_by_a_provider_error_continues_after_its_stored_steps(
+    cli, home, repo, model, monkeypatch
+):
+    from ..providers.fake_servers import FakeServer, Reply, openai_completion, openai_error
+
+    replies = iter([Reply(body=openai_completion("no idea")), openai_error(400, "bad request")])
+    model(lambda request: "unused")  # the routes; then pointed at a server that fails
+    with FakeServer(responder=lambda request: next(replies)) as server:
+        monkeypatch.setenv("LESSONLOOP_BASE_URL", server.base_url + "/v1")
+        stopped = _mission(cli, repo, "--run-id", "m10")
+    assert stopped.code == 1 and len(stopped.err.strip().splitlines()) == 1
+    assert "Traceback" not in stopped.err
+    shown = cli("mission", "show", "m10", "--json").json()
+    assert shown["status"] == "stopped" and len(shown["steps"]) == 1
+    assert "lessonloop mission --run-id m10" in shown["stop_reason"]
+    fixed = model(lambda request: FIX)
+    resumed = cli("mission", "--run-id", "m10", "--json")
+    assert resumed.code == 0, resumed.err
+    assert [s["kind"] for s in resumed.json()["steps"]] == ["invalid", "patch"]
+    assert len(completions(fixed)) == 1
