@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import UsageError
+from ..tasks.spec import validation_error
 from . import params as declared_params
 
 ENTRY_HELP = "'FILE:FUNCTION' (FILE relative to the spec)"
@@ -177,14 +178,7 @@ def parse(data: object, source: str) -> EvolveSpec:
     try:
         return EvolveSpec.model_validate(data)
     except ValidationError as exc:
-        errors = exc.errors()
-        first = errors[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(the spec)"
-        message = first["msg"].removeprefix("Value error, ")
-        if first["type"] == "extra_forbidden":
-            message = "unknown field"
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise UsageError(f"{source}: field {where!r}: {message}{more}") from None
+        raise validation_error(exc, source, "(the spec)") from None
 
 
 def read(path: str | Path) -> Loaded:

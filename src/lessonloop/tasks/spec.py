@@ -130,8 +130,17 @@ class TaskSpec(BaseModel):
         return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-") or "task"
 
 
-def _field(location: tuple) -> str:
-    return ".".join(str(part) for part in location) or "(the task)"
+def validation_error(exc: ValidationError, source: str, whole: str) -> UsageError:
+    """One line for a spec that failed validation (a task's, an evolve spec's): the first
+    field at fault (``whole`` when it is the spec itself), and how many more are wrong."""
+    errors = exc.errors()
+    first = errors[0]
+    where = ".".join(str(part) for part in first["loc"]) or whole
+    message = first["msg"].removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return UsageError(f"{source}: field {where!r}: {message}{more}")
 
 
 def parse(data: object, source: str) -> TaskSpec:
@@ -141,14 +150,7 @@ def parse(data: object, source: str) -> TaskSpec:
     try:
         return TaskSpec.model_validate(data)
     except ValidationError as exc:
-        errors = exc.errors()
-        first = errors[0]
-        where = _field(first["loc"])
-        message = first["msg"].removeprefix("Value error, ")
-        if first["type"] == "extra_forbidden":
-            message = "unknown field"
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise UsageError(f"{source}: field {where!r}: {message}{more}") from None
+        raise validation_error(exc, source, "(the task)") from None
 
 
 def read(path: str | Path) -> tuple[TaskSpec, Path]:
