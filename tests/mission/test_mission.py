@@ -153,3 +153,30 @@ def test_a_mission_stopped_by_a_provider_error_continues_after_its_stored_steps(
     assert resumed.code == 0, resumed.err
     assert [s["kind"] for s in resumed.json()["steps"]] == ["invalid", "patch"]
     assert len(completions(fixed)) == 1
+
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token's shape
+
+
+def test_secrets_in_the_goal_and_the_answers_are_never_stored(cli, home, repo, model):
+    model(lambda request: FIX + f"\n(I used the token {SECRET} to check.)\n")
+    result = cli(
+        "mission", f"fix calc.total, token {SECRET}", "--verifier", VERIFIER,
+        "--workspace", repo, "--run-id", "s1", "--json",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert result.json()["status"] == "succeeded", "the patch still applied"
+    stored = (home / "lessonloop.db").read_bytes()
+    assert SECRET.encode() not in stored
+    with sqlite3.connect(home / "lessonloop.db") as db:
+        (goal,) = db.execute("SELECT goal FROM missions").fetchone()
+    assert goal == "fix calc.total, token [REDACTED:github-token]"
+
+
+def test_a_secret_in_the_verifier_is_refused_before_anything_is_stored(cli, home, repo, model):
+    model(lambda request: FIX)
+    verifier = f"GITHUB_TOKEN={SECRET} {VERIFIER}"
+    result = cli("mission", "fix it", "--verifier", verifier, "--workspace", repo, "--json")
+    assert result.code == 2 and "through the environment" in result.error()["error"]
+    db = home / "lessonloop.db"
+    assert not db.exists() or SECRET.encode() not in db.read_bytes()

@@ -181,7 +181,20 @@ def start(
     max_calls: int | None,
 ) -> None:
     """Copy the folder twice (``base``: as it was, for the final diff; ``workspace``: what the
-    steps change), store the mission and the verifier's first result."""
+    steps change), store the mission and the verifier's first result. The goal is stored
+    redacted; a verifier or allowed command holding a secret is refused (it is stored to be run
+    again on resume, so it cannot be redacted: the secret belongs in the environment)."""
+    from ..errors import UsageError
+    from ..safety.redact import redact
+
+    for command in (verifier, *allow):
+        if redact(command) != command:
+            raise UsageError(
+                "a secret in a command would be stored with the mission: pass it through the "
+                "environment instead",
+                field="verifier" if command == verifier else "allow",
+            )
+    goal = redact(goal)
     for name in ("base", "workspace"):  # left by a start that died before the row was stored
         shutil.rmtree(folder / name, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)

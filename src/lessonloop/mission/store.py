@@ -106,6 +106,11 @@ def add_step(
     verifier_output: str | None,
     calls: int,
 ) -> None:
+    """Store a step; what the model proposed and the step's message redacted (the workspace has
+    the change itself)."""
+    from ..safety.redact import redact
+
+    proposal, message = redact(proposal), redact(message)
     with store.transaction() as conn:
         conn.execute(
             "INSERT INTO mission_steps (run_id, step_index, kind, proposal, applied, refused, "
