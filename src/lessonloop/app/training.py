@@ -87,16 +87,23 @@ def _train_surrogate(name: str) -> dict[str, Any]:
         )
     candidate = trial.checkpoint_proposer({"params": params}, scenario)
     promotion, active = _promote(scenario, scope, ident, candidate)
+    checkpoint = {"id": ident, "new": new, "scope": scope, "backend": "surrogate"}
+    checkpoint |= {"base": surrogate.BASE, "metrics": metrics}
+    return _trained(checkpoint, data.summary(), promotion, active, started, fitted)
+
+
+def _trained(
+    checkpoint: dict[str, Any],
+    dataset: dict[str, Any],
+    promotion: dict[str, Any],
+    active: dict[str, Any] | None,
+    started: float,
+    fitted: float,
+) -> dict[str, Any]:
+    """What ``train`` answers: the checkpoint, its dataset, its promotion and the timings."""
     return {
-        "checkpoint": {
-            "id": ident,
-            "new": new,
-            "scope": scope,
-            "backend": "surrogate",
-            "base": surrogate.BASE,
-            "metrics": metrics,
-        },
-        "dataset": data.summary(),
+        "checkpoint": checkpoint,
+        "dataset": dataset,
         "promotion": promotion,
         "active": active,
         "seconds": {
@@ -248,24 +255,10 @@ def _train_lora(name: str, base: str | None, settings: dict[str, Any]) -> dict[s
 
         candidate = trial.checkpoint_proposer(checkpoint, scenario, served)
         promotion, active = _promote(scenario, scope, ident, candidate)
-    return {
-        "checkpoint": {
-            "id": ident,
-            "new": new,
-            "scope": scope,
-            "backend": lora.BACKEND,
-            "base": resolved,
-            "metrics": metrics,
-            "adapter": str(home / checkpoint["params"]["adapter"]),
-        },
-        "dataset": data.summary(),
-        "promotion": promotion,
-        "active": active,
-        "seconds": {
-            "dataset_and_fit": round(fitted - started, 3),
-            "total": round(time.perf_counter() - started, 3),
-        },
-    }
+    adapter = str(home / checkpoint["params"]["adapter"])
+    shown = {"id": ident, "new": new, "scope": scope, "backend": lora.BACKEND}
+    shown |= {"base": resolved, "metrics": metrics, "adapter": adapter}
+    return _trained(shown, data.summary(), promotion, active, started, fitted)
 
 
 def _unknown(ident: str) -> NotFoundError:

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..errors import UsageError
-from ..tasks.spec import validation_error
+from ..tasks.spec import load_file, validation_error
 from . import params as declared_params
 
 ENTRY_HELP = "'FILE:FUNCTION' (FILE relative to the spec)"
@@ -183,19 +183,6 @@ def parse(data: object, source: str) -> EvolveSpec:
 
 def read(path: str | Path) -> Loaded:
     """Load and validate a spec file, its source and the files it names."""
-    import yaml
-
-    from ..files import MB, read_user_file
-
-    if not str(path).strip():
-        raise UsageError("no evolve spec given")
-    file = Path(path).expanduser()
-    text = read_user_file(file, "evolve spec", limit=MB)
-    try:
-        data = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise UsageError(
-            f"{file} is not valid YAML or JSON: {' '.join(str(exc).split())}"
-        ) from None
+    data, file, text = load_file(path, "evolve spec")
     spec = parse(data, str(file))
     return Loaded(spec, file.resolve(), text)

@@ -153,16 +153,17 @@ def parse(data: object, source: str) -> TaskSpec:
         raise validation_error(exc, source, "(the task)") from None
 
 
-def read(path: str | Path) -> tuple[TaskSpec, Path]:
-    """Load a task file (YAML, or JSON); returns the spec and the file's absolute path."""
+def load_file(path: str | Path, what: str) -> tuple[object, Path, str]:
+    """A spec file's data (YAML, or JSON by its suffix), its path and its text; a wrong path,
+    an unreadable file or a parse error is one line naming ``what`` it is."""
     import yaml
 
     from ..files import MB, read_user_file
 
     if not str(path).strip():
-        raise UsageError("no task file given")
+        raise UsageError(f"no {what} given")
     file = Path(path).expanduser()
-    text = read_user_file(file, "task file", limit=MB)
+    text = read_user_file(file, what, limit=MB)
     try:
         data = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
@@ -170,6 +171,12 @@ def read(path: str | Path) -> tuple[TaskSpec, Path]:
             f"{file} is not valid {'JSON' if file.suffix == '.json' else 'YAML'}: "
             f"{' '.join(str(exc).split())}"
         ) from None
+    return data, file, text
+
+
+def read(path: str | Path) -> tuple[TaskSpec, Path]:
+    """Load a task file (YAML, or JSON); returns the spec and the file's absolute path."""
+    data, file, _ = load_file(path, "task file")
     return parse(data, str(file)), file.resolve()
 
 
