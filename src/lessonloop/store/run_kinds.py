@@ -66,6 +66,18 @@ MEANINGS: dict[str, dict[str, str]] = {
 }
 
 
+def _rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[sqlite3.Row]:
+    """Rows by column name whatever the connection's row factory (a migration's may have none)."""
+    cursor = conn.cursor()
+    cursor.row_factory = sqlite3.Row
+    return cursor.execute(sql, params).fetchall()
+
+
+def _row(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> sqlite3.Row | None:
+    found = _rows(conn, sql, params)
+    return found[0] if found else None
+
+
 def _seconds(start: str | None, end: str | None) -> float:
     """Seconds between two stored UTC stamps (0 when either is missing)."""
     if not start or not end:
@@ -180,7 +192,7 @@ def _gain(value: float | None) -> float | None:
 def sync_evolve(conn: sqlite3.Connection, run_id: str, index: int | None = None) -> None:
     """The evolve run's ``runs`` row, and the generation of its candidate ``index`` (every
     finished candidate when None)."""
-    run = conn.execute("SELECT * FROM evolve_runs WHERE run_id = ?", (run_id,)).fetchone()
+    run = _row(conn, "SELECT * FROM evolve_runs WHERE run_id = ?", (run_id,))
     if run is None:
         return
     _claim(conn, run_id, EVOLVE)
@@ -212,8 +224,10 @@ def sync_evolve(conn: sqlite3.Connection, run_id: str, index: int | None = None)
         return
     rows = [
         dict(row)
-        for row in conn.execute(
-            "SELECT * FROM evolve_candidates WHERE run_id = ? ORDER BY candidate_index", (run_id,)
+        for row in _rows(
+            conn,
+            "SELECT * FROM evolve_candidates WHERE run_id = ? ORDER BY candidate_index",
+            (run_id,),
         )
     ]
     for candidate in rows:
@@ -323,7 +337,7 @@ def mission_decision(step: dict) -> str:
 def sync_mission(conn: sqlite3.Connection, run_id: str, index: int | None = None) -> None:
     """The mission's ``runs`` row, and the generation of its step ``index`` (every step when
     None)."""
-    mission = conn.execute("SELECT * FROM missions WHERE run_id = ?", (run_id,)).fetchone()
+    mission = _row(conn, "SELECT * FROM missions WHERE run_id = ?", (run_id,))
     if mission is None:
         return
     _claim(conn, run_id, MISSION)
@@ -361,8 +375,8 @@ def sync_mission(conn: sqlite3.Connection, run_id: str, index: int | None = None
         return
     steps = [
         dict(row)
-        for row in conn.execute(
-            "SELECT * FROM mission_steps WHERE run_id = ? ORDER BY step_index", (run_id,)
+        for row in _rows(
+            conn, "SELECT * FROM mission_steps WHERE run_id = ? ORDER BY step_index", (run_id,)
         )
     ]
     previous = mission["created_at"]
