@@ -131,3 +131,28 @@ def test_an_evolve_run_id_is_not_taken_from_another_kind_of_run(cli, kernel_dir)
     taken = cli("evolve", kernel_dir / "spec.yaml", "--generations", "1", "--run-id", "g")
     assert taken.code == 2 and "taken by another kind of run" in taken.err
     assert cli("status", "g", "--json").json()["run"]["kind"] == "scenario"
+
+
+def test_watch_follows_a_running_evolve_run_until_it_ends(cli, home, kernel_dir):
+    import subprocess
+    import sys
+    import time
+
+    from ..conftest import subprocess_env
+
+    args = [sys.executable, "-m", "lessonloop", "evolve", str(kernel_dir / "spec.yaml")]
+    proc = subprocess.Popen(
+        [*args, "--generations", "3", "--run-id", "w"],
+        env=subprocess_env(home),
+        stdout=subprocess.DEVNULL,
+    )
+    log = home / "runs" / "w" / "events.ndjson"
+    deadline = time.monotonic() + 30
+    while not (log.is_file() and log.read_text().count("\n")) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    watched = cli("watch", "w", "--interval", "0.05")
+    assert proc.wait(timeout=60) == 0
+    lines = watched.out.splitlines()
+    assert lines[0].startswith("run started: evolve:squares (0/3 done)")
+    assert [line.split()[1] for line in lines[1:4]] == ["1/3", "2/3", "3/3"]
+    assert lines[-1].startswith("run completed (3 generations done)")
