@@ -124,6 +124,9 @@ def test_migration_19_derives_the_rows_of_runs_stored_before(cli, home, evolved)
     after = cli("status", "e1", "--json").json()
     assert after["generations"] == before["generations"]
     assert after["run"]["best_score"] == before["run"]["best_score"]
+    (home / "runs" / "e1" / "events.ndjson").unlink()  # as a run from before events had none
+    watched = cli("watch", "e1")
+    assert watched.code == 0 and "resume" not in watched.out
 
 
 def test_an_evolve_run_id_is_not_taken_from_another_kind_of_run(cli, kernel_dir):

@@ -193,10 +193,11 @@ class RunWatch:
     def unfinished(self) -> bool:
         """Whether the last event seen leaves the run short of its end."""
         last = self.last
-        return (
-            last is None
-            or not last["event"].startswith("run_")
-            or last["event"] in ("run_started", "run_resumed")
+        if last is None:  # no event (an evolve run or mission stored before they had events)
+            return self.run["status"] not in ("completed", "succeeded")
+        return not last["event"].startswith("run_") or last["event"] in (
+            "run_started",
+            "run_resumed",
         )
 
 

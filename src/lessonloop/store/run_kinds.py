@@ -53,6 +53,8 @@ MEANINGS: dict[str, dict[str, str]] = {
         "mean_score": "1 when the verifier passed after this step, else 0",
         "best_score": "1 once the verifier has passed (the mission succeeded), else 0; "
         "validated_score is the same",
+        "incumbent_score": "not used (null)",
+        "mean_delta": "not used (null)",
         "gate_decision": "verified (the verifier exited 0), failed (it ran and did not pass), "
         "refused (the change was refused: path or command not allowed), not_applied (the "
         "answer was no change, or the patch did not apply)",
