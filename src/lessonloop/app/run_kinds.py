@@ -157,20 +157,15 @@ def _evolve_candidate(
 def evolve_details(store: Store, run_id: str, with_pairs: bool = False) -> dict[str, Any]:
     """The baseline, the champion with its confirmation against the baseline (fresh pairs,
     once the run ended), and each candidate with its receipt (and its pairs)."""
-    from ..evolve import measure
     from ..evolve import store as rows
+    from ..report.kind_page import details as kind_details
 
-    found = rows.candidates(store, run_id)
-    kept = [c for c in found if c["champion"]]
-    champion = kept[-1] if kept else None
-    confirmation = None
-    if champion is not None and champion["candidate_index"] > 0:
-        confirm = rows.pairs(store, run_id, champion["candidate_index"], "confirm")
-        minimum = (champion["stats"] or {}).get("min_speedup") or 1.0
-        if confirm:
-            confirmation = measure.assess(confirm, math.log(minimum)).to_dict()
-            if with_pairs:
-                confirmation["pairs_measured"] = confirm
+    read = kind_details(store, run_id, EVOLVE) or {}
+    found, champion = read["candidates"], read["champion"]
+    confirmation = read["confirmation"]
+    if confirmation is not None and with_pairs:
+        index = champion["candidate_index"]
+        confirmation["pairs_measured"] = rows.pairs(store, run_id, index, "confirm")
     folder = paths.run_dir(run_id)
     artifacts = {
         name: str(folder / file)
