@@ -73,14 +73,16 @@ def test_text_output_of_inspection_commands(cli, finished):
     assert listed[0].split() == [
         "RUN",
         "ID",
+        "KIND",
         "SCENARIO",
         "STATUS",
         "GENERATIONS",
         "BEST",
         "CREATED",
     ], "a header names the columns"
-    assert listed[1].split()[:5] == [
+    assert listed[1].split()[:6] == [
         "done",
+        "scenario",
         "grid_ctf",
         "completed",
         "4/4",

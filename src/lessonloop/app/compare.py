@@ -115,6 +115,11 @@ def _settings(reports: list[RunReport]) -> list[dict[str, Any]]:
 
 
 def _why_not_rescored(reports: list[RunReport]) -> str | None:
+    if any(r.details is not None for r in reports):
+        return (
+            "evolve runs and missions are not re-scored: a candidate is measured by its "
+            "benchmark and a step by its verifier (their best scores are shown as recorded)"
+        )
     if any(r.is_task for r in reports):
         return (
             "task runs are not re-scored: an output is scored by its verifier or judge, not "

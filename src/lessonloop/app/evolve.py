@@ -41,6 +41,24 @@ def evolve(
     run_id = run_id or new_run_id()
     paths.ensure_home()
     folder = paths.run_dir(run_id)
-    # one process per run at a time; SIGTERM stops it as Ctrl-C does (stored, resumable)
+    from .run_kinds import play
+
+    # one process per run at a time; SIGTERM stops it as Ctrl-C does (stored, resumable); its
+    # events (``watch``, the dashboard) around it
     with run_lock(folder), sigterm_as_interrupt(), open_store() as store:
-        return campaign.run(loaded, store, run_id, folder, seed, generations, on_generation)
+        result: dict[str, Any] = play(
+            store,
+            run_id,
+            f"evolve:{loaded.spec.name}",
+            (generations, loaded.spec.budget.generations),
+            lambda events: campaign.run(
+                loaded,
+                store,
+                run_id,
+                folder,
+                seed,
+                generations,
+                events.relay(on_generation, "generation"),
+            ),  # fmt: skip
+        )
+        return result

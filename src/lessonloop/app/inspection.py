@@ -66,10 +66,12 @@ def _run_store(run_id: str) -> Iterator[Store]:
 def status(run_id: str) -> dict[str, Any]:
     """A run's state and every generation (run-status-v1 plus the generations)."""
     from ..loop.status import load_run, status_document
+    from .run_kinds import details
 
     with _run_store(run_id) as store:
         run, generations = load_run(store, run_id)
-    return status_document(run, generations)
+        extra = details(store, run)
+    return {**status_document(run, generations), **(extra or {})}
 
 
 def list_runs(limit: int | None = None) -> list[dict[str, Any]]:
@@ -102,11 +104,13 @@ def show(run_id: str, generation: int | str = "latest") -> dict[str, Any]:
     from ..loop.status import generation_object, load_run, run_object
     from ..promotion import records
     from ..store import runs as run_store
+    from .run_kinds import MEANINGS, generation_details
 
     with _run_store(run_id) as store:
         run, generations = load_run(store, run_id)
         chosen = _select(run_id, generations, generation)
         index = chosen["generation_index"]
+        extra = generation_details(store, run, index)  # an evolve candidate, a mission step
         decisions = [
             decision
             for decision in run_store.gate_decisions(store, run_id)
@@ -120,7 +124,11 @@ def show(run_id: str, generation: int | str = "latest") -> dict[str, Any]:
         {name: decision[name] for name in GATE_FIELDS} for decision in decisions
     ]
     shown["matches"] = [{name: match[name] for name in MATCH_FIELDS} for match in match_rows]
-    return {"run": run_object(run, generations), "generation": shown, "runtime_session": None}
+    shown.update(extra or {})
+    document = {"run": run_object(run, generations), "generation": shown, "runtime_session": None}
+    if run["kind"] in MEANINGS:
+        document["field_meanings"] = MEANINGS[run["kind"]]
+    return document
 
 
 def _select(run_id: str, generations: list[Row], which: int | str) -> Row:
@@ -185,10 +193,11 @@ class RunWatch:
     def unfinished(self) -> bool:
         """Whether the last event seen leaves the run short of its end."""
         last = self.last
-        return (
-            last is None
-            or not last["event"].startswith("run_")
-            or last["event"] in ("run_started", "run_resumed")
+        if last is None:  # no event (an evolve run or mission stored before they had events)
+            return self.run["status"] not in ("completed", "succeeded")
+        return not last["event"].startswith("run_") or last["event"] in (
+            "run_started",
+            "run_resumed",
         )
 
 
@@ -200,10 +209,22 @@ def export(run_id: str, format: str = "json") -> str:
 
     if format not in EXPORT_FORMATS:
         raise UsageError(f"unknown export format {format!r}; use json or training-jsonl")
+    from .run_kinds import KINDS, details
+
     with _run_store(run_id) as store:
         run, generations = load_run(store, run_id)
         if format == "json":
-            return json.dumps(_export_document(store, run, generations), indent=2) + "\n"
+            document = _export_document(store, run, generations)
+            document.update(details(store, run, with_pairs=True) or {})
+            return json.dumps(document, indent=2) + "\n"
+        if run["kind"] in KINDS:
+            raise UsageError(
+                f"run {run_id} is an {run['kind']} run: it keeps no model prompt and answer to "
+                "train on (export it with --format json)"
+                if run["kind"] == "evolve"
+                else f"run {run_id} is a mission: its steps' prompts are not stored, so it has "
+                "no training records (export it with --format json)"
+            )
         records = run_records(store, run_id, generations)
     return "".join(json.dumps(record, sort_keys=True) + "\n" for record in records)
 

@@ -60,6 +60,9 @@ def mission(
     from ..mission import runner
     from ..mission import store as mission_store
     from ..store import open_store
+    from ..store import runs as run_store
+    from ..store.run_kinds import SCENARIO_NAME, set_provider
+    from .run_kinds import play
 
     if max_steps is not None and not 1 <= max_steps <= 1000:
         raise UsageError("--max-steps must be between 1 and 1000")
@@ -72,41 +75,63 @@ def mission(
     folder = paths.run_dir(run_id)
     with run_lock(folder), sigterm_as_interrupt(), open_store() as store:
         existing = mission_store.mission(store, run_id)
+        if existing is None and run_store.find_run(store, run_id) is not None:
+            raise UsageError(
+                f"run id {run_id!r} is taken by another kind of run: choose another --run-id",
+                field="run_id",
+            )
+        source = None
         if existing is None:
-            if not goal or not goal.strip():
-                raise UsageError("a mission needs a GOAL (a sentence saying what to achieve)")
-            if not verifier or not verifier.strip():
-                raise UsageError("a mission needs --verifier CMD (exit 0 when the goal is met)")
-            source = (workspace or Path.cwd()).resolve()
-            if not source.is_dir():
-                raise UsageError(f"--workspace {source}: not a folder")
-            if folder.resolve().is_relative_to(source):
-                raise UsageError(
-                    f"--workspace {source} holds the lessonloop home: choose a folder outside it"
-                )
-            runner.start(
-                store,
-                run_id,
-                folder,
-                goal.strip(),
-                verifier,
-                source,
-                list(allow or []),
-                max_steps or DEFAULT_STEPS,
-                max_calls,
+            source = _new_mission_folder(goal, verifier, workspace, folder)
+        elif existing["status"] == "succeeded":
+            return runner.Mission(store, run_id, folder).summary()
+        elif goal and goal.strip() != existing["goal"]:
+            raise UsageError(
+                f"run {run_id} is a mission with another goal ({existing['goal']!r}); "
+                "leave GOAL out to continue it, or choose a new --run-id"
             )
-        else:
-            if goal and goal.strip() != existing["goal"]:
-                raise UsageError(
-                    f"run {run_id} is a mission with another goal ({existing['goal']!r}); "
-                    "leave GOAL out to continue it, or choose a new --run-id"
+
+        def steps(on_step_event: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+            if source is None:
+                assert existing is not None
+                mission_store.update(
+                    store, run_id, existing["status"], existing["stop_reason"], max_steps, max_calls
                 )
-            if existing["status"] == "succeeded":
-                return runner.Mission(store, run_id, folder).summary()
-            mission_store.update(
-                store, run_id, existing["status"], existing["stop_reason"], max_steps, max_calls
-            )
-        return runner.run(runner.Mission(store, run_id, folder), provider_impl, on_step)
+            else:
+                runner.start(
+                    store, run_id, folder, (goal or "").strip(), verifier or "", source,
+                    list(allow or []), max_steps or DEFAULT_STEPS, max_calls,
+                )  # fmt: skip
+            set_provider(store, run_id, provider_impl.name)  # the run's agent_provider
+            return runner.run(runner.Mission(store, run_id, folder), provider_impl, on_step_event)
+
+        # its events (``watch``, the dashboard) around its steps
+        result: dict[str, Any] = play(
+            store,
+            run_id,
+            f"mission:{' '.join((goal or '').split())[:SCENARIO_NAME]}",
+            (max_steps, max_steps or DEFAULT_STEPS),
+            lambda events: steps(events.relay(on_step, "step_index")),
+        )
+        return result
+
+
+def _new_mission_folder(
+    goal: str | None, verifier: str | None, workspace: Path | None, folder: Path
+) -> Path:
+    """The folder a new mission works on, once its goal and verifier are given."""
+    if not goal or not goal.strip():
+        raise UsageError("a mission needs a GOAL (a sentence saying what to achieve)")
+    if not verifier or not verifier.strip():
+        raise UsageError("a mission needs --verifier CMD (exit 0 when the goal is met)")
+    source = (workspace or Path.cwd()).resolve()
+    if not source.is_dir():
+        raise UsageError(f"--workspace {source}: not a folder")
+    if folder.resolve().is_relative_to(source):
+        raise UsageError(
+            f"--workspace {source} holds the lessonloop home: choose a folder outside it"
+        )
+    return source
 
 
 def _open(run_id: str, store: Store, folder: Path) -> Mission:

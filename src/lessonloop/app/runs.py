@@ -180,17 +180,25 @@ def resume(
     watch: Watch | None = None,
     on_round: Observer | None = None,
     replay: Callable[[dict[str, Any]], None] | None = None,
+    shows: dict[str, Observer] | None = None,
 ) -> tuple[str, dict[str, Any] | None]:
     """Continue a stopped, failed or crashed run, with new ``budgets`` when given; returns its
-    kind (``scenario`` or ``task``) and summary. A run killed before its row existed is created
-    from its request; one killed before it had read its arguments is handed to ``replay`` (the
-    adapter that parsed them types them again), and the kind is then ``replayed``."""
+    kind (``scenario``, ``task``, ``evolve`` or ``mission``) and summary. A run killed before
+    its row existed is created from its request; one killed before it had read its arguments
+    is handed to ``replay`` (the adapter that parsed them types them again), and the kind is
+    then ``replayed``. An evolve run or a mission continues as its own command's ``--run-id``
+    does, telling each candidate or step to ``shows[kind]``."""
     from ..errors import NotFoundError
     from ..loop import request
     from ..loop.creation import create_or_reuse
     from ..store import open_store
     from ..store import runs as run_store
+    from . import run_kinds
 
+    with open_store() as store:
+        run = run_store.find_run(store, run_id)
+    if run is not None and run["kind"] in run_kinds.KINDS:  # (its own command opens the store)
+        return run["kind"], run_kinds.resume(run, budgets, shows or {})
     with open_store() as store:
         run = run_store.find_run(store, run_id)
         if run is None:  # killed before its row existed: its request tells what to run

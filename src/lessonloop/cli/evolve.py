@@ -64,6 +64,11 @@ def evolve(
     from ..app import evolve as use_case
 
     summary = use_case.evolve(spec, generations, seed, run_id, generation_printer(as_json))
+    print_evolved(summary, as_json)
+
+
+def print_evolved(summary: dict, as_json: bool) -> None:
+    """The run's summary: JSON, or its outcome in a line and where its artifacts are."""
     if as_json:
         print_json(summary)
         return

@@ -16,6 +16,13 @@ else:
     from .lazy_typer import typer
 
 
+KIND_STEPS = {"evolve": "candidates", "mission": "steps"}
+KIND_BEST = {
+    "evolve": "the champion's speed-up over the baseline",
+    "mission": "1: the verifier passed",
+}
+
+
 def status_command(
     run_id: Annotated[str, typer.Argument(help="Run id (see `lessonloop list`).")],
     as_json: Annotated[bool, typer.Option("--json", help="Print run-status-v1 JSON.")] = False,
@@ -40,6 +47,12 @@ def status_command(
         f"{run['target_generations']}  best {fmt(run['best_score'])}{tournament}"
         f"  elo {fmt(run['current_elo'], '.1f')}",
     ]
+    if run["kind"] in ("evolve", "mission"):  # candidates or steps: no tournament, no Elo
+        lines[1] = (
+            f"provider {run['agent_provider']}  {KIND_STEPS[run['kind']]} "
+            f"{run['generations_completed']}/{run['target_generations']}  "
+            f"best {fmt(run['best_score'])} ({KIND_BEST[run['kind']]})"
+        )
     lines += [generation_line(generation) for generation in document["generations"]]
     sys.stdout.write("\n".join(lines) + "\n")
 
@@ -92,10 +105,11 @@ def list_command(
     if not runs and not asked:
         sys.stdout.write("no runs yet: try `lessonloop run grid_ctf --iterations 30`\n")
         return
-    rows = [("RUN ID", "SCENARIO", "STATUS", "GENERATIONS", "BEST", "CREATED")]
+    rows = [("RUN ID", "KIND", "SCENARIO", "STATUS", "GENERATIONS", "BEST", "CREATED")]
     rows += [
         (
             run["run_id"],
+            "?",
             run["scenario"],
             "interrupted",
             f"0/{run['target_generations'] or '?'}",
@@ -107,6 +121,7 @@ def list_command(
     rows += [
         (
             run["run_id"],
+            run["kind"],
             run["scenario"],
             run["status"],
             f"{run['generations_completed']}/{run['target_generations']}",

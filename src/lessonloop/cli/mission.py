@@ -103,6 +103,11 @@ def mission(
         model,
         step_printer(as_json),
     )
+    print_mission(summary, as_json)
+
+
+def print_mission(summary: dict, as_json: bool) -> None:
+    """The mission's summary (JSON or lines); exit 1 unless the verifier passed."""
     if as_json:
         print_json(summary)
     else:

@@ -238,6 +238,8 @@ def resume(
 ) -> None:
     """Continue a stopped, failed or crashed run; finished generations are not redone."""
     from ..app import runs
+    from .evolve import generation_printer, print_evolved
+    from .mission import print_mission, step_printer
     from .tasks import print_improved, round_printer
 
     budgets = {
@@ -251,9 +253,14 @@ def resume(
         watch=progress(as_json),
         on_round=round_printer(as_json),
         replay=lambda asked: _replay(asked, budgets, as_json),
+        shows={"evolve": generation_printer(as_json), "mission": step_printer(as_json)},
     )
     if kind == "task" and summary is not None:
         print_improved(summary, as_json)
+    elif kind == "evolve" and summary is not None:
+        print_evolved(summary, as_json)
+    elif kind == "mission" and summary is not None:
+        print_mission(summary, as_json)
     elif kind == "scenario" and summary is not None:
         print_summary(summary, as_json)
 

@@ -7,6 +7,7 @@ import json
 import sqlite3
 from typing import TYPE_CHECKING
 
+from ..store.run_kinds import sync_evolve
 from ..timeutil import utc_now
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ def create_run(
             "VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
             (run_id, name, spec_path, spec_digest, source_digest, seed, target, now, now),
         )
+        sync_evolve(conn, run_id, 0)  # its runs row, in the same transaction
 
 
 def update_run(
@@ -51,6 +53,7 @@ def update_run(
             "WHERE run_id = ?",
             (status, stop_reason, target, utc_now(), run_id),
         )
+        sync_evolve(conn, run_id, 0)
 
 
 def candidates(store: Store, run_id: str) -> list[dict]:
@@ -126,6 +129,7 @@ def finish(
             ),
         )
         add_pairs(conn, run_id, index, against, phase, pairs)
+        sync_evolve(conn, run_id, index)  # the candidate as a generation of the run
 
 
 def add_pairs(

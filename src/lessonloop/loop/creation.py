@@ -36,6 +36,11 @@ def create_or_reuse(
         check_run_id(run_id)
         existing = run_store.find_run(store, run_id)
         if existing is not None:
+            if existing["kind"] not in ("scenario", None):  # a task's rounds, evolve, mission
+                raise UsageError(
+                    f"run {run_id!r} is a {existing['kind']} run, not a run of a scenario: "
+                    f"continue it with `lessonloop resume {run_id}`"
+                )
             reference = registry.canonical_reference(scenario_name)
             if reference not in (existing["scenario"], existing["scenario_ref"]):
                 raise UsageError(

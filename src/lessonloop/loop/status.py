@@ -40,6 +40,7 @@ def run_object(run: Row, generations: list[Row]) -> dict[str, Any]:
         status, reason = "interrupted", "the process running it is gone; resume it to continue"
     return {
         "run_id": run["run_id"],
+        "kind": run["kind"],  # scenario, task (improve), evolve or mission
         "scenario": run["scenario"],
         "target_generations": run["target_generations"],
         "executor_mode": EXECUTOR_MODE,

@@ -225,7 +225,16 @@ def run(
         spent={"calls": sum(step["calls"] for step in steps)},
         hint=lambda flag: f"continue with `lessonloop mission --run-id {run_id} {flag} N`",
     )
-    metered = Metered(provider, budget, record=lambda completion: None)
+    from ..store.runs import record_call
+
+    # each answered call goes on the usage ledger at once, under the step it is for
+    metered = Metered(
+        provider,
+        budget,
+        record=lambda completion: record_call(
+            mission.store, run_id, len(steps) + 1, 0, "competitor", provider.name, completion
+        ),
+    )
     if row["initial_output"] is None and not steps:  # the start died before the first check
         first = verify(mission.workspace, row["verifier"])
         mission_store.set_initial(mission.store, run_id, first.exit_code, first.output)

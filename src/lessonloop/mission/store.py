@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from ..store.run_kinds import sync_mission
 from ..timeutil import utc_now
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ def create(
                 now,
             ),
         )
+        sync_mission(conn, run_id, 0)  # its runs row, in the same transaction
 
 
 def set_initial(store: Store, run_id: str, exit_code: int | None, output: str) -> None:
@@ -77,6 +79,7 @@ def update(
             "max_calls = COALESCE(?, max_calls), updated_at = ? WHERE run_id = ?",
             (status, stop_reason, max_steps, max_calls, utc_now(), run_id),
         )
+        sync_mission(conn, run_id, 0)
 
 
 def steps(store: Store, run_id: str) -> list[dict]:
@@ -131,3 +134,4 @@ def add_step(
             ),
         )
         conn.execute("UPDATE missions SET updated_at = ? WHERE run_id = ?", (utc_now(), run_id))
+        sync_mission(conn, run_id, index)  # the step as a generation of the run

@@ -34,6 +34,8 @@ class RunReport:
     validated: bool  # the generations carry validated scores (scenario runs since migration 8)
     # the context bundles the run's coach edits made, with their trials and decisions (issue 23)
     promotions: list[dict[str, Any]] = field(default_factory=list)
+    # an evolve run's candidates or a mission's steps as their own tables hold them (kind_page)
+    details: dict[str, Any] | None = None
 
     @property
     def is_task(self) -> bool:
@@ -245,7 +247,14 @@ def collect(store: Store, run_id: str) -> RunReport:
         usage=usage_fields(store, run_id),
         validated=run_store.validated(rows),
         promotions=promotion_fields(store, run_id),
+        details=kind_details(store, run_id, run["kind"]),
     )
+
+
+def kind_details(store: Store, run_id: str, kind: str) -> dict[str, Any] | None:
+    from .kind_page import details
+
+    return details(store, run_id, kind)
 
 
 def promotion_fields(store: Store, run_id: str) -> list[dict[str, Any]]:

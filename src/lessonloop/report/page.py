@@ -606,7 +606,11 @@ def settings_section(settings: dict[str, Any]) -> str:
 
 
 def run_page(report: RunReport) -> str:
-    """The whole report of one run."""
+    """The whole report of one run (an evolve run's or a mission's: ``kind_page``)."""
+    if report.details is not None:
+        from .kind_page import kind_page
+
+        return kind_page(report)
     run = report.run
     reason = f" ({run['stop_reason']})" if run["stop_reason"] else ""
     what = "task" if report.is_task else "scenario"

@@ -562,6 +562,16 @@ def _018_missions(conn: sqlite3.Connection) -> None:
     )
 
 
+def _019_run_kinds_evolve_mission(conn: sqlite3.Connection) -> None:
+    """Evolve runs and missions are runs like any other (issue 24): each has its ``runs`` row
+    (kind ``evolve`` or ``mission``) and a generation per finished candidate or step, derived
+    from migrations 17 and 18's tables (``store/run_kinds.py``, which their stores call with
+    each write); here, for the ones stored before."""
+    from .run_kinds import backfill
+
+    backfill(conn)
+
+
 MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (1, "runs, generations, matches, role outputs and metrics, gate decisions", _001_runs),
     (2, "knowledge entries, provenance, audit events and FTS5 index", _002_knowledge),
@@ -581,6 +591,11 @@ MIGRATIONS: list[tuple[int, str, Callable[[sqlite3.Connection], None]]] = [
     (16, "probation of an activated candidate", _016_probation),
     (17, "evolve runs, candidates with receipts, timing pairs", _017_evolve),
     (18, "missions and their steps", _018_missions),
+    (
+        19,
+        "evolve runs and missions as runs, their candidates and steps as generations",
+        _019_run_kinds_evolve_mission,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -12,6 +12,10 @@ from ..errors import LessonloopError, NotFoundError
 from ..timeutil import utc_now
 from .db import Store
 
+# the decisions that make a generation's strategy the run's best: a scenario or task run's
+# advance, an evolve run's new champion, a mission's step after which the verifier passed
+ADVANCED = ("advance", "champion", "verified")
+
 
 class RunExists(LessonloopError):
     """A run with this id was created by another process between our look and our insert."""
@@ -60,7 +64,8 @@ def create_run(
     config: dict,
     kind: str = "scenario",
 ) -> None:
-    """Insert the run's row (``kind``: "scenario", or "task" for an agent task's rounds). The check and the insert share one write transaction (BEGIN
+    """Insert the run's row (``kind``: "scenario", or "task" for an agent task's rounds;
+    evolve runs and missions get theirs from ``run_kinds``). The check and the insert share one write transaction (BEGIN
     IMMEDIATE), so of two processes starting the same id at once exactly one creates it and
     the other is told so in one line."""
     now = utc_now()
@@ -148,7 +153,7 @@ def best_generation(generations: list) -> sqlite3.Row | None:
     (it beat every strategy before it through the gate); choosing by validated score would
     use the validation seeds to choose, and flatter. Otherwise: the advanced generation with
     the highest mean score (the earliest on ties)."""
-    advanced = [g for g in generations if g["gate_decision"] == "advance"]
+    advanced = [g for g in generations if g["gate_decision"] in ADVANCED]
     if validated(generations):
         return advanced[-1] if advanced else None
     return max(advanced, key=lambda g: (g["mean_score"], -g["generation_index"]), default=None)

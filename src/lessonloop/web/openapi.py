@@ -150,7 +150,8 @@ SCHEMAS: dict[str, Any] = {
             "best_score": NUMBER_OR_NULL,
             "tournament_score": NUMBER_OR_NULL,
             "current_elo": NUMBER_OR_NULL,
-        }
+        },
+        {"kind": {"enum": ["scenario", "task", "evolve", "mission"]}},
     ),
     "Generation": fields(
         {
