@@ -161,3 +161,4 @@ def save_confirmation(
 ) -> None:
     with store.transaction() as conn:
         add_pairs(conn, run_id, index, 0, "confirm", pairs)
+        sync_evolve(conn, run_id)  # the run's best is now the confirmed speed-up

@@ -36,7 +36,8 @@ MEANINGS: dict[str, dict[str, str]] = {
         "incumbent_score": "the speed-up over the baseline of the champion it was timed against",
         "mean_delta": "the mean paired log-ratio of times, champion over candidate (> 0: faster)",
         "best_score": "the speed-up over the baseline of the champion after this candidate "
-        "(1.0: still the baseline); validated_score is the same",
+        "(1.0: still the baseline): once the run has confirmed its champion against the "
+        "baseline on fresh pairs, that confirmation's speed-up; validated_score is the same",
         "gate_decision": "champion (faster at the stated confidence, twice), rejected (correct "
         "but not faster), wrong (failed the correctness check), crashed, or refused (its "
         "source no longer matched its receipt)",
@@ -191,6 +192,21 @@ def _gain(value: float | None) -> float | None:
     return None if value is None else math.exp(value)
 
 
+def _confirmed(conn: sqlite3.Connection, run_id: str, champion: dict) -> float:
+    """The champion's speed-up over the baseline: measured on its confirmation's fresh pairs
+    once it has them (the chained per-generation estimate flatters, as a maximum of noisy
+    measures does), else that estimate."""
+    pairs = conn.execute(
+        "SELECT time_a, time_b FROM evolve_pairs WHERE run_id = ? AND candidate_index = ? "
+        "AND phase = 'confirm'",
+        (run_id, champion["candidate_index"]),
+    ).fetchall()
+    if not pairs:
+        return _gain(champion["log_gain_vs_baseline"]) or 1.0
+    logs = [math.log(max(a, 1e-12)) - math.log(max(b, 1e-12)) for a, b in pairs]
+    return math.exp(sum(logs) / len(logs))
+
+
 def sync_evolve(conn: sqlite3.Connection, run_id: str, index: int | None = None) -> None:
     """The evolve run's ``runs`` row, and the generation of its candidate ``index`` (every
     finished candidate when None)."""
@@ -259,7 +275,7 @@ def _put_evolve_generation(
         (row for row in rows if row["candidate_index"] == candidate["against_index"]), None
     ) or _champion_before(rows, position, inclusive=False)
     after = _champion_before(rows, position, inclusive=True)
-    best = _gain(after["log_gain_vs_baseline"]) if after is not None else 1.0
+    best = _confirmed(conn, run_id, after) if after is not None else 1.0
     timed = candidate["speedup"] is not None and candidate["correct"]
     pairs = conn.execute(
         "SELECT time_a, time_b FROM evolve_pairs WHERE run_id = ? AND candidate_index = ? "
