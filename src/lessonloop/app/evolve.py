@@ -38,6 +38,7 @@ def evolve(
     if run_id is not None:
         check_run_id(run_id)
     loaded = spec.read(spec_path)
+    loaded.require_params()
     run_id = run_id or new_run_id()
     paths.ensure_home()
     folder = paths.run_dir(run_id)

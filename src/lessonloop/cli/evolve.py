@@ -16,23 +16,35 @@ def _speed(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}x"
 
 
+def _amount(value: float, metric: str) -> str:
+    """A measurement in its unit: milliseconds, instructions, or the printed number."""
+    if metric == "wall":
+        return f"{value * 1e3:.2f} ms"
+    if metric == "instructions":
+        return f"{value:,.0f} instr"
+    return f"{value:.4g}"
+
+
 def generation_printer(as_json: bool):
-    """A line per generation: params, correct?, speed-up with its bound, champion? (none
-    with --json)."""
+    """A line per generation: params, correct?, the gain (a speed-up only for time) with its
+    bound, champion? (none with --json)."""
+    from ..evolve.measure import bound_words, label
 
     def show(event: dict) -> None:
         if as_json:
             return
+        metric = event["metric"]
+        name = label(metric, event["direction"])
         correct = {None: "not checked", True: "correct", False: "WRONG"}[event["correct"]]
         line = f"gen {event['generation']}: {json.dumps(event['params'])}  {correct}"
         if event["speedup"] is not None:
             stats = event["stats"]
             noise = stats["candidate_noise"]
             line += (
-                f"  speed-up {_speed(event['speedup'])} vs gen {event['against']} "
-                f"(>= {_speed(event['speedup_lower_bound'])} at {stats['confidence']:.0%}, "
-                f"{stats['pairs']} pairs; min {noise['min'] * 1e3:.2f} ms, median "
-                f"{noise['median'] * 1e3:.2f} ms, spread {noise['spread']:.1%})"
+                f"  {name} {_speed(event['speedup'])} vs gen {event['against']} "
+                f"(>= {_speed(event['speedup_lower_bound'])} {bound_words(stats)}, "
+                f"{stats['pairs']} pairs; min {_amount(noise['min'], metric)}, median "
+                f"{_amount(noise['median'], metric)}, spread {noise['spread']:.1%})"
             )
             recheck = stats.get("recheck")
             if recheck is not None:
@@ -67,15 +79,18 @@ def evolve(
     if as_json:
         print_json(summary)
         return
+    from ..evolve.measure import bound_words, label
+
     champion = summary["champion"]
+    name = label(summary["metric"]["name"], summary["metric"]["direction"])
     if champion["generation"] == 0:
         result = "no candidate beat the baseline at the stated confidence"
     else:
         result = (
             f"champion gen {champion['generation']} {json.dumps(champion['params'])}: "
-            f"{_speed(champion['speedup_vs_baseline'])} the baseline's speed "
-            f"(>= {_speed(champion['speedup_lower_bound'])} at "
-            f"{champion['confirmation']['confidence']:.0%})"
+            f"{name} {_speed(champion['speedup_vs_baseline'])} over the baseline "
+            f"(>= {_speed(champion['speedup_lower_bound'])} "
+            f"{bound_words(champion['confirmation'])})"
         )
         if not champion["confirmed"]:
             result += ", NOT confirmed against the baseline on fresh pairs"

@@ -14,7 +14,7 @@ from ..errors import LessonloopError, Stopped, UsageError
 from . import harness, measure, proposer
 from . import params as declared
 from . import store as rows
-from .spec import Loaded, digest
+from .spec import Benchmark, Loaded, digest
 
 if TYPE_CHECKING:
     from ..store.db import Store
@@ -32,16 +32,20 @@ class Campaign:
         self.folder = folder
         self.seed = seed
         self.bench = loaded.spec.benchmark
+        self.exact = self.bench.metric == "instructions"  # counts: the worst-pair rule
 
     # -- candidates and receipts --------------------------------------------------------------
 
     def candidates(self) -> list[dict]:
         return rows.candidates(self.store, self.run_id)
 
-    def receive(self, index: int, values: dict) -> None:
-        """Write the candidate's source and store its receipt, before anything runs it."""
-        source = declared.substitute(self.loaded.source, self.loaded.params, values)
-        path = self.folder / "candidates" / f"{index}.py"
+    def receive(self, index: int, values: dict, source: str | None = None) -> None:
+        """Write the candidate's source (``values`` substituted in the baseline's, or the
+        ``source`` a model wrote) and store its receipt, before anything runs it."""
+        if source is None:
+            python = self.loaded.suffix == ".py"
+            source = declared.substitute(self.loaded.source, self.loaded.params, values, python)
+        path = self.folder / "candidates" / f"{index}{self.loaded.suffix}"
         from ..files import atomic_write
 
         atomic_write(path, source)
@@ -109,6 +113,8 @@ class Campaign:
                 self.bench.pairs,
                 self.bench.max_pairs,
                 self.bench.min_log_gain,
+                self.bench.direction,
+                self.exact,
             )
         except harness.SandboxFailed as exc:
             rows.finish(
@@ -166,7 +172,7 @@ class Campaign:
         champion = self.champion(found[:-1])
         self.evaluate(last, champion)
         finished = self.candidates()[-1]
-        on_generation(generation_event(finished, champion))
+        on_generation(generation_event(finished, champion, self.bench))
         return True
 
     def confirm(self) -> measure.Comparison | None:
@@ -184,17 +190,21 @@ class Campaign:
                 self.loaded, baseline_source, source, CONFIRM_FACTOR * self.bench.pairs
             )
             rows.save_confirmation(self.store, self.run_id, index, stored)
-        return measure.assess(stored, self.bench.min_log_gain)
+        return measure.assess(
+            stored, self.bench.min_log_gain, direction=self.bench.direction, exact=self.exact
+        )
 
 
 class _Refused(Exception):
     """A candidate's stored source no longer matches its receipt."""
 
 
-def generation_event(candidate: dict, champion: dict) -> dict:
-    """What is shown per generation: params, correct?, speed-up with its bound, champion?"""
+def generation_event(candidate: dict, champion: dict, bench: Benchmark) -> dict:
+    """What is shown per generation: params, correct?, the gain with its bound, champion?"""
     return {
         "generation": candidate["candidate_index"],
+        "metric": bench.metric,
+        "direction": bench.direction,
         "params": candidate["params"],
         "status": candidate["status"],
         "correct": None if candidate["correct"] is None else bool(candidate["correct"]),
@@ -284,6 +294,9 @@ def summarize(campaign: Campaign, confirmation: measure.Comparison | None, stop:
         "status": "completed",
         "stop_reason": stop,
         "generations": len(found) - 1,
+        # what the speed-up figures are ratios of: champion/candidate for a cost (wall time,
+        # instructions), candidate/champion when higher is better
+        "metric": {"name": campaign.bench.metric, "direction": campaign.bench.direction},
         "baseline": {"params": found[0]["params"]},
         "champion": {
             "generation": champion["candidate_index"],
@@ -318,7 +331,7 @@ def summarize(campaign: Campaign, confirmation: measure.Comparison | None, stop:
             for c in found
         ],
         "artifacts": {
-            "champion_source": str(folder / "champion.py"),
+            "champion_source": str(folder / f"champion{campaign.loaded.suffix}"),
             "history": str(folder / "history.json"),
             "report": str(folder / "report.md"),
         },
@@ -330,7 +343,9 @@ def write_artifacts(campaign: Campaign, summary: dict) -> None:
 
     found = campaign.candidates()
     champion = campaign.champion(found)
-    atomic_write(campaign.folder / "champion.py", campaign.source_of(champion))
+    atomic_write(
+        campaign.folder / f"champion{campaign.loaded.suffix}", campaign.source_of(champion)
+    )
     atomic_write(campaign.folder / "history.json", json.dumps(summary, indent=2) + "\n")
     atomic_write(campaign.folder / "report.md", report(summary, campaign.loaded))
 
@@ -344,19 +359,20 @@ def report(summary: dict, loaded: Loaded) -> str:
         f"{summary['generations']} generations ({summary['stop_reason']}).",
         "",
     ]
+    name = measure.label(summary["metric"]["name"], summary["metric"]["direction"])
     if champ["generation"] == 0:
-        lines.append("No candidate was faster than the baseline at the stated confidence.")
+        lines.append("No candidate beat the baseline at the stated confidence.")
     else:
         confirmation = champ["confirmation"]
         lines.append(
             f"Champion: generation {champ['generation']} {json.dumps(champ['params'])}, "
-            f"{champ['speedup_vs_baseline']:.2f}x the baseline's speed (one-sided "
-            f"{confirmation['confidence']:.0%} lower bound {champ['speedup_lower_bound']:.2f}x, "
+            f"{champ['speedup_vs_baseline']:.2f}x {name} over the baseline (lower bound "
+            f"{champ['speedup_lower_bound']:.2f}x, {measure.bound_words(confirmation)}; "
             f"{confirmation['pairs']} interleaved pairs)."
         )
     lines += [
         "",
-        "| gen | params | status | speed-up vs the champion then | 95 % lower bound |",
+        f"| gen | params | status | {name} vs the champion then | lower bound |",
         "|---|---|---|---|---|",
     ]
     for c in summary["candidates"]:
