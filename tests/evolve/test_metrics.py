@@ -191,3 +191,47 @@ def test_a_python_entry_point_counted_without_the_interpreters_start(home, kerne
     # the interpreter's start (tens of millions of instructions) is subtracted: WORK=1 does
     # about a quarter of the counted work
     assert len(counted) == 2 and all(2.5 < a / b < 5 for a, b in counted)
+
+
+SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def test_lessons_are_admitted_redacted_deduplicated_and_seed_the_next_run(home, tmp_path):
+    from lessonloop.knowledge.entries import active
+
+    folder = _folder(
+        tmp_path,
+        {
+            "kernel.sh": SHELL_KERNEL,
+            "bench.sh": BENCH,
+            # a failing check that prints a secret: the dead end must not keep it
+            "spec.yaml": SHELL_SPEC.replace(
+                '[ "$BATCH" -le 5 ]',
+                f'{{ [ "$BATCH" -le 5 ] || {{ echo "bad with {SECRET}"; exit 1; }}; }}',
+            ),
+        },
+    )
+    (folder / "bench.sh").chmod(0o755)
+    first = _run(folder, "lessons-1", 8)
+    assert {o["action"] for o in first["lessons"]} == {"added"}
+    with open_store(readonly=True) as store:
+        entries = active(store, "evolve:batches")
+    by_kind = {kind: [e for e in entries if e.kind == kind] for kind in ("bullet", "dead_end")}
+    (best,) = by_kind["bullet"]
+    champion = first["champion"]["params"]["BATCH"]
+    assert best.summary.startswith(f"BATCH={champion}: ") and "start from it" in best.summary
+    assert "over the baseline" in best.why and "confirmed" in best.why
+    assert best.content == f'params: {{"BATCH": {champion}}}'
+    # BATCH 6..8 fail the check: one region, not one lesson per candidate
+    region = [e for e in by_kind["dead_end"] if "region" in e.tags]
+    assert len(region) == 1 and "BATCH > 5" in region[0].summary
+    texts = " ".join(e.summary + e.content + e.why for e in entries)
+    assert SECRET not in texts and "[REDACTED" in texts
+    # the same run again: every lesson is reinforced, none added; it starts from the champion
+    second = _run(folder, "lessons-2", 2, seed=7)
+    assert second["candidates"][1]["params"] == {"BATCH": champion}
+    assert {o["action"] for o in second["lessons"]} <= {"reinforced"}
+    with open_store(readonly=True) as store:
+        again = active(store, "evolve:batches")
+    assert len(again) == len(entries)
+    assert next(e for e in again if e.kind == "bullet").seen == 2

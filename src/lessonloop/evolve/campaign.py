@@ -10,8 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..canonical import dumps
 from ..errors import LessonloopError, Stopped, UsageError
-from . import harness, measure, proposer
+from . import harness, lessons, measure, proposer
 from . import params as declared
 from . import store as rows
 from .spec import Benchmark, Loaded, digest
@@ -33,6 +34,7 @@ class Campaign:
         self.seed = seed
         self.bench = loaded.spec.benchmark
         self.exact = self.bench.metric == "instructions"  # counts: the worst-pair rule
+        self.seeds = lessons.seeds(store, loaded)
 
     # -- candidates and receipts --------------------------------------------------------------
 
@@ -161,9 +163,14 @@ class Campaign:
         found = self.candidates()
         last = found[-1]
         if last["status"] != "received":
-            values = proposer.propose(
-                self.loaded.params, self.history(found), self.seed, len(found)
-            )
+            tried = {dumps(c["params"]) for c in found}
+            # an earlier run's champion first (its lesson), then the tuner's proposals
+            seeded = [s for s in self.seeds if dumps(s) not in tried]
+            values = seeded[0] if seeded else None
+            if values is None:
+                values = proposer.propose(
+                    self.loaded.params, self.history(found), self.seed, len(found)
+                )
             if values is None:
                 return False
             self.receive(len(found), values)
@@ -250,6 +257,7 @@ def run(
         target = generations or existing["target_generations"]
     rows.update_run(store, run_id, "running", None, target)
     campaign = Campaign(loaded, store, run_id, folder, seed)
+    before = len(campaign.candidates())
     try:
         found = campaign.candidates()
         if not found:
@@ -281,6 +289,14 @@ def run(
         raise
     rows.update_run(store, run_id, "completed", stop)
     summary = summarize(campaign, confirmation, stop)
+    # what made it better and its dead ends, through admission (scope evolve:<name>)
+    # (once: a finished run asked again, with nothing new to try, teaches nothing new)
+    found = campaign.candidates()
+    learned = existing is None or existing["status"] != "completed" or len(found) != before
+    summary["lessons"] = [
+        {"action": o.action, "entry_id": o.entry_id}
+        for o in (lessons.learn(store, loaded, summary, found) if learned else [])
+    ]
     write_artifacts(campaign, summary)
     return summary
 
