@@ -70,12 +70,25 @@ def evolve(
     run_id: str | None = typer.Option(
         None, "--run-id", help="Name the run; an existing id continues it."
     ),
+    provider: str | None = typer.Option(
+        None,
+        "--provider",
+        help="A model route writes each candidate source (default: config, then "
+        "$LESSONLOOP_PROVIDER; 'local' or none: the offline tuner sets the declared params).",
+    ),
+    model: str | None = typer.Option(None, "--model", help="The model (or provider:model)."),
+    max_calls: int | None = typer.Option(
+        None, "--max-calls", help="Stop cleanly after this many model calls (one a generation)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
 ) -> None:
-    """Evolve a source file's declared parameters, gated by correctness and a paired benchmark."""
+    """Evolve a source file, gated by correctness and a paired benchmark: the offline tuner
+    sets its declared parameters, or a model (--provider) writes whole candidates."""
     from ..app import evolve as use_case
 
-    summary = use_case.evolve(spec, generations, seed, run_id, generation_printer(as_json))
+    summary = use_case.evolve(
+        spec, generations, seed, run_id, generation_printer(as_json), provider, model, max_calls
+    )
     if as_json:
         print_json(summary)
         return

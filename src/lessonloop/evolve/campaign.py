@@ -7,26 +7,46 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..canonical import dumps
 from ..errors import LessonloopError, Stopped, UsageError
-from . import harness, lessons, measure, proposer
+from . import harness, lessons, measure, proposer, writer
 from . import params as declared
 from . import store as rows
 from .spec import Benchmark, Loaded, digest
 
 if TYPE_CHECKING:
+    from ..loop.budget import Metered
+    from ..providers.base import Provider
     from ..store.db import Store
 
 CONFIRM_FACTOR = 2  # the confirmation measures this many times the first look's pairs
 
 
+@dataclass
+class Route:
+    """A model route writing the candidates (instead of the offline tuner), and its call
+    budget (None: one call a generation, bounded by the generations)."""
+
+    provider: Provider
+    max_calls: int | None = None
+
+
 class Campaign:
     """One run's state: its spec, its folder, its stored candidates."""
 
-    def __init__(self, loaded: Loaded, store: Store, run_id: str, folder: Path, seed: int):
+    def __init__(
+        self,
+        loaded: Loaded,
+        store: Store,
+        run_id: str,
+        folder: Path,
+        seed: int,
+        route: Route | None = None,
+    ):
         self.loaded = loaded
         self.store = store
         self.run_id = run_id
@@ -35,19 +55,32 @@ class Campaign:
         self.bench = loaded.spec.benchmark
         self.exact = self.bench.metric == "instructions"  # counts: the worst-pair rule
         self.seeds = lessons.seeds(store, loaded)
+        self.metered: Metered | None = None
+        if route is not None:  # a model writes the candidates; its calls so far are stored
+            from ..loop.budget import Budget, Metered
+
+            spent = sum("written_by" in c["params"] for c in self.candidates())
+            budget = Budget(
+                route.max_calls,
+                spent={"calls": spent},
+                hint=lambda flag: f"continue with --run-id {run_id} and a larger {flag}",
+            )
+            self.metered = Metered(route.provider, budget, record=lambda completion: None)
 
     # -- candidates and receipts --------------------------------------------------------------
 
     def candidates(self) -> list[dict]:
         return rows.candidates(self.store, self.run_id)
 
-    def receive(self, index: int, values: dict, source: str | None = None) -> None:
+    def receive(
+        self, index: int, values: dict, source: str | None = None, suffix: str | None = None
+    ) -> None:
         """Write the candidate's source (``values`` substituted in the baseline's, or the
         ``source`` a model wrote) and store its receipt, before anything runs it."""
         if source is None:
             python = self.loaded.suffix == ".py"
             source = declared.substitute(self.loaded.source, self.loaded.params, values, python)
-        path = self.folder / "candidates" / f"{index}{self.loaded.suffix}"
+        path = self.folder / "candidates" / f"{index}{suffix or self.loaded.suffix}"
         from ..files import atomic_write
 
         atomic_write(path, source)
@@ -151,18 +184,20 @@ class Campaign:
         baseline, ``proposer.WRONG`` for one that was incorrect, crashed or refused."""
         told = []
         for c in found:
-            if c["status"] == "received":
+            if c["status"] == "received" or "written_by" in c["params"]:
                 continue
             gain = c["log_gain_vs_baseline"]
             told.append((c["params"], proposer.WRONG if gain is None else gain))
         return told
 
-    def step(self, on_generation: Callable[[dict], None]) -> bool:
-        """Finish the unfinished candidate or propose and evaluate a new one; False when
-        there is nothing left to propose."""
+    def step(self, on_generation: Callable[[dict], None]) -> str | None:
+        """Finish the unfinished candidate or propose and evaluate a new one; the reason to
+        stop when there is nothing left to propose (or no call left to spend)."""
         found = self.candidates()
         last = found[-1]
         if last["status"] != "received":
+            if self.metered is not None:
+                return self.write(found, on_generation)
             tried = {dumps(c["params"]) for c in found}
             # an earlier run's champion first (its lesson), then the tuner's proposals
             seeded = [s for s in self.seeds if dumps(s) not in tried]
@@ -172,7 +207,7 @@ class Campaign:
                     self.loaded.params, self.history(found), self.seed, len(found)
                 )
             if values is None:
-                return False
+                return "every value of the declared parameters was tried"
             self.receive(len(found), values)
             found = self.candidates()
             last = found[-1]
@@ -180,7 +215,39 @@ class Campaign:
         self.evaluate(last, champion)
         finished = self.candidates()[-1]
         on_generation(generation_event(finished, champion, self.bench))
-        return True
+        return None
+
+    def write(self, found: list[dict], on_generation: Callable[[dict], None]) -> str | None:
+        """A model-written candidate: one call, its answer stored with the receipt before
+        anything runs it; an unusable answer is a rejected candidate with the reason."""
+        from ..loop.budget import BudgetSpent
+
+        assert self.metered is not None
+        index = len(found)
+        champion = self.champion(found)
+        champion_source = self.source_of(champion)
+        try:
+            written = writer.write(
+                self.metered, self.loaded, champion_source, champion["candidate_index"],
+                found[1:], lessons.shown(self.store, self.loaded), index,
+            )  # fmt: skip
+        except BudgetSpent as exc:
+            return str(exc)
+        values = {"written_by": self.metered.name}
+        from ..files import atomic_write
+
+        atomic_write(self.folder / "candidates" / f"{index}.answer.md", written.answer)
+        if written.source is None:
+            self.receive(index, values, written.answer, suffix=".answer.md")
+            rows.finish(
+                self.store, self.run_id, index, status="rejected", correct=None,
+                message=written.reason,
+            )  # fmt: skip
+        else:
+            self.receive(index, values, written.source)
+            self.evaluate(self.candidates()[-1], champion)
+        on_generation(generation_event(self.candidates()[-1], champion, self.bench))
+        return None
 
     def confirm(self) -> measure.Comparison | None:
         """The champion against the baseline on fresh pairs (stored, measured once)."""
@@ -232,6 +299,7 @@ def run(
     seed: int,
     generations: int | None,
     on_generation: Callable[[dict], None] = lambda event: None,
+    route: Route | None = None,
 ) -> dict:
     """Start or continue the run ``run_id``; returns its summary (and writes its artifacts)."""
     existing = rows.run_row(store, run_id)
@@ -256,7 +324,7 @@ def run(
         seed = existing["seed"]
         target = generations or existing["target_generations"]
     rows.update_run(store, run_id, "running", None, target)
-    campaign = Campaign(loaded, store, run_id, folder, seed)
+    campaign = Campaign(loaded, store, run_id, folder, seed, route)
     before = len(campaign.candidates())
     try:
         found = campaign.candidates()
@@ -275,8 +343,9 @@ def run(
             len(campaign.candidates()) - 1 < target
             or campaign.candidates()[-1]["status"] == "received"
         ):
-            if not campaign.step(on_generation):
-                stop = "every value of the declared parameters was tried"
+            ended = campaign.step(on_generation)
+            if ended is not None:
+                stop = ended
                 break
         confirmation = campaign.confirm()
     except KeyboardInterrupt:

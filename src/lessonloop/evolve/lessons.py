@@ -177,7 +177,9 @@ def seeds(store: Store, loaded: Loaded) -> list[dict]:
     from ..errors import UsageError
     from ..knowledge.entries import active
 
-    found = []
+    found: list[dict] = []
+    if not loaded.params:
+        return found
     for entry in reversed(active(store, scope(loaded), ("bullet",))):
         if "champion" not in entry.tags or not entry.content.startswith("params: "):
             continue
