@@ -99,6 +99,8 @@ def test_a_model_writes_candidates_and_garbage_is_rejected_with_a_reason(cli, ke
     assert kinds.count("bullet") == 1 and kinds.count("dead_end") == 3
     bullet = next(row for row in rows if row["kind"] == "bullet")
     assert "-WORK = 4" in bullet["content"] and "+WORK = 1" in bullet["content"]
+    listed = cli("playbook", "list", "evolve:squares")
+    assert listed.code == 0 and "the model-written source of generation 1" in listed.out
 
 
 def test_lessons_and_outcomes_shown_to_the_model_are_redacted(cli, kernel_dir, model):

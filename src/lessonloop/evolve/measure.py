@@ -30,7 +30,7 @@ def label(metric: str, direction: str) -> str:
 def bound_words(stats: dict) -> str:
     """How a gain's bound was found: the worst pair (counts), or the one-sided t bound."""
     if stats.get("rule") == "every pair":
-        return f"the worst of {stats['pairs']} pairs"
+        return "worst pair"
     return f"at {stats['confidence']:.0%}"
 
 
