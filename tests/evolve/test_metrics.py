@@ -11,7 +11,7 @@ import pytest
 
 from lessonloop import paths
 from lessonloop.errors import UsageError
-from lessonloop.evolve import campaign, harness, spec
+from lessonloop.evolve import campaign, harness, params, spec
 from lessonloop.store import open_store
 
 C_KERNEL = """\
@@ -235,3 +235,15 @@ def test_lessons_are_admitted_redacted_deduplicated_and_seed_the_next_run(home, 
         again = active(store, "evolve:batches")
     assert len(again) == len(entries)
     assert next(e for e in again if e.kind == "bullet").seen == 2
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="needs cc")
+def test_the_c_example_builds_and_its_baseline_is_correct():
+    from ..conftest import ROOT
+
+    loaded = spec.read(ROOT / "examples" / "evolve-c" / "spec.yaml")
+    assert [p.name for p in loaded.params] == ["STOP_AT_SQRT", "ODD_ONLY", "SLOPPY"]
+    assert harness.check(loaded, loaded.source).ok
+    sloppy = {"STOP_AT_SQRT": False, "ODD_ONLY": False, "SLOPPY": True}
+    wrong = params.substitute(loaded.source, loaded.params, sloppy, python=False)
+    assert "#define SLOPPY 1 //" in wrong and not harness.check(loaded, wrong).ok

@@ -225,7 +225,12 @@ class Campaign:
         assert self.metered is not None
         index = len(found)
         champion = self.champion(found)
-        champion_source = self.source_of(champion)
+        try:
+            champion_source = self.source_of(champion)
+        except _Refused as refused:
+            raise LessonloopError(
+                f"the champion (generation {champion['candidate_index']}) was refused: {refused}"
+            ) from None
         try:
             written = writer.write(
                 self.metered, self.loaded, champion_source, champion["candidate_index"],
@@ -260,17 +265,23 @@ class Campaign:
         if not stored:
             baseline_source = self.source_of(found[0])
             source = self.source_of(champion)
-            stored = harness.time_pairs(
-                self.loaded, baseline_source, source, CONFIRM_FACTOR * self.bench.pairs
-            )
+            try:
+                stored = harness.time_pairs(
+                    self.loaded, baseline_source, source, CONFIRM_FACTOR * self.bench.pairs
+                )
+            except harness.SandboxFailed as exc:
+                raise LessonloopError(
+                    f"the champion's confirmation against the baseline failed: {exc}"
+                ) from None
             rows.save_confirmation(self.store, self.run_id, index, stored)
         return measure.assess(
             stored, self.bench.min_log_gain, direction=self.bench.direction, exact=self.exact
         )
 
 
-class _Refused(Exception):
-    """A candidate's stored source no longer matches its receipt."""
+class _Refused(LessonloopError):
+    """A candidate's stored source no longer matches its receipt (caught where a candidate is
+    refused; where the champion or baseline is, the run stops on it, in one line)."""
 
 
 def generation_event(candidate: dict, champion: dict, bench: Benchmark) -> dict:
