@@ -247,3 +247,22 @@ def test_the_c_example_builds_and_its_baseline_is_correct():
     sloppy = {"STOP_AT_SQRT": False, "ODD_ONLY": False, "SLOPPY": True}
     wrong = params.substitute(loaded.source, loaded.params, sloppy, python=False)
     assert "#define SLOPPY 1 //" in wrong and not harness.check(loaded, wrong).ok
+
+
+def test_a_command_timed_by_wall_clock(home, tmp_path):
+    folder = _folder(
+        tmp_path,
+        {
+            "kernel.sh": "DELAY=0.3  # lessonloop: param DELAY choice 0.3,0.05\n",
+            "spec.yaml": (
+                "name: naps\nsource: kernel.sh\ncorrectness: {command: '. ./kernel.sh'}\n"
+                "benchmark: {command: '. ./kernel.sh && sleep $DELAY', pairs: 3, repeat: 1, "
+                "warmups: 1}\n"
+            ),
+        },
+    )
+    loaded = spec.read(folder / "spec.yaml")
+    assert loaded.spec.benchmark.metric == "wall"
+    short = params.substitute(loaded.source, loaded.params, {"DELAY": 0.05}, python=False)
+    timed = harness.time_pairs(loaded, loaded.source, short, 3)
+    assert len(timed) == 3 and all(a >= 0.3 > 0.2 > b >= 0.05 for a, b in timed)

@@ -89,6 +89,7 @@ def test_a_model_writes_candidates_and_garbage_is_rejected_with_a_reason(cli, ke
     shown = prompts(server)
     assert len(shown) == 4
     assert "`total`" in shown[0] and "WORK = 4" in shown[0] and "Recent candidates" not in shown[0]
+    assert "Declared tunables: SLOPPY one of False, True; WORK int 1..4" in shown[0]
     assert "WORK = 1" in shown[1] and "generation 1 (model-written): champion" in shown[1]
     assert "generation 2 (model-written): rejected — the answer holds no fenced" in shown[2]
     # the lessons: the champion's change as a diff, and the dead ends, through admission

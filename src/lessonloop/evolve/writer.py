@@ -76,6 +76,19 @@ def prompt(
             else "the same results as the reference implementation on generated inputs"
         ),
     ]
+    if loaded.params:  # what the file declares may change: a small model's first lead
+        parts.append(
+            "Declared tunables: "
+            + "; ".join(
+                f"{p.name} "
+                + (
+                    "one of " + ", ".join(map(str, p.choices))
+                    if p.kind == "choice"
+                    else f"{p.kind} {p.low:g}..{p.high:g}"
+                )
+                for p in loaded.params
+            )
+        )
     if lessons:
         parts.append(
             "\nLessons from earlier runs:\n" + "\n".join(f"- {redact(x)}" for x in lessons)
@@ -92,7 +105,10 @@ def prompt(
         f"\nThe current best version (generation {champion_index}):\n"
         + _fenced(champion_source, SOURCE_CHARS)
     )
-    parts.append(f"\nWrite the complete improved {spec.source} now, in one fenced code block.")
+    parts.append(
+        f"\nWrite the complete improved {spec.source} now, in one fenced code block. It must "
+        "differ from the version above (an unchanged file is rejected) and stay correct."
+    )
     return "\n".join(parts)
 
 
