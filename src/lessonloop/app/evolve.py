@@ -19,6 +19,20 @@ def new_run_id() -> str:
     return "evolve-" + scenario_id().removeprefix("run-")
 
 
+def gain_label(metric: str, direction: str) -> str:
+    """What a gain is called where it is shown (a speed-up only when the metric is time)."""
+    from ..evolve.measure import label
+
+    return label(metric, direction)
+
+
+def bound_label(stats: dict[str, Any]) -> str:
+    """How a gain's bound was found: at the gate's confidence, or the worst pair (counts)."""
+    from ..evolve.measure import bound_words
+
+    return bound_words(stats)
+
+
 def model_route(provider: str | None, model: str | None, max_calls: int | None) -> Route | None:
     """The competitor's route as ``run``/``improve`` resolve it (flags, config, environment):
     a model writes the candidates; the offline ``local`` agent means the parameter tuner."""

@@ -28,13 +28,13 @@ def _amount(value: float, metric: str) -> str:
 def generation_printer(as_json: bool):
     """A line per generation: params, correct?, the gain (a speed-up only for time) with its
     bound, champion? (none with --json)."""
-    from ..evolve.measure import bound_words, label
+    from ..app.evolve import bound_label, gain_label
 
     def show(event: dict) -> None:
         if as_json:
             return
         metric = event["metric"]
-        name = label(metric, event["direction"])
+        name = gain_label(metric, event["direction"])
         correct = {None: "not checked", True: "correct", False: "WRONG"}[event["correct"]]
         line = f"gen {event['generation']}: {json.dumps(event['params'])}  {correct}"
         if event["speedup"] is not None:
@@ -42,7 +42,7 @@ def generation_printer(as_json: bool):
             noise = stats["candidate_noise"]
             line += (
                 f"  {name} {_speed(event['speedup'])} vs gen {event['against']} "
-                f"(>= {_speed(event['speedup_lower_bound'])} {bound_words(stats)}, "
+                f"(>= {_speed(event['speedup_lower_bound'])} {bound_label(stats)}, "
                 f"{stats['pairs']} pairs; min {_amount(noise['min'], metric)}, median "
                 f"{_amount(noise['median'], metric)}, spread {noise['spread']:.1%})"
             )
@@ -92,10 +92,8 @@ def evolve(
     if as_json:
         print_json(summary)
         return
-    from ..evolve.measure import bound_words, label
-
     champion = summary["champion"]
-    name = label(summary["metric"]["name"], summary["metric"]["direction"])
+    name = use_case.gain_label(summary["metric"]["name"], summary["metric"]["direction"])
     if champion["generation"] == 0:
         result = "no candidate beat the baseline at the stated confidence"
     else:
@@ -103,7 +101,7 @@ def evolve(
             f"champion gen {champion['generation']} {json.dumps(champion['params'])}: "
             f"{name} {_speed(champion['speedup_vs_baseline'])} over the baseline "
             f"(>= {_speed(champion['speedup_lower_bound'])} "
-            f"{bound_words(champion['confirmation'])})"
+            f"{use_case.bound_label(champion['confirmation'])})"
         )
         if not champion["confirmed"]:
             result += ", NOT confirmed against the baseline on fresh pairs"
