@@ -135,6 +135,19 @@ def test_a_printed_throughput_where_higher_is_better(home, tmp_path):
     assert all(c["status"] == "not faster" for c in lower)
 
 
+def test_the_cli_names_the_metric_not_a_speed_up(cli, tmp_path):
+    folder = _folder(
+        tmp_path, {"kernel.sh": SHELL_KERNEL, "bench.sh": BENCH, "spec.yaml": SHELL_SPEC}
+    )
+    (folder / "bench.sh").chmod(0o755)
+    result = cli("evolve", folder / "spec.yaml", "--generations", "2", "--seed", "3")
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    timed = [line for line in lines if line.startswith("gen ") and " vs gen 0 " in line]
+    assert timed and all("gain in the printed number (higher is better)" in x for x in timed)
+    assert "speed-up" not in result.out
+
+
 def test_a_printed_metric_without_a_number_is_a_crashed_candidate(home, tmp_path):
     folder = _folder(
         tmp_path,
@@ -165,15 +178,20 @@ def test_instructions_without_valgrind_are_refused_in_one_line(home, tmp_path, m
         ({"command": "x", "direction": "higher"}, "its direction is 'lower'"),
         ({"inputs": "r.py:f", "command": "x"}, "exactly one"),
         ({"command": "x", "metric": "printed", "pattern": "("}, "not a regular expression"),
+        ({"inputs": "r.py:f", "build": "cc k.c"}, "'build' runs before a 'command'"),
     ],
 )
 def test_inconsistent_benchmarks_are_refused(benchmark, problem):
+    build = benchmark.pop("build", None)
     data = {
         "name": "n",
         "source": "k.py",
         "entry": "f",
-        "correctness": {"command": "true"},
+        "correctness": {"command": "true"}
+        if build is None
+        else {"reference": "r.py:f", "inputs": "r.py:g"},
         "benchmark": benchmark,
+        **({"build": build} if build else {}),
     }
     with pytest.raises(UsageError, match=problem):
         spec.parse(data, "spec.yaml")

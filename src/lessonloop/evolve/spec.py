@@ -155,6 +155,14 @@ class EvolveSpec(BaseModel):
         return value
 
     @model_validator(mode="after")
+    def _build_needs_a_command(self) -> EvolveSpec:
+        if self.build is not None and self.correctness.command is self.benchmark.command is None:
+            raise ValueError(
+                "'build' runs before a 'command': give one in correctness or benchmark"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _entry_needed(self) -> EvolveSpec:
         if self.entry is None and (
             self.correctness.reference is not None or self.benchmark.inputs is not None
