@@ -45,7 +45,7 @@ def test_scope_and_id_errors_are_one_line(cli, home, learned):
     memories = cli("playbook", "list", "project", "--json")
     assert memories.code == 2 and "lessonloop memory" in memories.error()["error"]
     odd = cli("playbook", "list", "team:x", "--json")
-    assert odd.code == 2 and "scenario:NAME or task:NAME" in odd.error()["error"]
+    assert odd.code == 2 and "task:NAME or evolve:NAME" in odd.error()["error"]
     for verb, extra in (("edit", ("--summary", "x")), ("forget", ()), ("pin", ())):
         missing = cli("playbook", verb, "grid_ctf", 999, *extra, "--json")
         assert missing.code == 1, (verb, missing.err)

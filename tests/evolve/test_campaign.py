@@ -4,6 +4,8 @@ resumes without timing a finished candidate again."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from lessonloop import paths
@@ -128,7 +130,12 @@ def test_a_killed_run_resumes_without_timing_a_finished_candidate_again(
     assert [c["generation"] for c in summary["candidates"]] == [0, 1, 2, 3, 4]
     assert all(c["status"] != "received" for c in summary["candidates"])
     # the proposer is rebuilt from the store: the same parameters an uninterrupted run tries
-    uninterrupted = _run(kernel_dir, "straight", 4, seed=5)
+    # (under another name: the first run's lessons would seed a run of the same spec)
+    other = kernel_dir.parent / "straight"
+    shutil.copytree(kernel_dir, other)
+    text = (other / "spec.yaml").read_text()
+    (other / "spec.yaml").write_text(text.replace("name: squares", "name: squares-straight"))
+    uninterrupted = _run(other, "straight", 4, seed=5)
     assert [c["params"] for c in summary["candidates"]][: len(finished) + 1] == [
         c["params"] for c in uninterrupted["candidates"]
     ][: len(finished) + 1]

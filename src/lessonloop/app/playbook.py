@@ -27,8 +27,9 @@ SHOWN = ("active", "pending", "stale")  # what `playbook list` shows without --a
 
 
 def playbook_scope(name: str) -> str:
-    """The knowledge scope a user names: a scenario's name or ``scenario:NAME``, or
-    ``task:NAME`` (its name as the task file gives it, or the slug its runs store it under)."""
+    """The knowledge scope a user names: a scenario's name or ``scenario:NAME``, ``task:NAME``
+    (its name as the task file gives it, or the slug its runs store it under), or
+    ``evolve:NAME`` (an evolve spec's name: its runs' lessons)."""
     from ..knowledge.entries import scenario_scope
 
     text = name.strip()
@@ -37,12 +38,17 @@ def playbook_scope(name: str) -> str:
         raise UsageError(f"{text} holds memories, not a playbook: see `lessonloop memory`")
     if not colon:
         if not text:
-            raise UsageError("is a scenario name, scenario:NAME or task:NAME", field="scope")
+            raise UsageError(
+                "is a scenario name, scenario:NAME, task:NAME or evolve:NAME", field="scope"
+            )
         return scenario_scope(text)
-    if kind not in ("scenario", "task") or not rest.strip():
+    if kind not in ("scenario", "task", "evolve") or not rest.strip():
         raise UsageError(
-            f"is a scenario name, scenario:NAME or task:NAME, not {text!r}", field="scope"
+            f"is a scenario name, scenario:NAME, task:NAME or evolve:NAME, not {text!r}",
+            field="scope",
         )
+    if kind == "evolve":  # as evolve/lessons.scope names it (the spec's name)
+        return f"evolve:{rest.strip()}"
     if kind == "task":  # as tasks.improve.task_scope names it (TaskSpec.slug)
         return "task:" + (re.sub(r"[^a-z0-9]+", "-", rest.lower()).strip("-") or "task")
     return f"scenario:{rest.strip()}"

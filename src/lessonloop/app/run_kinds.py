@@ -243,7 +243,8 @@ def resume(
     shows: dict[str, Callable[[dict[str, Any]], None]],
 ) -> dict[str, Any]:
     """Continue an evolve run (its spec file, as ``evolve SPEC --run-id ID``) or a mission (as
-    ``mission --run-id ID``, the model from the configuration, ``--max-calls`` its new budget)."""
+    ``mission --run-id ID``, ``--max-calls`` its new budget); either's model route is the
+    configured one (the flags it started with are not stored)."""
     kind, run_id = run["kind"], run["run_id"]
     noop: Callable[[dict[str, Any]], None] = lambda event: None  # noqa: E731
     if kind == EVOLVE:

@@ -7,41 +7,80 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..canonical import dumps
 from ..errors import LessonloopError, Stopped, UsageError
-from . import harness, measure, proposer
+from . import harness, lessons, measure, proposer, writer
 from . import params as declared
 from . import store as rows
-from .spec import Loaded, digest
+from .spec import Benchmark, Loaded, digest
 
 if TYPE_CHECKING:
+    from ..loop.budget import Metered
+    from ..providers.base import Provider
     from ..store.db import Store
 
 CONFIRM_FACTOR = 2  # the confirmation measures this many times the first look's pairs
 
 
+@dataclass
+class Route:
+    """A model route writing the candidates (instead of the offline tuner), and its call
+    budget (None: one call a generation, bounded by the generations)."""
+
+    provider: Provider
+    max_calls: int | None = None
+
+
 class Campaign:
     """One run's state: its spec, its folder, its stored candidates."""
 
-    def __init__(self, loaded: Loaded, store: Store, run_id: str, folder: Path, seed: int):
+    def __init__(
+        self,
+        loaded: Loaded,
+        store: Store,
+        run_id: str,
+        folder: Path,
+        seed: int,
+        route: Route | None = None,
+    ):
         self.loaded = loaded
         self.store = store
         self.run_id = run_id
         self.folder = folder
         self.seed = seed
         self.bench = loaded.spec.benchmark
+        self.exact = self.bench.metric == "instructions"  # counts: the worst-pair rule
+        self.seeds = lessons.seeds(store, loaded)
+        self.metered: Metered | None = None
+        if route is not None:  # a model writes the candidates; its calls so far are stored
+            from ..loop.budget import Budget, Metered
+
+            spent = sum("written_by" in c["params"] for c in self.candidates())
+            budget = Budget(
+                route.max_calls,
+                spent={"calls": spent},
+                hint=lambda flag: f"continue with --run-id {run_id} and a larger {flag}",
+            )
+            self.metered = Metered(route.provider, budget, record=lambda completion: None)
 
     # -- candidates and receipts --------------------------------------------------------------
 
     def candidates(self) -> list[dict]:
         return rows.candidates(self.store, self.run_id)
 
-    def receive(self, index: int, values: dict) -> None:
-        """Write the candidate's source and store its receipt, before anything runs it."""
-        source = declared.substitute(self.loaded.source, self.loaded.params, values)
-        path = self.folder / "candidates" / f"{index}.py"
+    def receive(
+        self, index: int, values: dict, source: str | None = None, suffix: str | None = None
+    ) -> None:
+        """Write the candidate's source (``values`` substituted in the baseline's, or the
+        ``source`` a model wrote) and store its receipt, before anything runs it."""
+        if source is None:
+            python = self.loaded.suffix == ".py"
+            source = declared.substitute(self.loaded.source, self.loaded.params, values, python)
+        path = self.folder / "candidates" / f"{index}{suffix or self.loaded.suffix}"
         from ..files import atomic_write
 
         atomic_write(path, source)
@@ -109,6 +148,8 @@ class Campaign:
                 self.bench.pairs,
                 self.bench.max_pairs,
                 self.bench.min_log_gain,
+                self.bench.direction,
+                self.exact,
             )
         except harness.SandboxFailed as exc:
             rows.finish(
@@ -143,31 +184,75 @@ class Campaign:
         baseline, ``proposer.WRONG`` for one that was incorrect, crashed or refused."""
         told = []
         for c in found:
-            if c["status"] == "received":
+            if c["status"] == "received" or "written_by" in c["params"]:
                 continue
             gain = c["log_gain_vs_baseline"]
             told.append((c["params"], proposer.WRONG if gain is None else gain))
         return told
 
-    def step(self, on_generation: Callable[[dict], None]) -> bool:
-        """Finish the unfinished candidate or propose and evaluate a new one; False when
-        there is nothing left to propose."""
+    def step(self, on_generation: Callable[[dict], None]) -> str | None:
+        """Finish the unfinished candidate or propose and evaluate a new one; the reason to
+        stop when there is nothing left to propose (or no call left to spend)."""
         found = self.candidates()
         last = found[-1]
         if last["status"] != "received":
-            values = proposer.propose(
-                self.loaded.params, self.history(found), self.seed, len(found)
-            )
+            if self.metered is not None:
+                return self.write(found, on_generation)
+            tried = {dumps(c["params"]) for c in found}
+            # an earlier run's champion first (its lesson), then the tuner's proposals
+            seeded = [s for s in self.seeds if dumps(s) not in tried]
+            values = seeded[0] if seeded else None
             if values is None:
-                return False
+                values = proposer.propose(
+                    self.loaded.params, self.history(found), self.seed, len(found)
+                )
+            if values is None:
+                return "every value of the declared parameters was tried"
             self.receive(len(found), values)
             found = self.candidates()
             last = found[-1]
         champion = self.champion(found[:-1])
         self.evaluate(last, champion)
         finished = self.candidates()[-1]
-        on_generation(generation_event(finished, champion))
-        return True
+        on_generation(generation_event(finished, champion, self.bench))
+        return None
+
+    def write(self, found: list[dict], on_generation: Callable[[dict], None]) -> str | None:
+        """A model-written candidate: one call, its answer stored with the receipt before
+        anything runs it; an unusable answer is a rejected candidate with the reason."""
+        from ..loop.budget import BudgetSpent
+
+        assert self.metered is not None
+        index = len(found)
+        champion = self.champion(found)
+        try:
+            champion_source = self.source_of(champion)
+        except _Refused as refused:
+            raise LessonloopError(
+                f"the champion (generation {champion['candidate_index']}) was refused: {refused}"
+            ) from None
+        try:
+            written = writer.write(
+                self.metered, self.loaded, champion_source, champion["candidate_index"],
+                found[1:], lessons.shown(self.store, self.loaded), index,
+            )  # fmt: skip
+        except BudgetSpent as exc:
+            return str(exc)
+        values = {"written_by": self.metered.name}
+        from ..files import atomic_write
+
+        atomic_write(self.folder / "candidates" / f"{index}.answer.md", written.answer)
+        if written.source is None:
+            self.receive(index, values, written.answer, suffix=".answer.md")
+            rows.finish(
+                self.store, self.run_id, index, status="rejected", correct=None,
+                message=written.reason,
+            )  # fmt: skip
+        else:
+            self.receive(index, values, written.source)
+            self.evaluate(self.candidates()[-1], champion)
+        on_generation(generation_event(self.candidates()[-1], champion, self.bench))
+        return None
 
     def confirm(self) -> measure.Comparison | None:
         """The champion against the baseline on fresh pairs (stored, measured once)."""
@@ -180,21 +265,31 @@ class Campaign:
         if not stored:
             baseline_source = self.source_of(found[0])
             source = self.source_of(champion)
-            stored = harness.time_pairs(
-                self.loaded, baseline_source, source, CONFIRM_FACTOR * self.bench.pairs
-            )
+            try:
+                stored = harness.time_pairs(
+                    self.loaded, baseline_source, source, CONFIRM_FACTOR * self.bench.pairs
+                )
+            except harness.SandboxFailed as exc:
+                raise LessonloopError(
+                    f"the champion's confirmation against the baseline failed: {exc}"
+                ) from None
             rows.save_confirmation(self.store, self.run_id, index, stored)
-        return measure.assess(stored, self.bench.min_log_gain)
+        return measure.assess(
+            stored, self.bench.min_log_gain, direction=self.bench.direction, exact=self.exact
+        )
 
 
-class _Refused(Exception):
-    """A candidate's stored source no longer matches its receipt."""
+class _Refused(LessonloopError):
+    """A candidate's stored source no longer matches its receipt (caught where a candidate is
+    refused; where the champion or baseline is, the run stops on it, in one line)."""
 
 
-def generation_event(candidate: dict, champion: dict) -> dict:
-    """What is shown per generation: params, correct?, speed-up with its bound, champion?"""
+def generation_event(candidate: dict, champion: dict, bench: Benchmark) -> dict:
+    """What is shown per generation: params, correct?, the gain with its bound, champion?"""
     return {
         "generation": candidate["candidate_index"],
+        "metric": bench.metric,
+        "direction": bench.direction,
         "params": candidate["params"],
         "status": candidate["status"],
         "correct": None if candidate["correct"] is None else bool(candidate["correct"]),
@@ -215,6 +310,7 @@ def run(
     seed: int,
     generations: int | None,
     on_generation: Callable[[dict], None] = lambda event: None,
+    route: Route | None = None,
 ) -> dict:
     """Start or continue the run ``run_id``; returns its summary (and writes its artifacts)."""
     existing = rows.run_row(store, run_id)
@@ -239,7 +335,8 @@ def run(
         seed = existing["seed"]
         target = generations or existing["target_generations"]
     rows.update_run(store, run_id, "running", None, target)
-    campaign = Campaign(loaded, store, run_id, folder, seed)
+    campaign = Campaign(loaded, store, run_id, folder, seed, route)
+    before = len(campaign.candidates())
     try:
         found = campaign.candidates()
         if not found:
@@ -257,8 +354,9 @@ def run(
             len(campaign.candidates()) - 1 < target
             or campaign.candidates()[-1]["status"] == "received"
         ):
-            if not campaign.step(on_generation):
-                stop = "every value of the declared parameters was tried"
+            ended = campaign.step(on_generation)
+            if ended is not None:
+                stop = ended
                 break
         confirmation = campaign.confirm()
     except KeyboardInterrupt:
@@ -271,6 +369,14 @@ def run(
         raise
     rows.update_run(store, run_id, "completed", stop)
     summary = summarize(campaign, confirmation, stop)
+    # what made it better and its dead ends, through admission (scope evolve:<name>)
+    # (once: a finished run asked again, with nothing new to try, teaches nothing new)
+    found = campaign.candidates()
+    learned = existing is None or existing["status"] != "completed" or len(found) != before
+    summary["lessons"] = [
+        {"action": o.action, "entry_id": o.entry_id}
+        for o in (lessons.learn(store, loaded, summary, found) if learned else [])
+    ]
     write_artifacts(campaign, summary)
     return summary
 
@@ -284,6 +390,9 @@ def summarize(campaign: Campaign, confirmation: measure.Comparison | None, stop:
         "status": "completed",
         "stop_reason": stop,
         "generations": len(found) - 1,
+        # what the speed-up figures are ratios of: champion/candidate for a cost (wall time,
+        # instructions), candidate/champion when higher is better
+        "metric": {"name": campaign.bench.metric, "direction": campaign.bench.direction},
         "baseline": {"params": found[0]["params"]},
         "champion": {
             "generation": champion["candidate_index"],
@@ -318,7 +427,7 @@ def summarize(campaign: Campaign, confirmation: measure.Comparison | None, stop:
             for c in found
         ],
         "artifacts": {
-            "champion_source": str(folder / "champion.py"),
+            "champion_source": str(folder / f"champion{campaign.loaded.suffix}"),
             "history": str(folder / "history.json"),
             "report": str(folder / "report.md"),
         },
@@ -330,7 +439,9 @@ def write_artifacts(campaign: Campaign, summary: dict) -> None:
 
     found = campaign.candidates()
     champion = campaign.champion(found)
-    atomic_write(campaign.folder / "champion.py", campaign.source_of(champion))
+    atomic_write(
+        campaign.folder / f"champion{campaign.loaded.suffix}", campaign.source_of(champion)
+    )
     atomic_write(campaign.folder / "history.json", json.dumps(summary, indent=2) + "\n")
     atomic_write(campaign.folder / "report.md", report(summary, campaign.loaded))
 
@@ -344,19 +455,20 @@ def report(summary: dict, loaded: Loaded) -> str:
         f"{summary['generations']} generations ({summary['stop_reason']}).",
         "",
     ]
+    name = measure.label(summary["metric"]["name"], summary["metric"]["direction"])
     if champ["generation"] == 0:
-        lines.append("No candidate was faster than the baseline at the stated confidence.")
+        lines.append("No candidate beat the baseline at the stated confidence.")
     else:
         confirmation = champ["confirmation"]
         lines.append(
             f"Champion: generation {champ['generation']} {json.dumps(champ['params'])}, "
-            f"{champ['speedup_vs_baseline']:.2f}x the baseline's speed (one-sided "
-            f"{confirmation['confidence']:.0%} lower bound {champ['speedup_lower_bound']:.2f}x, "
+            f"{champ['speedup_vs_baseline']:.2f}x {name} over the baseline (lower bound "
+            f"{champ['speedup_lower_bound']:.2f}x, {measure.bound_words(confirmation)}; "
             f"{confirmation['pairs']} interleaved pairs)."
         )
     lines += [
         "",
-        "| gen | params | status | speed-up vs the champion then | 95 % lower bound |",
+        f"| gen | params | status | {name} vs the champion then | lower bound |",
         "|---|---|---|---|---|",
     ]
     for c in summary["candidates"]:

@@ -1,6 +1,8 @@
 """What runs in the sandbox: the correctness check (the candidate against the reference on
-generated inputs, or the spec's test command) and the timing pairs (two sources in one process,
-interleaved, with warm-ups, pinned to one CPU where the platform allows)."""
+generated inputs, or the spec's test command, after the spec's build) and the measured pairs:
+wall times of the entry point (two sources in one process, interleaved, with warm-ups, pinned
+to one CPU where the platform allows), or the benchmark command's metric per side
+(``driver.py``: wall time, callgrind's instruction count, or the number it prints)."""
 
 from __future__ import annotations
 
@@ -87,8 +89,15 @@ def pairs(job):
         measured.append([a, b])
     return {"pairs": measured, "cpu": cpu}
 
+def call(job):   # one side in a process of its own (counted by callgrind): `calls` calls
+    side = load(job["file"], "lessonloop_side", job["entry"])
+    given = entry(job["inputs"], "lessonloop_inputs")(job["seed"], **job["args"])
+    for _ in range(job["calls"]):
+        side(*given)
+    return {"calls": job["calls"]}
+
 job = json.loads(sys.stdin.read())
-result = check(job) if job["mode"] == "check" else pairs(job)
+result = {"check": check, "pairs": pairs, "call": call}[job["mode"]](job)
 sys.stdout.write("\n" + json.dumps(result) + "\n")
 """
 
@@ -112,13 +121,21 @@ def _files(loaded: Loaded, names: list[str]) -> dict[str, bytes]:
     return files
 
 
-def _run(loaded: Loaded, job: dict, files: dict[str, bytes]) -> dict:
+def _executables(loaded: Loaded, names: list[str]) -> list[str]:
+    """The files among ``names`` that are executable in the spec's folder: the sandbox writes
+    plain files, so their mode is set again inside it (``./bench.sh`` runs as it does here)."""
+    import os
+
+    return [name for name in names if os.access(loaded.folder / name, os.X_OK)]
+
+
+def _run(loaded: Loaded, job: dict, files: dict[str, bytes], script: str = "harness.py") -> dict:
     from ..safety.sandbox import Limits, run
 
     limits = Limits(timeout=loaded.spec.limits.time, memory_mb=loaded.spec.limits.memory_mb)
     files["harness.py"] = _SCRIPT.encode("utf-8")
     outcome = run(
-        [sys.executable, "-I", "harness.py"],
+        [sys.executable, "-I", script],
         stdin=json.dumps(job).encode("utf-8"),
         files=files,
         limits=limits,
@@ -126,9 +143,12 @@ def _run(loaded: Loaded, job: dict, files: dict[str, bytes]) -> dict:
     if not outcome.passed:
         raise SandboxFailed(" ".join(outcome.report().split())[-400:])
     try:
-        return json.loads(outcome.stdout.strip().splitlines()[-1])
+        result = json.loads(outcome.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         raise SandboxFailed("the harness printed no result") from None
+    if "error" in result:
+        raise SandboxFailed(str(result["error"]))
+    return dict(result)
 
 
 def _entry_files(entries: list[str]) -> list[str]:
@@ -166,7 +186,15 @@ def _check_command(loaded: Loaded, source: str) -> Checked:
     assert correctness.command is not None
     files = _files(loaded, correctness.files)
     files[loaded.spec.source] = source.encode("utf-8")
-    command = correctness.command.replace("{python}", sys.executable)
+    command = correctness.command
+    if loaded.spec.build is not None:  # a candidate that does not build is not correct
+        command = f"( {loaded.spec.build} ) && ( {command} )"
+    executables = _executables(loaded, [*correctness.files, loaded.spec.source])
+    if executables:
+        import shlex
+
+        command = f"chmod u+x {' '.join(map(shlex.quote, executables))} && {command}"
+    command = command.replace("{python}", sys.executable)
     limits = Limits(timeout=loaded.spec.limits.time, memory_mb=loaded.spec.limits.memory_mb)
     outcome = run(command, files=files, limits=limits)
     if outcome.passed:
@@ -174,11 +202,30 @@ def _check_command(loaded: Loaded, source: str) -> Checked:
     return Checked(False, " ".join(outcome.report().split())[-300:])
 
 
+INSTRUCTION_PAIRS = 2  # instruction counts barely vary: two pairs (A B, then B A) suffice
+
+
+def pair_count(loaded: Loaded, count: int) -> int:
+    """Pairs to measure when ``count`` are asked for: instruction counts need only two."""
+    return INSTRUCTION_PAIRS if loaded.spec.benchmark.metric == "instructions" else count
+
+
 def time_pairs(
     loaded: Loaded, source_a: str, source_b: str, count: int
 ) -> list[tuple[float, float]]:
-    """``count`` interleaved (A, B) wall times in seconds, one process, same inputs for both."""
+    """``count`` interleaved (A, B) measurements of the benchmark's metric (seconds,
+    instructions or the printed number), same inputs and environment for both sides."""
     bench = loaded.spec.benchmark
+    if bench.command is None and bench.metric == "wall":
+        return _entry_pairs(loaded, source_a, source_b, count)
+    return _driven_pairs(loaded, source_a, source_b, pair_count(loaded, count))
+
+
+def _entry_pairs(
+    loaded: Loaded, source_a: str, source_b: str, count: int
+) -> list[tuple[float, float]]:
+    bench = loaded.spec.benchmark
+    assert bench.inputs is not None
     files = _files(loaded, _entry_files([bench.inputs]))
     files["a.py"] = source_a.encode("utf-8")
     files["b.py"] = source_b.encode("utf-8")
@@ -193,4 +240,58 @@ def time_pairs(
         "count": count,
     }
     result = _run(loaded, job, files)
+    return [(float(a), float(b)) for a, b in result["pairs"]]
+
+
+def _driven_pairs(
+    loaded: Loaded, source_a: str, source_b: str, count: int
+) -> list[tuple[float, float]]:
+    """Each side in its folder (``a/``, ``b/``) with the benchmark's files, measured by the
+    driver: the command, or (callgrind on Python) the entry point in a process of its own."""
+    import shutil
+
+    from . import driver
+
+    bench, spec = loaded.spec.benchmark, loaded.spec
+    counted = bench.metric == "instructions"
+    names = list(bench.files)
+    argv = stdin = overhead = None
+    if bench.command is None:  # the entry point, counted by callgrind
+        assert bench.inputs is not None
+        names += _entry_files([bench.inputs])
+        call = {
+            "mode": "call", "entry": spec.entry, "file": "side.py", "inputs": bench.inputs,
+            "seed": bench.seed, "args": bench.args,
+        }  # fmt: skip
+        # not -I: it would ignore PYTHONHASHSEED, which the driver fixes for steady counts
+        argv = [sys.executable, "-s", "-B", "../harness.py"]
+        stdin = json.dumps({**call, "calls": bench.repeat})
+        overhead = json.dumps({**call, "calls": 0})
+    shared = _files(loaded, sorted(set(names)))
+    files: dict[str, bytes] = {}
+    for side, source in (("a", source_a), ("b", source_b)):
+        files.update({f"{side}/{name}": data for name, data in shared.items()})
+        target = "side.py" if bench.command is None else spec.source
+        files[f"{side}/{target}"] = source.encode("utf-8")
+    files["driver.py"] = driver.SCRIPT.encode("utf-8")
+    job = {
+        "sides": ["a", "b"],
+        "build": spec.build,
+        "argv": argv,
+        "command": None
+        if bench.command is None
+        else bench.command.replace("{python}", sys.executable),
+        "stdin": stdin,
+        "overhead_stdin": overhead,
+        "metric": bench.metric,
+        "direction": bench.direction,
+        "pattern": bench.pattern,
+        "valgrind": shutil.which("valgrind") or "valgrind",
+        # a count is the same every time: one run per measurement, no warm-up
+        "repeat": 1 if counted else bench.repeat,
+        "warmups": 0 if counted else bench.warmups,
+        "count": count,
+        "executables": _executables(loaded, [*names, spec.source]) if bench.command else [],
+    }
+    result = _run(loaded, job, files, script="driver.py")
     return [(float(a), float(b)) for a, b in result["pairs"]]

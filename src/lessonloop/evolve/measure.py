@@ -1,7 +1,13 @@
-"""The decision on timing pairs: the paired log-ratio of wall times (champion over candidate,
-so > 0 means the candidate is faster), its one-sided lower bound at the gate's confidence
-(``loop/gate.py``'s Student t), more pairs on a close call, a recheck on fresh pairs before a
-promotion, and the noise of each side."""
+"""The decision on measured pairs: the paired log-ratio of the metric (champion over candidate
+for a cost such as wall time, candidate over champion when higher is better, so > 0 means the
+candidate is better), its one-sided lower bound at the gate's confidence (``loop/gate.py``'s
+Student t), more pairs on a close call, a recheck on fresh pairs before a promotion, and the
+noise of each side.
+
+Instruction counts are all but deterministic (callgrind: the same count, give or take a few
+hundredths of a percent from address-space layout), so they take no statistics: the
+candidate is better only when *every* pair's ratio clears ``min_speedup`` (the worst pair is
+the bound), with no close-call extension and no recheck."""
 
 from __future__ import annotations
 
@@ -13,9 +19,24 @@ from dataclasses import dataclass
 from ..loop.gate import CONFIDENCE, PairedResult
 
 
+def label(metric: str, direction: str) -> str:
+    """What a gain is called where it is shown: a speed-up only when the metric is time."""
+    if metric == "wall":
+        return "speed-up"
+    what = "instructions" if metric == "instructions" else "the printed number"
+    return f"gain in {what} ({direction} is better)"
+
+
+def bound_words(stats: dict) -> str:
+    """How a gain's bound was found: the worst pair (counts), or the one-sided t bound."""
+    if stats.get("rule") == "every pair":
+        return "worst pair"
+    return f"at {stats['confidence']:.0%}"
+
+
 @dataclass
 class Noise:
-    """One side's wall times: the fastest, the median, and the spread (interquartile range
+    """One side's measurements: the least, the median, and the spread (interquartile range
     over the median: 0.05 means the middle half lies within 5 % of the median)."""
 
     min: float
@@ -43,22 +64,36 @@ class Comparison:
     result: PairedResult
     min_log_gain: float
     looks: int
+    exact: bool = False  # the worst-pair rule (instruction counts), not the t bound
+    worst: float = 0.0  # the least per-pair log gain
 
     @property
     def speedup(self) -> float:
-        """The geometric mean of champion time / candidate time."""
+        """The geometric mean of the gain: champion time / candidate time for a cost,
+        candidate / champion for a higher-is-better number."""
         return math.exp(self.result.mean_delta)
 
     @property
+    def lower_bound(self) -> float:
+        """The log gain's bound: the worst pair (exact), else the one-sided t bound."""
+        return self.worst if self.exact else self.result.lower_bound
+
+    @property
     def speedup_bound(self) -> float:
-        """The one-sided ``CONFIDENCE`` lower bound on the speed-up (0 with < 2 pairs)."""
-        bound = self.result.lower_bound
+        """The one-sided ``CONFIDENCE`` lower bound on the gain (0 with < 2 pairs), or the
+        worst pair's gain for instruction counts."""
+        bound = self.lower_bound
         return 0.0 if bound == -math.inf else math.exp(bound)
 
     @property
+    def confidence(self) -> float:
+        return 1.0 if self.exact else CONFIDENCE
+
+    @property
     def faster(self) -> bool:
-        """Faster at the stated confidence, by at least the spec's ``min_speedup``."""
-        return self.result.lower_bound > self.min_log_gain
+        """Better at the stated confidence (every pair, for counts), by at least the spec's
+        ``min_speedup``."""
+        return self.lower_bound > self.min_log_gain
 
     def to_dict(self) -> dict:
         return {
@@ -66,7 +101,8 @@ class Comparison:
             "looks": self.looks,
             "speedup": self.speedup,
             "speedup_lower_bound": self.speedup_bound,
-            "confidence": CONFIDENCE,
+            "confidence": self.confidence,
+            "rule": "every pair" if self.exact else "student t",
             "min_speedup": math.exp(self.min_log_gain),
             "faster": self.faster,
             "champion_noise": Noise.of([a for a, _ in self.pairs]).to_dict(),
@@ -74,9 +110,20 @@ class Comparison:
         }
 
 
-def assess(pairs: list[tuple[float, float]], min_log_gain: float, looks: int = 1) -> Comparison:
+def assess(
+    pairs: list[tuple[float, float]],
+    min_log_gain: float,
+    looks: int = 1,
+    direction: str = "lower",
+    exact: bool = False,
+) -> Comparison:
+    """The comparison of champion (A) and candidate (B) measurements; ``direction`` says
+    whether lower (a cost) or higher is better; ``exact`` takes the worst pair as the bound."""
     logs = [(math.log(max(a, 1e-12)), math.log(max(b, 1e-12))) for a, b in pairs]
-    return Comparison(list(pairs), PairedResult.from_pairs(logs), min_log_gain, looks)
+    if direction == "higher":
+        logs = [(b, a) for a, b in logs]
+    worst = min((a - b for a, b in logs), default=-math.inf)
+    return Comparison(list(pairs), PairedResult.from_pairs(logs), min_log_gain, looks, exact, worst)
 
 
 def compare(
@@ -84,15 +131,18 @@ def compare(
     first: int,
     cap: int,
     min_log_gain: float,
+    direction: str = "lower",
+    exact: bool = False,
 ) -> Comparison:
     """Measure ``first`` pairs; on a close call (the mean gain clears ``min_log_gain`` but its
-    lower bound does not) measure as many again, up to ``cap`` pairs, and look again."""
+    lower bound does not) measure as many again, up to ``cap`` pairs, and look again (never
+    for exact counts: more of the same count changes nothing)."""
     pairs = measure(first)
     looks = 1
     while True:
-        comparison = assess(pairs, min_log_gain, looks)
+        comparison = assess(pairs, min_log_gain, looks, direction, exact)
         close = not comparison.faster and comparison.result.mean_delta > min_log_gain
-        if not close or len(pairs) >= cap:
+        if exact or not close or len(pairs) >= cap:
             return comparison
         pairs = pairs + measure(min(len(pairs), cap - len(pairs)))
         looks += 1
@@ -108,6 +158,8 @@ class Decision:
 
     @property
     def faster(self) -> bool:
+        if self.first.exact:  # a count needs no second sample
+            return self.first.faster
         return self.first.faster and self.recheck is not None and self.recheck.faster
 
     @property
@@ -127,11 +179,14 @@ def decide(
     first: int,
     cap: int,
     min_log_gain: float,
+    direction: str = "lower",
+    exact: bool = False,
 ) -> Decision:
-    """Faster only when two comparisons on separate measurements both say so: one-sided
-    ``CONFIDENCE`` each, so a candidate no faster than ``min_log_gain`` passes both with
-    probability at most (looks × (1 − CONFIDENCE))² under independent noise."""
-    comparison = compare(measure, first, cap, min_log_gain)
-    if not comparison.faster:
+    """Better only when two comparisons on separate measurements both say so: one-sided
+    ``CONFIDENCE`` each, so a candidate no better than ``min_log_gain`` passes both with
+    probability at most (looks × (1 − CONFIDENCE))² under independent noise. An exact count
+    is decided by its one comparison's worst pair."""
+    comparison = compare(measure, first, cap, min_log_gain, direction, exact)
+    if not comparison.faster or exact:
         return Decision(comparison, None)
-    return Decision(comparison, compare(measure, first, cap, min_log_gain))
+    return Decision(comparison, compare(measure, first, cap, min_log_gain, direction, exact))

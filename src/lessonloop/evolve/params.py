@@ -1,5 +1,5 @@
 """The parameters a source declares (``# lessonloop: param NAME int LO..HI``, ``float LO..HI``,
-``choice a,b,c`` or ``bool``) and a candidate: the source with chosen values substituted.
+``choice a,b,c`` or ``bool``, after ``#`` or ``//``) and a candidate: the source with chosen values substituted.
 
 A declaration sits on the assignment it tunes (``BLOCK = 32  # lessonloop: param BLOCK int
 8..256``) or on the line just above it; substitution rewrites only that assignment's value, so
@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from ..errors import UsageError
 
-DECLARATION = re.compile(r"#\s*lessonloop:\s*param\s+(?P<name>[A-Za-z_]\w*)\s+(?P<rest>.*?)\s*$")
+DECLARATION = re.compile(
+    r"(?:#|//)\s*lessonloop:\s*param\s+(?P<name>[A-Za-z_]\w*)\s+(?P<rest>.*?)\s*$"
+)
 _RANGE = re.compile(r"^(?P<kind>int|float)\s+(?P<low>[-+0-9.eE]+)\s*\.\.\s*(?P<high>[-+0-9.eE]+)$")
 _CHOICE = re.compile(r"^choice\s+(?P<values>\S.*)$")
 
@@ -54,9 +56,23 @@ def _literal(text: str) -> object:
 
 
 def _assignment(name: str) -> re.Pattern[str]:
-    return re.compile(
-        rf"^(?P<head>\s*{re.escape(name)}\s*(?::[^=]+)?=\s*)(?P<value>[^#]*?)(?P<tail>\s*(#.*)?)$"
+    """The line that sets ``name``: ``NAME = v`` (Python, shell), ``const int NAME = v;`` (C and
+    its kin, type words first) or ``#define NAME v``; a comment (``#`` or ``//``) may follow."""
+    head = (
+        rf"\s*#\s*define\s+{re.escape(name)}\s+"
+        rf"|\s*(?:[A-Za-z_]\w*[\s*]+)*?{re.escape(name)}\s*(?::[^=]+)?=\s*"
     )
+    return re.compile(rf"^(?P<head>{head})(?P<value>[^#;]*?)(?P<tail>\s*;?\s*(?:(?:#|//).*)?)$")
+
+
+def render(value: object, python: bool) -> str:
+    """A value as the source writes it: a Python literal in Python; elsewhere a bare token
+    (``1``/``0`` for a bool, a choice's text as it is)."""
+    if python:
+        return repr(value)
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return value if isinstance(value, str) else repr(value)
 
 
 def declared(source: str, where: str = "source") -> list[Param]:
@@ -101,6 +117,8 @@ def declared(source: str, where: str = "source") -> list[Param]:
         if target is None:
             raise UsageError(f"{at}: param {name}: no assignment '{name} = ...' on it or below it")
         default = _literal(pattern.match(lines[target])["value"].strip())  # type: ignore[index]
+        if rest == "bool" and default in (0, 1):  # C's 0/1 is the bool it stands for
+            default = bool(default)
         param = Param(name, kind, low, high, choices, target, default)
         try:
             param.check(default)
@@ -117,8 +135,11 @@ def defaults(params: list[Param]) -> dict[str, object]:
     return {p.name: p.default for p in params}
 
 
-def substitute(source: str, params: list[Param], values: dict[str, object]) -> str:
-    """``source`` with each declared parameter's assignment set to ``values[name]``."""
+def substitute(
+    source: str, params: list[Param], values: dict[str, object], python: bool = True
+) -> str:
+    """``source`` with each declared parameter's assignment set to ``values[name]`` (written
+    as a Python literal, or a bare token in another language)."""
     lines = source.splitlines(keepends=True)
     for param in params:
         value = param.check(values[param.name])
@@ -126,5 +147,5 @@ def substitute(source: str, params: list[Param], values: dict[str, object]) -> s
         ending = text[len(text.rstrip("\r\n")) :]
         match = _assignment(param.name).match(text.rstrip("\r\n"))
         assert match is not None
-        lines[param.line] = f"{match['head']}{value!r}{match['tail']}{ending}"
+        lines[param.line] = f"{match['head']}{render(value, python)}{match['tail']}{ending}"
     return "".join(lines)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
+import shutil
 from pathlib import Path
 from typing import Literal
 
@@ -52,32 +54,65 @@ class Correctness(BaseModel):
         return self
 
 
+METRICS = ("wall", "instructions", "printed")
+
+
 class Benchmark(BaseModel):
-    """What is timed: the entry point on inputs(seed, **args); wall time, lower is better."""
+    """What is measured: the entry point on inputs(seed, **args), or a command; its metric
+    (``wall`` time, ``instructions`` counted by callgrind, or a number the command
+    ``printed``) and whether lower or higher is better."""
 
     model_config = ConfigDict(extra="forbid")
 
-    inputs: str  # FILE:FUNCTION
+    inputs: str | None = None  # FILE:FUNCTION
     seed: int = 0
     args: dict = Field(default_factory=dict)
-    metric: Literal["wall_time"] = "wall_time"
-    direction: Literal["lower"] = "lower"
-    # calls per measurement, which is the fastest of them (another process's pause hits one)
+    command: str | None = Field(default=None, min_length=1, max_length=4000)
+    files: list[str] = Field(default_factory=list, max_length=100)
+    metric: Literal["wall", "wall_time", "instructions", "printed"] = "wall"
+    direction: Literal["lower", "higher"] = "lower"
+    # the number a 'printed' command reports: the regex's first group (or whole match) in its
+    # stdout, the last match counting; default: the last number on stdout
+    pattern: str | None = Field(default=None, min_length=1, max_length=400)
+    # calls per measurement, which is the best of them (another process's pause hits one)
     repeat: int = Field(default=3, ge=1, le=10_000)
-    warmups: int = Field(default=2, ge=0, le=100)  # untimed calls of each side first
+    warmups: int = Field(default=2, ge=0, le=100)  # unmeasured calls of each side first
     pairs: int = Field(default=10, ge=3, le=1000)  # pairs of the first look
     max_pairs: int = Field(default=40, ge=3, le=10_000)  # doubled on a close call, up to this
     min_speedup: float = Field(default=1.03, ge=1.0, le=100)  # the least gain worth a champion
 
     @field_validator("inputs")
     @classmethod
-    def _entries(cls, value: str) -> str:
-        return _entry(value)
+    def _entries(cls, value: str | None) -> str | None:
+        return None if value is None else _entry(value)
+
+    @field_validator("metric")
+    @classmethod
+    def _metric(cls, value: str) -> str:
+        return "wall" if value == "wall_time" else value
+
+    @field_validator("pattern")
+    @classmethod
+    def _pattern(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {exc}") from None
+        return value
 
     @model_validator(mode="after")
-    def _caps(self) -> Benchmark:
+    def _consistent(self) -> Benchmark:
         if self.max_pairs < self.pairs:
             raise ValueError("max_pairs must be >= pairs")
+        if (self.inputs is None) == (self.command is None):
+            raise ValueError("needs 'inputs' (FILE:FUNCTION) or a 'command', exactly one")
+        if self.metric == "printed" and self.command is None:
+            raise ValueError("metric 'printed' needs a 'command' whose output holds the number")
+        if self.metric != "printed" and self.direction == "higher":
+            raise ValueError(f"metric {self.metric!r} is a cost: its direction is 'lower'")
+        if self.metric != "printed" and self.pattern is not None:
+            raise ValueError("'pattern' is for metric 'printed'")
         return self
 
     @property
@@ -103,7 +138,10 @@ class EvolveSpec(BaseModel):
 
     name: str = Field(min_length=1, max_length=80)
     source: str = Field(min_length=1)  # the file evolved, relative to the spec
-    entry: str  # the function in it
+    entry: str | None = None  # the function in it (needed by 'reference' and 'inputs')
+    # run in the sandbox before the correctness command and before each side is measured
+    # (e.g. "cc -O2 -o kernel kernel.c"); a candidate whose build fails is incorrect
+    build: str | None = Field(default=None, min_length=1, max_length=4000)
     correctness: Correctness
     benchmark: Benchmark
     limits: Limits = Field(default_factory=Limits)
@@ -111,10 +149,26 @@ class EvolveSpec(BaseModel):
 
     @field_validator("entry")
     @classmethod
-    def _identifier(cls, value: str) -> str:
-        if not value.isidentifier():
+    def _identifier(cls, value: str | None) -> str | None:
+        if value is not None and not value.isidentifier():
             raise ValueError(f"must be a function name, got {value!r}")
         return value
+
+    @model_validator(mode="after")
+    def _build_needs_a_command(self) -> EvolveSpec:
+        if self.build is not None and self.correctness.command is self.benchmark.command is None:
+            raise ValueError(
+                "'build' runs before a 'command': give one in correctness or benchmark"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _entry_needed(self) -> EvolveSpec:
+        if self.entry is None and (
+            self.correctness.reference is not None or self.benchmark.inputs is not None
+        ):
+            raise ValueError("'entry' (the function evolved) is needed by 'reference'/'inputs'")
+        return self
 
 
 class Loaded:
@@ -127,25 +181,43 @@ class Loaded:
         self.source_path = self.file(spec.source, "source")
         self.source = self.read(spec.source)
         self.params = declared_params.declared(self.source, spec.source)
-        if not self.params:
+        if spec.benchmark.metric == "instructions" and shutil.which("valgrind") is None:
             raise UsageError(
-                f"{self.path}: {spec.source} declares no parameters to tune (add a line such "
-                "as '# lessonloop: param BLOCK int 8..256' on an assignment)"
+                f"{self.path}: metric 'instructions' needs valgrind (not found on PATH): "
+                "install it or use metric 'wall'"
             )
         named = []
         for entry in (spec.correctness.reference, spec.correctness.inputs, spec.benchmark.inputs):
             if entry is not None:
                 self.file(entry.rpartition(":")[0], "an entry point's")
                 named.append(entry.rpartition(":")[0])
-        for name in spec.correctness.files:
-            self.file(name, "correctness.files")
-            named.append(name)
+        for field, names in (
+            ("correctness.files", spec.correctness.files),
+            ("benchmark.files", spec.benchmark.files),
+        ):
+            for name in names:
+                self.file(name, field)
+                named.append(name)
         # the spec's digest covers the files it names: a changed reference or input generator
         # is a different spec (a receipt made under the old one is refused)
         self.spec_digest = digest(
             json.dumps([text, *((name, self.read(name)) for name in sorted(set(named)))])
         )
         self.source_digest = digest(self.source)
+
+    def require_params(self) -> None:
+        """The offline tuner needs declared parameters; a model route does not."""
+        if not self.params:
+            raise UsageError(
+                f"{self.path}: {self.spec.source} declares no parameters to tune (add a line "
+                "such as '# lessonloop: param BLOCK int 8..256' on an assignment), or let a "
+                "model write candidates (--provider)"
+            )
+
+    @property
+    def suffix(self) -> str:
+        """The source's extension, kept by the candidates' files (a compiler may need it)."""
+        return Path(self.spec.source).suffix or ".txt"
 
     def file(self, name: str, what: str) -> Path:
         """The file ``name`` names: inside the spec's folder (the sandbox gets a copy under the
