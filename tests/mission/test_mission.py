@@ -35,7 +35,11 @@ def test_a_correct_patch_succeeds_and_only_apply_changes_the_folder(cli, home, r
     assert step["kind"] == "patch" and step["applied"] and step["verifier_exit"] == 0
     # the model was shown the failing verifier output and the file
     prompt = completions(server)[0].text
-    assert "AssertionError: 45 != 55" in prompt and "FILE: calc.py\n```\n" in prompt
+    assert "AssertionError: 45 != 55" in prompt
+    assert (
+        "calc.py, where `total` is defined:" in prompt
+        and "6|     return sum(range(1, n))" in prompt
+    )
     assert (repo / "calc.py").read_text() == before  # untouched until apply
     diff = (home / "runs" / "m1" / "mission.diff").read_text()
     assert "-" + ORIGINAL in diff and "+" + FIXED in diff
@@ -126,7 +130,7 @@ def test_an_interrupted_mission_resumes_from_its_stored_steps(cli, home, repo, m
     assert [s["step_index"] for s in summary["steps"]] == [1, 2]
     assert len(completions(server)) == 2  # step 1 was not asked again
     # the second prompt tells the model about its first step
-    assert "step 1 (invalid, not applied)" in completions(server)[1].text
+    assert "step 1 (invalid)" in completions(server)[1].text
     with sqlite3.connect(home / "lessonloop.db") as db:
         rows = db.execute("SELECT step_index, kind FROM mission_steps WHERE run_id = 'm9'")
         assert rows.fetchall() == [(1, "invalid"), (2, "patch")]
@@ -180,3 +184,36 @@ def test_a_secret_in_the_verifier_is_refused_before_anything_is_stored(cli, home
     assert result.code == 2 and "through the environment" in result.error()["error"]
     db = home / "lessonloop.db"
     assert not db.exists() or SECRET.encode() not in db.read_bytes()
+
+
+BROKEN = "FILE: calc.py\n```python\ndef total(n):\n    return sum(range(1, n)\n```\n"
+
+
+def test_a_step_that_makes_the_verifier_worse_is_undone_and_the_model_told(cli, home, repo, model):
+    answers = iter([BROKEN, FIX])
+    server = model(lambda request: next(answers))
+    result = _mission(cli, repo, "--run-id", "r1", "--json")
+    assert result.code == 0, result.err
+    first, second = result.json()["steps"]
+    assert first["kind"] == "file" and first["reverted"] and not first["applied"]
+    assert "reverted: the verifier's outcome got worse" in first["message"]
+    assert first["verifier_exit"] == 1 and "SyntaxError" in first["verifier_output"]
+    # the fix was applied to the file as it was before the broken step, not to its remains
+    assert second["applied"] and second["verifier_exit"] == 0
+    prompt = completions(server)[1].text
+    assert "step 1 (file): it made things worse and was UNDONE" in prompt
+    assert "AssertionError: 45 != 55" in prompt  # the workspace's failure, not the undone one
+    workspace = home / "runs" / "r1" / "workspace"
+    assert (workspace / "calc.py").read_text() == (repo / "calc.py").read_text().replace(
+        ORIGINAL, FIXED
+    )
+    assert not list((home / "runs" / "r1").glob("checkpoint*"))
+
+
+def test_a_step_as_bad_as_before_is_kept(cli, home, repo, model):
+    same = "FILE: calc.py\n```\ndef total(n):\n    return sum(range(2, n))\n```\n"
+    model(lambda request: same)
+    result = _mission(cli, repo, "--run-id", "r2", "--max-steps", "1", "--json")
+    step = result.json()["steps"][0]
+    assert step["applied"] and not step["reverted"] and step["verifier_exit"] == 1
+    assert "range(2, n)" in (home / "runs" / "r2" / "workspace" / "calc.py").read_text()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import patch, proposal, workspace
+from . import checkpoint, focus, lessons, merge, patch, proposal, replace, verdict, workspace
 from . import store as mission_store
 
 if TYPE_CHECKING:
@@ -101,8 +101,8 @@ class Mission:
         return mission_store.steps(self.store, self.run_id)
 
     def last_check(self, steps: list[dict]) -> tuple[int | None, str]:
-        for step in reversed(steps):
-            if step["verifier_output"] is not None:
+        for step in reversed(steps):  # a reverted step's result is not the workspace's
+            if step["applied"] and step["verifier_output"] is not None:
                 return step["verifier_exit"], step["verifier_output"]
         return self.row["initial_exit"], self.row["initial_output"] or ""
 
@@ -113,10 +113,9 @@ class Mission:
         """(applied, refused, message) for one proposed change."""
         if change.kind == "invalid":
             return False, False, change.text
-        if change.kind in ("patch", "file"):
+        if change.kind in ("patch", "file", "replace", "code"):
             try:
-                text = change.text if change.kind == "patch" else self.rewrite(change.text)
-                changed = patch.apply(self.workspace, text)
+                changed = patch.apply(self.workspace, self.as_diff(change))
             except patch.PatchRefused as exc:
                 return False, True, f"refused: {exc}"
             except (patch.PatchFailed, OSError, UnicodeDecodeError) as exc:
@@ -128,12 +127,38 @@ class Mission:
         passed, report = run_command(self.workspace, change.text)
         return True, False, f"ran {change.text!r}: {' '.join(report.split())[:300]}"
 
-    def rewrite(self, named: str) -> str:
-        """A file's new content (``name\\ncontent``) as a diff against the workspace, so it
-        goes through the same path checks as any patch."""
+    def as_diff(self, change: proposal.Proposal) -> str:
+        """The change as a unified diff, so every form goes through the same path checks."""
+        if change.kind == "patch":
+            return change.text
+        if change.kind == "code":
+            sources = {
+                name: text
+                for name in workspace.files(self.workspace)
+                if name.endswith(".py") and (text := workspace.text(self.workspace / name))
+            }
+            home = merge.home_of(sources, change.text)
+            if home is None:
+                raise patch.PatchFailed(
+                    "the code names no file (a `FILE: path` line before it) and no single file "
+                    "defines its functions"
+                )
+            merged = merge.merge(sources[home], change.text, whole=False)
+            return self.rewrite(home, merged or change.text)
+        if change.kind == "file":
+            name, _, content = change.text.partition("\n")
+            target = patch.inside(self.workspace, name)
+            if target.is_file() and name.endswith(".py"):  # a fragment: merged by definitions
+                content = merge.merge(target.read_text(encoding="utf-8"), content) or content
+            return self.rewrite(name, content)
+        blocks = proposal.replace_blocks(change.text)
+        contents = replace.new_contents(self.workspace, blocks, workspace.files(self.workspace))
+        return "".join(self.rewrite(name, content) for name, content in contents.items())
+
+    def rewrite(self, name: str, content: str) -> str:
+        """A file's new content as a diff against the workspace."""
         import difflib
 
-        name, _, content = named.partition("\n")
         target = patch.inside(self.workspace, name)
         old = target.read_text(encoding="utf-8") if target.is_file() else ""
         if not content.endswith("\n"):
@@ -146,7 +171,7 @@ class Mission:
         )
         text = "".join(lines)
         if not text:
-            raise patch.PatchFailed(f"{name}: the new content is the same as the old")
+            raise patch.PatchFailed(f"{name}: that is the code as it already is; change it")
         return text
 
     def summary(self) -> dict:
@@ -230,6 +255,7 @@ def run(
         first = verify(mission.workspace, row["verifier"])
         mission_store.set_initial(mission.store, run_id, first.exit_code, first.output)
         mission.row = row = mission_store.mission(mission.store, run_id) or row
+    checkpoint.recover(mission.folder, mission.workspace, len(steps))  # a step killed midway
     refusals = 0
     if row["status"] != "blocked":  # a blocked mission resumed: the user wants more tries
         for step in reversed(steps):
@@ -238,6 +264,9 @@ def run(
             refusals += 1
     mission_store.update(mission.store, run_id, "running", None)
     mission.write_diff()
+    known = lessons.recall(
+        mission.store, row["goal"], row["verifier"], mission.last_check(steps)[1]
+    )
     try:
         while True:
             exit_code, output = mission.last_check(steps)
@@ -258,14 +287,19 @@ def run(
                     f"{refusals} steps in a row were refused (the last: "
                     f"{steps[-1]['message']}); the verifier's last output: {quoted}",
                 )
+            pointed = focus.focus(mission.workspace, output)
             text = proposal.prompt(
                 row["goal"],
                 row["allow"],
                 row["verifier"],
                 exit_code,
                 output,
-                workspace.overview(mission.workspace),
+                # where the failure points, when it points into the workspace: shown all
+                # files, a small model copies one back unchanged
+                workspace.overview(mission.workspace, contents=not pointed),
                 steps,
+                pointed,
+                known,
             )
             before = budget.spent["calls"]
             try:
@@ -283,8 +317,21 @@ def run(
             except BudgetSpent as exc:
                 return _end(mission, "failed", f"{exc}; the verifier's last output: {quoted}")
             change = proposal.parse(completion.text or "")
+            saved = None
+            if change.kind != "invalid":
+                saved = checkpoint.save(mission.folder, mission.workspace, len(steps))
             applied, refused, message = mission.act(change)
             check = verify(mission.workspace, row["verifier"]) if applied else None
+            if check is not None and saved is not None:
+                before_rank = verdict.rank(exit_code, output)
+                after_rank = verdict.rank(check.exit_code, check.output)
+                if verdict.worse(before_rank, after_rank):
+                    checkpoint.restore(mission.workspace, saved)
+                    applied = False
+                    message += (
+                        f"; reverted: the verifier's outcome got worse ({before_rank.describe()}"
+                        f" before, {after_rank.describe()} after)"
+                    )
             index = len(steps) + 1
             mission_store.add_step(
                 mission.store,
@@ -299,23 +346,31 @@ def run(
                 verifier_output=None if check is None else check.output,
                 calls=budget.spent["calls"] - before,
             )
+            if saved is not None:
+                checkpoint.discard(saved)
             mission.write_diff()
             refusals = refusals + 1 if refused else 0
             steps = mission.steps
             on_step(steps[-1])
     except (LessonloopError, KeyboardInterrupt) as exc:
         reason = str(exc) or "interrupted"
+        _, output = mission.last_check(mission.steps)
         mission_store.update(
             mission.store,
             run_id,
             "stopped",
-            f"{reason}; continue with `lessonloop mission --run-id {run_id}`",
+            f"{reason}; continue with `lessonloop mission --run-id {run_id}`; the verifier's "
+            f"last output: {_tail(output, REASON_OUTPUT)}",
         )
         raise
 
 
 def _end(mission: Mission, status: str, reason: str) -> dict:
+    """Store how the mission ended; what it teaches goes through admission."""
     mission_store.update(mission.store, mission.run_id, status, reason)
+    row = mission_store.mission(mission.store, mission.run_id) or mission.row
+    diff = mission.diff_path.read_text(encoding="utf-8") if mission.diff_path.is_file() else ""
+    lessons.learn(mission.store, row, mission.steps, status, diff)
     return mission.summary()
 
 

@@ -1,0 +1,67 @@
+"""Whether a step made the verifier's outcome worse, the rule that reverts it.
+
+An outcome is ranked, best first: it passes; its tests run and some fail (fewer is better,
+when the output counts them: pytest's ``2 failed``, unittest's ``FAILED (failures=1,
+errors=1)``, ...); the code cannot even be loaded (a syntax, indentation or import error,
+errors while collecting tests) or the verifier was killed (a timeout, say). A step is worse
+when its outcome falls to a lower rank, or, still failing tests, when more of them fail. An
+outcome that is as bad as before is kept: a fix may take more than one step."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PASSES, FAILS, BROKEN = 0, 1, 2
+_UNITTEST = re.compile(r"FAILED \(((?:\w+=\d+(?:, )?)+)\)")
+_PYTEST = re.compile(r"(\d+) (failed|error|errors)\b")
+_NOT_LOADED = re.compile(
+    r"\b(SyntaxError|IndentationError|TabError|ImportError|ModuleNotFoundError|"
+    r"errors? during collection|Cannot find module|cannot find symbol|"
+    r"undefined reference|expected expression|unexpected EOF)\b"
+)
+_LOAD_FAILED = ("during collection", "Failed to import test module", "unittest.loader._FailedTest")
+_RAN = re.compile(r"^Ran \d+ tests?|\d+ passed|\d+ failed", re.M)
+
+
+@dataclass(frozen=True)
+class Rank:
+    level: int  # PASSES, FAILS or BROKEN
+    failures: int | None  # failing tests, when the output counts them
+
+    def describe(self) -> str:
+        if self.level == PASSES:
+            return "it passes"
+        if self.level == BROKEN:
+            return "the code no longer loads or the verifier was killed"
+        return "tests fail" if self.failures is None else f"{self.failures} failing"
+
+
+def _count(output: str) -> int | None:
+    unit = _UNITTEST.findall(output)
+    if unit:
+        pairs = [p.split("=") for p in unit[-1].split(", ")]
+        return sum(int(n) for key, n in pairs if key in ("failures", "errors"))
+    found = _PYTEST.findall(output)
+    return sum(int(n) for n, _ in found) if found else None
+
+
+def rank(exit_code: int | None, output: str) -> Rank:
+    if exit_code == 0:
+        return Rank(PASSES, 0)
+    if exit_code is None or output.lstrip().startswith("killed"):
+        return Rank(BROKEN, None)
+    if any(sign in output for sign in _LOAD_FAILED) or (
+        _NOT_LOADED.search(output) and not _RAN.search(output)
+    ):
+        return Rank(BROKEN, None)
+    return Rank(FAILS, _count(output))
+
+
+def worse(before: Rank, after: Rank) -> bool:
+    """Whether ``after`` is a worse outcome than ``before``."""
+    if after.level != before.level:
+        return after.level > before.level
+    if after.level == FAILS and None not in (before.failures, after.failures):
+        return (after.failures or 0) > (before.failures or 0)
+    return False

@@ -1,0 +1,95 @@
+"""The answer forms small models write (search/replace blocks, a corrected function without
+the rest of its file, code without a file's name), where the verifier's failure points, and
+the rule that ranks a verifier's outcome."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from lessonloop.mission import focus, merge, patch, proposal, replace, verdict
+
+from .conftest import VERIFIER
+
+CALC = '"""Sums."""\n\n\ndef total(n):\n    return sum(range(1, n))\n\n\ndef double(x):\n    return 2 * x\n'
+
+
+def test_search_replace_blocks_are_parsed_and_applied_forgivingly(tmp_path):
+    (tmp_path / "calc.py").write_text(CALC)
+    answer = (
+        "The range misses n.\nFILE: calc.py\n```\n<<<<<<< SEARCH\n"
+        "   5|     return sum(range(1, n))\n=======\n   5|     return sum(range(1, n + 1))\n"
+        ">>>>>>> REPLACE\n```"
+    )
+    change = proposal.parse(answer)
+    assert change.kind == "replace" and change.text.startswith("FILE: calc.py\n<<<<<<< SEARCH")
+    blocks = proposal.replace_blocks(change.text)
+    assert blocks[0].search == ["    return sum(range(1, n))"]  # the copied numbers dropped
+    new = replace.new_contents(tmp_path, blocks, ["calc.py"])
+    assert "    return sum(range(1, n + 1))\n" in new["calc.py"]
+    # no file named, indentation lost: the one file holding the lines, re-indented
+    loose = replace.parse("<<<<<<< SEARCH\nreturn 2 * x\n=======\nreturn 3 * x\n>>>>>>> REPLACE")
+    assert replace.new_contents(tmp_path, loose, ["calc.py"])["calc.py"].endswith(
+        "    return 3 * x\n"
+    )
+    missing = proposal.replace_blocks(
+        "FILE: calc.py\n<<<<<<< SEARCH\nnope\n=======\nx\n>>>>>>> REPLACE"
+    )
+    with pytest.raises(patch.PatchFailed, match="not in calc.py"):
+        replace.new_contents(tmp_path, missing, ["calc.py"])
+    escape = proposal.replace_blocks(
+        "FILE: ../x.py\n<<<<<<< SEARCH\n=======\nx = 1\n>>>>>>> REPLACE"
+    )
+    with pytest.raises(patch.PatchRefused):
+        replace.new_contents(tmp_path, escape, ["calc.py"])
+
+
+def test_a_fragment_is_merged_by_its_definitions_not_written_as_the_file():
+    fragment = "import math\n\ndef total(n):\n    return sum(range(1, n + 1))\n"
+    merged = merge.merge(CALC, fragment)
+    assert merged is not None
+    assert "return sum(range(1, n + 1))" in merged and "def double(x):" in merged
+    assert merged.index("import math") < merged.index("def total")  # after the docstring
+    assert merged.startswith('"""Sums."""\nimport math\n')
+    compile(merged, "calc.py", "exec")
+    assert merge.merge(CALC, CALC.replace("1, n", "0, n")) is None  # a whole file: as is
+    one = '"""Doc."""\n\n\ndef f():\n    return 1\n'
+    assert merge.merge(one, "def f():\n    return 2\n") is None  # it may be the whole file
+    assert merge.merge(one, "def f():\n    return 2\n", whole=False) == one.replace("1", "2")
+    assert merge.merge(CALC, "def other():\n    pass\n") is None  # redefines nothing
+    files = {"calc.py": CALC, "test_calc.py": "def total(n):\n    pass\n"}
+    assert merge.home_of(files, fragment) == "calc.py"  # the tested file, not the test
+
+
+def test_code_without_a_file_name_and_a_doubled_fence_are_understood():
+    code = proposal.parse("Fixed:\n```python\ndef total(n):\n    return n\n```\n")
+    assert code.kind == "code" and code.text.startswith("def total(n):")
+    doubled = proposal.parse("FILE: calc.py\n```\n```python\ndef total(n):\n    return n\n```")
+    assert (doubled.kind, doubled.text) == ("file", "calc.py\ndef total(n):\n    return n\n")
+
+
+def test_the_focus_shows_the_failing_line_and_the_function_it_calls(repo):
+    run = subprocess.run(VERIFIER.split(), cwd=repo, capture_output=True, text=True)
+    shown = focus.focus(repo, run.stderr)
+    assert ">  14|         self.assertEqual(total(10), 55)" in shown
+    assert "calc.py, where `total` is defined:\n    4| def total(n):" in shown
+    assert "6|     return sum(range(1, n))" in shown
+    assert focus.focus(repo, "error somewhere else: /etc/passwd:1") == ""
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "is_worse"),
+    [
+        ((1, "FAILED (failures=1)"), (1, "  File 'x'\nSyntaxError: invalid syntax"), True),
+        ((1, "FAILED (failures=1)"), (1, "FAILED (failures=2, errors=1)"), True),
+        ((1, "FAILED (failures=2)"), (1, "FAILED (failures=1)"), False),
+        ((1, "1 failed, 3 passed"), (2, "ERROR collecting t.py\n1 error during collection"), True),
+        ((1, "1 failed, 3 passed"), (None, "killed (timeout) after 300s"), True),
+        ((1, "FAILED (failures=1)"), (1, "FAILED (failures=1)"), False),  # as bad: kept
+        ((1, "make: *** [all] Error 2"), (1, "something else failed"), False),  # uncounted
+        ((1, "Ran 1 test\nFAILED (errors=1)\nunittest.loader._FailedTest"), (0, "OK"), False),
+    ],
+)
+def test_the_verifiers_outcomes_are_ranked(before, after, is_worse):
+    assert verdict.worse(verdict.rank(*before), verdict.rank(*after)) is is_worse
