@@ -217,3 +217,13 @@ def test_a_step_as_bad_as_before_is_kept(cli, home, repo, model):
     step = result.json()["steps"][0]
     assert step["applied"] and not step["reverted"] and step["verifier_exit"] == 1
     assert "range(2, n)" in (home / "runs" / "r2" / "workspace" / "calc.py").read_text()
+
+
+def test_an_undone_step_is_shown_as_undone(cli, repo, model):
+    answers = iter([BROKEN, FIX])
+    model(lambda request: next(answers))
+    result = _mission(cli, repo, "--run-id", "r3")
+    assert result.code == 0, result.err
+    assert "step 1: file undone — patched calc.py; reverted: the verifier's outcome got worse" in (
+        result.out
+    )
