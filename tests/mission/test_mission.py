@@ -152,6 +152,8 @@ def test_a_mission_stopped_by_a_provider_error_continues_after_its_stored_steps(
     shown = cli("mission", "show", "m10", "--json").json()
     assert shown["status"] == "stopped" and len(shown["steps"]) == 1
     assert "lessonloop mission --run-id m10" in shown["stop_reason"]
+    assert "the verifier's last output:" in shown["stop_reason"]
+    assert "AssertionError: 45 != 55" in shown["stop_reason"]
     fixed = model(lambda request: FIX)
     resumed = cli("mission", "--run-id", "m10", "--json")
     assert resumed.code == 0, resumed.err

@@ -2,7 +2,10 @@
 allowed command) in the sandbox on the workspace, then the verifier runs there. Only the
 verifier's exit 0 makes a mission ``succeeded``; steps or calls running out make it ``failed``
 and too many refused steps in a row ``blocked``, each with the verifier's last output in the
-reason. Every step is stored before the next one starts, so ``--run-id`` continues a mission."""
+reason. Every step is stored before the next one starts, so ``--run-id`` continues a mission;
+the workspace is kept aside while a step runs (``checkpoint``), so a step killed midway is
+undone on resume, and a step that makes the verifier's outcome worse (``verdict``) is undone
+at once, stored as tried."""
 
 from __future__ import annotations
 
