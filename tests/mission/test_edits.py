@@ -93,3 +93,11 @@ def test_the_focus_shows_the_failing_line_and_the_function_it_calls(repo):
 )
 def test_the_verifiers_outcomes_are_ranked(before, after, is_worse):
     assert verdict.worse(verdict.rank(*before), verdict.rank(*after)) is is_worse
+
+
+def test_a_step_is_undone_when_worse_or_without_effect_and_kept_when_the_failure_moved():
+    before = (1, "failed after 0.31s\nAssertionError: 45 != 55\nFAILED (failures=1)")
+    assert verdict.undo(before, (1, before[1].replace("0.31s", "0.52s"))) is not None
+    assert verdict.undo(before, (1, before[1].replace("45", "44"))) is None
+    assert "worse" in (verdict.undo(before, (1, "SyntaxError: invalid syntax")) or "")
+    assert verdict.undo(before, (0, "OK")) is None

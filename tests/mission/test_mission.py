@@ -203,13 +203,23 @@ def test_a_step_that_makes_the_verifier_worse_is_undone_and_the_model_told(cli, 
     # the fix was applied to the file as it was before the broken step, not to its remains
     assert second["applied"] and second["verifier_exit"] == 0
     prompt = completions(server)[1].text
-    assert "step 1 (file): it made things worse and was UNDONE" in prompt
+    assert "step 1 (file): UNDONE (the verifier's outcome got worse" in prompt
     assert "AssertionError: 45 != 55" in prompt  # the workspace's failure, not the undone one
     workspace = home / "runs" / "r1" / "workspace"
     assert (workspace / "calc.py").read_text() == (repo / "calc.py").read_text().replace(
         ORIGINAL, FIXED
     )
     assert not list((home / "runs" / "r1").glob("checkpoint*"))
+
+
+def test_a_step_without_a_visible_effect_is_undone(cli, home, repo, model):
+    comment = "FILE: calc.py\n```\ndef total(n):\n    # the sum\n    return sum(range(1, n))\n```\n"
+    model(lambda request: comment)
+    result = _mission(cli, repo, "--run-id", "r4", "--max-steps", "1", "--json")
+    step = result.json()["steps"][0]
+    assert step["reverted"] and "the verifier's output did not change" in step["message"]
+    assert "# the sum" not in (home / "runs" / "r4" / "workspace" / "calc.py").read_text()
+    assert "the verifier still fails; its last output:" in result.json()["stop_reason"]
 
 
 def test_a_step_as_bad_as_before_is_kept(cli, home, repo, model):

@@ -81,7 +81,7 @@ def proposals(row: dict, steps: list[dict], status: str, diff: str) -> list[Prop
     for step in steps:
         if step["kind"] in ("invalid",) or step["refused"]:
             continue
-        outcome = "undone: it made things worse" if step.get("reverted") else step["message"]
+        outcome = step["message"]  # an undone step's says why it was undone
         tried.append(f"step {step['step_index']} ({step['kind']}): {outcome[:200]}")
         tried += [f"  {line}" for line in step["proposal"].splitlines()[:12]]
     if not tried:

@@ -111,8 +111,9 @@ def parse(answer: str) -> Proposal:
         return Proposal("patch", stripped[begin:] + "\n")
     return Proposal(
         "invalid",
-        "the answer held no SEARCH/REPLACE block, ```diff block, file content after its name, "
-        'or {"command": ...} object',
+        "no code found in the answer: write `FILE: <path>`, then the corrected code in a ``` "
+        'block (search/replace blocks, a ```diff block or a {"command": ...} object are '
+        "understood too)",
     )
 
 
@@ -138,7 +139,8 @@ def _tried(step: dict) -> str:
     else:
         what = step["proposal"][:400]
     if step.get("reverted"):
-        result = "it made things worse and was UNDONE; the verifier said: " + " ".join(
+        why = step["message"].partition("; reverted: ")[2] or "it made things worse"
+        result = f"UNDONE ({why}); the verifier said: " + " ".join(
             (step["verifier_output"] or "").split()[-40:]
         )
     elif step["applied"] and step["verifier_exit"] not in (None, 0):

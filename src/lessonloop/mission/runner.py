@@ -4,8 +4,8 @@ verifier's exit 0 makes a mission ``succeeded``; steps or calls running out make
 and too many refused steps in a row ``blocked``, each with the verifier's last output in the
 reason. Every step is stored before the next one starts, so ``--run-id`` continues a mission;
 the workspace is kept aside while a step runs (``checkpoint``), so a step killed midway is
-undone on resume, and a step that makes the verifier's outcome worse (``verdict``) is undone
-at once, stored as tried."""
+undone on resume, and a step that makes the verifier's outcome worse, or changes nothing it
+can see (``verdict``), is undone at once, stored as tried."""
 
 from __future__ import annotations
 
@@ -326,15 +326,15 @@ def run(
             applied, refused, message = mission.act(change)
             check = verify(mission.workspace, row["verifier"]) if applied else None
             if check is not None and saved is not None:
-                before_rank = verdict.rank(exit_code, output)
-                after_rank = verdict.rank(check.exit_code, check.output)
-                if verdict.worse(before_rank, after_rank):
+                why = verdict.undo(
+                    (exit_code, output),
+                    (check.exit_code, check.output),
+                    edit=change.kind != "command",
+                )
+                if why is not None:
                     checkpoint.restore(mission.workspace, saved)
                     applied = False
-                    message += (
-                        f"; reverted: the verifier's outcome got worse ({before_rank.describe()}"
-                        f" before, {after_rank.describe()} after)"
-                    )
+                    message += f"; reverted: {why}"
             index = len(steps) + 1
             mission_store.add_step(
                 mission.store,

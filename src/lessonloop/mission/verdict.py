@@ -5,7 +5,9 @@ when the output counts them: pytest's ``2 failed``, unittest's ``FAILED (failure
 errors=1)``, ...); the code cannot even be loaded (a syntax, indentation or import error,
 errors while collecting tests) or the verifier was killed (a timeout, say). A step is worse
 when its outcome falls to a lower rank, or, still failing tests, when more of them fail. An
-outcome that is as bad as before is kept: a fix may take more than one step."""
+outcome as bad as before is kept when the verifier's output changed (the failure moved: a fix
+may take more than one step); an edit is undone when the output is the same but for timings
+(it had no effect the verifier can see, so it only adds risk to the final diff)."""
 
 from __future__ import annotations
 
@@ -56,6 +58,28 @@ def rank(exit_code: int | None, output: str) -> Rank:
     ):
         return Rank(BROKEN, None)
     return Rank(FAILS, _count(output))
+
+
+_TIMING = re.compile(r"\d+(?:\.\d+)?\s*(?:s|ms|sec|seconds)\b|0x[0-9a-f]+")
+
+
+def unchanged(before: str, after: str) -> bool:
+    """Whether two outputs of the verifier say the same thing, timings and addresses aside."""
+    return _TIMING.sub("#", before).strip() == _TIMING.sub("#", after).strip()
+
+
+def undo(
+    before: tuple[int | None, str], after: tuple[int | None, str], edit: bool = True
+) -> str | None:
+    """Why a step whose verifier result went from ``before`` to ``after`` (exit code,
+    output) is undone; None: it is kept. A command (not an ``edit``) without a visible
+    effect is kept: it may prepare the next step (a file made, a package installed)."""
+    old, new = rank(*before), rank(*after)
+    if worse(old, new):
+        return f"the verifier's outcome got worse ({old.describe()} before, {new.describe()} after)"
+    if edit and new.level != PASSES and unchanged(before[1], after[1]):
+        return "the verifier's output did not change: the change had no visible effect"
+    return None
 
 
 def worse(before: Rank, after: Rank) -> bool:
