@@ -99,5 +99,7 @@ def test_a_step_is_undone_when_worse_or_without_effect_and_kept_when_the_failure
     before = (1, "failed after 0.31s\nAssertionError: 45 != 55\nFAILED (failures=1)")
     assert verdict.undo(before, (1, before[1].replace("0.31s", "0.52s"))) is not None
     assert verdict.undo(before, (1, before[1].replace("45", "44"))) is None
+    moved = (1, 'File "t.py", line 9\n' + before[1]), (1, 'File "t.py", line 8\n' + before[1])
+    assert verdict.undo(*moved) is not None  # only a line number moved
     assert "worse" in (verdict.undo(before, (1, "SyntaxError: invalid syntax")) or "")
     assert verdict.undo(before, (0, "OK")) is None
