@@ -103,3 +103,17 @@ def test_a_step_is_undone_when_worse_or_without_effect_and_kept_when_the_failure
     assert verdict.undo(*moved) is not None  # only a line number moved
     assert "worse" in (verdict.undo(before, (1, "SyntaxError: invalid syntax")) or "")
     assert verdict.undo(before, (0, "OK")) is None
+
+
+def test_a_fix_said_in_prose_is_a_one_line_search_and_replace(tmp_path):
+    (tmp_path / "greeting.py").write_text('def greet(name, greeting="Helo"):\n    return name\n')
+    answer = (
+        'There is a typo: the line `def greet(name, greeting="Helo")` should be '
+        '`def greet(name, greeting="Hello")`. After this correction, the tests should pass.'
+    )
+    change = proposal.parse(answer)
+    assert change.kind == "replace"
+    blocks = proposal.replace_blocks(change.text)
+    new = replace.new_contents(tmp_path, blocks, ["greeting.py"])["greeting.py"]
+    assert new.startswith('def greet(name, greeting="Hello"):\n    return name')
+    assert proposal.parse("Change `a` to `a`.").kind == "invalid"  # changes nothing

@@ -55,6 +55,10 @@ def _file_name(info: str, before: str) -> str | None:
     return None
 
 
+_PROSE = re.compile(
+    r"`([^`\n]{3,})`\s+(?:should (?:be|read|become)|(?:is|are) (?:changed|corrected) to|to|with|"
+    r"into|->|→)\s+`([^`\n]+)`"
+)
 _DOUBLED = re.compile(r"(?im)^(FILE:[^\n]*\n)```[^\S\n]*\n```(\w*)\n")
 
 
@@ -109,6 +113,10 @@ def parse(answer: str) -> Proposal:
     begin = stripped.find("--- ")
     if begin != -1 and "\n+++ " in stripped[begin:] and "\n@@" in stripped[begin:]:
         return Proposal("patch", stripped[begin:] + "\n")
+    said = _PROSE.search(answer)  # "`x = 1` should be `x = 2`": a one-line search/replace
+    if said is not None and said.group(1).strip() != said.group(2).strip():
+        edit = replace.Block(None, [said.group(1)], [said.group(2)])
+        return Proposal("replace", edit.render())
     return Proposal(
         "invalid",
         "no code found in the answer: write `FILE: <path>`, then the corrected code in a ``` "

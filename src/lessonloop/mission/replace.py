@@ -10,8 +10,9 @@ fragments). A block names the lines to find and what replaces them::
     >>>>>>> REPLACE
 
 Forgiving where small models are sloppy: the file may be left out (the one file holding the
-lines is used), line numbers copied from the prompt are dropped, and lines are matched
-ignoring trailing, then leading, whitespace (the replacement is re-indented to match).
+lines is used), line numbers copied from the prompt are dropped, lines are matched ignoring
+trailing, then leading, whitespace (the replacement is re-indented to match), and one line
+may be part of a line (a fix said in prose: `x = 1` should be `x = 2`).
 Strict where it matters: the lines must be found exactly once, and the result goes through
 ``patch`` like any diff (paths stay inside the workspace)."""
 
@@ -122,6 +123,7 @@ def new_contents(root: Path, blocks: list[Block], names: list[str]) -> dict[str,
                 n
                 for n in names
                 if _locate_safely(_read(root, n, contents).splitlines(), block.search)
+                or _inline(_read(root, n, contents), block) is not None
             ]
             if len(holders) != 1:
                 raise patch.PatchFailed(
@@ -139,6 +141,10 @@ def new_contents(root: Path, blocks: list[Block], names: list[str]) -> dict[str,
             raise patch.PatchFailed(f"block {number}: no file {name} in the workspace")
         lines = _read(root, name, contents).splitlines()
         found = _locate(lines, block.search)
+        inline = _inline(_read(root, name, contents), block) if found is None else None
+        if inline is not None:
+            contents[name] = inline
+            continue
         if found is None:
             raise patch.PatchFailed(
                 f"block {number}: its SEARCH lines are not in {name}; copy them exactly from "
@@ -148,6 +154,17 @@ def new_contents(root: Path, blocks: list[Block], names: list[str]) -> dict[str,
         lines[at : at + len(block.search)] = _reindent(block.replace, block.search, indent)
         contents[name] = "\n".join(lines) + "\n"
     return contents
+
+
+def _inline(text: str, block: Block) -> str | None:
+    """A one-line edit of part of a line (``x = 1`` to ``x = 2`` inside ``f(x = 1)``), as
+    said in prose: ``text`` with it made, when the part occurs exactly once."""
+    if len(block.search) != 1 or len(block.replace) != 1:
+        return None
+    part = block.search[0].strip()
+    if not part or text.count(part) != 1:
+        return None
+    return text.replace(part, block.replace[0].strip())
 
 
 def _locate_safely(lines: list[str], search: list[str]) -> bool:
