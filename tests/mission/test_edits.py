@@ -117,3 +117,10 @@ def test_a_fix_said_in_prose_is_a_one_line_search_and_replace(tmp_path):
     new = replace.new_contents(tmp_path, blocks, ["greeting.py"])["greeting.py"]
     assert new.startswith('def greet(name, greeting="Hello"):\n    return name')
     assert proposal.parse("Change `a` to `a`.").kind == "invalid"  # changes nothing
+
+
+def test_a_suite_cut_down_is_undone_even_when_the_verifier_passes():
+    before = (1, "Ran 3 tests in 0.001s\n\nFAILED (errors=2)")
+    assert "fewer tests ran (3 before, none counted after)" == verdict.undo(before, (0, ""))
+    assert "fewer tests ran" in (verdict.undo(before, (0, "Ran 1 test\n\nOK")) or "")
+    assert verdict.undo(before, (0, "Ran 3 tests in 0.002s\n\nOK")) is None

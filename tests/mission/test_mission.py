@@ -239,3 +239,16 @@ def test_an_undone_step_is_shown_as_undone(cli, repo, model):
     assert "step 1: file undone — patched calc.py; reverted: the verifier's outcome got worse" in (
         result.out
     )
+
+
+def test_the_files_the_verifier_names_cannot_be_changed(cli, home, repo, model):
+    gutted = "FILE: test_calc.py\n```\nprint('all good')\n```\n"
+    model(lambda request: gutted)
+    result = _mission(cli, repo, "--run-id", "v1", "--json")
+    summary = result.json()
+    assert summary["status"] == "blocked"
+    step = summary["steps"][0]
+    assert step["refused"] and "test_calc.py is named by the verifier's command" in step["message"]
+    assert (
+        "print('all good')" not in (home / "runs" / "v1" / "workspace" / "test_calc.py").read_text()
+    )

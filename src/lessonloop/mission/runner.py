@@ -74,6 +74,21 @@ def allowed(command: str, allow: list[str]) -> str | None:
     return f"command {command!r} is not in the mission's allowlist ({', '.join(allow)})"
 
 
+def verifier_files(root: Path, verifier: str) -> set[str]:
+    """The workspace files the verifier's command names (``python3 test_x.py``): a step may
+    not change them, so the mission cannot pass by rewriting its own check."""
+    try:
+        words = shlex.split(verifier)
+    except ValueError:
+        words = verifier.split()
+    found = set()
+    for word in words:
+        name = word.removeprefix("./")
+        if name and not name.startswith("-") and (root / name).is_file():
+            found.add(Path(name).as_posix())
+    return found
+
+
 def run_command(root: Path, command: str) -> tuple[bool, str]:
     from ..safety.redact import redact
     from ..safety.sandbox import Limits, run
@@ -118,7 +133,15 @@ class Mission:
             return False, False, change.text
         if change.kind in ("patch", "file", "replace", "code"):
             try:
-                changed = patch.apply(self.workspace, self.as_diff(change))
+                diff = self.as_diff(change)
+                touched = {p.new_path or p.old_path for p in patch.parse(diff)}
+                named = touched & verifier_files(self.workspace, self.row["verifier"])
+                if named:
+                    raise patch.PatchRefused(
+                        f"{', '.join(sorted(n for n in named if n))} is named by the verifier's "
+                        "command: the mission may not change what checks it"
+                    )
+                changed = patch.apply(self.workspace, diff)
             except patch.PatchRefused as exc:
                 return False, True, f"refused: {exc}"
             except (patch.PatchFailed, OSError, UnicodeDecodeError) as exc:

@@ -7,7 +7,9 @@ errors while collecting tests) or the verifier was killed (a timeout, say). A st
 when its outcome falls to a lower rank, or, still failing tests, when more of them fail. An
 outcome as bad as before is kept when the verifier's output changed (the failure moved: a fix
 may take more than one step); an edit is undone when the output is the same but for timings
-(it had no effect the verifier can see, so it only adds risk to the final diff)."""
+(it had no effect the verifier can see, so it only adds risk to the final diff). A step after
+which fewer tests run than before is undone whatever the verifier says: a suite cut down
+is no fix."""
 
 from __future__ import annotations
 
@@ -71,6 +73,15 @@ def unchanged(before: str, after: str) -> bool:
     return _NOISE.sub("#", before).strip() == _NOISE.sub("#", after).strip()
 
 
+def tests_run(output: str) -> int | None:
+    """How many tests the output says ran (unittest's ``Ran 3 tests``, pytest's counts)."""
+    ran = re.findall(r"^Ran (\d+) tests?", output, re.M)
+    if ran:
+        return int(ran[-1])
+    counted = re.findall(r"(\d+) (passed|failed|errors?)\b", output)
+    return sum(int(n) for n, _ in counted) if counted else None
+
+
 def undo(
     before: tuple[int | None, str], after: tuple[int | None, str], edit: bool = True
 ) -> str | None:
@@ -80,6 +91,9 @@ def undo(
     old, new = rank(*before), rank(*after)
     if worse(old, new):
         return f"the verifier's outcome got worse ({old.describe()} before, {new.describe()} after)"
+    ran, running = tests_run(before[1]), tests_run(after[1])
+    if ran and (running or 0) < ran and old.level != BROKEN:  # a suite cut down is no fix
+        return f"fewer tests ran ({ran} before, {running or 'none counted'} after)"
     if edit and new.level != PASSES and unchanged(before[1], after[1]):
         return "the verifier's output did not change: the change had no visible effect"
     return None
