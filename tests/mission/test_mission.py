@@ -35,7 +35,11 @@ def test_a_correct_patch_succeeds_and_only_apply_changes_the_folder(cli, home, r
     assert step["kind"] == "patch" and step["applied"] and step["verifier_exit"] == 0
     # the model was shown the failing verifier output and the file
     prompt = completions(server)[0].text
-    assert "AssertionError: 45 != 55" in prompt and "FILE: calc.py\n```\n" in prompt
+    assert "AssertionError: 45 != 55" in prompt
+    assert (
+        "calc.py, where `total` is defined:" in prompt
+        and "6|     return sum(range(1, n))" in prompt
+    )
     assert (repo / "calc.py").read_text() == before  # untouched until apply
     diff = (home / "runs" / "m1" / "mission.diff").read_text()
     assert "-" + ORIGINAL in diff and "+" + FIXED in diff
@@ -126,7 +130,7 @@ def test_an_interrupted_mission_resumes_from_its_stored_steps(cli, home, repo, m
     assert [s["step_index"] for s in summary["steps"]] == [1, 2]
     assert len(completions(server)) == 2  # step 1 was not asked again
     # the second prompt tells the model about its first step
-    assert "step 1 (invalid, not applied)" in completions(server)[1].text
+    assert "step 1 (invalid)" in completions(server)[1].text
     with sqlite3.connect(home / "lessonloop.db") as db:
         rows = db.execute("SELECT step_index, kind FROM mission_steps WHERE run_id = 'm9'")
         assert rows.fetchall() == [(1, "invalid"), (2, "patch")]
@@ -148,6 +152,8 @@ def test_a_mission_stopped_by_a_provider_error_continues_after_its_stored_steps(
     shown = cli("mission", "show", "m10", "--json").json()
     assert shown["status"] == "stopped" and len(shown["steps"]) == 1
     assert "lessonloop mission --run-id m10" in shown["stop_reason"]
+    assert "the verifier's last output:" in shown["stop_reason"]
+    assert "AssertionError: 45 != 55" in shown["stop_reason"]
     fixed = model(lambda request: FIX)
     resumed = cli("mission", "--run-id", "m10", "--json")
     assert resumed.code == 0, resumed.err
@@ -180,3 +186,71 @@ def test_a_secret_in_the_verifier_is_refused_before_anything_is_stored(cli, home
     assert result.code == 2 and "through the environment" in result.error()["error"]
     db = home / "lessonloop.db"
     assert not db.exists() or SECRET.encode() not in db.read_bytes()
+
+
+BROKEN = "FILE: calc.py\n```python\ndef total(n):\n    return sum(range(1, n)\n```\n"
+
+
+def test_a_step_that_makes_the_verifier_worse_is_undone_and_the_model_told(cli, home, repo, model):
+    answers = iter([BROKEN, FIX])
+    server = model(lambda request: next(answers))
+    result = _mission(cli, repo, "--run-id", "r1", "--json")
+    assert result.code == 0, result.err
+    first, second = result.json()["steps"]
+    assert first["kind"] == "file" and first["reverted"] and not first["applied"]
+    assert "reverted: the verifier's outcome got worse" in first["message"]
+    assert first["verifier_exit"] == 1 and "SyntaxError" in first["verifier_output"]
+    # the fix was applied to the file as it was before the broken step, not to its remains
+    assert second["applied"] and second["verifier_exit"] == 0
+    prompt = completions(server)[1].text
+    assert "step 1 (file): UNDONE (the verifier's outcome got worse" in prompt
+    assert "AssertionError: 45 != 55" in prompt  # the workspace's failure, not the undone one
+    workspace = home / "runs" / "r1" / "workspace"
+    assert (workspace / "calc.py").read_text() == (repo / "calc.py").read_text().replace(
+        ORIGINAL, FIXED
+    )
+    assert not list((home / "runs" / "r1").glob("checkpoint*"))
+    decisions = [g["gate_decision"] for g in cli("status", "r1", "--json").json()["generations"]]
+    assert decisions == ["undone", "verified"]
+
+
+def test_a_step_without_a_visible_effect_is_undone(cli, home, repo, model):
+    comment = "FILE: calc.py\n```\ndef total(n):\n    # the sum\n    return sum(range(1, n))\n```\n"
+    model(lambda request: comment)
+    result = _mission(cli, repo, "--run-id", "r4", "--max-steps", "1", "--json")
+    step = result.json()["steps"][0]
+    assert step["reverted"] and "the verifier's output did not change" in step["message"]
+    assert "# the sum" not in (home / "runs" / "r4" / "workspace" / "calc.py").read_text()
+    assert "the verifier still fails; its last output:" in result.json()["stop_reason"]
+
+
+def test_a_step_as_bad_as_before_is_kept(cli, home, repo, model):
+    same = "FILE: calc.py\n```\ndef total(n):\n    return sum(range(2, n))\n```\n"
+    model(lambda request: same)
+    result = _mission(cli, repo, "--run-id", "r2", "--max-steps", "1", "--json")
+    step = result.json()["steps"][0]
+    assert step["applied"] and not step["reverted"] and step["verifier_exit"] == 1
+    assert "range(2, n)" in (home / "runs" / "r2" / "workspace" / "calc.py").read_text()
+
+
+def test_an_undone_step_is_shown_as_undone(cli, repo, model):
+    answers = iter([BROKEN, FIX])
+    model(lambda request: next(answers))
+    result = _mission(cli, repo, "--run-id", "r3")
+    assert result.code == 0, result.err
+    assert "step 1: file undone — patched calc.py; reverted: the verifier's outcome got worse" in (
+        result.out
+    )
+
+
+def test_the_files_the_verifier_names_cannot_be_changed(cli, home, repo, model):
+    gutted = "FILE: test_calc.py\n```\nprint('all good')\n```\n"
+    model(lambda request: gutted)
+    result = _mission(cli, repo, "--run-id", "v1", "--json")
+    summary = result.json()
+    assert summary["status"] == "blocked"
+    step = summary["steps"][0]
+    assert step["refused"] and "test_calc.py is named by the verifier's command" in step["message"]
+    assert (
+        "print('all good')" not in (home / "runs" / "v1" / "workspace" / "test_calc.py").read_text()
+    )

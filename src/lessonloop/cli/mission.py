@@ -18,7 +18,15 @@ def step_printer(as_json: bool):
     def show(step: dict) -> None:
         if as_json:
             return
-        state = "refused" if step["refused"] else "applied" if step["applied"] else "not applied"
+        state = (
+            "refused"
+            if step["refused"]
+            else "applied"
+            if step["applied"]
+            else "undone"
+            if step.get("reverted")
+            else "not applied"
+        )
         line = f"step {step['step_index']}: {step['kind']} {state} — {step['message'][:160]}"
         if step["verifier_output"] is not None:
             line += f"; verifier exit {step['verifier_exit']}"

@@ -1,5 +1,6 @@
-"""What the model is shown each step, and its answer parsed into exactly one change: a
-unified diff (a fenced ``diff`` block, or a bare one) or a command (``{"command": "..."}``)."""
+"""What the model is shown each step, and its answer parsed into exactly one change:
+search/replace blocks (``replace``), a unified diff (a fenced ``diff`` block, or a bare one), a
+file's whole new content, or a command (``{"command": "..."}``)."""
 
 from __future__ import annotations
 
@@ -7,43 +8,27 @@ import json
 import re
 from dataclasses import dataclass
 
-OUTPUT_CHARS = 3000  # of the verifier's output shown (its end: where failures are reported)
-STEPS_SHOWN = 6  # the most recent steps described in the prompt
+from . import merge, replace
 
-_FILE = (
-    "the whole new content of ONE file: a line `FILE: path/of/the/file` (a file shown below, "
-    "or a new one), then the complete file in a fenced block.\n"
-)
-_DIFF = (
-    "a unified diff of the workspace's files in a ```diff fenced block: a line `--- a/FILE` "
-    "and a line `+++ b/FILE` naming a file shown below, an `@@` line, then the lines: a space "
-    "before each unchanged line, `-` before each line removed, `+` before each line added.\n"
-)
+OUTPUT_CHARS = 2000  # of the verifier's output shown (its end: where failures are reported)
+STEPS_SHOWN = 6  # the most recent steps described in the prompt
 
 
 def system(allow: list[str]) -> str:
-    """The rules; a mission that allows no command asks for a diff only (a small model offered
-    a command tends to rerun the verifier)."""
-    head = (
-        "You are working toward a goal in a software workspace. Each turn you make exactly ONE "
-        "change to the files; then the verifier command runs by itself and checks the "
-        "workspace. Only the verifier decides when the goal is met: never run it yourself.\n"
-    )
-    tail = "Change only what the goal needs; keep everything else exactly as shown."
-    answers = [_FILE, _DIFF]
+    """Short on purpose: a small model given a page of answer rules copies the code back
+    unchanged; told only its job, it reasons about the bug. The answer format is at the end
+    of each prompt; search/replace blocks, diffs and whole files are understood too."""
+    text = "You fix bugs in code."
     if allow:
-        answers.append(
-            'a JSON object {"command": "..."} to run one of the allowed commands in the '
-            "workspace.\n"
-        )
-    listed = "".join(f"{i}. {text}" for i, text in enumerate(answers, 1))
-    return head + "Answer with ONE of:\n" + listed + tail
+        text += ' You may instead run one allowed command: answer {"command": "..."}.'
+    return text
 
 
 @dataclass
 class Proposal:
-    kind: str  # "patch", "file", "command" or "invalid"
-    text: str  # the patch; the file's name, a newline, its new content; the command; or why
+    kind: str  # "replace", "patch", "file", "code", "command" or "invalid"
+    text: str  # the blocks; the patch; the file's name, a newline, its new content; definitions
+    # (code) for the file that has them; the command; or why
     # the answer was not understood
 
 
@@ -70,9 +55,35 @@ def _file_name(info: str, before: str) -> str | None:
     return None
 
 
+_PROSE = re.compile(
+    r"`([^`\n]{3,})`\s+(?:should (?:be|read|become)|(?:is|are) (?:changed|corrected) to|to|with|"
+    r"into|->|→)\s+`([^`\n]+)`"
+)
+_DOUBLED = re.compile(r"(?im)^(FILE:[^\n]*\n)```[^\S\n]*\n```(\w*)\n")
+
+
+def _undoubled(answer: str) -> str:
+    """A doubled opening fence after a file's name (``FILE: x`` then two fence lines), as
+    small models write, as one; a ``FILE:`` line inside a block is left alone."""
+
+    def fix(match: re.Match[str]) -> str:
+        inside = answer[: match.start()].count("```") % 2 == 1
+        return match.group(0) if inside else f"{match.group(1)}```{match.group(2)}\n"
+
+    return _DOUBLED.sub(fix, answer)
+
+
+def replace_blocks(text: str) -> list[replace.Block]:
+    """The search/replace blocks in ``text``, each with the file named before it."""
+    return replace.parse(text, lambda before: _file_name("", before))
+
+
 def parse(answer: str) -> Proposal:
     """The one change in ``answer``; ``invalid`` (with the reason) when there is none."""
-    answer = answer or ""
+    answer = _undoubled(answer or "")
+    edits = replace_blocks(answer)
+    if edits:
+        return Proposal("replace", "\n\n".join(edit.render() for edit in edits))
     blocks = [(m.group(1).strip(), m.group(2), m.start()) for m in _FENCE.finditer(answer)]
     for info, body, _ in blocks:
         lang = info.split()[0].lower() if info else ""
@@ -92,6 +103,9 @@ def parse(answer: str) -> Proposal:
         name = _file_name(info, answer[:start])
         if name is not None and body.strip():
             return Proposal("file", f"{name}\n{body}")
+    for _info, body, _ in blocks:  # code without a file's name: its definitions say which
+        if merge.definitions(body.splitlines()):
+            return Proposal("code", body)
     stripped = answer.strip()
     command = _command(stripped)
     if command is not None:
@@ -99,10 +113,15 @@ def parse(answer: str) -> Proposal:
     begin = stripped.find("--- ")
     if begin != -1 and "\n+++ " in stripped[begin:] and "\n@@" in stripped[begin:]:
         return Proposal("patch", stripped[begin:] + "\n")
+    said = _PROSE.search(answer)  # "`x = 1` should be `x = 2`": a one-line search/replace
+    if said is not None and said.group(1).strip() != said.group(2).strip():
+        edit = replace.Block(None, [said.group(1)], [said.group(2)])
+        return Proposal("replace", edit.render())
     return Proposal(
         "invalid",
-        "the answer held neither a ```diff block, a file's new content after its name, nor a "
-        '{"command": ...} object',
+        "no code found in the answer: write `FILE: <path>`, then the corrected code in a ``` "
+        'block (search/replace blocks, a ```diff block or a {"command": ...} object are '
+        "understood too)",
     )
 
 
@@ -119,6 +138,27 @@ def _command(text: str) -> str | None:
     return None
 
 
+def _tried(step: dict) -> str:
+    """One previous step, short: what it changed and what came of it."""
+    if step["kind"] == "replace":
+        what = step["proposal"]
+    elif step["kind"] == "invalid":
+        what = ""
+    else:
+        what = step["proposal"][:400]
+    if step.get("reverted"):
+        why = step["message"].partition("; reverted: ")[2] or "it made things worse"
+        result = f"UNDONE ({why}); the verifier said: " + " ".join(
+            (step["verifier_output"] or "").split()[-40:]
+        )
+    elif step["applied"] and step["verifier_exit"] not in (None, 0):
+        result = "applied, but the verifier still fails"
+    else:
+        result = step["message"]
+    head = f"- step {step['step_index']} ({step['kind']}): {result}"
+    return head + (f"\n{what[:800]}" if what else "")
+
+
 def prompt(
     goal: str,
     allow: list[str],
@@ -127,8 +167,12 @@ def prompt(
     last_output: str,
     overview: str,
     steps: list[dict],
+    focus: str = "",
+    lessons: list[str] | None = None,
 ) -> str:
-    """The user message of one step: goal, verifier result, workspace, previous steps."""
+    """The user message of one step: goal, workspace, lessons, what was tried, the verifier's
+    result and the lines it points at; last, the answer format (what a small model reads
+    right before it answers)."""
     parts = [
         f"Goal: {goal}",
         f"Verifier: `{verifier}` (it runs after your change; the goal is met when it exits 0)",
@@ -136,21 +180,22 @@ def prompt(
     if allow:
         parts.append("Allowed commands: " + ", ".join(f"`{a}`" for a in allow))
     parts.append(f"\nThe workspace:\n{overview}")
+    if lessons:
+        parts.append("\nLessons from earlier missions in this project:")
+        parts += [f"- {lesson}" for lesson in lessons]
     if steps:
-        parts.append("\nYour previous steps (most recent last):")
-        for step in steps[-STEPS_SHOWN:]:
-            what = step["proposal"][:600]
-            parts.append(
-                f"- step {step['step_index']} ({step['kind']}, "
-                f"{'applied' if step['applied'] else 'not applied'}): {step['message']}\n{what}"
-            )
-    parts.append(  # last: what a small model reads right before it answers
+        parts.append("\nWhat you tried before (do not repeat a change that did not work):")
+        parts += [_tried(step) for step in steps[-STEPS_SHOWN:]]
+    parts.append(
         f"\nThe verifier's last run exited {last_exit}; the end of its output:\n"
         f"{last_output[-OUTPUT_CHARS:]}"
     )
+    if focus:
+        parts.append(f"\nWhere it fails (line numbers are for reference only):\n{focus}")
     parts.append(
-        "\nMake ONE change now that brings the goal closer. Answer in this format:\n"
-        "FILE: <path of the file you change>\n```\n<its complete corrected content>\n```"
-        + ("\n(or a ```diff block)" if not allow else "\n(or a ```diff block, or a command)")
+        "\nFix the code so that the verifier passes. Say in a sentence what is wrong, then "
+        "write the corrected function(s) in full after the file's name:\nFILE: <path of the "
+        "file>\n```\n<the corrected code>\n```"
+        + ("" if not allow else '\n(or, to run an allowed command: {"command": "..."})')
     )
     return "\n".join(parts)

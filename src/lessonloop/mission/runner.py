@@ -2,7 +2,10 @@
 allowed command) in the sandbox on the workspace, then the verifier runs there. Only the
 verifier's exit 0 makes a mission ``succeeded``; steps or calls running out make it ``failed``
 and too many refused steps in a row ``blocked``, each with the verifier's last output in the
-reason. Every step is stored before the next one starts, so ``--run-id`` continues a mission."""
+reason. Every step is stored before the next one starts, so ``--run-id`` continues a mission;
+the workspace is kept aside while a step runs (``checkpoint``), so a step killed midway is
+undone on resume, and a step that makes the verifier's outcome worse, or changes nothing it
+can see (``verdict``), is undone at once, stored as tried."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import patch, proposal, workspace
+from . import checkpoint, focus, lessons, merge, patch, proposal, replace, verdict, workspace
 from . import store as mission_store
 
 if TYPE_CHECKING:
@@ -71,6 +74,21 @@ def allowed(command: str, allow: list[str]) -> str | None:
     return f"command {command!r} is not in the mission's allowlist ({', '.join(allow)})"
 
 
+def verifier_files(root: Path, verifier: str) -> set[str]:
+    """The workspace files the verifier's command names (``python3 test_x.py``): a step may
+    not change them, so the mission cannot pass by rewriting its own check."""
+    try:
+        words = shlex.split(verifier)
+    except ValueError:
+        words = verifier.split()
+    found = set()
+    for word in words:
+        name = word.removeprefix("./")
+        if name and not name.startswith("-") and (root / name).is_file():
+            found.add(Path(name).as_posix())
+    return found
+
+
 def run_command(root: Path, command: str) -> tuple[bool, str]:
     from ..safety.redact import redact
     from ..safety.sandbox import Limits, run
@@ -101,8 +119,8 @@ class Mission:
         return mission_store.steps(self.store, self.run_id)
 
     def last_check(self, steps: list[dict]) -> tuple[int | None, str]:
-        for step in reversed(steps):
-            if step["verifier_output"] is not None:
+        for step in reversed(steps):  # a reverted step's result is not the workspace's
+            if step["applied"] and step["verifier_output"] is not None:
                 return step["verifier_exit"], step["verifier_output"]
         return self.row["initial_exit"], self.row["initial_output"] or ""
 
@@ -113,10 +131,17 @@ class Mission:
         """(applied, refused, message) for one proposed change."""
         if change.kind == "invalid":
             return False, False, change.text
-        if change.kind in ("patch", "file"):
+        if change.kind in ("patch", "file", "replace", "code"):
             try:
-                text = change.text if change.kind == "patch" else self.rewrite(change.text)
-                changed = patch.apply(self.workspace, text)
+                diff = self.as_diff(change)
+                touched = {p.new_path or p.old_path for p in patch.parse(diff)}
+                named = touched & verifier_files(self.workspace, self.row["verifier"])
+                if named:
+                    raise patch.PatchRefused(
+                        f"{', '.join(sorted(n for n in named if n))} is named by the verifier's "
+                        "command: the mission may not change what checks it"
+                    )
+                changed = patch.apply(self.workspace, diff)
             except patch.PatchRefused as exc:
                 return False, True, f"refused: {exc}"
             except (patch.PatchFailed, OSError, UnicodeDecodeError) as exc:
@@ -128,12 +153,38 @@ class Mission:
         passed, report = run_command(self.workspace, change.text)
         return True, False, f"ran {change.text!r}: {' '.join(report.split())[:300]}"
 
-    def rewrite(self, named: str) -> str:
-        """A file's new content (``name\\ncontent``) as a diff against the workspace, so it
-        goes through the same path checks as any patch."""
+    def as_diff(self, change: proposal.Proposal) -> str:
+        """The change as a unified diff, so every form goes through the same path checks."""
+        if change.kind == "patch":
+            return change.text
+        if change.kind == "code":
+            sources = {
+                name: text
+                for name in workspace.files(self.workspace)
+                if name.endswith(".py") and (text := workspace.text(self.workspace / name))
+            }
+            home = merge.home_of(sources, change.text)
+            if home is None:
+                raise patch.PatchFailed(
+                    "the code names no file (a `FILE: path` line before it) and no single file "
+                    "defines its functions"
+                )
+            merged = merge.merge(sources[home], change.text, whole=False)
+            return self.rewrite(home, merged or change.text)
+        if change.kind == "file":
+            name, _, content = change.text.partition("\n")
+            target = patch.inside(self.workspace, name)
+            if target.is_file() and name.endswith(".py"):  # a fragment: merged by definitions
+                content = merge.merge(target.read_text(encoding="utf-8"), content) or content
+            return self.rewrite(name, content)
+        blocks = proposal.replace_blocks(change.text)
+        contents = replace.new_contents(self.workspace, blocks, workspace.files(self.workspace))
+        return "".join(self.rewrite(name, content) for name, content in contents.items())
+
+    def rewrite(self, name: str, content: str) -> str:
+        """A file's new content as a diff against the workspace."""
         import difflib
 
-        name, _, content = named.partition("\n")
         target = patch.inside(self.workspace, name)
         old = target.read_text(encoding="utf-8") if target.is_file() else ""
         if not content.endswith("\n"):
@@ -146,7 +197,7 @@ class Mission:
         )
         text = "".join(lines)
         if not text:
-            raise patch.PatchFailed(f"{name}: the new content is the same as the old")
+            raise patch.PatchFailed(f"{name}: that is the code as it already is; change it")
         return text
 
     def summary(self) -> dict:
@@ -239,6 +290,7 @@ def run(
         first = verify(mission.workspace, row["verifier"])
         mission_store.set_initial(mission.store, run_id, first.exit_code, first.output)
         mission.row = row = mission_store.mission(mission.store, run_id) or row
+    checkpoint.recover(mission.folder, mission.workspace, len(steps))  # a step killed midway
     refusals = 0
     if row["status"] != "blocked":  # a blocked mission resumed: the user wants more tries
         for step in reversed(steps):
@@ -247,6 +299,9 @@ def run(
             refusals += 1
     mission_store.update(mission.store, run_id, "running", None)
     mission.write_diff()
+    known = lessons.recall(
+        mission.store, row["goal"], row["verifier"], mission.last_check(steps)[1]
+    )
     try:
         while True:
             exit_code, output = mission.last_check(steps)
@@ -267,14 +322,19 @@ def run(
                     f"{refusals} steps in a row were refused (the last: "
                     f"{steps[-1]['message']}); the verifier's last output: {quoted}",
                 )
+            pointed = focus.focus(mission.workspace, output)
             text = proposal.prompt(
                 row["goal"],
                 row["allow"],
                 row["verifier"],
                 exit_code,
                 output,
-                workspace.overview(mission.workspace),
+                # where the failure points, when it points into the workspace: shown all
+                # files, a small model copies one back unchanged
+                workspace.overview(mission.workspace, contents=not pointed),
                 steps,
+                pointed,
+                known,
             )
             before = budget.spent["calls"]
             try:
@@ -292,8 +352,21 @@ def run(
             except BudgetSpent as exc:
                 return _end(mission, "failed", f"{exc}; the verifier's last output: {quoted}")
             change = proposal.parse(completion.text or "")
+            saved = None
+            if change.kind != "invalid":
+                saved = checkpoint.save(mission.folder, mission.workspace, len(steps))
             applied, refused, message = mission.act(change)
             check = verify(mission.workspace, row["verifier"]) if applied else None
+            if check is not None and saved is not None:
+                why = verdict.undo(
+                    (exit_code, output),
+                    (check.exit_code, check.output),
+                    edit=change.kind != "command",
+                )
+                if why is not None:
+                    checkpoint.restore(mission.workspace, saved)
+                    applied = False
+                    message += f"; reverted: {why}"
             index = len(steps) + 1
             mission_store.add_step(
                 mission.store,
@@ -308,23 +381,31 @@ def run(
                 verifier_output=None if check is None else check.output,
                 calls=budget.spent["calls"] - before,
             )
+            if saved is not None:
+                checkpoint.discard(saved)
             mission.write_diff()
             refusals = refusals + 1 if refused else 0
             steps = mission.steps
             on_step(steps[-1])
     except (LessonloopError, KeyboardInterrupt) as exc:
         reason = str(exc) or "interrupted"
+        _, output = mission.last_check(mission.steps)
         mission_store.update(
             mission.store,
             run_id,
             "stopped",
-            f"{reason}; continue with `lessonloop mission --run-id {run_id}`",
+            f"{reason}; continue with `lessonloop mission --run-id {run_id}`; the verifier's "
+            f"last output: {_tail(output, REASON_OUTPUT)}",
         )
         raise
 
 
 def _end(mission: Mission, status: str, reason: str) -> dict:
+    """Store how the mission ended; what it teaches goes through admission."""
     mission_store.update(mission.store, mission.run_id, status, reason)
+    row = mission_store.mission(mission.store, mission.run_id) or mission.row
+    diff = mission.diff_path.read_text(encoding="utf-8") if mission.diff_path.is_file() else ""
+    lessons.learn(mission.store, row, mission.steps, status, diff)
     return mission.summary()
 
 

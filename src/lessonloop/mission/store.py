@@ -91,6 +91,8 @@ def steps(store: Store, run_id: str) -> list[dict]:
         item = dict(row)
         item["applied"] = bool(item["applied"])
         item["refused"] = bool(item["refused"])
+        # tried, then undone (it made the verifier's outcome worse): its result is kept
+        item["reverted"] = not item["applied"] and item["verifier_output"] is not None
         found.append(item)
     return found
 

@@ -51,7 +51,8 @@ def digest(root: Path) -> str:
     return hasher.hexdigest()
 
 
-def _text(path: Path) -> str | None:
+def text(path: Path) -> str | None:
+    """A file's text; None for a binary or unreadable one."""
     try:
         data = path.read_bytes()
         return None if b"\0" in data else data.decode("utf-8")
@@ -59,20 +60,20 @@ def _text(path: Path) -> str | None:
         return None
 
 
-def overview(root: Path) -> str:
-    """The listing and the small text files' contents, capped, for the model."""
+def overview(root: Path, contents: bool = True) -> str:
+    """The listing and (``contents``) the small text files' contents, capped, for the model."""
     from ..safety.redact import redact
 
     names = files(root)
     parts = ["Files:"] + [f"- {name}" for name in names]
-    budget = SHOWN_TOTAL_BYTES
+    budget = SHOWN_TOTAL_BYTES if contents else 0
     for name in names:
-        text = _text(root / name)
-        if text is None or len(text) > SHOWN_FILE_BYTES or len(text) > budget:
+        content = text(root / name)
+        if content is None or len(content) > SHOWN_FILE_BYTES or len(content) > budget:
             continue
-        budget -= len(text)
-        fence = "````" if "```" in text else "```"
-        parts.append(f"\nFILE: {name}\n{fence}\n{redact(text).rstrip()}\n{fence}")
+        budget -= len(content)
+        fence = "````" if "```" in content else "```"
+        parts.append(f"\nFILE: {name}\n{fence}\n{redact(content).rstrip()}\n{fence}")
     return "\n".join(parts)
 
 
@@ -81,8 +82,8 @@ def diff(base: Path, changed: Path) -> str:
     ``changed``."""
     out: list[str] = []
     for name in sorted(set(files(base)) | set(files(changed))):
-        old = _text(base / name) if (base / name).is_file() else ""
-        new = _text(changed / name) if (changed / name).is_file() else ""
+        old = text(base / name) if (base / name).is_file() else ""
+        new = text(changed / name) if (changed / name).is_file() else ""
         if old is None or new is None or old == new:
             continue
         before = f"a/{name}" if (base / name).is_file() else "/dev/null"

@@ -58,7 +58,8 @@ MEANINGS: dict[str, dict[str, str]] = {
         "mean_delta": "not used (null)",
         "gate_decision": "verified (the verifier exited 0), failed (it ran and did not pass), "
         "refused (the change was refused: path or command not allowed), not_applied (the "
-        "answer was no change, or the patch did not apply)",
+        "answer was no change, or the patch did not apply), undone (applied, then put back: "
+        "the verifier's outcome got worse or did not change)",
         "wins": "not used (0)",
         "losses": "not used (0)",
         "evaluator_epoch": "not used (null)",
@@ -355,8 +356,8 @@ def _put_evolve_generation(
 def mission_decision(step: dict) -> str:
     if step["refused"]:
         return "refused"
-    if not step["applied"]:
-        return "not_applied"
+    if not step["applied"]:  # undone: tried, the verifier ran, and the workspace put back
+        return "not_applied" if step["verifier_exit"] is None else "undone"
     return "verified" if step["verifier_exit"] == 0 else "failed"
 
 

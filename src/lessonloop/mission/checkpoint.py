@@ -1,0 +1,55 @@
+"""The workspace as it was after the last completed step, kept while a step runs, so a step
+is all or nothing: killed midway (a patch half written, a command stopped), the mission's
+resume puts the workspace back and does the step again; a step that makes the verifier's
+outcome worse is undone from it too.
+
+``runs/<id>/checkpoint-<n>`` holds the workspace after step ``n`` (a full copy, made through
+a temporary name and renamed, so it exists only once complete). Once step ``n + 1`` is
+stored the checkpoint is removed; a checkpoint whose step was stored before a kill is simply
+removed on resume."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+PREFIX = "checkpoint-"
+PARTIAL = "checkpoint.partial"
+
+
+def save(folder: Path, workspace: Path, done: int) -> Path:
+    """Copy the workspace (after ``done`` stored steps) aside; returns the checkpoint."""
+    partial = folder / PARTIAL
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(workspace, partial, symlinks=True)
+    target = folder / f"{PREFIX}{done}"
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(partial, target)
+    return target
+
+
+def restore(workspace: Path, checkpoint: Path) -> None:
+    """The workspace becomes the checkpoint (which is consumed). Killed midway, the
+    checkpoint is still there and ``recover`` does it again."""
+    shutil.rmtree(workspace, ignore_errors=True)
+    os.replace(checkpoint, workspace)
+
+
+def discard(checkpoint: Path) -> None:
+    shutil.rmtree(checkpoint, ignore_errors=True)
+
+
+def recover(folder: Path, workspace: Path, done: int) -> bool:
+    """After a kill: put back the workspace of a step that was not stored (``done`` steps
+    are); whether it was put back."""
+    shutil.rmtree(folder / PARTIAL, ignore_errors=True)
+    restored = False
+    for path in sorted(folder.glob(PREFIX + "*")):
+        number = path.name.removeprefix(PREFIX)
+        if number.isdigit() and int(number) == done and not restored:
+            restore(workspace, path)
+            restored = True
+        else:
+            discard(path)
+    return restored

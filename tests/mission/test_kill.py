@@ -1,0 +1,63 @@
+"""kill -9 in the middle of a step (an allowed command that has half rewritten a file): the
+resumed mission puts the workspace back as it was after the last stored step and does the
+step again, so no half-applied change survives."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ..conftest import subprocess_env
+from .conftest import FIX, VERIFIER, completions
+
+pytestmark = pytest.mark.reliability
+
+ROUTE = ("LESSONLOOP_PROVIDER", "LESSONLOOP_MODEL", "LESSONLOOP_BASE_URL")  # set by ``model``
+HALF = """import pathlib, time
+pathlib.Path("calc.py").write_text("def total(n):\\n    return (\\n")  # half written
+pathlib.Path("started").write_text("yes")
+time.sleep(60)
+pathlib.Path("calc.py").write_text("never reached\\n")
+"""
+
+
+def test_a_step_killed_midway_is_undone_and_done_again(cli, home, repo, model):
+    (repo / "half.py").write_text(HALF)
+    server = model(lambda request: '{"command": "python3 half.py"}')
+    args = ["mission", "fix calc.total", "--verifier", VERIFIER, "--workspace", str(repo)]
+    args += ["--run-id", "k1", "--allow", "python3 half.py"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", *args],
+        env=subprocess_env(home, **{name: os.environ[name] for name in ROUTE}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    workspace = home / "runs" / "k1" / "workspace"
+    deadline = time.monotonic() + 60
+    while not (workspace / "started").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the step never started"
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)  # as a user's kill -9 PID: the mission process only
+    proc.wait(30)
+    assert "return (" in (workspace / "calc.py").read_text()  # the half-applied change
+    assert len(completions(server)) == 1
+
+    fixed = model(lambda request: FIX)
+    resumed = cli("mission", "--run-id", "k1", "--json")
+    assert resumed.code == 0, resumed.err
+    steps = resumed.json()["steps"]
+    assert [(s["step_index"], s["kind"]) for s in steps] == [(1, "patch")]  # step 1, again
+    assert len(completions(fixed)) == 1
+    assert not (workspace / "started").exists()  # the killed step's traces are gone
+    assert (workspace / "calc.py").read_text() == (repo / "calc.py").read_text().replace(
+        "range(1, n)", "range(1, n + 1)"
+    )
+    diff = (home / "runs" / "k1" / "mission.diff").read_text()
+    assert "half" not in diff and "started" not in diff
+    assert not list((home / "runs" / "k1").glob("checkpoint*"))
