@@ -409,7 +409,7 @@ def test_judge_scores_an_output_as_given_when_it_is_no_reply():
 
 # --- real endpoints (fake servers): structured output, judge failures, budgets, usage ---------
 
-from ..providers.fake_servers import FakeServer, Reply, openai_completion  # noqa: E402
+from ..providers.fake_servers import FakeServer, Reply, openai_completion, route_every_role  # noqa: E402
 
 CONFIG = {
     "service": "billing-api",
@@ -463,13 +463,7 @@ def answering(**by_role):
 def endpoint(home, monkeypatch):
     """A fake OpenAI-compatible server every role is routed to."""
     with FakeServer() as server:
-        for name, value in {
-            "LESSONLOOP_PROVIDER": "openai",
-            "LESSONLOOP_MODEL": "gpt-test",
-            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
-            "LESSONLOOP_MAX_RETRIES": "0",
-        }.items():
-            monkeypatch.setenv(name, value)
+        route_every_role(monkeypatch, server, "gpt-test")
         yield server
 
 

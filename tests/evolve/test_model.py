@@ -13,7 +13,13 @@ import pytest
 from lessonloop import paths
 from lessonloop.store import open_store
 
-from ..providers.fake_servers import FakeServer, Reply, openai_completion, openai_error
+from ..providers.fake_servers import (
+    FakeServer,
+    Reply,
+    openai_completion,
+    openai_error,
+    route_every_role,
+)
 from .conftest import KERNEL
 
 FASTER = KERNEL.replace("WORK = 4", "WORK = 1")
@@ -37,13 +43,7 @@ def model(home, monkeypatch) -> Iterator[Callable[..., FakeServer]]:
             *(a if isinstance(a, Reply) else Reply(body=openai_completion(a)) for a in answers)
         )
         servers.append(server)
-        for name, value in {
-            "LESSONLOOP_PROVIDER": "openai",
-            "LESSONLOOP_MODEL": "small",
-            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
-            "LESSONLOOP_MAX_RETRIES": "0",
-        }.items():
-            monkeypatch.setenv(name, value)
+        route_every_role(monkeypatch, server)
         return server
 
     yield start

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from ..conftest import ROOT
-from ..providers.fake_servers import FakeServer, Received, Reply, openai_completion
+from ..providers.fake_servers import (
+    FakeServer,
+    Received,
+    Reply,
+    openai_completion,
+    route_every_role,
+)
 
 VERIFIER = "python3 test_calc.py"
 FIX = """Here is the fix:
@@ -41,12 +47,7 @@ def model(home, monkeypatch) -> Iterator[Callable[[Callable[[Received], str]], F
     def start(answer: Callable[[Received], str]) -> FakeServer:
         server = FakeServer(responder=lambda r: Reply(body=openai_completion(answer(r))))
         servers.append(server)
-        for name, value in {
-            "LESSONLOOP_PROVIDER": "openai",
-            "LESSONLOOP_MODEL": "small",
-            "LESSONLOOP_BASE_URL": server.base_url + "/v1",
-        }.items():
-            monkeypatch.setenv(name, value)
+        route_every_role(monkeypatch, server)
         return server
 
     yield start

@@ -472,3 +472,15 @@ class FakeServer:
     def _untrack(self, conn: socket.socket) -> None:
         with self._lock:
             self._connections.discard(conn)
+
+
+def route_every_role(monkeypatch: Any, server: FakeServer, model: str = "small") -> None:
+    """Send every role's calls to ``server`` over the OpenAI wire, without retries (a fault
+    the server is told to send reaches the caller at once)."""
+    for name, value in {
+        "LESSONLOOP_PROVIDER": "openai",
+        "LESSONLOOP_MODEL": model,
+        "LESSONLOOP_BASE_URL": server.base_url + "/v1",
+        "LESSONLOOP_MAX_RETRIES": "0",
+    }.items():
+        monkeypatch.setenv(name, value)
