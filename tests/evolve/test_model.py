@@ -153,6 +153,19 @@ def test_a_failing_endpoint_stops_the_run_resumably(cli, kernel_dir, model):
     assert len(prompts(server)) == 2
 
 
+def test_resume_goes_on_with_the_provider_that_wrote_the_candidates(
+    cli, kernel_dir, model, monkeypatch
+):
+    model(fenced(FASTER), openai_error(400, "the model is not loaded"))
+    assert cli("evolve", kernel_dir / "spec.yaml", "--generations", "3", "--run-id", "r").code == 1
+    server = model("```python\n" + KERNEL.replace("WORK = 4", "WORK = 2") + "```", "nothing")
+    monkeypatch.delenv("LESSONLOOP_PROVIDER")  # not configured: the run's own provider is used
+    resumed = cli("resume", "r", "--json")
+    assert resumed.code == 0, resumed.err
+    assert len(prompts(server)) == 2  # a model wrote the rest, not the offline tuner
+    assert all(c["params"] == {"written_by": "openai"} for c in resumed.json()["candidates"][1:])
+
+
 @pytest.mark.real_model
 def test_the_real_local_model_writes_a_candidate_or_is_rejected_with_a_reason(
     cli, kernel_dir, monkeypatch, real_model

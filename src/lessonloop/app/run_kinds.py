@@ -243,8 +243,9 @@ def resume(
     shows: dict[str, Callable[[dict[str, Any]], None]],
 ) -> dict[str, Any]:
     """Continue an evolve run (its spec file, as ``evolve SPEC --run-id ID``) or a mission (as
-    ``mission --run-id ID``, ``--max-calls`` its new budget); either's model route is the
-    configured one (the flags it started with are not stored)."""
+    ``mission --run-id ID``, ``--max-calls`` its new budget). The flags they started with are
+    not stored: the model is the configured one (for an evolve run, of the provider that wrote
+    its candidates)."""
     kind, run_id = run["kind"], run["run_id"]
     noop: Callable[[dict[str, Any]], None] = lambda event: None  # noqa: E731
     if kind == EVOLVE:
@@ -255,7 +256,15 @@ def resume(
             )
         from .evolve import evolve
 
-        return evolve(Path(run["scenario_ref"]), run_id=run_id, on_generation=shows.get(kind, noop))
+        # a run whose candidates a model wrote goes on with that provider (the model as
+        # configured), not the offline tuner
+        writer = run["provider"] if run["provider"] != "local" else None
+        return evolve(
+            Path(run["scenario_ref"]),
+            run_id=run_id,
+            on_generation=shows.get(kind, noop),
+            provider=writer,
+        )
     if "max_tokens" in budgets:
         raise UsageError(f"run {run_id} is a mission: it has a call budget, not a token budget")
     from .mission import mission
