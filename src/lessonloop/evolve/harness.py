@@ -15,7 +15,7 @@ from .spec import Loaded
 
 # Standard library only: it runs in the sandbox's own interpreter (``python -I``).
 _SCRIPT = r"""
-import gc, importlib.util, json, math, os, sys, time
+import gc, importlib.util, json, math, os, pickle, sys, time
 
 def load(path, name, function):
     spec = importlib.util.spec_from_file_location(name, path)
@@ -40,15 +40,36 @@ def same(got, expected, tol):
         return got.keys() == expected.keys() and all(same(got[k], expected[k], tol) for k in expected)
     return got == expected
 
+def plain(value):   # JSON-able, the same for both sides (a tuple is a list, an object its repr)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else repr(k): plain(v) for k, v in value.items()}
+    return {"__repr__": repr(value)}
+
+def answers(job):   # in a process of its own: the candidate's answers, nothing else
+    candidate = load("candidate.py", "lessonloop_candidate", job["entry"])
+    inputs = entry(job["inputs"], "lessonloop_inputs")
+    return [plain(candidate(*inputs(seed, **job["args"]))) for seed in job["seeds"]]
+
 def check(job):
+    import subprocess
     reference = entry(job["reference"], "lessonloop_reference")
     inputs = entry(job["inputs"], "lessonloop_inputs")
-    # every expected answer before the candidate is even loaded: it cannot touch the reference
-    expected_of = {seed: reference(*inputs(seed, **job["args"])) for seed in job["seeds"]}
-    candidate = load("candidate.py", "lessonloop_candidate", job["entry"])
-    for seed in job["seeds"]:
-        expected = expected_of[seed]
-        got = candidate(*inputs(seed, **job["args"]))
+    expected_of = [plain(reference(*inputs(seed, **job["args"]))) for seed in job["seeds"]]
+    # the candidate runs in a child: it cannot touch the reference, this comparison or the
+    # verdict this process prints
+    child = subprocess.run([sys.executable, "-I", "harness.py"], capture_output=True,
+                           input=json.dumps({**job, "mode": "answers"}), text=True)
+    try:
+        got_of = json.loads(child.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        got_of = None
+    if child.returncode != 0 or not isinstance(got_of, list) or len(got_of) != len(expected_of):
+        return {"ok": False, "message": "crashed: " + " ".join(child.stderr.split())[-400:]}
+    for seed, got, expected in zip(job["seeds"], got_of, expected_of):
         if not same(got, expected, job["tolerance"]):
             shown = repr(got)
             return {"ok": False, "message": "seed %d: differs from the reference (got %s)"
@@ -63,19 +84,27 @@ def pairs(job):
     inputs = entry(job["inputs"], "lessonloop_inputs")
     sides = [load(name, "lessonloop_side_" + str(i), job["entry"])
              for i, name in enumerate(("a.py", "b.py"))]
-    args = [inputs(job["seed"], **job["args"]) for _ in sides]
+    # every call gets fresh copies of the same inputs: a side that changes its inputs (sorts
+    # them in place, say) or keeps answers by object is not timed on work already done
+    made = inputs(job["seed"], **job["args"])
+    try:
+        pristine = pickle.dumps(made)
+        fresh = lambda: pickle.loads(pristine)
+    except Exception:   # inputs pickle cannot copy: the same objects every call
+        fresh = lambda: made
     repeat = job["repeat"]
     for _ in range(job["warmups"]):
-        for side, given in zip(sides, args):
-            side(*given)
-    def timed(side, given):   # the fastest of `repeat` calls: a pause hits one call, not all
+        for side in sides:
+            side(*fresh())
+    def timed(side):   # the fastest of `repeat` calls: a pause hits one call, not all
+        given = [fresh() for _ in range(repeat)]
         gc.collect()
         gc.disable()
         try:
             best = math.inf
-            for _ in range(repeat):
+            for args in given:
                 start = time.perf_counter()
-                side(*given)
+                side(*args)
                 best = min(best, time.perf_counter() - start)
             return best
         finally:
@@ -83,9 +112,9 @@ def pairs(job):
     measured = []
     for i in range(job["count"]):
         if i % 2 == 0:   # alternate who goes first: an order effect cancels over the pairs
-            a = timed(sides[0], args[0]); b = timed(sides[1], args[1])
+            a = timed(sides[0]); b = timed(sides[1])
         else:
-            b = timed(sides[1], args[1]); a = timed(sides[0], args[0])
+            b = timed(sides[1]); a = timed(sides[0])
         measured.append([a, b])
     return {"pairs": measured, "cpu": cpu}
 
@@ -97,7 +126,7 @@ def call(job):   # one side in a process of its own (counted by callgrind): `cal
     return {"calls": job["calls"]}
 
 job = json.loads(sys.stdin.read())
-result = {"check": check, "pairs": pairs, "call": call}[job["mode"]](job)
+result = {"check": check, "answers": answers, "pairs": pairs, "call": call}[job["mode"]](job)
 sys.stdout.write("\n" + json.dumps(result) + "\n")
 """
 
