@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 from .conftest import FIX, VERIFIER, completions
 
 ORIGINAL = "    return sum(range(1, n))\n"
@@ -243,14 +245,15 @@ def test_an_undone_step_is_shown_as_undone(cli, repo, model):
     )
 
 
-def test_the_files_the_verifier_names_cannot_be_changed(cli, home, repo, model):
-    gutted = "FILE: test_calc.py\n```\nprint('all good')\n```\n"
+@pytest.mark.parametrize("spelled", ["test_calc.py", "./test_calc.py"])
+def test_the_files_the_verifier_names_cannot_be_changed(cli, home, repo, model, spelled):
+    gutted = f"FILE: {spelled}\n```\nprint('all good')\n```\n"
     model(lambda request: gutted)
     result = _mission(cli, repo, "--run-id", "v1", "--json")
     summary = result.json()
     assert summary["status"] == "blocked"
     step = summary["steps"][0]
-    assert step["refused"] and "test_calc.py is named by the verifier's command" in step["message"]
+    assert step["refused"] and "is named by the verifier's command" in step["message"]
     assert (
         "print('all good')" not in (home / "runs" / "v1" / "workspace" / "test_calc.py").read_text()
     )

@@ -66,3 +66,65 @@ def test_answers_are_parsed_into_one_change():
     inside = proposal.parse("```python\nFILE: m.py\nb = 20\n```")
     assert (inside.kind, inside.text) == ("file", "m.py\nb = 20\n")
     assert proposal.parse("```total.py\n```").kind == "invalid"  # a name, no content
+
+
+def test_a_files_own_line_ends_and_form_feeds_are_kept(tmp_path):
+    crlf = tmp_path / "w.py"
+    crlf.write_bytes(b"a = 1\r\nb = 2\r\nc = 3\r\n")
+    patch.apply(tmp_path, DIFF.replace("m.py", "w.py"))
+    assert crlf.read_bytes() == b"a = 1\r\nb = 20\r\nc = 3\r\n"  # one line changed, CRLF kept
+    paged = tmp_path / "p.py"
+    paged.write_text("a = 1\nb = 2  # \x0c page\nc = 3\n")
+    patch.apply(tmp_path, "--- a/p.py\n+++ b/p.py\n@@ -1 +1 @@\n-a = 1\n+a = 10\n")
+    assert paged.read_text() == "a = 10\nb = 2  # \x0c page\nc = 3\n"
+
+
+def test_the_workspace_diff_applies_back_to_the_folder_it_came_from(tmp_path):
+    """What ``mission apply`` does: the diff from the copy, applied to the user's folder,
+    gives the copy's files exactly (an empty new file, CRLF and form feeds included)."""
+    from lessonloop.mission import workspace
+
+    user, copy = tmp_path / "user", tmp_path / "copy"
+    user.mkdir()
+    (user / "w.py").write_bytes(b"a = 1\r\nb = 2\r\n")
+    (user / "p.py").write_text("x = 1\n\x0c\ny = 2\n")
+    (user / "gone.txt").write_text("")
+    workspace.copy(user, copy)
+    (copy / "w.py").write_bytes(b"a = 1\r\nb = 3\r\n")
+    (copy / "p.py").write_text("x = 1\n\x0c\ny = 3\n")
+    (copy / "pkg").mkdir()
+    (copy / "pkg" / "__init__.py").write_text("")
+    (copy / "gone.txt").unlink()
+    diff = workspace.diff(user, copy)
+    assert "+b = 3" in diff and "pkg/__init__.py" in diff and "gone.txt" in diff
+    patch.apply(user, diff)
+    assert workspace.files(user) == workspace.files(copy)
+    for name in workspace.files(copy):
+        assert (user / name).read_bytes() == (copy / name).read_bytes(), name
+
+
+def test_a_link_out_of_the_folder_is_not_copied_into_the_workspace(tmp_path):
+    from lessonloop.mission import workspace
+
+    user, outside = tmp_path / "user", tmp_path / "outside"
+    user.mkdir()
+    outside.mkdir()
+    (user / "m.py").write_text("x = 1\n")
+    os.symlink(outside, user / "out")
+    os.symlink(user / "m.py", user / "absolute.py")  # in the copy, still the user's file
+    os.symlink("m.py", user / "relative.py")  # in the copy, the copy's file: it stays
+    workspace.copy(user, tmp_path / "copy")
+    assert not os.path.lexists(tmp_path / "copy" / "out")
+    assert not os.path.lexists(tmp_path / "copy" / "absolute.py")
+    assert os.readlink(tmp_path / "copy" / "relative.py") == "m.py"
+
+
+@pytest.mark.parametrize(
+    "command", ["pytest --basetemp=/home/u/proj", "rm ../../lessonloop.db", "cat sub/../../x"]
+)
+def test_an_allowed_command_may_name_no_path_outside_the_workspace(command):
+    from lessonloop.mission.runner import allowed
+
+    why = allowed(command, ["pytest", "rm", "cat"])
+    assert why is not None and "outside the workspace" in why
+    assert allowed("pytest -q tests/test_x.py --basetemp=tmp", ["pytest"]) is None

@@ -45,7 +45,7 @@ def _name(header: str) -> str | None:
 
 def parse(text: str) -> list[FilePatch]:
     """The files and hunks of a unified diff; ``PatchFailed`` when there are none."""
-    lines = text.splitlines()
+    lines = [line.removesuffix("\r") for line in split_lines(text)]
     patches: list[FilePatch] = []
     hunk: Hunk | None = None
     i = 0
@@ -72,7 +72,8 @@ def parse(text: str) -> list[FilePatch]:
         elif not line.startswith("\\"):
             hunk = None  # "diff --git", "index ...", prose: outside any hunk
         i += 1
-    patches = [p for p in patches if p.hunks or p.new_path is None]
+    # a patch without hunks deletes a file or creates an empty one
+    patches = [p for p in patches if p.hunks or p.new_path is None or p.old_path is None]
     if not patches:
         raise PatchFailed("no file header (--- a/PATH, +++ b/PATH) with a hunk (@@) found")
     return patches
@@ -91,6 +92,28 @@ def inside(root: Path, name: str) -> Path:
     return target
 
 
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """``text``'s lines, split at ``\n`` only: ``str.splitlines`` also splits at a form feed
+    and other separators, and a file rejoined from its pieces would change there."""
+    parts = text.split("\n")
+    if parts[-1] == "":
+        parts.pop()
+    if not keepends:
+        return parts
+    ends = ["\n"] * len(parts)
+    if parts and not text.endswith("\n"):
+        ends[-1] = ""
+    return [part + end for part, end in zip(parts, ends)]
+
+
+def read(path: Path) -> tuple[str, str]:
+    """A file's text with ``\n`` line ends, and the line end it has (``\r\n`` or ``\n``),
+    so a change written back keeps the file's own."""
+    text = path.read_bytes().decode("utf-8")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    return text.replace("\r\n", "\n"), newline
+
+
 def _find(lines: list[str], block: list[str], hint: int, start: int) -> int | None:
     """Where ``block`` occurs at or after ``start``, nearest ``hint``; exact first, then
     ignoring trailing whitespace."""
@@ -107,7 +130,7 @@ def _find(lines: list[str], block: list[str], hint: int, start: int) -> int | No
 
 
 def _apply_hunks(name: str, text: str, hunks: list[Hunk]) -> str:
-    lines = text.splitlines()
+    lines = split_lines(text)
     cursor = 0
     for number, hunk in enumerate(hunks, 1):
         if not hunk.old:
@@ -124,7 +147,7 @@ def _apply_hunks(name: str, text: str, hunks: list[Hunk]) -> str:
 
 def apply(root: Path, text: str) -> list[str]:
     """Apply the diff ``text`` under ``root``; returns the paths changed. All or nothing."""
-    writes: dict[Path, str | None] = {}
+    writes: dict[Path, tuple[str, str] | None] = {}  # new text and its line end
     changed: list[str] = []
     for patch in parse(text):
         name = patch.new_path or patch.old_path
@@ -139,20 +162,21 @@ def apply(root: Path, text: str) -> list[str]:
             writes[target] = None
         else:
             source = target if patch.old_path is None else inside(root, patch.old_path)
-            old = ""
+            old, newline = "", "\n"
             if patch.old_path is not None:
                 if not source.is_file():
                     raise PatchFailed(f"{name}: no such file in the workspace")
-                old = source.read_text(encoding="utf-8")
-            new = _apply_hunks(name, old, patch.hunks)
+                old, newline = read(source)
+            new = _apply_hunks(name, old, patch.hunks) if patch.hunks else old
             if patch.old_path is not None and new == old:
                 raise PatchFailed(f"{name}: the patch changes nothing")
-            writes[target] = new
+            writes[target] = new, newline
         changed.append(name)
     for target, content in writes.items():
         if content is None:
             target.unlink()
         else:
+            text, newline = content
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
+            target.write_text(text.replace("\n", newline), encoding="utf-8", newline="")
     return changed

@@ -122,7 +122,7 @@ def new_contents(root: Path, blocks: list[Block], names: list[str]) -> dict[str,
             holders = [
                 n
                 for n in names
-                if _locate_safely(_read(root, n, contents).splitlines(), block.search)
+                if _locate_safely(patch.split_lines(_read(root, n, contents)), block.search)
                 or _inline(_read(root, n, contents), block) is not None
             ]
             if len(holders) != 1:
@@ -139,7 +139,7 @@ def new_contents(root: Path, blocks: list[Block], names: list[str]) -> dict[str,
             continue
         if not target.is_file() and name not in contents:
             raise patch.PatchFailed(f"block {number}: no file {name} in the workspace")
-        lines = _read(root, name, contents).splitlines()
+        lines = patch.split_lines(_read(root, name, contents))
         found = _locate(lines, block.search)
         inline = _inline(_read(root, name, contents), block) if found is None else None
         if inline is not None:
@@ -178,6 +178,6 @@ def _read(root: Path, name: str, contents: dict[str, str]) -> str:
     if name in contents:
         return contents[name]
     try:
-        return patch.inside(root, name).read_text(encoding="utf-8")
+        return patch.read(patch.inside(root, name))[0]
     except (OSError, UnicodeDecodeError):
         return ""

@@ -67,6 +67,10 @@ def allowed(command: str, allow: list[str]) -> str | None:
         words = shlex.split(command)
     except ValueError as exc:
         return f"command {command!r} cannot be split into words: {exc}"
+    for word in words[1:]:  # it runs in the workspace and may name nothing outside it
+        for path in (word, word.partition("=")[2]):
+            if path.startswith("/") or ".." in Path(path).parts:
+                return f"command {command!r} names a path outside the workspace ({path})"
     for entry in allow:
         prefix = shlex.split(entry)
         if prefix and words[: len(prefix)] == prefix:
@@ -74,18 +78,19 @@ def allowed(command: str, allow: list[str]) -> str | None:
     return f"command {command!r} is not in the mission's allowlist ({', '.join(allow)})"
 
 
-def verifier_files(root: Path, verifier: str) -> set[str]:
-    """The workspace files the verifier's command names (``python3 test_x.py``): a step may
-    not change them, so the mission cannot pass by rewriting its own check."""
+def verifier_files(root: Path, verifier: str) -> set[Path]:
+    """The workspace files the verifier's command names (``python3 test_x.py``, ``pytest
+    test_x.py::test_a``), resolved: a step may not change them, however it spells their
+    path, so the mission cannot pass by rewriting its own check."""
     try:
         words = shlex.split(verifier)
     except ValueError:
         words = verifier.split()
     found = set()
     for word in words:
-        name = word.removeprefix("./")
+        name = word.partition("::")[0]
         if name and not name.startswith("-") and (root / name).is_file():
-            found.add(Path(name).as_posix())
+            found.add((root / name).resolve())
     return found
 
 
@@ -134,12 +139,18 @@ class Mission:
         if change.kind in ("patch", "file", "replace", "code"):
             try:
                 diff = self.as_diff(change)
-                touched = {p.new_path or p.old_path for p in patch.parse(diff)}
-                named = touched & verifier_files(self.workspace, self.row["verifier"])
+                touched = {
+                    name: patch.inside(self.workspace, name)
+                    for p in patch.parse(diff)
+                    for name in {p.old_path, p.new_path}
+                    if name
+                }
+                protected = verifier_files(self.workspace, self.row["verifier"])
+                named = sorted(name for name, path in touched.items() if path in protected)
                 if named:
                     raise patch.PatchRefused(
-                        f"{', '.join(sorted(n for n in named if n))} is named by the verifier's "
-                        "command: the mission may not change what checks it"
+                        f"{', '.join(named)} is named by the verifier's command: the mission "
+                        "may not change what checks it"
                     )
                 changed = patch.apply(self.workspace, diff)
             except patch.PatchRefused as exc:
@@ -175,7 +186,7 @@ class Mission:
             name, _, content = change.text.partition("\n")
             target = patch.inside(self.workspace, name)
             if target.is_file() and name.endswith(".py"):  # a fragment: merged by definitions
-                content = merge.merge(target.read_text(encoding="utf-8"), content) or content
+                content = merge.merge(patch.read(target)[0], content) or content
             return self.rewrite(name, content)
         blocks = proposal.replace_blocks(change.text)
         contents = replace.new_contents(self.workspace, blocks, workspace.files(self.workspace))
@@ -186,12 +197,12 @@ class Mission:
         import difflib
 
         target = patch.inside(self.workspace, name)
-        old = target.read_text(encoding="utf-8") if target.is_file() else ""
+        old = patch.read(target)[0] if target.is_file() else ""
         if not content.endswith("\n"):
             content += "\n"
         lines = difflib.unified_diff(
-            old.splitlines(keepends=True),
-            content.splitlines(keepends=True),
+            patch.split_lines(old, keepends=True),
+            patch.split_lines(content, keepends=True),
             f"a/{name}" if target.is_file() else "/dev/null",
             f"b/{name}",
         )

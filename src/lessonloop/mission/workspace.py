@@ -38,8 +38,21 @@ def files(root: Path) -> list[str]:
 
 
 def copy(source: Path, target: Path) -> None:
-    """Copy ``source`` to ``target`` (which must not exist), without what ``IGNORED`` names."""
-    shutil.copytree(source, target, ignore=_ignore, symlinks=True)
+    """Copy ``source`` to ``target`` (which must not exist), without what ``IGNORED`` names
+    and without links that lead out of the copy: an absolute one, or one that leaves
+    ``source`` (through it, the verifier or a step would change the user's own files before
+    ``apply``)."""
+    root = source.resolve()
+
+    def leaves(path: str) -> bool:
+        return os.path.isabs(os.readlink(path)) or not Path(path).resolve().is_relative_to(root)
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        links = {name for name in names if os.path.islink(os.path.join(folder, name))}
+        leaving = {name for name in links if leaves(os.path.join(folder, name))}
+        return _ignore(folder, names) | leaving
+
+    shutil.copytree(source, target, ignore=ignore, symlinks=True)
 
 
 def digest(root: Path) -> str:
@@ -80,16 +93,22 @@ def overview(root: Path, contents: bool = True) -> str:
 def diff(base: Path, changed: Path) -> str:
     """A unified diff (``a/`` and ``b/`` prefixes) of the text files from ``base`` to
     ``changed``."""
+    from .patch import split_lines
+
     out: list[str] = []
     for name in sorted(set(files(base)) | set(files(changed))):
-        old = text(base / name) if (base / name).is_file() else ""
-        new = text(changed / name) if (changed / name).is_file() else ""
-        if old is None or new is None or old == new:
+        was, now = (base / name).is_file(), (changed / name).is_file()
+        old = text(base / name) if was else ""
+        new = text(changed / name) if now else ""
+        if old is None or new is None or (old == new and was == now):
             continue
-        before = f"a/{name}" if (base / name).is_file() else "/dev/null"
-        after = f"b/{name}" if (changed / name).is_file() else "/dev/null"
+        before = f"a/{name}" if was else "/dev/null"
+        after = f"b/{name}" if now else "/dev/null"
+        if old == new:  # an empty file made or removed: a header without hunks says so
+            out.append(f"--- {before}\n+++ {after}\n")
+            continue
         lines = difflib.unified_diff(
-            old.splitlines(keepends=True), new.splitlines(keepends=True), before, after
+            split_lines(old, keepends=True), split_lines(new, keepends=True), before, after
         )
         for line in lines:
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
