@@ -112,16 +112,24 @@ def test_a_c_kernel_counted_by_callgrind(home, tmp_path):
     assert champion["speedup_lower_bound"] > 1.5
     source = Path(summary["artifacts"]["champion_source"])
     assert source.suffix == ".c"
+    from lessonloop.app.run_kinds import evolve_details  # what status and export show
+
+    with open_store(readonly=True) as store:
+        assert evolve_details(store, "c-kernel")["artifacts"]["champion_source"] == str(source)
     assert f"#define WORK {champion['params']['WORK']} //" in source.read_text()
     assert "static const int SLOPPY = 0;" in source.read_text()
 
 
-def test_a_printed_throughput_where_higher_is_better(home, tmp_path):
+def _printed(tmp_path: Path) -> dict:
     folder = _folder(
         tmp_path, {"kernel.sh": SHELL_KERNEL, "bench.sh": BENCH, "spec.yaml": SHELL_SPEC}
     )
     (folder / "bench.sh").chmod(0o755)  # run as ./bench.sh, as here
-    summary = _run(folder, "printed", 8)
+    return _run(folder, "printed", 8)
+
+
+def test_a_printed_throughput_where_higher_is_better(home, tmp_path):
+    summary = _printed(tmp_path)
     assert summary["metric"] == {"name": "printed", "direction": "higher"}
     by_batch = {c["params"]["BATCH"]: c for c in summary["candidates"]}
     # a batch above 5 prints a higher rate but fails the check: never champion
@@ -133,6 +141,21 @@ def test_a_printed_throughput_where_higher_is_better(home, tmp_path):
     assert champion["confirmed"] is True
     lower = [c for b, c in by_batch.items() if b < 2]
     assert all(c["status"] == "not faster" for c in lower)
+
+
+def test_status_and_the_report_read_a_higher_is_better_gain_as_the_run_did(home, tmp_path, cli):
+    champion = _printed(tmp_path)["champion"]
+    status = cli("status", "printed", "--json").json()
+    assert status["run"]["best_score"] == pytest.approx(champion["speedup_vs_baseline"])
+    confirmation = status["evolve"]["champion"]["confirmation"]
+    assert confirmation["faster"] is True and confirmation["direction"] == "higher"
+    assert confirmation["speedup"] == pytest.approx(champion["speedup_vs_baseline"])
+    won = [g for g in status["generations"] if g["gate_decision"] == "champion"]
+    assert won and all(g["wins"] > 0 and g["losses"] == 0 for g in won)
+    page = cli("report", "printed", "--json")
+    assert page.code == 0, page.err
+    html = Path(page.json()["path"]).read_text()
+    assert "min 2000, median 2000" in html and " ms," not in html  # a rate is not a time
 
 
 def test_the_cli_names_the_metric_not_a_speed_up(cli, tmp_path):

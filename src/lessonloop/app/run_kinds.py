@@ -159,6 +159,7 @@ def evolve_details(store: Store, run_id: str, with_pairs: bool = False) -> dict[
     once the run ended), and each candidate with its receipt (and its pairs)."""
     from ..evolve import store as rows
     from ..report.kind_page import details as kind_details
+    from ..report.kind_page import evolve_artifacts
 
     read = kind_details(store, run_id, EVOLVE) or {}
     found, champion = read["candidates"], read["champion"]
@@ -166,16 +167,7 @@ def evolve_details(store: Store, run_id: str, with_pairs: bool = False) -> dict[
     if confirmation is not None and with_pairs:
         index = champion["candidate_index"]
         confirmation["pairs_measured"] = rows.pairs(store, run_id, index, "confirm")
-    folder = paths.run_dir(run_id)
-    artifacts = {
-        name: str(folder / file)
-        for name, file in (
-            ("champion_source", "champion.py"),
-            ("history", "history.json"),
-            ("report_md", "report.md"),
-        )
-        if (folder / file).is_file()
-    }
+    artifacts = {name: str(path) for name, path in evolve_artifacts(paths.run_dir(run_id)).items()}
     chained = math.exp(champion["log_gain_vs_baseline"] or 0.0) if champion else None
     return {
         "baseline": {"params": found[0]["params"]} if found else None,

@@ -170,7 +170,7 @@ class Campaign:
             bound=comparison.first.speedup_bound,
             log_gain=(champion["log_gain_vs_baseline"] or 0.0) + comparison.first.result.mean_delta,
             champion=won,
-            stats=comparison.to_dict(),
+            stats={**comparison.to_dict(), "metric": self.bench.metric},
             pairs=comparison.pairs,
         )
 

@@ -66,6 +66,7 @@ class Comparison:
     looks: int
     exact: bool = False  # the worst-pair rule (instruction counts), not the t bound
     worst: float = 0.0  # the least per-pair log gain
+    direction: str = "lower"  # of the metric: "lower" (a cost) or "higher" is better
 
     @property
     def speedup(self) -> float:
@@ -103,6 +104,7 @@ class Comparison:
             "speedup_lower_bound": self.speedup_bound,
             "confidence": self.confidence,
             "rule": "every pair" if self.exact else "student t",
+            "direction": self.direction,
             "min_speedup": math.exp(self.min_log_gain),
             "faster": self.faster,
             "champion_noise": Noise.of([a for a, _ in self.pairs]).to_dict(),
@@ -123,7 +125,21 @@ def assess(
     if direction == "higher":
         logs = [(b, a) for a, b in logs]
     worst = min((a - b for a, b in logs), default=-math.inf)
-    return Comparison(list(pairs), PairedResult.from_pairs(logs), min_log_gain, looks, exact, worst)
+    return Comparison(
+        list(pairs), PairedResult.from_pairs(logs), min_log_gain, looks, exact, worst, direction
+    )
+
+
+def reassess(pairs: list[tuple[float, float]], stats: dict) -> Comparison:
+    """Stored pairs judged again as when they were measured: the direction and rule their
+    decision's ``stats`` recorded (older runs: lower is better, the t bound)."""
+    minimum = stats.get("min_speedup") or 1.0
+    return assess(
+        pairs,
+        math.log(minimum),
+        direction=stats.get("direction", "lower"),
+        exact=stats.get("rule") == "every pair",
+    )
 
 
 def compare(

@@ -6,7 +6,7 @@ the scenario page's. ``details`` reads what the page needs from the kind's own t
 from __future__ import annotations
 
 import json
-import math
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import paths
@@ -32,9 +32,8 @@ def details(store: Store, run_id: str, kind: str) -> dict[str, Any] | None:
         confirmation = None
         if champion is not None and champion["candidate_index"] > 0:
             confirm = rows.pairs(store, run_id, champion["candidate_index"], "confirm")
-            minimum = (champion["stats"] or {}).get("min_speedup") or 1.0
             if confirm:
-                confirmation = measure.assess(confirm, math.log(minimum)).to_dict()
+                confirmation = measure.reassess(confirm, champion["stats"] or {}).to_dict()
         return {"candidates": found, "champion": champion, "confirmation": confirmation}
     if kind == "mission":
         from ..mission import store as mission_store
@@ -46,13 +45,29 @@ def details(store: Store, run_id: str, kind: str) -> dict[str, Any] | None:
     return None
 
 
-def _times(noise: dict[str, float] | None) -> str:
+def evolve_artifacts(folder: Path) -> dict[str, Path]:
+    """An evolve run's files under its folder: the champion's source (named with the
+    source's extension: ``champion.c``), ``history.json`` and ``report.md``."""
+    champions = sorted(folder.glob("champion.*"))
+    found = {
+        "champion_source": champions[0] if champions else folder / "champion",
+        "history": folder / "history.json",
+        "report_md": folder / "report.md",
+    }
+    return {name: path for name, path in found.items() if path.is_file()}
+
+
+def _times(noise: dict[str, float] | None, metric: str | None) -> str:
+    """One side's measurements in the metric's unit (older runs recorded none: wall time)."""
     if not noise:
         return "–"
-    return (
-        f"min {noise['min'] * 1e3:.3f} ms, median {noise['median'] * 1e3:.3f} ms, "
-        f"spread {noise['spread']:.1%}"
-    )
+    if metric == "instructions":
+        low, middle = f"{noise['min']:,.0f}", f"{noise['median']:,.0f} instructions"
+    elif metric == "printed":
+        low, middle = f"{noise['min']:g}", f"{noise['median']:g}"
+    else:
+        low, middle = f"{noise['min'] * 1e3:.3f} ms", f"{noise['median'] * 1e3:.3f} ms"
+    return f"min {low}, median {middle}, spread {noise['spread']:.1%}"
 
 
 def _speed(value: float | None) -> str:
@@ -74,6 +89,8 @@ def evolve_page(report: RunReport, found: dict[str, Any]) -> list[str]:
     candidates = found["candidates"][1:]
     champion, confirmation = found["champion"], found["confirmation"]
     decisions = [g["decision"] for g in report.generations]
+    recorded = (champion or {}).get("stats") or (candidates[-1]["stats"] if candidates else None)
+    metric = (recorded or {}).get("metric")
     body = [
         _header(report, "evolve run"),
         cards(
@@ -115,8 +132,8 @@ def evolve_page(report: RunReport, found: dict[str, Any]) -> list[str]:
                 f"{confirmation['confidence']:.0%} lower bound "
                 f"{confirmation['speedup_lower_bound']:.3f}x; "
                 + ("confirmed" if confirmation["faster"] else "NOT confirmed")
-                + f"). Baseline times: {_times(confirmation['champion_noise'])}; champion "
-                f"times: {_times(confirmation['candidate_noise'])}."
+                + f"). Baseline: {_times(confirmation['champion_noise'], metric)}; champion: "
+                f"{_times(confirmation['candidate_noise'], metric)}."
             )
         else:
             line += " (not yet confirmed against the baseline: the run has not ended)."
@@ -133,7 +150,7 @@ def evolve_page(report: RunReport, found: dict[str, Any]) -> list[str]:
                 text(_speed(c["speedup_lower_bound"])),
                 text(fmt(c["against_index"], "d")),
                 text(fmt(stats.get("pairs"), "d")),
-                text(_times(stats.get("candidate_noise"))),
+                text(_times(stats.get("candidate_noise"), stats.get("metric"))),
                 f'<span class="why">{text(c["message"] or "")}</span>',
             ]
         )
@@ -160,14 +177,9 @@ def evolve_page(report: RunReport, found: dict[str, Any]) -> list[str]:
         if rows
         else "<p>No candidate has finished yet.</p>",
     ]
-    folder = paths.run_dir(report.run["run_id"])
-    files = [
-        name for name in ("champion.py", "history.json", "report.md") if (folder / name).is_file()
-    ]
+    files = evolve_artifacts(paths.run_dir(report.run["run_id"])).values()
     if files:
-        body.append(
-            "<p>Artifacts: " + ", ".join(f"<code>{text(folder / n)}</code>" for n in files) + "</p>"
-        )
+        body.append("<p>Artifacts: " + ", ".join(f"<code>{text(f)}</code>" for f in files) + "</p>")
     return body
 
 

@@ -204,8 +204,20 @@ def _confirmed(conn: sqlite3.Connection, run_id: str, champion: dict) -> float:
     ).fetchall()
     if not pairs:
         return _gain(champion["log_gain_vs_baseline"]) or 1.0
-    logs = [math.log(max(a, 1e-12)) - math.log(max(b, 1e-12)) for a, b in pairs]
+    logs = [_log_gain(a, b, _direction(champion)) for a, b in pairs]
     return math.exp(sum(logs) / len(logs))
+
+
+def _direction(candidate: dict) -> str:
+    """Whether lower (a cost, the default) or higher is better, as its decision recorded."""
+    stats = json.loads(candidate["stats_json"]) if candidate["stats_json"] else {}
+    return str(stats.get("direction", "lower"))
+
+
+def _log_gain(champion: float, candidate: float, direction: str) -> float:
+    """How much better the candidate measured in one pair, as a log ratio (> 0: better)."""
+    gain = math.log(max(champion, 1e-12)) - math.log(max(candidate, 1e-12))
+    return -gain if direction == "higher" else gain
 
 
 def sync_evolve(conn: sqlite3.Connection, run_id: str, index: int | None = None) -> None:
@@ -323,8 +335,8 @@ def _put_evolve_generation(
         mean_delta=mean_delta,
         best_score=best,
         validated_score=best,
-        wins=sum(1 for a, b in pairs if b < a),
-        losses=sum(1 for a, b in pairs if b > a),
+        wins=sum(1 for a, b in pairs if _log_gain(a, b, _direction(candidate)) > 0),
+        losses=sum(1 for a, b in pairs if _log_gain(a, b, _direction(candidate)) < 0),
         ties=sum(1 for a, b in pairs if b == a),
         quarantined=int(candidate["status"] == "crashed"),
         gate_decision=decision,
