@@ -9,8 +9,9 @@ import shutil
 import pytest
 
 from lessonloop import paths
-from lessonloop.errors import Stopped
+from lessonloop.errors import LessonloopError, Stopped
 from lessonloop.evolve import campaign, harness, measure, spec
+from lessonloop.evolve import store as rows
 from lessonloop.store import open_store
 
 
@@ -164,3 +165,18 @@ def test_a_run_refuses_to_continue_under_a_changed_reference(home, kernel_dir):
     reference.write_text(reference.read_text().replace("v * v", "v * v + 0"))
     with pytest.raises(Exception, match="started from a different spec"):
         _run(kernel_dir, "changed", 2)
+
+
+def test_a_changed_champion_stops_the_run_and_blames_no_candidate(home, kernel_dir):
+    summary = _run(kernel_dir, "champ", 3)
+    index = summary["champion"]["generation"]
+    assert index > 0, "the tiny kernel's tuner finds a faster WORK within 3 generations"
+    source = paths.run_dir("champ") / "candidates" / f"{index}.py"
+    source.write_text(source.read_text() + "\n# edited by hand\n")
+    with pytest.raises(LessonloopError, match=f"the champion \\(generation {index}, .*{index}.py"):
+        _run(kernel_dir, "champ", 5)
+    with open_store(readonly=True) as store:
+        row = store.query_one("SELECT status FROM evolve_runs WHERE run_id = 'champ'")
+        statuses = [c["status"] for c in rows.candidates(store, "champ")]
+    assert row["status"] == "failed"
+    assert "refused" not in statuses  # the new candidates are not blamed for it

@@ -106,6 +106,18 @@ class Campaign:
             raise _Refused("the spec changed after its receipt was stored")
         return text
 
+    def champion_source(self, champion: dict) -> str:
+        """The champion's source; a changed one stops the run (its candidates are not to
+        blame, and nothing can be measured against it)."""
+        try:
+            return self.source_of(champion)
+        except _Refused as refused:
+            raise LessonloopError(
+                f"the champion (generation {champion['candidate_index']}, "
+                f"{champion['source_path']}) was refused: {refused}; put it back as it was, or "
+                "start a new run"
+            ) from None
+
     # -- one candidate ------------------------------------------------------------------------
 
     def evaluate_baseline(self, baseline: dict) -> None:
@@ -126,9 +138,9 @@ class Campaign:
 
     def evaluate(self, candidate: dict, champion: dict) -> None:
         index = candidate["candidate_index"]
+        champion_source = self.champion_source(champion)
         try:
             source = self.source_of(candidate)
-            champion_source = self.source_of(champion)
         except _Refused as refused:
             rows.finish(
                 self.store, self.run_id, index, status="refused", correct=None,
@@ -225,12 +237,7 @@ class Campaign:
         assert self.metered is not None
         index = len(found)
         champion = self.champion(found)
-        try:
-            champion_source = self.source_of(champion)
-        except _Refused as refused:
-            raise LessonloopError(
-                f"the champion (generation {champion['candidate_index']}) was refused: {refused}"
-            ) from None
+        champion_source = self.champion_source(champion)
         try:
             written = writer.write(
                 self.metered, self.loaded, champion_source, champion["candidate_index"],
