@@ -126,6 +126,9 @@ def test_max_calls_stops_the_run_cleanly(cli, kernel_dir, model):
     assert len(prompts(server)) == 2
     assert "run budget completed:" in result.out and "--max-calls" in result.out
     assert "gen 1: " in result.out and "gen 3: " not in result.out
+    usage = cli("usage", "--run", "budget", "--json")
+    assert usage.code == 0, usage.err
+    assert "competitor" in usage.out and '"calls": 2' in usage.out  # on the ledger, each call
 
 
 def test_max_calls_without_a_model_is_refused(cli, kernel_dir):
@@ -151,6 +154,18 @@ def test_a_failing_endpoint_stops_the_run_resumably(cli, kernel_dir, model):
     summary = resumed.json()
     assert summary["generations"] == 3 and summary["candidates"][1]["status"] == "champion"
     assert len(prompts(server)) == 2
+
+
+def test_an_offline_run_continues_offline_whatever_is_configured_since(cli, kernel_dir, model):
+    offline = cli("evolve", kernel_dir / "spec.yaml", "--generations", "1", "--run-id", "o")
+    assert offline.code == 0, offline.err
+    server = model("```python\n" + KERNEL + "```")  # a model configured afterwards
+    more = cli("evolve", kernel_dir / "spec.yaml", "--generations", "2", "--run-id", "o")
+    assert more.code == 0, more.err
+    assert (
+        prompts(server) == []
+        and cli("status", "o", "--json").json()["run"]["agent_provider"] == "local"
+    )
 
 
 def test_resume_goes_on_with_the_provider_that_wrote_the_candidates(

@@ -157,6 +157,7 @@ def test_a_mission_stopped_by_a_provider_error_continues_after_its_stored_steps(
     assert "the verifier's last output:" in shown["stop_reason"]
     assert "AssertionError: 45 != 55" in shown["stop_reason"]
     fixed = model(lambda request: FIX)
+    monkeypatch.delenv("LESSONLOOP_PROVIDER")  # not configured now: the mission's own is used
     resumed = cli("mission", "--run-id", "m10", "--json")
     assert resumed.code == 0, resumed.err
     assert [s["kind"] for s in resumed.json()["steps"]] == ["invalid", "patch"]

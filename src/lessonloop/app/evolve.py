@@ -81,6 +81,10 @@ def evolve(
         check_run_id(run_id)
     check_limits(max_calls, None)
     loaded = spec.read(spec_path)
+    if provider is None:  # a run continued goes on as it began: the tuner, or its model
+        from .run_kinds import EVOLVE, stored_provider
+
+        provider = stored_provider(run_id, (EVOLVE,))
     route = model_route(provider, model, max_calls)
     if route is None:
         loaded.require_params()

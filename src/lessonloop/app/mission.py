@@ -69,6 +69,10 @@ def mission(
     check_limits(max_calls, None)
     if run_id is not None:
         check_run_id(run_id)
+    if provider is None:  # a mission continued goes on with the provider it began with
+        from .run_kinds import MISSION, stored_provider
+
+        provider = stored_provider(run_id, (MISSION,))
     provider_impl = _competitor(provider, model)
     run_id = run_id or new_run_id()
     paths.ensure_home()

@@ -229,15 +229,28 @@ def generation_details(store: Store, run: Row, index: int) -> dict[str, Any] | N
 
 
 # resume ------------------------------------------------------------------------------------
+def stored_provider(run_id: str | None, kinds: tuple[str, ...] = KINDS) -> str | None:
+    """The provider an existing evolve run or mission of ``run_id`` was asked of (``local``:
+    the offline tuner), so continuing it without ``--provider`` goes on as it began rather than
+    with whatever is configured now; None for a new run."""
+    if run_id is None:
+        return None
+    from ..store import open_store
+    from ..store import runs as run_store
+
+    with open_store() as store:
+        run = run_store.find_run(store, run_id)
+    return str(run["provider"]) if run is not None and run["kind"] in kinds else None
+
+
 def resume(
     run: Row,
     budgets: dict[str, Any],
     shows: dict[str, Callable[[dict[str, Any]], None]],
 ) -> dict[str, Any]:
     """Continue an evolve run (its spec file, as ``evolve SPEC --run-id ID``) or a mission (as
-    ``mission --run-id ID``, ``--max-calls`` its new budget). The flags they started with are
-    not stored: the model is the configured one (for an evolve run, of the provider that wrote
-    its candidates)."""
+    ``mission --run-id ID``, ``--max-calls`` its new budget): with the provider it began with
+    (``stored_provider``) and the configured model."""
     kind, run_id = run["kind"], run["run_id"]
     noop: Callable[[dict[str, Any]], None] = lambda event: None  # noqa: E731
     if kind == EVOLVE:
@@ -248,15 +261,7 @@ def resume(
             )
         from .evolve import evolve
 
-        # a run whose candidates a model wrote goes on with that provider (the model as
-        # configured), not the offline tuner
-        writer = run["provider"] if run["provider"] != "local" else None
-        return evolve(
-            Path(run["scenario_ref"]),
-            run_id=run_id,
-            on_generation=shows.get(kind, noop),
-            provider=writer,
-        )
+        return evolve(Path(run["scenario_ref"]), run_id=run_id, on_generation=shows.get(kind, noop))
     if "max_tokens" in budgets:
         raise UsageError(f"run {run_id} is a mission: it has a call budget, not a token budget")
     from .mission import mission

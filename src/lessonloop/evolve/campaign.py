@@ -56,16 +56,29 @@ class Campaign:
         self.exact = self.bench.metric == "instructions"  # counts: the worst-pair rule
         self.seeds = lessons.seeds(store, loaded)
         self.metered: Metered | None = None
+        self.writing = 0  # the candidate a model call is for
         if route is not None:  # a model writes the candidates; its calls so far are stored
             from ..loop.budget import Budget, Metered
+            from ..store.runs import record_call
 
-            spent = sum("written_by" in c["params"] for c in self.candidates())
+            spent = store.query_one(
+                "SELECT COUNT(*) AS n FROM provider_calls WHERE run_id = ? AND role = 'competitor'",
+                (run_id,),
+            )
             budget = Budget(
                 route.max_calls,
-                spent={"calls": spent},
+                spent={"calls": spent["n"] if spent else 0},
                 hint=lambda flag: f"continue with --run-id {run_id} and a larger {flag}",
             )
-            self.metered = Metered(route.provider, budget, record=lambda completion: None)
+            name = route.provider.name
+            # each answered call goes on the usage ledger at once, under its candidate
+            self.metered = Metered(
+                route.provider,
+                budget,
+                record=lambda completion: record_call(
+                    store, run_id, self.writing, 0, "competitor", name, completion
+                ),
+            )
 
     # -- candidates and receipts --------------------------------------------------------------
 
@@ -235,7 +248,7 @@ class Campaign:
         from ..loop.budget import BudgetSpent
 
         assert self.metered is not None
-        index = len(found)
+        index = self.writing = len(found)
         champion = self.champion(found)
         champion_source = self.champion_source(champion)
         try:
@@ -328,6 +341,7 @@ def run(
         rows.create_run(
             store, run_id, loaded.spec.name, str(loaded.path), loaded.spec_digest,
             loaded.source_digest, seed, target,
+            route.provider.name if route is not None else "local",
         )  # fmt: skip
     else:
         if existing["spec_digest"] != loaded.spec_digest:

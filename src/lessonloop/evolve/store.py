@@ -31,6 +31,7 @@ def create_run(
     source_digest: str,
     seed: int,
     target: int,
+    provider: str = "local",
 ) -> None:
     now = utc_now()
     with store.transaction() as conn:
@@ -41,6 +42,8 @@ def create_run(
             (run_id, name, spec_path, spec_digest, source_digest, seed, target, now, now),
         )
         sync_evolve(conn, run_id, 0)  # its runs row, in the same transaction
+        # who writes its candidates (``local``: the offline tuner), kept for its continuations
+        conn.execute("UPDATE runs SET provider = ? WHERE run_id = ?", (provider, run_id))
 
 
 def update_run(

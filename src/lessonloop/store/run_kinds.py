@@ -235,7 +235,7 @@ def sync_evolve(conn: sqlite3.Connection, run_id: str, index: int | None = None)
             "scenario_ref": run["spec_path"],
             "target_generations": run["target_generations"],
             "status": run["status"],
-            "provider": "local",  # the offline tuner; a model's name once it writes a candidate
+            "provider": "local",  # on insert; create_run sets who writes the candidates
             "seed": run["seed"],
             "config_json": canonical.dumps(
                 {
@@ -251,14 +251,6 @@ def sync_evolve(conn: sqlite3.Connection, run_id: str, index: int | None = None)
             "kind": EVOLVE,
         },
     )
-    writer = conn.execute(
-        "SELECT json_extract(params_json, '$.written_by') FROM evolve_candidates "
-        "WHERE run_id = ? AND json_extract(params_json, '$.written_by') IS NOT NULL "
-        "ORDER BY candidate_index DESC LIMIT 1",
-        (run_id,),
-    ).fetchone()
-    if writer is not None:  # a model wrote candidates: the run's agent_provider is its route
-        conn.execute("UPDATE runs SET provider = ? WHERE run_id = ?", (writer[0], run_id))
     if index == 0:
         return
     rows = [
