@@ -40,6 +40,11 @@ def test_the_example_kernel_loads_with_its_three_params():
         (("  max_pairs: 12", "  max_pairs: 4"), "max_pairs must be >= pairs"),
         (("source: kernel.py", "source: gone.py"), "source file 'gone.py' does not exist"),
         (("source: kernel.py", "source: ../kernel.py"), "must be a path inside the spec's folder"),
+        (("entry: total", "entry: no_such_fn"), "kernel.py defines no function 'no_such_fn'"),
+        (
+            ("  reference: reference.py:total", "  reference: reference.py:nothing"),
+            "reference.py defines no function 'nothing' (named by reference.py:nothing)",
+        ),
     ],
 )
 def test_a_bad_spec_names_its_field(kernel_dir, change, expected):

@@ -187,10 +187,14 @@ class Loaded:
                 "install it or use metric 'wall'"
             )
         named = []
+        if spec.entry is not None and spec.source.endswith(".py"):
+            self.defines(spec.source, spec.entry, "entry")
         for entry in (spec.correctness.reference, spec.correctness.inputs, spec.benchmark.inputs):
             if entry is not None:
-                self.file(entry.rpartition(":")[0], "an entry point's")
-                named.append(entry.rpartition(":")[0])
+                file, _, function = entry.rpartition(":")
+                self.file(file, "an entry point's")
+                self.defines(file, function, entry)
+                named.append(file)
         for field, names in (
             ("correctness.files", spec.correctness.files),
             ("benchmark.files", spec.benchmark.files),
@@ -204,6 +208,31 @@ class Loaded:
             json.dumps([text, *((name, self.read(name)) for name in sorted(set(named)))])
         )
         self.source_digest = digest(self.source)
+
+    def defines(self, name: str, function: str, what: str) -> None:
+        """Refused in one line unless the Python file ``name`` defines ``function`` at its top
+        level (found by reading it, before anything runs it)."""
+        import ast
+
+        try:
+            tree = ast.parse(self.read(name), name)
+        except SyntaxError as exc:
+            raise UsageError(
+                f"{self.path}: {name} is not valid Python (line {exc.lineno})"
+            ) from None
+        defined = set()
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                defined.update(t.id for t in targets if isinstance(t, ast.Name))
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+        if function not in defined:
+            raise UsageError(
+                f"{self.path}: {name} defines no function {function!r} (named by {what})"
+            )
 
     def require_params(self) -> None:
         """The offline tuner needs declared parameters; a model route does not."""
