@@ -47,6 +47,8 @@ def test_a_step_killed_midway_is_undone_and_done_again(cli, home, repo, model):
     proc.wait(30)
     assert "return (" in (workspace / "calc.py").read_text()  # the half-applied change
     assert len(completions(server)) == 1
+    shown = cli("mission", "show", "k1")
+    assert "mission k1 interrupted after 0 steps" in shown.out, shown.out  # not "running"
 
     fixed = model(lambda request: FIX)
     resumed = cli("mission", "--run-id", "k1", "--json")
@@ -61,3 +63,28 @@ def test_a_step_killed_midway_is_undone_and_done_again(cli, home, repo, model):
     diff = (home / "runs" / "k1" / "mission.diff").read_text()
     assert "half" not in diff and "started" not in diff
     assert not list((home / "runs" / "k1").glob("checkpoint*"))
+
+
+def test_ctrl_c_stops_a_mission_in_one_line(home, repo, model):
+    (repo / "half.py").write_text(HALF)
+    model(lambda request: '{"command": "python3 half.py"}')
+    args = ["mission", "fix calc.total", "--verifier", VERIFIER, "--workspace", str(repo)]
+    args += ["--run-id", "c1", "--allow", "python3 half.py"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", *args],
+        env=subprocess_env(home, **{name: os.environ[name] for name in ROUTE}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (home / "runs" / "c1" / "workspace" / "started").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the step never started"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)  # as Ctrl-C in a terminal
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert err.strip().splitlines() == [
+        "stopped: mission c1 interrupted; continue it with `lessonloop mission --run-id c1`"
+    ]

@@ -124,7 +124,7 @@ def test_an_interrupted_mission_resumes_from_its_stored_steps(cli, home, repo, m
     answers = iter(["no idea", FIX])
     server = model(lambda request: next(answers))
     first = _mission(cli, repo, "--run-id", "m9", "--max-steps", "1")
-    assert first.code == 1 and "mission m9 failed after 1 steps" in first.out
+    assert first.code == 1 and "mission m9 failed after 1 step (1 call)" in first.out
     resumed = cli("mission", "--run-id", "m9", "--max-steps", "3", "--json")
     assert resumed.code == 0, resumed.err
     summary = resumed.json()

@@ -152,10 +152,15 @@ def show(run_id: str) -> dict[str, Any]:
     from .. import paths
     from ..loop.request import check_run_id
     from ..store import open_store
+    from .dashboard import GONE, shown_status
 
     check_run_id(run_id)
     with open_store(readonly=True) as store:
-        return _open(run_id, store, paths.run_dir(run_id)).summary()
+        summary = _open(run_id, store, paths.run_dir(run_id)).summary()
+    status = shown_status(summary)  # killed while running: interrupted, as `status` says
+    if status != summary["status"]:
+        summary.update(status=status, stop_reason=GONE if status == "interrupted" else None)
+    return summary
 
 
 def apply(run_id: str) -> dict[str, Any]:

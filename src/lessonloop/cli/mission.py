@@ -36,10 +36,17 @@ def step_printer(as_json: bool):
     return show
 
 
+def _count(things: list | int, word: str) -> str:
+    number = things if isinstance(things, int) else len(things)
+    return f"{number} {word}" + ("" if number == 1 else "s")
+
+
 def _print_summary(summary: dict) -> None:
     sys.stdout.write(
-        f"mission {summary['run_id']} {summary['status']} after {len(summary['steps'])} steps "
-        f"({summary['calls']} calls): {summary['stop_reason']}\n"
+        f"mission {summary['run_id']} {summary['status']} after {_count(summary['steps'], 'step')} "
+        f"({_count(summary['calls'], 'call')})"
+        + (f": {summary['stop_reason']}" if summary["stop_reason"] else "")
+        + "\n"
     )
     sys.stdout.write(f"diff: {summary['artifacts']['diff']}\n")
     if summary["status"] == "succeeded":

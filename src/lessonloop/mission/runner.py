@@ -408,6 +408,13 @@ def run(
             f"{reason}; continue with `lessonloop mission --run-id {run_id}`; the verifier's "
             f"last output: {_tail(output, REASON_OUTPUT)}",
         )
+        if isinstance(exc, KeyboardInterrupt):  # told as a stop, exit 1, as evolve does
+            from ..errors import Stopped
+
+            raise Stopped(
+                f"mission {run_id} interrupted; continue it with `lessonloop mission --run-id "
+                f"{run_id}`"
+            ) from None
         raise
 
 
