@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,9 +149,7 @@ def proposals(loaded: Loaded, summary: dict, found: list[dict], run_id: str) -> 
             ["wrong"],
             c["candidate_index"],
         )
-    slower = [
-        c for c in found[1:] if c["status"] not in BAD and (c["log_gain_vs_baseline"] or 0.0) < 0
-    ]
+    slower = [c for c in found[1:] if c["status"] not in BAD and _surely_worse(c)]
     if slower:
         add(
             "dead_end",
@@ -162,6 +161,25 @@ def proposals(loaded: Loaded, summary: dict, found: list[dict], run_id: str) -> 
             slower[0]["candidate_index"],
         )
     return made
+
+
+def _surely_worse(candidate: dict) -> bool:
+    """Worse than the baseline by more than the spec's margin, and worse than the champion it
+    was measured against at the gate's confidence: a candidate within the noise (a parameter
+    that does nothing, say) is no dead end."""
+    stats = candidate["stats"] or {}
+    if not stats.get("speedup"):
+        return False
+    margin = math.log(stats.get("min_speedup") or 1.0)
+    if (candidate["log_gain_vs_baseline"] or 0.0) >= -margin:
+        return False
+    mean = math.log(stats["speedup"])
+    if stats.get("rule") == "every pair":  # counts: the point estimate is the measure
+        return mean < 0
+    bound = stats.get("speedup_lower_bound") or 0.0
+    if bound <= 0:
+        return False  # too few pairs for a bound
+    return 2 * mean - math.log(bound) < 0  # the t interval's upper end, below no change
 
 
 def learn(store: Store, loaded: Loaded, summary: dict, found: list[dict]) -> list[Outcome]:
