@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from lessonloop.knowledge import entries
 from lessonloop.knowledge.entries import Entry
 from lessonloop.loop.context import Context, estimate_tokens
@@ -221,3 +223,30 @@ def test_training_export_holds_only_kept_generations(home, cli):
         ]
     assert [r["generation"] for r in records] == kept
     assert all(r["prompt"] and "```json" in r["completion"] for r in records)
+
+
+@pytest.mark.parametrize("seed", [1, 8])
+def test_a_run_leaves_a_wrong_enum_basin_whose_integers_differ(home, seed):
+    """Enum lock-in (issue 18): from a drone basin every one-value change looks worse under the
+    drone's driver count, so without a basin probe (an enum changed and an integer swept once
+    the incumbent stalls) these seeds end in a drone basin (0.52-0.59 of a 0.95 optimum)."""
+    import sys
+
+    sys.path.insert(0, str(FIXTURES))
+    from fleet_scenario import true_value
+
+    run_id = _run(f"{FIXTURES / 'fleet_scenario.py'}:Fleet", 22, seed=seed)
+    with open_store(readonly=True) as store:
+        advanced = [
+            run_store.loads(g["strategy_json"])
+            for g in run_store.generations(store, run_id)
+            if g["gate_decision"] == "advance"
+        ]
+        probes = store.query_one(
+            "SELECT COUNT(*) FROM role_outputs WHERE run_id = ? AND output LIKE ?",
+            (run_id, "%a basin probe of%"),
+        )[0]
+    final = advanced[-1]
+    assert (final["vehicle"], final["route"]) == ("van", "zones"), final
+    assert true_value(final) > 0.9
+    assert probes > 0, "the competitor's reasons name the probe"
