@@ -175,6 +175,9 @@ def test_secrets_in_the_goal_and_the_answers_are_never_stored(cli, home, repo, m
     )  # fmt: skip
     assert result.code == 0, result.err
     assert result.json()["status"] == "succeeded", "the patch still applied"
+    again = cli("mission", f"fix calc.total, token {SECRET}", "--run-id", "s1")
+    assert again.code == 0, again.err  # the same goal continues it (it is stored redacted)
+    assert "[REDACTED:github-token]" in again.err and SECRET not in again.err  # and says so
     stored = (home / "lessonloop.db").read_bytes()
     assert SECRET.encode() not in stored
     with sqlite3.connect(home / "lessonloop.db") as db:

@@ -59,6 +59,7 @@ def mission(
     from ..loop.request import check_run_id
     from ..mission import runner
     from ..mission import store as mission_store
+    from ..safety.redact import redact
     from ..store import open_store
     from ..store import runs as run_store
     from ..store.run_kinds import SCENARIO_NAME, set_provider
@@ -89,7 +90,7 @@ def mission(
             source = _new_mission_folder(goal, verifier, workspace, folder)
         elif existing["status"] == "succeeded":
             return runner.Mission(store, run_id, folder).summary()
-        elif goal and goal.strip() != existing["goal"]:
+        elif goal and redact(goal.strip()) != existing["goal"]:  # it is stored redacted
             raise UsageError(
                 f"run {run_id} is a mission with another goal ({existing['goal']!r}); "
                 "leave GOAL out to continue it, or choose a new --run-id"

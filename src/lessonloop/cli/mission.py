@@ -103,9 +103,22 @@ def mission(
         changed = ", ".join(applied["changed"]) or "nothing (the diff is empty)"
         sys.stdout.write(f"applied to {applied['applied_to']}: {changed}\n")
         return
+    if len(words) == 1 and words[0] in ("show", "apply"):
+        raise UsageError(
+            f"`lessonloop mission {words[0]} ID`: which mission (see `lessonloop list`)"
+        )
     if len(words) > 1 or (not words and run_id is None):
         raise UsageError('give one "GOAL" in quotes (or --run-id ID), `show ID` or `apply ID`')
     goal = words[0] if words else None
+    if goal is not None and not as_json:
+        from ..safety.redact import redact
+
+        shown = redact(goal)
+        if shown != goal:  # the model gets the goal as it is stored: redacted
+            sys.stderr.write(
+                f"note: the goal holds what reads as a secret and is stored and shown to the "
+                f"model as {shown!r}; reword it if that hides what the model needs\n"
+            )
     summary = use_case.mission(
         goal,
         verifier,
