@@ -61,9 +61,14 @@ def test_a_failure_leaves_its_dead_ends_and_a_secret_never_reaches_knowledge(
     assert result.json()["status"] == "failed"
     (lesson,) = _lessons(home)
     kind, summary, content, _, tags = lesson
-    assert kind == "dead_end" and "did not make `python3 test_calc.py` pass" in summary
+    assert kind == "observation" and "did not make `python3 test_calc.py` pass" in summary
     assert "range(2, n)" in content and "[REDACTED" in content
     assert SECRET.encode() not in (home / "lessonloop.db").read_bytes()
+    listed = cli("memory", "list")  # a memory like any other: listed, searchable
+    assert "did not make `python3 test_calc.py` pass" in listed.out, listed.out
+    again = cli("mission", "--run-id", "l3", "--json")  # asked again, nothing new done
+    assert again.json()["status"] == "failed"
+    assert [row[3] for row in _lessons(home)] == [1]  # not reinforced by its own repeat
     # a succeeded mission whose change holds the secret: redacted by the gate too
     fix = FIX.replace(
         "+    return sum(range(1, n + 1))", f"+    return sum(range(1, n + 1))  # {SECRET}"

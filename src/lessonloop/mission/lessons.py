@@ -3,7 +3,8 @@ mission is shown.
 
 A mission that succeeded leaves a ``pattern``: the verifier that passed, the failure it
 started from, and the change that fixed it (its files and changed lines); one that failed or
-was blocked leaves a ``dead_end``: the changes tried in vain. Both go to the ``project`` scope
+was blocked leaves an ``observation`` (a memory kind, so ``lessonloop memory list`` shows it
+as it shows a pattern): the changes tried in vain. Both go to the ``project`` scope
 of the home the mission ran in, the scope session memory uses for the project (so a session
 recalls the pattern too), tagged ``mission``; admission redacts, caps and deduplicates them (a
 repeat reinforces the lesson it repeats). A step's prompt shows the lessons most relevant to
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 _EXCEPTION = re.compile(r"^[\w.]*(?:Error|Exception|Failure)\b:?")
 _FAILURE = re.compile(r"error|fail|assert|expected", re.I)
 SCOPE = "project"  # as memory.recall.PROJECT: the project's scope in its home
-KINDS = ("pattern", "dead_end")
+KINDS = ("pattern", "observation")
 CHANGED_LINES = 30  # of a change kept in a lesson
 SHOWN = 3  # lessons in a prompt
 SHOWN_CHARS = 400  # of each
@@ -88,7 +89,7 @@ def proposals(row: dict, steps: list[dict], status: str, diff: str) -> list[Prop
         return []
     return [
         Proposal(
-            kind="dead_end",
+            kind="observation",
             summary=f"These changes did not make `{verifier}` pass (it fails with {started})",
             content="\n".join(tried[: CHANGED_LINES * 2]),
             why=f"mission goal: {goal}; it ended {status}",

@@ -118,6 +118,7 @@ class Mission:
         self.workspace = folder / "workspace"
         self.base = folder / "base"
         self.diff_path = folder / "mission.diff"
+        self.steps_before = len(self.steps)  # stored when this attempt began
 
     @property
     def steps(self) -> list[dict]:
@@ -420,10 +421,12 @@ def run(
 
 def _end(mission: Mission, status: str, reason: str) -> dict:
     """Store how the mission ended; what it teaches goes through admission."""
+    ended_so_before = mission.row["status"] == status and len(mission.steps) == mission.steps_before
     mission_store.update(mission.store, mission.run_id, status, reason)
     row = mission_store.mission(mission.store, mission.run_id) or mission.row
     diff = mission.diff_path.read_text(encoding="utf-8") if mission.diff_path.is_file() else ""
-    lessons.learn(mission.store, row, mission.steps, status, diff)
+    if not ended_so_before:  # a mission asked again with nothing new done teaches nothing new
+        lessons.learn(mission.store, row, mission.steps, status, diff)
     return mission.summary()
 
 
