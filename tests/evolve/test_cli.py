@@ -98,3 +98,13 @@ def test_evolve_sigterm_stops_it_resumably(home, kernel_dir):
     err = proc.stderr.read()
     assert proc.wait() == 1
     assert err.startswith("stopped: run t interrupted; continue it with the same command")
+
+
+def test_a_run_continued_keeps_its_seed(cli, kernel_dir):
+    spec = kernel_dir / "spec.yaml"
+    assert cli("evolve", spec, "--generations", "1", "--seed", "3", "--run-id", "s").code == 0
+    other = cli("evolve", spec, "--generations", "2", "--seed", "9", "--run-id", "s")
+    assert other.code == 2 and "was started with --seed 3" in other.err
+    same = cli("evolve", spec, "--generations", "2", "--run-id", "s", "--json")
+    assert same.code == 0, same.err
+    assert cli("status", "s", "--json").json()["run"]["seed"] == 3

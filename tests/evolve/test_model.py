@@ -175,7 +175,7 @@ def test_resume_goes_on_with_the_provider_that_wrote_the_candidates(
     assert cli("evolve", kernel_dir / "spec.yaml", "--generations", "3", "--run-id", "r").code == 1
     server = model("```python\n" + KERNEL.replace("WORK = 4", "WORK = 2") + "```", "nothing")
     monkeypatch.delenv("LESSONLOOP_PROVIDER")  # not configured: the run's own provider is used
-    resumed = cli("resume", "r", "--json")
+    resumed = cli("resume", "r", "--max-calls", "5", "--json")
     assert resumed.code == 0, resumed.err
     assert len(prompts(server)) == 2  # a model wrote the rest, not the offline tuner
     assert all(c["params"] == {"written_by": "openai"} for c in resumed.json()["candidates"][1:])

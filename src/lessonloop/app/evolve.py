@@ -55,7 +55,7 @@ def model_route(provider: str | None, model: str | None, max_calls: int | None) 
 def evolve(
     spec_path: Path,
     generations: int | None = None,
-    seed: int = 0,
+    seed: int | None = None,
     run_id: str | None = None,
     on_generation: Callable[[dict[str, Any]], None] = lambda event: None,
     provider: str | None = None,
@@ -75,7 +75,7 @@ def evolve(
 
     if generations is not None and not 1 <= generations <= 10_000:
         raise UsageError("must be between 1 and 10000", field="generations")
-    if not 0 <= seed < 2**63:
+    if seed is not None and not 0 <= seed < 2**63:
         raise UsageError("must be between 0 and 2**63 - 1", field="seed")
     if run_id is not None:
         check_run_id(run_id)

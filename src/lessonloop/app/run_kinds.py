@@ -253,17 +253,19 @@ def resume(
     (``stored_provider``) and the configured model."""
     kind, run_id = run["kind"], run["run_id"]
     noop: Callable[[dict[str, Any]], None] = lambda event: None  # noqa: E731
-    if kind == EVOLVE:
-        if budgets:
-            raise UsageError(
-                f"run {run_id} is an evolve run: it has no call or token budget (give "
-                f"--generations N to `lessonloop evolve {run['scenario_ref']} --run-id {run_id}`)"
-            )
+    if "max_tokens" in budgets:
+        raise UsageError(
+            f"run {run_id} ({kind}) has a call budget (--max-calls), not a token budget"
+        )
+    if kind == EVOLVE:  # --max-calls bounds a model's calls (the offline tuner refuses it)
         from .evolve import evolve
 
-        return evolve(Path(run["scenario_ref"]), run_id=run_id, on_generation=shows.get(kind, noop))
-    if "max_tokens" in budgets:
-        raise UsageError(f"run {run_id} is a mission: it has a call budget, not a token budget")
+        return evolve(
+            Path(run["scenario_ref"]),
+            run_id=run_id,
+            on_generation=shows.get(kind, noop),
+            max_calls=budgets.get("max_calls"),
+        )
     from .mission import mission
 
     return mission(

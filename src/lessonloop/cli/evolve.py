@@ -66,7 +66,9 @@ def evolve(
     generations: int | None = typer.Option(
         None, "--generations", help="Candidates to try (default: the spec's budget)."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the proposer."),
+    seed: int | None = typer.Option(
+        None, "--seed", help="Seed of the proposer (default 0; a run continued keeps its own)."
+    ),
     run_id: str | None = typer.Option(
         None, "--run-id", help="Name the run; an existing id continues it."
     ),

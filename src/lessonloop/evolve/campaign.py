@@ -327,17 +327,19 @@ def run(
     store: Store,
     run_id: str,
     folder: Path,
-    seed: int,
+    seed: int | None,
     generations: int | None,
     on_generation: Callable[[dict], None] = lambda event: None,
     route: Route | None = None,
 ) -> dict:
-    """Start or continue the run ``run_id``; returns its summary (and writes its artifacts)."""
+    """Start or continue the run ``run_id``; returns its summary (and writes its artifacts).
+    ``seed`` None: 0 for a new run, its own for one continued (another is refused)."""
     existing = rows.run_row(store, run_id)
     if existing is None:
         if rows.is_scenario_run(store, run_id):
             raise UsageError(f"run id {run_id!r} is taken by another kind of run", field="run_id")
         target = generations or loaded.spec.budget.generations
+        seed = seed or 0
         rows.create_run(
             store, run_id, loaded.spec.name, str(loaded.path), loaded.spec_digest,
             loaded.source_digest, seed, target,
@@ -352,6 +354,11 @@ def run(
         if existing["source_digest"] != loaded.source_digest:
             raise UsageError(
                 f"run {run_id}'s source file changed since it started: start a new run"
+            )
+        if seed is not None and seed != existing["seed"]:
+            raise UsageError(
+                f"run {run_id} was started with --seed {existing['seed']}: leave --seed out to "
+                "continue it, or start a new run"
             )
         seed = existing["seed"]
         target = generations or existing["target_generations"]
