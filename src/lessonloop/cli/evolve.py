@@ -53,7 +53,7 @@ def generation_printer(as_json: bool):
                     f"{_speed(recheck['speedup_lower_bound'])}, {recheck['pairs']} fresh pairs)"
                 )
         line += "  CHAMPION" if event["champion"] else f"  ({event['status']})"
-        if event["correct"] is not True and event["message"]:
+        if event["message"] and (event["correct"] is not True or not event["speedup"]):
             line += f" — {event['message']}"
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
