@@ -15,7 +15,7 @@ from lessonloop.evolve import store as rows
 from lessonloop.store import open_store
 
 
-def _run(kernel_dir, run_id, generations, on_generation=lambda event: None, seed=0):
+def _run(kernel_dir, run_id, generations, on_generation=lambda event: None, seed=None):
     loaded = spec.read(kernel_dir / "spec.yaml")
     paths.ensure_home()
     with open_store() as store:

@@ -123,35 +123,13 @@ def play(
 
 
 # what the inspection documents add ---------------------------------------------------------------
-def _bool(value: int | None) -> bool | None:
-    return None if value is None else bool(value)
-
-
 def _evolve_candidate(
     store: Store, run_id: str, candidate: dict[str, Any], with_pairs: bool
 ) -> dict[str, Any]:
     from ..evolve import store as rows
 
-    shown = {
-        "generation": candidate["candidate_index"],
-        "params": candidate["params"],
-        "status": candidate["status"],
-        "correct": _bool(candidate["correct"]),
-        "message": candidate["message"],
-        "against": candidate["against_index"],
-        "speedup": candidate["speedup"],
-        "speedup_lower_bound": candidate["speedup_lower_bound"],
-        "champion": bool(candidate["champion"]),
-        "stats": candidate["stats"],  # noise: min, median, spread of each side's times
-        "receipt": {
-            "source_digest": candidate["source_digest"],
-            "spec_digest": candidate["spec_digest"],
-            "source": candidate["source_path"],
-        },
-    }
-    if with_pairs:
-        shown["receipt"]["pairs"] = rows.pairs(store, run_id, candidate["candidate_index"], "gate")
-    return shown
+    pairs = rows.pairs(store, run_id, candidate["candidate_index"], "gate") if with_pairs else None
+    return rows.shown(candidate, pairs)
 
 
 def evolve_details(store: Store, run_id: str, with_pairs: bool = False) -> dict[str, Any]:

@@ -307,18 +307,10 @@ class _Refused(LessonloopError):
 def generation_event(candidate: dict, champion: dict, bench: Benchmark) -> dict:
     """What is shown per generation: params, correct?, the gain with its bound, champion?"""
     return {
-        "generation": candidate["candidate_index"],
+        **rows.shown(candidate),
+        "against": champion["candidate_index"],
         "metric": bench.metric,
         "direction": bench.direction,
-        "params": candidate["params"],
-        "status": candidate["status"],
-        "correct": None if candidate["correct"] is None else bool(candidate["correct"]),
-        "message": candidate["message"],
-        "against": champion["candidate_index"],
-        "speedup": candidate["speedup"],
-        "speedup_lower_bound": candidate["speedup_lower_bound"],
-        "champion": bool(candidate["champion"]),
-        "stats": candidate["stats"],
     }
 
 
@@ -432,26 +424,7 @@ def summarize(campaign: Campaign, confirmation: measure.Comparison | None, stop:
             "confirmation": confirmation.to_dict() if confirmation else None,
         },
         "candidates": [
-            {
-                "generation": c["candidate_index"],
-                "params": c["params"],
-                "status": c["status"],
-                "correct": None if c["correct"] is None else bool(c["correct"]),
-                "message": c["message"],
-                "against": c["against_index"],
-                "speedup": c["speedup"],
-                "speedup_lower_bound": c["speedup_lower_bound"],
-                "champion": bool(c["champion"]),
-                "receipt": {
-                    "source_digest": c["source_digest"],
-                    "spec_digest": c["spec_digest"],
-                    "source": c["source_path"],
-                    "pairs": rows.pairs(
-                        campaign.store, campaign.run_id, c["candidate_index"], "gate"
-                    ),
-                },
-                "stats": c["stats"],
-            }
+            rows.shown(c, rows.pairs(campaign.store, campaign.run_id, c["candidate_index"], "gate"))
             for c in found
         ],
         "artifacts": {

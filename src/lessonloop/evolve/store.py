@@ -165,3 +165,29 @@ def save_confirmation(
     with store.transaction() as conn:
         add_pairs(conn, run_id, index, 0, "confirm", pairs)
         sync_evolve(conn, run_id)  # the run's best is now the confirmed speed-up
+
+
+def shown(candidate: dict, pairs: list[tuple[float, float]] | None = None) -> dict:
+    """A candidate as every interface shows it (a generation's line, ``--json``, ``status``,
+    ``export``): its values, outcome, gain with its bound and statistics, and its receipt
+    (with its timing ``pairs`` when given)."""
+    receipt: dict = {
+        "source_digest": candidate["source_digest"],
+        "spec_digest": candidate["spec_digest"],
+        "source": candidate["source_path"],
+    }
+    if pairs is not None:
+        receipt["pairs"] = pairs
+    return {
+        "generation": candidate["candidate_index"],
+        "params": candidate["params"],
+        "status": candidate["status"],
+        "correct": None if candidate["correct"] is None else bool(candidate["correct"]),
+        "message": candidate["message"],
+        "against": candidate["against_index"],
+        "speedup": candidate["speedup"],
+        "speedup_lower_bound": candidate["speedup_lower_bound"],
+        "champion": bool(candidate["champion"]),
+        "stats": candidate["stats"],  # noise: min, median, spread of each side's measurements
+        "receipt": receipt,
+    }
