@@ -249,15 +249,25 @@ def test_an_undone_step_is_shown_as_undone(cli, repo, model):
     )
 
 
-@pytest.mark.parametrize("spelled", ["test_calc.py", "./test_calc.py"])
-def test_the_files_the_verifier_names_cannot_be_changed(cli, home, repo, model, spelled):
+@pytest.mark.parametrize(
+    ("spelled", "verifier"),
+    [
+        ("test_calc.py", VERIFIER),
+        ("./test_calc.py", VERIFIER),
+        ("test_calc.py", "python3 -m unittest"),  # it names no file: the test is found by name
+    ],
+)
+def test_the_tests_cannot_be_changed(cli, home, repo, model, spelled, verifier):
     gutted = f"FILE: {spelled}\n```\nprint('all good')\n```\n"
     model(lambda request: gutted)
-    result = _mission(cli, repo, "--run-id", "v1", "--json")
+    result = cli(
+        "mission", "fix calc.total", "--verifier", verifier, "--workspace", repo,
+        "--run-id", "v1", "--json",
+    )  # fmt: skip
     summary = result.json()
     assert summary["status"] == "blocked"
     step = summary["steps"][0]
-    assert step["refused"] and "is named by the verifier's command" in step["message"]
+    assert step["refused"] and "is a test or named by the verifier's command" in step["message"]
     assert (
         "print('all good')" not in (home / "runs" / "v1" / "workspace" / "test_calc.py").read_text()
     )

@@ -9,6 +9,7 @@ can see (``verdict``), is undone at once, stored as tried."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 from collections.abc import Callable
@@ -78,15 +79,22 @@ def allowed(command: str, allow: list[str]) -> str | None:
     return f"command {command!r} is not in the mission's allowlist ({', '.join(allow)})"
 
 
-def verifier_files(root: Path, verifier: str) -> set[Path]:
-    """The workspace files the verifier's command names (``python3 test_x.py``, ``pytest
-    test_x.py::test_a``), resolved: a step may not change them, however it spells their
-    path, so the mission cannot pass by rewriting its own check."""
+# a test by its name: test_x.py, x_test.go, x.test.js, x.spec.ts, conftest.py, tests/...
+TEST_FILE = re.compile(
+    r"(?:^|/)(?:tests?/|test_[^/]*\.\w+$|[^/]*_test\.\w+$|[^/]*\.(?:test|spec)\.\w+$|conftest\.py$)"
+)
+
+
+def protected_files(root: Path, verifier: str) -> set[Path]:
+    """What checks the mission, resolved: the workspace files the verifier's command names
+    (``python3 test_x.py``, ``pytest test_x.py::test_a``) and its tests found by their names
+    (a discovering verifier such as ``pytest`` names none). A step may not change them,
+    however it spells their path, so the mission cannot pass by rewriting its own check."""
+    found = {(root / name).resolve() for name in workspace.files(root) if TEST_FILE.search(name)}
     try:
         words = shlex.split(verifier)
     except ValueError:
         words = verifier.split()
-    found = set()
     for word in words:
         name = word.partition("::")[0]
         if name and not name.startswith("-") and (root / name).is_file():
@@ -146,12 +154,12 @@ class Mission:
                     for name in {p.old_path, p.new_path}
                     if name
                 }
-                protected = verifier_files(self.workspace, self.row["verifier"])
+                protected = protected_files(self.workspace, self.row["verifier"])
                 named = sorted(name for name, path in touched.items() if path in protected)
                 if named:
                     raise patch.PatchRefused(
-                        f"{', '.join(named)} is named by the verifier's command: the mission "
-                        "may not change what checks it"
+                        f"{', '.join(named)} is a test or named by the verifier's command: the "
+                        "mission may not change what checks it"
                     )
                 changed = patch.apply(self.workspace, diff)
             except patch.PatchRefused as exc:
