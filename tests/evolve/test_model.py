@@ -124,7 +124,7 @@ def test_max_calls_stops_the_run_cleanly(cli, kernel_dir, model):
     )  # fmt: skip
     assert result.code == 0, result.err
     assert len(prompts(server)) == 2
-    assert "run budget completed:" in result.out and "--max-calls" in result.out
+    assert "run budget stopped:" in result.out and "--max-calls" in result.out  # as `run` does
     assert "gen 1: " in result.out and "gen 3: " not in result.out
     usage = cli("usage", "--run", "budget", "--json")
     assert usage.code == 0, usage.err

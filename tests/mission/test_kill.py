@@ -88,3 +88,27 @@ def test_ctrl_c_stops_a_mission_in_one_line(home, repo, model):
     assert err.strip().splitlines() == [
         "stopped: mission c1 interrupted; continue it with `lessonloop mission --run-id c1`"
     ]
+
+
+def test_ctrl_c_during_the_verifiers_first_run_is_a_stop_too(home, repo, model):
+    model(lambda request: FIX)
+    verifier = f"touch started && sleep 30 && {VERIFIER}"
+    args = ["mission", "fix calc.total", "--verifier", verifier, "--workspace", str(repo)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", *args, "--run-id", "c3"],
+        env=subprocess_env(home, **{name: os.environ[name] for name in ROUTE}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (home / "runs" / "c3" / "workspace" / "started").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the verifier never started"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert err.strip().splitlines() == [
+        "stopped: mission c3 interrupted; continue it with `lessonloop mission --run-id c3`"
+    ]

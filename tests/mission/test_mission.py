@@ -271,3 +271,14 @@ def test_the_tests_cannot_be_changed(cli, home, repo, model, spelled, verifier):
     assert (
         "print('all good')" not in (home / "runs" / "v1" / "workspace" / "test_calc.py").read_text()
     )
+
+
+def test_an_allowed_command_that_rewrites_a_test_is_refused_and_undone(cli, home, repo, model):
+    (repo / "pass.py").write_text("print('ok')\n")
+    model(lambda request: '{"command": "cp pass.py test_calc.py"}')
+    result = _mission(cli, repo, "--run-id", "c2", "--allow", "cp", "--max-steps", "1", "--json")
+    step = result.json()["steps"][0]
+    assert step["refused"] and "changed test_calc.py" in step["message"]
+    workspace = home / "runs" / "c2" / "workspace"
+    assert (workspace / "test_calc.py").read_text() == (repo / "test_calc.py").read_text()
+    assert result.json()["status"] != "succeeded"

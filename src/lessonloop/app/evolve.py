@@ -45,8 +45,8 @@ def model_route(provider: str | None, model: str | None, max_calls: int | None) 
     if route.kind == "local":
         if max_calls is not None:
             raise UsageError(
-                "--max-calls bounds a model's calls, and no model route is set: add "
-                "--provider (the offline tuner makes no calls)"
+                "--max-calls bounds a model's calls, and no model route is set (the offline "
+                "tuner makes no calls; a new evolve run takes --provider)"
             )
         return None
     return Route(build_routes({"competitor": route}, settings)["competitor"], max_calls)

@@ -39,6 +39,14 @@ def _competitor(provider: str | None, model: str | None) -> Provider:
     return build_routes({"competitor": route}, settings)["competitor"]
 
 
+def stored_goal(goal: str) -> str:
+    """The goal as it is stored and shown to the model: redacted (a secret in it stays out of
+    the store and the prompt; the CLI says so when that changed it)."""
+    from ..safety.redact import redact
+
+    return redact(goal.strip())
+
+
 def mission(
     goal: str | None,
     verifier: str | None,
@@ -59,7 +67,6 @@ def mission(
     from ..loop.request import check_run_id
     from ..mission import runner
     from ..mission import store as mission_store
-    from ..safety.redact import redact
     from ..store import open_store
     from ..store import runs as run_store
     from ..store.run_kinds import SCENARIO_NAME, set_provider
@@ -90,7 +97,7 @@ def mission(
             source = _new_mission_folder(goal, verifier, workspace, folder)
         elif existing["status"] == "succeeded":
             return runner.Mission(store, run_id, folder).summary()
-        elif goal and redact(goal.strip()) != existing["goal"]:  # it is stored redacted
+        elif goal and stored_goal(goal) != existing["goal"]:
             raise UsageError(
                 f"run {run_id} is a mission with another goal ({existing['goal']!r}); "
                 "leave GOAL out to continue it, or choose a new --run-id"

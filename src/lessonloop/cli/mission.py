@@ -111,10 +111,8 @@ def mission(
         raise UsageError('give one "GOAL" in quotes (or --run-id ID), `show ID` or `apply ID`')
     goal = words[0] if words else None
     if goal is not None and not as_json:
-        from ..safety.redact import redact
-
-        shown = redact(goal)
-        if shown != goal:  # the model gets the goal as it is stored: redacted
+        shown = use_case.stored_goal(goal)
+        if shown != goal.strip():  # the model gets the goal as it is stored: redacted
             sys.stderr.write(
                 f"note: the goal holds what reads as a secret and is stored and shown to the "
                 f"model as {shown!r}; reword it if that hides what the model needs\n"

@@ -57,6 +57,7 @@ class Campaign:
         self.seeds = lessons.seeds(store, loaded)
         self.metered: Metered | None = None
         self.writing = 0  # the candidate a model call is for
+        self.budget_spent = False
         if route is not None:  # a model writes the candidates; its calls so far are stored
             from ..loop.budget import Budget, Metered
             from ..store.runs import record_call
@@ -257,6 +258,7 @@ class Campaign:
                 found[1:], lessons.shown(self.store, self.loaded), index,
             )  # fmt: skip
         except BudgetSpent as exc:
+            self.budget_spent = True  # the run is stopped, not done: a larger budget continues
             return str(exc)
         values = {"written_by": self.metered.name}
         from ..files import atomic_write
@@ -387,7 +389,7 @@ def run(
     except LessonloopError as exc:
         rows.update_run(store, run_id, "failed", str(exc))
         raise
-    rows.update_run(store, run_id, "completed", stop)
+    rows.update_run(store, run_id, "stopped" if campaign.budget_spent else "completed", stop)
     summary = summarize(campaign, confirmation, stop)
     # what made it better and its dead ends, through admission (scope evolve:<name>)
     # (once: a finished run asked again, with nothing new to try, teaches nothing new)
@@ -407,7 +409,7 @@ def summarize(campaign: Campaign, confirmation: measure.Comparison | None, stop:
     folder = campaign.folder
     return {
         "run_id": campaign.run_id,
-        "status": "completed",
+        "status": "stopped" if campaign.budget_spent else "completed",
         "stop_reason": stop,
         "generations": len(found) - 1,
         # what the speed-up figures are ratios of: champion/candidate for a cost (wall time,

@@ -165,7 +165,8 @@ def proposals(loaded: Loaded, summary: dict, found: list[dict], run_id: str) -> 
 
 def _surely_worse(candidate: dict) -> bool:
     """Worse than the baseline by more than the spec's margin, and worse than the champion it
-    was measured against at the gate's confidence: a candidate within the noise (a parameter
+    was measured against by more than that margin at the gate's confidence (one look, no
+    recheck: the margin keeps a null parameter's 0.97x from counting): a candidate within the noise (a parameter
     that does nothing, say) is no dead end."""
     stats = candidate["stats"] or {}
     if not stats.get("speedup"):
@@ -179,7 +180,7 @@ def _surely_worse(candidate: dict) -> bool:
     bound = stats.get("speedup_lower_bound") or 0.0
     if bound <= 0:
         return False  # too few pairs for a bound
-    return 2 * mean - math.log(bound) < 0  # the t interval's upper end, below no change
+    return 2 * mean - math.log(bound) < -margin  # the t interval's upper end: surely slower
 
 
 def learn(store: Store, loaded: Loaded, summary: dict, found: list[dict]) -> list[Outcome]:

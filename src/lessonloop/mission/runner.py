@@ -170,8 +170,32 @@ class Mission:
         why = allowed(change.text, self.row["allow"])
         if why is not None:
             return False, True, f"refused: {why}"
+        checks = self.checks()
         passed, report = run_command(self.workspace, change.text)
+        changed = sorted(
+            name for name, content in self.checks().items() if checks.get(name) != content
+        )
+        if changed:  # the caller puts the workspace back from the step's checkpoint
+            return (
+                False,
+                True,
+                (
+                    f"refused: {change.text!r} changed {', '.join(changed)}, a test or a file the "
+                    "verifier's command names: the mission may not change what checks it"
+                ),
+            )
         return True, False, f"ran {change.text!r}: {' '.join(report.split())[:300]}"
+
+    def checks(self) -> dict[str, bytes]:
+        """The bytes of what checks the mission (``protected_files``), by name."""
+        root = self.workspace.resolve()
+        found = {}
+        for path in protected_files(self.workspace, self.row["verifier"]):
+            try:
+                found[path.relative_to(root).as_posix()] = path.read_bytes()
+            except (OSError, ValueError):
+                continue
+        return found
 
     def as_diff(self, change: proposal.Proposal) -> str:
         """The change as a unified diff, so every form goes through the same path checks."""
@@ -275,7 +299,17 @@ def start(
     mission_store.create(
         store, run_id, goal, verifier, str(source), source_digest, allow, max_steps, max_calls
     )
-    first = verify(folder / "workspace", verifier)
+    try:
+        first = verify(folder / "workspace", verifier)
+    except KeyboardInterrupt:  # stopped as a step would be: resume runs the verifier first
+        from ..errors import Stopped
+
+        resume = f"`lessonloop mission --run-id {run_id}`"
+        mission_store.update(
+            store, run_id, "stopped", f"interrupted during the verifier's first run; continue "
+            f"with {resume}",
+        )  # fmt: skip
+        raise Stopped(f"mission {run_id} interrupted; continue it with {resume}") from None
     mission_store.set_initial(store, run_id, first.exit_code, first.output)
 
 
@@ -376,6 +410,8 @@ def run(
             if change.kind != "invalid":
                 saved = checkpoint.save(mission.folder, mission.workspace, len(steps))
             applied, refused, message = mission.act(change)
+            if refused and saved is not None:  # whatever a refused step did is undone
+                checkpoint.restore(mission.workspace, saved)
             check = verify(mission.workspace, row["verifier"]) if applied else None
             if check is not None and saved is not None:
                 why = verdict.undo(
