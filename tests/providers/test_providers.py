@@ -580,6 +580,42 @@ def test_observations_chain_paired_deltas_through_advances():
     assert last[0] == {"rate": 0.4} and abs(last[1] - 0.12) < 1e-12
 
 
+def test_cma_es_keeps_one_state_for_the_run_in_six_or_more_dimensions():
+    """With KEPT_DIMS or more numbers and integers, CMA-ES's state is the run's, a function of
+    its history alone: new targets after an advance (a new prior) do not rebuild it, and a
+    strategy measured twice is one point at the mean of its values. In fewer dimensions the
+    prior still sets its start (bench/learning.py measured the rebuild better there)."""
+    from lessonloop.providers.local.optimizers import KEPT_DIMS, CmaSearch
+
+    def numbers(n: int) -> dict:
+        props = {f"x{i}": {"type": "number", "minimum": -1.0, "maximum": 1.0} for i in range(n)}
+        return {"type": "object", "properties": props, "required": list(props)}
+
+    def propose(searcher, schema, seen, prior, seed=5):
+        params = space.parameters(schema)
+        return searcher.propose(params, seen, seed, set(), lambda c: False, 3, None, prior)
+
+    rng = random.Random(3)
+    wide = numbers(KEPT_DIMS + 2)
+    seen = [(space.sample(wide, rng), rng.uniform(-0.2, 0.1)) for _ in range(25)]
+    before, after = space.sample(wide, rng), space.sample(wide, rng)  # targets, then moved
+    kept = CmaSearch()
+    propose(kept, wide, seen[:15], before)
+    first = propose(kept, wide, seen, before)
+    assert propose(kept, wide, seen, after) == first, "an advance's targets keep the state"
+    assert propose(CmaSearch(), wide, seen, None) == first, "as rebuilt on resume"
+    strategy, value = seen[3]
+    twice = seen[:10] + [(strategy, value + 0.1)] + seen[10:]  # screened again: +0.1 higher
+    once = [*seen[:3], (strategy, value + 0.05), *seen[4:]]
+    assert propose(CmaSearch(), wide, twice, None) == propose(CmaSearch(), wide, once, None)
+    assert propose(CmaSearch(), wide, twice, None) != first
+
+    narrow = numbers(KEPT_DIMS - 2)
+    small = [(space.sample(narrow, rng), rng.uniform(-0.2, 0.1)) for _ in range(25)]
+    a, b = space.sample(narrow, rng), space.sample(narrow, rng)
+    assert propose(CmaSearch(), narrow, small, a) != propose(CmaSearch(), narrow, small, b)
+
+
 def test_a_measured_target_outlives_rollbacks_while_advice_that_mostly_fails_is_dropped():
     """Rollbacks while a target was in context say nothing against the best-known strategy it
     records: a target with its tournament mean stays a prior; an unmeasured one is advice and
