@@ -4,8 +4,10 @@ codes as through Typer, and none of the heavy imports (issue 20, point 3)."""
 from __future__ import annotations
 
 import inspect
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -111,12 +113,31 @@ def test_plain_command_lines_are_read_as_click_reads_them():
     }
 
 
+@pytest.fixture(scope="module")
+def filled_home(tmp_path_factory) -> Path:
+    """A home with a run and a memory, made once for the module (a run costs a second or
+    more, and 50 tests read it): each test reads a copy of its own."""
+    root = tmp_path_factory.mktemp("filled") / "home"
+    env = subprocess_env(root)
+    for argv in (
+        ["run", "grid_ctf", "--iterations", "3", "--run-id", "r1"],
+        ["memory", "add", "--type", "preference", "--summary", "tests run with pytest"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "lessonloop", *argv],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+    return root
+
+
 @pytest.fixture
-def filled(cli):
-    assert cli("run", "grid_ctf", "--iterations", 3, "--run-id", "r1").code == 0
-    assert (
-        cli("memory", "add", "--type", "preference", "--summary", "tests run with pytest").code == 0
-    )
+def filled(cli, home, filled_home):
+    shutil.copytree(filled_home, home, dirs_exist_ok=True)
+    assert cli("status", "r1").code == 0  # the copy reads as the home it was made in
     return cli
 
 
