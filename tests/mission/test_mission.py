@@ -279,6 +279,23 @@ def test_an_allowed_command_that_rewrites_a_test_is_refused_and_undone(cli, home
     result = _mission(cli, repo, "--run-id", "c2", "--allow", "cp", "--max-steps", "1", "--json")
     step = result.json()["steps"][0]
     assert step["refused"] and "changed test_calc.py" in step["message"]
+    assert "the mission may not change what checks it" in step["message"]
     workspace = home / "runs" / "c2" / "workspace"
     assert (workspace / "test_calc.py").read_text() == (repo / "test_calc.py").read_text()
     assert result.json()["status"] != "succeeded"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '{"command": "rm test_calc.py"}',  # a test deleted by a command
+        "FILE: conftest.py\n```\ncollect_ignore = ['test_calc.py']\n```\n",  # one made anew
+    ],
+)
+def test_a_test_deleted_or_made_anew_is_refused(cli, home, repo, model, answer):
+    model(lambda request: answer)
+    result = _mission(cli, repo, "--run-id", "c4", "--allow", "rm", "--max-steps", "1", "--json")
+    step = result.json()["steps"][0]
+    assert step["refused"], step["message"]
+    workspace = home / "runs" / "c4" / "workspace"
+    assert (workspace / "test_calc.py").is_file() and not (workspace / "conftest.py").exists()

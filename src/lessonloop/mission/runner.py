@@ -155,7 +155,11 @@ class Mission:
                     if name
                 }
                 protected = protected_files(self.workspace, self.row["verifier"])
-                named = sorted(name for name, path in touched.items() if path in protected)
+                named = sorted(  # a test made anew (a conftest.py that skips all) counts too
+                    name
+                    for name, path in touched.items()
+                    if path in protected or TEST_FILE.search(Path(name).as_posix())
+                )
                 if named:
                     raise patch.PatchRefused(
                         f"{', '.join(named)} is a test or named by the verifier's command: the "
@@ -170,20 +174,13 @@ class Mission:
         why = allowed(change.text, self.row["allow"])
         if why is not None:
             return False, True, f"refused: {why}"
-        checks = self.checks()
+        before = self.checks()
         passed, report = run_command(self.workspace, change.text)
-        changed = sorted(
-            name for name, content in self.checks().items() if checks.get(name) != content
-        )
-        if changed:  # the caller puts the workspace back from the step's checkpoint
-            return (
-                False,
-                True,
-                (
-                    f"refused: {change.text!r} changed {', '.join(changed)}, a test or a file the "
-                    "verifier's command names: the mission may not change what checks it"
-                ),
-            )
+        after = self.checks()
+        changed = sorted(n for n in before.keys() | after.keys() if before.get(n) != after.get(n))
+        if changed:  # made, changed or deleted; the caller puts back the step's checkpoint
+            why = f"{change.text!r} changed {', '.join(changed)}"
+            return False, True, f"refused: {why}: the mission may not change what checks it"
         return True, False, f"ran {change.text!r}: {' '.join(report.split())[:300]}"
 
     def checks(self) -> dict[str, bytes]:
