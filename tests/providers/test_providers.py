@@ -616,6 +616,37 @@ def test_cma_es_keeps_one_state_for_the_run_in_six_or_more_dimensions():
     assert propose(CmaSearch(), narrow, small, a) != propose(CmaSearch(), narrow, small, b)
 
 
+def test_cma_es_starts_where_a_guided_first_batch_was_drawn_in_six_or_more_dimensions():
+    """A run without the old incumbent draws its first batch around the playbook's targets;
+    with KEPT_DIMS or more numbers and integers CMA-ES starts at that batch's mean with the
+    prior's narrow spread (read from the history, so resume agrees), not at the centre of
+    the space. A run whose first batch was random starts at the centre as before."""
+    from lessonloop.providers.local.optimizers import KEPT_DIMS, CmaSearch
+
+    props = {f"x{i}": {"type": "number", "minimum": -1.0, "maximum": 1.0} for i in range(8)}
+    schema = {"type": "object", "properties": props, "required": list(props)}
+    params = space.parameters(schema)
+    assert len(params) >= KEPT_DIMS
+    rng = random.Random(4)
+    around = dict.fromkeys(props, 0.6)  # where the targets were
+    guided = [
+        ({k: round(v + rng.gauss(0, 0.1), 4) for k, v in around.items()}, -rng.random() / 10)
+        for _ in range(9)
+    ]
+
+    def propose(searcher, seen):
+        return searcher.propose(params, seen, 7, set(), lambda c: False, 3, None, None)
+
+    mean, *samples = propose(CmaSearch(), guided)
+    assert all(abs(mean[k] - 0.6) < 0.1 for k in props), mean
+    assert all(abs(s[k] - 0.6) < 0.5 for s in samples for k in props), samples
+    kept = CmaSearch()
+    propose(kept, guided[:5])
+    assert propose(kept, guided) == [mean, *samples], "as rebuilt on resume"
+    random_batch = [(space.sample(schema, rng), -rng.random() / 10) for _ in range(9)]
+    assert all(v == 0.0 for v in propose(CmaSearch(), random_batch)[0].values())
+
+
 def test_a_measured_target_outlives_rollbacks_while_advice_that_mostly_fails_is_dropped():
     """Rollbacks while a target was in context say nothing against the best-known strategy it
     records: a target with its tournament mean stays a prior; an unmeasured one is advice and

@@ -20,6 +20,8 @@ from ...scenarios import space
 CMA_SIGMA, CMA_PRIOR_SIGMA = 0.3, 0.05  # CMA-ES's first spread (share of each range)
 #   without and with a prior (the playbook's targets; within a run, its best-known strategy)
 KEPT_DIMS = 6  # numbers and integers from which CMA-ES keeps one state for the run (see below)
+BATCH_SEEN = 5  # the history's first strategies that tell where the run's first batch was drawn
+DRAWN_SPREAD = 0.15  # their mean spread below which it was drawn around targets (see first_batch)
 ASKS = 40  # proposals asked of the sampler before settling for a random valid point
 STARTUP = 8  # random proposals before TPE models the history
 
@@ -159,7 +161,9 @@ class CmaSearch:
 
     With KEPT_DIMS or more numbers and integers, it keeps one state for the run instead:
     built at the centre with CMA_SIGMA whatever the playbook says (so the targets an advance
-    moves do not rebuild it) and told each distinct strategy once, at the mean of its
+    moves do not rebuild it), or, when the run's first batch was drawn around targets (a run
+    without the old incumbent: ``first_batch``), at that batch's mean with CMA_PRIOR_SIGMA,
+    and told each distinct strategy once, at the mean of its
     measurements (a strategy screened again, or judged by a gate after its screening, is one
     point, not several). A rebuild at the best-known strategy with a spread of 0.05, then told
     the whole history, sees its early points tens of spreads away: on bench/learning.py's
@@ -202,15 +206,18 @@ class CmaSearch:
                 ]
             )
 
+        start = np.clip(encode(prior), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
         if len(numeric) >= KEPT_DIMS:  # one state for the run, a function of the history
-            prior, seen = None, merged(seen)
+            seen = merged(seen)
+            drawn = first_batch(np.array([encode(s) for s, _ in seen[:BATCH_SEEN]]))
+            prior = None if drawn is None else {p.name: float(u) for p, u in zip(numeric, drawn)}
+            start = np.full(len(numeric), 0.5) if drawn is None else np.clip(drawn, 0.05, 0.95)
         origin = (
             tuple((p.name, p.kind, p.low, p.high) for p in numeric),
             canonical.dumps(prior) if prior else None,
         )
         keys = [(canonical.dumps(s), v) for s, v in seen]
         if self.es is None or self.origin != origin or keys[: len(self.told)] != self.told:
-            start = np.clip(encode(prior), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
             self.es = cma(
                 mean=start,
                 sigma=CMA_PRIOR_SIGMA if prior else CMA_SIGMA,
@@ -238,6 +245,18 @@ class CmaSearch:
                 avoid.add(key)
                 found.append(candidate)
         return found
+
+
+def first_batch(points) -> Any:
+    """Where the run's first batch was drawn (its mean, in [0, 1] per parameter) when it was
+    drawn around the playbook's targets, else None. A batch drawn around targets spreads
+    about ``prior.PRIOR_SPREAD`` of each range, a seeded random one about 0.29 (a uniform's
+    deviation): the first batch is the history's first ``BATCH_SEEN`` strategies, so this is
+    a function of the history alone, the same on resume whatever the targets became since."""
+    if len(points) < BATCH_SEEN:
+        return None
+    spread = float(points.std(axis=0).mean())
+    return points.mean(axis=0) if spread < DRAWN_SPREAD else None
 
 
 def merged(seen: list[tuple[dict, float]]) -> list[tuple[dict, float]]:
