@@ -26,25 +26,42 @@ pathlib.Path("calc.py").write_text("never reached\\n")
 """
 
 
+def _started(home, repo, run_id: str, *extra: str, verifier: str = VERIFIER):
+    """The mission ``run_id`` started in a process of its own, once its workspace holds the
+    file ``started`` (written by the step's command or the verifier it was given)."""
+    args = ["mission", "fix calc.total", "--verifier", verifier, "--workspace", str(repo)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lessonloop", *args, "--run-id", run_id, *extra],
+        env=subprocess_env(home, **{name: os.environ[name] for name in ROUTE}),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while not (home / "runs" / run_id / "workspace" / "started").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "it never got there"
+        time.sleep(0.05)
+    return proc
+
+
+def _stopped_in_one_line(proc, run_id: str) -> None:
+    proc.send_signal(signal.SIGINT)  # as Ctrl-C in a terminal
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert err.strip().splitlines() == [
+        f"stopped: mission {run_id} interrupted; continue it with `lessonloop mission --run-id "
+        f"{run_id}`"
+    ]
+
+
 def test_a_step_killed_midway_is_undone_and_done_again(cli, home, repo, model):
     (repo / "half.py").write_text(HALF)
     server = model(lambda request: '{"command": "python3 half.py"}')
-    args = ["mission", "fix calc.total", "--verifier", VERIFIER, "--workspace", str(repo)]
-    args += ["--run-id", "k1", "--allow", "python3 half.py"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lessonloop", *args],
-        env=subprocess_env(home, **{name: os.environ[name] for name in ROUTE}),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = _started(home, repo, "k1", "--allow", "python3 half.py")
     workspace = home / "runs" / "k1" / "workspace"
-    deadline = time.monotonic() + 60
-    while not (workspace / "started").exists():
-        assert proc.poll() is None and time.monotonic() < deadline, "the step never started"
-        time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)  # as a user's kill -9 PID: the mission process only
-    proc.wait(30)
+    proc.communicate(timeout=30)
     assert "return (" in (workspace / "calc.py").read_text()  # the half-applied change
     assert len(completions(server)) == 1
     shown = cli("mission", "show", "k1")
@@ -68,47 +85,10 @@ def test_a_step_killed_midway_is_undone_and_done_again(cli, home, repo, model):
 def test_ctrl_c_stops_a_mission_in_one_line(home, repo, model):
     (repo / "half.py").write_text(HALF)
     model(lambda request: '{"command": "python3 half.py"}')
-    args = ["mission", "fix calc.total", "--verifier", VERIFIER, "--workspace", str(repo)]
-    args += ["--run-id", "c1", "--allow", "python3 half.py"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lessonloop", *args],
-        env=subprocess_env(home, **{name: os.environ[name] for name in ROUTE}),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while not (home / "runs" / "c1" / "workspace" / "started").exists():
-        assert proc.poll() is None and time.monotonic() < deadline, "the step never started"
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)  # as Ctrl-C in a terminal
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 1
-    assert err.strip().splitlines() == [
-        "stopped: mission c1 interrupted; continue it with `lessonloop mission --run-id c1`"
-    ]
+    _stopped_in_one_line(_started(home, repo, "c1", "--allow", "python3 half.py"), "c1")
 
 
 def test_ctrl_c_during_the_verifiers_first_run_is_a_stop_too(home, repo, model):
     model(lambda request: FIX)
     verifier = f"touch started && sleep 30 && {VERIFIER}"
-    args = ["mission", "fix calc.total", "--verifier", verifier, "--workspace", str(repo)]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lessonloop", *args, "--run-id", "c3"],
-        env=subprocess_env(home, **{name: os.environ[name] for name in ROUTE}),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 60
-    while not (home / "runs" / "c3" / "workspace" / "started").exists():
-        assert proc.poll() is None and time.monotonic() < deadline, "the verifier never started"
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 1
-    assert err.strip().splitlines() == [
-        "stopped: mission c3 interrupted; continue it with `lessonloop mission --run-id c3`"
-    ]
+    _stopped_in_one_line(_started(home, repo, "c3", verifier=verifier), "c3")
