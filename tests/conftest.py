@@ -121,6 +121,29 @@ def settle_captures(home: Path) -> None:
         assert deferred.settled(folder), f"captures of {folder.name} still running after 10 s"
 
 
+def home_made_once(factory, *commands: list[str]) -> Path:
+    """A home made by these lessonloop commands, each in a process of its own, for a module's
+    tests to copy (``copy_home``): a fixture that makes the same runs for every test costs a
+    second or more each time."""
+    root = factory.mktemp("made") / "home"
+    env = subprocess_env(root)
+    for argv in commands:
+        done = subprocess.run(
+            [sys.executable, "-m", "lessonloop", *map(str, argv)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+    return root
+
+
+def copy_home(made: Path, home: Path) -> None:
+    """The test's own copy of a home ``home_made_once`` made."""
+    shutil.copytree(made, home, dirs_exist_ok=True)
+
+
 def subprocess_env(home: Path, **extra: str) -> dict:
     env = dict(os.environ)
     env["LESSONLOOP_HOME"] = str(home)

@@ -4,7 +4,6 @@ codes as through Typer, and none of the heavy imports (issue 20, point 3)."""
 from __future__ import annotations
 
 import inspect
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from lessonloop.cli import fast, main
 
-from ..conftest import subprocess_env
+from ..conftest import copy_home, home_made_once, subprocess_env
 
 HEAVY = (
     "typer",
@@ -115,28 +114,17 @@ def test_plain_command_lines_are_read_as_click_reads_them():
 
 @pytest.fixture(scope="module")
 def filled_home(tmp_path_factory) -> Path:
-    """A home with a run and a memory, made once for the module (a run costs a second or
-    more, and 50 tests read it): each test reads a copy of its own."""
-    root = tmp_path_factory.mktemp("filled") / "home"
-    env = subprocess_env(root)
-    for argv in (
+    """A home with a run and a memory, made once for the module's 50 tests."""
+    return home_made_once(
+        tmp_path_factory,
         ["run", "grid_ctf", "--iterations", "3", "--run-id", "r1"],
         ["memory", "add", "--type", "preference", "--summary", "tests run with pytest"],
-    ):
-        done = subprocess.run(
-            [sys.executable, "-m", "lessonloop", *argv],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-    return root
+    )
 
 
 @pytest.fixture
 def filled(cli, home, filled_home):
-    shutil.copytree(filled_home, home, dirs_exist_ok=True)
+    copy_home(filled_home, home)
     assert cli("status", "r1").code == 0  # the copy reads as the home it was made in
     return cli
 

@@ -7,18 +7,27 @@ import pytest
 
 from lessonloop.report.stats import paired
 
+from ..conftest import copy_home, home_made_once
 from .page_parts import Page
 
 
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    return home_made_once(
+        tmp_path_factory,
+        *(
+            ["run", "grid_ctf", "-n", 4, "--matches", matches, "--seed", seed,
+             "--no-incumbent", "--run-id", run_id, "--json"]
+            for run_id, seed, matches in (("base", 0, 3), ("other", 5, 4))
+        ),
+    )  # fmt: skip
+
+
 @pytest.fixture
-def two_runs(cli):
-    """Two real runs that differ in their settings and each advance their own strategies."""
-    for run_id, seed, matches in (("base", 0, 3), ("other", 5, 4)):
-        result = cli(
-            "run", "grid_ctf", "-n", 4, "--matches", matches, "--seed", seed,
-            "--no-incumbent", "--run-id", run_id, "--json",
-        )  # fmt: skip
-        assert result.code == 0, result.err
+def two_runs(home, made):
+    """Two real runs that differ in their settings and each advance their own strategies
+    (made once; each test has its copy)."""
+    copy_home(made, home)
     return "base", "other"
 
 

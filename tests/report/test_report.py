@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from ..conftest import copy_home, home_made_once
 from .page_parts import Page
 
 SHAPES = {"advance": "m-advance", "rollback": "m-rollback", "retry": "m-retry"}
@@ -19,11 +20,17 @@ def _store_rows(run_id: str):
         return run_store.generations(store, run_id), run_store.gate_decisions(store, run_id)
 
 
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    return home_made_once(
+        tmp_path_factory, ["run", "grid_ctf", "-n", 8, "--matches", 3, "--run-id", "r8", "--json"]
+    )
+
+
 @pytest.fixture
-def ran(cli):
-    """A real 8-generation offline run of grid_ctf."""
-    result = cli("run", "grid_ctf", "-n", 8, "--matches", 3, "--run-id", "r8", "--json")
-    assert result.code == 0, result.err
+def ran(home, made):
+    """A real 8-generation offline run of grid_ctf (made once; each test has its copy)."""
+    copy_home(made, home)
     return "r8"
 
 
