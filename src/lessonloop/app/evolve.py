@@ -26,6 +26,13 @@ def gain_label(metric: str, direction: str) -> str:
     return label(metric, direction)
 
 
+def amount(value: float, metric: str | None) -> str:
+    """A measurement in its metric's unit (as every interface shows it)."""
+    from ..evolve.measure import amount as in_unit
+
+    return in_unit(value, metric)
+
+
 def bound_label(stats: dict[str, Any]) -> str:
     """How a gain's bound was found: at the gate's confidence, or the worst pair (counts)."""
     from ..evolve.measure import bound_words

@@ -16,19 +16,10 @@ def _speed(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}x"
 
 
-def _amount(value: float, metric: str) -> str:
-    """A measurement in its unit: milliseconds, instructions, or the printed number."""
-    if metric == "wall":
-        return f"{value * 1e3:.2f} ms"
-    if metric == "instructions":
-        return f"{value:,.0f} instr"
-    return f"{value:.4g}"
-
-
 def generation_printer(as_json: bool):
     """A line per generation: params, correct?, the gain (a speed-up only for time) with its
     bound, champion? (none with --json)."""
-    from ..app.evolve import bound_label, gain_label
+    from ..app.evolve import amount, bound_label, gain_label
 
     def show(event: dict) -> None:
         if as_json:
@@ -43,8 +34,8 @@ def generation_printer(as_json: bool):
             line += (
                 f"  {name} {_speed(event['speedup'])} vs gen {event['against']} "
                 f"(>= {_speed(event['speedup_lower_bound'])} {bound_label(stats)}, "
-                f"{stats['pairs']} pairs; min {_amount(noise['min'], metric)}, median "
-                f"{_amount(noise['median'], metric)}, spread {noise['spread']:.1%})"
+                f"{stats['pairs']} pairs; min {amount(noise['min'], metric)}, median "
+                f"{amount(noise['median'], metric)}, spread {noise['spread']:.1%})"
             )
             recheck = stats.get("recheck")
             if recheck is not None:

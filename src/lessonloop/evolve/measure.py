@@ -27,6 +27,16 @@ def label(metric: str, direction: str) -> str:
     return f"gain in {what} ({direction} is better)"
 
 
+def amount(value: float, metric: str | None) -> str:
+    """A measurement in its metric's unit: milliseconds (wall time, and runs that recorded no
+    metric), instructions, or the printed number."""
+    if metric == "instructions":
+        return f"{value:,.0f} instr"
+    if metric == "printed":
+        return f"{value:.4g}"
+    return f"{value * 1e3:.2f} ms"
+
+
 def bound_words(stats: dict) -> str:
     """How a gain's bound was found: the worst pair (counts), or the one-sided t bound."""
     if stats.get("rule") == "every pair":

@@ -7,7 +7,7 @@ import json
 import sqlite3
 from typing import TYPE_CHECKING
 
-from ..store.run_kinds import sync_evolve
+from ..store.run_kinds import put_provider, sync_evolve
 from ..timeutil import utc_now
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def create_run(
         )
         sync_evolve(conn, run_id, 0)  # its runs row, in the same transaction
         # who writes its candidates (``local``: the offline tuner), kept for its continuations
-        conn.execute("UPDATE runs SET provider = ? WHERE run_id = ?", (provider, run_id))
+        put_provider(conn, run_id, provider)
 
 
 def update_run(

@@ -59,15 +59,14 @@ def evolve_artifacts(folder: Path) -> dict[str, Path]:
 
 def _times(noise: dict[str, float] | None, metric: str | None) -> str:
     """One side's measurements in the metric's unit (older runs recorded none: wall time)."""
+    from ..evolve.measure import amount
+
     if not noise:
         return "–"
-    if metric == "instructions":
-        low, middle = f"{noise['min']:,.0f}", f"{noise['median']:,.0f} instructions"
-    elif metric == "printed":
-        low, middle = f"{noise['min']:g}", f"{noise['median']:g}"
-    else:
-        low, middle = f"{noise['min'] * 1e3:.3f} ms", f"{noise['median'] * 1e3:.3f} ms"
-    return f"min {low}, median {middle}, spread {noise['spread']:.1%}"
+    return (
+        f"min {amount(noise['min'], metric)}, median {amount(noise['median'], metric)}, "
+        f"spread {noise['spread']:.1%}"
+    )
 
 
 def _speed(value: float | None) -> str:

@@ -474,10 +474,15 @@ def backfill(conn: sqlite3.Connection) -> None:
 
 
 def set_provider(store: Store, run_id: str, provider: str) -> None:
-    """A mission's ``agent_provider``: the provider its steps are asked of (the mission's own
-    table does not keep it; a derived update leaves it as set here)."""
+    """A mission's ``agent_provider``: the provider its steps are asked of."""
     with store.transaction() as conn:
-        conn.execute(
-            "UPDATE runs SET provider = ? WHERE run_id = ? AND kind = ?",
-            (provider, run_id, MISSION),
-        )
+        put_provider(conn, run_id, provider)
+
+
+def put_provider(conn: sqlite3.Connection, run_id: str, provider: str) -> None:
+    """An evolve run's or mission's ``agent_provider`` (their own tables do not keep it; a
+    derived update leaves it as set here), in the caller's transaction."""
+    conn.execute(
+        "UPDATE runs SET provider = ? WHERE run_id = ? AND kind IN (?, ?)",
+        (provider, run_id, EVOLVE, MISSION),
+    )
