@@ -1150,6 +1150,67 @@ def test_no_false_feedback(prompt):
     assert prompt_feedback(prompt) == []
 
 
+@pytest.mark.parametrize(
+    "prompt, kind, lesson",
+    [
+        ("We use tabs, not spaces.", "preference", "Use tabs, not spaces"),
+        ("This project uses pnpm, not npm.", "preference", "Use pnpm, not npm"),
+        ("We use pnpm as our package manager", "preference", "Use pnpm as the package manager"),
+        ("We use Vitest.", "preference", "Use Vitest"),
+        ("we don't need Python bindings", "decision", "No Python bindings"),
+        ("I don't want any new dependencies.", "decision", "No new dependencies"),
+        ("We won't support Windows.", "decision", "Don't support Windows"),
+        ("We're not going to support IE11", "decision", "Don't support IE11"),
+        (
+            "Can you please update these tests? We're not doing these complex path selections, "
+            "just picking the latest one from the list we got from messages",
+            "decision",
+            "Don't do these complex path selections, just pick the latest one from the list we "
+            "got from messages",
+        ),
+        (
+            "There will be no realtime communication between the local app and the portal.",
+            "decision",
+            "No realtime communication between the local app and the portal",
+        ),
+    ],
+)
+def test_choices_and_constraints_stated_as_facts(prompt, kind, lesson):
+    assert [(f.kind, f.lesson) for f in prompt_feedback(prompt)] == [(kind, lesson)]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "we use it here",
+        "We use a lot of memory in this loop.",
+        "we don't need that",
+        "we don't need to worry",
+        "I don't want you to do that",
+        "we're not doing that",
+        "we're not doing it that way",
+        "We're not using it",
+        "There will be no tests for this",
+        "Do we use pnpm or npm?",
+        "There will be no problem.",
+    ],
+)
+def test_things_at_hand_are_no_choices(prompt):
+    assert prompt_feedback(prompt) == []
+
+
+def test_a_lesson_keeps_the_statement_that_elaborates_it():
+    found = prompt_feedback(
+        "How do we structure the codebases? There will be no realtime communication between "
+        "the local app and the portal. All the communication will work through the APIs on the "
+        "portal. What do you think?"
+    )
+    assert [f.lesson for f in found] == [
+        "No realtime communication between the local app and the portal"
+    ]
+    assert found[0].text.endswith("All the communication will work through the APIs on the portal.")
+
+
 def test_confirmations():
     for prompt in [
         "Perfect!",

@@ -458,10 +458,30 @@ def _prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
                 kind = "correction"
             sentence = f"{pending} {sentence}"
             pending = None
+        if kind != "confirmation":
+            sentence += _said_with(sentences[index + 1 : index + 2], saved)
         emit(kind, lesson, sentence, user_scope)
     if pending is not None:
         emit("correction", "", pending, False)
     return out
+
+
+def _said_with(following: list[str], saved: list[str]) -> str:
+    """The statement right after a lesson's sentence when it only elaborates it ("There will be
+    no realtime sync. All communication goes through the portal's APIs."), for the lesson's
+    context: not a question, not a lesson of its own, not a pasted block."""
+    if not following:
+        return ""
+    after = following[0].strip()
+    words = words_of(PLACEHOLDER.sub("", after))
+    if (
+        not 4 <= len(words) <= 40
+        or after.endswith("?")
+        or QUESTION_START.match(_LEAD.sub("", after))
+        or _sentence_feedback(after, saved, False) is not None
+    ):
+        return ""
+    return f" {after}"
 
 
 def _sentence_feedback(

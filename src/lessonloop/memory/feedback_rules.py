@@ -172,6 +172,49 @@ _WE_USE = _lazy(
     r"(?:repo|repository|project|codebase)$",
     re.I | re.S,
 )
+# "we use pnpm, not npm", "this project uses Vitest as its test runner", "we're using tabs, not
+# spaces": the project's choice stated as a fact (a task's "we use it here" is the thing at hand)
+_WE_USE_BARE = _lazy(
+    r"^(?:we(?:'re| are)?|this (?:project|repo|repository|codebase|team|app)|our (?:project|repo|"
+    r"team|app|codebase))\s+(?:always\s+|only\s+)?(?:use|uses|using)\s+([^,;]{2,50}?)"
+    r"(?:,?\s+(?:not|instead of|rather than)\s+([^,;]{2,40}?)|\s+(?:as|for)\s+(?:our|its|the)\s+"
+    r"([^,;]{2,40}?))?$",
+    re.I | re.S,
+)
+# "we don't need Python bindings", "I don't want any new dependencies": a thing ruled out
+_NO_THING = _lazy(
+    r"^(?:also\s+|and\s+|but\s+|so\s+)?(?:we|i)\s+(?:really\s+)?(?:don't|do not|dont)\s+"
+    r"(?:need|want)\s+(?:any\s+)?(?!to\b)([^,;]{2,50}?)(?:\s+(?:at all|anymore|any more))?$",
+    re.I | re.S,
+)
+# "we're not doing these complex path selections, just picking the latest one", "we won't
+# support Windows": a course the user rules out, with what to do instead when they say it
+_NOT_DOING = _lazy(
+    r"^(?:also\s+|and\s+|but\s+|so\s+)?we(?:'re| are)\s+not\s+(?:going\s+to\s+)?"
+    r"(doing|using|supporting|adding|keeping|writing|do|use|support|add|keep|write)\s+"
+    r"([^,;]{2,80}?)(?:\s*[,;]\s*(?:we(?:'re| are)\s+)?just\s+([^,;]{2,80}))?$"
+    r"|^(?:also\s+|and\s+|but\s+|so\s+)?we\s+(?:won't|will not|wont)\s+"
+    r"(do|use|support|add|keep|write)\s+([^,;]{2,80}?)$",
+    re.I | re.S,
+)
+# "there will be no realtime communication between the app and the portal": a constraint on the
+# design, stated as how things will be
+_THERE_WILL_BE_NO = _lazy(
+    r"^there\s+(?:will\s+be\s+no|won't\s+be\s+any|will\s+not\s+be\s+any|is\s+going\s+to\s+be\s+"
+    r"no|should\s+be\s+no|must\s+be\s+no)\s+([^;]{4,100}?)$",
+    re.I | re.S,
+)
+_BARE_OBJECTS = frozenset("it that this them so anything something everything one".split())
+_GERUND_BASE = {
+    "doing": "do",
+    "using": "use",
+    "supporting": "support",
+    "adding": "add",
+    "keeping": "keep",
+    "writing": "write",
+}
+
+
 # "remember to update the changelog when you change the API": a step tied to an occasion
 _REMEMBER = _lazy(
     r"^(?:please\s+)?(?:remember|make sure|be sure)\s+to\s+"
@@ -458,8 +501,74 @@ def classify_sentence(body: str, corrected: bool) -> tuple[str, str, bool] | Non
     if m:
         action = imperative(m.group(1))
         return ("rule", action, False) if action else None
+    ruled_out = _ruled_out(body)
+    if ruled_out:
+        return ruled_out
     m = _MUST_STAY.match(body)
     if m and names_a_thing(m.group(1), 6) and not _THIS_TIME.search(m.group(2)):
         thing = m.group(1).strip()
         return ("rule", f"{thing[0].upper()}{thing[1:]} must stay {m.group(2).strip()}", False)
+    return None
+
+
+def _ruled_out(body: str) -> tuple[str, str, bool] | None:
+    """A project choice stated as a fact ("we use pnpm, not npm" → Use pnpm, not npm), a thing or
+    course ruled out ("we don't need Python bindings" → No Python bindings needed; "we're not
+    doing these path selections, just picking the latest one" → Don't do these path selections,
+    just pick the latest one), or a design constraint ("there will be no realtime sync" → No
+    realtime sync). None for the thing at hand ("we use it here", "we don't need that")."""
+    m = _WE_USE_BARE.match(body)
+    if (
+        m
+        and names_a_thing(m.group(1), 5)
+        and not TASK_BOUND.search(m.group(0)[m.start(1) :])
+        and not re.search(r"\bto\s+\w", m.group(1))
+    ):
+        thing = m.group(1).strip()
+        if m.group(2) and names_a_thing(m.group(2), 4):
+            return ("preference", f"Use {thing}, not {m.group(2).strip()}", False)
+        if m.group(3) and names_a_thing(m.group(3), 5):
+            return ("preference", f"Use {thing} as the {m.group(3).strip()}", False)
+        if not (m.group(2) or m.group(3)) and len(words_of(thing)) <= 3:
+            return ("preference", f"Use {thing}", False)
+        return None
+    m = _NO_THING.match(body)
+    if m and not TASK_BOUND.search(m.group(1)):
+        words = [w.lower() for w in words_of(m.group(1))]
+        if (
+            words
+            and len(words) <= 6
+            and not set(words) & (_GENERIC_NEEDS | PRONOUN_ONLY | {"you", "me", "us", "them"})
+            and words[0] not in DETERMINERS | VERBS
+        ):
+            return ("decision", f"No {m.group(1).strip()}", False)
+        return None
+    m = _NOT_DOING.match(body)
+    if m:
+        verb = (m.group(1) or m.group(4)).lower()
+        obj = (m.group(2) or m.group(5)).strip()
+        words = [w.lower() for w in words_of(obj)]
+        if not 0 < len(words) <= 12 or words[-1] in PRONOUN_ONLY or words[0] in _BARE_OBJECTS:
+            return None  # "we're not doing that": the thing at hand
+        lesson = f"Don't {_GERUND_BASE.get(verb, verb)} {obj}"
+        instead = (m.group(3) or "").strip(" .")
+        if instead:
+            first = words_of(instead)[:1]
+            step = (
+                f"{gerund_base(first[0])}{instead[len(first[0]) :]}"
+                if first and first[0].lower().endswith("ing") and gerund_base(first[0])
+                else imperative(instead)
+            )
+            if step:
+                lesson += f", just {step}"
+        return ("decision", lesson, False)
+    m = _THERE_WILL_BE_NO.match(body)
+    if (
+        m
+        and names_a_thing(m.group(1), 16)
+        and len(words_of(m.group(1))) >= 2
+        and words_of(m.group(1))[0].lower() not in _GENERIC_NEEDS
+        and not TASK_BOUND.search(m.group(1))
+    ):
+        return ("decision", f"No {m.group(1).strip()}", False)
     return None
