@@ -299,3 +299,13 @@ def test_a_test_deleted_or_made_anew_is_refused(cli, home, repo, model, answer):
     assert step["refused"], step["message"]
     workspace = home / "runs" / "c4" / "workspace"
     assert (workspace / "test_calc.py").is_file() and not (workspace / "conftest.py").exists()
+
+
+def test_a_step_that_leaves_a_special_file_still_lets_the_mission_go_on(cli, home, repo, model):
+    answers = iter(['{"command": "mkfifo pipe"}', FIX])
+    model(lambda request: next(answers))
+    result = _mission(cli, repo, "--run-id", "m11", "--allow", "mkfifo", "--json")
+    assert result.code == 0, result.err
+    summary = result.json()
+    assert summary["status"] == "succeeded"
+    assert [s["kind"] for s in summary["steps"]] == ["command", "patch"]

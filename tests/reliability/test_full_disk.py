@@ -154,3 +154,42 @@ def test_a_disk_that_fills_while_the_schema_is_created_gives_its_one_line(small_
     filler.unlink()
     assert run_cli("memory", "add", "--type", "pattern", "--summary", "Use ripgrep").code == 0
     assert [m["summary"] for m in run_cli("memory", "list", "--json").json()] == ["Use ripgrep"]
+
+
+def test_a_mission_whose_step_fills_the_disk_stops_in_one_line_and_resumes(
+    small_disk, run_cli, tmp_path
+):
+    """A step's command leaves a big (sparse) file; copying the workspace aside for the next
+    step fills the disk: the mission is ``stopped`` with the reason (not left ``running``),
+    and once there is room it resumes to the end."""
+    import shutil
+
+    from ..conftest import ROOT
+    from ..mission.conftest import FIX, VERIFIER
+    from ..providers.fake_servers import FakeServer, Reply, openai_completion
+
+    answers = iter(['{"command": "truncate -s 3M big"}', FIX, FIX])  # step 2 asked twice
+    repo = tmp_path / "repo"
+    shutil.copytree(ROOT / "examples" / "mission-repo", repo)
+    home = small_disk("3m") / "home"
+    with FakeServer(responder=lambda r: Reply(body=openai_completion(next(answers)))) as server:
+        env = subprocess_env(
+            home,
+            LESSONLOOP_PROVIDER="openai",
+            LESSONLOOP_MODEL="small",
+            LESSONLOOP_BASE_URL=server.base_url + "/v1",
+            LESSONLOOP_MAX_RETRIES="0",
+        )
+        stopped = run_cli(
+            "mission", "fix calc.total", "--verifier", VERIFIER, "--workspace", repo,
+            "--allow", "truncate", "--run-id", "full", "--json", env=env,
+        )  # fmt: skip
+        _one_line(stopped, home / "runs" / "full")
+        shown = run_cli("mission", "show", "full", "--json", env=env).json()
+        assert shown["status"] == "stopped" and len(shown["steps"]) == 1
+        assert "lessonloop mission --run-id full" in shown["stop_reason"]
+        (home / "runs" / "full" / "workspace" / "big").unlink()  # room again
+        resumed = run_cli("mission", "--run-id", "full", "--json", env=env)
+        assert resumed.code == 0, resumed.err
+        assert resumed.json()["status"] == "succeeded"
+        assert [s["kind"] for s in resumed.json()["steps"]] == ["command", "patch"]

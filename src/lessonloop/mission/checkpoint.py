@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 
 PREFIX = "checkpoint-"
@@ -22,11 +23,36 @@ def save(folder: Path, workspace: Path, done: int) -> Path:
     """Copy the workspace (after ``done`` stored steps) aside; returns the checkpoint."""
     partial = folder / PARTIAL
     shutil.rmtree(partial, ignore_errors=True)
-    shutil.copytree(workspace, partial, symlinks=True)
+    try:
+        shutil.copytree(workspace, partial, symlinks=True, copy_function=_copy)
+    except (OSError, _Failed) as exc:  # a full disk: the half copy goes, so there is room
+        shutil.rmtree(partial, ignore_errors=True)  # to say why
+        raise exc.error if isinstance(exc, _Failed) else exc from None
     target = folder / f"{PREFIX}{done}"
     shutil.rmtree(target, ignore_errors=True)
     os.replace(partial, target)
     return target
+
+
+class _Failed(Exception):
+    """A file's copy failed: carries its OSError past copytree, which would keep only its
+    text (and lose the errno that tells a full disk)."""
+
+    def __init__(self, error: OSError):
+        self.error = error
+
+
+def _copy(source: str, target: str) -> None:
+    """A file of the workspace into the checkpoint: a named pipe a step's command made is made
+    again (copying one would block or fail), a socket is left out, anything else copied."""
+    try:
+        mode = os.lstat(source).st_mode
+        if stat.S_ISFIFO(mode):
+            os.mkfifo(target, stat.S_IMODE(mode))
+        elif stat.S_ISREG(mode):
+            shutil.copy2(source, target)
+    except OSError as exc:
+        raise _Failed(exc) from None
 
 
 def restore(workspace: Path, checkpoint: Path) -> None:

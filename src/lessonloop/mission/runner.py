@@ -440,7 +440,11 @@ def run(
             refusals = refusals + 1 if refused else 0
             steps = mission.steps
             on_step(steps[-1])
-    except (LessonloopError, KeyboardInterrupt) as exc:
+    except (LessonloopError, KeyboardInterrupt, OSError) as exc:
+        if isinstance(exc, OSError):  # a full disk, a file the workspace cannot hold: told so
+            from ..errors import unwritable
+
+            exc = unwritable(exc.filename or mission.folder, exc)
         reason = str(exc) or "interrupted"
         _, output = mission.last_check(mission.steps)
         mission_store.update(
@@ -457,7 +461,7 @@ def run(
                 f"mission {run_id} interrupted; continue it with `lessonloop mission --run-id "
                 f"{run_id}`"
             ) from None
-        raise
+        raise exc from None
 
 
 def _end(mission: Mission, status: str, reason: str) -> dict:
