@@ -1199,6 +1199,23 @@ def test_things_at_hand_are_no_choices(prompt):
     assert prompt_feedback(prompt) == []
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # another agent's reasoning pasted into a prompt (real-sessions-9, bastion): its
+        # "Actually, let me ..." is that agent's next step, not the user's rule
+        "Actually, let me check what's in .git/info/exclude to understand the existing rules.",
+        "Actually, let me just run the tests to verify they still pass after the changes.",
+        "No, let me think about it.",
+        # options weighed, not a rule: a later clause after a hypothetical
+        "So the correct fix would be to say Bastion instead, and keep the line as it is.",
+        "We could add a cache, but keep the old path working.",
+    ],
+)
+def test_the_speakers_own_next_steps_and_weighed_options_are_no_lessons(prompt):
+    assert prompt_feedback(prompt) == []
+
+
 def test_a_lesson_keeps_the_statement_that_elaborates_it():
     found = prompt_feedback(
         "How do we structure the codebases? There will be no realtime communication between "

@@ -141,6 +141,7 @@ _STATEMENT = _lazy(
     re.I,
 )
 
+_HYPOTHETICAL = _lazy(r"\b(?:would|could|might)\b", re.I)
 _CLAUSES = _lazy(r",\s*(?:and|but|so)\s+|\s+but\s+|;\s*", re.I)
 _ASSENT = _lazy(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|sure|fine|great|good|alright|perfect|cool)"
@@ -377,6 +378,8 @@ def _clause_feedback(body: str, corrected: bool) -> tuple[str, str, bool] | None
     assumptions about people's env"; "yes please, and let's make it cross-browser"); each clause
     passes the same checks as a sentence."""
     parts = _CLAUSES.split(body)
+    if _HYPOTHETICAL.search(parts[0]):
+        return None  # "the fix would be to say X, and keep Y": weighing options, not a rule
     for part in parts[1:4]:
         part = _LEAD.sub("", part.strip())
         if not part or _HEDGE.match(part) or _ONE_OFF.search(part) or QUESTION_START.match(part):

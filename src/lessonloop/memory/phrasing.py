@@ -198,6 +198,8 @@ def imperative(rest: str) -> str | None:
     second = words[1].lower()
     if second in AUX or second.endswith("'s") and second != "let's":
         return None
+    if first == "let" and second == "me":
+        return None  # "let me check the exclude file": the speaker's own next step
     content = [w for w in words[1:] if w.lower() not in PRONOUN_ONLY]
     if not content or second in ("that", "this", "those", "these") and len(words) <= 3:
         return None  # "delete that file": only meaningful in the conversation
