@@ -87,10 +87,16 @@ class Campaign:
         return rows.candidates(self.store, self.run_id)
 
     def receive(
-        self, index: int, values: dict, source: str | None = None, suffix: str | None = None
+        self,
+        index: int,
+        values: dict,
+        source: str | None = None,
+        suffix: str | None = None,
+        rejected: str | None = None,
     ) -> None:
         """Write the candidate's source (``values`` substituted in the baseline's, or the
-        ``source`` a model wrote) and store its receipt, before anything runs it."""
+        ``source`` a model wrote) and store its receipt, before anything runs it; ``rejected``:
+        a model's answer without usable source, stored with the reason."""
         if source is None:
             python = self.loaded.suffix == ".py"
             source = declared.substitute(self.loaded.source, self.loaded.params, values, python)
@@ -106,6 +112,7 @@ class Campaign:
             digest(source),
             self.loaded.spec_digest,
             str(path),
+            rejected,
         )
 
     def source_of(self, candidate: dict) -> str:
@@ -265,11 +272,7 @@ class Campaign:
 
         atomic_write(self.folder / "candidates" / f"{index}.answer.md", written.answer)
         if written.source is None:
-            self.receive(index, values, written.answer, suffix=".answer.md")
-            rows.finish(
-                self.store, self.run_id, index, status="rejected", correct=None,
-                message=written.reason,
-            )  # fmt: skip
+            self.receive(index, values, written.answer, ".answer.md", written.reason)
         else:
             self.receive(index, values, written.source)
             self.evaluate(self.candidates()[-1], champion)

@@ -80,15 +80,29 @@ def add_receipt(
     source_digest: str,
     spec_digest: str,
     source_path: str,
+    rejected: str | None = None,
 ) -> None:
-    """The receipt, before anything runs: what was generated, from which spec."""
+    """The receipt, before anything runs: what was generated, from which spec. With
+    ``rejected`` (the reason a model's answer holds no usable source) the candidate is stored
+    rejected in the same statement: a kill can never leave it to be run on resume."""
     now = utc_now()
     with store.transaction() as conn:
         conn.execute(
             "INSERT INTO evolve_candidates (run_id, candidate_index, params_json, source_digest, "
-            "spec_digest, source_path, status, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, 'received', ?, ?)",
-            (run_id, index, json.dumps(params), source_digest, spec_digest, source_path, now, now),
+            "spec_digest, source_path, status, message, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run_id,
+                index,
+                json.dumps(params),
+                source_digest,
+                spec_digest,
+                source_path,
+                "received" if rejected is None else "rejected",
+                rejected,
+                now,
+                now,
+            ),
         )
 
 
