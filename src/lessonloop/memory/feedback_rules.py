@@ -3,8 +3,9 @@
 The sentence shapes, in order, the first that matches deciding: rules ("always ...", "whenever
 you ..., ..."), decisions ("let's go with X", "we're moving to chi", "from now on ..."),
 preferences ("I prefer ...", "use yarn, not npm"), corrections ("don't ...", "stop ...ing"), facts
-the user states ("I deleted config.ru") and how this project's tools are used ("run bd show X to
-see ..."). Precision over recall: a task request ("let's update the readme", "let's use a dict
+the user states ("I deleted config.ru"), how this project's tools are used ("run bd show X to
+see ..."), and choices stated as facts or ruled out ("we use pnpm, not npm", "we don't need
+Python bindings", "there will be no realtime sync"). Precision over recall: a task request ("let's update the readme", "let's use a dict
 here") is no lesson.
 """
 
@@ -513,7 +514,7 @@ def classify_sentence(body: str, corrected: bool) -> tuple[str, str, bool] | Non
 
 def _ruled_out(body: str) -> tuple[str, str, bool] | None:
     """A project choice stated as a fact ("we use pnpm, not npm" → Use pnpm, not npm), a thing or
-    course ruled out ("we don't need Python bindings" → No Python bindings needed; "we're not
+    course ruled out ("we don't need Python bindings" → No Python bindings; "we're not
     doing these path selections, just picking the latest one" → Don't do these path selections,
     just pick the latest one), or a design constraint ("there will be no realtime sync" → No
     realtime sync). None for the thing at hand ("we use it here", "we don't need that")."""
@@ -521,7 +522,7 @@ def _ruled_out(body: str) -> tuple[str, str, bool] | None:
     if (
         m
         and names_a_thing(m.group(1), 5)
-        and not TASK_BOUND.search(m.group(0)[m.start(1) :])
+        and not TASK_BOUND.search(body[m.start(1) :])
         and not re.search(r"\bto\s+\w", m.group(1))
     ):
         thing = m.group(1).strip()
