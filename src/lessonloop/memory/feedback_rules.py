@@ -5,8 +5,8 @@ you ..., ..."), decisions ("let's go with X", "we're moving to chi", "from now o
 preferences ("I prefer ...", "use yarn, not npm"), corrections ("don't ...", "stop ...ing"), facts
 the user states ("I deleted config.ru"), how this project's tools are used ("run bd show X to
 see ..."), and choices stated as facts or ruled out ("we use pnpm, not npm", "we don't need
-Python bindings", "there will be no realtime sync"). Precision over recall: a task request ("let's update the readme", "let's use a dict
-here") is no lesson.
+Python bindings", "there will be no realtime sync"). Precision over recall: a task request
+("let's update the readme", "let's use a dict here") is no lesson.
 """
 
 from __future__ import annotations
