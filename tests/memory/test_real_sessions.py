@@ -823,6 +823,9 @@ def test_project_commands_are_learned_from_repeated_successful_use(tmp_path):
         ("mix phx.server", "Start the app with `mix phx.server`"),
         ("python manage.py runserver", "Start the app with `python manage.py runserver`"),
         ("cargo build --release", "Build with `cargo build --release`"),
+        # the most specific name decides: `ruff format` formats though `ruff` alone lints
+        ("uv run ruff format src", "Format with `uv run ruff format src`"),
+        ("ruff check --fix", "Lint with `ruff check --fix`"),
         # (output filters and the files of this run go: the project's command stays)
         ("mix test test/x_test.exs 2>&1 | tail -5", "Run the tests with `mix test`"),
         ("rm -rf build", ""),
@@ -1223,6 +1226,10 @@ def test_the_projects_hooks_are_read_from_what_claude_code_reported(tmp_path):
         "When the agent stops, project hooks run `uv run pyright`, `uv run pytest`",
         "The Stop hook `stop.sh` blocks the agent: Cannot exit with unstaged changes",
     ]
+    # the content names the hook event, as the project's settings do
+    assert facts.project_hooks(t)[0].content.startswith(
+        "After each edit (PostToolUse:Edit, PostToolUse:MultiEdit),"
+    )
 
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

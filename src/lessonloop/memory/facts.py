@@ -63,10 +63,10 @@ def project_command(command: str) -> str:
         return ""
     words = words[:4]  # the command's own words, not a late argument that happens to say "build"
     names = {head, *words, *(" ".join(p) for p in zip(words, words[1:]))}
-    for role, known in _COMMAND_ROLES:
-        if names & known:
-            return f"{role} with `{shown}`"
-    return ""
+    # the most specific name decides: `ruff format` formats, though `ruff` alone lints
+    matched = [(max(map(len, names & known)), -n, role) for n, (role, known) in
+               enumerate(_COMMAND_ROLES) if names & known]  # fmt: skip
+    return f"{max(matched)[2]} with `{shown}`" if matched else ""
 
 
 BASH_TIMEOUT_MS = 120_000  # the Bash tool's default timeout (2 minutes)
@@ -311,6 +311,7 @@ def project_hooks(transcript) -> list[Candidate]:
     from .commands import command_key
 
     runs: dict[str, list[str]] = {}  # when it runs -> the commands
+    events: dict[str, list[str]] = {}  # when it runs -> the hook events (PostToolUse:Edit)
     blocks: dict[tuple[str, str, str], list[str]] = {}
     last: dict[tuple[str, str, str], int] = {}  # where each block's last time stands
     for hook in transcript.hooks:
@@ -333,8 +334,12 @@ def project_hooks(transcript) -> list[Candidate]:
             if reason and reason not in reasons:
                 reasons.append(reason)
             last[(hook.event, shown, what)] = hook.index
-        elif shown not in runs.setdefault(_hook_when(hook.event), []):
-            runs[_hook_when(hook.event)].append(shown)
+        else:
+            when = _hook_when(hook.event)
+            if hook.event not in events.setdefault(when, []):
+                events[when].append(hook.event)
+            if shown not in runs.setdefault(when, []):
+                runs[when].append(shown)
     found = []
     for when, commands in runs.items():
         shown_list: list[str] = []
@@ -351,8 +356,8 @@ def project_hooks(transcript) -> list[Candidate]:
                 kind="observation",
                 summary=f"{when}, {verb} {', '.join(shown_list)}",
                 tags=["project-fact", "hook"],
-                content=f"{when}, Claude Code ran these project hooks successfully in the session: "
-                + ", ".join(f"`{c}`" for c in commands),
+                content=f"{when} ({', '.join(events[when])}), Claude Code ran these project "
+                "hooks successfully in the session: " + ", ".join(f"`{c}`" for c in commands),
                 why="Reported by Claude Code as the project's own hooks.",
             )
         )
