@@ -27,8 +27,12 @@ GATES = {
         (('all wo', 'amazin', 'awesom', 'bingo', 'cool', 'correc', 'everyt', 'exactl', 'excell', 'fixed', 'good', 'great', 'it is ', 'it loo', 'it now', 'it wor', "it's a", "it's c", "it's e", "it's f", "it's g", "it's i", "it's j", "it's m", "it's p", "it's r", "it's w", 'lgtm', 'looks ', 'much b', 'nailed', 'nice', 'ok', 'perfec', 'right', 'spot o', 'sweet', 'thank ', 'thanks', 'that d', 'that f', 'that i', 'that l', 'that n', 'that w', "that's", 'this i', 'this l', 'this n', 'this w', "this's", 'well d', 'works ', 'wow', 'yeah', 'yep', 'yes', 'you go', 'yup'), None, True),
     ("^(?:(?:we|you|i want you to|i'd like you to|i would like you to|i need you to|please|let's|let us|we'll|we will|we're going to|we are going to|we're gonna|you'll|you will|you should|you must|you need to|you have to|we should|we must|we need to|we have to|we'd|we would|you'd|always|also|just|make sure to|make sure you)\\s+)+", 2):
         (('also', 'always', 'i need you t', 'i want you t', 'i would like', "i'd like you", 'just', 'let us', "let's", 'make sure to', 'make sure yo', 'please', 'we', 'you'), ('also', 'always', 'just', 'let us', "let's", 'make sure to', 'please', 'we', 'you'), True),
+    ("^(?:also\\s+|and\\s+|but\\s+|so\\s+)?(?:we|i)\\s+(?:really\\s+)?(?:don't|do not|dont)\\s+(?:need|want)\\s+(?:any\\s+)?(?!to\\b)([^,;]{2,50}?)(?:\\s+(?:at all|anymore|any more))?$", 18):
+        (('also', 'and', 'but', 'i', 'so', 'we'), ('need', 'want'), True),
     ("^(?:also\\s+|and\\s+|but\\s+|so\\s+)?(?:we|you)\\s+(?:don't|do not|dont)\\s+need\\s+to\\s+([^,;]{4,80}?)(?:\\s*[,;]\\s*(?:(?:let's|lets|let us|we can|you can)\\s+)?just\\s+([^,;]{2,60}))?$", 18):
         (('also', 'and', 'but', 'so', 'we', 'you'), ('need',), True),
+    ("^(?:also\\s+|and\\s+|but\\s+|so\\s+)?we(?:'re| are)\\s+not\\s+(?:going\\s+to\\s+)?(doing|using|supporting|adding|keeping|writing|do|use|support|add|keep|write)\\s+([^,;]{2,80}?)(?:\\s*[,;]\\s*(?:we(?:'re| are)\\s+)?just\\s+([^,;]{2,80}))?$|^(?:also\\s+|and\\s+|but\\s+|so\\s+)?we\\s+(?:won't|will not|wont)\\s+(do|use|support|add|keep|write)\\s+([^,;]{2,80}?)$", 18):
+        (('also', 'and', 'but', 'so', 'we'), ('not', "on't", 'ont'), True),
     ("^(?:but\\s+|and\\s+|so\\s+)?(i|we)(?:\\s+(do not|don't|dont)\\s+(?:really\\s+)?want|(?:'d|\\s+would)\\s+(?:like|prefer)|\\s+(?:really\\s+)?want)\\s+(?:you\\s+|us\\s+)?to\\s+(.+)$", 18):
         (('and', 'but', 'i', 'so', 'we'), ('like', 'prefer', 'want'), True),
     ("^(?:don't|do not|never)\\s+(?:stop|finish|quit|end)\\s+until\\s+(.{8,160})$", 2):
@@ -53,6 +57,8 @@ GATES = {
         (('am', 'any idea', 'are', "can't", 'did', 'do', 'has', 'have you', 'how', 'is', 'shall', 'should', 'was', 'were', 'what', 'where', 'which', 'who', 'why', 'will', "won't", 'would'), None, True),
     ("^(?:the|our)\\s+([\\w .'-]{2,40}?)\\s+(?:is|lives at|is at)\\s+(\ue000\\d+\ue001)$", 18):
         (('our', 'the'), ('our', 'the'), True),
+    ("^(?:we(?:'re| are)?|this (?:project|repo|repository|codebase|team|app)|our (?:project|repo|team|app|codebase))\\s+(?:always\\s+|only\\s+)?(?:use|uses|using)\\s+([^,;]{2,50}?)(?:,?\\s+(?:not|instead of|rather than)\\s+([^,;]{2,40}?)|\\s+(?:as|for)\\s+(?:our|its|the)\\s+([^,;]{2,40}?))?$", 18):
+        (('our app', 'our codebase', 'our project', 'our repo', 'our team', 'this app', 'this codebas', 'this project', 'this repo', 'this team', 'we'), ('us',), True),
     ("^(?:we(?:'re| are)|i'm|i am)\\s+(?:moving|switching|migrating|standardi[sz]ing)\\s+(?:over\\s+)?(?:to|on)\\s+(.+?)(?:(?:\\s+and|,)\\s+(?:dropping|ditching|replacing|abandoning|leaving|retiring|no more)\\s+(.+?))?(?:\\s+in new code)?$", 18):
         (('i am', "i'm", 'we are', "we're"), ('migrating', 'moving', 'standardi', 'switching'), True),
     ("^(?:we(?:'re| are|'ll| will)?|i(?:'ll| will)?)\\s+(?:go|going)\\s+with\\s+(.+)$", 18):
@@ -65,6 +71,8 @@ GATES = {
         (('i would', "i'd", 'we would', "we'd"), ('rather',), True),
     ("^i\\s+(?:have\\s+|'ve\\s+|just\\s+|already\\s+)*(deleted|removed|renamed|moved)\\s+(?:the\\s+)?([\\w.-]*\\w\\.\\w{1,8}|[\\w.-]+/[\\w./-]*)(?=$|[\\s,;])(.*)$", 18):
         (('i',), ('deleted', 'moved', 'renamed'), True),
+    ("^there\\s+(?:will\\s+be\\s+no|won't\\s+be\\s+any|will\\s+not\\s+be\\s+any|is\\s+going\\s+to\\s+be\\s+no|should\\s+be\\s+no|must\\s+be\\s+no)\\s+([^;]{4,100}?)$", 18):
+        (('there',), ('there',), True),
     ('(?:(?<![\\w<])[a-z]:[\\\\/]|(?<![\\w.<>-])(?:~|\\.{1,2})?[\\\\/])[\\w.@%+=~-]+(?:[\\\\/][\\w.@%+=~-]*)*(?::\\d+){0,2}|(?<![\\w<>/\\\\.-])[\\w.@+-]+(?:[\\\\/][\\w.@+-]+)+[\\\\/]?(?::\\d+){0,2}|(?<![\\w<>/\\\\.-])[\\w-]+(?:\\.[\\w-]+)*\\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|rs|go|rb|java|kt|c|cc|cpp|h|hpp|cs|php|swift|scala|sh|json|ya?ml|toml|ini|cfg|md|txt|log|html|css|scss|vue|svelte|sql|lock|xml|csv|ipynb|so|dll|o|a|class|jar|whl|tar|gz|zip|env)\\b(?::\\d+){0,2}', 2):
         (None, ('.', '/', ':', '\\')),
     ('(?:[{};]\\s*$|=>|\\(\\);|\\)\\s*\\{|^\\s*[}\\])]|^\\s*#\\s*\\w+\\s*=|^\\s*\\w+\\s*=\\s*\\S+;?$)', 0):
@@ -105,6 +113,8 @@ GATES = {
         (('always', 'convention', 'for future c', 'for future s', 'for future w', 'for good', 'from here on', 'from now on', 'going forwar', 'guideline', 'heads up', 'heads-up', 'henceforth', 'in future', 'in the ', 'moving forwa', 'never', 'note', 'policies', 'policy', 'principle', 'remember', 'reminder', 'requirement', 'rule', 'standard', 'style'), None),
     ('\\b(?:tmp|temp)[\\w-]{4,}\\b', 2):
         (('temp', 'tmp'), ('mp',)),
+    ('\\b(?:would|could|might)\\b', 2):
+        (('could', 'might', 'would'), ('could', 'might', 'would')),
     ('\\b(?:write|add|create|generate|run|rerun|re-run|fix)\\s+(?:(?:a|an|the|some|more|unit|integration|e2e|failing|missing)\\s+){0,3}tests?\\b|\\btest coverage\\b|\\bunit tests?\\b|\\bcoverage\\b|\\bpytest\\b|\\bjest\\b|\\bvitest\\b|\\btest suite\\b|\\bspecs?\\b', 2):
         (('add', 'coverage', 'create', 'fix', 'generate', 'jest', 'pytest', 're-run', 'rerun', 'run', 'spec', 'test coverag', 'test suite', 'unit test', 'vitest', 'write'), ('coverage', 'jest', 'spec', 'test')),
     ('\\b0x[0-9a-f]+\\b', 2):
