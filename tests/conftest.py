@@ -88,6 +88,12 @@ def real_model() -> RealModel:
 
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
+    return isolated_home(monkeypatch, tmp_path)
+
+
+def isolated_home(monkeypatch, tmp_path: Path) -> Path:
+    """``tmp_path / "home"`` as LESSONLOOP_HOME, with none of the developer's settings (also for
+    a module's fixture, given a ``pytest.MonkeyPatch.context()``)."""
     root = tmp_path / "home"
     monkeypatch.setenv("LESSONLOOP_HOME", str(root))
     for name in _settings_from_outside(os.environ):

@@ -31,6 +31,7 @@ README = ROOT / "README.md"
 RUNNABLE = ("bash", "python", "toml", "yaml")
 NOTE = re.compile(r"^<!-- readme-test: (skip|model|file|setup): (.+?) -->$")
 FENCE = re.compile(r"^```(\S*)\s*$")
+PLACEHOLDER = re.compile(r"\b(RUN_ID|ID)\b")  # the newest run made by the blocks before
 
 
 @dataclass
@@ -158,10 +159,11 @@ def test_readme_runs_as_written(tmp_path, monkeypatch):
             _shell(command, env, folder, f"{block} setup")
         if block.lang == "bash":
             script = block.text
+            if PLACEHOLDER.search(script):  # looked up only for a block that names it
+                run_id = _run_id(env, folder) or run_id
             if run_id is not None:
-                script = re.sub(r"\b(RUN_ID|ID)\b", run_id, script)
+                script = PLACEHOLDER.sub(run_id, script)
             _shell(script, env, folder, block)
-            run_id = _run_id(env, folder) or run_id
         elif block.lang == "python":
             target = block.notes.get("file", [None])[0]
             if target:
@@ -195,5 +197,6 @@ def test_readme_runs_as_written(tmp_path, monkeypatch):
 
             assert parse(yaml.safe_load(block.text), str(block)).name, block
         ran.append(block)
+    run_id = _run_id(env, folder) or run_id
     assert run_id is not None and any("class Archery" in b.text for b in ran)
     assert (folder / ".lessonloop" / "runs" / run_id / "report.md").exists()

@@ -10,10 +10,20 @@ from lessonloop.app import inspection, memory, usage
 from lessonloop.cli.output import error_text
 from lessonloop.errors import NotFoundError, UsageError
 
+from ..conftest import copy_home, home_made_once
+
+
+@pytest.fixture(scope="module")
+def made_r1(tmp_path_factory):
+    return home_made_once(
+        tmp_path_factory, ["run", "grid_ctf", "--iterations", 2, "--run-id", "r1"]
+    )
+
 
 @pytest.fixture
-def one_run(cli):
-    assert cli("run", "grid_ctf", "--iterations", 2, "--run-id", "r1").code == 0
+def one_run(home, made_r1):
+    """A finished 2-generation run ``r1`` (made once; each test has its copy)."""
+    copy_home(made_r1, home)
     return "r1"
 
 

@@ -10,21 +10,30 @@ import pytest
 from lessonloop.cli.output import fmt
 from lessonloop.errors import ERROR_LINE_MAX
 
-from ..conftest import FIXTURES, PLUGIN, contract_validator
+from ..conftest import FIXTURES, PLUGIN, contract_validator, copy_home, home_made_once
 
 Z_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
 ERROR = contract_validator("cli-error-v1.schema.json")
 
 
+DONE = ["run", "grid_ctf", "--iterations", 4, "--run-id", "done", "--json"]
+
+
+@pytest.fixture(scope="module")
+def made_done(tmp_path_factory):
+    return home_made_once(tmp_path_factory, DONE)
+
+
 @pytest.fixture
-def finished(cli):
-    result = cli("run", "grid_ctf", "--iterations", 4, "--run-id", "done", "--json")
-    assert result.code == 0, result.err
-    return result
+def finished(home, made_done):
+    """A finished 4-generation run of grid_ctf, ``done`` (made once; each test has its copy)."""
+    copy_home(made_done, home)
 
 
-def test_run_json_shape(finished):
-    summary = finished.json()
+def test_run_json_shape(cli):
+    ran = cli(*DONE)  # this test's own run, in this process: its summary is what is checked
+    assert ran.code == 0, ran.err
+    summary = ran.json()
     assert set(summary) == {
         "run_id",
         "scenario",
@@ -526,16 +535,23 @@ CARRY_OVER = [
 ]
 
 
+@pytest.fixture(scope="module")
+def made_first(tmp_path_factory):
+    """A home with one finished 4-generation run, ``first`` (made once for the four flags)."""
+    return home_made_once(
+        tmp_path_factory, ["run", "grid_ctf", "--iterations", 4, "--run-id", "first", "--json"]
+    )
+
+
 @pytest.mark.parametrize(
     "flags,carries_incumbent,reads_knowledge",
     CARRY_OVER,
     ids=["default", "no-incumbent", "no-knowledge", "fresh"],
 )
 def test_carry_over_flags_decide_the_start_strategy_and_the_context(
-    cli, home, flags, carries_incumbent, reads_knowledge
+    cli, home, made_first, flags, carries_incumbent, reads_knowledge
 ):
-    first = cli("run", "grid_ctf", "--iterations", 4, "--run-id", "first", "--json")
-    assert first.code == 0, first.err
+    copy_home(made_first, home)  # the first run, whose incumbent and knowledge carry over
     knowledge = {view: _view_ids(home, "grid_ctf", view) for view in KNOWLEDGE_VIEWS}
     assert knowledge["playbook.md"], "the first run must leave a playbook to carry over"
     views_before = {v: (home / "knowledge" / "grid_ctf" / v).read_text() for v in KNOWLEDGE_VIEWS}

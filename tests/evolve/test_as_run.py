@@ -10,15 +10,27 @@ import sqlite3
 
 import pytest
 
-from ..conftest import contract_validator
+from ..conftest import contract_validator, copy_home, home_made_once
+from .conftest import KERNEL, REFERENCE, SPEC
 
 DECISIONS = {"champion", "rejected", "wrong", "crashed", "refused"}
 
 
+@pytest.fixture(scope="module")
+def made_e1(tmp_path_factory):
+    kernel = tmp_path_factory.mktemp("kernel")
+    for name, text in (("kernel.py", KERNEL), ("reference.py", REFERENCE), ("spec.yaml", SPEC)):
+        (kernel / name).write_text(text)
+    return home_made_once(
+        tmp_path_factory, ["evolve", kernel / "spec.yaml", "--generations", "2", "--run-id", "e1"]
+    )
+
+
 @pytest.fixture
-def evolved(cli, kernel_dir):
-    result = cli("evolve", kernel_dir / "spec.yaml", "--generations", "2", "--run-id", "e1")
-    assert result.code == 0, result.err
+def evolved(home, made_e1):
+    """A finished 2-generation evolve run ``e1`` of the tiny kernel (made once; each test has
+    its copy)."""
+    copy_home(made_e1, home)
     return "e1"
 
 

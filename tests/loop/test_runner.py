@@ -15,7 +15,7 @@ from lessonloop.loop.runner import Runner, create_or_reuse
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
 
-from ..conftest import PLUGIN, subprocess_env
+from ..conftest import PLUGIN, home_made_once, subprocess_env
 
 
 def _run(scenario: str, iterations: int, **options) -> str:
@@ -151,15 +151,23 @@ def _wait_for_event(path, predicate, timeout=60.0):
     raise AssertionError("event never appeared")
 
 
+CRASHY = ["run", "grid_ctf", "--iterations", 30, "--seed", 11, "--run-id", "crashy"]
+
+
+@pytest.fixture(scope="module")
+def unkilled_home(tmp_path_factory):
+    """The run the SIGKILL tests kill, made without a kill in an untouched home: made once for
+    both kill points (they only read it)."""
+    return home_made_once(tmp_path_factory, [*CRASHY, "--json"])
+
+
 @pytest.mark.reliability
 @pytest.mark.parametrize("kill_at", ["generation_started", "generation_completed"])
 def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(
-    home, run_cli, kill_at
+    home, run_cli, kill_at, unkilled_home
 ):
-    target = 30
-    proc = _start(
-        home, "run", "grid_ctf", "--iterations", target, "--seed", 11, "--run-id", "crashy"
-    )
+    target = CRASHY[3]
+    proc = _start(home, *CRASHY)
     events = home / "runs" / "crashy" / "events.ndjson"
     _wait_for_event(events, lambda e: e["event"] == kill_at and e["payload"].get("generation") == 7)
     os.kill(proc.pid, signal.SIGKILL)
@@ -179,20 +187,7 @@ def test_sigkill_at_any_point_then_resume_gives_every_generation_exactly_once(
     completed = [e["payload"]["generation"] for e in logged if e["event"] == "generation_completed"]
     assert completed == list(range(1, target + 1)), "each generation's event exactly once"
     # the resumed run equals an uninterrupted run with the same seed in an untouched home
-    other = home.parent / "other-home"
-    clean = run_cli(
-        "run",
-        "grid_ctf",
-        "--iterations",
-        target,
-        "--seed",
-        11,
-        "--run-id",
-        "crashy",
-        "--json",
-        env=subprocess_env(other),
-    )
-    assert clean.code == 0, clean.err
+    other = unkilled_home
     with open_store(other, readonly=True) as store:
         uninterrupted = run_store.generations(store, "crashy")
 

@@ -12,7 +12,7 @@ import pytest
 from lessonloop.store import open_store
 from lessonloop.store import runs as run_store
 
-from ..conftest import subprocess_env
+from ..conftest import copy_home, home_made_once, subprocess_env
 
 pytestmark = pytest.mark.reliability
 
@@ -77,6 +77,18 @@ def _one_line(result, path):
     assert HINT in error and "internal error" not in error
 
 
+@pytest.fixture(scope="module")
+def stored_before(tmp_path_factory):
+    """What is stored before the disk fills: a memory, a run and a consent (each command must
+    exit 0), made once for the three commands; each test copies it onto its small disk."""
+    return home_made_once(
+        tmp_path_factory,
+        ["memory", "add", "--type", "pattern", "--summary", "Run the tests with pytest -q"],
+        ["run", "grid_ctf", "--iterations", 1, "--run-id", "before"],
+        ["memory", "consent", "no"],
+    )
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -92,17 +104,10 @@ def _one_line(result, path):
         ("memory", "consent", "yes"),
     ],
 )
-def test_a_full_disk_gives_one_line_and_loses_nothing(small_disk, on_disk, command):
+def test_a_full_disk_gives_one_line_and_loses_nothing(small_disk, on_disk, stored_before, command):
     disk = small_disk("2m")
     home, run_cli = on_disk(disk)
-    assert (
-        run_cli(
-            "memory", "add", "--type", "pattern", "--summary", "Run the tests with pytest -q"
-        ).code
-        == 0
-    )
-    assert run_cli("run", "grid_ctf", "--iterations", 1, "--run-id", "before").code == 0
-    assert run_cli("memory", "consent", "no").code == 0
+    copy_home(stored_before, home)
     filler = _fill(disk)
     _one_line(run_cli(*command, "--json"), home)
     filler.unlink()

@@ -30,19 +30,27 @@ UPPER_DIGITS = string.ascii_uppercase + string.digits
 HEX = "0123456789abcdef"
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# the family tests: 62 of them (31 families, two tests) on each path; 30 examples each (60
+# over the two paths) still draw every context template of a family several times
+FAMILY_SETTINGS = settings(SETTINGS, max_examples=30)
 REDACT = importlib.import_module("lessonloop.safety.redact.prefilter")  # (the accelerator's switch)
 
 
 @pytest.fixture(scope="module", autouse=True, params=["standard", "accelerated"])
 def prefilter(request):
     """Every test here runs twice: with the standard library's prefilter (the capture hooks'
-    path) and with the accelerator (ahocorasick-rs) that every other process uses."""
+    path) and with the accelerator (ahocorasick-rs) that every other process uses; but a test
+    marked ``BOTH_PATHS_ITSELF`` (it sets each path itself, or reads no path) runs once."""
     saved = REDACT._accelerator
     REDACT._accelerator = None if request.param == "standard" else REDACT._load_accelerator
     REDACT._forget_lines()
     yield request.param
     REDACT._accelerator = saved
     REDACT._forget_lines()
+
+
+# a test's own parameter overrides the fixture's two: the second run would repeat the first
+BOTH_PATHS_ITSELF = pytest.mark.parametrize("prefilter", ["accelerated"], indirect=True)
 
 
 def chars(alphabet: str, n: int, min_size: int | None = None) -> st.SearchStrategy[str]:
@@ -392,12 +400,13 @@ CASES: dict[str, st.SearchStrategy[tuple[str, str]]] = {
 }
 
 
+@BOTH_PATHS_ITSELF
 def test_every_family_has_a_case():
     assert set(CASES) == set(FAMILIES)
 
 
 @pytest.mark.parametrize("family", sorted(CASES))
-@SETTINGS
+@FAMILY_SETTINGS
 @given(data=st.data())
 def test_family_true_positive(family, data):
     text, secret = data.draw(CASES[family])
@@ -406,7 +415,7 @@ def test_family_true_positive(family, data):
 
 
 @pytest.mark.parametrize("family", sorted(CASES))
-@SETTINGS
+@FAMILY_SETTINGS
 @given(data=st.data())
 def test_family_found_in_surrounding_text_and_reported(family, data):
     text, secret = data.draw(CASES[family])
@@ -971,7 +980,8 @@ _FILLER = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 150 examples on each prefilter path (300 in all)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.one_of(_FILLER, _SECRET_SAMPLES, st.text(alphabet=B64URL, max_size=30)), max_size=12
@@ -1035,6 +1045,7 @@ _LITERAL_PIECES = sorted(
 )
 
 
+@BOTH_PATHS_ITSELF
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
@@ -1080,6 +1091,7 @@ _WRITTEN_OUT = [
 ]  # (the others' literals are their needles)
 
 
+@BOTH_PATHS_ITSELF
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_every_match_of_a_prefilter_pattern_holds_one_of_its_literals(data):
@@ -1091,6 +1103,7 @@ def test_every_match_of_a_prefilter_pattern_holds_one_of_its_literals(data):
     assert any(literal in match for literal in literals), (pattern, match)
 
 
+@BOTH_PATHS_ITSELF
 def test_every_flag_the_prefilter_looks_for_holds_one_of_its_literals():
     for flag in [f" -{c} " for c in string.printable] + [
         " --u ",
@@ -1101,6 +1114,7 @@ def test_every_flag_the_prefilter_looks_for_holds_one_of_its_literals():
             assert any(literal in flag for literal in REDACT._FLAG_LITERALS), flag
 
 
+@BOTH_PATHS_ITSELF
 def test_the_accelerator_finds_literals_across_its_search_windows():
     """It searches a long text a window at a time: a literal or a key's letters that straddle
     the edge of a window are found once, as in one pass."""
@@ -1124,6 +1138,7 @@ def test_the_accelerator_finds_literals_across_its_search_windows():
             assert standard[0], literal
 
 
+@BOTH_PATHS_ITSELF
 def test_a_missing_or_broken_accelerator_leaves_the_standard_path(monkeypatch):
     import sys
     import types
@@ -1142,6 +1157,7 @@ def test_a_lone_surrogate_is_redacted_like_any_text():
     assert redact(text) == 'password = "' + M("password") + '" \ud800 token=' + M("generic-secret")
 
 
+@BOTH_PATHS_ITSELF
 def test_the_accelerator_agrees_on_a_transcript_line_and_a_twilio_pair():
     sid, secret = twilio_sid("AC"), random_token(3, 32, HEX)
     line = json.dumps(
@@ -1165,7 +1181,8 @@ def test_the_accelerator_agrees_on_a_transcript_line_and_a_twilio_pair():
     assert accelerated == standard and len(standard[0]) > 8
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 150 examples on each prefilter path (300 in all)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.one_of(
@@ -1488,7 +1505,8 @@ def test_overlapping_needles_are_all_found():
     assert body not in out and M("private-key") in out
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 100 examples on each prefilter path (200 in all)
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.one_of(

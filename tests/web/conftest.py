@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import subprocess_env
+from tests.conftest import copy_home, home_made_once, subprocess_env
 
 HOST, PORT = "127.0.0.1", 8765
 TOKEN = "test-token-0123456789"
@@ -32,14 +32,20 @@ def client(home):
         yield tc
 
 
-@pytest.fixture
-def finished_run(cli):
-    """A completed 3-generation run ``r3`` of grid_ctf (without context trials: no promotion
-    candidates; tests/web/test_promotions.py makes its own)."""
-    result = cli(
-        "run", "grid_ctf", "-n", 3, "--matches", 2, "--run-id", "r3", "--context-trials", "off"
+@pytest.fixture(scope="module")
+def made_r3(tmp_path_factory):
+    return home_made_once(
+        tmp_path_factory,
+        ["run", "grid_ctf", "-n", 3, "--matches", 2, "--run-id", "r3", "--context-trials", "off"],
     )
-    assert result.code == 0, result.err
+
+
+@pytest.fixture
+def finished_run(home, made_r3):
+    """A completed 3-generation run ``r3`` of grid_ctf (without context trials: no promotion
+    candidates; tests/web/test_promotions.py makes its own), made once for a module and copied
+    into each test's home."""
+    copy_home(made_r3, home)
     return "r3"
 
 
