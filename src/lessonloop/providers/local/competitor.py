@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ... import canonical
 from ...scenarios import space
@@ -206,21 +206,9 @@ class Competitor:
 
     def _first_batch(self, state: dict, request: Request, params: list) -> str:
         """The run's first strategies, for the runner to screen (the best-measured becomes
-        the incumbent): drawn around the playbook's targets when it has some (a prior, never
-        the targets themselves), else seeded random points."""
-        rng = random.Random(request.seed)
-        schema = state["strategy_schema"]
+        the incumbent): ``first_batch_members``."""
         targets, _ = guidance(state.get("playbook", []), params)
-        dead_ends = state.get("dead_ends", [])
-        found: list[dict] = []
-        keys: set = set()
-        for _ in range(BATCH * 10):
-            if len(found) >= BATCH:
-                break
-            c = prior_point(schema, params, targets, rng) if targets else space.sample(schema, rng)
-            if canonical.dumps(c) not in keys and not near_any(c, dead_ends, params):
-                keys.add(canonical.dumps(c))
-                found.append(c)
+        found = list(first_batch_members(state, request.seed, params))
         how = (
             f"{len(found)} points drawn around the playbook's {len(targets)} targets"
             if targets
@@ -403,6 +391,27 @@ def basin_probe(incumbent: dict, params: list, rng: random.Random, values: int) 
     offset = rng.random()
     grid = sorted({min(high, low + int((i + offset) * (high - low + 1) / k)) for i in range(k)})
     return [{**neighbour, p.name: v} for v in grid]
+
+
+def first_batch_members(state: dict, seed: int | None, params: list) -> Iterator[dict]:
+    """The run's first batch, member by member (``BATCH`` at most, from ``BATCH`` x 10
+    draws): drawn around the playbook's targets when it has some (a prior, never the targets
+    themselves), else seeded random points; none twice, none next to a dead end. One at a
+    time because a context trial plays only the first member the scenario accepts
+    (``trial.propose_under``): it need not draw, check and render the other eight."""
+    rng = random.Random(seed)
+    schema = state["strategy_schema"]
+    targets, _ = guidance(state.get("playbook", []), params)
+    dead_ends = state.get("dead_ends", [])
+    keys: set = set()
+    for _ in range(BATCH * 10):
+        if len(keys) >= BATCH:
+            return
+        c = prior_point(schema, params, targets, rng) if targets else space.sample(schema, rng)
+        key = canonical.dumps(c)
+        if key not in keys and not near_any(c, dead_ends, params):
+            keys.add(key)
+            yield c
 
 
 def _answers(reason: str, candidates: list[dict]) -> str:
