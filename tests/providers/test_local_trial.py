@@ -84,7 +84,9 @@ def test_a_proposal_is_deterministic_per_entries_and_seed_whatever_their_order()
 def test_targets_are_a_prior_never_the_answer_and_unserved_entries_are_left_out():
     bundle = targets(OPTIMUM)
     batch = trial.proposals_under(GRID, bundle, 1)
-    assert len(batch) == 9 and OPTIMUM not in batch
+    # 9 drawn around the targets, and one more keeping their integer (competitor.py)
+    assert len(batch) == 10 and OPTIMUM not in batch
+    assert batch[-1]["defense_radius"] == OPTIMUM["defense_radius"]
     for strategy in batch:  # drawn around the targets (5 % of each range)
         assert abs(strategy["aggression"] - 0.72) < 0.25 and abs(strategy["stealth"] - 0.78) < 0.25
     pending = [{**e, "status": "pending", "tags": e["tags"]} for e in targets(BAD)]
