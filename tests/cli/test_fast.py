@@ -63,7 +63,7 @@ def test_the_table_agrees_with_the_typer_command(words):
             seen_options.update(dict.fromkeys(param.opts, (param.name, True)))
             seen_options.update(dict.fromkeys(param.secondary_opts, (param.name, False)))
         else:
-            assert kind in (int, str) and not param.multiple and param.nargs == 1, param.name
+            assert kind in (int, str, float) and not param.multiple and param.nargs == 1, param.name
             seen_options.update(dict.fromkeys(param.opts, (param.name, kind)))
     assert tuple(seen_arguments) == positional
     assert seen_options == options
@@ -90,7 +90,13 @@ def test_the_table_agrees_with_the_typer_command(words):
         ["memory", "search", "-"],
         ["memory", "list", "--scope"],
         ["memory"],
-        ["run", "grid_ctf"],
+        ["run"],
+        ["run", "--help"],
+        ["run", "grid_ctf", "--min-delta", "1e-3"],
+        ["run", "grid_ctf", "--min-delta", ".5"],
+        ["run", "grid_ctf", "--match-timeout=2."],
+        ["run", "grid_ctf", "-n3"],
+        ["train", "grid_ctf"],
     ],
 )
 def test_anything_unusual_is_left_to_typer(argv):
@@ -105,6 +111,11 @@ def test_plain_command_lines_are_read_as_click_reads_them():
     )
     assert fast.parse(["show", "--generation=03", "r1"])[2] == {"run_id": "r1", "generation": 3}
     assert fast.parse(["doctor", "--no-latency"])[2] == {"latency": False}
+    assert fast.parse(["run", "grid_ctf", "-n", "30", "--min-delta=0.01", "--fresh"]) == (
+        "run",
+        "run",
+        {"scenario": "grid_ctf", "iterations": 30, "min_delta": 0.01, "fresh": True},
+    )
     assert fast.parse(["memory", "search", "--scope=user", "a b", "--limit", "3"])[2] == {
         "query": "a b",
         "scope": "user",
@@ -172,6 +183,46 @@ def test_both_paths_print_the_same(filled, capsys, argv):
         code = main(list(argv), fast=use_fast)
         captured = capsys.readouterr()
         results.append((code, captured.out, captured.err))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "grid_ctf", "-n", "2", "--run-id", "r1", "--seed", "4", "--json"],
+        ["run", "grid_ctf", "--iterations", "1", "--run-id", "r1", "--matches", "3"],
+        ["run", "grid_ctf", "-n", "1", "--run-id", "r1", "--min-delta", "0.5", "--fresh"],
+        ["run", "nosuch", "-n", "1", "--json"],
+        ["run", "grid_ctf", "-n", "1", "--context-trials", "sometimes"],
+        ["run", "grid_ctf", "-n", "0"],
+    ],
+    ids=" ".join,
+)
+def test_a_run_reads_and_ends_the_same_on_both_paths(home, capsys, monkeypatch, argv):
+    """``run`` without Typer: the same run (its summary and its stored generations) from the
+    same command line in a fresh home, and the same refusals."""
+    from lessonloop.store import open_store
+
+    assert fast.parse(argv) is not None
+    results = []
+    for use_fast in (True, False):
+        where = str(home / ("fast" if use_fast else "typer"))
+        monkeypatch.setenv("LESSONLOOP_HOME", where)
+        capsys.readouterr()
+        code = main(list(argv), fast=use_fast)
+        captured = capsys.readouterr()
+        captured = (captured.out.replace(where, "HOME"), captured.err.replace(where, "HOME"))
+        rows = []
+        if code == 0:
+            with open_store(readonly=True) as store:
+                rows = [
+                    tuple(row)
+                    for row in store.query(
+                        "SELECT generation_index, strategy_json, mean_score, best_score, "
+                        "gate_decision FROM generations ORDER BY generation_index"
+                    )
+                ]
+        results.append((code, *captured, rows))
     assert results[0] == results[1]
 
 

@@ -136,9 +136,16 @@ def test_every_trial_is_stored_with_its_plays(home):
     for trial in found["trials"]:
         by_candidate.setdefault(trial["candidate_id"], []).append(trial)
     watching: set[int] = set()  # generations that watched an activated candidate on probation
+    unplayed = {
+        d["candidate_id"] for d in found["decisions"] if d["statistic"] == promotion.NOT_PLAYED
+    }
+    assert unplayed and unplayed != {c["id"] for c in found["candidates"]}
     for candidate in found["candidates"]:
-        judged = [t for t in by_candidate[candidate["id"]] if t["stage"] != probation.STAGE]
-        watched = len(by_candidate[candidate["id"]]) - len(judged)
+        judged = [t for t in by_candidate.get(candidate["id"], []) if t["stage"] != probation.STAGE]
+        watched = len(by_candidate.get(candidate["id"], [])) - len(judged)
+        if candidate["id"] in unplayed:  # alike under both bundles on every screen seed
+            assert candidate["status"] == "rejected" and judged == [] and watched == 0
+            continue
         assert len(judged) == promotion.SCREEN_PAIRS
         assert candidate["status"] in ("rejected", "accepted", "active")
         assert watched % probation.PAIRS == 0
@@ -151,7 +158,7 @@ def test_every_trial_is_stored_with_its_plays(home):
             "phase = 'trial' ORDER BY id",
             (run_id,),
         )
-    generations = {c["generation_index"] for c in found["candidates"]}
+    generations = {c["generation_index"] for c in found["candidates"] if c["id"] not in unplayed}
     assert watching, "an accepted candidate is watched on probation"
     assert {m["generation_index"] for m in played} == generations | watching
     assert {m["side"] for m in played} <= {"candidate", "incumbent"}
@@ -173,6 +180,35 @@ def test_every_trial_is_stored_with_its_plays(home):
     assert "<h2>Promotion trials</h2>" in page
     for candidate in found["candidates"]:
         assert f"<code>{candidate['ref']}</code>" in page
+
+
+@pytest.mark.parametrize("mode", ["screen", "full"])
+def test_an_edit_that_changes_no_proposal_is_rejected_without_a_play(home, coach_once, mode):
+    """A bullet without targets or directions changes nothing the offline competitor proposes:
+    its bundle is rejected at the screen without a trial play (every pair would tie), never
+    served; the verdict says so."""
+    coach_once(
+        [
+            {
+                "op": "add_bullet",
+                "text": "Quiet note: keep the defenders close to the flag",
+                "tags": ["param:defense_radius"],
+            }
+        ]
+    )
+    run_id = _run(2, context_trials=mode)
+    assert _bullets("Quiet note") == [], "never admitted"
+    assert all(not ids for ids in _served(run_id))
+    found = _promotions()
+    (candidate,) = found["candidates"]
+    assert candidate["generation_index"] == 1 and candidate["status"] == "rejected"
+    (decision,) = found["decisions"]
+    assert (decision["action"], decision["stage"], decision["statistic"]) == (
+        "reject",
+        "screen",
+        promotion.NOT_PLAYED,
+    )
+    assert found["trials"] == [] and found["trial_plays"] == 0
 
 
 def test_a_run_killed_mid_trial_resumes_to_the_same_end(home, monkeypatch, tmp_path):

@@ -32,6 +32,31 @@ def test_an_identical_candidate_is_rejected_at_screening():
     assert "no gain" in verdict.rationale
 
 
+def test_a_candidate_alike_on_every_screen_seed_is_rejected_there_without_a_play():
+    """Both sides would play the same on every screen pair: rejected at the screen, as the
+    deltas of 0 would have it, and nothing played; told the screen's own seeds."""
+    asked: list[list[int]] = []
+
+    def unplayable(side: str, seed: int) -> float:
+        raise AssertionError("nothing is played")
+
+    def alike(seed_list: list[int]) -> bool:
+        asked.append(seed_list)
+        return True
+
+    verdict = gate.judge(unplayable, "no-op", prepare=lambda s: None, alike=alike)
+    assert (verdict.decision, verdict.stage, verdict.statistic) == (
+        gate.REJECT,
+        gate.SCREEN,
+        gate.NOT_PLAYED,
+    )
+    assert verdict.trials == [] and "no gain" in verdict.rationale
+    assert asked == [seeds.promotion_seeds("no-op", gate.SCREEN, gate.SCREEN_PAIRS)]
+    # one pair that differs: judged by its plays, as before
+    played = gate.judge(noisy(0.1), "better", alike=lambda seed_list: False)
+    assert played.trials == gate.judge(noisy(0.1), "better").trials and played.accepted
+
+
 def test_a_clearly_better_candidate_is_accepted_after_every_stage():
     verdict = gate.judge(noisy(0.1), "better")
     assert verdict.accepted and verdict.stage == gate.HOLDOUT

@@ -84,7 +84,9 @@ def test_a_proposal_is_deterministic_per_entries_and_seed_whatever_their_order()
 def test_targets_are_a_prior_never_the_answer_and_unserved_entries_are_left_out():
     bundle = targets(OPTIMUM)
     batch = trial.proposals_under(GRID, bundle, 1)
-    assert len(batch) == 9 and OPTIMUM not in batch
+    # 9 drawn around the targets, and one more keeping their integer (competitor.py)
+    assert len(batch) == 10 and OPTIMUM not in batch
+    assert batch[-1]["defense_radius"] == OPTIMUM["defense_radius"]
     for strategy in batch:  # drawn around the targets (5 % of each range)
         assert abs(strategy["aggression"] - 0.72) < 0.25 and abs(strategy["stealth"] - 0.78) < 0.25
     pending = [{**e, "status": "pending", "tags": e["tags"]} for e in targets(BAD)]
@@ -125,6 +127,48 @@ def test_dead_ends_in_the_bundle_are_avoided_as_the_competitor_avoids_them():
     # a dead end whose content holds no strategy is no dead end (as in a run's context)
     junk = [{"id": 200, "kind": "dead_end", "summary": "x", "content": "not json"}]
     assert trial.proposals_under(GRID, bundle + junk, 2) == before
+
+
+class _PickyGrid:
+    """grid_ctf refusing about half its strategies (by the thousandths of aggression): some
+    batch members are not playable."""
+
+    name = GRID.name
+    strategy_schema = GRID.strategy_schema
+
+    def validate(self, strategy: dict) -> list[str]:
+        found = GRID.validate(strategy)
+        if int(strategy.get("aggression", 0) * 1000) % 2:
+            found = [*found, "aggression: odd thousandths"]
+        return found
+
+
+def test_the_proposal_is_the_first_member_of_the_batch_the_scenario_accepts():
+    """propose_under draws the batch member by member and stops at the first the scenario
+    accepts: exactly the full batch's first valid member, with or without targets, dead ends
+    and members the scenario refuses (a context trial plays it)."""
+    picky = _PickyGrid()
+    before = trial.proposals_under(GRID, targets(OPTIMUM), 2)
+    dead = [
+        {"id": 100 + i, "kind": "dead_end", "summary": "Rolled back", "content": str(s)}
+        for i, s in enumerate(before[:4])
+    ]
+    dead = [{**d, "content": d["content"].replace("'", '"')} for d in dead]
+    refused = 0
+    for bundle in ([], targets(OPTIMUM), targets(BAD) + dead):
+        for seed in range(12):
+            batch = trial.proposals_under(GRID, bundle, seed)
+            assert trial.propose_under(GRID, bundle, seed) == batch[0]
+            accepted = trial.proposals_under(picky, bundle, seed)
+            assert trial.propose_under(picky, bundle, seed) == accepted[0]
+            refused += accepted[0] != batch[0]
+    assert refused > 0, "some first members were refused: the later member was taken"
+    covered = [{"id": 1, "kind": "dead_end", "summary": "x", "content": "{}"}]
+    everything_refused = SimpleNamespace(
+        name=GRID.name, strategy_schema=GRID.strategy_schema, validate=lambda s: ["no"]
+    )
+    with pytest.raises(trial.NoProposal):
+        trial.propose_under(everything_refused, covered, 1)
 
 
 def test_the_state_is_the_one_the_loop_builds_for_a_fresh_runs_first_attempt():

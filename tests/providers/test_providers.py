@@ -335,6 +335,52 @@ def test_local_analyst_measures_deltas_and_sensitivities():
     assert "units" not in sens
 
 
+def test_a_guided_first_batch_ends_with_one_point_in_the_targets_integer_cell():
+    """Around targets every member moves each integer a step; one more member, last, keeps
+    the targets' integers (numbers still drawn around theirs): a run without the old
+    incumbent screens the targets' integer cell. Never the targets themselves; without
+    targets, or targets naming no integer, the batch is as it was."""
+    from lessonloop.providers.local import competitor
+
+    params = space.parameters(SCHEMA)
+    aimed = {"rate": 1.2, "units": 3, "bold": True, "mode": "c"}
+    playbook = [
+        {
+            "id": 1,
+            "summary": "b",
+            "tags": [
+                f"target:{k}={json.dumps(v) if isinstance(v, bool) else v}"
+                for k, v in aimed.items()
+            ],
+            "helpful": 1,
+            "harmful": 0,
+        }
+    ]
+    for seed in range(20):
+        state = {"strategy_schema": SCHEMA, "playbook": playbook, "dead_ends": []}
+        *nudged, last = list(competitor.first_batch_members(state, seed, params))
+        assert len(nudged) == competitor.BATCH and all(s["units"] in (2, 4) for s in nudged)
+        assert last["units"] == 3 and last != aimed and last["rate"] != aimed["rate"]
+        unguided = {"strategy_schema": SCHEMA, "playbook": [], "dead_ends": []}
+        assert len(list(competitor.first_batch_members(unguided, seed, params))) == 9
+        numbers_only = [{**playbook[0], "tags": ["target:rate=1.2"]}]
+        numbers = {"strategy_schema": SCHEMA, "playbook": numbers_only, "dead_ends": []}
+        assert len(list(competitor.first_batch_members(numbers, seed, params))) == 9
+    # a space of an integer and an enum: the kept point would mostly be the targets: left out
+    small = {
+        "type": "object",
+        "properties": {
+            "units": SCHEMA["properties"]["units"],
+            "mode": SCHEMA["properties"]["mode"],
+        },
+    }
+    tags = ["target:units=3", "target:mode=c"]
+    state = {"strategy_schema": small, "playbook": [{**playbook[0], "tags": tags}]}
+    for seed in range(20):
+        batch = list(competitor.first_batch_members(state, seed, space.parameters(small)))
+        assert {"units": 3, "mode": "c"} not in batch
+
+
 def test_local_coach_writes_targets_and_directions_and_updates_instead_of_piling_up():
     local = get_provider("local")
     outcome = {

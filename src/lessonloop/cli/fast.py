@@ -1,6 +1,8 @@
-"""The inspection commands without Typer: importing Typer (with Click and Pydantic under it)
-costs more than everything ``status`` or ``list`` then does, so a command line that Click would
-read in one obvious way is read here and handed to the same function Typer would call.
+"""The inspection commands and ``run`` without Typer: importing Typer (with Click and Pydantic
+under it) costs more than everything ``status`` or ``list`` then does, and reading ``run``'s
+twenty options through it took about a tenth of an offline 30-generation run (issue 18), so a
+command line that Click would read in one obvious way is read here and handed to the same
+function Typer would call.
 
 Anything else (``--help``, an unknown or repeated option, a missing or extra argument, an
 attached short value, a value that starts with ``-``, a number Click would have to judge) goes
@@ -11,8 +13,36 @@ table agrees with the Typer commands and that both paths print the same. Standar
 from __future__ import annotations
 
 # command words -> (module under lessonloop.cli, function, positional parameters,
-#                   {option: (parameter, the value of a flag, or str/int for an option's value)})
+#                   {option: (parameter, the value of a flag, or str/int/float for an option's
+#                   value)})
 COMMANDS: dict[tuple[str, ...], tuple[str, str, tuple[str, ...], dict[str, tuple[str, object]]]] = {
+    ("run",): (
+        "run",
+        "run",
+        ("scenario",),
+        {
+            "--iterations": ("iterations", int),
+            "-n": ("iterations", int),
+            "--provider": ("provider", str),
+            "--model": ("model", str),
+            "--max-calls": ("max_calls", int),
+            "--max-tokens": ("max_tokens", int),
+            "--matches": ("matches", int),
+            "--seed": ("seed", int),
+            "--run-id": ("run_id", str),
+            "--max-retries": ("max_retries", int),
+            "--min-delta": ("min_delta", float),
+            "--match-timeout": ("match_timeout", float),
+            "--workers": ("workers", int),
+            "--no-incumbent": ("no_incumbent", True),
+            "--no-knowledge": ("no_knowledge", True),
+            "--fresh": ("fresh", True),
+            "--context-budget": ("context_budget", int),
+            "--review": ("review", True),
+            "--context-trials": ("context_trials", str),
+            "--json": ("as_json", True),
+        },
+    ),
     ("status",): ("inspect", "status_command", ("run_id",), {"--json": ("as_json", True)}),
     ("show",): (
         "inspect",
@@ -91,7 +121,7 @@ def parse(argv: list[str]) -> tuple[str, str, dict[str, object]] | None:
         parameter, kind = spec
         if parameter in values:  # given twice: Click's rules, not ours
             return None
-        if kind is str or kind is int:
+        if kind is str or kind is int or kind is float:
             if not equals:
                 if position == len(rest):
                     return None
@@ -103,6 +133,13 @@ def parse(argv: list[str]) -> tuple[str, str, dict[str, object]] | None:
                 if not (value.isascii() and value.isdigit()):
                     return None
                 values[parameter] = int(value)
+            elif kind is float:  # digits, or digits.digits: what any reader makes of them
+                whole, point, part = value.partition(".")
+                if not all(
+                    d.isascii() and d.isdigit() for d in (whole, *([part] if point else []))
+                ):
+                    return None
+                values[parameter] = float(value)
             else:
                 values[parameter] = value
         elif equals:  # a flag given a value

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import sys
-
-import typer
+from typing import TYPE_CHECKING, Annotated
 
 from .. import paths
 from .output import generation_line, print_json
+
+if TYPE_CHECKING:
+    import typer
+else:  # ``run`` is called without Typer (``fast.py``): its annotations are Typer's to read
+    from .lazy_typer import typer
 
 
 def progress_line(payload: dict, target: int) -> str:
@@ -78,11 +82,11 @@ class _RichProgress(_PlainProgress):
 
 
 DEFAULT_ITERATIONS = 10  # app.runs.DEFAULT_ITERATIONS (not imported: `--help` stays light)
-# its help names every provider registered when the command is (``register``: plugins included)
-PROVIDER_OPTION = typer.Option(None, "--provider")
 
 
 def provider_help() -> str:
+    """--provider's help: every provider registered when Typer reads ``run``'s annotations
+    (``register``: plugins included)."""
     from ..app.runs import provider_help as providers
 
     return f"{providers()}; every role [default: config, then $LESSONLOOP_PROVIDER]."
@@ -121,76 +125,99 @@ def print_summary(summary: dict, as_json: bool) -> None:
 
 
 def run(
-    scenario: str = typer.Argument(
-        ..., help="Built-in name, entry point, or path/file.py:ClassName."
-    ),
-    iterations: int | None = typer.Option(
-        None, "--iterations", "-n", help="Generations to run [default: 10]."
-    ),
-    provider: str | None = PROVIDER_OPTION,
-    model: str | None = typer.Option(
-        None, "--model", help="Model for the provider (or provider:model in --provider)."
-    ),
-    max_calls: int | None = typer.Option(
-        None, "--max-calls", help="Stop the run cleanly after this many provider calls."
-    ),
-    max_tokens: int | None = typer.Option(
-        None,
-        "--max-tokens",
-        help="Stop the run cleanly once this many tokens (in + out) are spent.",
-    ),
-    matches: int | None = typer.Option(
-        None, "--matches", help="Paired matches per attempt [default: 5]."
-    ),
-    seed: int | None = typer.Option(
-        None, "--seed", help="Run seed: same seed, same run [default: 0]."
-    ),
-    run_id: str | None = typer.Option(
-        None, "--run-id", help="Name the run; an existing id resumes it."
-    ),
-    max_retries: int | None = typer.Option(
-        None, "--max-retries", help="Retries per generation before a rollback [default: 2]."
-    ),
-    min_delta: float | None = typer.Option(
-        None, "--min-delta", help="Mean paired delta needed to advance [default: 0.002]."
-    ),
-    match_timeout: float | None = typer.Option(
-        None, "--match-timeout", help="Seconds before a match's worker is killed [default: 10]."
-    ),
-    workers: int | None = typer.Option(
-        None, "--workers", help="Match worker processes [default: 0 = up to 2]."
-    ),
-    no_incumbent: bool = typer.Option(
-        False,
-        "--no-incumbent",
-        help="Start from a fresh strategy, not the best known one (keeps the playbook).",
-    ),
-    no_knowledge: bool = typer.Option(
-        False,
-        "--no-knowledge",
-        help="Leave the playbook, hints and dead ends out of the context.",
-    ),
-    fresh: bool = typer.Option(
-        False, "--fresh", help="Both: no carried-over strategy and no knowledge in the context."
-    ),
-    context_budget: int | None = typer.Option(
-        None,
-        "--context-budget",
-        help="Token budget of the competitor's context [default: 6000].",
-    ),
-    review: bool = typer.Option(
-        False,
-        "--review",
-        help="Hold the lessons the run learns as pending until `lessonloop playbook approve`.",
-    ),
-    context_trials: str | None = typer.Option(
-        None,
-        "--context-trials",
-        help="off, screen or full: the coach's edits are served only after winning matched "
-        "trials (with a model competitor, two calls a pair: needs --max-calls) [default: screen "
-        "with the offline competitor, else off].",
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    scenario: Annotated[
+        str, typer.Argument(help="Built-in name, entry point, or path/file.py:ClassName.")
+    ],
+    iterations: Annotated[
+        int | None,
+        typer.Option("--iterations", "-n", help="Generations to run [default: 10]."),
+    ] = None,
+    provider: Annotated[str | None, typer.Option("--provider", help=provider_help())] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="Model for the provider (or provider:model in --provider)."),
+    ] = None,
+    max_calls: Annotated[
+        int | None,
+        typer.Option("--max-calls", help="Stop the run cleanly after this many provider calls."),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tokens", help="Stop the run cleanly once this many tokens (in + out) are spent."
+        ),
+    ] = None,
+    matches: Annotated[
+        int | None, typer.Option("--matches", help="Paired matches per attempt [default: 5].")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Run seed: same seed, same run [default: 0].")
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option("--run-id", help="Name the run; an existing id resumes it.")
+    ] = None,
+    max_retries: Annotated[
+        int | None,
+        typer.Option(
+            "--max-retries", help="Retries per generation before a rollback [default: 2]."
+        ),
+    ] = None,
+    min_delta: Annotated[
+        float | None,
+        typer.Option("--min-delta", help="Mean paired delta needed to advance [default: 0.002]."),
+    ] = None,
+    match_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--match-timeout", help="Seconds before a match's worker is killed [default: 10]."
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", help="Match worker processes [default: 0 = up to 2]."),
+    ] = None,
+    no_incumbent: Annotated[
+        bool,
+        typer.Option(
+            "--no-incumbent",
+            help="Start from a fresh strategy, not the best known one (keeps the playbook).",
+        ),
+    ] = False,
+    no_knowledge: Annotated[
+        bool,
+        typer.Option(
+            "--no-knowledge", help="Leave the playbook, hints and dead ends out of the context."
+        ),
+    ] = False,
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--fresh", help="Both: no carried-over strategy and no knowledge in the context."
+        ),
+    ] = False,
+    context_budget: Annotated[
+        int | None,
+        typer.Option(
+            "--context-budget", help="Token budget of the competitor's context [default: 6000]."
+        ),
+    ] = None,
+    review: Annotated[
+        bool,
+        typer.Option(
+            "--review",
+            help="Hold the lessons the run learns as pending until `lessonloop playbook approve`.",
+        ),
+    ] = False,
+    context_trials: Annotated[
+        str | None,
+        typer.Option(
+            "--context-trials",
+            help="off, screen or full: the coach's edits are served only after winning matched "
+            "trials (with a model competitor, two calls a pair: needs --max-calls) [default: "
+            "screen with the offline competitor, else off].",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
 ) -> None:
     """Run N generations of a scenario (offline by default) and report the best strategy.
 
@@ -227,14 +254,14 @@ def run(
 
 
 def resume(
-    run_id: str = typer.Argument(..., help="The run to continue."),
-    max_calls: int | None = typer.Option(
-        None, "--max-calls", help="A new call budget for the whole run."
-    ),
-    max_tokens: int | None = typer.Option(
-        None, "--max-tokens", help="A new token budget for the whole run."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print the run summary as JSON."),
+    run_id: Annotated[str, typer.Argument(help="The run to continue.")],
+    max_calls: Annotated[
+        int | None, typer.Option("--max-calls", help="A new call budget for the whole run.")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option("--max-tokens", help="A new token budget for the whole run.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run summary as JSON.")] = False,
 ) -> None:
     """Continue a stopped, failed or crashed run; finished generations are not redone."""
     from ..app import runs
@@ -266,7 +293,6 @@ def resume(
 
 
 def register(app: typer.Typer) -> None:
-    PROVIDER_OPTION.help = provider_help()
     app.command()(run)
     app.command()(resume)
 

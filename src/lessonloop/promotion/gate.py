@@ -6,6 +6,9 @@ budget, only the candidate differs), so each pair's shared luck cancels. The sta
 
 1. **Screen** (``SCREEN_PAIRS``): a candidate whose mean paired delta is not above 0 is
    rejected at once (an identical bundle, deltas all 0, stops here). Screening never accepts.
+   A caller that can tell before playing that both sides would play the same on every screen
+   pair (``alike``: a bundle whose edits change nothing its competitor proposes) has the
+   candidate rejected there without a play: every delta would be 0.
 2. **Confirm** (``CONFIRM_PAIRS``, added to the screen's): the one-sided lower confidence bound
    on the mean paired delta must clear ``min_delta`` with more pairs won than lost
    (``loop.gate.PairedResult.clears``); a close call gets ``CONFIRM_PAIRS`` more, once.
@@ -36,12 +39,15 @@ SCREEN_PAIRS = 6
 CONFIRM_PAIRS = 16  # added to the screen's; a close call gets this many more, once
 HOLDOUT_PAIRS = 16
 CONFIRM_LOOKS = 2
+NOT_PLAYED = "not played"  # the statistic of a verdict reached without a trial
 MAX_PAIRS = SCREEN_PAIRS + CONFIRM_LOOKS * CONFIRM_PAIRS + HOLDOUT_PAIRS
 FALSE_ACCEPT_BOUND = CONFIRM_LOOKS * (1 - CONFIDENCE) * (1 - CONFIDENCE)
 
 Play = Callable[[str, int], float]  # (side, seed) -> score; deterministic per (side, seed)
 # told each stage's seeds before they are played (a caller that plays in batches plays them)
 Prepare = Callable[[list[int]], None]
+# told the screen's seeds: whether both sides would play the same on every one of them
+Alike = Callable[[list[int]], bool]
 
 
 @dataclass(frozen=True)
@@ -88,13 +94,24 @@ def judge(
     min_delta: float = 0.0,
     prepare: Prepare | None = None,
     through: str = HOLDOUT,
+    alike: Alike | None = None,
 ) -> Verdict:
     """Run the staged trials of the candidate named by ``key`` (its seeds are drawn from it:
     the same candidate against the same incumbent is judged on the same seeds) and decide.
     ``prepare`` is told each stage's seeds before they are played; ``through=SCREEN`` decides
     on the screen stage alone (a gain there is accepted: a cheaper, weaker check, with no
-    stated error rate)."""
+    stated error rate). When ``alike`` says both sides would play the same on every screen
+    seed, the candidate is rejected at the screen unplayed (the decision the plays would make:
+    a mean paired delta of exactly 0), its statistic ``not played``."""
     trials: list[Trial] = []
+    if alike is not None and alike(seeds.promotion_seeds(key, SCREEN, SCREEN_PAIRS)):
+        return Verdict(
+            REJECT,
+            SCREEN,
+            NOT_PLAYED,
+            f"screen: both sides would play the same on all {SCREEN_PAIRS} pairs (every "
+            "paired delta 0, so not played): no gain over the incumbent",
+        )
 
     def run(stage: str, count: int, start: int = 0) -> None:
         stage_seeds = seeds.promotion_seeds(key, stage, count, start)

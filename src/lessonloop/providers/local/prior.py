@@ -62,7 +62,9 @@ def prior_point(schema: dict, params: list, targets: dict, rng: random.Random) -
     and a spread of 0.025 (the noisy floor's lessons ablation 12 -> 1 generations beside 9
     for --fresh), because context trials propose through this function too and it moved
     runs with knowledge: grid_ctf's quality at 10 seeds 99.8 -> 98.2 % (median), and the
-    fleet fixture ended in the right basin at 6 of 16 seeds instead of 9."""
+    fleet fixture ended in the right basin at 6 of 16 seeds instead of 9. Taken instead: one
+    member more at the end of a guided first batch, with the targets' integers kept
+    (``competitor.first_batch_members``), which no context trial proposes."""
     base = {**space.center(schema), **targets}
     point = dict(base)
     for p in params:

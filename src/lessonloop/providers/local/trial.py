@@ -23,9 +23,10 @@ from typing import Any
 from ... import canonical
 from ...errors import LessonloopError
 from ...json_blocks import json_objects
-from ...scenarios import code
+from ...scenarios import code, space
 from ..base import Request
 from .agent import LocalProvider
+from .competitor import first_batch_members
 
 # mirrored from the loop (tests/providers/test_local_trial.py checks they still agree)
 META_KEYS = ("$schema", "$id", "$comment")  # loop/context.META_KEYS: not in the interface
@@ -58,8 +59,20 @@ def propose_under(scenario: Any, entries: Bundle, seed: int) -> dict:
     (the member nearest the targets would be: a run never plays the targets themselves).
     ``seed`` is the competitor request's seed: a fresh run with run seed R proposes
     ``proposals_under(..., loop.seeds.call_seed(R, 1, 0, "competitor"))`` first.
+
+    It is that member without the rest of the batch: the competitor's batch member by member
+    (``competitor.first_batch_members``, which its answer lists; ``_search`` answers a fresh
+    state with it), each as the answer's JSON reads back, up to the first the scenario
+    accepts. A context trial asks for two proposals per trial seed: drawing, checking and
+    rendering the other eight members was most of a trial's own work (issue 18).
     """
-    return proposals_under(scenario, entries, seed)[0]
+    state = fresh_state(scenario, entries)
+    params = space.parameters(state["strategy_schema"])
+    for member in first_batch_members(state, seed, params):
+        for candidate in json_objects(json.dumps(member)):  # as the answer's text reads back
+            if not code.problems(scenario, candidate):
+                return candidate
+    raise NoProposal(_NONE_VALID.format(name=scenario.name))
 
 
 def proposals_under(scenario: Any, entries: Bundle, seed: int) -> list[dict]:
@@ -83,11 +96,14 @@ def proposals_under(scenario: Any, entries: Bundle, seed: int) -> list[dict]:
             keys.add(key)
             found.append(candidate)
     if not found:
-        raise NoProposal(
-            f"the offline competitor proposed no valid {scenario.name} strategy under this "
-            "bundle (its dead ends may cover the whole space)"
-        )
+        raise NoProposal(_NONE_VALID.format(name=scenario.name))
     return found
+
+
+_NONE_VALID = (
+    "the offline competitor proposed no valid {name} strategy under this bundle (its dead "
+    "ends may cover the whole space)"
+)
 
 
 def fresh_state(scenario: Any, entries: Bundle) -> dict:
