@@ -272,7 +272,9 @@ class Campaign:
 
         atomic_write(self.folder / "candidates" / f"{index}.answer.md", written.answer)
         if written.source is None:
-            self.receive(index, values, written.answer, ".answer.md", written.reason)
+            self.receive(
+                index, values, written.answer, suffix=".answer.md", rejected=written.reason
+            )
         else:
             self.receive(index, values, written.source)
             self.evaluate(self.candidates()[-1], champion)
