@@ -816,6 +816,49 @@ def test_project_commands_are_learned_from_repeated_successful_use(tmp_path):
     ]
 
 
+def test_the_checks_run_after_the_last_edits_are_the_projects_routine():
+    """A real session (claude-code-log, set 10): after its edits the agent ran the tests, the
+    type-checker, the linter and the formatter, each once, each succeeding."""
+    session = FIXTURES / "real-sessions-10" / "ccl-claude-code-log-sample-07f2e15c.jsonl"
+    found = facts.check_routine(read(session))
+    assert [c.summary for c in found] == [
+        "Checks run before finishing: `uv run pytest`, `uv run pyright`, `ruff check --fix`, "
+        "`ruff format`"
+    ]
+
+
+def test_two_checks_a_failed_one_or_an_edit_between_make_no_routine(tmp_path):
+    def routine(*groups) -> list[str]:
+        t = read(write(tmp_path / "t.jsonl", [e for group in groups for e in group]))
+        return [c.summary for c in facts.check_routine(t)]
+
+    assert routine(bash("a", "mix test"), bash("b", "mix credo")) == []  # every project's habit
+    assert (
+        routine(
+            bash("a", "mix test"),
+            bash("b", "mix credo"),
+            bash("c", "mix credo --strict", "1 issue", failed=True),  # the lint failed at last
+            bash("d", "mix dialyzer"),
+        )
+        == []
+    )
+    assert (
+        routine(
+            bash("a", "mix test"),
+            edit("b", "lib/a.ex", "x", "y"),  # an edit between: two stretches of two
+            bash("c", "mix credo"),
+            bash("d", "mix dialyzer"),
+        )
+        == []
+    )
+    assert routine(
+        bash("a", "mix test"),
+        bash("b", "git status"),  # other commands do not break it
+        bash("c", "mix credo"),
+        bash("d", "mix dialyzer"),
+    ) == ["Checks run before finishing: `mix test`, `mix credo`, `mix dialyzer`"]
+
+
 @pytest.mark.parametrize(
     "command, role",
     [

@@ -15,6 +15,7 @@ import re
 from . import events
 from .candidate import Candidate
 from .facts import (
+    check_routine,
     line_within,
     permission_facts,
     project_command,
@@ -174,6 +175,7 @@ def from_feedback(feedback: list[dict], transcript) -> list[Candidate]:
             + from_refusals(transcript)
             + project_facts(transcript)
             + recipe_facts(transcript)
+            + check_routine(transcript)
             + script_facts(transcript)
             + project_hooks(transcript)
             + permission_facts(transcript)
