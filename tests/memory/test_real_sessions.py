@@ -533,6 +533,54 @@ def test_tooling_errors_count_lines_and_the_test_being_written_give_no_lesson(tm
     )
 
 
+PYTEST_FAILED = (
+    "test/test_cache.py::TestCache::test_version_mismatch FAILED [ 21%]\n"
+    "E       AssertionError: assert '1.0.0' == '2.0.0'\n"
+    "FAILED test/test_cache.py::TestCache::test_version_mismatch - AssertionError\n"
+    "1 failed, 26 passed in 1.48s"
+)
+
+
+def test_a_pre_existing_tests_stale_expectation_is_the_fix_the_agents_own_new_test_is_not(
+    tmp_path,
+):
+    """The failing test was in the project before the session: editing it was the fix. When
+    the agent had written that test itself earlier, adjusting it is work in progress."""
+    run = "uv run pytest test/test_cache.py -v"
+    fix = edit("f", "/p/test/test_cache.py", "== '2.0.0'", "== '1.0.0'")
+    assert error_lessons(
+        tmp_path, [bash("a", run, PYTEST_FAILED, failed=True), fix, bash("b", run, "27 passed")]
+    ) == [
+        (
+            "On `FAILED test/test_cache.py::TestCache::test_version_mismatch - AssertionError`, "
+            "edit `test/test_cache.py`",
+            "Edited /p/test/test_cache.py: == '1.0.0'",
+        )
+    ]
+    written = edit("w", "/p/test/test_cache.py", "", "def test_version_mismatch():\n    ...")
+    assert (
+        error_lessons(
+            tmp_path,
+            [written, bash("a", run, PYTEST_FAILED, failed=True), fix, bash("b", run, "ok")],
+        )
+        == []
+    )
+
+
+def test_an_errors_memory_names_the_tests_that_failed():
+    """A real session (claude-code-log, set 11): a pre-existing test's expectation was stale."""
+    session = FIXTURES / "real-sessions-11" / "ccl-claude-code-log-sample-aa5c5ada.jsonl"
+    found = session_lessons.from_errors([], read(session))
+    assert [(c.summary, c.content.split("\n")[0]) for c in found] == [
+        (
+            "When `pytest` fails with `AssertionError: assert '1.0.0' == '2.0.0'`, "
+            "edit `test/test_cache.py`",
+            "Error: AssertionError: assert '1.0.0' == '2.0.0' (failing: "
+            "`test/test_cache.py::TestCacheManager::test_cache_invalidation_version_mismatch`)",
+        )
+    ]
+
+
 def test_edit_failures_name_their_cause(tmp_path):
     found = error_lessons(
         tmp_path,

@@ -7,6 +7,7 @@ and ``changed_lines`` word an error line and an edit for a memory.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .commands import command_core, command_key, only_inspects
@@ -185,6 +186,9 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
         if failed(call):
             key = error_key(call)
             counts[key] = counts.get(key, 0) + 1
+    edited = [  # what each edit wrote (its changed lines), by position among the calls
+        changed_lines(call, 100_000) if call.name.lower() in EDIT_TOOLS else "" for call in calls
+    ]
     for i, err in enumerate(calls):
         if not failed(err):
             continue
@@ -224,7 +228,7 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
         window = [
             later for later in calls[i + 1 : nxt] if later.chain == err.chain and succeeded(later)
         ]
-        found = _evidence(err, fixed, window, text, family, transcript.cwd)
+        found = _evidence(err, fixed, window, text, family, transcript.cwd, edited[:i])
         cause = diagnosis(transcript.texts, err.index, _last_change(window, fixed), err.chain)
         if found is None:
             if cause:  # no single fix, but what the agent found: an observation
@@ -236,6 +240,16 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
     return out + [
         lesson for lesson in unsure if (lesson.normalized, pair_key(lesson.error)[1]) not in done
     ]
+
+
+FAILED_TEST = re.compile(r"^FAILED \S+::(\w+)")
+
+
+def pre_existing(err: ToolCall, written: Sequence[str]) -> bool:
+    """Whether the step's failure names the tests that failed and the agent's earlier edits
+    (``written``: their changed lines) wrote none of them."""
+    names = {m.group(1) for e in err.errors if (m := FAILED_TEST.match(e.line))}
+    return bool(names) and not any(name in text for text in written for name in names)
 
 
 def _last_change(window: list[ToolCall], fixed: ToolCall) -> int:
@@ -252,7 +266,13 @@ def _last_change(window: list[ToolCall], fixed: ToolCall) -> int:
 
 
 def _evidence(
-    err: ToolCall, fixed: ToolCall, window: list[ToolCall], text: str, family: str, root: str = ""
+    err: ToolCall,
+    fixed: ToolCall,
+    window: list[ToolCall],
+    text: str,
+    family: str,
+    root: str = "",
+    written: Sequence[str] = (),
 ) -> tuple[str, str] | None:
     edits = [call for call in window if call.name.lower() in EDIT_TOOLS]
     ran = [
@@ -275,12 +295,19 @@ def _evidence(
                 return f"run `{fit(command_key(shown), 60)}` first", call.subject
     # 2. a change that shares the error's words
     wanted = _terms_of(text[:2000])
+    # the agent adjusting the very test it runs is its work in progress, not a project lesson,
+    # unless the failure names tests the agent had not written: their stale expectation was
+    # the fix (pytest's "FAILED path::test")
     command = command_of(err)
-    # the agent adjusting the very test it runs is its work in progress, not a project lesson
     changes = [
         call
         for call in changes
-        if not (call in edits and base_name(file_of(call)) and base_name(file_of(call)) in command)
+        if not (
+            call in edits
+            and base_name(file_of(call))
+            and base_name(file_of(call)) in command
+            and not pre_existing(err, written)
+        )
     ]
     edits = [call for call in edits if call in changes]
     if not changes and (edits or ran):

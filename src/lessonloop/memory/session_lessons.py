@@ -37,6 +37,16 @@ KIND_OF_FEEDBACK = {
 }
 
 
+def failing_tests(call) -> str:
+    """ " (failing: `test/a.py::test_x`)" for the tests a pytest run reported FAILED (up to
+    three): which test the error and its fix are about."""
+    from .error_lessons import FAILED_TEST
+
+    names = list(dict.fromkeys(e.line.split()[1] for e in call.errors if FAILED_TEST.match(e.line)))
+    shown = ", ".join(f"`{name}`" for name in names[:3])
+    return f" (failing: {shown})" if shown else ""
+
+
 def from_errors(signals: list[dict], transcript) -> list[Candidate]:
     """Each error with the evidence of its fix (``transcript.error_lessons``): the change
     between the failure and the next run of the same step without it, or nothing when the
@@ -69,7 +79,7 @@ def from_errors(signals: list[dict], transcript) -> list[Candidate]:
             Candidate(
                 kind="pattern" if times >= RECURRING else "observation",
                 summary=lesson,
-                content=f"Error: {fix.line[:300]}\nFixed by: {fix.detail}"
+                content=f"Error: {fix.line[:300]}{failing_tests(fix.error)}\nFixed by: {fix.detail}"
                 + (f"\nCause (as the agent found it): {fix.cause}" if fix.cause else ""),
                 why=f"Hit {times} time{'s' if times != 1 else ''} in one session, then fixed.",
                 tags=["error"],
