@@ -21,6 +21,7 @@ HEAVY = (
     "pydantic",
     "numpy",
     "optuna",
+    "nevergrad",
     "anthropic",
     "openai",
     "httpx",

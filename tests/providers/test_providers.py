@@ -705,3 +705,74 @@ def test_a_measured_target_outlives_rollbacks_while_advice_that_mostly_fails_is_
     advice = [{**failing, "tags": ["target:rate=1.5"]}]
     assert guidance(measured, params)[0] == {"rate": 1.5}
     assert guidance(advice, params)[0] == {}
+
+
+WIDE = {
+    "type": "object",
+    "properties": {
+        **{f"x{i}": {"type": "number", "minimum": 0.0, "maximum": 1.0} for i in range(4)},
+        **{f"n{i}": {"type": "integer", "minimum": 0, "maximum": 20} for i in range(3)},
+        "kind": {"enum": ["k1", "k2", "k3", "k4", "k5"]},
+        "shape": {"enum": ["round", "square", "flat"]},
+        "cache": {"type": "boolean"},
+    },
+    "required": [*(f"x{i}" for i in range(4)), *(f"n{i}" for i in range(3)), "kind", "shape"]
+    + ["cache"],
+    "additionalProperties": False,
+}
+
+
+def test_on_a_floor_in_a_large_mixed_space_nevergrads_mutants_join_the_batch():
+    """With six or more parameters, one a boolean or enum, nevergrad's DiscreteBSOOnePlusOne
+    supplies NG_IN_BATCH of the batch: on a floor (every measurement ~0 but one near-miss)
+    its candidates redraw a few parameters of the near-miss and keep the rest, where CMA-ES
+    and TPE, told noise, do not; the same history and seed give the same batch whether it
+    was kept from earlier calls or rebuilt (as on resume). Smaller spaces never ask it."""
+    from lessonloop.providers.local import LocalProvider
+    from lessonloop.providers.local.competitor import NG_IN_BATCH
+    from lessonloop.providers.local.mutation import applies
+    from lessonloop.scenarios import registry
+
+    assert not applies(space.parameters(registry.load("grid_ctf").strategy_schema))
+    rng = random.Random(8)
+    first = space.sample(WIDE, rng)
+    history = [{"strategy": first, "mean_delta": None, "decision": "advance"}]
+    near_miss = space.sample(WIDE, rng)
+    for i in range(240):
+        strategy = near_miss if i == 30 else space.sample(WIDE, rng)
+        delta = 0.12 if i == 30 else round(rng.uniform(-0.01, 0.01), 4)
+        history.append(
+            {"strategy": strategy, "mean_delta": delta, "pairs": 3, "decision": "screened"}
+        )
+    incumbent = {"strategy": first, "score": 0.0}
+
+    def state(upto):
+        return {
+            "strategy_schema": WIDE,
+            "incumbent": incumbent,
+            "attempt": 0,
+            "history": history[:upto],
+        }
+
+    kept = LocalProvider()
+    for upto in (40, 120, 200):
+        ask(kept, "competitor", state(upto), upto)
+    from_kept = ask(kept, "competitor", state(241), 99)
+    rebuilt = ask(LocalProvider(), "competitor", state(241), 99)
+    assert from_kept == rebuilt
+    assert f"nevergrad DiscreteBSOOnePlusOne ({NG_IN_BATCH})" in rebuilt
+    batch = find_strategies(rebuilt, WIDE)
+    measured = [h["strategy"] for h in history]
+    assert all(c not in measured for c in batch)
+    alike = sorted(sum(c[k] == near_miss[k] for k in WIDE["properties"]) for c in batch)
+    assert sum(n >= 6 for n in alike) >= 2, (
+        "nevergrad's mutants redraw a few of the near-miss's parameters and keep the rest",
+        alike,
+    )
+    small = {"strategy_schema": SCHEMA, "incumbent": None, "attempt": 0}
+    small_history = [
+        {"strategy": space.sample(SCHEMA, rng), "mean_delta": 0.0, "decision": "rollback"}
+        for _ in range(12)
+    ]
+    answer = ask(LocalProvider(), "competitor", {**small, "history": small_history}, 3)
+    assert "nevergrad" not in answer and "Optuna TPE (6," in answer
