@@ -11,6 +11,7 @@ from lessonloop import config
 from lessonloop.errors import LessonloopError, ProviderError, UsageError
 from lessonloop.json_blocks import json_objects
 from lessonloop.providers.base import Request
+from lessonloop.providers.local.prior import prior_point
 from lessonloop.providers.registry import build
 from lessonloop.scenarios import space
 from lessonloop.scenarios.base import schema_problems
@@ -769,6 +770,14 @@ def test_on_a_floor_in_a_large_mixed_space_nevergrads_mutants_join_the_batch():
         "nevergrad's mutants redraw a few of the near-miss's parameters and keep the rest",
         alike,
     )
+    # a run whose first batch was drawn around the playbook's targets started knowing where
+    # to look: no (1+1) redraws over the whole space (the lessons ablation's --no-incumbent)
+    targets = space.sample(WIDE, random.Random(3))
+    params = space.parameters(WIDE)
+    drawn = [prior_point(WIDE, params, targets, random.Random(i)) for i in range(9)]
+    guided = [{"strategy": c, "mean_delta": 0.0, "pairs": 3, "decision": "screened"} for c in drawn]
+    answer = ask(LocalProvider(), "competitor", {**state(0), "history": guided + history[1:]}, 9)
+    assert "nevergrad" not in answer, answer
     small = {"strategy_schema": SCHEMA, "incumbent": None, "attempt": 0}
     small_history = [
         {"strategy": space.sample(SCHEMA, rng), "mean_delta": 0.0, "decision": "rollback"}

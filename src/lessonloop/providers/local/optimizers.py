@@ -199,12 +199,7 @@ class CmaSearch:
         cma = load_cma()
 
         def encode(strategy: dict):
-            return np.array(
-                [
-                    min(1.0, max(0.0, (float(strategy[p.name]) - p.low) / (p.high - p.low or 1)))
-                    for p in numeric
-                ]
-            )
+            return np.array(unit_point(numeric, strategy))
 
         start = np.clip(encode(prior), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
         if len(numeric) >= KEPT_DIMS:  # one state for the run, a function of the history
@@ -245,6 +240,24 @@ class CmaSearch:
                 avoid.add(key)
                 found.append(candidate)
         return found
+
+
+def unit_point(numeric: list, strategy: dict) -> list[float]:
+    """A strategy's numbers and integers in [0, 1] of their ranges."""
+    return [
+        min(1.0, max(0.0, (float(strategy[p.name]) - p.low) / (p.high - p.low or 1)))
+        for p in numeric
+    ]
+
+
+def drawn_around_targets(params: list, seen: list[tuple[dict, float]]) -> bool:
+    """Whether the run's first batch was drawn around the playbook's targets (``first_batch``
+    on the history's first strategies): the run started knowing where to look."""
+    import numpy as np
+
+    numeric = [p for p in params if p.kind in ("number", "integer")]
+    points = [unit_point(numeric, s) for s, _ in merged(seen)[:BATCH_SEEN]]
+    return bool(numeric) and first_batch(np.array(points)) is not None
 
 
 def first_batch(points) -> Any:
