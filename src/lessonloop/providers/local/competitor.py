@@ -11,8 +11,8 @@ Within a run (its state carries the run's ``history``: every measured
   of 6+ parameters with a boolean or enum, ``NG_IN_BATCH`` of the TPE share go to nevergrad's
   DiscreteBSOOnePlusOne instead (``mutation.py``), unless the run's first batch was drawn
   around the playbook's targets (``optimizers.drawn_around_targets``: it started knowing where
-  to look; with the (1+1) there the lessons ablation on an unseen 10-parameter scenario took
-  21 generations with --no-incumbent, as many as --fresh, beside 5 before). With
+  to look; with the (1+1) there the lessons ablation on an unseen 10-parameter scenario,
+  seeds 1-5, took 21 generations with --no-incumbent, as many as --fresh; without, 19). With
   booleans or enums, ``BASIN_SWAPS`` more: the incumbent with one of them changed, the
   integers of the best measured strategy that has the new value (an integer's best value
   often depends on an enum: a local search stalls there) and CMA-ES's sampled numbers.
