@@ -86,6 +86,28 @@ def real_model() -> RealModel:
     return RealModel(url, os.environ.get("LESSONLOOP_TEST_MODEL") or models[0]["id"])
 
 
+@pytest.fixture(scope="session", autouse=True)
+def typer_command_built_once():
+    """``cli.main`` has Typer build lessonloop's Click command from every command's signature
+    on each call (0.05-0.1 s of evaluating annotations): once in a process, but thousands of
+    times in the suite's in-process calls. The same app always gives the same command, so the
+    suite builds it once and every call still parses and runs through it; any other Typer app
+    (a test's own) is built as before."""
+    import typer.main
+
+    from lessonloop.cli.app import app
+
+    build = typer.main.get_command
+    built = build(app)
+
+    def get_command(typer_instance):
+        return built if typer_instance is app else build(typer_instance)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(typer.main, "get_command", get_command)
+        yield
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch) -> Path:
     return isolated_home(monkeypatch, tmp_path)
