@@ -17,6 +17,37 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CONTRACTS = Path(__file__).resolve().parent / "contracts" / "autocontext-cli"
 PLUGIN = f"{FIXTURES / 'plugin_scenario.py'}:Archery"
 
+# The files that take longest (10-75 s each under -n 2 on a loaded 2-core machine, Dec 2026),
+# slowest first. The workers are given them first: `--dist loadfile` runs a file on one worker,
+# and a long file handed out last runs alone while the other worker has nothing left to do.
+# (pyproject's --no-loadscope-reorder keeps this order; xdist would otherwise hand out the
+# files with the most tests first.) A file missing here only loses its place in the queue.
+SLOWEST_FIRST = (
+    "tests/test_readme.py",
+    "tests/evolve/test_metrics.py",
+    "tests/memory/test_memorize_model.py",
+    "tests/safety/test_redact.py",
+    "tests/loop/test_runner.py",
+    "tests/cli/test_training_commands.py",
+    "tests/report/test_variety.py",
+    "tests/mcp/test_server.py",
+    "tests/training/test_lora.py",
+    "tests/loop/test_true_scores.py",
+    "tests/memory/test_session.py",
+    "tests/report/test_fit.py",
+    "tests/reliability/test_shared_home.py",
+    "tests/web/test_browser.py",
+    "tests/web/test_browser_live.py",
+    "tests/reliability/test_kills.py",
+)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The slowest files first (``SLOWEST_FIRST``), every other in the order collected; the
+    tests of a file keep their order."""
+    rank = {name: index for index, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
+
 
 @dataclass
 class Result:
