@@ -17,28 +17,39 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CONTRACTS = Path(__file__).resolve().parent / "contracts" / "autocontext-cli"
 PLUGIN = f"{FIXTURES / 'plugin_scenario.py'}:Archery"
 
-# The files that take longest (10-75 s each under -n 2 on a loaded 2-core machine, Dec 2026),
-# slowest first. The workers are given them first: `--dist loadfile` runs a file on one worker,
-# and a long file handed out last runs alone while the other worker has nothing left to do.
-# (pyproject's --no-loadscope-reorder keeps this order; xdist would otherwise hand out the
-# files with the most tests first.) A file missing here only loses its place in the queue.
+# The files that take longest, slowest first: each 25-200 s of the workers' time in two runs
+# of the whole suite under -n 2 on a loaded 2-core machine (Dec 2026; about a third of that on
+# an idle one). The workers are given them first: `--dist loadfile` runs a file on one worker,
+# and a long file handed out last runs alone while the other worker has nothing left to do
+# (test_lazyre, test_layering and the browser files are collected last). pyproject's
+# --no-loadscope-reorder keeps this order; xdist would otherwise hand out the files with the
+# most tests first. A file missing here only loses its place in the queue.
 SLOWEST_FIRST = (
-    "tests/test_readme.py",
-    "tests/evolve/test_metrics.py",
-    "tests/memory/test_memorize_model.py",
-    "tests/safety/test_redact.py",
-    "tests/loop/test_runner.py",
-    "tests/cli/test_training_commands.py",
-    "tests/report/test_variety.py",
-    "tests/mcp/test_server.py",
-    "tests/training/test_lora.py",
-    "tests/loop/test_true_scores.py",
     "tests/memory/test_session.py",
-    "tests/report/test_fit.py",
-    "tests/reliability/test_shared_home.py",
+    "tests/test_readme.py",
+    "tests/safety/test_redact.py",
+    "tests/memory/test_memorize_model.py",
+    "tests/loop/test_runner.py",
     "tests/web/test_browser.py",
-    "tests/web/test_browser_live.py",
+    "tests/report/test_variety.py",
+    "tests/cli/test_training_commands.py",
+    "tests/evolve/test_metrics.py",
+    "tests/training/test_lora.py",
+    "tests/cli/test_cli.py",
+    "tests/test_lazyre.py",
+    "tests/loop/test_true_scores.py",
+    "tests/reliability/test_full_disk.py",
+    "tests/mission/test_mission.py",
+    "tests/mcp/test_server.py",
+    "tests/test_layering.py",
     "tests/reliability/test_kills.py",
+    "tests/cli/test_task_commands.py",
+    "tests/loop/test_context_trials.py",
+    "tests/evolve/test_cli.py",
+    "tests/reliability/test_shared_home.py",
+    "tests/report/test_fit.py",
+    "tests/web/test_promotions.py",
+    "tests/web/test_browser_live.py",
 )
 
 
