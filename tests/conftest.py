@@ -17,6 +17,48 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CONTRACTS = Path(__file__).resolve().parent / "contracts" / "autocontext-cli"
 PLUGIN = f"{FIXTURES / 'plugin_scenario.py'}:Archery"
 
+# The files that take longest, slowest first: each 25-200 s of the workers' time in two runs
+# of the whole suite under -n 2 on a loaded 2-core machine (Dec 2026; about a third of that on
+# an idle one). The workers are given them first: `--dist loadfile` runs a file on one worker,
+# and a long file handed out last runs alone while the other worker has nothing left to do
+# (test_lazyre, test_layering and the browser files are collected last). pyproject's
+# --no-loadscope-reorder keeps this order; xdist would otherwise hand out the files with the
+# most tests first. A file missing here only loses its place in the queue.
+SLOWEST_FIRST = (
+    "tests/memory/test_session.py",
+    "tests/test_readme.py",
+    "tests/safety/test_redact.py",
+    "tests/memory/test_memorize_model.py",
+    "tests/loop/test_runner.py",
+    "tests/web/test_browser.py",
+    "tests/report/test_variety.py",
+    "tests/cli/test_training_commands.py",
+    "tests/evolve/test_metrics.py",
+    "tests/training/test_lora.py",
+    "tests/cli/test_cli.py",
+    "tests/test_lazyre.py",
+    "tests/loop/test_true_scores.py",
+    "tests/reliability/test_full_disk.py",
+    "tests/mission/test_mission.py",
+    "tests/mcp/test_server.py",
+    "tests/test_layering.py",
+    "tests/reliability/test_kills.py",
+    "tests/cli/test_task_commands.py",
+    "tests/loop/test_context_trials.py",
+    "tests/evolve/test_cli.py",
+    "tests/reliability/test_shared_home.py",
+    "tests/report/test_fit.py",
+    "tests/web/test_promotions.py",
+    "tests/web/test_browser_live.py",
+)
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The slowest files first (``SLOWEST_FIRST``), every other in the order collected; the
+    tests of a file keep their order."""
+    rank = {name: index for index, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.partition("::")[0], len(rank)))
+
 
 @dataclass
 class Result:
@@ -84,6 +126,28 @@ def real_model() -> RealModel:
     except (OSError, ValueError, KeyError) as exc:
         pytest.skip(f"the model server at {url} does not answer: {exc}")
     return RealModel(url, os.environ.get("LESSONLOOP_TEST_MODEL") or models[0]["id"])
+
+
+@pytest.fixture(scope="session", autouse=True)
+def typer_command_built_once():
+    """``cli.main`` has Typer build lessonloop's Click command from every command's signature
+    on each call (0.05-0.1 s of evaluating annotations): once in a process, but thousands of
+    times in the suite's in-process calls. The same app always gives the same command, so the
+    suite builds it once and every call still parses and runs through it; any other Typer app
+    (a test's own) is built as before."""
+    import typer.main
+
+    from lessonloop.cli.app import app
+
+    build = typer.main.get_command
+    built = build(app)
+
+    def get_command(typer_instance):
+        return built if typer_instance is app else build(typer_instance)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(typer.main, "get_command", get_command)
+        yield
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ never through each other; the engine never calls back up into ``app`` or an adap
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import lessonloop
@@ -38,15 +39,25 @@ ENGINE = {
 } | LOWER
 
 
-def _imports(with_paths: bool = False) -> list:
+@functools.cache
+def _parsed() -> tuple[tuple[Path, ast.Module], ...]:
+    """Every module of the package and its syntax tree, parsed once for the module's tests (each
+    parse of the whole package took half a second)."""
+    return tuple(
+        (path, ast.parse(path.read_text(encoding="utf-8"))) for path in sorted(ROOT.rglob("*.py"))
+    )
+
+
+@functools.cache
+def _imports(with_paths: bool = False) -> tuple:
     """(importing package or top-level module, imported lessonloop package) for every import;
     with ``with_paths``, the importing file too."""
     found = []
-    for path in ROOT.rglob("*.py"):
+    for path, tree in _parsed():
         rel = path.relative_to(ROOT)
         here = ["lessonloop", *rel.parent.parts]
         where = rel.parts[0] if len(rel.parts) > 1 else rel.stem
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 base = here[: len(here) - node.level + 1] if node.level else []
                 names = [".".join(base + [node.module] if node.module else base)]
@@ -60,7 +71,7 @@ def _imports(with_paths: bool = False) -> list:
                 parts = name.split(".")
                 if parts[0] == "lessonloop" and len(parts) > 1:
                     found.append((where, parts[1], path) if with_paths else (where, parts[1]))
-    return found
+    return tuple(found)
 
 
 def test_the_import_scan_sees_the_entry_point_importing_the_cli():
@@ -127,8 +138,8 @@ def test_the_scan_sees_both_adapters_using_app():
 def test_no_module_imports_another_modules_private_names():
     """A leading underscore means "this module's own": a name another module needs is public."""
     offenders = []
-    for path in ROOT.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path, tree in _parsed():
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (
                 node.level or (node.module or "").startswith("lessonloop")
             ):

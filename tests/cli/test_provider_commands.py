@@ -33,8 +33,9 @@ TASKS = {
 
 
 class ModelServer:
-    """Answers each role sensibly, with a 429 (Retry-After: 1) on two of the requests, and
-    counts the completions it answered successfully."""
+    """Answers each role sensibly, with a 429 on two of the requests, and counts the
+    completions it answered successfully. The 429 asks for 50 ms (``retry-after-ms``, as both
+    vendors send it; a wait of whole seconds is test_hosted's to time), not a second of sleep."""
 
     def __init__(self, kind: str, rate_limited=(2, 7)):
         self.kind, self.rate_limited = kind, set(rate_limited)
@@ -48,7 +49,7 @@ class ModelServer:
             self.requests += 1
             if self.requests in self.rate_limited:
                 limited = anthropic_error if self.kind == "anthropic" else openai_error
-                return limited(429, "rate limited", headers={"retry-after": "1"})
+                return limited(429, "rate limited", headers={"retry-after-ms": "50"})
             self.answered += 1
         role = next((r for r, task in TASKS.items() if task in received.text), "unknown")
         self.roles.append(role)

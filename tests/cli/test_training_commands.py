@@ -4,10 +4,14 @@ activation and rollback by hand; errors as one line."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from lessonloop.store import open_store
 from lessonloop.training import registry
+from tests.conftest import copy_home, isolated_home
 from tests.training.homes import with_runs
 
 
@@ -22,10 +26,35 @@ def runs_home(home):
     return with_runs(home)
 
 
-def test_train_registers_trials_and_records_the_decision(runs_home, cli):
-    done = cli("train", "grid_ctf", "--backend", "surrogate", "--json")
-    assert done.code == 0, done.err
-    result = done.json()
+@pytest.fixture(scope="module")
+def trained_once(tmp_path_factory) -> tuple[Path, dict]:
+    """The runs' home after ``train grid_ctf --backend surrogate --json`` (the CLI in this
+    process), and what it printed: made once for the three tests that start from that
+    training (each copies the home); a training and its trials cost seconds."""
+    import contextlib
+    import io
+
+    from lessonloop.cli import main
+
+    root = tmp_path_factory.mktemp("trained")
+    with pytest.MonkeyPatch.context() as patch:
+        made = with_runs(isolated_home(patch, root))
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["train", "grid_ctf", "--backend", "surrogate", "--json"])
+    assert code == 0, err.getvalue()
+    return made, json.loads(out.getvalue())
+
+
+@pytest.fixture
+def trained_home(home, trained_once) -> dict:
+    """This test's copy of ``trained_once``'s home; what its training printed."""
+    copy_home(trained_once[0], home)
+    return trained_once[1]
+
+
+def test_train_registers_trials_and_records_the_decision(trained_home, cli):
+    result = trained_home
     ident = result["checkpoint"]["id"]
     assert result["dataset"]["runs"] == 3 and result["dataset"]["matches"] > 500
     promotion = result["promotion"]
@@ -56,10 +85,10 @@ def test_train_registers_trials_and_records_the_decision(runs_home, cli):
     assert "promotion against " in text.out and "t " in text.out
 
 
-def test_a_checkpoint_is_trialled_against_the_active_one(runs_home, cli):
+def test_a_checkpoint_is_trialled_against_the_active_one(trained_home, cli):
     """Once a checkpoint is served, the next one meets it, not the offline agent; the same
     checkpoint (trained again on the same data) is not trialled against itself."""
-    ident = cli("train", "grid_ctf", "--json").json()["checkpoint"]["id"]
+    ident = trained_home["checkpoint"]["id"]
     assert cli("models", "activate", ident).code == 0
     candidates = len(_checkpoints(cli))
     again = cli("train", "grid_ctf", "--json").json()["promotion"]
@@ -156,7 +185,7 @@ def test_an_empty_home_lists_no_models_and_no_traceback(run_cli):
     assert done.code == 1 and "Traceback" not in done.err and "run it first" in done.err
 
 
-def test_the_active_checkpoint_is_the_scenarios_competitor_until_rolled_back(runs_home, cli):
+def test_the_active_checkpoint_is_the_scenarios_competitor_until_rolled_back(trained_home, cli):
     """Served only once it is the scope's active competitor; an explicit provider, a fresh run
     or a rollback gives the offline agent again; another scenario refuses it."""
 
@@ -167,7 +196,7 @@ def test_the_active_checkpoint_is_the_scenarios_competitor_until_rolled_back(run
         assert status["status"] == "completed"
         return status["agent_provider"]
 
-    ident = cli("train", "grid_ctf", "--json").json()["checkpoint"]["id"]
+    ident = trained_home["checkpoint"]["id"]
     if not cli("models", "show", ident, "--json").json()["active"]:
         assert cli("models", "activate", ident).code == 0
     assert provider() == f"trained:{ident}"
