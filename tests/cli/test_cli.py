@@ -646,3 +646,37 @@ def test_show_json_holds_each_generations_context_manifest(cli, home, finished):
     assert [g["context"] for g in exported["generations"]] == [
         _manifest_file(home, "done", g) for g in (1, 2, 3, 4)
     ]
+
+
+def test_watch_waits_for_a_run_that_holds_its_lock_before_its_row_is_stored(cli, home):
+    """`watch` started the moment a run starts (its lock taken, its row not yet stored) follows
+    it instead of calling it unknown; an id nothing holds stays unknown at once."""
+    import threading
+    import time
+
+    from lessonloop import paths
+    from lessonloop.loop.creation import create_or_reuse
+    from lessonloop.loop.lifecycle import run_lock
+    from lessonloop.store import open_store
+
+    assert cli("watch", "starting").code == 1  # nothing holds it: unknown at once
+    with open_store():
+        pass  # the database exists, as it does when a run starts
+
+    locked = threading.Event()
+
+    def a_run_starting():
+        with run_lock(paths.run_dir("starting")):
+            locked.set()
+            time.sleep(0.3)
+            with open_store() as store:
+                create_or_reuse(store, "grid_ctf", 2, run_id="starting")
+            time.sleep(0.2)
+
+    starting = threading.Thread(target=a_run_starting)
+    starting.start()
+    locked.wait(10)
+    watched = cli("watch", "starting", "--interval", "0.05")
+    starting.join()
+    assert watched.code == 0, watched.err
+    assert "is not running" in watched.out  # found, then its lock was released unfinished

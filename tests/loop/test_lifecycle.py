@@ -180,3 +180,38 @@ def test_a_spent_budget_stops_cleanly_and_a_larger_one_resumes_to_the_same_end(
         kind.create(store, run_id, max_calls=10_000)  # the budget raised, as resume does
         kind.run_class(store, run_id).execute()
     assert _ending(run_id) == expected
+
+
+def test_a_dead_runs_lock_is_free_while_the_children_it_forked_live_on(tmp_path):
+    """A run killed outright leaves its match workers alive for a moment; they must not keep
+    its lock (``status`` would call the crashed run ``running``): forked children close their
+    copies of the run locks."""
+    import subprocess
+    import sys
+
+    from lessonloop.loop.runlock import is_active
+
+    run_dir = tmp_path / "run"
+    script = (
+        "import os, sys, time\n"
+        "from pathlib import Path\n"
+        "from lessonloop.loop.lifecycle import run_lock\n"
+        "with run_lock(Path(sys.argv[1])):\n"
+        "    child = os.fork()\n"
+        "    if child == 0:\n"
+        "        null = os.open(os.devnull, os.O_RDWR)\n"
+        "        os.dup2(null, 1), os.dup2(null, 2)  # the test reads the parent's output to EOF\n"
+        "        time.sleep(60)\n"
+        "        os._exit(0)\n"
+        "    print(child, flush=True)\n"
+        "    os._exit(0)  # dies as a SIGKILL would: no cleanup, the child lives on\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(run_dir)], capture_output=True, text=True, timeout=60
+    )
+    child = int(out.stdout.strip())
+    try:
+        os.kill(child, 0)  # the forked child is still alive
+        assert not is_active(run_dir), "the orphaned child still holds the dead run's lock"
+    finally:
+        os.kill(child, signal.SIGKILL)

@@ -160,13 +160,24 @@ class RunWatch:
     ``unfinished`` tells whether it stopped before it ended (it can be resumed)."""
 
     def __init__(self, run_id: str, interval: float = 0.25):
+        import time
+
+        from ..loop.runlock import is_active
         from ..loop.status import load_run, run_object
 
-        with _run_store(run_id) as store:
-            self.run = run_object(*load_run(store, run_id))
         self.run_id = run_id
         self.interval = max(0.01, interval)
         self.last: dict[str, Any] | None = None
+        while True:
+            try:
+                with _run_store(run_id) as store:
+                    self.run = run_object(*load_run(store, run_id))
+                return
+            except NotFoundError:
+                # a run just started holds its lock before its row is stored: wait for it
+                if not is_active(paths.run_dir(run_id)):
+                    raise
+                time.sleep(self.interval)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         import time

@@ -37,6 +37,21 @@ from .budget import Budget, BudgetSpent, Metered
 from .events import EventLog, read_events
 
 LOCK_WAIT_SECONDS = 0.5
+_HELD_LOCKS: set = set()  # this process's run locks, closed in every child it forks
+
+
+def _close_inherited_locks() -> None:
+    """In a forked child (a match worker, a sandbox): close its copies of the run locks. The
+    lock stays the parent's (flock belongs to the open file, and the parent keeps it open), but
+    when the parent dies the lock goes with it: orphaned workers no longer keep a crashed run
+    looking ``running`` to ``status`` and ``watch`` until they exit."""
+    for handle in list(_HELD_LOCKS):
+        with suppress(OSError):
+            handle.close()  # the child's descriptor only (the pid was flushed before)
+    _HELD_LOCKS.clear()
+
+
+os.register_at_fork(after_in_child=_close_inherited_locks)
 
 
 class RunStopped(Stopped):
@@ -72,8 +87,10 @@ def run_lock(run_dir: Path) -> Iterator[None]:
             handle.truncate()
             handle.write(str(os.getpid()))
             handle.flush()
+        _HELD_LOCKS.add(handle)
         yield
     finally:
+        _HELD_LOCKS.discard(handle)
         handle.close()
 
 
