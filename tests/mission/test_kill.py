@@ -37,6 +37,8 @@ def _started(home, repo, run_id: str, *extra: str, verifier: str = VERIFIER):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # a shell's background job starts with SIGINT ignored, and the child would inherit it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not (home / "runs" / run_id / "workspace" / "started").exists():

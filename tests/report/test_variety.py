@@ -111,6 +111,8 @@ def stop_after(home: Path, root: Path, run_id: str, sent: int, done: int = 1) ->
          "--matches", "2", "--run-id", run_id],
         env=subprocess_env(home), stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        # a shell's background job starts with SIGINT ignored, and the child would inherit it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     try:
         deadline = time.monotonic() + BOUND_S
