@@ -29,6 +29,7 @@ from statistics import NormalDist
 from typing import Any
 
 from ... import canonical
+from .optimizers import sampler_value
 
 MIN_PARAMS = 6  # free parameters from which a space with a boolean or enum qualifies
 BUDGET = 400  # measurements over which the mutation rate falls from every parameter to one
@@ -133,22 +134,12 @@ def _encode(free: list, strategy: dict) -> list[float] | None:
     at the middle of its slice); None: it is not in the space."""
     out: list[float] = []
     for p in free:
-        value = strategy.get(p.name)
-        if p.kind in ("number", "integer"):
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not math.isfinite(value)
-            ):
-                return None
-            u = min(1.0, max(0.0, (float(value) - p.low) / (p.high - p.low or 1.0)))
-            out.append((u - 0.5) * 6)
-            continue
-        choices = (False, True) if p.kind == "boolean" else p.choices
-        index = next(
-            (i for i, c in enumerate(choices) if value == c and type(value) is type(c)), None
-        )
-        if index is None:
+        code = sampler_value(p, strategy.get(p.name))
+        if code is None:
             return None
-        out.append(_NORMAL.inv_cdf((index + 0.5) / len(choices)))
+        if p.kind in ("number", "integer"):
+            out.append(((code - p.low) / (p.high - p.low or 1.0) - 0.5) * 6)
+        else:
+            count = 2 if p.kind == "boolean" else len(p.choices)
+            out.append(_NORMAL.inv_cdf((code + 0.5) / count))
     return out

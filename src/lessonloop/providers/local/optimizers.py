@@ -305,7 +305,7 @@ def _trial(free: list, dists: dict, strategy: dict, value: float, optuna):
     """A measured strategy as a completed trial (None: it is not in the space)."""
     encoded = {}
     for p in free:
-        code = _encode(p, strategy[p.name]) if p.name in strategy else None
+        code = sampler_value(p, strategy[p.name]) if p.name in strategy else None
         if code is None:
             return None
         encoded[p.name] = code
@@ -321,8 +321,9 @@ def _distribution(p: space.Parameter, optuna):
     return optuna.distributions.CategoricalDistribution(list(range(len(choices))))
 
 
-def _encode(p: space.Parameter, value):
-    """A strategy's value as the sampler's parameter (None: not in the space)."""
+def sampler_value(p: space.Parameter, value):
+    """A strategy's value as a sampler's parameter: a number or integer within its range, a
+    boolean or enum as its choice's index (None: not in the space)."""
     if p.kind in ("number", "integer"):
         if (
             isinstance(value, bool)
