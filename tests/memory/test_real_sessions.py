@@ -557,6 +557,14 @@ def test_a_pre_existing_tests_stale_expectation_is_the_fix_the_agents_own_new_te
             "Edited /p/test/test_cache.py: == '1.0.0'",
         )
     ]
+    longer = edit("w", "/p/test/test_cache.py", "", "def test_version_mismatch_twice():\n    ...")
+    assert (
+        error_lessons(  # another test whose name only begins with it: still the project's
+            tmp_path,
+            [longer, bash("a", run, PYTEST_FAILED, failed=True), fix, bash("b", run, "27 passed")],
+        )
+        != []
+    )
     written = edit("w", "/p/test/test_cache.py", "", "def test_version_mismatch():\n    ...")
     assert (
         error_lessons(
@@ -896,6 +904,16 @@ def test_two_checks_a_failed_one_or_an_edit_between_make_no_routine(tmp_path):
             edit("b", "lib/a.ex", "x", "y"),  # an edit between: two stretches of two
             bash("c", "mix credo"),
             bash("d", "mix dialyzer"),
+        )
+        == []
+    )
+    other_editor = [  # another agent's edit tool, by its own name
+        use("b", "str_replace_based_edit_tool", {"path": "lib/a.ex", "new_str": "y"}),
+        result("b", "ok"),
+    ]
+    assert (
+        routine(
+            bash("a", "mix test"), other_editor, bash("c", "mix credo"), bash("d", "mix dialyzer")
         )
         == []
     )

@@ -242,14 +242,22 @@ def error_lessons(transcript: Transcript) -> list[ErrorLesson]:
     ]
 
 
-FAILED_TEST = re.compile(r"^FAILED \S+::(\w+)")
+_FAILED_TEST = re.compile(r"^FAILED (\S+::\w+)")
+
+
+def failed_tests(call: ToolCall) -> list[str]:
+    """The tests a pytest run reported FAILED, as ids (``test/a.py::C::test_x``), once each."""
+    return list(dict.fromkeys(m.group(1) for e in call.errors if (m := _FAILED_TEST.match(e.line))))
 
 
 def pre_existing(err: ToolCall, written: Sequence[str]) -> bool:
     """Whether the step's failure names the tests that failed and the agent's earlier edits
-    (``written``: their changed lines) wrote none of them."""
-    names = {m.group(1) for e in err.errors if (m := FAILED_TEST.match(e.line))}
-    return bool(names) and not any(name in text for text in written for name in names)
+    (``written``: their changed lines) wrote none of them (whole names: ``test_load`` is not
+    ``test_load_twice``)."""
+    names = {test.rsplit("::", 1)[1] for test in failed_tests(err)}
+    return bool(names) and not any(
+        re.search(rf"\b{re.escape(name)}\b", text) for text in written for name in names
+    )
 
 
 def _last_change(window: list[ToolCall], fixed: ToolCall) -> int:

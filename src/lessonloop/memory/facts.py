@@ -11,6 +11,7 @@ import os
 import re
 
 from .candidate import Candidate
+from .transcript_model import EDIT_TOOLS
 
 # what a project command does, by the words of its head (``uv run ty check`` type-checks)
 _COMMAND_ROLES = (
@@ -148,7 +149,7 @@ ROUTINE_ROLES = 3  # roles run in a row that make a routine: two (`mix test`, `m
 
 
 def check_routine(transcript) -> list[Candidate]:
-    """The checks the agent ran to finish its work: the last stretch of the main chain with no
+    """The checks the agent runs to finish its work: the last stretch of the main chain with no
     edit in it where commands of ROUTINE_ROLES or more roles (tests, type-check, lint, format)
     all succeeded, in the order run. One memory; each command also stands alone when run often
     enough (``project_facts``)."""
@@ -157,7 +158,7 @@ def check_routine(transcript) -> list[Candidate]:
     for call in transcript.calls:
         if call.sidechain or call.rejected or not call.completed:
             continue
-        if call.name in _EDIT_TOOLS:
+        if call.name.lower() in EDIT_TOOLS:
             if len(stretch) >= ROUTINE_ROLES:
                 best = stretch
             stretch = {}
@@ -188,7 +189,8 @@ def check_routine(transcript) -> list[Candidate]:
             kind="observation",
             summary=summary,
             tags=["project-fact", "command"],
-            content="After its last edits the agent ran these checks and each succeeded: "
+            content="With no edit between them the agent ran these checks, each succeeding "
+            "(the last such run of the session): "
             + "; ".join(f"{role}: {run}" for role, run in best.items()),
             why="Learned from the project's own successful runs.",
         )

@@ -40,10 +40,9 @@ KIND_OF_FEEDBACK = {
 def failing_tests(call) -> str:
     """ " (failing: `test/a.py::test_x`)" for the tests a pytest run reported FAILED (up to
     three): which test the error and its fix are about."""
-    from .error_lessons import FAILED_TEST
+    from .error_lessons import failed_tests
 
-    names = list(dict.fromkeys(e.line.split()[1] for e in call.errors if FAILED_TEST.match(e.line)))
-    shown = ", ".join(f"`{name}`" for name in names[:3])
+    shown = ", ".join(f"`{name}`" for name in failed_tests(call)[:3])
     return f" (failing: {shown})" if shown else ""
 
 

@@ -15,8 +15,10 @@ of the standard normal), as a plain array: nevergrad's own Dict of Scalars and C
 It is told every measured strategy at its value (``competitor.observations``: a strategy
 measured again is one point of nevergrad's archive, at the mean of its values), in measured
 order, kept between calls and rebuilt whenever the history is not a continuation of the one
-it was told; its asks are seeded with the call's seed and leave its state as it was. The
-same history and seed give the same proposals, so a resumed run proposes what an
+it was told; its asks are seeded with the call's seed, and its ask count, which sets its
+mutation rate, is put back after them (its random state is reseeded before every batch, so
+what else an untold ask leaves behind changes no proposal). The same history and seed give
+the same proposals, so a resumed run proposes what an
 uninterrupted one would. nevergrad is imported on the first proposal in such a space (about
 1.2-2 s): spaces that do not qualify (``applies``), the built-in games among them, never
 import it.
@@ -29,6 +31,7 @@ from statistics import NormalDist
 from typing import Any
 
 from ... import canonical
+from ...errors import LessonloopError
 from .optimizers import sampler_value
 
 MIN_PARAMS = 6  # free parameters from which a space with a boolean or enum qualifies
@@ -65,8 +68,9 @@ class MutationSearch:
             return []
         import warnings
 
-        import nevergrad as ng
         import numpy as np
+
+        ng = load_nevergrad()
 
         space_key = tuple((p.name, p.kind, p.low, p.high, repr(p.choices)) for p in free)
         keys = [(canonical.dumps(s), v) for s, v in seen]
@@ -94,26 +98,41 @@ class MutationSearch:
             if not optimizer.num_tell:
                 return []
             asked = optimizer._num_ask  # asks below are not told: put the count back after
-            optimizer.parametrization.random_state.seed((seed or 0) % 2**32)
-            avoid = set(avoid)
-            for _ in range(ASKS * count):
-                if len(found) >= count:
-                    break
-                decoded = dict(
-                    zip((p.name for p in free), map(_decode, free, optimizer.ask().value))
-                )
-                candidate = {
-                    p.name: decoded[p.name] if p.name in decoded else p.choices[0] for p in params
-                }
-                name = canonical.dumps(candidate)
-                if name not in avoid and not excluded(candidate):
-                    avoid.add(name)
-                    found.append(candidate)
-            optimizer._num_ask = asked
+            try:
+                optimizer.parametrization.random_state.seed((seed or 0) % 2**32)
+                avoid = set(avoid)
+                for _ in range(ASKS * count):
+                    if len(found) >= count:
+                        break
+                    decoded = dict(
+                        zip((p.name for p in free), map(_decode, free, optimizer.ask().value))
+                    )
+                    candidate = {
+                        p.name: decoded[p.name] if p.name in decoded else p.choices[0]
+                        for p in params
+                    }
+                    name = canonical.dumps(candidate)
+                    if name not in avoid and not excluded(candidate):
+                        avoid.add(name)
+                        found.append(candidate)
+            finally:
+                optimizer._num_ask = asked
         return found
 
 
 _NORMAL = NormalDist()
+
+
+def load_nevergrad():
+    """nevergrad, or an error that says how to get it (a core dependency, so only a broken
+    install lacks it)."""
+    try:
+        import nevergrad
+    except ImportError:
+        raise LessonloopError(
+            "the offline agent needs the nevergrad package here: pip install 'nevergrad>=1.0.12,<1.1'"
+        ) from None
+    return nevergrad
 
 
 def _decode(p, x: float) -> Any:

@@ -204,7 +204,7 @@ class CmaSearch:
         start = np.clip(encode(prior), 0.05, 0.95) if prior else np.full(len(numeric), 0.5)
         if len(numeric) >= KEPT_DIMS:  # one state for the run, a function of the history
             seen = merged(seen)
-            drawn = first_batch(np.array([encode(s) for s, _ in seen[:BATCH_SEEN]]))
+            drawn = drawn_around(numeric, seen)
             prior = None if drawn is None else {p.name: float(u) for p, u in zip(numeric, drawn)}
             start = np.full(len(numeric), 0.5) if drawn is None else np.clip(drawn, 0.05, 0.95)
         origin = (
@@ -251,13 +251,18 @@ def unit_point(numeric: list, strategy: dict) -> list[float]:
 
 
 def drawn_around_targets(params: list, seen: list[tuple[dict, float]]) -> bool:
-    """Whether the run's first batch was drawn around the playbook's targets (``first_batch``
-    on the history's first strategies): the run started knowing where to look."""
+    """Whether the run's first batch was drawn around the playbook's targets: the run started
+    knowing where to look."""
+    numeric = [p for p in params if p.kind in ("number", "integer")]
+    return bool(numeric) and drawn_around(numeric, seen) is not None
+
+
+def drawn_around(numeric: list, seen: list[tuple[dict, float]]) -> Any:
+    """Where the run's first batch was drawn (``first_batch`` on the history's first distinct
+    strategies, their numbers and integers in [0, 1]), or None."""
     import numpy as np
 
-    numeric = [p for p in params if p.kind in ("number", "integer")]
-    points = [unit_point(numeric, s) for s, _ in merged(seen)[:BATCH_SEEN]]
-    return bool(numeric) and first_batch(np.array(points)) is not None
+    return first_batch(np.array([unit_point(numeric, s) for s, _ in merged(seen)[:BATCH_SEEN]]))
 
 
 def first_batch(points) -> Any:
