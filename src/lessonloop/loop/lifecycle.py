@@ -42,9 +42,10 @@ _HELD_LOCKS: set = set()  # this process's run locks, closed in every child it f
 
 def _close_inherited_locks() -> None:
     """In a child forked without exec (a match worker): close its copies of the run locks (a
-    child that execs never has them: Python opens files non-inheritable). The lock stays the parent's (flock belongs to the open file, and the parent keeps it open), but
-    when the parent dies the lock goes with it: orphaned workers no longer keep a crashed run
-    looking ``running`` to ``status`` and ``watch`` until they exit."""
+    child that execs never has them: Python opens files non-inheritable). The lock stays the
+    parent's (flock belongs to the open file, and the parent keeps it open), but when the
+    parent dies the lock goes with it: orphaned workers no longer keep a crashed run looking
+    ``running`` to ``status`` and ``watch`` until they exit."""
     for handle in list(_HELD_LOCKS):
         with suppress(OSError):
             handle.close()  # the child's descriptor only (the pid was flushed before)

@@ -32,7 +32,7 @@ from typing import Any
 
 from ... import canonical
 from ...errors import LessonloopError
-from .optimizers import sampler_value
+from .optimizers import sampler_value, space_key
 
 MIN_PARAMS = 6  # free parameters from which a space with a boolean or enum qualifies
 BUDGET = 400  # measurements over which the mutation rate falls from every parameter to one
@@ -72,22 +72,18 @@ class MutationSearch:
 
         ng = load_nevergrad()
 
-        space_key = tuple((p.name, p.kind, p.low, p.high, repr(p.choices)) for p in free)
+        shape = space_key(free)
         keys = [(canonical.dumps(s), v) for s, v in seen]
         found: list[dict] = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            if (
-                self.optimizer is None
-                or self.space != space_key
-                or keys[: len(self.told)] != self.told
-            ):
+            if self.optimizer is None or self.space != shape or keys[: len(self.told)] != self.told:
                 parametrization = ng.p.Array(shape=(len(free),))
                 parametrization.random_state = np.random.RandomState(0)
                 self.optimizer = ng.optimizers.DiscreteBSOOnePlusOne(
                     parametrization=parametrization, budget=BUDGET, num_workers=1
                 )
-                self.told, self.space = [], space_key
+                self.told, self.space = [], shape
             optimizer = self.optimizer
             for key, (strategy, value) in zip(keys[len(self.told) :], seen[len(self.told) :]):
                 point = _encode(free, strategy)

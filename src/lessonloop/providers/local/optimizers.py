@@ -66,10 +66,10 @@ class TpeSearch:
                 seed=(seed or 0) % 2**32, n_startup_trials=STARTUP, multivariate=True
             )
             keys = [(canonical.dumps(s), v) for s, v in seen]
-            space_key = tuple((p.name, p.kind, p.low, p.high, repr(p.choices)) for p in free)
-            if self.study is None or self.space != space_key or keys[: len(self.told)] != self.told:
+            shape = space_key(free)
+            if self.study is None or self.space != shape or keys[: len(self.told)] != self.told:
                 self.study = optuna.create_study(direction="maximize", sampler=sampler)
-                self.told, self.space = [], space_key
+                self.told, self.space = [], shape
             self.study.sampler = sampler
             new = [
                 (key, _trial(free, dists, s, v, optuna))
@@ -258,11 +258,22 @@ def drawn_around_targets(params: list, seen: list[tuple[dict, float]]) -> bool:
 
 
 def drawn_around(numeric: list, seen: list[tuple[dict, float]]) -> Any:
-    """Where the run's first batch was drawn (``first_batch`` on the history's first distinct
-    strategies, their numbers and integers in [0, 1]), or None."""
+    """Where the run's first batch was drawn (``first_batch`` on the history's first
+    BATCH_SEEN distinct strategies, their numbers and integers in [0, 1]), or None. Reads
+    only the history's start: asked every generation, it need not go through the rest."""
     import numpy as np
 
-    return first_batch(np.array([unit_point(numeric, s) for s, _ in merged(seen)[:BATCH_SEEN]]))
+    first: dict[str, dict] = {}
+    for strategy, _ in seen:
+        if len(first) >= BATCH_SEEN:
+            break
+        first.setdefault(canonical.dumps(strategy), strategy)
+    return first_batch(np.array([unit_point(numeric, s) for s in first.values()]))
+
+
+def space_key(free: list) -> tuple:
+    """What identifies a space for a kept optimizer: a different one rebuilds it."""
+    return tuple((p.name, p.kind, p.low, p.high, repr(p.choices)) for p in free)
 
 
 def first_batch(points) -> Any:
