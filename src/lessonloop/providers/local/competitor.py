@@ -1,85 +1,35 @@
 """The offline agent's competitor: its proposals within a run.
 
-Within a run (its state carries the run's ``history``: every measured
-  strategy with its paired delta against the incumbent of the time, screened candidates
-  included), attempt 0 of each generation answers with a batch for the runner to screen
-  (loop/runner.py), from established optimizers told every measured strategy with its
-  value (its incumbent's value plus its mean paired delta, chained through advances):
-  CMA-ES (the ``cmaes`` package) over the numbers and integers, its mean first, then samples
-  (``CMA_IN_BATCH`` in all), and Optuna's TPE (multivariate) for the rest of ``BATCH``: its
-  best-ranked candidates on one ask, which move booleans and enums with the numbers; in spaces
-  of 6+ parameters with a boolean or enum, ``NG_IN_BATCH`` of the TPE share go to nevergrad's
-  DiscreteBSOOnePlusOne instead (``mutation.py``), unless the run's first batch was drawn
-  around the playbook's targets (``optimizers.drawn_around_targets``: it started knowing where
-  to look; with the (1+1) there the lessons ablation on an unseen 10-parameter scenario,
-  seeds 1-5, took 21 generations with --no-incumbent, as many as --fresh; without, 19). With
-  booleans or enums, ``BASIN_SWAPS`` more: the incumbent with one of them changed, the
-  integers of the best measured strategy that has the new value (an integer's best value
-  often depends on an enum: a local search stalls there) and CMA-ES's sampled numbers.
-  When the incumbent has stalled (``SWEEP_AFTER`` rollbacks in a row), a basin probe too:
-  one other boolean or enum value (seeded) with one integer swept over ``PROBE_VALUES``
-  stratified points of its range, the rest the incumbent's: a basin whose best integer
-  differs from the incumbent's looks worse under the incumbent's integers and was never
-  entered otherwise (enum lock-in). Measured on bench/learning.py's mixed space at 10 run
-  seeds (issue 18), median/min 98.6/76.1 -> 100.5/90.2 % (seeds 11-20: 87.3/55.6 ->
-  100.3/99.1 %), the noisy floor 102.3/92.4 -> 104.8/95.3 %, at about 10 % more plays;
-  spaces without booleans or enums propose exactly as before. Not taken: more basin swaps
-  (4 or 7: 92.8/70.6 and 93.8/77.6 %) and swaps with every integer resampled (89.1/66.2 %).
-  On floors (a value of ~0 almost everywhere) runs of an unseen 10-parameter scenario never
-  left it; nevergrad's (1+1), which redraws a few parameters around its best measured point,
-  now supplies 5 of the 9 there (issue 18: reh18.py's Ten10 at seeds 11-30 floored 9 -> 2
-  times of 20, seeds 16-25 median 37.1 -> 472.9 %; the minimum of unseen Clinic9 and
-  Greenhouse9 17.0 -> 244.9 and 7.7 -> 144.2 %; the mixed space at 10 seeds 100.5/90.2 ->
-  100.7/98.2 %; 3 of the 9 floored 4 times of 20).
-  Chosen by bench/learning.py (issue 18; quality at generation 30, median of 5 run seeds):
-  the retry race below took the mixed space 84.4 -> 91.4 % and the noisy floor 100.8 ->
-  104.7 % at the same play() budget (racing 4 candidates; 2 kept the 30-generation grid_ctf
-  run under 3 s, 2.75 s beside 2.92 s before the race, and measured grid_ctf 97.6 % beside
-  95.9 %, the mixed space and the bowl the same, the noisy floor 104.5 % beside 106.5 %); then 3 CMA-ES + 6 TPE beside 6 + 3 measured, over 10 run
-  seeds, grid_ctf 100.2 vs 100.3 %, the mixed space 97.7 vs 96.2 %, the noisy floor 104.6 vs
-  104.2 %, the 8-parameter bowl 124.7 vs 123.1 %: a difference within the seeds' spread, the
-  TPE-heavier split kept. Not taken: every retry screening a fresh batch (more plays, no
-  gain against the libraries at the larger budget), a TPE-heavier batch after rollbacks in a
-  row, and a portfolio that moved the split toward the optimizer whose candidates screened
-  above their batch's median or won it (both worse on the mixed space, the noisy floor and
-  the bowl). Earlier (see git history): more basin swaps, or CMA-ES's share scaled by the
-  numeric share of the space, measured worse on the mixed space, and CMA-ES with
-  learning-rate adaptation no better on the noisy floor. nevergrad's NGOpt was not taken as
-  the whole proposer: as a library at the same budget it trailed CMA-ES or TPE on five of the
-  six scenarios; its import (1.2-2 s) is paid only by runs in spaces ``mutation.applies`` to
-  (never the 30-generation grid_ctf run, 3-second budget). ``cmaes``'s CMA is loaded
-  from its own module (``load_cma``), skipping the package's scipy-bound variants.
-  In spaces of ``optimizers.KEPT_DIMS`` or more numbers and integers CMA-ES keeps one state
-  for the run (not rebuilt at the targets each advance moves) and is told each distinct
-  strategy once, at the mean of its measurements: the 8-parameter bowl's median/min at 30
-  run seeds 123.7/107.4 -> 126.8/112.9 % (seeds 1-10: 122.7/115.9 -> 127.7/122.2 %; not
-  taken there: CMA-ES samples as retry steps, 6 CMA-ES candidates per batch, a population
-  of 20, injected points clipped to CMA-ES's spread, values weighted by pairs); the smaller
-  spaces, where the rebuild measured better, propose exactly as before. There a run whose
-  first batch was drawn around the targets (``--no-incumbent``) starts that state at the
-  batch's mean with the prior's narrow spread (``optimizers.first_batch``), not at the
-  centre: the lessons ablation on the bowl, generations to 95 % of the first run's best
-  (seeds 1-5), 6 -> 2 beside 4 for ``--fresh``; runs with a random first batch unchanged.
-  Both optimizers are kept between calls and rebuilt from the history whenever it is not a
-  continuation of the one they were told, and seeded with the call's seed, so a resumed
-  run proposes what an uninterrupted one would. A retry races the screened candidates no
-  gate has judged yet that measured above the incumbent: the best ``RACE`` of them (by the
-  mean of their measurements) go back to the runner as a batch, screened again on the
-  attempt's own seeds, so the gate judges a candidate chosen in two rounds of screening
-  rather than the luckiest of a batch on three seeds (the gate's plays, at least ten per
-  judgement, are the dear ones); with one such candidate it goes to the gate, with none the
-  retry steps locally. The step grows after advances and shrinks after rollbacks
-  (about one success in three keeps it steady). A retry mirrors a move that lost or pushes
-  further along one that gained. Playbook bullets steer it: ``target:<param>=<value>`` tags
-  (the best-known strategy by tournament and gate evidence, never by a validated score: see
-  ``best_known``) are a prior: a run's
-  first generation screens a batch drawn around them (never the targets themselves, so a
-  run without the carried-over incumbent cannot rebuild it; without targets, seeded random
-  points), CMA-ES starts at them with a narrow spread, and local steps are pulled toward
-  them; ``direction:<param>:up|down`` tags bias the sign of a local move. When several
-  generations in a row found no signal at all (every pair tied) a retry samples the whole
-  space. It never proposes the incumbent, a strategy already measured in the run or tried
-  this generation, or one next to a dead end.
+Within a run (its state carries the run's ``history``: every measured strategy with its
+paired delta against the incumbent of the time, screened candidates included):
+
+- **Attempt 0 answers with a batch** for the runner to screen (loop/runner.py), from
+  established optimizers told every measured strategy with its value (``observations``):
+  CMA-ES over the numbers and integers (``CMA_IN_BATCH``, its mean first), nevergrad's
+  DiscreteBSOOnePlusOne in spaces ``mutation.applies`` to (``NG_IN_BATCH``: it leaves floors
+  where CMA-ES and TPE are told noise; not in a run whose first batch was drawn around the
+  playbook's targets, ``optimizers.drawn_around_targets``) and Optuna's TPE for the rest of
+  ``BATCH``. With booleans or enums, ``BASIN_SWAPS`` more (``basin_swaps``) and, once the
+  incumbent has stalled (``SWEEP_AFTER`` rollbacks in a row), a basin probe
+  (``basin_probe``): an integer's best value often depends on an enum, and a local search
+  stalls there.
+- **A retry races** the best ``RACE`` screened candidates no gate has judged yet that
+  measured above the incumbent, screened again on the attempt's own seeds, so the gate (the
+  dear plays) judges a candidate chosen in two rounds of screening rather than the luckiest of
+  a batch; with one such candidate it goes to the gate, with none the retry steps locally
+  (steps.py: the step grows after advances and shrinks after rollbacks).
+- **The playbook steers it**: ``target:<param>=<value>`` tags (the best-known strategy by
+  gate and tournament evidence, never a validated score) are a prior for the first batch,
+  CMA-ES and local steps, never an answer, so a run without the old incumbent cannot rebuild
+  it; ``direction:<param>:up|down`` tags bias local moves.
+
+The optimizers are kept between calls and rebuilt from the history whenever it is not a
+continuation of the one they were told, and seeded with the call's seed: a resumed run
+proposes what an uninterrupted one would. It never proposes the incumbent, a strategy
+already measured in the run or tried this generation, or one next to a dead end.
+
+Every constant here was chosen by bench/learning.py beside the library optimizers; the
+measurements, and what was tried and not taken, are in docs/offline-agent.md.
 """
 
 from __future__ import annotations

@@ -142,38 +142,19 @@ class CmaSearch:
     """CMA-ES (the cmaes package's CMA) over the numbers and integers, in [0, 1] per parameter;
     booleans and enums stay the incumbent's (TPE and basin swaps move them).
 
-    Its state is a function of the history: the evolution strategy is told every measured
-    strategy in measured order, in groups of its population size (a partial last group
-    waits), then its sampler is reseeded with the call's seed. Between calls it is kept and
-    told only the new groups when the history extends the one it was told (same space, same
-    prior), else built afresh; either way the same history and seed give the same proposal,
-    and a resumed run proposes what an uninterrupted one would. Values are the chained paired deltas of ``observations``, comparable across the
-    run. The distribution starts at the centre of the space with a spread of
-    CMA_SIGMA of each range, or, when the playbook has ``target:`` tags, at the point they
-    name with CMA_PRIOR_SIGMA: a prior. The coach keeps those tags at the best-known
-    strategy (``best_known``: gate and tournament evidence, never a validated score), so
-    within a run the search restarts from the best the gate has kept, and a run without the old incumbent searches around the old
-    best from its second generation; the target point itself is never proposed. The first
-    candidate is the distribution's mean: it averages the best measured strategies, so it is
-    less flattered by a lucky seed than any one of them. bench/learning.py chose the spreads
-    (0.05 with a prior rather than 0.1 or 0.15: higher median quality on every plugin
-    scenario, and the lessons ablation's --no-incumbent runs faster than --fresh).
+    Told every measured strategy in measured order, in groups of its population size (a
+    partial last group waits), at the chained paired deltas of ``observations``, then
+    reseeded with the call's seed: its state is a function of the history. It starts at the
+    centre with CMA_SIGMA, or at the playbook's targets with CMA_PRIOR_SIGMA (a prior: the
+    coach keeps them at the best-known strategy, so within a run the search restarts from the
+    best the gate has kept). Its first candidate is the distribution's mean: it averages the
+    best measured strategies, so a lucky seed flatters it less than any one of them.
 
-    With KEPT_DIMS or more numbers and integers, it keeps one state for the run instead:
-    built at the centre with CMA_SIGMA whatever the playbook says (so the targets an advance
-    moves do not rebuild it), or, when the run's first batch was drawn around targets (a run
-    without the old incumbent: ``first_batch``), at that batch's mean with CMA_PRIOR_SIGMA,
-    and told each distinct strategy once, at the mean of its
-    measurements (a strategy screened again, or judged by a gate after its screening, is one
-    point, not several). A rebuild at the best-known strategy with a spread of 0.05, then told
-    the whole history, sees its early points tens of spreads away: on bench/learning.py's
-    8-parameter bowl its step size jumped to 1.3 of each range (samples on the bounds) and
-    decayed over the following generations, so the covariance, with 36 entries to learn in
-    8 dimensions, never settled; kept, the step size falls smoothly (0.3 -> 0.04 over 30
-    generations). Measured at 30 run seeds (issue 18), the bowl's median 123.7 -> 126.8 %, min
-    107.4 -> 112.9 %. In 4 dimensions (both built-in games, the deceptive and noisy-floor
-    scenarios, the mixed space's numbers) the rebuild measured better: kept there,
-    negotiation 98.6 -> 96.2 % and the mixed space's minimum 90.2 -> 87.8 %."""
+    With KEPT_DIMS or more numbers and integers it keeps one state for the run instead (built
+    at the centre, or at the first batch's mean when that was drawn around targets:
+    ``drawn_around``), told each distinct strategy once at the mean of its measurements: a
+    rebuild at each new best-known strategy sees its early points tens of spreads away and
+    its covariance never settles. Measurements: docs/offline-agent.md."""
 
     def __init__(self) -> None:
         self.es: Any = None  # a cmaes CMA (imported on first use)
