@@ -181,6 +181,8 @@ GATES = {
         (None, ('error', 'exception', 'exit', 'failure', 'fault', 'interrupt', 'notfound', 'refused')),
     ('^(?:FAILED|ERROR) \\S+ - \\S', 0):
         (('error ', 'failed '), ('error', 'failed'), True),
+    ('^(?:[\\w@./-]+\\s+){1,5}?to\\s+NOT\\s+(.+)$', 16):
+        (None, ('not',)),
     ('^(?:[^,]{0,40}?\\b(?:so|and|then)\\s+)?we\\s+should\\s+(\\w+\\s[^;]{2,100}?\\s(?:rather than|instead of)\\s+[^,;]{2,60})$', 18):
         (None, ('instead of', 'rather than')),
     ('^(?:\\d*>&\\d+|(?:\\d*>>?|&>>?|<)(\\S*))$', 0):

@@ -130,6 +130,11 @@ RUST_PORT = (
             ("decision", "Don't add type hints to the tests"),
         ),
         ("we don't need to pin the version, just saying", ("decision", "Don't pin the version")),
+        (
+            "Edit plan to NOT mention Instructor in the CLAUDE.md file. Use Instructor as a "
+            "model example, that's all.",
+            ("correction", "Don't mention Instructor in the CLAUDE.md file"),
+        ),
     ],
 )
 def test_real_phrasing_is_a_lesson(prompt, expected):
@@ -301,6 +306,58 @@ def test_a_rejection_reason_an_answer_and_a_typed_command_are_read(tmp_path):
         ("preference", "Use pnpm"),
         ("decision", "Rig prefix: No rig (Don't use a rig prefix)"),
         ("decision", "Which tools: Credo + Dialyxir"),
+    ]
+
+
+def test_a_message_typed_while_a_tool_ran_is_read_beside_its_result(tmp_path):
+    """Claude Code puts a message the user sends during a tool call in the tool result's user
+    message, as a text block after the result (napoli-matcha 4efcdcef): no UserPromptSubmit
+    fires for it, so the transcript is where it is read."""
+    said = "Edit plan to NOT mention Instructor in the CLAUDE.md file."
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                use("e", "Edit", {"file_path": "CLAUDE.md", "old_string": "a", "new_string": "b"}),
+                event(
+                    "user",
+                    [
+                        {"type": "tool_result", "tool_use_id": "e", "content": "updated"},
+                        {"type": "text", "text": said},
+                    ],
+                    toolUseResult={"filePath": "CLAUDE.md"},
+                ),
+            ],
+        )
+    )
+    assert [p.text for p in t.prompts] == [said]
+    assert t.calls[0].completed and not t.calls[0].is_error
+
+
+def test_a_command_the_user_ran_that_failed_is_no_way_to_run_the_tests(tmp_path):
+    """napoli-matcha b597dabb: the user's own `npx vitest` printed "No test files found,
+    exiting with code 1"; "Run the tests with `npx vitest`" would teach the failing way."""
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                event("user", "<bash-input>npx vitest</bash-input>"),
+                event(
+                    "user",
+                    "<bash-stdout>\n RUN v4.0.18\n</bash-stdout><bash-stderr>\x1b[31mNo test "
+                    "files found, exiting with code 1\n\x1b[39m</bash-stderr>",
+                ),
+                event("user", "<bash-input>uv run pytest</bash-input>"),
+                event("user", "<bash-stdout>3 passed</bash-stdout><bash-stderr></bash-stderr>"),
+            ],
+        )
+    )
+    assert [(s.text, s.detail) for s in t.said] == [
+        ("npx vitest", "exiting with code 1"),
+        ("uv run pytest", ""),
+    ]
+    assert [c.summary for c in session_lessons.from_said(t)] == [
+        "Run the tests with `uv run pytest`"
     ]
 
 

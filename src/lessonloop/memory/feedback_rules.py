@@ -148,6 +148,9 @@ _PREFER_BARE = _lazy(
 )
 _I_LIKE = _lazy(r"^i\s+(?:really\s+)?(?:like|love)\s+to\s+(.+)$", re.I | re.S)
 _DONT = _lazy(r"^(?:please\s+)?(?:don't|do not|dont)\s+(.+)$", re.I | re.S)
+# "Edit plan to NOT mention Instructor in the CLAUDE.md file": a "not" written in capitals
+# inside a request is the user's correction of what the agent did
+_EMPHATIC_NOT = _lazy(r"^(?:[\w@./-]+\s+){1,5}?to\s+NOT\s+(.+)$", re.S)
 _STOP = _lazy(
     r"^(?:please\s+|(?:can|could|would|will)\s+you\s+(?:please\s+)?)?stop\s+(\w+ing)\b(.*?)\??$",
     re.I | re.S,
@@ -441,7 +444,7 @@ def classify_sentence(body: str, corrected: bool) -> tuple[str, str, bool] | Non
     if m:
         action = imperative(m.group(1))
         return ("preference", action, True) if action else None
-    m = _DONT.match(body)
+    m = _DONT.match(body) or _EMPHATIC_NOT.match(body)
     if m:
         action = imperative(m.group(1))
         return ("correction", f"Don't {action}", False) if action else None

@@ -349,7 +349,8 @@ def from_said(transcript) -> list[Candidate]:
                     )
                 )
         elif said.kind == "command":
-            summary = project_command(said.text)
+            # a run that failed ("No test files found, exiting with code 1") shows no way to run
+            summary = "" if said.detail else project_command(said.text)
             if summary:
                 found.append(
                     Candidate(

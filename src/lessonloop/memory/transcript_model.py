@@ -50,7 +50,8 @@ class Said:
     """What the user said to the agent outside a prompt: a tool-use rejection's reason
     (``kind`` "rejection"; ``about`` the refused call's subject) or an answer to the agent's
     ``AskUserQuestion`` (``kind`` "answer"; ``about`` the question, ``header`` its short label,
-    ``detail`` the chosen option's description)."""
+    ``detail`` the chosen option's description) or a command the user ran themselves (``kind``
+    "command"; ``detail`` the failure its output reported, if any)."""
 
     kind: str
     text: str

@@ -104,6 +104,11 @@ def _cut(value: object, limit: int, key_limit: int, depth: int = 0) -> object:
 
 
 _BASH_INPUT = re.compile(r"^<bash-input>(.{1,2000}?)</bash-input>", re.S)
+# what the user's own command printed, as the next message holds it; a failure it reports
+_BASH_OUTPUT = re.compile(r"^<bash-(?:stdout|stderr)>", re.S)
+_EXIT_FAILED = re.compile(
+    r"\b(?:exit(?:ing|ed)? (?:with )?(?:code|status) [1-9]\d*|command not found)\b", re.I
+)
 _USER_SAID = ("The user provided the following reason for the rejection:", "the user said:")
 _ANSWER = re.compile(r'"((?:[^"\\]|\\.)+?)"="((?:[^"\\]|\\.)*?)"')
 PERMISSION_REFUSAL = re.compile(
@@ -216,7 +221,11 @@ class Reader:
             extra = event.get("toolUseResult") if len(results) == 1 else None
             for block in results:
                 self._tool_result(block, extra)
-            return
+            if not results:
+                return
+            # a message the user typed while the tool ran rides beside its result as a text
+            # block ("Edit plan to NOT mention Instructor ..."): no UserPromptSubmit fires for it
+            content = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
         if event.get("isMeta") or event.get("isCompactSummary"):
             return
         parts = []
@@ -270,6 +279,16 @@ class Reader:
                         index=self._next(),
                     )
                 )
+            return
+        if _BASH_OUTPUT.match(text.strip()):
+            failed = _EXIT_FAILED.search(_ANSI.sub("", text))
+            if (
+                failed
+                and self.said
+                and self.said[-1].kind == "command"
+                and not self.said[-1].detail
+            ):
+                self.said[-1].detail = failed.group(0)
             return
         typed = _BASH_INPUT.match(text.strip())
         if typed and not sidechain:  # a command the user ran themselves ("!uv run ty check")
