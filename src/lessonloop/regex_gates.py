@@ -151,6 +151,8 @@ GATES = {
         (('somehow',), ('somehow',)),
     ('\\bsomething\\b|\\bsome kind of\\b|\\bsomewhere\\b', 2):
         (('some kind of', 'something', 'somewhere'), (' kind of', 'thing', 'where')),
+    ('\\buse\\s+([\\w.@/+-]+(?:\\s+[\\w.@/+-]+)?)(?:\\s+\\([^)]{0,80}\\))?\\s+as\\s+(?:the|our|its)\\s+((?:standard(?:ized|ised)?|default|main|preferred|canonical|only)\\s+(?:[\\w-]+\\s+)?(?:framework|library|runner|tool|formatter|linter|bundler|package manager|database|language|build tool|test runner|client|server|orm))\\b', 18):
+        (('use',), ('canonical', 'default', 'main', 'only', 'preferred', 'standard')),
     ('\\s*(?:,\\s*|\\s)(?:but|otherwise|and then|so that|except)\\b.*$|\\s*[;(].*$', 18):
         (None, ('(', ';', 'and then', 'but', 'except', 'otherwise', 'so that')),
     ('\\s*\\([^()]*\\)', 0):

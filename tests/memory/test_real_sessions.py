@@ -135,6 +135,11 @@ RUST_PORT = (
             "model example, that's all.",
             ("correction", "Don't mention Instructor in the CLAUDE.md file"),
         ),
+        (
+            "Refactor @tests/daytona_sandbox_test.mts and @tests/pr_creation_test.mts to use "
+            "Vitest (https://vitest.dev/) as the standardized testing framework.",
+            ("decision", "Use Vitest as the standardized testing framework"),
+        ),
     ],
 )
 def test_real_phrasing_is_a_lesson(prompt, expected):
@@ -205,6 +210,10 @@ def test_real_phrasing_is_a_lesson(prompt, expected):
         "I changed my mind: why not?",
         "Have you changed your mind: is it done?",
         "I changed my mind about it: maybe try later",
+        # a tool as this one value's default, a capital "NOT" that is no request
+        "use this as the default library",
+        "Use 5 as the default value",
+        "I do NOT like this",
     ],
 )
 def test_look_alikes_are_no_lesson(prompt):

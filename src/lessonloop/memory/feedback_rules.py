@@ -123,6 +123,15 @@ worries worry rush need problem problems reply response answer""".split()
 _GO_WITH = _lazy(
     r"^(?:we(?:'re| are|'ll| will)?|i(?:'ll| will)?)\s+(?:go|going)\s+with\s+(.+)$", re.I | re.S
 )
+# "Refactor the tests to use Vitest (https://vitest.dev/) as the standardized testing
+# framework": inside a task, the tool named as the project's standard is a lasting choice
+_AS_STANDARD = _lazy(
+    r"\buse\s+([\w.@/+-]+(?:\s+[\w.@/+-]+)?)(?:\s+\([^)]{0,80}\))?\s+as\s+(?:the|our|its)\s+"
+    r"((?:standard(?:ized|ised)?|default|main|preferred|canonical|only)\s+"
+    r"(?:[\w-]+\s+)?(?:framework|library|runner|tool|formatter|linter|bundler|"
+    r"package manager|database|language|build tool|test runner|client|server|orm))\b",
+    re.I | re.S,
+)
 _DECIDED = _lazy(
     r"^(?:we|i)(?:'ve| have)?\s+(?:decided|agreed|settled)\s+(?:(to|on|that)\s+)(.+)$"
     r"|^(?:the\s+)?decision(?:\s+is)?\s*[:\u2014\u2013-]\s*(?:to\s+)?(.+)$",
@@ -393,6 +402,9 @@ def classify_sentence(body: str, corrected: bool) -> tuple[str, str, bool] | Non
         ):
             return ("decision", f"Go with {obj}", False)
         return None
+    m = _AS_STANDARD.search(body)
+    if m and m.group(1).split()[0].lower() not in PRONOUN_ONLY and not DEICTIC.match(m.group(1)):
+        return ("decision", f"Use {m.group(1)} as the {m.group(2).lower()}", False)
     m = _DECIDED.match(body)
     if m:
         how, obj = m.group(1), m.group(2) or m.group(3)
