@@ -81,8 +81,8 @@ GATES = {
         (('\t', '\n\t', '\n ', '\n```', '\n~~~', ' ', '```', '~~~'), ('```', '~~~')),
     ('(?i)\\bcould not (?:find|resolve|connect|open|load)\\b', 0):
         (('could not co', 'could not fi', 'could not lo', 'could not op', 'could not re'), ('could not ',)),
-    ('(?i)\\bexited with (?:code|status) [1-9]|\\breturned non-zero exit status\\b|\\bnon-zero exit\\b', 0):
-        (('exited with ', 'non-zero exi', 'returned non'), ('exited with ', 'non-zero exit')),
+    ('(?i)\\bexit(?:ed|ing) with (?:code|status) [1-9]|\\breturned non-zero exit status\\b|\\bnon-zero exit\\b', 0):
+        (('exited with ', 'exiting with', 'non-zero exi', 'returned non'), (' with ', 'non-zero exit')),
     ('(?i)\\bunable to (?:find|resolve|connect|open|locate|access)\\b', 0):
         (('unable to ac', 'unable to co', 'unable to fi', 'unable to lo', 'unable to op', 'unable to re'), ('unable to ',)),
     (',\\s*(?:and|but|so)\\s+|\\s+but\\s+|;\\s*', 2):

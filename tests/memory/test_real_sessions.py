@@ -14,6 +14,7 @@ import pytest
 
 from lessonloop.integrations import claude_code
 from lessonloop.memory import facts, session_lessons
+from lessonloop.memory.conclusions import plain
 from lessonloop.memory.diagnosed import diagnosed_changes
 from lessonloop.memory.diagnosis import explanations, in_brief
 from lessonloop.memory.feedback import prompt_feedback
@@ -368,6 +369,24 @@ def test_a_command_the_user_ran_that_failed_is_no_way_to_run_the_tests(tmp_path)
     assert [c.summary for c in session_lessons.from_said(t)] == [
         "Run the tests with `uv run pytest`"
     ]
+    # each is a Bash call as the agent's are, so a failure the agent then fixes is read the
+    # same way, by the line that says it failed
+    failed, passed = t.calls
+    assert failed.input == {"command": "npx vitest"} and failed.is_error and failed.completed
+    assert [e.line for e in failed.errors] == ["No test files found, exiting with code 1"]
+    assert passed.completed and not passed.is_error and passed.errors == []
+
+
+def test_code_in_backticks_is_quoted_as_written_when_a_summary_is_made_shorter():
+    """A glob's ``**`` is no bold and its ``(c|m)`` no aside (napoli-matcha b597dabb)."""
+    cause = (
+        "The issue is that Vitest by default only picks up files matching the pattern "
+        "`**/*.{test,spec}.?(c|m)[jt]s?(x)` (its default include), so `*_test.ts` is skipped."
+    )
+    brief = in_brief(plain(cause))
+    assert "`**/*.{test,spec}.?(c|m)[jt]s?(x)`" in brief and "(its default" not in brief
+    assert len(brief) <= 120
+    assert plain("**Bold** and *it* and `a **b** *c*`") == "Bold and it and `a **b** *c*`"
 
 
 def test_a_rejection_without_a_reason_and_an_interrupt_teach_nothing(tmp_path):

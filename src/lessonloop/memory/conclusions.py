@@ -106,11 +106,14 @@ def blocks(text: str) -> list[Block]:
 
 
 def plain(text: str) -> str:
-    """Inline Markdown made plain: no bold or italics, links as their text; backticks kept."""
-    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"\*\*|__", "", text)
-    text = re.sub(r"(?<![\w*])\*(?!\s)([^*]+)(?<!\s)\*(?![\w*])", r"\1", text)
-    return " ".join(text.split())
+    """Inline Markdown made plain: no bold or italics, links as their text; code in backticks
+    kept as written (a glob's ``**/*.ts`` is no bold)."""
+    parts = re.split(r"(`[^`]*`)", text)
+    for i in range(0, len(parts), 2):
+        part = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", parts[i])
+        part = re.sub(r"\*\*|__", "", part)
+        parts[i] = re.sub(r"(?<![\w*])\*(?!\s)([^*]+)(?<!\s)\*(?![\w*])", r"\1", part)
+    return " ".join("".join(parts).split())
 
 
 def sentence(text: str, limit: int = SUMMARY_MAX) -> str:

@@ -162,9 +162,11 @@ def diagnosis(texts: list, after: int, before: int, chain: str) -> str:
 
 
 _CLAUSE = re.compile(r",\s+(?:and|but|which|so|while)\s+")
+_CODE = re.compile(r"(`[^`]*`)")
 # ways to say the same in fewer words, tried in turn until the sentence fits
+_ASIDE = re.compile(r"\s*\([^()]*\)")  # an aside in parentheses
 _SHORTER = (
-    (re.compile(r"\s*\([^()]*\)"), ""),  # an aside in parentheses
+    (_ASIDE, ""),
     (re.compile(r"\b(?:simply|actually|basically|currently|just) ", re.I), ""),
     (  # "The current implementation of `f`" is `f`
         re.compile(
@@ -195,7 +197,11 @@ def in_brief(text: str) -> str:
     for pattern, shorter in _SHORTER:
         if len(text) <= SUMMARY_MAX:
             return text
-        text = pattern.sub(shorter, text)
+        if pattern is _ASIDE:  # code in backticks keeps its parentheses: `.?(c|m)[jt]s?(x)`
+            parts = _CODE.split(text)
+            text = "".join(p if i % 2 else pattern.sub(shorter, p) for i, p in enumerate(parts))
+        else:
+            text = pattern.sub(shorter, text)
     if len(text) <= SUMMARY_MAX:
         return text
     clause = _CLAUSE.split(text, 1)[0]  # "`f()` returns a record, and it has ..."

@@ -102,7 +102,7 @@ _LINE_RULES = [
         (
             2,
             "exit",
-            r"(?i)\bexited with (?:code|status) [1-9]|\breturned non-zero exit status\b|"
+            r"(?i)\bexit(?:ed|ing) with (?:code|status) [1-9]|\breturned non-zero exit status\b|"
             r"\bnon-zero exit\b",
         ),
         (2, "non-zero", None),
@@ -162,6 +162,7 @@ _KEYWORDS = (
     "non-zero",
     "exit code",
     "exited with",
+    "exiting with",
     "***",
     "critical",
     "assert",

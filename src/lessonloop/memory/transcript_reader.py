@@ -106,6 +106,7 @@ def _cut(value: object, limit: int, key_limit: int, depth: int = 0) -> object:
 _BASH_INPUT = re.compile(r"^<bash-input>(.{1,2000}?)</bash-input>", re.S)
 # what the user's own command printed, as the next message holds it; a failure it reports
 _BASH_OUTPUT = re.compile(r"^<bash-(?:stdout|stderr)>", re.S)
+_BASH_TAGS = re.compile(r"</?bash-(?:stdout|stderr)>")
 _EXIT_FAILED = re.compile(
     r"\b(?:exit(?:ing|ed)? (?:with )?(?:code|status) [1-9]\d*|command not found)\b", re.I
 )
@@ -281,20 +282,27 @@ class Reader:
                 )
             return
         if _BASH_OUTPUT.match(text.strip()):
-            failed = _EXIT_FAILED.search(_ANSI.sub("", text))
-            if (
-                failed
-                and self.said
-                and self.said[-1].kind == "command"
-                and not self.said[-1].detail
-            ):
-                self.said[-1].detail = failed.group(0)
+            output = _BASH_TAGS.sub("\n", _ANSI.sub("", text)).strip()
+            failed = _EXIT_FAILED.search(output)
+            ran = self.said[-1] if self.said and self.said[-1].kind == "command" else None
+            if ran is not None and ran.call is not None and not ran.call.completed:
+                ran.detail = failed.group(0) if failed else ""
+                self._complete(ran.call, {"command": ran.text}, output, bool(failed), None)
             return
         typed = _BASH_INPUT.match(text.strip())
         if typed and not sidechain:  # a command the user ran themselves ("!uv run ty check")
             command = _redacted(typed.group(1).strip(), INPUT_STR_MAX)
             if command:
-                self.said.append(Said("command", command, "", self._next(), sidechain))
+                # a Bash call like the agent's, so its failure and fix read the same way
+                self._tool_use(
+                    {"id": "", "name": "Bash", "input": {"command": command}},
+                    timestamp,
+                    False,
+                    chain,
+                )
+                self.said.append(
+                    Said("command", command, "", self._next(), sidechain, call=self.calls[-1])
+                )
             return
         own = events.prompt_text(text)
         if own:
