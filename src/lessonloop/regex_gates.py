@@ -79,6 +79,8 @@ GATES = {
         (None, ('#', ')', ';', '=', ']', '{', '}')),
     ('(?:^|\\n)[ \\t]*(```|~~~)[^\\n]*\\n.*?(?:\\n[ \\t]*\\1[^\\n]*(?=\\n|$)|$)', 16):
         (('\t', '\n\t', '\n ', '\n```', '\n~~~', ' ', '```', '~~~'), ('```', '~~~')),
+    ('(?<![\\w-])(CLAUDE|AGENTS|GEMINI)\\.md\\b', 2):
+        (('agents.md', 'claude.md', 'gemini.md'), ('agents', 'claude', 'gemini')),
     ('(?i)\\bcould not (?:find|resolve|connect|open|load)\\b', 0):
         (('could not co', 'could not fi', 'could not lo', 'could not op', 'could not re'), ('could not ',)),
     ('(?i)\\bexit(?:ed|ing) with (?:code|status) [1-9]|\\breturned non-zero exit status\\b|\\bnon-zero exit\\b', 0):
@@ -95,6 +97,8 @@ GATES = {
         (None, (' generated xml', ' warnings summary', ': ', 'a complete log of this run', 'for a full report see', 'log files were not written', 'npm ')),
     ('\\b(?:always|never)\\b', 2):
         (('always', 'never'), ('always', 'never')),
+    ('\\b(?:apply|make|rewrite|sharpen|update|edit|restructure|condense|clean up|keep|refactor|trim|shorten|tidy|reorgani[sz]e)\\b', 2):
+        (('apply', 'clean up', 'condense', 'edit', 'keep', 'make', 'refactor', 'reorganise', 'reorganize', 'restructure', 'rewrite', 'sharpen', 'shorten', 'tidy', 'trim', 'update'), ('apply', 'clean up', 'condense', 'edit', 'keep', 'make', 'refactor', 'reorgani', 'restructure', 'rewrite', 'sharpen', 'shorten', 'tidy', 'trim', 'update')),
     ('\\b(?:decision|decided|decide|settle[ds]?|verdict|choice|final call|ruling)\\b', 2):
         (('choice', 'decide', 'decision', 'final call', 'ruling', 'settle', 'verdict'), ('choice', 'decide', 'decision', 'final call', 'ruling', 'settle', 'verdict')),
     ('\\b(?:for now|right now|this time|for the moment|temporarily|just this once|for this (?:one|task|pr|commit|change|file|test|run)|today|yet|in this (?:function|file|test)|until)\\b', 2):
@@ -137,12 +141,16 @@ GATES = {
         (None, ('-', ':')),
     ('\\badd\\b|\\bcreate\\b|\\bimplement\\w*|\\bbuild\\b|\\bwrite\\b|\\bgenerate\\b|\\bscaffold\\b|\\bset ?up\\b|\\bnew (?:feature|endpoint|page|component|command)\\b|\\bsupport for\\b|\\bmake (?:a|an|the|new)\\b|\\bintegrate\\b', 2):
         (('add', 'build', 'create', 'generate', 'implement', 'integrate', 'make a', 'make new', 'make the', 'new command', 'new componen', 'new endpoint', 'new feature', 'new page', 'scaffold', 'set ', 'setup', 'support for', 'write'), ('add', 'build', 'create', 'generate', 'implement', 'integrate', 'make ', 'new ', 'scaffold', 'set', 'support for', 'write')),
+    ('\\bconcise\\b', 2):
+        (('concise',), ('concise',)),
     ('\\berror TS\\d+:', 0):
         (('error ts',), ('error ts',)),
     ('\\betc\\b\\.?|\\band so on\\b|\\band so forth\\b|\\bor whatever\\b|\\bstuff like that\\b|\\band stuff\\b', 2):
         (('and so forth', 'and so on', 'and stuff', 'etc', 'or whatever', 'stuff like t'), ('and so forth', 'and so on', 'and stuff', 'etc', 'or whatever', 'stuff like that')),
     ('\\bfix (?:it|this|that|things|everything|stuff)\\b', 2):
         (('fix everythi', 'fix it', 'fix stuff', 'fix that', 'fix things', 'fix this'), ('fix ',)),
+    ('\\bnon-?repetitive\\b|\\bwithout repetition\\b', 2):
+        (('non-', 'nonrepetitiv', 'without repe'), ('repetitive', 'without repetition')),
     ('\\brefactor\\w*|\\bclean(?:\\s|-)?up\\b|\\brestructur\\w+|\\brename\\b|\\bsimplif\\w+|\\breorgani[sz]\\w+|\\bextract\\b|\\btidy\\b|\\bdeduplicate\\b|\\bdry up\\b|\\bmodulari[sz]e\\b', 2):
         (('clean', 'deduplicate', 'dry up', 'extract', 'modularise', 'modularize', 'refactor', 'rename', 'reorganis', 'reorganiz', 'restructur', 'simplif', 'tidy'), ('clean', 'deduplicate', 'dry up', 'extract', 'modulari', 'refactor', 'rename', 'reorgani', 'restructur', 'simplif', 'tidy')),
     ('\\breview\\b|\\blook over\\b|\\bcode review\\b|\\baudit\\b|\\bcritique\\b|\\bfeedback on\\b|\\bcheck (?:my|this|the) (?:code|pr|diff|changes|implementation)\\b|\\bsanity[- ]check\\b', 2):
@@ -151,6 +159,8 @@ GATES = {
         (('somehow',), ('somehow',)),
     ('\\bsomething\\b|\\bsome kind of\\b|\\bsomewhere\\b', 2):
         (('some kind of', 'something', 'somewhere'), (' kind of', 'thing', 'where')),
+    ('\\bsu[cs]{1,3}in?c?t\\b', 2):
+        (('suc', 'sus'), ('su',)),
     ('\\buse\\s+([\\w.@/+-]+(?:\\s+[\\w.@/+-]+)?)(?:\\s+\\([^)]{0,80}\\))?\\s+as\\s+(?:the|our|its)\\s+((?:standard(?:ized|ised)?|default|main|preferred|canonical|only)\\s+(?:[\\w-]+\\s+)?(?:framework|library|runner|tool|formatter|linter|bundler|package manager|database|language|build tool|test runner|client|server|orm))\\b', 18):
         (('use',), ('canonical', 'default', 'main', 'only', 'preferred', 'standard')),
     ('\\s*(?:,\\s*|\\s)(?:but|otherwise|and then|so that|except)\\b.*$|\\s*[;(].*$', 18):

@@ -141,6 +141,16 @@ RUST_PORT = (
             "Vitest (https://vitest.dev/) as the standardized testing framework.",
             ("decision", "Use Vitest as the standardized testing framework"),
         ),
+        (
+            "analyze the @CLAUDE_exmpl.md and apply the sussinct structure pattern of it to my "
+            "main @CLAUDE.md file",
+            ("preference", "Keep CLAUDE.md succinct"),
+        ),
+        (
+            "Check @CLAUDE.md I think there are repetitive OOP architecture rules in there, see "
+            "if you can sharpen it so it is non-repetitive, succint.",
+            ("preference", "Keep CLAUDE.md succinct and non-repetitive"),
+        ),
     ],
 )
 def test_real_phrasing_is_a_lesson(prompt, expected):
@@ -215,6 +225,9 @@ def test_real_phrasing_is_a_lesson(prompt, expected):
         "use this as the default library",
         "Use 5 as the default value",
         "I do NOT like this",
+        # the instructions file read, or asked about, not rewritten
+        "read CLAUDE.md and give me a concise summary",
+        "make the README concise",
     ],
 )
 def test_look_alikes_are_no_lesson(prompt):

@@ -466,7 +466,37 @@ def _prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
         emit(kind, lesson, sentence, user_scope)
     if pending is not None:
         emit("correction", "", pending, False)
+    for index, sentence in enumerate(sentences):
+        style = _instructions_style(sentence)
+        if style:
+            emit("preference", style, sentence + _said_with(sentences[index + 1 :], saved), False)
     return out
+
+
+# the agent's instructions file, and how the user wants it written
+_INSTRUCTIONS_FILE = _lazy(r"(?<![\w-])(CLAUDE|AGENTS|GEMINI)\.md\b", re.I)
+_REWRITE = _lazy(
+    r"\b(?:apply|make|rewrite|sharpen|update|edit|restructure|condense|clean up|keep|refactor|"
+    r"trim|shorten|tidy|reorgani[sz]e)\b",
+    re.I,
+)
+_STYLES = (
+    ("succinct", _lazy(r"\bsu[cs]{1,3}in?c?t\b", re.I)),  # as typed: "succint", "sussinct"
+    ("concise", _lazy(r"\bconcise\b", re.I)),
+    ("non-repetitive", _lazy(r"\bnon-?repetitive\b|\bwithout repetition\b", re.I)),
+)
+
+
+def _instructions_style(sentence: str) -> str:
+    """'Keep CLAUDE.md succinct and non-repetitive' when a request about the agent's
+    instructions file asks for its style: how that file is written outlasts the request."""
+    named = _INSTRUCTIONS_FILE.search(sentence)
+    if not named or sentence.strip().endswith("?") or not _REWRITE.search(sentence):
+        return ""
+    styles = [word for word, pattern in _STYLES if pattern.search(sentence)]
+    if not styles:
+        return ""
+    return f"Keep {named.group(1).upper()}.md {' and '.join(styles)}"
 
 
 def _said_with(following: list[str], saved: list[str]) -> str:
