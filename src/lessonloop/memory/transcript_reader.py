@@ -105,6 +105,7 @@ def _cut(value: object, limit: int, key_limit: int, depth: int = 0) -> object:
 
 _BASH_INPUT = re.compile(r"^<bash-input>(.{1,2000}?)</bash-input>", re.S)
 # what the user's own command printed, as the next message holds it; a failure it reports
+# (not "Command timed out": a suite slower than the shell's limit works, given time)
 _BASH_OUTPUT = re.compile(r"^<bash-(?:stdout|stderr)>", re.S)
 _BASH_TAGS = re.compile(r"</?bash-(?:stdout|stderr)>")
 _EXIT_FAILED = re.compile(
