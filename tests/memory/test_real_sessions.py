@@ -402,6 +402,55 @@ def test_code_in_backticks_is_quoted_as_written_when_a_summary_is_made_shorter()
     assert plain("**Bold** and *it* and `a **b** *c*`") == "Bold and it and `a **b** *c*`"
 
 
+def _asked(call_id: str, header: str, question: str, answer: str, options=()) -> list[dict]:
+    questions = [
+        {"question": question, "header": header, "options": [{"label": o} for o in options]}
+    ]
+    return [
+        use(call_id, "AskUserQuestion", {"questions": questions}),
+        result(
+            call_id,
+            f'User has answered your questions: "{question}"="{answer}". You can now continue.',
+            toolUseResult={"questions": questions, "answers": {question: answer}},
+        ),
+    ]
+
+
+def test_answers_taken_back_or_about_the_talk_itself_are_no_decision(tmp_path):
+    """medgemma 527e3ccf: two Playwright answers the user took back a question later ("Wait,
+    actually, I changed my mind. We don't need playwright tests."), and choices about the
+    conversation ("More questions ..., or move to ...?"); the answer typed in the user's own
+    words is read as they would say it in a prompt."""
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                *_asked("a", "Playwright", "What env var should Playwright use?", "BASE_URL"),
+                *_asked(
+                    "b",
+                    "Grounding",
+                    "More questions about grounding, or move to orphan traces?",
+                    "Next area",
+                    ["Next area", "More questions"],
+                ),
+                *_asked("c", "Grounding", "What concurrency level?", "4 concurrent"),
+                *_asked(
+                    "d",
+                    "Playwright",
+                    "Anything else about Playwright?",
+                    "Wait, actually, I changed my mind. We don't need playwright tests. "
+                    "Get rid of that.",
+                ),
+            ],
+        )
+    )
+    found = [(c.kind, c.summary) for c in session_lessons.from_said(t)]
+    assert found == [
+        ("decision", "Grounding: 4 concurrent"),
+        ("decision", "No playwright tests"),
+    ]
+
+
 def test_a_rejection_without_a_reason_and_an_interrupt_teach_nothing(tmp_path):
     t = read(
         write(

@@ -329,6 +329,7 @@ def from_said(transcript) -> list[Candidate]:
     from .feedback import prompt_feedback
 
     found = []
+    answers = [s for s in transcript.said if s.kind == "answer" and not s.sidechain]
     for said in transcript.said:
         if said.sidechain:
             continue
@@ -363,7 +364,28 @@ def from_said(transcript) -> list[Candidate]:
                     )
                 )
         elif said.kind == "answer":
-            summary = _answer_summary(said)
+            later = answers[answers.index(said) + 1 :]
+            if said.header and any(
+                a.header == said.header and _CHANGED_MIND.search(a.text) for a in later
+            ):
+                continue  # the user took it back ("I changed my mind. We don't need ...")
+            # an answer in the user's own words is read as they would say it in a prompt
+            stated = [
+                f for f in prompt_feedback(said.text) if f.lesson and f.kind in KIND_OF_FEEDBACK
+            ]
+            for feedback in stated:
+                found.append(
+                    Candidate(
+                        kind=KIND_OF_FEEDBACK[feedback.kind],
+                        summary=feedback.lesson,
+                        tags=["answer"],
+                        content=f'Asked "{said.about}", the user answered: "{said.text}"',
+                        why="The user's answer to the agent's question, in their own words.",
+                        user_scope=feedback.user_scope
+                        and KIND_OF_FEEDBACK[feedback.kind] == "preference",
+                    )
+                )
+            summary = "" if stated else _answer_summary(said)
             if not summary:
                 continue
             chose = f"{said.text} ({said.detail})" if said.detail else said.text
@@ -404,8 +426,12 @@ OPEN_PROBLEM = "Open problem:"
 # a question about the next step of the task, not a choice for the project
 _STEP_QUESTION = re.compile(
     r"\b(?:proceed|continue|go ahead|next|now|first|start with|ready|"
-    r"this time|shall i|should i (?:run|start|commit|push))\b",
+    r"this time|shall i|should i (?:run|start|commit|push)|more questions|are we done|"
+    r"what do you want to do|move (?:on )?to)\b",
     re.I,
+)
+_CHANGED_MIND = re.compile(
+    r"\b(?:changed my mind|scratch that|never ?mind|on second thought)\b", re.I
 )
 
 
