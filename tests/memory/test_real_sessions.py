@@ -435,6 +435,12 @@ def test_answers_taken_back_or_about_the_talk_itself_are_no_decision(tmp_path):
                 ),
                 *_asked("c", "Grounding", "What concurrency level?", "4 concurrent"),
                 *_asked(
+                    "e",
+                    "Grounding",
+                    "If one entity fails, should the others continue or should the batch fail?",
+                    "Continue others",
+                ),
+                *_asked(
                     "d",
                     "Playwright",
                     "Anything else about Playwright?",
@@ -447,6 +453,7 @@ def test_answers_taken_back_or_about_the_talk_itself_are_no_decision(tmp_path):
     found = [(c.kind, c.summary) for c in session_lessons.from_said(t)]
     assert found == [
         ("decision", "Grounding: 4 concurrent"),
+        ("decision", "Grounding: Continue others"),
         ("decision", "No playwright tests"),
     ]
 
