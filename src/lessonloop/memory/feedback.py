@@ -488,8 +488,9 @@ _STYLES = (
 
 
 def _instructions_style(sentence: str) -> str:
-    """'Keep CLAUDE.md succinct and non-repetitive' when a request about the agent's
-    instructions file asks for its style: how that file is written outlasts the request."""
+    """'Keep <file> succinct and non-repetitive' when a request to rewrite the agent's
+    instructions file (Claude Code's, Codex's, Gemini's) asks for a style: how that file is
+    written outlasts the request."""
     named = _INSTRUCTIONS_FILE.search(sentence)
     if not named or sentence.strip().endswith("?") or not _REWRITE.search(sentence):
         return ""

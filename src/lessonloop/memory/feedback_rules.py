@@ -157,7 +157,7 @@ _PREFER_BARE = _lazy(
 )
 _I_LIKE = _lazy(r"^i\s+(?:really\s+)?(?:like|love)\s+to\s+(.+)$", re.I | re.S)
 _DONT = _lazy(r"^(?:please\s+)?(?:don't|do not|dont)\s+(.+)$", re.I | re.S)
-# "Edit plan to NOT mention Instructor in the CLAUDE.md file": a "not" written in capitals
+# "Edit plan to NOT mention Instructor in the instructions file": a "not" written in capitals
 # inside a request is the user's correction of what the agent did
 _EMPHATIC_NOT = _lazy(r"^(?:[\w@./-]+\s+){1,5}?to\s+NOT\s+(.+)$", re.S)
 _STOP = _lazy(
