@@ -41,7 +41,7 @@ from collections.abc import Iterator, Sequence
 from ... import canonical
 from ...scenarios import space
 from ..base import Request
-from . import mutation
+from . import mutation, niche
 from .optimizers import CmaSearch, TpeSearch, drawn_around_targets
 from .prior import guidance, prior_point
 from .steps import (
@@ -71,6 +71,7 @@ class Competitor:
         self.tpe = TpeSearch()
         self.cma = CmaSearch()
         self.mutation = mutation.MutationSearch()
+        self.niche = niche.NicheSearch()
 
     def answer(self, state: dict, request: Request) -> str:
         """Within a run (its state carries the run's history): a batch to screen, a race or a
@@ -164,12 +165,20 @@ class Competitor:
                 if canonical.dumps(c) not in avoid and not excluded(c) and c not in candidates:
                     candidates.append(c)
                     probes += 1
+        streak = rollback_streak(state.get("trajectory", [])) if incumbent else 0
+        chosen = niche.chosen(params, incumbent["strategy"], streak) if incumbent else None
+        niched = []
+        if chosen is not None:
+            avoid = avoid | {canonical.dumps(c) for c in candidates}
+            niched = self.niche.propose(params, seen, request.seed, avoid, excluded, chosen)
+            candidates += niched
         how = (
-            f"CMA-ES over the numbers ({len(candidates) - len(more) - len(mutants) - swaps - probes} "
+            f"CMA-ES over the numbers ({len(candidates) - len(more) - len(mutants) - swaps - probes - len(niched)} "
             f"candidates, its mean first), "
             f"{f'nevergrad DiscreteBSOOnePlusOne ({len(mutants)}), ' if mutants else ''}"
             f"Optuna TPE ({len(more)}, {asked} asked), {swaps} "
             f"basin swaps{f' and a basin probe of {probes}' if probes else ''}, "
+            f"{f'{len(niched)} in the niche {chosen[0]}={chosen[1]!r}, ' if niched else ''}"
             f"from {len(seen)} measured strategies: {len(candidates)} candidates to screen"
         )
         if incumbent is None:
