@@ -167,18 +167,22 @@ class Competitor:
                     probes += 1
         streak = rollback_streak(state.get("trajectory", [])) if incumbent else 0
         chosen = niche.chosen(params, incumbent["strategy"], streak) if incumbent else None
-        niched = []
+        niched: list[dict] = []
+        niche_words = ""
         if chosen is not None:
             avoid = avoid | {canonical.dumps(c) for c in candidates}
             niched = self.niche.propose(params, seen, request.seed, avoid, excluded, chosen)
             candidates += niched
+            niche_words = (
+                f"{len(niched)} in the niche {chosen[0]}={chosen[1]!r}, " if niched else ""
+            )
         how = (
             f"CMA-ES over the numbers ({len(candidates) - len(more) - len(mutants) - swaps - probes - len(niched)} "
             f"candidates, its mean first), "
             f"{f'nevergrad DiscreteBSOOnePlusOne ({len(mutants)}), ' if mutants else ''}"
             f"Optuna TPE ({len(more)}, {asked} asked), {swaps} "
             f"basin swaps{f' and a basin probe of {probes}' if probes else ''}, "
-            f"{f'{len(niched)} in the niche {chosen[0]}={chosen[1]!r}, ' if niched else ''}"
+            f"{niche_words}"
             f"from {len(seen)} measured strategies: {len(candidates)} candidates to screen"
         )
         if incumbent is None:
