@@ -12,7 +12,9 @@ paired delta against the incumbent of the time, screened candidates included):
   ``BATCH``. With booleans or enums, ``BASIN_SWAPS`` more (``basin_swaps``) and, once the
   incumbent has stalled (``SWEEP_AFTER`` rollbacks in a row), a basin probe
   (``basin_probe``): an integer's best value often depends on an enum, and a local search
-  stalls there.
+  stalls there. A stalled incumbent also opens a niche (niche.py): CMA-ES and TPE restricted
+  to another boolean or enum value's strategies, for a basin that wants several parameters
+  changed with that value.
 - **A retry races** the best ``RACE`` screened candidates no gate has judged yet that
   measured above the incumbent, screened again on the attempt's own seeds, so the gate (the
   dear plays) judges a candidate chosen in two rounds of screening rather than the luckiest of

@@ -8,11 +8,12 @@ optimizers, told a history that is mostly the incumbent's basin, never climb it.
 incumbent has stalled (``NICHE_AFTER`` rollbacks in a row), each generation's batch adds
 candidates from CMA-ES and TPE restricted to the strategies with one other value (``chosen``:
 the incumbent's neighbours in schema order, ``NICHE_GENS`` generations each, in turn), told
-only the measured strategies that have it, CMA-ES started at the best of them: the niche
+only the measured strategies that have it, CMA-ES started at the best of them (with
+``optimizers.KEPT_DIMS`` or more numbers and integers, its one state at the centre): the niche
 climbs on its own screenings until one of its candidates measures above the incumbent and goes
 to the race and the gate. The niche is a function of the trajectory and its optimizers of the
 filtered history and the call's seed, so a resumed run proposes what an uninterrupted one
-would.
+would. Spaces without booleans or enums never open one. Measurements: docs/offline-agent.md.
 """
 
 from __future__ import annotations
