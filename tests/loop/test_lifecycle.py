@@ -215,3 +215,38 @@ def test_a_dead_runs_lock_is_free_while_the_children_it_forked_live_on(tmp_path)
         assert not is_active(run_dir), "the orphaned child still holds the dead run's lock"
     finally:
         os.kill(child, signal.SIGKILL)
+
+
+def test_a_run_whose_batches_search_a_niche_resumes_to_the_end_of_an_uninterrupted_one(
+    home, monkeypatch
+):
+    """A run with booleans and enums that stalls: its batches search another value's subspace
+    (providers/local/niche.py) before and after the cut, and the resumed run, whose niche
+    optimizers are rebuilt from the stored history, ends as an uninterrupted one."""
+    from ..conftest import FIXTURES
+
+    class FleetKind(ScenarioKind):
+        steps = 9
+
+        def create(self, store, run_id: str, max_calls: int | None = None) -> str:
+            fleet = f"{FIXTURES / 'fleet_scenario.py'}:Fleet"
+            return create_scenario_run(store, fleet, self.steps, {"seed": 5, "matches": 3}, run_id)
+
+    kind = FleetKind()
+    expected = _uninterrupted(kind, home, monkeypatch)
+    with monkeypatch.context() as patched:
+        _interrupt_at(kind, patched, 8, _ctrl_c)
+        with open_store() as store:
+            run_id = kind.create(store, "cut")
+            with pytest.raises(Stopped):
+                Runner(store, run_id).execute()
+    assert len(_ending(run_id)["steps"]) == 7
+    with open_store() as store:
+        Runner(store, run_id).execute()
+        niched = store.query(
+            "SELECT DISTINCT generation_index FROM role_outputs WHERE run_id = ? "
+            "AND role = 'competitor' AND output LIKE '%in the niche%'",
+            (run_id,),
+        )
+    assert {g for (g,) in niched} == {7, 8, 9}, "the niche is searched across the cut"
+    assert _ending(run_id) == expected

@@ -785,3 +785,84 @@ def test_on_a_floor_in_a_large_mixed_space_nevergrads_mutants_join_the_batch():
     ]
     answer = ask(LocalProvider(), "competitor", {**small, "history": small_history}, 3)
     assert "nevergrad" not in answer and "Optuna TPE (6," in answer
+
+
+def test_a_stalled_run_searches_another_boolean_or_enum_values_subspace():
+    """After NICHE_AFTER rollbacks in a row, a batch adds candidates from CMA-ES and TPE told
+    only the strategies with one other boolean or enum value (each in turn, NICHE_GENS
+    generations each), CMA-ES started at the best of them: a basin that wants several other
+    parameters changed with its value climbs on its own screenings. Before the stall, and in
+    spaces without booleans or enums, the batch is as it was; the same history and seed give
+    the same batch whether the niche's optimizers were kept or rebuilt (as on resume)."""
+    from lessonloop.providers.local import LocalProvider
+    from lessonloop.providers.local.niche import NICHE_AFTER, NICHE_GENS, chosen, options
+
+    rng = random.Random(5)
+    incumbent = {"rate": 1.0, "units": 3, "bold": False, "mode": "a"}
+    history = [{"strategy": incumbent, "mean_delta": None, "decision": "advance"}]
+    pocket = {"rate": 1.8, "units": 6, "bold": True, "mode": "c"}  # the other basin's best
+    for i in range(40):
+        strategy = space.sample(SCHEMA, rng)
+        delta = round(rng.uniform(-0.3, -0.1), 4)
+        if i == 20:
+            strategy, delta = pocket, -0.02
+        history.append(
+            {"strategy": strategy, "mean_delta": delta, "pairs": 3, "decision": "screened"}
+        )
+    loss = {"gate_decision": "rollback", "mean_delta": -0.02}
+
+    def state(upto, streak):
+        return {
+            "strategy_schema": SCHEMA,
+            "incumbent": {"strategy": incumbent, "score": 0.5},
+            "attempt": 0,
+            "history": history[:upto],
+            "trajectory": [{"gate_decision": "advance", "mean_delta": 0.1}] + [loss] * streak,
+        }
+
+    params = space.parameters(SCHEMA)
+    assert options(params, incumbent) == [("bold", True), ("mode", "b"), ("mode", "c")]
+    assert chosen(params, incumbent, NICHE_AFTER - 1) is None
+    assert [
+        chosen(params, incumbent, NICHE_AFTER + g) for g in range(0, 3 * NICHE_GENS, NICHE_GENS)
+    ] == [
+        ("bold", True),
+        ("mode", "b"),
+        ("mode", "c"),
+    ]
+    before = ask(LocalProvider(), "competitor", state(41, NICHE_AFTER - 1), 7)
+    assert "niche" not in before
+    kept = LocalProvider()
+    for upto in (20, 30, 35):
+        ask(kept, "competitor", state(upto, NICHE_AFTER), upto)
+    from_kept = ask(kept, "competitor", state(41, NICHE_AFTER), 7)
+    rebuilt = ask(LocalProvider(), "competitor", state(41, NICHE_AFTER), 7)
+    assert from_kept == rebuilt and "4 in the niche bold=True" in rebuilt
+    niched = find_strategies(rebuilt, SCHEMA)[-4:]
+    assert all(c["bold"] is True for c in niched)
+    assert niched[0]["mode"] == "c" and niched[0]["rate"] > 1.2, (
+        "CMA-ES's mean, started at the niche's best measured strategy, keeps its enum",
+        niched,
+    )
+    later = ask(LocalProvider(), "competitor", state(41, NICHE_AFTER + NICHE_GENS), 7)
+    assert "in the niche mode='b'" in later
+    assert all(c["mode"] == "b" for c in find_strategies(later, SCHEMA)[-4:])
+    numeric = {k: v for k, v in SCHEMA["properties"].items() if k in ("rate", "units")}
+    plain = {**SCHEMA, "properties": numeric, "required": list(numeric)}
+    flat = [
+        {"strategy": space.sample(plain, rng), "mean_delta": -0.1, "decision": "screened"}
+        for _ in range(12)
+    ]
+    first = {"strategy": {"rate": 1.0, "units": 3}, "mean_delta": None, "decision": "advance"}
+    answer = ask(
+        LocalProvider(),
+        "competitor",
+        {
+            **state(0, 9),
+            "strategy_schema": plain,
+            "history": [first] + flat,
+            "incumbent": {"strategy": first["strategy"], "score": 0.5},
+        },
+        3,
+    )
+    assert "niche" not in answer and "Optuna TPE (6," in answer

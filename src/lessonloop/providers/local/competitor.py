@@ -12,7 +12,9 @@ paired delta against the incumbent of the time, screened candidates included):
   ``BATCH``. With booleans or enums, ``BASIN_SWAPS`` more (``basin_swaps``) and, once the
   incumbent has stalled (``SWEEP_AFTER`` rollbacks in a row), a basin probe
   (``basin_probe``): an integer's best value often depends on an enum, and a local search
-  stalls there.
+  stalls there. A stalled incumbent also opens a niche (niche.py): CMA-ES and TPE restricted
+  to another boolean or enum value's strategies, for a basin that wants several parameters
+  changed with that value.
 - **A retry races** the best ``RACE`` screened candidates no gate has judged yet that
   measured above the incumbent, screened again on the attempt's own seeds, so the gate (the
   dear plays) judges a candidate chosen in two rounds of screening rather than the luckiest of
@@ -41,7 +43,7 @@ from collections.abc import Iterator, Sequence
 from ... import canonical
 from ...scenarios import space
 from ..base import Request
-from . import mutation
+from . import mutation, niche
 from .optimizers import CmaSearch, TpeSearch, drawn_around_targets
 from .prior import guidance, prior_point
 from .steps import (
@@ -71,6 +73,7 @@ class Competitor:
         self.tpe = TpeSearch()
         self.cma = CmaSearch()
         self.mutation = mutation.MutationSearch()
+        self.niche = niche.NicheSearch()
 
     def answer(self, state: dict, request: Request) -> str:
         """Within a run (its state carries the run's history): a batch to screen, a race or a
@@ -164,12 +167,24 @@ class Competitor:
                 if canonical.dumps(c) not in avoid and not excluded(c) and c not in candidates:
                     candidates.append(c)
                     probes += 1
+        streak = rollback_streak(state.get("trajectory", [])) if incumbent else 0
+        chosen = niche.chosen(params, incumbent["strategy"], streak) if incumbent else None
+        niched: list[dict] = []
+        niche_words = ""
+        if chosen is not None:
+            avoid = avoid | {canonical.dumps(c) for c in candidates}
+            niched = self.niche.propose(params, seen, request.seed, avoid, excluded, chosen)
+            candidates += niched
+            niche_words = (
+                f"{len(niched)} in the niche {chosen[0]}={chosen[1]!r}, " if niched else ""
+            )
         how = (
-            f"CMA-ES over the numbers ({len(candidates) - len(more) - len(mutants) - swaps - probes} "
+            f"CMA-ES over the numbers ({len(candidates) - len(more) - len(mutants) - swaps - probes - len(niched)} "
             f"candidates, its mean first), "
             f"{f'nevergrad DiscreteBSOOnePlusOne ({len(mutants)}), ' if mutants else ''}"
             f"Optuna TPE ({len(more)}, {asked} asked), {swaps} "
             f"basin swaps{f' and a basin probe of {probes}' if probes else ''}, "
+            f"{niche_words}"
             f"from {len(seen)} measured strategies: {len(candidates)} candidates to screen"
         )
         if incumbent is None:
