@@ -49,6 +49,8 @@ GATES = {
         (('do not', "don't", 'dont', 'please'), ('do',), True),
     ("^(?:please\\s+)?(?:don't|do not|dont)\\s+ever\\s+(.+)$", 18):
         (('do not', "don't", 'dont', 'please'), ('ever',), True),
+    ("^(?:please\\s+)?(?:ensure|make sure)(?:\\s+that)?\\s+(.{10,160}?),?\\s+(?:or|otherwise)\\s+(.{2,40}?)\\s+(?:will not|won't|wont|doesn't|does not|can't|cannot|will fail to)\\s+work[.!]*$", 18):
+        (('ensure', 'make sure', 'please'), ('ensure', 'make sure'), True),
     ("^(?:please\\s+)?(don't|do not|dont|never|stop)\\s+([\\w-]+)\\s+(.+?)\\s*(?:[,;]|\\s[\\u2014\\u2013-])\\s*(?:and\\s+|but\\s+)?(?:(?:always|instead|just|rather|please)\\s+)*([\\w-]+)\\s+(.+?)(?:\\s+instead)?$", 18):
         (('do not', "don't", 'dont', 'never', 'please', 'stop'), ('do not', "don't", 'dont', 'never', 'stop'), True),
     ("^(?:remember|keep in mind|don't forget|note)(?:\\s+that)?\\s+(?=\\w)", 2):

@@ -151,6 +151,10 @@ RUST_PORT = (
             "if you can sharpen it so it is non-repetitive, succint.",
             ("preference", "Keep CLAUDE.md succinct and non-repetitive"),
         ),
+        (
+            "Make sure the DB is migrated or the tests won't work",
+            ("fact", "Ensure the DB is migrated, or the tests will not work"),
+        ),
     ],
 )
 def test_real_phrasing_is_a_lesson(prompt, expected):
@@ -228,6 +232,7 @@ def test_real_phrasing_is_a_lesson(prompt, expected):
         # the instructions file read, or asked about, not rewritten
         "read CLAUDE.md and give me a concise summary",
         "make the README concise",
+        "make sure it is fast or it won't work",
     ],
 )
 def test_look_alikes_are_no_lesson(prompt):
@@ -414,6 +419,38 @@ def _asked(call_id: str, header: str, question: str, answer: str, options=()) ->
             toolUseResult={"questions": questions, "answers": {question: answer}},
         ),
     ]
+
+
+def test_a_queued_message_handed_to_the_agent_mid_turn_is_read_once(tmp_path):
+    """napoli-matcha 73c62e14 (Claude Code 2.1.39): a message typed while the agent works is
+    queued; "remove" hands it to the agent mid-turn and the queue's record is all the
+    transcript keeps of it, while "dequeue" delivers it as a user message of its own."""
+    said = 'Ensure the status is always set as "Backlog" or the test will not work.'
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                event("user", "Create a test for the PR flow"),
+                {"type": "queue-operation", "operation": "enqueue", "content": said},
+                {"type": "queue-operation", "operation": "remove"},
+                {
+                    "type": "queue-operation",
+                    "operation": "enqueue",
+                    "content": [{"type": "text", "text": "and commit it"}],
+                },
+                {"type": "queue-operation", "operation": "dequeue"},
+                event("user", "and commit it"),
+                {
+                    "type": "queue-operation",
+                    "operation": "enqueue",
+                    "content": "<task-notification>\n<task-id>b6</task-id>\n"
+                    "<status>completed</status>\n</task-notification>",
+                },
+                {"type": "queue-operation", "operation": "remove"},
+            ],
+        )
+    )
+    assert [p.text for p in t.prompts] == ["Create a test for the PR flow", said, "and commit it"]
 
 
 def test_answers_taken_back_or_about_the_talk_itself_are_no_decision(tmp_path):

@@ -304,6 +304,13 @@ _INSTEAD = _lazy(
     r"these)\s+(?:to|with|so it uses)\s+(?:use\s+)?(.{3,60}?)[?.!]*$",
     re.I,
 )
+# "Ensure that when X runs as a test, the status is always set as Backlog or the test will not
+# work": a condition the user says something depends on
+_OR_BREAKS = _lazy(
+    r"^(?:please\s+)?(?:ensure|make sure)(?:\s+that)?\s+(.{10,160}?),?\s+(?:or|otherwise)\s+"
+    r"(.{2,40}?)\s+(?:will not|won't|wont|doesn't|does not|can't|cannot|will fail to)\s+work[.!]*$",
+    re.I | re.S,
+)
 _KEEP_GETTING = _lazy(
     r"^(?:i|we)\s+keep\s+(?:getting|hitting|seeing|running into)\s+(.{0,40}?\b(?:errors?|failures?|"
     r"warnings?|exceptions?|crash(?:es)?|timeouts?|panics?))\s+(?:when|whenever)\s+"
@@ -362,6 +369,11 @@ def _constraint(sentence: str, following: list[str], saved: list[str]) -> str:
             return ""
         shown = f"`{what}`" if re.search(r"[-_/.~]", what) else what
         return f"Never {verb} {shown} without asking the user first"
+    m = _OR_BREAKS.match(body)
+    if m and words_of(m.group(1)) and words_of(m.group(1))[0].lower() not in PRONOUN_ONLY:
+        return finish_lesson(
+            f"Ensure {m.group(1).strip(' ,')}, or {m.group(2).strip()} will not work", saved
+        )
     m = _KEEP_GETTING.match(body)
     if m:
         what, when = m.group(1).strip(), m.group(2).strip(" ,;")

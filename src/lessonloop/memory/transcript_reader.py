@@ -140,6 +140,7 @@ class Reader:
         self.texts: list[AgentText] = []
         self.pre_hooks: dict[str, list[tuple[str, str]]] = {}  # call id -> PreToolUse hooks
         self.counter = 0
+        self.queued: list[tuple[str, str]] = []  # messages the user queued, not yet delivered
         self.cwd = ""  # the session's working directory (the project root), from its first event
         # the words of the user's <private> spans so far: what repeats them is dropped too
         self.private: list[str] = []
@@ -177,6 +178,9 @@ class Reader:
             return
         if etype == "progress":
             self._progress(event)
+            return
+        if etype == "queue-operation":
+            self._queue(event)
             return
         if etype not in ("user", "assistant"):
             return
@@ -242,6 +246,29 @@ class Reader:
                 parts.append(block["text"])
         if parts:
             self._prompt("\n".join(parts), timestamp, sidechain, chain)
+
+    def _queue(self, event: dict) -> None:
+        """A message the user typed while the agent worked waits in a queue: "dequeue" delivers
+        it as a user message of its own (read there), "remove" hands it to the agent mid-turn,
+        and the queue's record is then all the transcript keeps of it ("the status must always
+        be Backlog or the test will not work")."""
+        operation, content = event.get("operation"), event.get("content")
+        if operation == "enqueue":
+            if isinstance(content, list):
+                content = "\n".join(
+                    b["text"]
+                    for b in content
+                    if isinstance(b, dict) and isinstance(b.get("text"), str)
+                )
+            ts = event.get("timestamp")
+            if len(self.queued) < 1_000:
+                self.queued.append(
+                    (content if isinstance(content, str) else "", ts if isinstance(ts, str) else "")
+                )
+        elif operation in ("dequeue", "remove") and self.queued:
+            text, ts = self.queued.pop(0)
+            if operation == "remove" and text.strip():
+                self._prompt(text, _redacted(ts, 64), False, "")
 
     def _progress(self, event: dict) -> None:
         data = event.get("data")
