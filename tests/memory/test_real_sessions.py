@@ -2129,6 +2129,35 @@ def test_what_a_package_script_runs_is_read_from_what_the_package_manager_printe
     ]
 
 
+def test_a_successful_npm_9_run_prints_its_script_and_the_last_printing_wins(tmp_path):
+    """napoli-matcha b597dabb: npm 9+ prints "> test:pr" then the command, with no package
+    version; the script changed in the session (a rename fixed "No test files found"), so
+    the last printing is the script; npm runs its own scripts through `npm run`."""
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                *bash(
+                    "a",
+                    "npm run test:pr",
+                    "> test:pr\n> vitest run tests/pr_test.ts\n\nNo test files found, exiting with "
+                    "code 1",
+                    failed=True,
+                ),
+                *bash(
+                    "b", "npm run test:pr", "> test:pr\n> vitest run tests/pr.test.ts\n\n 1 passed"
+                ),
+                *bash("c", "npm test", "> test\n> vitest run\n\n 3 passed"),
+            ],
+        )
+    )
+    (fact,) = facts.script_facts(t)
+    assert fact.summary == (
+        "`npm run test:pr` runs `vitest run tests/pr.test.ts`; `npm test` runs `vitest run`"
+    )
+    assert facts.recipe_facts(t) == []
+
+
 def test_a_cd_that_the_shell_kept_is_learned_from_the_failure_it_caused(tmp_path):
     """From a real session (pmsynapse): `cd apps/desktop && ...` worked, the next
     `cd apps/desktop && ...` failed because the shell was still in apps/desktop."""

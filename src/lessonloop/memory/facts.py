@@ -11,7 +11,7 @@ import os
 import re
 
 from .candidate import Candidate
-from .transcript_model import EDIT_TOOLS
+from .transcript_model import EDIT_TOOLS, SCRIPT_RUNNERS
 
 # what a project command does, by the words of its head (``uv run ty check`` type-checks)
 _COMMAND_ROLES = (
@@ -217,6 +217,8 @@ def recipe_facts(transcript) -> list[Candidate]:
         if call.sidechain or call.is_error or not call.echoed:
             continue
         invoked = command_key(command_core(call.input.get("command", ""))).strip()
+        if invoked.split(" ", 1)[0] in SCRIPT_RUNNERS:
+            continue  # a package script: script_facts
         words = invoked.split()
         first = call.echoed.strip().split("\n", 1)[0].strip()
         if (
@@ -262,10 +264,11 @@ def _what_runs(runner: str, ran: dict[str, str], head: str, lead: str, why: str)
 
 # npm, pnpm and yarn print the script they run: "> pmsynapse@0.1.0 build:all /path" then
 # "> turbo run build && cargo build --workspace --release"
+# "> pkg@1.0.0 test /path\n> vitest run" (npm 8 and earlier) or "> test\n> vitest run" (npm 9+)
+_NPM_LIFECYCLE = frozenset({"test", "start", "stop", "restart"})
 _SCRIPT_ECHO = re.compile(
-    r"^> (?:@[\w.-]+/)?[\w.-]+@\S+ ([\w:.-]+)(?: \S+)?\s*\n> ([^\n]{3,200})$", re.M
+    r"^> (?:(?:@[\w.-]+/)?[\w.-]+@\S+ )?([\w:.-]+)(?: \S+)?[ \t]*\n> ([^\n]{3,200})$", re.M
 )
-_SCRIPT_RUNNERS = ("npm", "pnpm", "yarn", "bun")
 
 
 def script_facts(transcript) -> list[Candidate]:
@@ -279,13 +282,16 @@ def script_facts(transcript) -> list[Candidate]:
     for call in transcript.calls:
         command = call.input.get("command")
         runner = (command_head(command) if isinstance(command, str) else "").split(" ", 1)[0]
-        if call.sidechain or not call.completed or runner not in _SCRIPT_RUNNERS:
+        if call.sidechain or not call.completed or runner not in SCRIPT_RUNNERS:
             continue
-        for name, runs in _SCRIPT_ECHO.findall(call.result):
+        for name, runs in _SCRIPT_ECHO.findall(call.result or call.echoed):
             runs = runs.strip()
             if len(runs.split()) < 2 or runs.split()[0] == name:
                 continue
-            scripts.setdefault(runner, {}).setdefault(name, runs)
+            # npm runs its own scripts only through `npm run` (its lifecycle ones either way);
+            # the last printing wins: a session may change a script (the rename it fixed)
+            shown = f"run {name}" if runner == "npm" and name not in _NPM_LIFECYCLE else name
+            scripts.setdefault(runner, {})[shown] = runs
     found = []
     for runner, ran in scripts.items():
         fact = _what_runs(

@@ -33,7 +33,7 @@ class ToolCall:
     chain: str = ""  # "" for the main chain, else the sidechain's id
     completed: bool = False  # a tool_result came back for this call
     rejected: bool = False  # the user refused the call (neither a failure nor a success)
-    echoed: str = ""  # a task runner's success: the first lines it printed (RECIPE_RUNNERS)
+    echoed: str = ""  # a task or script runner's success: the first lines it printed
 
 
 @dataclass
@@ -114,6 +114,8 @@ def command_of(call: ToolCall) -> str:
     return value if isinstance(value, str) else ""
 
 
+# package managers that print a script's command before running it ("> test:pr\n> vitest run")
+SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
 EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "str_replace_based_edit_tool"}
 
 

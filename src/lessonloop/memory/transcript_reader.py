@@ -19,7 +19,15 @@ from ..safety.redact import redact, redact_obj
 from . import events, privacy
 from .commands import command_head
 from .tool_errors import block_text, subject_of, tool_errors, tool_kind
-from .transcript_model import AgentText, HookRun, Said, ToolCall, UserMessage, command_of
+from .transcript_model import (
+    SCRIPT_RUNNERS,
+    AgentText,
+    HookRun,
+    Said,
+    ToolCall,
+    UserMessage,
+    command_of,
+)
 
 RESULT_MAX = 2000
 TEXT_MAX = 300  # a rejection's reason, an answer, a question
@@ -475,7 +483,7 @@ class Reader:
             text
             and not call.is_error
             and tool_kind(call.name) == "bash"
-            and command_head(command_of(call)).partition(" ")[0] in RECIPE_RUNNERS
+            and command_head(command_of(call)).partition(" ")[0] in RECIPE_RUNNERS | SCRIPT_RUNNERS
         ):
             call.echoed = _redacted(text, ECHO_MAX)  # `just check` prints what its recipe runs
         call.completed = True
