@@ -22,7 +22,7 @@ from typing import Any
 
 from ... import canonical
 from ...scenarios.space import Parameter
-from .optimizers import CmaSearch, TpeSearch, merged
+from .optimizers import CmaSearch, TpeSearch, merged, same_choice
 
 NICHE_AFTER = 3  # rollbacks in a row after which a batch searches another value's subspace
 NICHE_GENS = 2  # generations in a row one niche (one other value) keeps
@@ -38,7 +38,7 @@ def options(params: list, incumbent: dict) -> list[tuple[str, Any]]:
         if p.kind == "boolean":
             out.append((p.name, not incumbent.get(p.name)))
         elif p.kind == "enum":
-            out += [(p.name, c) for c in p.choices if not _same(c, incumbent.get(p.name))]
+            out += [(p.name, c) for c in p.choices if not same_choice(c, incumbent.get(p.name))]
     return out
 
 
@@ -49,10 +49,6 @@ def chosen(params: list, incumbent: dict, streak: int) -> tuple[str, Any] | None
     if streak < NICHE_AFTER or not found:
         return None
     return found[((streak - NICHE_AFTER) // NICHE_GENS) % len(found)]
-
-
-def _same(a: Any, b: Any) -> bool:
-    return a == b and type(a) is type(b)
 
 
 class NicheSearch:
@@ -74,7 +70,7 @@ class NicheSearch:
     ) -> list[dict]:
         """Up to NICHE_CMA + NICHE_TPE candidates with the niche's value, none in ``avoid``."""
         name, value = niche
-        inside = [(s, v) for s, v in seen if _same(s.get(name), value)]
+        inside = [(s, v) for s, v in seen if same_choice(s.get(name), value)]
         sub = [
             Parameter(p.name, "const", choices=(value,)) if p.name == name else p for p in params
         ]

@@ -318,6 +318,11 @@ def _distribution(p: space.Parameter, optuna):
     return optuna.distributions.CategoricalDistribution(list(range(len(choices))))
 
 
+def same_choice(a: Any, b: Any) -> bool:
+    """The same boolean or enum value (``True`` is not ``1``, nor ``1`` ``1.0``)."""
+    return a == b and type(a) is type(b)
+
+
 def sampler_value(p: space.Parameter, value):
     """A strategy's value as a sampler's parameter: a number or integer within its range, a
     boolean or enum as its choice's index (None: not in the space)."""
@@ -332,7 +337,7 @@ def sampler_value(p: space.Parameter, value):
         return int(round(clipped)) if p.kind == "integer" else clipped
     choices = (False, True) if p.kind == "boolean" else p.choices
     for index, choice in enumerate(choices):
-        if choice == value and type(choice) is type(value):
+        if same_choice(choice, value):
             return index
     return None
 
