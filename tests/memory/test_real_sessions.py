@@ -1043,8 +1043,11 @@ def test_project_commands_are_learned_from_repeated_successful_use(tmp_path):
                     bash(
                         "d", "mix test", "3 tests, 0 failures"
                     ),  # every project's default: no fact
-                    bash("e", "uv run mypy src", "Success"),  # once only: no fact
-                    bash("f", "uv run mypy src", "error: x", failed=True),  # a failure is no use
+                    bash("e", "ruff format", "1 file reformatted"),  # once only: no fact
+                    bash("f", "ruff format", "error: x", failed=True),  # a failure is no use
+                    bash("i", "uv run mypy src", "Success"),  # a type-check: once is enough
+                    bash("j", "uv run pytest -x", "3 passed"),  # how this project runs its tests
+                    bash("k", "uv run pytest -x", "3 passed"),
                     bash("g", "git status", "clean"),
                     bash("h", "git status", "clean"),
                     [
@@ -1059,8 +1062,25 @@ def test_project_commands_are_learned_from_repeated_successful_use(tmp_path):
     found = [(c.kind, c.summary) for c in facts.project_facts(t)]
     assert found == [
         ("observation", "Lint with `mix credo --strict`"),
+        ("observation", "Type-check with `uv run mypy src`"),
+        ("observation", "Run the tests with `uv run pytest -x`"),
         ("observation", "Start the app with `mix phx.server`"),
     ]
+
+
+def test_a_projects_own_test_command_and_a_single_type_check_are_facts():
+    """Real sessions: claude-code-log (set 11) runs its tests with `uv run pytest`, napoli (set
+    14) type-checks once with `npx tsc --noEmit`; both are how this project does it."""
+    ccl = FIXTURES / "real-sessions-11"
+    napoli = FIXTURES / "real-sessions-14"
+    found = {
+        c.summary: c.content
+        for path in [*ccl.glob("*.jsonl"), *napoli.glob("*.jsonl")]
+        for c in facts.project_facts(read(path))
+    }
+    assert "Run the tests with `uv run pytest -v`" in found
+    assert "Type-check with `npx tsc --noEmit`" in found
+    assert found["Type-check with `npx tsc --noEmit`"].startswith("Ran successfully 1 time(s)")
 
 
 def test_the_checks_run_after_the_last_edits_are_the_projects_routine():

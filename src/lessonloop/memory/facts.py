@@ -102,14 +102,36 @@ FACT_RUNS = 2  # successful runs of a project command that make it a fact
 # roles learned from the agent's own runs: a bare `mix test` or `cargo build` is every project's
 # default and teaches nothing; how this project type-checks, lints, formats and starts does
 _LEARNED_ROLES = ("Type-check", "Lint", "Format", "Start the app")
+# a type-check is the project's own check, once is enough; a lint or format run is often a
+# one-off of the agent's choosing (`ruff check --fix`: stored unmatched three times, sets 4, 10)
+_LEARNED_ONCE = ("Type-check",)
+# the test commands every project of a kind has; any other (`uv run pytest`, `npx vitest run`,
+# `cargo nextest run`) says how this project runs its tests
+_DEFAULT_TESTS = {
+    *("mix test", "cargo test", "go test", "make test", "dotnet test", "rails test"),
+    *("npm test", "pnpm test", "yarn test", "bun test", "deno test", "bundle exec"),
+    *("swift test", "flutter test", "dart test", "pytest"),
+}
+
+
+def _learned(summary: str) -> bool:
+    """Whether a project command's role (``project_command``) is worth learning from runs."""
+    if summary.startswith(_LEARNED_ROLES):
+        return True
+    if not summary.startswith("Run the tests with `"):
+        return False
+    words = summary.split("`")[1].split()
+    return " ".join(words[:2]) not in _DEFAULT_TESTS and words[0] not in _DEFAULT_TESTS
 
 
 def project_facts(transcript) -> list[Candidate]:
-    """The commands that type-check, lint, format or start this project, learned from their
-    successful use in the session (main chain): run FACT_RUNS times or more, or a server
-    started in the background once. Stored once; another session reinforces them."""
+    """The commands that run the tests (other than a kind's default, ``_DEFAULT_TESTS``),
+    type-check, lint, format or start this project, learned from their successful use in the
+    session (main chain): run FACT_RUNS times or more, a type-check once, or a server started
+    in the background once. Stored once; another session reinforces them."""
     runs: dict[str, int] = {}
     commands: dict[str, str] = {}
+    enough: set[str] = set()  # learned from one run
     for call in transcript.calls:
         if (
             call.sidechain
@@ -121,13 +143,15 @@ def project_facts(transcript) -> list[Candidate]:
             continue
         command = call.input.get("command")
         summary = project_command(command) if isinstance(command, str) else ""
-        if not summary.startswith(_LEARNED_ROLES):
+        if not _learned(summary):
             continue
-        background = call.input.get("run_in_background") is True
-        runs[summary] = runs.get(summary, 0) + (
-            FACT_RUNS if background and summary.startswith("Start the app") else 1
-        )
+        runs[summary] = runs.get(summary, 0) + 1
         commands.setdefault(summary, command)
+        background = call.input.get("run_in_background") is True
+        if summary.startswith(_LEARNED_ONCE) or (
+            background and summary.startswith("Start the app")
+        ):
+            enough.add(summary)
     return [
         Candidate(
             kind="observation",
@@ -139,7 +163,7 @@ def project_facts(transcript) -> list[Candidate]:
             why="Learned from the project's own successful runs.",
         )
         for summary, n in runs.items()
-        if n >= FACT_RUNS
+        if n >= FACT_RUNS or summary in enough
     ]
 
 
