@@ -453,6 +453,32 @@ def test_a_queued_message_handed_to_the_agent_mid_turn_is_read_once(tmp_path):
     assert [p.text for p in t.prompts] == ["Create a test for the PR flow", said, "and commit it"]
 
 
+def test_a_message_recorded_both_in_the_queue_and_beside_a_result_is_read_once(tmp_path):
+    """Should a Claude Code version record a message handed over mid-turn both ways (the
+    queue's "remove" and a text block beside the next tool result), it is one prompt."""
+    said = "Edit plan to NOT mention Instructor in the CLAUDE.md file."
+    t = read(
+        write(
+            tmp_path / "t.jsonl",
+            [
+                {"type": "queue-operation", "operation": "enqueue", "content": said},
+                {"type": "queue-operation", "operation": "remove"},
+                use("e", "Edit", {"file_path": "CLAUDE.md", "old_string": "a", "new_string": "b"}),
+                event(
+                    "user",
+                    [
+                        {"type": "tool_result", "tool_use_id": "e", "content": "updated"},
+                        {"type": "text", "text": said},
+                    ],
+                    toolUseResult={"filePath": "CLAUDE.md"},
+                ),
+                event("user", said),  # typed again as a prompt of its own: read again
+            ],
+        )
+    )
+    assert [p.text for p in t.prompts] == [said, said]
+
+
 def test_answers_taken_back_or_about_the_talk_itself_are_no_decision(tmp_path):
     """medgemma 527e3ccf: two Playwright answers the user took back a question later ("Wait,
     actually, I changed my mind. We don't need playwright tests."), and choices about the

@@ -149,6 +149,7 @@ class Reader:
         self.pre_hooks: dict[str, list[tuple[str, str]]] = {}  # call id -> PreToolUse hooks
         self.counter = 0
         self.queued: list[tuple[str, str]] = []  # messages the user queued, not yet delivered
+        self.mid_turn: set[str] = set()  # messages handed over mid-turn, read once whichever way
         self.cwd = ""  # the session's working directory (the project root), from its first event
         # the words of the user's <private> spans so far: what repeats them is dropped too
         self.private: list[str] = []
@@ -252,7 +253,7 @@ class Reader:
                 and isinstance(block.get("text"), str)
             ):
                 parts.append(block["text"])
-        if parts:
+        if parts and (not results or self._once_mid_turn("\n".join(parts))):
             self._prompt("\n".join(parts), timestamp, sidechain, chain)
 
     def _queue(self, event: dict) -> None:
@@ -275,8 +276,18 @@ class Reader:
                 )
         elif operation in ("dequeue", "remove") and self.queued:
             text, ts = self.queued.pop(0)
-            if operation == "remove" and text.strip():
+            if operation == "remove" and text.strip() and self._once_mid_turn(text):
                 self._prompt(text, _redacted(ts, 64), False, "")
+
+    def _once_mid_turn(self, text: str) -> bool:
+        """Whether a message handed to the agent mid-turn is new: a Claude Code version that
+        records it both in the queue ("remove") and beside a tool result is read once."""
+        key = text.strip()
+        if key in self.mid_turn:
+            return False
+        if len(self.mid_turn) < 1_000:
+            self.mid_turn.add(key)
+        return True
 
     def _progress(self, event: dict) -> None:
         data = event.get("data")
