@@ -97,6 +97,8 @@ GATES = {
         (('</', '<tool_use_er'), ('tool_use_error>',)),
     ('A complete log of this run|Log files were not written|For a full report see|^npm (?:ERR!|error)\\s*$|^\\S+:\\d+: \\w+$|^-+ generated xml|^=+ warnings summary', 0):
         (None, (' generated xml', ' warnings summary', ': ', 'a complete log of this run', 'for a full report see', 'log files were not written', 'npm ')),
+    ('\\*\\*(?=\\S)|(?<=\\S)\\*\\*', 0):
+        (('**',), ('**',)),
     ('\\b(?:always|never)\\b', 2):
         (('always', 'never'), ('always', 'never')),
     ('\\b(?:apply|make|rewrite|sharpen|update|edit|restructure|condense|clean up|keep|refactor|trim|shorten|tidy|reorgani[sz]e)\\b', 2):

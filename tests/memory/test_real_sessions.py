@@ -155,6 +155,14 @@ RUST_PORT = (
             "Make sure the DB is migrated or the tests won't work",
             ("fact", "Ensure the DB is migrated, or the tests will not work"),
         ),
+        (  # napoli cae98e19: a pasted plan, in Markdown's bold
+            "**Decision: Use `appendFile` for simplicity** — write each line to the log "
+            "file as it arrives.",
+            (
+                "decision",
+                "Use `appendFile` for simplicity — write each line to the log file as it arrives",
+            ),
+        ),
     ],
 )
 def test_real_phrasing_is_a_lesson(prompt, expected):

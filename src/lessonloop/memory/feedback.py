@@ -402,6 +402,10 @@ def _clause_feedback(body: str, corrected: bool) -> tuple[str, str, bool] | None
     return None
 
 
+# Markdown's bold outside code, which a pasted plan is written in
+_EMPHASIS = _lazy(r"\*\*(?=\S)|(?<=\S)\*\*")
+
+
 def prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
     """Corrections, confirmations, preferences, rules and decisions stated in a prompt.
 
@@ -422,6 +426,7 @@ def _prompt_feedback(prompt: str, corrected: bool = False) -> list[Feedback]:
         return []
     text = redact(prompt)[:_PROMPT_MAX]
     masked, saved = mask_quoted(text)
+    masked = _EMPHASIS.sub("", masked)  # "**Decision: Use X for simplicity** - ..." (a plan)
     out: list[Feedback] = []
     seen: set[tuple[str, str]] = set()
     pending: str | None = None  # a bare "that's wrong" waiting for the instruction after it
