@@ -155,6 +155,15 @@ RUST_PORT = (
             "Make sure the DB is migrated or the tests won't work",
             ("fact", "Ensure the DB is migrated, or the tests will not work"),
         ),
+        (  # cipher-box e895bc3d (set 16)
+            "can you first kill all api and web server instances and start things off on a "
+            "clean slate? do not restart ngrok as the url is stable and already wired up on "
+            "w3auth dashboard.",
+            (
+                "correction",
+                "Don't restart ngrok as the url is stable and already wired up on w3auth dashboard",
+            ),
+        ),
         (  # napoli cae98e19: a pasted plan, in Markdown's bold
             "**Decision: Use `appendFile` for simplicity** — write each line to the log "
             "file as it arrives.",
@@ -1100,6 +1109,46 @@ def test_project_commands_are_learned_from_repeated_successful_use(tmp_path):
         ("observation", "Run the tests with `uv run pytest -x`"),
         ("observation", "Start the app with `mix phx.server`"),
     ]
+
+
+def test_what_a_mise_task_runs_is_read_from_its_echo():
+    """entireio/cli (set 15): mise prints each task it runs ("[test] $ go test ./..."), as npm
+    prints a script's command; a failed run shows it too."""
+    session = FIXTURES / "real-sessions-15" / "entire-cli-59455d2e.jsonl"
+    found = [c.summary for c in facts.script_facts(read(session))]
+    assert found == [
+        "`mise run test` runs `go test ./...`; `mise run lint` runs `golangci-lint run ./...`"
+    ]
+    failed_first = FIXTURES / "real-sessions-15" / "entire-cli-1ecba475.jsonl"
+    assert [c.summary for c in facts.script_facts(read(failed_first))] == [
+        "`mise run test` runs `go test ./...`"
+    ]
+
+
+def test_a_project_started_as_two_servers_is_one_fact():
+    """FSM1/cipher-box (set 16): the API and the web app are started by two commands, each
+    several times; one memory names both."""
+    session = FIXTURES / "real-sessions-16" / "cipher-box-e895bc3d.jsonl"
+    found = [c.summary for c in facts.project_facts(read(session))]
+    assert found == ["Start the app with `pnpm --filter api dev` and `pnpm --filter web dev`"]
+
+
+def test_what_the_user_says_after_refusing_a_call_without_a_reason_is_its_reason():
+    """entireio/cli (set 15): the user refused the agent's edit of reset.go (no reason) and then
+    typed "fix the test, the code is right"; cipher-box (set 16): a refusal, then "... do not
+    restart ngrok as the url is stable ...". A background task's end notice after a refusal
+    is Claude Code's, not the user's ("Read the output file to retrieve the result: ...")."""
+    entire = read(FIXTURES / "real-sessions-15" / "entire-cli-1ecba475.jsonl")
+    reasons = [(s.text, s.about.rsplit("/", 1)[-1]) for s in entire.said if s.kind == "rejection"]
+    assert reasons == [("fix the test, the code is right", "reset.go")]
+    assert [c.summary for c in session_lessons.from_said(entire)] == [
+        "Fix the test, the code is right"
+    ]
+    cipher = read(FIXTURES / "real-sessions-16" / "cipher-box-e895bc3d.jsonl")
+    said = [s.text for s in cipher.said if s.kind == "rejection"]
+    assert len(said) == 1 and said[0].endswith("do not restart ngrok as the url is stable and "
+                                               "already wired up on w3auth dashboard.")  # fmt: skip
+    assert not any("Read the output file" in p.text for p in cipher.prompts)
 
 
 def test_a_projects_own_test_command_and_a_single_type_check_are_facts():

@@ -110,6 +110,8 @@ def prompt_text(text: str) -> str:
             return f"{name.group(1)} {args.group(1).strip()}"
     if not s or s.startswith(_META_PREFIXES):
         return ""
+    if s.startswith("<task-notification>"):
+        return ""  # a background task's end, and Claude Code's "Read the output file to ..."
     if "<" in s:
         s = _INJECTED_TAGS.sub(
             lambda m: "" if m.group(1).lower().startswith(_TAG_NAMES_SKIPPED) else m.group(0), s

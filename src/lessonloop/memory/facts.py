@@ -152,19 +152,32 @@ def project_facts(transcript) -> list[Candidate]:
             background and summary.startswith("Start the app")
         ):
             enough.add(summary)
-    return [
-        Candidate(
-            kind="observation",
-            summary=summary,
-            tags=["project-fact", "command"],
-            content=f"Ran successfully {min(n, 99)} time(s) in the session: "
-            f"`{line_within(commands[summary], 200)}`"
-            + (f".{note}" if (note := timeout_note(transcript, summary)) else ""),
-            why="Learned from the project's own successful runs.",
+    learned = [s for s, n in runs.items() if n >= FACT_RUNS or s in enough]
+    by_role: dict[str, list[str]] = {}
+    for summary in learned:
+        by_role.setdefault(summary.split(" with ", 1)[0], []).append(summary)
+    found = []
+    for role, summaries in by_role.items():
+        # one memory a role: a project started as two servers (`pnpm --filter api dev` and
+        # `pnpm --filter web dev`) is started by both
+        shown = [s.split(" with ", 1)[1] for s in summaries]
+        while len(shown) > 1 and len(f"{role} with {' and '.join(shown)}") > 120:
+            shown.pop()
+        found.append(
+            Candidate(
+                kind="observation",
+                summary=f"{role} with {' and '.join(shown)}",
+                tags=["project-fact", "command"],
+                content="; ".join(
+                    f"Ran successfully {min(runs[s], 99)} time(s) in the session: "
+                    f"`{line_within(commands[s], 200)}`"
+                    + (f".{note}" if (note := timeout_note(transcript, s)) else "")
+                    for s in summaries
+                ),
+                why="Learned from the project's own successful runs.",
+            )
         )
-        for summary, n in runs.items()
-        if n >= FACT_RUNS or summary in enough
-    ]
+    return found
 
 
 _CHECK_ROLES = ("Run the tests", "Type-check", "Lint", "Format")
@@ -293,10 +306,12 @@ _NPM_LIFECYCLE = frozenset({"test", "start", "stop", "restart"})
 _SCRIPT_ECHO = re.compile(
     r"^> (?:(?:@[\w.-]+/)?[\w.-]+@\S+ )?([\w:.-]+)(?: \S+)?[ \t]*\n> ([^\n]{3,200})$", re.M
 )
+# mise prints each task it runs (its dependencies' too): "[test] $ go test ./..."
+_TASK_ECHO = re.compile(r"^\[([\w:.-]+)\] \$ ([^\n]{3,200})$", re.M)
 
 
 def script_facts(transcript) -> list[Candidate]:
-    """What this project's package scripts run, as the package manager printed it when the
+    """What this project's package scripts (or mise tasks) run, as the runner printed it when the
     session ran them (whether the run then passed or failed: the script is what it is).
     Scripts that only call a tool of their own name (``tauri`` → ``tauri``) or one bare word
     (``dev`` → ``vite``) say nothing a later session needs."""
@@ -308,22 +323,25 @@ def script_facts(transcript) -> list[Candidate]:
         runner = (command_head(command) if isinstance(command, str) else "").split(" ", 1)[0]
         if call.sidechain or not call.completed or runner not in SCRIPT_RUNNERS:
             continue
-        for name, runs in _SCRIPT_ECHO.findall(call.result or call.echoed):
+        echo = _TASK_ECHO if runner == "mise" else _SCRIPT_ECHO
+        for name, runs in echo.findall(call.result or call.echoed):
             runs = runs.strip()
             if len(runs.split()) < 2 or runs.split()[0] == name:
                 continue
-            # npm runs its own scripts only through `npm run` (its lifecycle ones either way);
-            # the last printing wins: a session may change a script (the rename it fixed)
-            shown = f"run {name}" if runner == "npm" and name not in _NPM_LIFECYCLE else name
-            scripts.setdefault(runner, {})[shown] = runs
+            # npm runs its own scripts only through `npm run` (its lifecycle ones either way),
+            # mise its tasks through `mise run`; the last printing wins: a session may change
+            # a script (the rename it fixed)
+            named = runner == "npm" and name not in _NPM_LIFECYCLE or runner == "mise"
+            scripts.setdefault(runner, {})[f"run {name}" if named else name] = runs
     found = []
     for runner, ran in scripts.items():
         fact = _what_runs(
             runner,
             ran,
             "",
-            f"The project's package scripts, as {runner} printed them when the session ran them: ",
-            f"{runner} printed each script's command when the session ran it.",
+            f"The project's {'tasks' if runner == 'mise' else 'package scripts'}, as {runner} "
+            "printed them when the session ran them: ",
+            f"{runner} printed each one's command when the session ran it.",
         )
         found += [fact] if fact else []
     return found

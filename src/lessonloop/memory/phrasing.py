@@ -61,7 +61,7 @@ delegate mark label bundle vendor fork clone fetch sync ship release publish ann
 report tell summarize summarise describe stop create wire gate isolate mutate require echo force
 share leak hardcode hard-code skip ignore silence suppress swallow disable bypass amend reset
 upload download post reuse memoize iterate loop block await paginate retry throttle
-hand let derive point route inject
+hand let derive point route inject restart reinstall rebuild recreate reload relaunch launch kill
 """.split()
 )
 AUX = frozenset(

@@ -114,8 +114,9 @@ def command_of(call: ToolCall) -> str:
     return value if isinstance(value, str) else ""
 
 
-# package managers that print a script's command before running it ("> test:pr\n> vitest run")
-SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun"})
+# package managers that print a script's command before running it ("> test:pr\n> vitest run"),
+# and mise, which prints each task's ("[test] $ go test ./...")
+SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "mise"})
 EDIT_TOOLS = {"edit", "write", "multiedit", "notebookedit", "str_replace_based_edit_tool"}
 
 

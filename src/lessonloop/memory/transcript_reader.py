@@ -150,6 +150,7 @@ class Reader:
         self.counter = 0
         self.queued: list[tuple[str, str]] = []  # messages the user queued, not yet delivered
         self.mid_turn: set[str] = set()  # messages handed over mid-turn, read once whichever way
+        self.unexplained: ToolCall | None = None  # a call refused with no reason, awaiting one
         self.cwd = ""  # the session's working directory (the project root), from its first event
         # the words of the user's <private> spans so far: what repeats them is dropped too
         self.private: list[str] = []
@@ -352,6 +353,21 @@ class Reader:
                 )
             return
         own = events.prompt_text(text)
+        if own and not sidechain and self.unexplained is not None:
+            # the user refused a call without a reason, then said what to do instead ("fix the
+            # test, the code is right" after refusing an edit of the code): the reason it lacked
+            refused, self.unexplained = self.unexplained, None
+            if len(own) <= TEXT_MAX:
+                self.said.append(
+                    Said(
+                        "rejection",
+                        _redacted(own, TEXT_MAX),
+                        refused.subject,
+                        self._next(),
+                        False,
+                        call=refused,
+                    )  # fmt: skip
+                )
         if own:
             self.prompts.append(
                 UserMessage(
@@ -413,6 +429,8 @@ class Reader:
             return  # the same block repeated (resumed or re-logged session)
         name = block.get("name")
         name = _redacted(name, 200) if isinstance(name, str) else ""
+        if not sidechain:
+            self.unexplained = None  # the agent went on: no reason is coming
         raw = block.get("input")
         raw = raw if isinstance(raw, dict) else ({} if raw is None else {"value": raw})
         if self.private:  # a command or a question that repeats a private span
@@ -460,6 +478,8 @@ class Reader:
             call.rejected = call.completed = True
             text = self._private(text)  # (what the user said when refusing it, too)
             call.result = _redacted(text, RESULT_MAX)
+            if not call.sidechain and not any(m in text for m in _USER_SAID):
+                self.unexplained = call
             for marker in _USER_SAID:
                 said = text.find(marker)
                 if said >= 0:
