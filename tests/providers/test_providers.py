@@ -724,7 +724,7 @@ WIDE = {
 
 
 def test_on_a_floor_in_a_large_mixed_space_nevergrads_mutants_join_the_batch():
-    """With six or more parameters, one a boolean or enum, nevergrad's DiscreteBSOOnePlusOne
+    """With five or more parameters, one a boolean or enum, nevergrad's DiscreteBSOOnePlusOne
     supplies NG_IN_BATCH of the batch: on a floor (every measurement ~0 but one near-miss)
     its candidates redraw a few parameters of the near-miss and keep the rest, where CMA-ES
     and TPE, told noise, do not; the same history and seed give the same batch whether it
@@ -735,6 +735,11 @@ def test_on_a_floor_in_a_large_mixed_space_nevergrads_mutants_join_the_batch():
     from lessonloop.scenarios import registry
 
     assert not applies(space.parameters(registry.load("grid_ctf").strategy_schema))
+    numbers = {n: {"type": "number", "minimum": 0, "maximum": 1} for n in "abcd"}
+    mode = {"enum": ["x", "y"]}
+    five = {"type": "object", "properties": {**numbers, "mode": mode}}
+    four = {"type": "object", "properties": {**dict(list(numbers.items())[:3]), "mode": mode}}
+    assert applies(space.parameters(five)) and not applies(space.parameters(four))
     rng = random.Random(8)
     first = space.sample(WIDE, rng)
     history = [{"strategy": first, "mean_delta": None, "decision": "advance"}]

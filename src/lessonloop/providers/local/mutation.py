@@ -34,7 +34,7 @@ from ... import canonical
 from ...errors import LessonloopError
 from .optimizers import sampler_value, space_key
 
-MIN_PARAMS = 6  # free parameters from which a space with a boolean or enum qualifies
+MIN_PARAMS = 5  # free parameters from which a space with a boolean or enum qualifies
 BUDGET = 400  # measurements over which the mutation rate falls from every parameter to one
 ASKS = 20  # asks per wanted candidate before giving up (repeats, measured or excluded points)
 
