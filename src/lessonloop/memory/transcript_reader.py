@@ -366,7 +366,7 @@ class Reader:
                         self._next(),
                         False,
                         call=refused,
-                    )  # fmt: skip
+                    )
                 )
         if own:
             self.prompts.append(
