@@ -177,6 +177,8 @@ GATES = {
         (None, ('our', 'the', 'this')),
     ('\\s+(?:that|which|who)\\s+[^,;]*$', 0):
         (None, ('that', 'which', 'who')),
+    ('^((?:the\\s+|our\\s+)?[a-z][\\w.+-]*(?:(?:\\s*,\\s*|\\s+and\\s+|\\s+)[a-z][\\w.+-]*){0,3}?)\\s+(?:(?:is|are)\\s+(?:running|hosted|listening|served|up)|runs?|lives?)\\s+(?:on|at)\\s+(\\d{1,3}(?:\\.\\d{1,3}){3}(?::\\d{2,5})?|localhost(?::\\d{2,5})?|port\\s+\\d{2,5}|[a-z0-9-]+(?:\\.[a-z0-9-]+)+:\\d{2,5})$', 2):
+        (None, ('at', 'on')),
     ('^((?:the|our|this|all|every)\\s+[^,;]{2,40}?)\\s+(?:must|should|needs? to|has to|have to)\\s+(?:stay|remain)\\s+([^,;]{2,60})$', 18):
         (('all', 'every', 'our', 'the', 'this'), ('remain', 'stay'), True),
     ('^(.+?)[\\s,;\\u2014\\u2013-]+(?:from now on|going forward|moving forward|from here on(?: out)?|henceforth|in (?:the )?future|for future (?:work|changes|sessions)|for good)\\s*$', 18):

@@ -155,6 +155,11 @@ RUST_PORT = (
             "Make sure the DB is migrated or the tests won't work",
             ("fact", "Ensure the DB is migrated, or the tests will not work"),
         ),
+        (  # cipher-box e895bc3d (set 16): where the services the project needs run
+            "ok can you start the dev server - redis and postgres are running on 192.168.133.114.",
+            ("fact", "Redis and postgres run on 192.168.133.114"),
+        ),
+        ("The database runs on port 5433.", ("fact", "The database runs on port 5433")),
         (  # cipher-box e895bc3d (set 16)
             "can you first kill all api and web server instances and start things off on a "
             "clean slate? do not restart ngrok as the url is stable and already wired up on "
@@ -226,6 +231,8 @@ def test_real_phrasing_is_a_lesson(prompt, expected):
         "the tests are already passing",
         "this is already done",
         "the docs are at docs/index.md",
+        "it is running on localhost:3000",  # a pronoun: what runs there is in the conversation
+        "the app is running on localhost:3000 now?",
         # a revised mind without the rule after a colon, someone else's mind, a question
         "keep going",
         "Keep this in mind",

@@ -275,10 +275,34 @@ def _instructions_only(lesson: str) -> str:
     return kept
 
 
+# where a service the project needs runs, as the user tells it: "redis and postgres are running
+# on 192.168.133.114", "the database runs on port 5433" (an address, a host name or a port only)
+_RUNS_ON = _lazy(
+    r"^((?:the\s+|our\s+)?[a-z][\w.+-]*(?:(?:\s*,\s*|\s+and\s+|\s+)[a-z][\w.+-]*){0,3}?)\s+"
+    r"(?:(?:is|are)\s+(?:running|hosted|listening|served|up)|runs?|lives?)\s+(?:on|at)\s+"
+    r"(\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?|localhost(?::\d{2,5})?|port\s+\d{2,5}|"
+    r"[a-z0-9-]+(?:\.[a-z0-9-]+)+:\d{2,5})$",
+    re.I,
+)
+
+
+def _runs_on(body: str) -> str:
+    """ "Redis and postgres run on 192.168.133.114" from a clause saying so; "" otherwise."""
+    for clause in DASH_CLAUSE.split(body):
+        m = _RUNS_ON.match(_LEAD.sub("", clause.strip(" ,.")).strip())
+        if m and m.group(1).split()[0].lower() not in PRONOUN_ONLY | {"he", "she", "they", "we"}:
+            plural = " and " in m.group(1) or "," in m.group(1)
+            name = m.group(1).strip()
+            return f"{name[0].upper()}{name[1:]} {'run' if plural else 'runs'} on {m.group(2)}"
+    return ""
+
+
 def _facts(body: str, saved: list[str]) -> list[str]:
     """Facts the user states about the project's state: "the v3 upgrade is already done", "the
-    GitHub link is <url>" (a link only); each part of "X and Y" on its own."""
-    out = []
+    GitHub link is <url>" (a link only), where a service runs (``_runs_on``); each part of "X
+    and Y" on its own."""
+    where = _runs_on(body)
+    out = [where] if where else []
     for part in re.split(r"\s+and\s+", CLAUSE_CUT.sub("", body))[:4]:
         part = _LEAD.sub("", part.strip(" ,.")).strip()
         m = _ALREADY.match(part)
