@@ -3,6 +3,8 @@
 pattern edited since has no gate here (it is then compiled at its first use)."""
 
 GATES = {
+    (",\\s*(?:and|but|so)\\s+|\\s+but\\s+|;\\s*|,\\s*(?=(?:don't|do not|dont|never)\\s)", 2):
+        (None, (',', ';', 'and', 'but', 'so')),
     ("\\b(?:is|are|was|were|do|does|did|should|must|can|will|would|it's|that's|could)\\s*$", 2):
         (('are', 'can', 'could', 'did', 'do', 'is', "it's", 'must', 'should', "that's", 'was', 'were', 'will', 'would'), ('are', 'can', 'could', 'did', 'do', 'is', "it's", 'must', 'should', "that's", 'was', 'were', 'will', 'would')),
     ("\\b(?:it|this|that)\\s+(?:doesn'?t|does not|isn'?t|is not)\\s+work(?:ing)?\\b|\\bnot working\\b|\\b(?:it'?s|is) broken\\b", 2):
@@ -89,8 +91,6 @@ GATES = {
         (('exited with ', 'exiting with', 'non-zero exi', 'returned non'), (' with ', 'non-zero exit')),
     ('(?i)\\bunable to (?:find|resolve|connect|open|locate|access)\\b', 0):
         (('unable to ac', 'unable to co', 'unable to fi', 'unable to lo', 'unable to op', 'unable to re'), ('unable to ',)),
-    (',\\s*(?:and|but|so)\\s+|\\s+but\\s+|;\\s*', 2):
-        (None, (';', 'and', 'but', 'so')),
     ('<([A-Za-z][\\w-]*)(?:\\s[^>]*)?>.*?</\\1\\s*>', 16):
         (('<',), ('</',)),
     ('</?tool_use_error>', 0):

@@ -155,6 +155,15 @@ RUST_PORT = (
             "Make sure the DB is migrated or the tests won't work",
             ("fact", "Ensure the DB is migrated, or the tests will not work"),
         ),
+        (  # spicebench fcdfff1b (set 18): a request, then a rule for it after a comma
+            "make a PR, don't mention claude",
+            ("correction", "Don't mention claude"),
+        ),
+        (  # spicebench a3b60c46 (set 18)
+            "commit this. Make PR with details to user to know what they need to make. Do not "
+            "coauthor with claude",
+            ("correction", "Don't coauthor with claude"),
+        ),
         (  # cipher-box e895bc3d (set 16): where the services the project needs run
             "ok can you start the dev server - redis and postgres are running on 192.168.133.114.",
             ("fact", "Redis and postgres run on 192.168.133.114"),
@@ -232,6 +241,7 @@ def test_real_phrasing_is_a_lesson(prompt, expected):
         "this is already done",
         "the docs are at docs/index.md",
         "it is running on localhost:3000",  # a pronoun: what runs there is in the conversation
+        "make a PR, don't merge it yet",  # this turn's
         "the app is running on localhost:3000 now?",
         # a revised mind without the rule after a colon, someone else's mind, a question
         "keep going",

@@ -142,7 +142,11 @@ _STATEMENT = _lazy(
 )
 
 _HYPOTHETICAL = _lazy(r"\b(?:would|could|might)\b", re.I)
-_CLAUSES = _lazy(r",\s*(?:and|but|so)\s+|\s+but\s+|;\s*", re.I)
+# clause breaks: ", and", " but", ";", and a comma before a "don't" ("make a PR, don't mention
+# claude": the request, then a rule for it)
+_CLAUSES = _lazy(
+    r",\s*(?:and|but|so)\s+|\s+but\s+|;\s*|,\s*(?=(?:don't|do not|dont|never)\s)", re.I
+)
 _ASSENT = _lazy(
     r"^(?:(?:yes|yeah|yep|ok(?:ay)?|sure|fine|great|good|alright|perfect|cool)"
     r"(?:\s+please)?\s*[,.!]\s*)+(?:and\s+|then\s+|so\s+)?(?=\S)",

@@ -62,6 +62,7 @@ report tell summarize summarise describe stop create wire gate isolate mutate re
 share leak hardcode hard-code skip ignore silence suppress swallow disable bypass amend reset
 upload download post reuse memoize iterate loop block await paginate retry throttle
 hand let derive point route inject restart reinstall rebuild recreate reload relaunch launch kill
+coauthor co-author credit attribute
 """.split()
 )
 AUX = frozenset(
