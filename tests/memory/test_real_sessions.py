@@ -1064,6 +1064,19 @@ def test_an_answer_about_the_next_step_is_no_decision(tmp_path):
     assert [c.summary for c in session_lessons.from_said(t)] == ["Manager: pnpm (Fast, strict)"]
 
 
+@pytest.mark.parametrize(
+    ("question", "kept"),
+    [
+        ("How do you want to generate your first checkpoint to the console?", True),  # gtm-sdk
+        ("Which of these should I fix first?", False),
+        ("What first?", False),
+    ],
+)
+def test_first_makes_a_question_a_step_only_when_it_asks_for_an_order(tmp_path, question, kept):
+    t = read(write(tmp_path / "t.jsonl", _asked("q", "Approach", question, "Throwaway branch")))
+    assert bool(session_lessons.from_said(t)) is kept
+
+
 def test_advice_lines_are_no_error_key():
     from lessonloop.memory.tool_errors import tool_errors
 

@@ -423,9 +423,11 @@ def from_refusals(transcript) -> list[Candidate]:
 
 
 OPEN_PROBLEM = "Open problem:"
-# a question about the next step of the task, not a choice for the project
+# a question about the next step of the task, not a choice for the project ("which to fix
+# first?"; "your first checkpoint" is a choice)
 _STEP_QUESTION = re.compile(
-    r"\b(?:proceed|continue (?:discussing|with the next)|go ahead|next|now|first|start with|ready|"
+    r"\b(?:proceed|continue (?:discussing|with the next)|go ahead|next|now|start with|ready|"
+    r"(?:do|tackle|fix|handle|address|start)(?:\s+\w+){0,3}\s+first|first(?=\s*\?)|"
     r"this time|shall i|should i (?:run|start|commit|push)|more questions|are we done|"
     r"what do you want to do|move (?:on )?to)\b",
     re.I,
