@@ -246,6 +246,21 @@ def library_ngopt(m: _Measured, candidates: int, seed: int) -> dict:
             fields[p.name] = ng.p.Choice([False, True] if p.kind == "boolean" else list(p.choices))
     parametrization = ng.p.Dict(**fields)
     parametrization.random_state = np.random.RandomState(seed)
+    # NGOpt's pick for 4 numbers (a metamodel over pycma's fmin) calls cma.fmin with no seed,
+    # and pycma then seeds itself from the clock: negotiation's median moved between 95.2 and
+    # 99.2 % from one bench run to the next. Give it the run seed, so a run seed is one result
+    import cma
+
+    if not hasattr(cma.fmin, "seeded"):
+        unseeded = cma.fmin
+
+        def seeded_fmin(*args, options=None, **kwargs):
+            options = {"seed": seeded_fmin.seed, **(options or {})}
+            return unseeded(*args, options=options, **kwargs)
+
+        seeded_fmin.seeded = True
+        cma.fmin = seeded_fmin
+    cma.fmin.seed = seed + 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         optimizer = ng.optimizers.NGOpt(
