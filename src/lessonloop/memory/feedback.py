@@ -102,6 +102,9 @@ _NEGATION = _lazy(
     re.I,
 )
 
+# a subject that names no thing: "it runs on ...", "they must ..."
+_PERSONAL = PRONOUN_ONLY | {"i", "you", "he", "she", "we", "they"}
+
 _FROM_NOW_ANY = _lazy(r"\s*\b" + FROM_NOW + r"\b", re.I)
 
 # "Hard rule in this repo: ...", "Ok, decision on the metric: ...", "Before you commit: ...": a
@@ -247,14 +250,7 @@ def _stated(body: str, decided: bool, signalled: bool) -> str | None:
     "Order ids are UUIDv7"), up to its first dashed clause unless that one is an instruction
     too; None when it is no statement about a thing (a pronoun for subject) or, unless
     ``signalled`` (a label, "from now on", "in this repo"), about the thing at hand."""
-    if not _STATEMENT.match(body) or words_of(body)[0].lower() in PRONOUN_ONLY | {
-        "i",
-        "you",
-        "he",
-        "she",
-        "they",
-        "we",
-    }:
+    if not _STATEMENT.match(body) or words_of(body)[0].lower() in _PERSONAL:
         return None
     if not (decided or signalled or _MODAL_RULE.search(body) or _ALWAYS_NEVER.search(body)):
         return None
@@ -294,7 +290,7 @@ def _runs_on(body: str) -> str:
     """ "Redis and postgres run on 192.168.133.114" from a clause saying so; "" otherwise."""
     for clause in DASH_CLAUSE.split(body):
         m = _RUNS_ON.match(_LEAD.sub("", clause.strip(" ,.")).strip())
-        if m and m.group(1).split()[0].lower() not in PRONOUN_ONLY | {"he", "she", "they", "we"}:
+        if m and m.group(1).split()[0].lower() not in _PERSONAL:
             plural = " and " in m.group(1) or "," in m.group(1)
             name = m.group(1).strip()
             return f"{name[0].upper()}{name[1:]} {'run' if plural else 'runs'} on {m.group(2)}"
@@ -571,11 +567,7 @@ def _sentence_feedback(
     if broken and not QUESTION_START.match(_LEAD.sub("", stripped)):
         subject = broken.group(1).strip()
         words = words_of(PLACEHOLDER.sub("x", subject))
-        if (
-            words
-            and words[0].lower() not in PRONOUN_ONLY | {"i", "you", "he", "she", "we", "they"}
-            and len(words) >= 2
-        ):
+        if words and words[0].lower() not in _PERSONAL and len(words) >= 2:
             return (
                 "fact",
                 finish_lesson(f"Open problem: {subject} still does not work", saved),

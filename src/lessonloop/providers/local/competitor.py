@@ -134,6 +134,7 @@ class Competitor:
             incumbent["strategy"] if incumbent else None,
             prior,
         )
+        from_cma = len(candidates)
         avoid = avoid | {canonical.dumps(c) for c in candidates}
         mutants = (
             self.mutation.propose(params, seen, request.seed, avoid, excluded, NG_IN_BATCH)
@@ -161,13 +162,13 @@ class Competitor:
                     candidates.append(c)
                     swaps += 1
         probes = 0
-        if incumbent and rollback_streak(state.get("trajectory", [])) >= SWEEP_AFTER:
+        streak = rollback_streak(state.get("trajectory", [])) if incumbent else 0
+        if incumbent and streak >= SWEEP_AFTER:
             probe_rng = random.Random(None if request.seed is None else request.seed + 1)
             for c in basin_probe(incumbent["strategy"], params, probe_rng, PROBE_VALUES):
                 if canonical.dumps(c) not in avoid and not excluded(c) and c not in candidates:
                     candidates.append(c)
                     probes += 1
-        streak = rollback_streak(state.get("trajectory", [])) if incumbent else 0
         chosen = niche.chosen(params, incumbent["strategy"], streak) if incumbent else None
         niched: list[dict] = []
         niche_words = ""
@@ -179,8 +180,7 @@ class Competitor:
                 f"{len(niched)} in the niche {chosen[0]}={chosen[1]!r}, " if niched else ""
             )
         how = (
-            f"CMA-ES over the numbers ({len(candidates) - len(more) - len(mutants) - swaps - probes - len(niched)} "
-            f"candidates, its mean first), "
+            f"CMA-ES over the numbers ({from_cma} candidates, its mean first), "
             f"{f'nevergrad DiscreteBSOOnePlusOne ({len(mutants)}), ' if mutants else ''}"
             f"Optuna TPE ({len(more)}, {asked} asked), {swaps} "
             f"basin swaps{f' and a basin probe of {probes}' if probes else ''}, "
